@@ -1,0 +1,104 @@
+"""Where acp-tui keeps its files: configuration, data, logs and cache.
+
+The directories come from `platformdirs` (XDG on Linux, `~/Library/...` on macOS,
+`%LOCALAPPDATA%` on Windows) under the application name `acp-tui`.
+
+Invariants:
+
+* Setting the `ACP_TUI_HOME` environment variable puts *every* directory under that
+  one root (`$ACP_TUI_HOME/config`, `/data`, `/logs`, `/cache`). Tests use it so that
+  nothing they do touches the real home directory. The variable is read on every
+  call, so changing it (for instance with `monkeypatch.setenv`) takes effect at once.
+* These functions only compute paths: they never create directories. Whoever writes
+  a file creates its directory (`path.mkdir(parents=True, exist_ok=True)`).
+* This module imports the standard library and `platformdirs` only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Final
+
+import platformdirs
+
+__all__ = [
+    "APP_NAME",
+    "HOME_ENV_VAR",
+    "cache_dir",
+    "config_dir",
+    "data_dir",
+    "log_dir",
+    "user_themes_dir",
+]
+
+APP_NAME: Final = "acp-tui"
+"""Application name handed to `platformdirs`."""
+
+HOME_ENV_VAR: Final = "ACP_TUI_HOME"
+"""Environment variable that, when set and non-empty, roots all directories."""
+
+
+def _home() -> Path | None:
+    """The `ACP_TUI_HOME` override as an absolute path, or None when unset."""
+    value = os.environ.get(HOME_ENV_VAR)
+    if not value:
+        return None
+    return Path(value).expanduser().absolute()
+
+
+def config_dir() -> Path:
+    """Directory for user configuration (settings, saved agents).
+
+    Returns:
+        `$ACP_TUI_HOME/config`, or the platform's user config directory.
+    """
+    home = _home()
+    if home is not None:
+        return home / "config"
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def data_dir() -> Path:
+    """Directory for persistent application data (history, sessions).
+
+    Returns:
+        `$ACP_TUI_HOME/data`, or the platform's user data directory.
+    """
+    home = _home()
+    if home is not None:
+        return home / "data"
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def log_dir() -> Path:
+    """Directory for log files, including the per-agent stderr logs.
+
+    Returns:
+        `$ACP_TUI_HOME/logs`, or the platform's user log directory.
+    """
+    home = _home()
+    if home is not None:
+        return home / "logs"
+    return Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
+
+
+def cache_dir() -> Path:
+    """Directory for disposable cached data.
+
+    Returns:
+        `$ACP_TUI_HOME/cache`, or the platform's user cache directory.
+    """
+    home = _home()
+    if home is not None:
+        return home / "cache"
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
+def user_themes_dir() -> Path:
+    """Directory where users drop their own theme files.
+
+    Returns:
+        The `themes` subdirectory of `config_dir()`.
+    """
+    return config_dir() / "themes"

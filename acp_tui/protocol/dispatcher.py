@@ -1,0 +1,548 @@
+"""JSON-RPC 2.0 dispatcher over a `MessageStream`, on anyio.
+
+The dispatcher knows JSON-RPC and nothing about ACP: methods are strings, params
+and results are decoded JSON (or pydantic models, dumped in wire form on the way
+out). It owns:
+
+* request-id allocation and correlation of responses by id (never by order);
+* outbound timeouts, and `$/cancel_request` when a caller gives up on a request;
+* inbound requests, each served in its own task so they run concurrently, with the
+  **one** place where an exception becomes a JSON-RPC error object (`_serve`);
+* inbound `$/cancel_request`, which cancels the handler (answered `-32800`) or, if
+  the handler opted in with `RequestContext.handles_cancellation`, only signals it
+  so it can answer with a valid result (a permission request answers `cancelled`);
+* inbound batches (JSON arrays) per the v2 alpha.3 rules. acp-tui never sends one.
+
+Invariants:
+
+* Nothing an agent sends can raise out of `run()`: bad lines become `Diagnostic`s
+  (logged, and handed to `on_diagnostic` for the screen) plus the replies JSON-RPC
+  asks for (`-32700` / `-32600` with `id: null`), and reading continues.
+* Notifications are handled one at a time, in received order, and never answered.
+  `session/update` order is meaningful, so they are not spawned into tasks.
+* An inbound request handler runs up to its first suspension point before the next
+  message is read, so state it applies synchronously on arrival (a permission
+  request's tool-call subject) is ordered with the notifications around it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+import anyio
+import anyio.abc
+from pydantic import BaseModel, ValidationError
+
+from acp_tui.protocol.framing import (
+    DecodeError,
+    OversizedLine,
+    decode_line,
+    encode_message,
+    excerpt,
+)
+from acp_tui.protocol.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    REQUEST_CANCELLED,
+    ErrorResponse,
+    InvalidMessage,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    RpcError,
+    error_response,
+    parse_message,
+)
+from acp_tui.protocol.transport import ConnectionClosed, MessageStream
+
+__all__ = [
+    "CANCEL_REQUEST",
+    "Diagnostic",
+    "Dispatcher",
+    "NotificationHandler",
+    "RequestContext",
+    "RequestHandler",
+    "RequestTimeout",
+]
+
+log = logging.getLogger(__name__)
+
+CANCEL_REQUEST: Final = "$/cancel_request"
+
+CANCEL_SEND_TIMEOUT: Final = 1.0
+"""Seconds allowed for sending `$/cancel_request` while a cancelled caller unwinds
+(shielded, so it must be bounded)."""
+
+DiagnosticKind = Literal[
+    "parse_error",
+    "invalid_message",
+    "oversized_line",
+    "unknown_response",
+    "peer_error",
+    "handler_error",
+    "notification_error",
+    "send_failed",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """Something the peer did wrong, or a handler failure, for the log and the user."""
+
+    kind: DiagnosticKind
+    message: str
+    excerpt: str = ""
+    """A short, escaped excerpt of the offending line, safe to print."""
+
+    def __str__(self) -> str:
+        return f"{self.message}: {self.excerpt}" if self.excerpt else self.message
+
+
+@dataclass(slots=True)
+class RequestContext:
+    """What an inbound request handler knows about its request."""
+
+    id: RequestId
+    method: str
+    cancel_requested: anyio.Event = field(default_factory=anyio.Event)
+    """Set when the peer sends `$/cancel_request` for this request."""
+    handles_cancellation: bool = False
+    """If a handler sets this, `$/cancel_request` only sets `cancel_requested`, and the
+    handler must answer (with a valid result or `RpcError(-32800)`). Otherwise the
+    handler is cancelled and the dispatcher answers `-32800`."""
+
+
+class RequestTimeout(TimeoutError):
+    """An outbound request got no response in time. `$/cancel_request` was sent."""
+
+    def __init__(self, method: str, timeout: float) -> None:
+        super().__init__(f"{method} got no response within {timeout:g} s")
+        self.method = method
+        self.timeout = timeout
+
+
+RequestHandler = Callable[[str, Any, RequestContext], Awaitable[Any]]
+NotificationHandler = Callable[[str, Any], Awaitable[None]]
+DiagnosticHandler = Callable[[Diagnostic], None]
+
+
+async def _method_not_found(method: str, params: Any, context: RequestContext) -> Any:
+    raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+
+
+async def _ignore(method: str, params: Any) -> None:
+    return None
+
+
+class _Pending:
+    __slots__ = ("event", "outcome")
+
+    def __init__(self) -> None:
+        self.event = anyio.Event()
+        self.outcome: Response | ErrorResponse | ConnectionClosed | None = None
+
+
+Reply = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class Dispatcher:
+    """Correlates and routes JSON-RPC messages over one `MessageStream`.
+
+    Args:
+        stream: The framed connection.
+        on_request: Serves inbound requests; return a JSON value or a pydantic
+            model, or raise `RpcError`. Unset: every request gets `-32601`.
+        on_notification: Receives inbound notifications, in order.
+        on_diagnostic: Told about bad input and handler failures (also logged).
+    """
+
+    def __init__(
+        self,
+        stream: MessageStream,
+        *,
+        on_request: RequestHandler | None = None,
+        on_notification: NotificationHandler | None = None,
+        on_diagnostic: DiagnosticHandler | None = None,
+    ) -> None:
+        self._stream = stream
+        self.on_request: RequestHandler = on_request or _method_not_found
+        self.on_notification: NotificationHandler = on_notification or _ignore
+        self.on_diagnostic = on_diagnostic
+        self._ids = itertools.count()
+        self._pending: dict[RequestId, _Pending] = {}
+        self._inbound: dict[RequestId, tuple[anyio.CancelScope, RequestContext]] = {}
+        self._send_lock = anyio.Lock()
+        self._task_group: anyio.abc.TaskGroup | None = None
+        self._close_reason: str | None = None
+
+    # ----------------------------------------------------------------- lifecycle
+
+    @property
+    def closed(self) -> bool:
+        """True once the peer's output has ended."""
+        return self._close_reason is not None
+
+    async def run(self) -> None:
+        """Read and route messages until the peer's output ends."""
+        reason = "the agent closed its output"
+        try:
+            async with anyio.create_task_group() as task_group:
+                self._task_group = task_group
+                while True:
+                    try:
+                        line = await self._stream.receive()
+                    except (anyio.EndOfStream, anyio.ClosedResourceError):
+                        break
+                    except (anyio.BrokenResourceError, ConnectionClosed) as error:
+                        reason = f"the connection broke: {error}"
+                        break
+                    await self._handle_line(line)
+                task_group.cancel_scope.cancel()
+        finally:
+            self._task_group = None
+            self._shut(reason)
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[Dispatcher]:
+        """Run the dispatcher in the background for the duration of the block."""
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(self.run)
+            try:
+                yield self
+            finally:
+                task_group.cancel_scope.cancel()
+
+    def _shut(self, reason: str) -> None:
+        if self._close_reason is None:
+            self._close_reason = reason
+        for pending in self._pending.values():
+            if pending.outcome is None:
+                pending.outcome = ConnectionClosed(reason)
+                pending.event.set()
+
+    # ------------------------------------------------------------------ outbound
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        # A timeout here, not the caller's fail_after, because expiry must also
+        # send $/cancel_request for this id.
+        timeout: float | None = None,  # noqa: ASYNC109
+    ) -> Any:
+        """Send a request and wait for its result.
+
+        Args:
+            method: The JSON-RPC method.
+            params: A JSON object, a pydantic model (dumped in wire form) or None.
+            timeout: Seconds to wait for the response; None waits indefinitely.
+
+        Returns:
+            The decoded `result`.
+
+        Raises:
+            RpcError: The peer answered with an error.
+            RequestTimeout: No answer in time (`$/cancel_request` was sent).
+            ConnectionClosed: The connection ended first.
+        """
+        if self._close_reason is not None:
+            raise ConnectionClosed(self._close_reason)
+        request_id = next(self._ids)
+        pending = _Pending()
+        self._pending[request_id] = pending
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = _jsonable(params)
+        try:
+            await self._send(message)
+            try:
+                with anyio.fail_after(timeout):
+                    await pending.event.wait()
+            except TimeoutError:
+                await self._send_cancel(request_id)
+                raise RequestTimeout(method, timeout or 0.0) from None
+        except anyio.get_cancelled_exc_class():
+            with (
+                anyio.CancelScope(shield=True),
+                anyio.move_on_after(CANCEL_SEND_TIMEOUT),
+            ):
+                await self._send_cancel(request_id)
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+        outcome = pending.outcome
+        if isinstance(outcome, Response):
+            return outcome.result
+        if isinstance(outcome, ErrorResponse):
+            raise outcome.error
+        assert outcome is not None
+        raise ConnectionClosed(outcome.reason)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification.
+
+        Raises:
+            ConnectionClosed: The peer's input is closed.
+        """
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = _jsonable(params)
+        await self._send(message)
+
+    async def _send_cancel(self, request_id: RequestId) -> None:
+        if self._close_reason is not None:
+            return
+        with suppress(ConnectionClosed):
+            await self.notify(CANCEL_REQUEST, {"requestId": request_id})
+
+    async def _send(self, message: Any) -> None:
+        line = encode_message(message)
+        async with self._send_lock:
+            try:
+                await self._stream.send(line)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError) as error:
+                raise ConnectionClosed(f"cannot write to the agent: {error}") from None
+
+    async def _send_reply(self, message: Any) -> None:
+        try:
+            await self._send(message)
+        except ConnectionClosed as error:
+            self._report("send_failed", f"could not send a reply: {error.reason}")
+
+    # ------------------------------------------------------------------- inbound
+
+    async def _handle_line(self, line: bytes | OversizedLine) -> None:
+        if isinstance(line, OversizedLine):
+            self._report(
+                "oversized_line",
+                f"discarded a line of {line.size} bytes (limit {line.limit})",
+            )
+            await self._send_reply(
+                error_response(
+                    None, RpcError(PARSE_ERROR, "Parse error", "line too long")
+                )
+            )
+            return
+        if not line.strip():
+            return
+        data = decode_line(line)
+        if isinstance(data, DecodeError):
+            self._report("parse_error", f"unreadable line ({data.message})", line)
+            await self._send_reply(
+                error_response(None, RpcError(PARSE_ERROR, "Parse error", data.message))
+            )
+            return
+        if isinstance(data, list):
+            await self._handle_batch(data, line)
+            return
+        message = parse_message(data)
+        if isinstance(message, InvalidMessage):
+            self._report("invalid_message", f"invalid message ({message.reason})", line)
+            await self._send_reply(_invalid_request(message))
+        elif isinstance(message, Request):
+            await self._start_serving(message, self._send_reply)
+        else:
+            await self._route(message, line)
+
+    async def _route(
+        self, message: Notification | Response | ErrorResponse, line: bytes
+    ) -> None:
+        if isinstance(message, Notification):
+            await self._notification(message)
+            return
+        pending = self._pending.get(message.id) if message.id is not None else None
+        if pending is None or pending.outcome is not None:
+            if isinstance(message, ErrorResponse) and message.id is None:
+                self._report(
+                    "peer_error", f"the agent reported an error: {message.error}"
+                )
+            else:
+                self._report(
+                    "unknown_response", "a response for no pending request", line
+                )
+            return
+        pending.outcome = message
+        pending.event.set()
+
+    async def _notification(self, message: Notification) -> None:
+        if message.method == CANCEL_REQUEST:
+            self._cancel_inbound(message.params)
+            return
+        if message.method.startswith("$/"):
+            log.debug("ignoring protocol notification %s", message.method)
+            return
+        try:
+            await self.on_notification(message.method, message.params)
+        except Exception as error:
+            log.exception("notification handler failed for %s", message.method)
+            self._report(
+                "notification_error",
+                f"could not handle {message.method}: {type(error).__name__}: {error}",
+            )
+
+    def _cancel_inbound(self, params: Any) -> None:
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        entry = self._inbound.get(request_id) if request_id is not None else None
+        if entry is None:
+            log.debug("$/cancel_request for no running request: %r", request_id)
+            return
+        scope, context = entry
+        context.cancel_requested.set()
+        if not context.handles_cancellation:
+            scope.cancel()
+
+    async def _start_serving(self, request: Request, reply: Reply) -> None:
+        if self._task_group is None:  # pragma: no cover - run() owns the group
+            return
+        await self._task_group.start(self._serve, request, reply)
+
+    async def _serve(
+        self,
+        request: Request,
+        reply: Reply,
+        *,
+        task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        context = RequestContext(request.id, request.method)
+        scope = anyio.CancelScope()
+        self._inbound[request.id] = (scope, context)
+        task_status.started()
+        response: dict[str, Any] | None = None
+        try:
+            with scope:
+                try:
+                    result = await self.on_request(
+                        request.method, request.params, context
+                    )
+                    response = {
+                        "jsonrpc": "2.0",
+                        "id": request.id,
+                        "result": _jsonable(result),
+                    }
+                except RpcError as error:
+                    response = error_response(request.id, error)
+                except ValidationError as error:
+                    response = error_response(
+                        request.id,
+                        RpcError(INVALID_PARAMS, "Invalid params", _summary(error)),
+                    )
+                except Exception as error:
+                    log.exception("handler for %s failed", request.method)
+                    self._report(
+                        "handler_error",
+                        f"{request.method} failed: {type(error).__name__}: {error}",
+                    )
+                    response = error_response(
+                        request.id,
+                        RpcError(
+                            INTERNAL_ERROR,
+                            "Internal error",
+                            f"{type(error).__name__}: {error}",
+                        ),
+                    )
+        finally:
+            if self._inbound.get(request.id, (None,))[0] is scope:
+                del self._inbound[request.id]
+        if response is None:  # cancelled by $/cancel_request
+            response = error_response(
+                request.id, RpcError(REQUEST_CANCELLED, "Request cancelled")
+            )
+        await reply(response)
+
+    async def _handle_batch(self, items: list[Any], line: bytes) -> None:
+        """Serve a JSON array per the v2 alpha.3 batch rules.
+
+        `[]` gets one `-32600`; each invalid entry gets its own `-32600` with
+        `id: null`; notifications and responses are handled in array order; the
+        replies to the requests (and invalid entries) go back as one array, and an
+        array that needs no reply gets none.
+        """
+        if not items:
+            self._report("invalid_message", "an empty batch", line)
+            await self._send_reply(
+                error_response(
+                    None, RpcError(INVALID_REQUEST, "Invalid Request", "empty batch")
+                )
+            )
+            return
+        replies: list[dict[str, Any]] = []
+        requests: list[Request] = []
+        for item in items:
+            message = parse_message(item)
+            if isinstance(message, InvalidMessage):
+                self._report(
+                    "invalid_message",
+                    f"invalid batch entry ({message.reason})",
+                    excerpt(repr(item).encode()),
+                )
+                replies.append(error_response(None, _invalid_error(message)))
+            elif isinstance(message, Request):
+                requests.append(message)
+            else:
+                await self._route(message, line)
+        if not requests:
+            if replies:
+                await self._send_reply(replies)
+            return
+        if self._task_group is not None:
+            await self._task_group.start(self._serve_batch, requests, replies)
+
+    async def _serve_batch(
+        self,
+        requests: list[Request],
+        replies: list[dict[str, Any]],
+        *,
+        task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        async def collect(response: dict[str, Any]) -> None:
+            replies.append(response)
+
+        async with anyio.create_task_group() as group:
+            for request in requests:
+                await group.start(self._serve, request, collect)
+            task_status.started()
+        await self._send_reply(replies)
+
+    def _report(self, kind: DiagnosticKind, message: str, line: bytes = b"") -> None:
+        diagnostic = Diagnostic(kind, message, excerpt(line) if line else "")
+        log.warning("%s", diagnostic)
+        if self.on_diagnostic is not None:
+            try:
+                self.on_diagnostic(diagnostic)
+            except Exception:
+                log.exception("diagnostic handler failed")
+
+
+def _invalid_error(message: InvalidMessage) -> RpcError:
+    return RpcError(INVALID_REQUEST, "Invalid Request", message.reason)
+
+
+def _invalid_request(message: InvalidMessage) -> dict[str, Any]:
+    return error_response(message.id, _invalid_error(message))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    return value
+
+
+def _summary(error: ValidationError, limit: int = 5) -> str:
+    parts = []
+    for item in error.errors(include_url=False)[:limit]:
+        where = ".".join(str(part) for part in item["loc"]) or "(root)"
+        parts.append(f"{where}: {item['msg']}")
+    more = error.error_count() - limit
+    if more > 0:
+        parts.append(f"and {more} more")
+    return "; ".join(parts)

@@ -1,0 +1,166 @@
+r"""Newline-delimited JSON framing for ACP over stdio.
+
+One JSON-RPC message per `\\n`-terminated line, UTF-8, no embedded newlines.
+
+Invariants:
+
+* Nothing here raises on bad input. `LineReader.receive` returns `OversizedLine`
+  for a line over the limit (its bytes are discarded, the stream stays usable), and
+  `decode_line` returns a `DecodeError` value for invalid JSON or invalid UTF-8, so
+  one bad line from an agent is reported and the connection keeps going.
+* Reading is linear in the line length: bytes accumulate in one `bytearray` and the
+  newline search resumes where the previous one stopped, so a 64 MiB line of base64
+  terminal output costs one pass, not one pass per chunk.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Final
+
+import anyio
+from anyio.abc import ByteReceiveStream
+
+__all__ = [
+    "DEFAULT_MAX_LINE_BYTES",
+    "DecodeError",
+    "LineReader",
+    "OversizedLine",
+    "decode_line",
+    "encode_message",
+    "excerpt",
+]
+
+DEFAULT_MAX_LINE_BYTES: Final = 256 * 1024 * 1024
+"""Longest accepted line. ACP sends base64 terminal snapshots on one line, so the
+limit is generous (4x the 64 MiB the tests exercise); it only exists so that an agent
+that never writes a newline cannot exhaust memory."""
+
+_READ_SIZE: Final = 1024 * 1024
+"""Bytes asked of the stream per read: large reads keep 64 MiB lines to ~64 reads."""
+
+
+@dataclass(frozen=True, slots=True)
+class OversizedLine:
+    """A line longer than the reader's limit. Its bytes were discarded."""
+
+    size: int
+    """How many bytes the line had (without the newline)."""
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeError:
+    """A line that is not valid UTF-8 JSON."""
+
+    message: str
+    """What was wrong, for the log and the user."""
+    line: bytes
+    """The offending line (possibly long: use `excerpt()` to show it)."""
+
+
+class LineReader:
+    r"""Split a byte stream into lines, in linear time, with a size limit.
+
+    `receive()` returns one line without its `\\n` (a trailing `\\r` is left for the
+    JSON decoder, which treats it as whitespace). At end of stream a final
+    unterminated line is returned, then `anyio.EndOfStream` is raised.
+    """
+
+    def __init__(
+        self,
+        stream: ByteReceiveStream,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    ) -> None:
+        self._stream = stream
+        self._max = max_line_bytes
+        self._buffer = bytearray()
+        self._scanned = 0  # bytes of _buffer already known to hold no newline
+        self._discarding = 0  # >0 while skipping the rest of an oversized line
+        self._eof = False
+
+    async def receive(self) -> bytes | OversizedLine:
+        """Return the next line or `OversizedLine`; raise `anyio.EndOfStream` at EOF."""
+        while True:
+            newline = self._buffer.find(b"\n", self._scanned)
+            if newline >= 0:
+                if self._discarding:
+                    size = self._discarding + newline
+                    self._discarding = 0
+                    del self._buffer[: newline + 1]
+                    self._scanned = 0
+                    return OversizedLine(size=size, limit=self._max)
+                line = bytes(self._buffer[:newline])
+                del self._buffer[: newline + 1]
+                self._scanned = 0
+                return line
+            self._scanned = len(self._buffer)
+            if self._discarding or self._scanned > self._max:
+                self._discarding += self._scanned
+                self._buffer.clear()
+                self._scanned = 0
+            if self._eof:
+                return self._at_eof()
+            try:
+                chunk = await self._stream.receive(_READ_SIZE)
+            except (anyio.EndOfStream, anyio.ClosedResourceError):
+                self._eof = True
+                continue
+            self._buffer += chunk
+
+    def _at_eof(self) -> bytes | OversizedLine:
+        if self._discarding:
+            size = self._discarding
+            self._discarding = 0
+            return OversizedLine(size=size, limit=self._max)
+        if self._buffer:
+            line = bytes(self._buffer)
+            self._buffer.clear()
+            self._scanned = 0
+            return line
+        raise anyio.EndOfStream
+
+
+def decode_line(line: bytes) -> Any | DecodeError:
+    """Parse one line as JSON. Returns the value, or a `DecodeError` (never raises)."""
+    try:
+        return json.loads(line)
+    except UnicodeDecodeError as error:
+        return DecodeError(f"invalid UTF-8 at byte {error.start}", line)
+    except ValueError as error:  # json.JSONDecodeError and friends
+        return DecodeError(f"invalid JSON: {error}", line)
+    except RecursionError:
+        return DecodeError("invalid JSON: nested too deeply", line)
+
+
+def encode_message(message: Any) -> bytes:
+    r"""Encode one message as a UTF-8 JSON line ending in `\\n`.
+
+    `json.dumps` escapes control characters inside strings and adds no whitespace,
+    so the result never contains an embedded newline. Strings holding lone
+    surrogates (which UTF-8 cannot carry) fall back to `\\u` escapes.
+    """
+    try:
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        text = json.dumps(message, ensure_ascii=True, separators=(",", ":"))
+        return text.encode("ascii") + b"\n"
+
+
+def excerpt(line: bytes, limit: int = 200) -> str:
+    """A short, printable rendering of a raw line for logs and on-screen messages.
+
+    Control characters and invalid UTF-8 are escaped, so nothing an agent sends can
+    act as a terminal escape sequence when the excerpt is displayed.
+    """
+    head = line[:limit].decode("utf-8", errors="backslashreplace")
+    safe = "".join(
+        ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode()
+        for ch in head
+    )
+    if len(line) > limit:
+        safe += f"… ({len(line)} bytes)"
+    return safe

@@ -1,0 +1,180 @@
+"""JSON-RPC 2.0 envelopes: classification, error codes and the error exception.
+
+Envelopes are plain frozen dataclasses over the decoded JSON, not pydantic models:
+classifying a message is a handful of dict look-ups on the hot path, and params are
+validated later, by method, against the negotiated version's wire models.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
+
+__all__ = [
+    "AUTH_REQUIRED",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "REQUEST_CANCELLED",
+    "RESOURCE_NOT_FOUND",
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "ErrorResponse",
+    "InvalidMessage",
+    "Message",
+    "Notification",
+    "Request",
+    "RequestId",
+    "Response",
+    "RpcError",
+    "error_response",
+    "parse_message",
+]
+
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+REQUEST_CANCELLED: Final = -32800
+AUTH_REQUIRED: Final = -32000
+RESOURCE_NOT_FOUND: Final = -32002
+UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
+"""Newer v2 draft only (TS SDK 2.4): `initialize` with a version the agent lacks."""
+
+RequestId: TypeAlias = int | str
+"""A request id. JSON-RPC also allows `null`, which only appears on error replies."""
+
+
+class RpcError(Exception):
+    """A JSON-RPC error.
+
+    Handlers raise it to answer with an error; `Dispatcher.request` raises it when
+    the peer answered with one.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_object(self) -> dict[str, Any]:
+        """The wire error object `{code, message, data?}`."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+    def __str__(self) -> str:
+        text = f"{self.message} ({self.code})"
+        if isinstance(self.data, str) and self.data:
+            text += f": {self.data}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"RpcError({self.code!r}, {self.message!r}, {self.data!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A call that expects a response."""
+
+    id: RequestId
+    method: str
+    params: Any
+    """The decoded `params` (object or array), or None when absent."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """A call that never gets a response."""
+
+    method: str
+    params: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """A successful reply."""
+
+    id: RequestId
+    result: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorResponse:
+    """An error reply. `id` is None when the peer could not tell which request."""
+
+    id: RequestId | None
+    error: RpcError
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidMessage:
+    """Valid JSON that is not a JSON-RPC 2.0 message."""
+
+    reason: str
+    id: RequestId | None
+    """The id, when one could be read: it is echoed in the `-32600` reply only if the
+    message was otherwise recognisable as a request."""
+
+
+Message: TypeAlias = Request | Notification | Response | ErrorResponse
+
+
+def _is_id(value: Any) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(
+        value, str
+    )
+
+
+def parse_message(data: Any) -> Message | InvalidMessage:
+    """Classify one decoded JSON value (never raises)."""
+    if not isinstance(data, dict):
+        return InvalidMessage("a message must be a JSON object", None)
+    if data.get("jsonrpc") != "2.0":
+        return InvalidMessage('"jsonrpc" must be "2.0"', None)
+    method = data.get("method")
+    has_id = "id" in data
+    raw_id = data.get("id")
+    if method is not None:
+        if not isinstance(method, str):
+            return InvalidMessage('"method" must be a string', None)
+        params = data.get("params")
+        if params is not None and not isinstance(params, dict | list):
+            ident = raw_id if _is_id(raw_id) else None
+            return InvalidMessage('"params" must be an object or an array', ident)
+        if not has_id:
+            return Notification(method, params)
+        if not _is_id(raw_id):
+            # `"id": null` on a request is allowed by ACP's RequestId but makes the
+            # request unanswerable; treat it as invalid.
+            return InvalidMessage('"id" must be a number or a string', None)
+        return Request(raw_id, method, params)
+    if not has_id or (raw_id is not None and not _is_id(raw_id)):
+        return InvalidMessage("a response needs a valid id", None)
+    if "error" in data:
+        if "result" in data:
+            return InvalidMessage("a response has a result or an error, not both", None)
+        error = data["error"]
+        if not isinstance(error, dict):
+            return InvalidMessage('"error" must be an object', None)
+        code = error.get("code")
+        message = error.get("message")
+        if not isinstance(code, int) or isinstance(code, bool):
+            code = -32603
+        if not isinstance(message, str):
+            message = "(no message)"
+        return ErrorResponse(raw_id, RpcError(code, message, error.get("data")))
+    if "result" not in data:
+        return InvalidMessage("a response needs a result or an error", None)
+    if raw_id is None:
+        return InvalidMessage("a result needs an id", None)
+    return Response(raw_id, data["result"])
+
+
+def error_response(request_id: RequestId | None, error: RpcError) -> dict[str, Any]:
+    """Build the wire form of an error reply."""
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_object()}

@@ -1,0 +1,1 @@
+"""Per-version ACP wire models. `v1` and `v2` never import each other."""

@@ -1,0 +1,434 @@
+"""Dispatcher behaviour over the in-memory transport (framing included)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import pytest
+from pydantic import BaseModel
+
+from acp_tui.protocol.dispatcher import (
+    Diagnostic,
+    Dispatcher,
+    RequestContext,
+    RequestTimeout,
+)
+from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.transport import ConnectionClosed, MemoryEndpoint, memory_pair
+
+TIMEOUT = 5
+
+
+@dataclass
+class Peer:
+    """The raw far end: writes and reads JSON lines by hand."""
+
+    endpoint: MemoryEndpoint
+
+    async def send(self, message: Any) -> None:
+        await self.endpoint.send((json.dumps(message) + "\n").encode())
+
+    async def send_raw(self, data: bytes) -> None:
+        await self.endpoint.send_raw(data)
+
+    async def receive(self) -> Any:
+        line = await self.endpoint.receive()
+        assert isinstance(line, bytes)
+        return json.loads(line)
+
+
+@dataclass
+class Recorder:
+    notifications: list[tuple[str, Any]] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    async def on_notification(self, method: str, params: Any) -> None:
+        self.notifications.append((method, params))
+
+
+@asynccontextmanager
+async def connected(
+    on_request: Any = None, max_line_bytes: int | None = None
+) -> AsyncIterator[tuple[Dispatcher, Peer, Recorder]]:
+    kwargs = {} if max_line_bytes is None else {"max_line_bytes": max_line_bytes}
+    ours, theirs = memory_pair(**kwargs)
+    recorder = Recorder()
+    dispatcher = Dispatcher(
+        ours,
+        on_request=on_request,
+        on_notification=recorder.on_notification,
+        on_diagnostic=recorder.diagnostics.append,
+    )
+    with anyio.fail_after(TIMEOUT):
+        async with dispatcher.running():
+            yield dispatcher, Peer(theirs), recorder
+
+
+async def ping(peer: Peer, request_id: Any = "ping") -> Any:
+    """Send a request the dispatcher answers and return the reply.
+
+    Replies are written in order, so once this returns every earlier line has been
+    processed: a synchronisation point that needs no sleep.
+    """
+    await peer.send({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+    return await peer.receive()
+
+
+async def echo(method: str, params: Any, context: RequestContext) -> Any:
+    return {"method": method, "params": params}
+
+
+async def test_responses_out_of_order_are_matched_by_id() -> None:
+    async with connected() as (dispatcher, peer, _):
+        results: dict[str, Any] = {}
+
+        async def call(name: str) -> None:
+            results[name] = await dispatcher.request(name, {"n": name})
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call, "first")
+            first = await peer.receive()
+            tg.start_soon(call, "second")
+            second = await peer.receive()
+            await peer.send({"jsonrpc": "2.0", "id": second["id"], "result": "B"})
+            await peer.send({"jsonrpc": "2.0", "id": first["id"], "result": "A"})
+        assert first["method"] == "first"
+        assert first["params"] == {"n": "first"}
+        assert results == {"first": "A", "second": "B"}
+
+
+async def test_error_response_raises_rpc_error() -> None:
+    async with connected() as (dispatcher, peer, _):
+        async with anyio.create_task_group() as tg:
+
+            async def answer() -> None:
+                request = await peer.receive()
+                await peer.send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": request["id"],
+                        "error": {"code": -32000, "message": "Auth required"},
+                    }
+                )
+
+            tg.start_soon(answer)
+            with pytest.raises(RpcError) as caught:
+                await dispatcher.request("session/new", {})
+        assert caught.value.code == -32000
+        assert caught.value.message == "Auth required"
+
+
+async def test_inbound_requests_run_concurrently() -> None:
+    second_started = anyio.Event()
+
+    async def handler(method: str, params: Any, context: RequestContext) -> Any:
+        if method == "first":
+            await second_started.wait()  # deadlocks if requests were served serially
+            return "one"
+        second_started.set()
+        return "two"
+
+    async with connected(handler) as (_, peer, _):
+        await peer.send({"jsonrpc": "2.0", "id": 1, "method": "first"})
+        await peer.send({"jsonrpc": "2.0", "id": 2, "method": "second"})
+        replies = [await peer.receive(), await peer.receive()]
+    assert {r["id"]: r["result"] for r in replies} == {1: "one", 2: "two"}
+    assert replies[0]["id"] == 2  # the second answered first: not serial
+
+
+async def test_notifications_are_never_answered_and_keep_their_order() -> None:
+    async with connected(echo) as (_, peer, recorder):
+        for n in range(5):
+            await peer.send(
+                {"jsonrpc": "2.0", "method": "session/update", "params": {"n": n}}
+            )
+        await peer.send({"jsonrpc": "2.0", "method": "_vendor/unknown"})
+        reply = await ping(peer)
+    assert reply["id"] == "ping"  # the first line back answers the ping
+    assert [p for _, p in recorder.notifications[:5]] == [{"n": n} for n in range(5)]
+    assert recorder.notifications[5] == ("_vendor/unknown", None)
+
+
+async def test_unknown_method_gets_method_not_found() -> None:
+    async with connected() as (_, peer, _):
+        reply = await ping(peer, 7)
+    assert reply["id"] == 7
+    assert reply["error"]["code"] == -32601
+
+
+async def test_pydantic_results_are_dumped_in_wire_form() -> None:
+    class Result(BaseModel):
+        stop_reason: str
+
+        model_config = {"alias_generator": lambda name: "stopReason"}
+
+    async def handler(method: str, params: Any, context: RequestContext) -> Any:
+        return Result(stop_reason="end_turn")
+
+    async with connected(handler) as (_, peer, _):
+        reply = await ping(peer)
+    assert reply["result"] == {"stopReason": "end_turn"}
+
+
+async def test_handler_errors_become_json_rpc_errors() -> None:
+    class Params(BaseModel):
+        path: str
+
+    async def handler(method: str, params: Any, context: RequestContext) -> Any:
+        if method == "validate":
+            return Params.model_validate(params)
+        if method == "rpc":
+            raise RpcError(-32002, "Resource not found", "/nope")
+        raise RuntimeError("boom")
+
+    async with connected(handler) as (_, peer, recorder):
+        await peer.send({"jsonrpc": "2.0", "id": 1, "method": "validate", "params": {}})
+        invalid = await peer.receive()
+        await peer.send({"jsonrpc": "2.0", "id": 2, "method": "rpc"})
+        rpc = await peer.receive()
+        await peer.send({"jsonrpc": "2.0", "id": 3, "method": "crash"})
+        crash = await peer.receive()
+    assert invalid["error"]["code"] == -32602
+    assert "path" in invalid["error"]["data"]
+    assert rpc["error"] == {
+        "code": -32002,
+        "message": "Resource not found",
+        "data": "/nope",
+    }
+    assert crash["error"]["code"] == -32603
+    assert "RuntimeError: boom" in crash["error"]["data"]
+    assert [d.kind for d in recorder.diagnostics] == ["handler_error"]
+
+
+async def test_inbound_cancel_request_cancels_the_handler() -> None:
+    started = anyio.Event()
+
+    async def handler(method: str, params: Any, context: RequestContext) -> Any:
+        started.set()
+        await anyio.sleep_forever()
+
+    async with connected(handler) as (_, peer, _):
+        await peer.send({"jsonrpc": "2.0", "id": "slow", "method": "slow"})
+        await started.wait()
+        await peer.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "$/cancel_request",
+                "params": {"requestId": "slow"},
+            }
+        )
+        reply = await peer.receive()
+    assert reply["id"] == "slow"
+    assert reply["error"]["code"] == -32800
+
+
+async def test_inbound_cancel_request_lets_an_opted_in_handler_answer() -> None:
+    async def handler(method: str, params: Any, context: RequestContext) -> Any:
+        context.handles_cancellation = True
+        await context.cancel_requested.wait()
+        return {"outcome": {"outcome": "cancelled"}}
+
+    async with connected(handler) as (_, peer, _):
+        await peer.send(
+            {"jsonrpc": "2.0", "id": 4, "method": "session/request_permission"}
+        )
+        await peer.send(
+            {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 4}}
+        )
+        reply = await peer.receive()
+    assert reply == {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "result": {"outcome": {"outcome": "cancelled"}},
+    }
+
+
+async def test_outbound_timeout_sends_cancel_request() -> None:
+    async with connected() as (dispatcher, peer, _):
+        with pytest.raises(RequestTimeout):
+            await dispatcher.request("session/prompt", {}, timeout=0.05)
+        request = await peer.receive()
+        cancel = await peer.receive()
+    assert cancel == {
+        "jsonrpc": "2.0",
+        "method": "$/cancel_request",
+        "params": {"requestId": request["id"]},
+    }
+
+
+async def test_cancelling_the_caller_sends_cancel_request() -> None:
+    async with connected() as (dispatcher, peer, _):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(dispatcher.request, "session/list", {})
+            request = await peer.receive()
+            tg.cancel_scope.cancel()
+        cancel = await peer.receive()
+        # A late answer for the abandoned id is reported, not fatal.
+        await peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
+        await ping(peer)
+    assert cancel["method"] == "$/cancel_request"
+    assert cancel["params"] == {"requestId": request["id"]}
+
+
+async def test_batch_mixed_array_gets_one_array_reply() -> None:
+    async with connected(echo) as (_, peer, recorder):
+        await peer.send(
+            [
+                {"jsonrpc": "2.0", "id": 1, "method": "a", "params": {"x": 1}},
+                {"jsonrpc": "2.0", "method": "session/update", "params": {"n": 1}},
+                {"foo": "bar"},
+                {"jsonrpc": "2.0", "id": 2, "method": "b"},
+            ]
+        )
+        reply = await peer.receive()
+    assert isinstance(reply, list)
+    by_id = {entry["id"]: entry for entry in reply}
+    assert by_id[1]["result"] == {"method": "a", "params": {"x": 1}}
+    assert by_id[2]["result"] == {"method": "b", "params": None}
+    assert by_id[None]["error"]["code"] == -32600
+    assert len(reply) == 3
+    assert recorder.notifications == [("session/update", {"n": 1})]
+
+
+async def test_batch_of_notifications_gets_no_reply() -> None:
+    async with connected(echo) as (_, peer, recorder):
+        await peer.send(
+            [
+                {"jsonrpc": "2.0", "method": "session/update", "params": {"n": 1}},
+                {"jsonrpc": "2.0", "method": "session/update", "params": {"n": 2}},
+            ]
+        )
+        reply = await ping(peer)
+    assert reply["id"] == "ping"  # nothing (not even []) came before it
+    assert [p for _, p in recorder.notifications] == [{"n": 1}, {"n": 2}]
+
+
+async def test_empty_batch_gets_one_invalid_request() -> None:
+    async with connected() as (_, peer, _):
+        await peer.send([])
+        reply = await peer.receive()
+    assert reply["id"] is None
+    assert reply["error"]["code"] == -32600
+    assert not isinstance(reply, list)
+
+
+async def test_batch_of_invalid_entries_answers_each() -> None:
+    async with connected() as (_, peer, _):
+        await peer.send([1, "x"])
+        reply = await peer.receive()
+    assert [(r["id"], r["error"]["code"]) for r in reply] == [(None, -32600)] * 2
+
+
+async def test_responses_inside_a_batch_are_matched_by_id() -> None:
+    async with connected() as (dispatcher, peer, _):
+        results: list[Any] = []
+
+        async def call(name: str) -> None:
+            results.append((name, await dispatcher.request(name)))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call, "one")
+            first = await peer.receive()
+            tg.start_soon(call, "two")
+            second = await peer.receive()
+            await peer.send(
+                [
+                    {"jsonrpc": "2.0", "id": second["id"], "result": 2},
+                    {"jsonrpc": "2.0", "id": first["id"], "result": 1},
+                ]
+            )
+        assert sorted(results) == [("one", 1), ("two", 2)]
+
+
+@pytest.mark.parametrize(
+    ("raw", "code", "kind"),
+    [
+        (b"this is not json\n", -32700, "parse_error"),
+        (
+            b'{"jsonrpc": "2.0", "method": "x", "params": "\xff\xfe"}\n',
+            -32700,
+            "parse_error",
+        ),
+        (b'{"method": "no jsonrpc field", "id": 1}\n', -32600, "invalid_message"),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": 5}\n', -32600, "invalid_message"),
+        (b"42\n", -32600, "invalid_message"),
+    ],
+)
+async def test_garbage_lines_are_reported_and_reading_continues(
+    raw: bytes, code: int, kind: str
+) -> None:
+    async with connected(echo) as (_, peer, recorder):
+        await peer.send_raw(raw)
+        error = await peer.receive()
+        reply = await ping(peer)
+    assert error["id"] is None
+    assert error["error"]["code"] == code
+    assert reply["result"]["method"] == "ping"
+    assert [d.kind for d in recorder.diagnostics] == [kind]
+    assert "\x1b" not in str(recorder.diagnostics[0])
+
+
+async def test_blank_lines_and_split_writes_are_tolerated() -> None:
+    async with connected(echo) as (_, peer, recorder):
+        await peer.send_raw(b"\n\r\n")
+        await peer.send_raw(b'{"jsonrpc": "2.0", "method": "x", ')
+        await peer.send_raw(b'"params": {"split": true}}\n')
+        await ping(peer)
+    assert recorder.notifications == [("x", {"split": True})]
+    assert recorder.diagnostics == []
+
+
+async def test_a_64_mib_line_arrives_intact() -> None:
+    data = "A" * (64 * 1024 * 1024)
+    async with connected(echo) as (_, peer, recorder):
+        await peer.send(
+            {"jsonrpc": "2.0", "method": "session/update", "params": {"data": data}}
+        )
+        await ping(peer)
+    [(method, params)] = recorder.notifications
+    assert len(params["data"]) == len(data)
+    assert params["data"] == data
+
+
+async def test_oversized_line_is_discarded_and_reading_continues() -> None:
+    async with connected(echo, max_line_bytes=1024) as (_, peer, recorder):
+        await peer.send(
+            {"jsonrpc": "2.0", "method": "big", "params": {"d": "x" * 5000}}
+        )
+        error = await peer.receive()
+        reply = await ping(peer)
+    assert error["error"]["code"] == -32700
+    assert reply["result"]["method"] == "ping"
+    assert [d.kind for d in recorder.diagnostics] == ["oversized_line"]
+    assert recorder.notifications == []
+
+
+async def test_unknown_response_id_is_reported_not_fatal() -> None:
+    async with connected(echo) as (_, peer, recorder):
+        await peer.send({"jsonrpc": "2.0", "id": 999, "result": {}})
+        await ping(peer)
+    assert [d.kind for d in recorder.diagnostics] == ["unknown_response"]
+
+
+async def test_peer_closing_fails_pending_requests() -> None:
+    ours, theirs = memory_pair()
+    dispatcher = Dispatcher(ours)
+    with anyio.fail_after(TIMEOUT):
+        async with dispatcher.running():
+            async with anyio.create_task_group() as tg:
+
+                async def close_after_request() -> None:
+                    await theirs.receive()
+                    await theirs.aclose()
+
+                tg.start_soon(close_after_request)
+                with pytest.raises(ConnectionClosed):
+                    await dispatcher.request("initialize", {})
+            with pytest.raises(ConnectionClosed):
+                await dispatcher.request("session/new", {})
+    assert dispatcher.closed
