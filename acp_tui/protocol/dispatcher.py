@@ -28,6 +28,7 @@ Invariants:
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
@@ -205,7 +206,15 @@ class Dispatcher:
                     except (anyio.BrokenResourceError, ConnectionClosed) as error:
                         reason = f"the connection broke: {error}"
                         break
-                    await self._handle_line(line)
+                    try:
+                        await self._handle_line(line)
+                    except Exception as error:  # a bug here must not end the session
+                        log.exception("failed to handle a line from the agent")
+                        self._report(
+                            "handler_error",
+                            f"internal error handling a message: {error!r}",
+                            line if isinstance(line, bytes) else b"",
+                        )
                 task_group.cancel_scope.cancel()
         finally:
             self._task_group = None
@@ -483,7 +492,7 @@ class Dispatcher:
                 self._report(
                     "invalid_message",
                     f"invalid batch entry ({message.reason})",
-                    excerpt(repr(item).encode()),
+                    json.dumps(item).encode(),
                 )
                 replies.append(error_response(None, _invalid_error(message)))
             elif isinstance(message, Request):

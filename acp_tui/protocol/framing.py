@@ -86,8 +86,8 @@ class LineReader:
         while True:
             newline = self._buffer.find(b"\n", self._scanned)
             if newline >= 0:
-                if self._discarding:
-                    size = self._discarding + newline
+                size = self._discarding + newline
+                if size > self._max:
                     self._discarding = 0
                     del self._buffer[: newline + 1]
                     self._scanned = 0

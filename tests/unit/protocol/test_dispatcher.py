@@ -10,7 +10,8 @@ from typing import Any
 
 import anyio
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
 
 from acp_tui.protocol.dispatcher import (
     Diagnostic,
@@ -65,7 +66,7 @@ async def connected(
         on_diagnostic=recorder.diagnostics.append,
     )
     with anyio.fail_after(TIMEOUT):
-        async with dispatcher.running():
+        async with ours, theirs, dispatcher.running():
             yield dispatcher, Peer(theirs), recorder
 
 
@@ -165,7 +166,7 @@ async def test_pydantic_results_are_dumped_in_wire_form() -> None:
     class Result(BaseModel):
         stop_reason: str
 
-        model_config = {"alias_generator": lambda name: "stopReason"}
+        model_config = ConfigDict(alias_generator=to_camel, validate_by_name=True)
 
     async def handler(method: str, params: Any, context: RequestContext) -> Any:
         return Result(stop_reason="end_turn")
@@ -419,7 +420,7 @@ async def test_peer_closing_fails_pending_requests() -> None:
     ours, theirs = memory_pair()
     dispatcher = Dispatcher(ours)
     with anyio.fail_after(TIMEOUT):
-        async with dispatcher.running():
+        async with ours, theirs, dispatcher.running():
             async with anyio.create_task_group() as tg:
 
                 async def close_after_request() -> None:

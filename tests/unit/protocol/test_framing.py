@@ -1,0 +1,142 @@
+"""Line framing: splitting, limits, decoding and encoding never raise on bad input."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from acp_tui.protocol.framing import (
+    DecodeError,
+    LineReader,
+    OversizedLine,
+    decode_line,
+    encode_message,
+    excerpt,
+)
+
+
+class ChunkStream:
+    """A ByteReceiveStream stand-in that returns fixed chunks, then EOF."""
+
+    def __init__(self, chunks: list[bytes]) -> None:
+        self.chunks = list(chunks)
+        self.reads = 0
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        self.reads += 1
+        if not self.chunks:
+            raise anyio.EndOfStream
+        return self.chunks.pop(0)
+
+    async def aclose(self) -> None:
+        self.chunks.clear()
+
+
+async def read_all(reader: LineReader) -> list[bytes | OversizedLine]:
+    lines: list[bytes | OversizedLine] = []
+    with anyio.fail_after(5):
+        while True:
+            try:
+                lines.append(await reader.receive())
+            except anyio.EndOfStream:
+                return lines
+
+
+async def test_lines_split_across_chunks_are_joined() -> None:
+    stream = ChunkStream([b"ab", b"c\nde", b"f\n\ng", b"h"])
+    lines = await read_all(LineReader(stream))  # type: ignore[arg-type]
+    assert lines == [b"abc", b"def", b"", b"gh"]
+
+
+async def test_oversized_line_is_reported_and_the_next_line_survives() -> None:
+    stream = ChunkStream([b"x" * 30, b"y" * 30 + b"\nok\n", b"z" * 50 + b"\n", b"tail"])
+    lines = await read_all(LineReader(stream, max_line_bytes=20))  # type: ignore[arg-type]
+    assert lines == [
+        OversizedLine(size=60, limit=20),
+        b"ok",
+        OversizedLine(size=50, limit=20),
+        b"tail",
+    ]
+
+
+async def test_oversized_unterminated_line_at_eof() -> None:
+    stream = ChunkStream([b"x" * 100])
+    lines = await read_all(LineReader(stream, max_line_bytes=10))  # type: ignore[arg-type]
+    assert lines == [OversizedLine(size=100, limit=10)]
+
+
+async def test_long_line_in_many_chunks_is_read_in_linear_passes() -> None:
+    chunk = b"a" * 65536
+    count = 256  # 16 MiB in 64 KiB pieces
+    stream = ChunkStream([chunk] * count + [b"\n"])
+    reader = LineReader(stream)  # type: ignore[arg-type]
+    line = await reader.receive()
+    assert isinstance(line, bytes)
+    assert len(line) == len(chunk) * count
+    # The search resumes where it stopped: no rescan of earlier bytes.
+    assert reader._scanned == 0
+
+
+@given(
+    st.lists(st.binary(max_size=40).filter(lambda b: b"\n" not in b), max_size=10),
+    st.integers(min_value=1, max_value=17),
+)
+def test_any_chunking_gives_the_same_lines(lines: list[bytes], size: int) -> None:
+    data = b"".join(line + b"\n" for line in lines)
+    chunks = [data[i : i + size] for i in range(0, len(data), size)]
+
+    async def run() -> list[bytes | OversizedLine]:
+        return await read_all(LineReader(ChunkStream(chunks)))  # type: ignore[arg-type]
+
+    assert anyio.run(run) == lines
+
+
+@pytest.mark.parametrize(
+    ("line", "fragment"),
+    [
+        (b"{", "invalid JSON"),
+        (b"not json", "invalid JSON"),
+        (b'{"a": "\xff"}', "invalid UTF-8"),
+        (b"[" * 100000 + b"]" * 100000, "nested too deeply"),
+    ],
+)
+def test_decode_errors_are_values(line: bytes, fragment: str) -> None:
+    result = decode_line(line)
+    assert isinstance(result, DecodeError)
+    assert fragment in result.message
+
+
+def test_decode_accepts_crlf() -> None:
+    assert decode_line(b'{"a": 1}\r') == {"a": 1}
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(),
+        lambda children: st.lists(children) | st.dictionaries(st.text(), children),
+        max_leaves=20,
+    )
+)
+def test_encode_is_one_line_and_decodes_back(value: object) -> None:
+    line = encode_message(value)
+    assert line.endswith(b"\n")
+    assert b"\n" not in line[:-1]
+    assert decode_line(line[:-1]) == value
+
+
+def test_encode_lone_surrogates_falls_back_to_escapes() -> None:
+    line = encode_message({"text": "a\ud800b"})
+    assert line == b'{"text":"a\\ud800b"}\n'
+    assert json.loads(line) == {"text": "a\ud800b"}
+
+
+def test_excerpt_neutralises_escape_sequences_and_truncates() -> None:
+    shown = excerpt(b"\x1b]0;pwned\x07\x1b[31mred\xff" + b"x" * 300, limit=30)
+    assert "\x1b" not in shown
+    assert "\x07" not in shown
+    assert "\\x1b" in shown
+    assert shown.endswith("(319 bytes)")
