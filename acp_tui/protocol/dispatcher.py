@@ -222,13 +222,22 @@ class Dispatcher:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[Dispatcher]:
-        """Run the dispatcher in the background for the duration of the block."""
+        """Run the dispatcher in the background for the duration of the block.
+
+        An exception raised in the block propagates as itself, not wrapped in an
+        `ExceptionGroup` by the internal task group.
+        """
+        error: Exception | None = None
         async with anyio.create_task_group() as task_group:
             task_group.start_soon(self.run)
             try:
                 yield self
+            except Exception as raised:
+                error = raised
             finally:
                 task_group.cancel_scope.cancel()
+        if error is not None:
+            raise error
 
     def _shut(self, reason: str) -> None:
         if self._close_reason is None:

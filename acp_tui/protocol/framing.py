@@ -30,6 +30,7 @@ __all__ = [
     "decode_line",
     "encode_message",
     "excerpt",
+    "printable",
 ]
 
 DEFAULT_MAX_LINE_BYTES: Final = 256 * 1024 * 1024
@@ -156,11 +157,21 @@ def excerpt(line: bytes, limit: int = 200) -> str:
     Control characters and invalid UTF-8 are escaped, so nothing an agent sends can
     act as a terminal escape sequence when the excerpt is displayed.
     """
-    head = line[:limit].decode("utf-8", errors="backslashreplace")
-    safe = "".join(
-        ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode()
-        for ch in head
-    )
+    safe = printable(line[:limit].decode("utf-8", errors="backslashreplace"))
     if len(line) > limit:
         safe += f"… ({len(line)} bytes)"
     return safe
+
+
+def printable(text: str) -> str:
+    """Escape every non-printable character (ESC, BEL, CR, bidi controls...).
+
+    Agent-supplied text passes through this before it is written to a real terminal
+    by anything other than the sandboxed UI, so it can never act as a control code.
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+        for ch in text
+    )

@@ -1,0 +1,287 @@
+"""Connect to an agent and agree on a protocol version (ACP `initialize`).
+
+See https://agentclientprotocol.com/protocol/initialization and, for v2,
+https://agentclientprotocol.com/protocol/v2/initialization.
+
+How acp-tui negotiates (`--protocol auto`, the default):
+
+1. Offer 2. The v2 params carry `info` and `capabilities`, **plus** the v1 fields
+   `clientInfo` and `clientCapabilities` as extra keys (the v2 schema allows extra
+   properties). A v1-only agent answers 1 and reads its v1 capabilities from that
+   same message, so no second handshake is needed. Verified against `opencode acp`
+   (answers 1) and claude-agent-acp 0.101 (answers 2); see tests/interop.
+2. An answer of 1 switches this connection to the v1 surface.
+3. An answer of 2 without `info` is not a real v2 reply: the Python SDK's
+   `echo_agent.py` echoes the offered number over a v1 body. Reconnect (a new agent
+   process) offering 1. The same happens when the agent answers a v2 `initialize`
+   with an error (claude-agent-acp returns -32602 for v2 with v1-shaped params).
+4. Any other version, or one the user did not allow (`--protocol 1|2`), closes the
+   connection with `UnsupportedProtocolVersion`.
+
+`initialize` is bounded by a timeout: an agent that never answers is reported as
+such, rather than leaving the user at "Initializing…".
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from acp_tui import __version__
+from acp_tui.client.errors import (
+    AgentExited,
+    BrokenInitializeReply,
+    InitializeRejected,
+    InitializeTimeout,
+)
+from acp_tui.protocol.dispatcher import (
+    DiagnosticHandler,
+    Dispatcher,
+    NotificationHandler,
+    RequestHandler,
+    RequestTimeout,
+)
+from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.schema import v1, v2
+from acp_tui.protocol.schema._base import to_wire
+from acp_tui.protocol.transport import ConnectionClosed, MessageStream
+from acp_tui.protocol.version import (
+    ProtocolChoice,
+    ProtocolVersion,
+    negotiate,
+    offers_for,
+)
+
+__all__ = [
+    "INITIALIZE_TIMEOUT",
+    "AgentIdentity",
+    "ClientFeatures",
+    "ClientIdentity",
+    "Connection",
+    "StreamFactory",
+    "connect",
+    "initialize_params",
+]
+
+log = logging.getLogger(__name__)
+
+INITIALIZE_TIMEOUT: Final = 60.0
+"""Default seconds to wait for the `initialize` reply. `npx -y` agents download
+themselves on first start, so this is generous; `--init-timeout` changes it."""
+
+StreamFactory = Callable[[], AbstractAsyncContextManager[MessageStream]]
+"""Opens one connection to the agent (for a subprocess: starts the process). Called
+again for each fallback attempt, since `initialize` happens once per connection."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClientIdentity:
+    """How acp-tui names itself in `initialize`."""
+
+    name: str = "acp-tui"
+    title: str = "acp-tui"
+    version: str = __version__
+
+
+@dataclass(frozen=True, slots=True)
+class ClientFeatures:
+    """Which client-side methods acp-tui serves on this connection.
+
+    v1 agents learn these from `clientCapabilities`; v2 has no client `fs` or
+    `terminal` (agents own terminals), so only auth and elicitation would go in the
+    v2 `capabilities`, and acp-tui advertises neither yet.
+    """
+
+    read_text_file: bool = False
+    write_text_file: bool = False
+    terminal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AgentIdentity:
+    """The agent's self-description from its `initialize` reply."""
+
+    name: str
+    title: str | None
+    version: str | None
+
+    @property
+    def display_name(self) -> str:
+        """The title, falling back to the name, as the spec recommends."""
+        return self.title or self.name
+
+
+@dataclass(slots=True)
+class Connection:
+    """A negotiated connection to an agent."""
+
+    protocol_version: ProtocolVersion
+    dispatcher: Dispatcher
+    stream: MessageStream
+    initialize_result: v1.InitializeResponse | v2.InitializeResponse
+    """The agent's `initialize` result, as the negotiated version's wire model."""
+    agent: AgentIdentity
+    fallbacks: list[str] = field(default_factory=list)
+    """Why earlier offers were abandoned, in order (empty if the first offer held)."""
+
+
+def initialize_params(
+    offer: ProtocolVersion, identity: ClientIdentity, features: ClientFeatures
+) -> dict[str, Any]:
+    """The `initialize` params for an offer, in wire form.
+
+    A v2 offer carries the v1 `clientInfo` and `clientCapabilities` too (see the
+    module docstring); a v1 offer is plain v1.
+    """
+    v1_capabilities = v1.ClientCapabilities(
+        fs=v1.FileSystemCapabilities(
+            read_text_file=features.read_text_file,
+            write_text_file=features.write_text_file,
+        ),
+        terminal=features.terminal,
+    )
+    v1_info = v1.Implementation(
+        name=identity.name, title=identity.title, version=identity.version
+    )
+    if offer == 1:
+        return to_wire(
+            v1.InitializeRequest(
+                protocol_version=1,
+                client_capabilities=v1_capabilities,
+                client_info=v1_info,
+            )
+        )
+    request = v2.InitializeRequest(
+        protocol_version=2,
+        info=v2.Implementation(
+            name=identity.name, title=identity.title, version=identity.version
+        ),
+        capabilities=v2.ClientCapabilities(),
+    )
+    params = to_wire(request)
+    params["clientInfo"] = to_wire(v1_info)
+    params["clientCapabilities"] = to_wire(v1_capabilities)
+    return params
+
+
+def _identity(result: v1.InitializeResponse | v2.InitializeResponse) -> AgentIdentity:
+    if isinstance(result, v2.InitializeResponse):
+        info: v1.Implementation | v2.Implementation | None = result.info
+    else:
+        info = result.agent_info
+    if info is None:
+        return AgentIdentity(name="agent", title=None, version=None)
+    return AgentIdentity(name=info.name, title=info.title, version=info.version)
+
+
+@asynccontextmanager
+async def connect(
+    open_stream: StreamFactory,
+    *,
+    choice: ProtocolChoice = "auto",
+    identity: ClientIdentity | None = None,
+    features: ClientFeatures | None = None,
+    init_timeout: float = INITIALIZE_TIMEOUT,
+    on_request: RequestHandler | None = None,
+    on_notification: NotificationHandler | None = None,
+    on_diagnostic: DiagnosticHandler | None = None,
+) -> AsyncIterator[Connection]:
+    """Open a connection, run `initialize`, and yield the negotiated `Connection`.
+
+    Args:
+        open_stream: Opens a fresh connection (starts the agent) per attempt.
+        choice: `auto` offers 2 then 1; `1` or `2` pins that version.
+        identity: How acp-tui names itself.
+        features: The client methods acp-tui serves (v1 capabilities).
+        init_timeout: Seconds to wait for each `initialize` reply.
+        on_request: Serves the agent's requests.
+        on_notification: Receives the agent's notifications.
+        on_diagnostic: Told about bad input from the agent.
+
+    Raises:
+        InitializeTimeout: No reply in time.
+        AgentExited: The agent's output ended during `initialize`.
+        InitializeRejected: The agent answered with an error and no offer was left.
+        BrokenInitializeReply: The reply does not fit the version it claims.
+        UnsupportedProtocolVersion: The agent answered a version acp-tui can't use.
+    """
+    identity = identity or ClientIdentity()
+    features = features or ClientFeatures()
+    offers = offers_for(choice)
+    allowed = tuple(sorted(set(offers)))
+    fallbacks: list[str] = []
+    for attempt, offer in enumerate(offers):
+        last = attempt == len(offers) - 1
+        async with AsyncExitStack() as stack:
+            stream = await stack.enter_async_context(open_stream())
+            dispatcher = Dispatcher(
+                stream,
+                on_request=on_request,
+                on_notification=on_notification,
+                on_diagnostic=on_diagnostic,
+            )
+            await stack.enter_async_context(dispatcher.running())
+            params = initialize_params(offer, identity, features)
+            try:
+                raw = await dispatcher.request(
+                    "initialize", params, timeout=init_timeout
+                )
+            except RequestTimeout:
+                raise InitializeTimeout(
+                    f"the agent did not answer initialize within {init_timeout:g} s"
+                ) from None
+            except ConnectionClosed as error:
+                raise AgentExited(
+                    f"the agent stopped during initialize ({error.reason})"
+                ) from None
+            except RpcError as error:
+                if not last:
+                    reason = f"the agent answered a v{offer} initialize with {error}"
+                    log.info("%s; retrying with v%d", reason, offers[attempt + 1])
+                    fallbacks.append(reason)
+                    continue
+                raise InitializeRejected(
+                    f"the agent rejected initialize: {error}"
+                ) from None
+            answered = raw.get("protocolVersion") if isinstance(raw, dict) else None
+            version = negotiate(offer, answered, allowed)
+            result: v1.InitializeResponse | v2.InitializeResponse
+            try:
+                if version == 2:
+                    result = v2.InitializeResponse.model_validate(raw)
+                else:
+                    result = v1.InitializeResponse.model_validate(raw)
+            except ValidationError as error:
+                if version == 2 and not last:
+                    reason = (
+                        "the agent claimed protocol 2 but its initialize reply is not "
+                        f"v2 ({error.error_count()} problems, e.g. no `info`)"
+                    )
+                    log.info("%s; retrying with v%d", reason, offers[attempt + 1])
+                    fallbacks.append(reason)
+                    continue
+                raise BrokenInitializeReply(
+                    f"the agent's initialize reply is not valid v{version}: "
+                    f"{_first_error(error)}"
+                ) from None
+            yield Connection(
+                protocol_version=version,
+                dispatcher=dispatcher,
+                stream=stream,
+                initialize_result=result,
+                agent=_identity(result),
+                fallbacks=fallbacks,
+            )
+            return
+    raise AssertionError("unreachable: the last offer either returns or raises")
+
+
+def _first_error(error: ValidationError) -> str:
+    first = error.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in first["loc"]) or "(root)"
+    return f"{where}: {first['msg']}"

@@ -1,0 +1,37 @@
+"""Errors the client layer reports to the user: each says what happened, plainly."""
+
+from __future__ import annotations
+
+__all__ = [
+    "AgentError",
+    "AgentExited",
+    "BrokenInitializeReply",
+    "InitializeRejected",
+    "InitializeTimeout",
+]
+
+
+class AgentError(Exception):
+    """The agent could not be used. `str()` is a complete message for the user."""
+
+    def __init__(self, message: str, *, stderr_tail: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.stderr_tail = stderr_tail
+        """The last lines the agent wrote to stderr, often the real cause."""
+
+
+class InitializeTimeout(AgentError):
+    """The agent did not answer `initialize` in time."""
+
+
+class AgentExited(AgentError):
+    """The agent's output ended (it exited or closed stdout) during `initialize`."""
+
+
+class InitializeRejected(AgentError):
+    """The agent answered `initialize` with an error, and no fallback was left."""
+
+
+class BrokenInitializeReply(AgentError):
+    """The agent's `initialize` result does not match the version it claims."""
