@@ -1,4 +1,4 @@
-"""The complete JSON-RPC example messages in the ACP docs, and the shared reference data.
+"""The complete JSON-RPC examples in the ACP docs, and the shared reference data.
 
 The docs live beside the project in `../shared` (see DEVELOPERS.md); tests that need
 them skip with a loud reason when that folder is missing.

@@ -83,7 +83,11 @@ def initialize(request: dict[str, Any]) -> dict[str, Any] | None:
         return {"jsonrpc": "2.0", "id": rid, "result": body}
     if SCENARIO == "error-on-v2":
         if offered == 2:
-            error = {"code": -32602, "message": "Invalid params", "data": "info missing"}
+            error = {
+                "code": -32602,
+                "message": "Invalid params",
+                "data": "info missing",
+            }
             return {"jsonrpc": "2.0", "id": rid, "error": error}
         return {"jsonrpc": "2.0", "id": rid, "result": v1_result()}
     if SCENARIO == "unsupported":
@@ -117,7 +121,11 @@ def main() -> None:
         elif SCENARIO == "hang":
             reply = None
         elif method == "session/new":
-            reply = {"jsonrpc": "2.0", "id": message["id"], "result": {"sessionId": "s1"}}
+            reply = {
+                "jsonrpc": "2.0",
+                "id": message["id"],
+                "result": {"sessionId": "s1"},
+            }
         else:
             error = {"code": -32601, "message": "Method not found"}
             reply = {"jsonrpc": "2.0", "id": message["id"], "error": error}

@@ -391,7 +391,7 @@ async def test_a_64_mib_line_arrives_intact() -> None:
             {"jsonrpc": "2.0", "method": "session/update", "params": {"data": data}}
         )
         await ping(peer)
-    [(method, params)] = recorder.notifications
+    [(_, params)] = recorder.notifications
     assert len(params["data"]) == len(data)
     assert params["data"] == data
 

@@ -161,7 +161,7 @@ async def test_send_after_own_close_raises_connection_closed() -> None:
 async def test_send_rejects_lines_that_would_break_framing(line: bytes) -> None:
     a, b = memory_pair()
     async with a, b:
-        with pytest.raises(ValueError, match="newline|'\\\\n'"):
+        with pytest.raises(ValueError, match="must end with one"):
             await a.send(line)
 
 

