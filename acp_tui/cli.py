@@ -36,8 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--protocol",
         choices=("auto", "1", "2"),
-        default="auto",
-        help="ACP version: auto offers 2 and falls back to 1 (default: auto)",
+        default=None,
+        help="ACP version: auto offers 2 and falls back to 1 "
+        "(default: the config file's `protocol`, else auto)",
     )
     parser.add_argument(
         "--cwd",
@@ -48,16 +49,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--init-timeout",
         type=float,
-        default=60.0,
+        default=None,
         metavar="S",
-        help="seconds to wait for the agent to answer initialize (default: 60)",
+        help="seconds to wait for the agent to answer initialize "
+        "(default: the config file's `init_timeout`, else 60)",
     )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from acp_tui.config import ConfigError, load_settings
+
+    try:
+        settings = load_settings()
+    except ConfigError as error:
+        print(f"acp-tui: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.protocol is None:
+        args.protocol = settings.protocol
+    if args.init_timeout is None:
+        args.init_timeout = settings.init_timeout
+    if args.init_timeout <= 0:
+        parser.error("--init-timeout must be positive")
     if not args.agent:
         print(
             "acp-tui: no agent given. Start one with --agent, e.g.\n"

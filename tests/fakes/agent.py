@@ -14,6 +14,7 @@ Scenarios:
   unsupported     answers protocolVersion 7
   exit-on-init    prints to stderr and exits with code 3 when initialize arrives
   hang            reads everything and never answers
+  evil            a v2 agent whose name and stderr carry terminal escape sequences
   garbage         a v2 agent that first writes garbage, invalid UTF-8, an invalid
                   object, an unknown-id response and a 64 MiB notification
 """
@@ -90,6 +91,12 @@ def initialize(request: dict[str, Any]) -> dict[str, Any] | None:
             }
             return {"jsonrpc": "2.0", "id": rid, "error": error}
         return {"jsonrpc": "2.0", "id": rid, "result": v1_result()}
+    if SCENARIO == "evil":
+        sys.stderr.write("\x1b]0;pwned\x07\x1b[2J evil stderr\n")
+        sys.stderr.flush()
+        body = v2_result()
+        body["info"]["title"] = "Evil\x1b]0;pwned\x07\x1b[31m Agent"
+        return {"jsonrpc": "2.0", "id": rid, "result": body}
     if SCENARIO == "unsupported":
         return {"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": 7}}
     if SCENARIO == "garbage":

@@ -1,0 +1,1 @@
+"""Git-patch parsing into a diff model (never Textual or Rich)."""

@@ -1,0 +1,1 @@
+"""Rich renderables for store entities, terminals and diffs (never Textual)."""

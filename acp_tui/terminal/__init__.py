@@ -1,0 +1,1 @@
+"""Terminal emulation for agent terminals (pyte + stdlib; never Textual or Rich)."""

@@ -1,0 +1,132 @@
+"""The command line: version, usage errors, config, exit codes and safe output."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from acp_tui import __version__
+from acp_tui.cli import main
+
+FAKE_AGENT = Path(__file__).resolve().parent / "fakes" / "agent.py"
+
+
+def fake(scenario: str) -> str:
+    return f"{sys.executable} {FAKE_AGENT} {scenario}"
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("ACP_TUI_HOME", str(home))
+    return home
+
+
+def write_config(home: Path, text: str) -> None:
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "config.toml").write_text(text)
+
+
+@pytest.mark.subprocess
+def test_version_runs_as_a_program() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "acp_tui", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert completed.stdout.strip() == f"acp-tui {__version__}"
+
+
+def test_no_agent_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "--agent" in capsys.readouterr().err
+
+
+def test_bad_config_is_a_usage_error_naming_the_file(
+    _home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(_home, 'protocol = "3"\n')
+    assert main(["--agent", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "config.toml" in err
+    assert "protocol" in err
+
+
+@pytest.mark.subprocess
+def test_connects_and_reports(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--agent", fake("v2"), "--init-timeout", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "agent:    Fake Agent 1.0.0" in out
+    assert "protocol: ACP v2" in out
+    assert "session:  s1" in out
+
+
+@pytest.mark.subprocess
+def test_config_file_pins_the_protocol(
+    _home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(_home, "protocol = 1\n")
+    assert main(["--agent", fake("v2")]) == 0
+    assert "protocol: ACP v1" in capsys.readouterr().out
+    # The command line wins over the file.
+    assert main(["--agent", fake("v2"), "--protocol", "auto"]) == 0
+    assert "protocol: ACP v2" in capsys.readouterr().out
+
+
+@pytest.mark.subprocess
+def test_fallback_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--agent", fake("lying-v2")]) == 0
+    out = capsys.readouterr().out
+    assert "protocol: ACP v1" in out
+    assert "fell back: the agent claimed protocol 2" in out
+
+
+@pytest.mark.subprocess
+def test_missing_program_exits_3_naming_the_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--agent", "no-such-agent-binary --acp"]) == 3
+    err = capsys.readouterr().err
+    assert "no-such-agent-binary --acp" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.subprocess
+def test_agent_exit_during_initialize_exits_3_with_stderr_tail(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--agent", fake("exit-on-init")]) == 3
+    err = capsys.readouterr().err
+    assert "stopped during initialize" in err
+    assert "exited with code 3" in err
+    assert "| fake-agent: cannot start: missing credentials" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.subprocess
+def test_hanging_agent_times_out(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--agent", fake("hang"), "--init-timeout", "0.5"]) == 3
+    assert "did not answer initialize within 0.5 s" in capsys.readouterr().err
+
+
+@pytest.mark.subprocess
+def test_unsupported_version_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--agent", fake("unsupported")]) == 3
+    assert "protocolVersion 7" in capsys.readouterr().err
+
+
+@pytest.mark.subprocess
+def test_agent_text_never_carries_escape_sequences(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--agent", fake("evil")]) == 0
+    captured = capsys.readouterr()
+    assert "Evil" in captured.out
+    assert "\x1b" not in captured.out
+    assert "\x07" not in captured.out
+    assert "\x1b" not in captured.err

@@ -1,0 +1,78 @@
+"""Headless layers never pull in Textual or Rich, checked at runtime.
+
+import-linter checks the static import graph; this catches what it cannot see
+(imports done by plugins, lazy imports executed at import time, and third-party
+packages that import Textual or Rich themselves).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEADLESS = [
+    "acp_tui",
+    "acp_tui.cli",
+    "acp_tui.config",
+    "acp_tui.paths",
+    "acp_tui.protocol.framing",
+    "acp_tui.protocol.jsonrpc",
+    "acp_tui.protocol.dispatcher",
+    "acp_tui.protocol.transport",
+    "acp_tui.protocol.version",
+    "acp_tui.protocol.schema.v1",
+    "acp_tui.protocol.schema.v2",
+    "acp_tui.client.connection",
+    "acp_tui.client.probe",
+    "acp_tui.store",
+    "acp_tui.terminal",
+    "acp_tui.diff",
+]
+
+PROBE = (
+    "import importlib, sys; importlib.import_module(sys.argv[1]); "
+    "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
+)
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("module", HEADLESS)
+def test_headless_module_does_not_import_textual_or_rich(module: str) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE, module],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    loaded = set(completed.stdout.split())
+    assert "textual" not in loaded
+    assert "rich" not in loaded
+
+
+@pytest.mark.subprocess
+def test_store_is_stdlib_only() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE, "acp_tui.store"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    loaded = set(completed.stdout.split())
+    assert not loaded & {"pydantic", "anyio", "textual", "rich"}
+
+
+@pytest.mark.subprocess
+def test_cli_import_stays_light_for_version() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE, "acp_tui.cli"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    loaded = set(completed.stdout.split())
+    assert not loaded & {"pydantic", "anyio", "textual", "rich"}
