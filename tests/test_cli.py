@@ -19,7 +19,7 @@ def fake(scenario: str) -> str:
 
 
 @pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     monkeypatch.setenv("ACP_TUI_HOME", str(home))
     return home
@@ -48,9 +48,9 @@ def test_no_agent_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_bad_config_is_a_usage_error_naming_the_file(
-    _home: Path, capsys: pytest.CaptureFixture[str]
+    home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    write_config(_home, 'protocol = "3"\n')
+    write_config(home, 'protocol = "3"\n')
     assert main(["--agent", "x"]) == 2
     err = capsys.readouterr().err
     assert "config.toml" in err
@@ -68,9 +68,9 @@ def test_connects_and_reports(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.subprocess
 def test_config_file_pins_the_protocol(
-    _home: Path, capsys: pytest.CaptureFixture[str]
+    home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    write_config(_home, "protocol = 1\n")
+    write_config(home, "protocol = 1\n")
     assert main(["--agent", fake("v2")]) == 0
     assert "protocol: ACP v1" in capsys.readouterr().out
     # The command line wins over the file.
