@@ -30,11 +30,13 @@ from pydantic import TypeAdapter
 from acp_tui.protocol.framing import decode_line
 from acp_tui.protocol.jsonrpc import Notification, parse_message
 from acp_tui.protocol.schema import v2
+from acp_tui.protocol.schema._base import WireModel
 
-WORDS = (
+_SENTENCE = (
     "the agent reads the file and then edits the function to handle the empty "
     "case before running the tests again with coverage enabled"
-).split()
+)
+WORDS = tuple(_SENTENCE.split(" "))
 
 
 def _text(rng: random.Random, low: int, high: int) -> str:
@@ -66,7 +68,8 @@ def _update(rng: random.Random, n: int) -> dict[str, Any]:
             update["title"] = _text(rng, 2, 6)
             update["kind"] = rng.choice(["read", "edit", "execute", "search"])
         if rng.random() < 0.3:
-            update["locations"] = [{"path": "/work/project/src/app.py", "line": n % 400}]
+            location = {"path": "/work/project/src/app.py", "line": n % 400}
+            update["locations"] = [location]
         if rng.random() < 0.2:
             update["rawInput"] = {"command": "pytest -q", "cwd": "/work/project"}
         if rng.random() < 0.1:
@@ -140,9 +143,6 @@ def inbound_path(line: bytes) -> Any:
     return NOTIFICATION.model_validate(message.params)
 
 
-_ENVELOPE = TypeAdapter(dict[str, Any])
-
-
 def best_of(repeat: int, lines: list[bytes], function: Callable[[bytes], Any]) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -164,7 +164,7 @@ def main() -> None:
     for line in lines[:2000]:  # the stream really is valid v2
         inbound_path(line)
 
-    class OneShot(v2.WireModel):
+    class OneShot(WireModel):
         jsonrpc: str
         method: str
         params: v2.UpdateSessionNotification
