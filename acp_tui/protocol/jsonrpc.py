@@ -8,7 +8,7 @@ validated later, by method, against the negotiated version's wire models.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, TypeAlias, TypeGuard
 
 __all__ = [
     "AUTH_REQUIRED",
@@ -124,7 +124,7 @@ class InvalidMessage:
 Message: TypeAlias = Request | Notification | Response | ErrorResponse
 
 
-def _is_id(value: Any) -> bool:
+def _is_id(value: Any) -> TypeGuard[RequestId]:
     return (isinstance(value, int) and not isinstance(value, bool)) or isinstance(
         value, str
     )

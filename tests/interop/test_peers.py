@@ -43,6 +43,7 @@ async def handshake(
             init_timeout=BOUND / 2,
         ) as connection:
             version = connection.protocol_version
+            session: v1.NewSessionResponse | v2.NewSessionResponse
             if version == 1:
                 raw = await connection.dispatcher.request(
                     "session/new",
