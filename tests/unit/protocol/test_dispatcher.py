@@ -1,15 +1,27 @@
-"""Dispatcher behaviour over the in-memory transport (framing included)."""
+"""Dispatcher behaviour, over the in-memory link and over a real subprocess.
+
+Every test runs twice (the `link` fixture): once over `memory_pair()`, and once over
+a `StdioTransport` to a real child process (`tests/fakes/relay.py`) that relays the
+agent side to a Unix socket the test holds, so the far end is still scripted by the
+test while the bytes cross real pipes and a real process.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import sys
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 import anyio
 import pytest
+from anyio.abc import SocketStream
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
@@ -19,17 +31,88 @@ from acp_tui.protocol.dispatcher import (
     RequestContext,
     RequestTimeout,
 )
+from acp_tui.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, OversizedLine
 from acp_tui.protocol.jsonrpc import RpcError
-from acp_tui.protocol.transport import ConnectionClosed, MemoryEndpoint, memory_pair
+from acp_tui.protocol.transport import (
+    AgentCommand,
+    ConnectionClosed,
+    MessageStream,
+    StdioTransport,
+    memory_pair,
+)
 
-TIMEOUT = 5
+TIMEOUT = 10
+RELAY = Path(__file__).resolve().parents[2] / "fakes" / "relay.py"
+
+
+class FarEnd(Protocol):
+    async def receive(self) -> bytes | OversizedLine: ...
+    async def send(self, line: bytes) -> None: ...
+    async def send_raw(self, data: bytes) -> None: ...
+    async def aclose(self) -> None: ...
+
+
+class SocketEnd:
+    """The test's end of the relay: a Unix socket, framed like any transport."""
+
+    def __init__(self, stream: SocketStream) -> None:
+        self.stream = stream
+        self.reader = LineReader(stream)
+
+    async def receive(self) -> bytes | OversizedLine:
+        return await self.reader.receive()
+
+    async def send(self, line: bytes) -> None:
+        await self.stream.send(line)
+
+    async def send_raw(self, data: bytes) -> None:
+        await self.stream.send(data)
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+@pytest.fixture(
+    params=["memory", pytest.param("subprocess", marks=pytest.mark.subprocess)]
+)
+def link(request: pytest.FixtureRequest) -> str:
+    result: str = request.param
+    return result
+
+
+@asynccontextmanager
+async def open_link(
+    link: str, max_line_bytes: int | None = None
+) -> AsyncIterator[tuple[MessageStream, FarEnd]]:
+    """Our end (for the dispatcher) and the far end (for the test), both open."""
+    kwargs = {} if max_line_bytes is None else {"max_line_bytes": max_line_bytes}
+    if link == "memory":
+        ours, theirs = memory_pair(**kwargs)
+        async with ours, theirs:
+            yield ours, theirs
+        return
+    folder = tempfile.mkdtemp(prefix="acp-relay-")
+    path = os.path.join(folder, "s")
+    try:
+        async with await anyio.create_unix_listener(path) as listener:
+            command = AgentCommand(argv=(sys.executable, str(RELAY), path))
+            limit = DEFAULT_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+            transport = StdioTransport(command, name="relay", max_line_bytes=limit)
+            async with transport:
+                far = SocketEnd(await listener.accept())
+                try:
+                    yield transport, far
+                finally:
+                    await far.aclose()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @dataclass
 class Peer:
     """The raw far end: writes and reads JSON lines by hand."""
 
-    endpoint: MemoryEndpoint
+    endpoint: FarEnd
 
     async def send(self, message: Any) -> None:
         await self.endpoint.send((json.dumps(message) + "\n").encode())
@@ -54,20 +137,19 @@ class Recorder:
 
 @asynccontextmanager
 async def connected(
-    on_request: Any = None, max_line_bytes: int | None = None
+    link: str, on_request: Any = None, max_line_bytes: int | None = None
 ) -> AsyncIterator[tuple[Dispatcher, Peer, Recorder]]:
-    kwargs = {} if max_line_bytes is None else {"max_line_bytes": max_line_bytes}
-    ours, theirs = memory_pair(**kwargs)
     recorder = Recorder()
-    dispatcher = Dispatcher(
-        ours,
-        on_request=on_request,
-        on_notification=recorder.on_notification,
-        on_diagnostic=recorder.diagnostics.append,
-    )
     with anyio.fail_after(TIMEOUT):
-        async with ours, theirs, dispatcher.running():
-            yield dispatcher, Peer(theirs), recorder
+        async with open_link(link, max_line_bytes) as (ours, theirs):
+            dispatcher = Dispatcher(
+                ours,
+                on_request=on_request,
+                on_notification=recorder.on_notification,
+                on_diagnostic=recorder.diagnostics.append,
+            )
+            async with dispatcher.running():
+                yield dispatcher, Peer(theirs), recorder
 
 
 async def ping(peer: Peer, request_id: Any = "ping") -> Any:
@@ -84,8 +166,8 @@ async def echo(method: str, params: Any, context: RequestContext) -> Any:
     return {"method": method, "params": params}
 
 
-async def test_responses_out_of_order_are_matched_by_id() -> None:
-    async with connected() as (dispatcher, peer, _):
+async def test_responses_out_of_order_are_matched_by_id(link: str) -> None:
+    async with connected(link) as (dispatcher, peer, _):
         results: dict[str, Any] = {}
 
         async def call(name: str) -> None:
@@ -103,8 +185,8 @@ async def test_responses_out_of_order_are_matched_by_id() -> None:
         assert results == {"first": "A", "second": "B"}
 
 
-async def test_error_response_raises_rpc_error() -> None:
-    async with connected() as (dispatcher, peer, _):
+async def test_error_response_raises_rpc_error(link: str) -> None:
+    async with connected(link) as (dispatcher, peer, _):
         async with anyio.create_task_group() as tg:
 
             async def answer() -> None:
@@ -124,7 +206,7 @@ async def test_error_response_raises_rpc_error() -> None:
         assert caught.value.message == "Auth required"
 
 
-async def test_inbound_requests_run_concurrently() -> None:
+async def test_inbound_requests_run_concurrently(link: str) -> None:
     second_started = anyio.Event()
 
     async def handler(method: str, params: Any, context: RequestContext) -> Any:
@@ -134,7 +216,7 @@ async def test_inbound_requests_run_concurrently() -> None:
         second_started.set()
         return "two"
 
-    async with connected(handler) as (_, peer, _):
+    async with connected(link, handler) as (_, peer, _):
         await peer.send({"jsonrpc": "2.0", "id": 1, "method": "first"})
         await peer.send({"jsonrpc": "2.0", "id": 2, "method": "second"})
         replies = [await peer.receive(), await peer.receive()]
@@ -142,8 +224,8 @@ async def test_inbound_requests_run_concurrently() -> None:
     assert replies[0]["id"] == 2  # the second answered first: not serial
 
 
-async def test_notifications_are_never_answered_and_keep_their_order() -> None:
-    async with connected(echo) as (_, peer, recorder):
+async def test_notifications_are_never_answered_and_keep_their_order(link: str) -> None:
+    async with connected(link, echo) as (_, peer, recorder):
         for n in range(5):
             await peer.send(
                 {"jsonrpc": "2.0", "method": "session/update", "params": {"n": n}}
@@ -155,14 +237,14 @@ async def test_notifications_are_never_answered_and_keep_their_order() -> None:
     assert recorder.notifications[5] == ("_vendor/unknown", None)
 
 
-async def test_unknown_method_gets_method_not_found() -> None:
-    async with connected() as (_, peer, _):
+async def test_unknown_method_gets_method_not_found(link: str) -> None:
+    async with connected(link) as (_, peer, _):
         reply = await ping(peer, 7)
     assert reply["id"] == 7
     assert reply["error"]["code"] == -32601
 
 
-async def test_pydantic_results_are_dumped_in_wire_form() -> None:
+async def test_pydantic_results_are_dumped_in_wire_form(link: str) -> None:
     class Result(BaseModel):
         stop_reason: str
 
@@ -171,12 +253,12 @@ async def test_pydantic_results_are_dumped_in_wire_form() -> None:
     async def handler(method: str, params: Any, context: RequestContext) -> Any:
         return Result(stop_reason="end_turn")
 
-    async with connected(handler) as (_, peer, _):
+    async with connected(link, handler) as (_, peer, _):
         reply = await ping(peer)
     assert reply["result"] == {"stopReason": "end_turn"}
 
 
-async def test_handler_errors_become_json_rpc_errors() -> None:
+async def test_handler_errors_become_json_rpc_errors(link: str) -> None:
     class Params(BaseModel):
         path: str
 
@@ -187,7 +269,7 @@ async def test_handler_errors_become_json_rpc_errors() -> None:
             raise RpcError(-32002, "Resource not found", "/nope")
         raise RuntimeError("boom")
 
-    async with connected(handler) as (_, peer, recorder):
+    async with connected(link, handler) as (_, peer, recorder):
         await peer.send({"jsonrpc": "2.0", "id": 1, "method": "validate", "params": {}})
         invalid = await peer.receive()
         await peer.send({"jsonrpc": "2.0", "id": 2, "method": "rpc"})
@@ -206,14 +288,14 @@ async def test_handler_errors_become_json_rpc_errors() -> None:
     assert [d.kind for d in recorder.diagnostics] == ["handler_error"]
 
 
-async def test_inbound_cancel_request_cancels_the_handler() -> None:
+async def test_inbound_cancel_request_cancels_the_handler(link: str) -> None:
     started = anyio.Event()
 
     async def handler(method: str, params: Any, context: RequestContext) -> Any:
         started.set()
         await anyio.sleep_forever()
 
-    async with connected(handler) as (_, peer, _):
+    async with connected(link, handler) as (_, peer, _):
         await peer.send({"jsonrpc": "2.0", "id": "slow", "method": "slow"})
         await started.wait()
         await peer.send(
@@ -228,13 +310,15 @@ async def test_inbound_cancel_request_cancels_the_handler() -> None:
     assert reply["error"]["code"] == -32800
 
 
-async def test_inbound_cancel_request_lets_an_opted_in_handler_answer() -> None:
+async def test_inbound_cancel_request_lets_an_opted_in_handler_answer(
+    link: str,
+) -> None:
     async def handler(method: str, params: Any, context: RequestContext) -> Any:
         context.handles_cancellation = True
         await context.cancel_requested.wait()
         return {"outcome": {"outcome": "cancelled"}}
 
-    async with connected(handler) as (_, peer, _):
+    async with connected(link, handler) as (_, peer, _):
         await peer.send(
             {"jsonrpc": "2.0", "id": 4, "method": "session/request_permission"}
         )
@@ -249,8 +333,8 @@ async def test_inbound_cancel_request_lets_an_opted_in_handler_answer() -> None:
     }
 
 
-async def test_outbound_timeout_sends_cancel_request() -> None:
-    async with connected() as (dispatcher, peer, _):
+async def test_outbound_timeout_sends_cancel_request(link: str) -> None:
+    async with connected(link) as (dispatcher, peer, _):
         with pytest.raises(RequestTimeout):
             await dispatcher.request("session/prompt", {}, timeout=0.05)
         request = await peer.receive()
@@ -262,8 +346,8 @@ async def test_outbound_timeout_sends_cancel_request() -> None:
     }
 
 
-async def test_cancelling_the_caller_sends_cancel_request() -> None:
-    async with connected() as (dispatcher, peer, _):
+async def test_cancelling_the_caller_sends_cancel_request(link: str) -> None:
+    async with connected(link) as (dispatcher, peer, _):
         async with anyio.create_task_group() as tg:
             tg.start_soon(dispatcher.request, "session/list", {})
             request = await peer.receive()
@@ -276,8 +360,8 @@ async def test_cancelling_the_caller_sends_cancel_request() -> None:
     assert cancel["params"] == {"requestId": request["id"]}
 
 
-async def test_batch_mixed_array_gets_one_array_reply() -> None:
-    async with connected(echo) as (_, peer, recorder):
+async def test_batch_mixed_array_gets_one_array_reply(link: str) -> None:
+    async with connected(link, echo) as (_, peer, recorder):
         await peer.send(
             [
                 {"jsonrpc": "2.0", "id": 1, "method": "a", "params": {"x": 1}},
@@ -296,8 +380,8 @@ async def test_batch_mixed_array_gets_one_array_reply() -> None:
     assert recorder.notifications == [("session/update", {"n": 1})]
 
 
-async def test_batch_of_notifications_gets_no_reply() -> None:
-    async with connected(echo) as (_, peer, recorder):
+async def test_batch_of_notifications_gets_no_reply(link: str) -> None:
+    async with connected(link, echo) as (_, peer, recorder):
         await peer.send(
             [
                 {"jsonrpc": "2.0", "method": "session/update", "params": {"n": 1}},
@@ -309,8 +393,8 @@ async def test_batch_of_notifications_gets_no_reply() -> None:
     assert [p for _, p in recorder.notifications] == [{"n": 1}, {"n": 2}]
 
 
-async def test_empty_batch_gets_one_invalid_request() -> None:
-    async with connected() as (_, peer, _):
+async def test_empty_batch_gets_one_invalid_request(link: str) -> None:
+    async with connected(link) as (_, peer, _):
         await peer.send([])
         reply = await peer.receive()
     assert reply["id"] is None
@@ -318,15 +402,15 @@ async def test_empty_batch_gets_one_invalid_request() -> None:
     assert not isinstance(reply, list)
 
 
-async def test_batch_of_invalid_entries_answers_each() -> None:
-    async with connected() as (_, peer, _):
+async def test_batch_of_invalid_entries_answers_each(link: str) -> None:
+    async with connected(link) as (_, peer, _):
         await peer.send([1, "x"])
         reply = await peer.receive()
     assert [(r["id"], r["error"]["code"]) for r in reply] == [(None, -32600)] * 2
 
 
-async def test_responses_inside_a_batch_are_matched_by_id() -> None:
-    async with connected() as (dispatcher, peer, _):
+async def test_responses_inside_a_batch_are_matched_by_id(link: str) -> None:
+    async with connected(link) as (dispatcher, peer, _):
         results: list[Any] = []
 
         async def call(name: str) -> None:
@@ -361,9 +445,9 @@ async def test_responses_inside_a_batch_are_matched_by_id() -> None:
     ],
 )
 async def test_garbage_lines_are_reported_and_reading_continues(
-    raw: bytes, code: int, kind: str
+    link: str, raw: bytes, code: int, kind: str
 ) -> None:
-    async with connected(echo) as (_, peer, recorder):
+    async with connected(link, echo) as (_, peer, recorder):
         await peer.send_raw(raw)
         error = await peer.receive()
         reply = await ping(peer)
@@ -374,8 +458,8 @@ async def test_garbage_lines_are_reported_and_reading_continues(
     assert "\x1b" not in str(recorder.diagnostics[0])
 
 
-async def test_blank_lines_and_split_writes_are_tolerated() -> None:
-    async with connected(echo) as (_, peer, recorder):
+async def test_blank_lines_and_split_writes_are_tolerated(link: str) -> None:
+    async with connected(link, echo) as (_, peer, recorder):
         await peer.send_raw(b"\n\r\n")
         await peer.send_raw(b'{"jsonrpc": "2.0", "method": "x", ')
         await peer.send_raw(b'"params": {"split": true}}\n')
@@ -384,9 +468,9 @@ async def test_blank_lines_and_split_writes_are_tolerated() -> None:
     assert recorder.diagnostics == []
 
 
-async def test_a_64_mib_line_arrives_intact() -> None:
+async def test_a_64_mib_line_arrives_intact(link: str) -> None:
     data = "A" * (64 * 1024 * 1024)
-    async with connected(echo) as (_, peer, recorder):
+    async with connected(link, echo) as (_, peer, recorder):
         await peer.send(
             {"jsonrpc": "2.0", "method": "session/update", "params": {"data": data}}
         )
@@ -396,8 +480,8 @@ async def test_a_64_mib_line_arrives_intact() -> None:
     assert params["data"] == data
 
 
-async def test_oversized_line_is_discarded_and_reading_continues() -> None:
-    async with connected(echo, max_line_bytes=1024) as (_, peer, recorder):
+async def test_oversized_line_is_discarded_and_reading_continues(link: str) -> None:
+    async with connected(link, echo, max_line_bytes=1024) as (_, peer, recorder):
         await peer.send(
             {"jsonrpc": "2.0", "method": "big", "params": {"d": "x" * 5000}}
         )
@@ -409,27 +493,27 @@ async def test_oversized_line_is_discarded_and_reading_continues() -> None:
     assert recorder.notifications == []
 
 
-async def test_unknown_response_id_is_reported_not_fatal() -> None:
-    async with connected(echo) as (_, peer, recorder):
+async def test_unknown_response_id_is_reported_not_fatal(link: str) -> None:
+    async with connected(link, echo) as (_, peer, recorder):
         await peer.send({"jsonrpc": "2.0", "id": 999, "result": {}})
         await ping(peer)
     assert [d.kind for d in recorder.diagnostics] == ["unknown_response"]
 
 
-async def test_peer_closing_fails_pending_requests() -> None:
-    ours, theirs = memory_pair()
-    dispatcher = Dispatcher(ours)
+async def test_peer_closing_fails_pending_requests(link: str) -> None:
     with anyio.fail_after(TIMEOUT):
-        async with ours, theirs, dispatcher.running():
-            async with anyio.create_task_group() as tg:
+        async with open_link(link) as (ours, theirs):
+            dispatcher = Dispatcher(ours)
+            async with dispatcher.running():
+                async with anyio.create_task_group() as tg:
 
-                async def close_after_request() -> None:
-                    await theirs.receive()
-                    await theirs.aclose()
+                    async def close_after_request() -> None:
+                        await theirs.receive()
+                        await theirs.aclose()
 
-                tg.start_soon(close_after_request)
+                    tg.start_soon(close_after_request)
+                    with pytest.raises(ConnectionClosed):
+                        await dispatcher.request("initialize", {})
                 with pytest.raises(ConnectionClosed):
-                    await dispatcher.request("initialize", {})
-            with pytest.raises(ConnectionClosed):
-                await dispatcher.request("session/new", {})
+                    await dispatcher.request("session/new", {})
     assert dispatcher.closed
