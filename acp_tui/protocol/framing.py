@@ -127,7 +127,9 @@ class LineReader:
 def decode_line(line: bytes) -> Any | DecodeError:
     """Parse one line as JSON. Returns the value, or a `DecodeError` (never raises)."""
     try:
-        return json.loads(line)
+        # Decode first: ACP is UTF-8, and `json.loads(bytes)` would also sniff for
+        # UTF-16/32 on every line, which costs more than the decode itself.
+        return json.loads(line.decode("utf-8"))
     except UnicodeDecodeError as error:
         return DecodeError(f"invalid UTF-8 at byte {error.start}", line)
     except ValueError as error:  # json.JSONDecodeError and friends

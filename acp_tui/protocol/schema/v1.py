@@ -24,7 +24,8 @@ Conventions on top of `_base` (read its docstring first):
   (the scope and mode definitions are folded in).
 * Tagged unions are module-level `Annotated` aliases (`SessionUpdate`,
   `ContentBlock`, `ToolCallContent`, `SessionConfigOption`, ...); validate them
-  standalone with `pydantic.TypeAdapter`. Open unions route unknown tags to an
+  standalone with `_base.LenientAdapter` (a plain `pydantic.TypeAdapter` skips the
+  lenient repair). Open unions route unknown tags to an
   `Unknown*` model that keeps the whole payload. Closed unions (permission
   outcome, MCP transports, elicitation action and property schemas) reject
   unknown tags, as the client checklist asks. The elicitation `mode` is open.
@@ -45,7 +46,9 @@ Conventions on top of `_base` (read its docstring first):
   `x-deserialize-skip-invalid-items` drop the items that fail (a *known* tag
   with a malformed payload inside such an array is dropped, not demoted to an
   unknown variant); a required array that is malformed as a whole becomes `[]`.
-  Everywhere else a malformed value fails validation.
+  Everywhere else a malformed value fails validation. The markers (`Lenient`,
+  `LenientItems`, ...) are the shared ones of `_base`, which repairs the input only
+  after a validation failure, so valid input costs nothing extra.
 * Results of the methods whose schema result has only optional fields also
   accept `null` as `{}`: the v1 docs show `result: null` for `session/load`
   and `fs/write_text_file`, and agents that follow the docs send it.
@@ -61,15 +64,13 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     Tag,
-    ValidationError,
-    ValidatorFunctionWrapHandler,
-    WrapValidator,
     model_validator,
 )
-from pydantic_core import PydanticOmit
 
 from acp_tui.protocol.schema._base import (
     UNKNOWN_TAG,
+    Lenient,
+    LenientList,
     MethodSpec,
     WireModel,
     open_union_discriminator,
@@ -152,64 +153,13 @@ SESSION_UPDATE_KINDS: Final = frozenset(
 # Lenient parsing (x-deserialize-default-on-error / -skip-invalid-items)
 # ---------------------------------------------------------------------------
 
-
-def _default_on_error(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-    try:
-        return handler(value)
-    except ValidationError:
-        # Leave the field out: `_V1Model.model_post_init` fills in its default,
-        # and it stays out of `model_fields_set` ("omitted", not "null").
-        raise PydanticOmit from None
-
-
-def _without_invalid_items(
-    value: Any, handler: ValidatorFunctionWrapHandler
-) -> tuple[bool, Any]:
-    try:
-        return True, handler(value)
-    except ValidationError as exc:
-        if not isinstance(value, list):
-            return False, None
-        bad: set[int] = set()
-        for error in exc.errors(include_url=False, include_context=False):
-            loc = error["loc"]
-            if not loc or not isinstance(loc[0], int):
-                return False, None
-            bad.add(loc[0])
-        kept = [item for index, item in enumerate(value) if index not in bad]
-        try:
-            return True, handler(kept)
-        except ValidationError:
-            return False, None
-
-
-def _skip_invalid_items(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-    ok, result = _without_invalid_items(value, handler)
-    if not ok:
-        raise PydanticOmit
-    return result
-
-
-def _skip_invalid_items_or_empty(
-    value: Any, handler: ValidatorFunctionWrapHandler
-) -> Any:
-    ok, result = _without_invalid_items(value, handler)
-    return result if ok else []
-
-
 _T = TypeVar("_T")
 
-Lenient: TypeAlias = Annotated[_T, WrapValidator(_default_on_error)]
-"""A field that reads as omitted when malformed."""
-LenientItems: TypeAlias = Annotated[list[_T], WrapValidator(_skip_invalid_items)]
+LenientItems: TypeAlias = LenientList[list[_T]]
 """An optional array: malformed items are dropped; a non-array reads as omitted."""
-LenientItemsOrNull: TypeAlias = Annotated[
-    list[_T] | None, WrapValidator(_skip_invalid_items)
-]
+LenientItemsOrNull: TypeAlias = LenientList[list[_T] | None]
 """A nullable optional array, lenient as `LenientItems`."""
-RequiredLenientItems: TypeAlias = Annotated[
-    list[_T], WrapValidator(_skip_invalid_items_or_empty)
-]
+RequiredLenientItems: TypeAlias = LenientList[list[_T]]
 """A required array: malformed items are dropped; a non-array reads as `[]`."""
 
 # JSON scalars are validated strictly (`StrictBool`, `StrictInt`, ...), so a dump
@@ -261,20 +211,7 @@ ElicitationSchemaType: TypeAlias = str
 
 
 class _V1Model(WireModel):
-    """Base of the v1 models: a lenient `_meta`, and defaults for dropped fields."""
-
-    meta: Lenient[dict[str, Any] | None] = Field(default=None, alias="_meta")
-    """Extension metadata. Kept verbatim; never given meaning."""
-
-    def model_post_init(self, context: Any, /) -> None:
-        """Mark constant tags as set; give fields dropped as malformed their default."""
-        super().model_post_init(context)
-        values = self.__dict__
-        fields = type(self).__pydantic_fields__
-        if len(values) != len(fields):
-            for name, info in fields.items():
-                if name not in values:
-                    values[name] = info.get_default(call_default_factory=True)
+    """Base of the v1 models."""
 
 
 class _NullIsEmpty(_V1Model):

@@ -41,9 +41,10 @@ Modelling rules specific to v2:
 * **Lenient parsing.** Fields the schema marks `x-deserialize-default-on-error` are
   annotated `Lenient[...]`: a malformed value is dropped as if it had been omitted (a
   required list becomes `[]`). Arrays marked `x-deserialize-skip-invalid-items` are
-  annotated `SkipInvalid[...]` and lose only their bad items. A model-level wrap
-  validator does this repair; it costs one Python call per model on valid input and
-  does real work only after a validation failure. `_meta` is lenient everywhere.
+  annotated `SkipInvalid[...]` and lose only their bad items; `LenientList[...]` is
+  both. The markers are plain `Annotated` metadata: `_base` repairs the input only
+  after a validation failure, so valid input costs nothing (see `_base`). `_meta` is
+  lenient everywhere. Validate the union aliases with `_base.LenientAdapter`.
 * `ToolCallUpdate` is the `$defs` payload (also used by the `tool_call` permission
   subject); `SessionToolCallUpdate` is the same payload tagged
   `sessionUpdate: "tool_call_update"`. `ContentChunk` carries one of the three chunk
@@ -54,146 +55,29 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import (
     Annotated,
     Any,
-    ClassVar,
     Final,
     Literal,
     Self,
     TypeAlias,
-    TypeVar,
     get_args,
 )
 
-from pydantic import (
-    Discriminator,
-    Field,
-    ModelWrapValidatorHandler,
-    Tag,
-    ValidationError,
-    model_validator,
-)
-from pydantic.alias_generators import to_camel
-from pydantic_core import ErrorDetails
+from pydantic import Discriminator, Field, Tag, model_validator
 
 from acp_tui.protocol.schema._base import (
     UNKNOWN_TAG,
+    Lenient,
+    LenientList,
     MethodSpec,
+    SkipInvalid,
     WireModel,
     open_union_discriminator,
 )
 
 VERSION: Final = 2
-
-# ------------------------------------------------------------------------------------
-# Lenient parsing
-# ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _DefaultOnError:
-    """Field marker for `x-deserialize-default-on-error`."""
-
-
-@dataclass(frozen=True, slots=True)
-class _SkipInvalidItems:
-    """Field marker for `x-deserialize-skip-invalid-items`."""
-
-
-_DEFAULT_ON_ERROR: Final = _DefaultOnError()
-_SKIP_INVALID_ITEMS: Final = _SkipInvalidItems()
-
-_T = TypeVar("_T")
-
-Lenient: TypeAlias = Annotated[_T, _DEFAULT_ON_ERROR]
-"""A malformed value is dropped, as if the field had been omitted."""
-SkipInvalid: TypeAlias = Annotated[_T, _SKIP_INVALID_ITEMS]
-"""An array whose malformed items are dropped."""
-LenientList: TypeAlias = Annotated[_T, _DEFAULT_ON_ERROR, _SKIP_INVALID_ITEMS]
-"""An array that loses its malformed items, and is dropped if it is not an array."""
-
-_META_KEYS: Final = frozenset({"_meta", "meta"})
-
-
-class _Model(WireModel):
-    """Base of every v2 model: applies the schema's lenient-parsing markers."""
-
-    _on_error: ClassVar[frozenset[str]] = _META_KEYS
-    """Keys (alias and name) dropped when their value is malformed."""
-    _skip_items: ClassVar[frozenset[str]] = frozenset()
-    """Keys of arrays whose malformed items are dropped."""
-    _required: ClassVar[frozenset[str]] = frozenset()
-    """Lenient keys that are required: a malformed value becomes `[]`."""
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        on_error, skip, required = set(_META_KEYS), set(), set()
-        for name, info in cls.model_fields.items():
-            keys = {name, info.alias or to_camel(name)}
-            if _DEFAULT_ON_ERROR in info.metadata:
-                on_error |= keys
-                if info.is_required():
-                    required |= keys
-            if _SKIP_INVALID_ITEMS in info.metadata:
-                skip |= keys
-        cls._on_error = frozenset(on_error)
-        cls._skip_items = frozenset(skip)
-        cls._required = frozenset(required)
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _lenient(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
-        try:
-            return handler(data)
-        except ValidationError as exc:
-            repaired = (
-                cls._repair(data, exc.errors()) if isinstance(data, dict) else None
-            )
-            if repaired is None:
-                raise
-        return handler(repaired)
-
-    @classmethod
-    def _repair(
-        cls, data: dict[str, Any], errors: list[ErrorDetails]
-    ) -> dict[str, Any] | None:
-        """Drop what the schema allows to drop; `None` if an error is not repairable.
-
-        Nested models repair themselves first, so only this model's own keys matter.
-        """
-        drop: set[str] = set()
-        bad_items: dict[str, set[int]] = {}
-        for error in errors:
-            loc = error["loc"]
-            if not loc or not isinstance(loc[0], str):
-                return None
-            if len(loc) == 1 and error["type"] == "missing":
-                return None  # a required key is absent: nothing to fall back to
-            key = loc[0]
-            if (
-                key in cls._skip_items
-                and len(loc) > 1
-                and isinstance(loc[1], int)
-                and isinstance(data.get(key), list)
-            ):
-                bad_items.setdefault(key, set()).add(loc[1])
-            elif key in cls._on_error:
-                drop.add(key)
-            else:
-                return None
-        repaired = dict(data)
-        for key, indexes in bad_items.items():
-            repaired[key] = [v for i, v in enumerate(data[key]) if i not in indexes]
-        for key in drop:
-            if key in cls._required:
-                repaired[key] = []
-            else:
-                del repaired[key]
-        return repaired
-
 
 # ------------------------------------------------------------------------------------
 # Open enums: known values (fields are typed `str`)
@@ -292,20 +176,20 @@ def _tagged(tag_field: str, tags: Any) -> Discriminator:
 # ------------------------------------------------------------------------------------
 
 
-class Error(_Model):
+class Error(WireModel):
     code: int
     message: str
     data: Any = None
 
 
-class UnsupportedProtocolVersionErrorData(_Model):
+class UnsupportedProtocolVersionErrorData(WireModel):
     """[Δ2.4] `Error.data` of -32022."""
 
     requested: ProtocolVersion
     supported: list[ProtocolVersion]
 
 
-class SessionNotFoundErrorData(_Model):
+class SessionNotFoundErrorData(WireModel):
     """[Δ2.4] `Error.data` of a missing session."""
 
     session_id: SessionId
@@ -316,19 +200,19 @@ class SessionNotFoundErrorData(_Model):
 # ------------------------------------------------------------------------------------
 
 
-class Annotations(_Model):
+class Annotations(WireModel):
     audience: LenientList[list[str] | None] = None
     last_modified: Lenient[str | None] = None
     priority: Lenient[float | None] = Field(default=None, ge=0, le=1)
 
 
-class TextContent(_Model):
+class TextContent(WireModel):
     type: Literal["text"] = "text"
     text: str
     annotations: Lenient[Annotations | None] = None
 
 
-class ImageContent(_Model):
+class ImageContent(WireModel):
     type: Literal["image"] = "image"
     data: str
     mime_type: str
@@ -336,21 +220,21 @@ class ImageContent(_Model):
     annotations: Lenient[Annotations | None] = None
 
 
-class AudioContent(_Model):
+class AudioContent(WireModel):
     type: Literal["audio"] = "audio"
     data: str
     mime_type: str
     annotations: Lenient[Annotations | None] = None
 
 
-class Icon(_Model):
+class Icon(WireModel):
     src: str
     mime_type: Lenient[str | None] = None
     sizes: LenientList[list[str] | None] = None
     theme: Lenient[str | None] = None
 
 
-class ResourceLink(_Model):
+class ResourceLink(WireModel):
     type: Literal["resource_link"] = "resource_link"
     name: str
     uri: str
@@ -362,13 +246,13 @@ class ResourceLink(_Model):
     annotations: Lenient[Annotations | None] = None
 
 
-class TextResourceContents(_Model):
+class TextResourceContents(WireModel):
     text: str
     uri: str
     mime_type: Lenient[str | None] = None
 
 
-class BlobResourceContents(_Model):
+class BlobResourceContents(WireModel):
     blob: str
     uri: str
     mime_type: Lenient[str | None] = None
@@ -387,13 +271,13 @@ EmbeddedResourceResource: TypeAlias = Annotated[
 ]
 
 
-class EmbeddedResource(_Model):
+class EmbeddedResource(WireModel):
     type: Literal["resource"] = "resource"
     resource: EmbeddedResourceResource
     annotations: Lenient[Annotations | None] = None
 
 
-class UnknownContentBlock(_Model):
+class UnknownContentBlock(WireModel):
     """A content block of a type this client does not know; every key is kept."""
 
     type: str
@@ -417,12 +301,12 @@ ContentBlock: TypeAlias = Annotated[
 # ------------------------------------------------------------------------------------
 
 
-class Content(_Model):
+class Content(WireModel):
     type: Literal["content"] = "content"
     content: ContentBlock
 
 
-class DiffPathChange(_Model):
+class DiffPathChange(WireModel):
     """`add`, `delete` or `modify` of one `path`."""
 
     operation: Literal["add", "delete", "modify"]
@@ -431,7 +315,7 @@ class DiffPathChange(_Model):
     mime_type: Lenient[str | None] = None
 
 
-class DiffPathPairChange(_Model):
+class DiffPathPairChange(WireModel):
     """`move` or `copy` from `old_path` to `path`."""
 
     operation: Literal["move", "copy"]
@@ -441,7 +325,7 @@ class DiffPathPairChange(_Model):
     mime_type: Lenient[str | None] = None
 
 
-class UnknownDiffChange(_Model):
+class UnknownDiffChange(WireModel):
     operation: str
     file_type: Lenient[str | None] = None
     mime_type: Lenient[str | None] = None
@@ -469,25 +353,25 @@ DiffChange: TypeAlias = Annotated[
 ]
 
 
-class DiffPatch(_Model):
+class DiffPatch(WireModel):
     format: str
     text: str
 
 
-class Diff(_Model):
+class Diff(WireModel):
     type: Literal["diff"] = "diff"
     changes: SkipInvalid[list[DiffChange]]
     patch: Lenient[DiffPatch | None] = None
 
 
-class Terminal(_Model):
+class Terminal(WireModel):
     """A reference to an agent-owned display terminal; state is in `TerminalUpdate`."""
 
     type: Literal["terminal"] = "terminal"
     terminal_id: TerminalId
 
 
-class UnknownToolCallContent(_Model):
+class UnknownToolCallContent(WireModel):
     type: str
 
 
@@ -502,22 +386,22 @@ ToolCallContent: TypeAlias = Annotated[
 ]
 
 
-class ToolCallLocation(_Model):
+class ToolCallLocation(WireModel):
     path: AbsolutePath
     line: Lenient[int | None] = Field(default=None, ge=0)
 
 
-class ToolCallCancelCapabilities(_Model):
+class ToolCallCancelCapabilities(WireModel):
     """[Δ2.4] Support marker: the tool call can be cancelled."""
 
 
-class ToolCallCapabilities(_Model):
+class ToolCallCapabilities(WireModel):
     """[Δ2.4] Present `cancel` allows `tool_call/cancel` for this tool call."""
 
     cancel: Lenient[ToolCallCancelCapabilities | None] = None
 
 
-class ToolCallUpdate(_Model):
+class ToolCallUpdate(WireModel):
     """A tool-call upsert keyed by `tool_call_id`; every other field is a patch."""
 
     tool_call_id: ToolCallId
@@ -539,7 +423,7 @@ class ToolCallUpdate(_Model):
 # ------------------------------------------------------------------------------------
 
 
-class ContentChunk(_Model):
+class ContentChunk(WireModel):
     """Appends one content block to the message `message_id`."""
 
     session_update: Literal[
@@ -549,39 +433,39 @@ class ContentChunk(_Model):
     content: ContentBlock
 
 
-class UserMessage(_Model):
+class UserMessage(WireModel):
     session_update: Literal["user_message"] = "user_message"
     message_id: MessageId
     content: LenientList[list[ContentBlock] | None] = None
 
 
-class AgentMessage(_Model):
+class AgentMessage(WireModel):
     session_update: Literal["agent_message"] = "agent_message"
     message_id: MessageId
     content: LenientList[list[ContentBlock] | None] = None
 
 
-class AgentThought(_Model):
+class AgentThought(WireModel):
     session_update: Literal["agent_thought"] = "agent_thought"
     message_id: MessageId
     content: LenientList[list[ContentBlock] | None] = None
 
 
-class BackgroundTerminal(_Model):
+class BackgroundTerminal(WireModel):
     """[Δ2.4] A terminal still running in the background."""
 
     type: Literal["terminal"] = "terminal"
     terminal_id: TerminalId
 
 
-class BackgroundToolCall(_Model):
+class BackgroundToolCall(WireModel):
     """[Δ2.4] A tool call still running in the background."""
 
     type: Literal["tool_call"] = "tool_call"
     tool_call_id: ToolCallId
 
 
-class UnknownBackgroundWork(_Model):
+class UnknownBackgroundWork(WireModel):
     """[Δ2.4] Background work of a kind this client does not know."""
 
     type: str
@@ -597,7 +481,7 @@ BackgroundWork: TypeAlias = Annotated[
 ]
 
 
-class _StateUpdateBase(_Model):
+class _StateUpdateBase(WireModel):
     session_update: Literal["state_update"] = "state_update"
     background: Lenient[list[BackgroundWork] | None] = None
     """[Δ2.4]"""
@@ -633,7 +517,7 @@ StateUpdate: TypeAlias = Annotated[
 ]
 
 
-class ToolCallContentChunk(_Model):
+class ToolCallContentChunk(WireModel):
     session_update: Literal["tool_call_content_chunk"] = "tool_call_content_chunk"
     tool_call_id: ToolCallId
     content: ToolCallContent
@@ -645,35 +529,35 @@ class SessionToolCallUpdate(ToolCallUpdate):
     session_update: Literal["tool_call_update"] = "tool_call_update"
 
 
-class TerminalOutput(_Model):
+class TerminalOutput(WireModel):
     """A replacement snapshot: base64 of every byte the terminal holds."""
 
     data: str
 
 
-class TerminalExitStatus(_Model):
+class TerminalExitStatus(WireModel):
     exit_code: Lenient[int | None] = None
     signal: Lenient[str | None] = None
 
 
-class TerminalSize(_Model):
+class TerminalSize(WireModel):
     """[Δ2.4] The size to render a display terminal at."""
 
     cols: int = Field(ge=1, le=65535)
     rows: int = Field(ge=1, le=65535)
 
 
-class TerminalCancelCapabilities(_Model):
+class TerminalCancelCapabilities(WireModel):
     """[Δ2.4] Support marker: the terminal can be cancelled."""
 
 
-class TerminalCapabilities(_Model):
+class TerminalCapabilities(WireModel):
     """[Δ2.4] Present `cancel` allows `terminal/cancel` for this terminal."""
 
     cancel: Lenient[TerminalCancelCapabilities | None] = None
 
 
-class TerminalUpdate(_Model):
+class TerminalUpdate(WireModel):
     """A display-terminal upsert keyed by `terminal_id`; other fields are patches."""
 
     session_update: Literal["terminal_update"] = "terminal_update"
@@ -688,7 +572,7 @@ class TerminalUpdate(_Model):
     """[Δ2.4]"""
 
 
-class TerminalOutputChunk(_Model):
+class TerminalOutputChunk(WireModel):
     """Appends base64 `data` (decode each chunk on its own) to a terminal."""
 
     session_update: Literal["terminal_output_chunk"] = "terminal_output_chunk"
@@ -696,19 +580,19 @@ class TerminalOutputChunk(_Model):
     data: str
 
 
-class PlanEntry(_Model):
+class PlanEntry(WireModel):
     content: str
     priority: str
     status: str
 
 
-class PlanItems(_Model):
+class PlanItems(WireModel):
     type: Literal["items"] = "items"
     plan_id: PlanId
     entries: LenientList[list[PlanEntry]]
 
 
-class UnknownPlanUpdateContent(_Model):
+class UnknownPlanUpdateContent(WireModel):
     """A plan of a type this client does not know; it still names its plan."""
 
     type: str
@@ -722,17 +606,17 @@ PlanUpdateContent: TypeAlias = Annotated[
 ]
 
 
-class PlanUpdate(_Model):
+class PlanUpdate(WireModel):
     session_update: Literal["plan_update"] = "plan_update"
     plan: PlanUpdateContent
 
 
-class TextCommandInput(_Model):
+class TextCommandInput(WireModel):
     type: Literal["text"] = "text"
     hint: str
 
 
-class UnknownAvailableCommandInput(_Model):
+class UnknownAvailableCommandInput(WireModel):
     type: str
 
 
@@ -743,7 +627,7 @@ AvailableCommandInput: TypeAlias = Annotated[
 ]
 
 
-class AvailableCommand(_Model):
+class AvailableCommand(WireModel):
     """A slash command.
 
     alpha.3 entries are untagged; [Δ2.4] entries are tagged `type: "command"`. Any other
@@ -756,18 +640,18 @@ class AvailableCommand(_Model):
     input: Lenient[AvailableCommandInput | None] = None
 
 
-class AvailableCommandsUpdate(_Model):
+class AvailableCommandsUpdate(WireModel):
     session_update: Literal["available_commands_update"] = "available_commands_update"
     available_commands: LenientList[list[AvailableCommand]]
 
 
-class SessionConfigSelectOption(_Model):
+class SessionConfigSelectOption(WireModel):
     value: str
     name: str
     description: Lenient[str | None] = None
 
 
-class SessionConfigSelectGroup(_Model):
+class SessionConfigSelectGroup(WireModel):
     group_id: str
     name: str
     options: LenientList[list[SessionConfigSelectOption]]
@@ -778,7 +662,7 @@ SessionConfigSelectOptions: TypeAlias = (
 )
 
 
-class _SessionConfigOptionBase(_Model):
+class _SessionConfigOptionBase(WireModel):
     config_id: str
     name: str
     description: Lenient[str | None] = None
@@ -810,30 +694,30 @@ SessionConfigOption: TypeAlias = Annotated[
 ]
 
 
-class ConfigOptionUpdate(_Model):
+class ConfigOptionUpdate(WireModel):
     session_update: Literal["config_option_update"] = "config_option_update"
     config_options: LenientList[list[SessionConfigOption]]
 
 
-class SessionInfoUpdate(_Model):
+class SessionInfoUpdate(WireModel):
     session_update: Literal["session_info_update"] = "session_info_update"
     title: Lenient[str | None] = None
     updated_at: Lenient[str | None] = None
 
 
-class Cost(_Model):
+class Cost(WireModel):
     amount: float
     currency: str
 
 
-class UsageUpdate(_Model):
+class UsageUpdate(WireModel):
     session_update: Literal["usage_update"] = "usage_update"
     used: int = Field(ge=0)
     size: int = Field(ge=0)
     cost: Lenient[Cost | None] = None
 
 
-class Notice(_Model):
+class Notice(WireModel):
     """[Δ2.4] A live, fire-and-forget toast; not session history."""
 
     session_update: Literal["notice"] = "notice"
@@ -842,7 +726,7 @@ class Notice(_Model):
     description: Lenient[str | None] = None
 
 
-class CompactionUpdate(_Model):
+class CompactionUpdate(WireModel):
     """[Δ2.4] Progress of a context compaction."""
 
     session_update: Literal["compaction_update"] = "compaction_update"
@@ -852,7 +736,7 @@ class CompactionUpdate(_Model):
     error: Lenient[str | None] = None
 
 
-class CompactionSummaryChunk(_Model):
+class CompactionSummaryChunk(WireModel):
     """[Δ2.4] Appends one block to a compaction summary."""
 
     session_update: Literal["compaction_summary_chunk"] = "compaction_summary_chunk"
@@ -860,7 +744,7 @@ class CompactionSummaryChunk(_Model):
     content: ContentBlock
 
 
-class UnknownSessionUpdate(_Model):
+class UnknownSessionUpdate(WireModel):
     """A session update this client does not know; every key is kept."""
 
     session_update: str
@@ -915,7 +799,7 @@ SessionUpdate: TypeAlias = Annotated[
 ]
 
 
-class UpdateSessionNotification(_Model):
+class UpdateSessionNotification(WireModel):
     """`session/update` params."""
 
     session_id: SessionId
@@ -927,17 +811,17 @@ class UpdateSessionNotification(_Model):
 # ------------------------------------------------------------------------------------
 
 
-class Implementation(_Model):
+class Implementation(WireModel):
     name: str
     title: Lenient[str | None] = None
     version: str
 
 
-class TerminalAuthCapabilities(_Model):
+class TerminalAuthCapabilities(WireModel):
     pass
 
 
-class AuthCapabilities(_Model):
+class AuthCapabilities(WireModel):
     """Client auth capabilities (named `ClientAuthCapabilities` in [Δ2.4])."""
 
     terminal: Lenient[TerminalAuthCapabilities | None] = None
@@ -946,25 +830,25 @@ class AuthCapabilities(_Model):
 ClientAuthCapabilities = AuthCapabilities
 
 
-class ElicitationFormCapabilities(_Model):
+class ElicitationFormCapabilities(WireModel):
     pass
 
 
-class ElicitationUrlCapabilities(_Model):
+class ElicitationUrlCapabilities(WireModel):
     pass
 
 
-class ElicitationCapabilities(_Model):
+class ElicitationCapabilities(WireModel):
     form: Lenient[ElicitationFormCapabilities | None] = None
     url: Lenient[ElicitationUrlCapabilities | None] = None
 
 
-class ClientCapabilities(_Model):
+class ClientCapabilities(WireModel):
     auth: Lenient[AuthCapabilities | None] = None
     elicitation: Lenient[ElicitationCapabilities | None] = None
 
 
-class InitializeRequest(_Model):
+class InitializeRequest(WireModel):
     """`initialize` params.
 
     A dual-version client may add the v1 keys `clientInfo` and `clientCapabilities` as
@@ -978,46 +862,46 @@ class InitializeRequest(_Model):
     )
 
 
-class PromptImageCapabilities(_Model):
+class PromptImageCapabilities(WireModel):
     pass
 
 
-class PromptAudioCapabilities(_Model):
+class PromptAudioCapabilities(WireModel):
     pass
 
 
-class PromptEmbeddedContextCapabilities(_Model):
+class PromptEmbeddedContextCapabilities(WireModel):
     pass
 
 
-class PromptCapabilities(_Model):
+class PromptCapabilities(WireModel):
     image: Lenient[PromptImageCapabilities | None] = None
     audio: Lenient[PromptAudioCapabilities | None] = None
     embedded_context: Lenient[PromptEmbeddedContextCapabilities | None] = None
 
 
-class McpStdioCapabilities(_Model):
+class McpStdioCapabilities(WireModel):
     pass
 
 
-class McpHttpCapabilities(_Model):
+class McpHttpCapabilities(WireModel):
     pass
 
 
-class McpCapabilities(_Model):
+class McpCapabilities(WireModel):
     stdio: Lenient[McpStdioCapabilities | None] = None
     http: Lenient[McpHttpCapabilities | None] = None
 
 
-class SessionDeleteCapabilities(_Model):
+class SessionDeleteCapabilities(WireModel):
     pass
 
 
-class SessionAdditionalDirectoriesCapabilities(_Model):
+class SessionAdditionalDirectoriesCapabilities(WireModel):
     pass
 
 
-class SessionCapabilities(_Model):
+class SessionCapabilities(WireModel):
     """Present means the baseline session methods all work (no probing)."""
 
     prompt: Lenient[PromptCapabilities | None] = None
@@ -1028,28 +912,28 @@ class SessionCapabilities(_Model):
     )
 
 
-class AgentAuthCapabilities(_Model):
+class AgentAuthCapabilities(WireModel):
     pass
 
 
-class AgentCapabilities(_Model):
+class AgentCapabilities(WireModel):
     session: Lenient[SessionCapabilities | None] = None
     auth: Lenient[AgentAuthCapabilities | None] = None
 
 
-class EnvVariable(_Model):
+class EnvVariable(WireModel):
     name: str
     value: str
 
 
-class AuthMethodAgent(_Model):
+class AuthMethodAgent(WireModel):
     type: Literal["agent"] = "agent"
     method_id: str
     name: str
     description: Lenient[str | None] = None
 
 
-class AuthMethodTerminal(_Model):
+class AuthMethodTerminal(WireModel):
     type: Literal["terminal"] = "terminal"
     method_id: str
     name: str
@@ -1058,7 +942,7 @@ class AuthMethodTerminal(_Model):
     env: LenientList[list[EnvVariable]] = Field(default_factory=list)
 
 
-class UnknownAuthMethod(_Model):
+class UnknownAuthMethod(WireModel):
     type: str
     method_id: str
     name: str
@@ -1073,7 +957,7 @@ AuthMethod: TypeAlias = Annotated[
 ]
 
 
-class InitializeResponse(_Model):
+class InitializeResponse(WireModel):
     """`initialize` result. A v2 result must have `info`: one without it is not v2."""
 
     protocol_version: ProtocolVersion
@@ -1082,19 +966,19 @@ class InitializeResponse(_Model):
     auth_methods: LenientList[list[AuthMethod]] = Field(default_factory=list)
 
 
-class LoginAuthRequest(_Model):
+class LoginAuthRequest(WireModel):
     method_id: str
 
 
-class LoginAuthResponse(_Model):
+class LoginAuthResponse(WireModel):
     pass
 
 
-class LogoutAuthRequest(_Model):
+class LogoutAuthRequest(WireModel):
     pass
 
 
-class LogoutAuthResponse(_Model):
+class LogoutAuthResponse(WireModel):
     pass
 
 
@@ -1103,19 +987,19 @@ class LogoutAuthResponse(_Model):
 # ------------------------------------------------------------------------------------
 
 
-class HttpHeader(_Model):
+class HttpHeader(WireModel):
     name: str
     value: str
 
 
-class McpServerHttp(_Model):
+class McpServerHttp(WireModel):
     type: Literal["http"] = "http"
     name: str
     url: str
     headers: list[HttpHeader] = Field(default_factory=list)
 
 
-class McpServerStdio(_Model):
+class McpServerStdio(WireModel):
     type: Literal["stdio"] = "stdio"
     name: str
     command: AbsolutePath
@@ -1129,7 +1013,7 @@ McpServer: TypeAlias = Annotated[
 """Closed: a transport selector (client checklist §4.14)."""
 
 
-class NewSessionRequest(_Model):
+class NewSessionRequest(WireModel):
     cwd: AbsolutePath
     additional_directories: LenientList[list[AbsolutePath]] = Field(
         default_factory=list
@@ -1137,7 +1021,7 @@ class NewSessionRequest(_Model):
     mcp_servers: LenientList[list[McpServer]] = Field(default_factory=list)
 
 
-class NewSessionResponse(_Model):
+class NewSessionResponse(WireModel):
     session_id: SessionId
     config_options: LenientList[list[SessionConfigOption]] = Field(default_factory=list)
     available_commands: LenientList[list[AvailableCommand]] = Field(
@@ -1146,12 +1030,12 @@ class NewSessionResponse(_Model):
     """[Δ2.4]"""
 
 
-class ListSessionsRequest(_Model):
+class ListSessionsRequest(WireModel):
     cwd: AbsolutePath | None = None
     cursor: str | None = None
 
 
-class SessionInfo(_Model):
+class SessionInfo(WireModel):
     session_id: SessionId
     cwd: AbsolutePath
     additional_directories: LenientList[list[AbsolutePath]] = Field(
@@ -1161,17 +1045,17 @@ class SessionInfo(_Model):
     updated_at: Lenient[str | None] = None
 
 
-class ListSessionsResponse(_Model):
+class ListSessionsResponse(WireModel):
     sessions: LenientList[list[SessionInfo]]
     next_cursor: Lenient[str | None] = None
     """Absent means the end of the list. Opaque: never parse or persist it."""
 
 
-class ReplayFromStart(_Model):
+class ReplayFromStart(WireModel):
     type: Literal["start"] = "start"
 
 
-class UnknownReplayFrom(_Model):
+class UnknownReplayFrom(WireModel):
     type: str
 
 
@@ -1182,7 +1066,7 @@ ReplayFrom: TypeAlias = Annotated[
 ]
 
 
-class ResumeSessionRequest(_Model):
+class ResumeSessionRequest(WireModel):
     session_id: SessionId
     cwd: AbsolutePath
     additional_directories: LenientList[list[AbsolutePath]] = Field(
@@ -1192,7 +1076,7 @@ class ResumeSessionRequest(_Model):
     replay_from: Lenient[ReplayFrom | None] = None
 
 
-class ResumeSessionResponse(_Model):
+class ResumeSessionResponse(WireModel):
     config_options: LenientList[list[SessionConfigOption]] = Field(default_factory=list)
     available_commands: LenientList[list[AvailableCommand]] = Field(
         default_factory=list
@@ -1200,23 +1084,23 @@ class ResumeSessionResponse(_Model):
     """[Δ2.4]"""
 
 
-class CloseSessionRequest(_Model):
+class CloseSessionRequest(WireModel):
     session_id: SessionId
 
 
-class CloseSessionResponse(_Model):
+class CloseSessionResponse(WireModel):
     pass
 
 
-class DeleteSessionRequest(_Model):
+class DeleteSessionRequest(WireModel):
     session_id: SessionId
 
 
-class DeleteSessionResponse(_Model):
+class DeleteSessionResponse(WireModel):
     pass
 
 
-class SetSessionConfigOptionRequest(_Model):
+class SetSessionConfigOptionRequest(WireModel):
     """`type: "id"` carries a string value, `type: "boolean"` a boolean."""
 
     session_id: SessionId
@@ -1233,49 +1117,49 @@ class SetSessionConfigOptionRequest(_Model):
         return self
 
 
-class SetSessionConfigOptionResponse(_Model):
+class SetSessionConfigOptionResponse(WireModel):
     config_options: LenientList[list[SessionConfigOption]]
     """The complete list: replace the stored one."""
 
 
-class PromptRequest(_Model):
+class PromptRequest(WireModel):
     session_id: SessionId
     prompt: list[ContentBlock]
 
 
-class PromptResponse(_Model):
+class PromptResponse(WireModel):
     """Acceptance, not completion. `{}` in alpha.3; [Δ2.4] `{messageId}`."""
 
     message_id: MessageId | None = None
 
 
-class CancelSessionNotification(_Model):
+class CancelSessionNotification(WireModel):
     session_id: SessionId
 
 
-class CancelToolCallRequest(_Model):
+class CancelToolCallRequest(WireModel):
     """[Δ2.4] Only while the tool call advertises `capabilities.cancel`."""
 
     session_id: SessionId
     tool_call_id: ToolCallId
 
 
-class CancelToolCallResponse(_Model):
+class CancelToolCallResponse(WireModel):
     """[Δ2.4] Accepted, not stopped: a final `tool_call_update` confirms."""
 
 
-class CancelTerminalRequest(_Model):
+class CancelTerminalRequest(WireModel):
     """[Δ2.4] Only while the terminal advertises `capabilities.cancel`."""
 
     session_id: SessionId
     terminal_id: TerminalId
 
 
-class CancelTerminalResponse(_Model):
+class CancelTerminalResponse(WireModel):
     """[Δ2.4] Accepted, not stopped: a final `terminal_update` confirms."""
 
 
-class CancelRequestNotification(_Model):
+class CancelRequestNotification(WireModel):
     """`$/cancel_request` params."""
 
     request_id: RequestId
@@ -1286,14 +1170,14 @@ class CancelRequestNotification(_Model):
 # ------------------------------------------------------------------------------------
 
 
-class ToolCallPermissionSubject(_Model):
+class ToolCallPermissionSubject(WireModel):
     """Apply `tool_call` as an ordinary tool-call upsert."""
 
     type: Literal["tool_call"] = "tool_call"
     tool_call: ToolCallUpdate
 
 
-class CommandPermissionSubject(_Model):
+class CommandPermissionSubject(WireModel):
     """Approval lets the agent run `command`; the client runs nothing."""
 
     type: Literal["command"] = "command"
@@ -1303,7 +1187,7 @@ class CommandPermissionSubject(_Model):
     terminal_id: Lenient[TerminalId | None] = None
 
 
-class UnknownPermissionSubject(_Model):
+class UnknownPermissionSubject(WireModel):
     type: str
 
 
@@ -1315,13 +1199,13 @@ RequestPermissionSubject: TypeAlias = Annotated[
 ]
 
 
-class PermissionOption(_Model):
+class PermissionOption(WireModel):
     option_id: str
     name: str
     kind: str
 
 
-class RequestPermissionRequest(_Model):
+class RequestPermissionRequest(WireModel):
     """`session/request_permission` params; `title`/`description` are prompt copy."""
 
     session_id: SessionId
@@ -1331,16 +1215,16 @@ class RequestPermissionRequest(_Model):
     options: list[PermissionOption] = Field(min_length=1)
 
 
-class SelectedPermissionOutcome(_Model):
+class SelectedPermissionOutcome(WireModel):
     outcome: Literal["selected"] = "selected"
     option_id: str
 
 
-class CancelledPermissionOutcome(_Model):
+class CancelledPermissionOutcome(WireModel):
     outcome: Literal["cancelled"] = "cancelled"
 
 
-class UnknownPermissionOutcome(_Model):
+class UnknownPermissionOutcome(WireModel):
     """Never approval."""
 
     outcome: str
@@ -1354,7 +1238,7 @@ RequestPermissionOutcome: TypeAlias = Annotated[
 ]
 
 
-class RequestPermissionResponse(_Model):
+class RequestPermissionResponse(WireModel):
     outcome: RequestPermissionOutcome
 
 
@@ -1363,13 +1247,13 @@ class RequestPermissionResponse(_Model):
 # ------------------------------------------------------------------------------------
 
 
-class EnumOption(_Model):
+class EnumOption(WireModel):
     const: str
     title: str
     description: Lenient[str | None] = None
 
 
-class StringPropertySchema(_Model):
+class StringPropertySchema(WireModel):
     type: Literal["string"] = "string"
     title: Lenient[str | None] = None
     description: Lenient[str | None] = None
@@ -1382,7 +1266,7 @@ class StringPropertySchema(_Model):
     one_of: list[EnumOption] | None = Field(default=None, min_length=1)
 
 
-class NumberPropertySchema(_Model):
+class NumberPropertySchema(WireModel):
     type: Literal["number"] = "number"
     title: Lenient[str | None] = None
     description: Lenient[str | None] = None
@@ -1391,7 +1275,7 @@ class NumberPropertySchema(_Model):
     default: Lenient[float | None] = None
 
 
-class IntegerPropertySchema(_Model):
+class IntegerPropertySchema(WireModel):
     type: Literal["integer"] = "integer"
     title: Lenient[str | None] = None
     description: Lenient[str | None] = None
@@ -1400,25 +1284,25 @@ class IntegerPropertySchema(_Model):
     default: Lenient[int | None] = None
 
 
-class BooleanPropertySchema(_Model):
+class BooleanPropertySchema(WireModel):
     type: Literal["boolean"] = "boolean"
     title: Lenient[str | None] = None
     description: Lenient[str | None] = None
     default: Lenient[bool | None] = None
 
 
-class StringMultiSelectItems(_Model):
+class StringMultiSelectItems(WireModel):
     type: Literal["string"] = "string"
     enum: list[str] = Field(min_length=1)
 
 
-class TitledMultiSelectItems(_Model):
+class TitledMultiSelectItems(WireModel):
     """Untagged: recognised by having no `type`."""
 
     any_of: list[EnumOption] = Field(min_length=1)
 
 
-class UnknownMultiSelectItems(_Model):
+class UnknownMultiSelectItems(WireModel):
     type: str
 
 
@@ -1442,7 +1326,7 @@ MultiSelectItems: TypeAlias = Annotated[
 ]
 
 
-class MultiSelectPropertySchema(_Model):
+class MultiSelectPropertySchema(WireModel):
     type: Literal["array"] = "array"
     title: Lenient[str | None] = None
     description: Lenient[str | None] = None
@@ -1452,7 +1336,7 @@ class MultiSelectPropertySchema(_Model):
     default: LenientList[list[str] | None] = None
 
 
-class UnknownElicitationPropertySchema(_Model):
+class UnknownElicitationPropertySchema(WireModel):
     type: str
 
 
@@ -1467,7 +1351,7 @@ ElicitationPropertySchema: TypeAlias = Annotated[
 ]
 
 
-class ElicitationSchema(_Model):
+class ElicitationSchema(WireModel):
     type: Lenient[Literal["object"]] = "object"
     title: Lenient[str | None] = None
     properties: dict[str, ElicitationPropertySchema] = Field(default_factory=dict)
@@ -1479,7 +1363,7 @@ class ElicitationSchema(_Model):
 ElicitationSchema._constant_tags = ElicitationSchema._constant_tags - {"type"}
 
 
-class CreateElicitationRequest(_Model):
+class CreateElicitationRequest(WireModel):
     """`elicitation/create` params.
 
     `mode` is open: `form` needs `requested_schema`, `url` needs `elicitation_id` and
@@ -1509,14 +1393,14 @@ class CreateElicitationRequest(_Model):
 ElicitationContentValue: TypeAlias = str | int | float | bool | list[str]
 
 
-class CreateElicitationResponse(_Model):
+class CreateElicitationResponse(WireModel):
     """Closed `action`; `content` only with `accept`."""
 
     action: Literal["accept", "decline", "cancel"]
     content: dict[str, ElicitationContentValue] | None = None
 
 
-class CompleteElicitationNotification(_Model):
+class CompleteElicitationNotification(WireModel):
     elicitation_id: str
 
 
@@ -1525,15 +1409,15 @@ class CompleteElicitationNotification(_Model):
 # ------------------------------------------------------------------------------------
 
 
-class ExtRequest(_Model):
+class ExtRequest(WireModel):
     pass
 
 
-class ExtResponse(_Model):
+class ExtResponse(WireModel):
     pass
 
 
-class ExtNotification(_Model):
+class ExtNotification(WireModel):
     pass
 
 

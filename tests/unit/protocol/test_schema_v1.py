@@ -18,11 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from acp_tui.protocol.schema import v1
 from acp_tui.protocol.schema._base import (
     UNSET,
+    LenientAdapter,
     MethodSpec,
     WireModel,
     field_state,
@@ -80,8 +81,8 @@ def assert_schema_valid(instance: Any, definition: str | None = None) -> None:
 
 
 @cache
-def _adapter(tp: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(tp)
+def _adapter(tp: Any) -> LenientAdapter[Any]:
+    return LenientAdapter(tp)
 
 
 def parse(tp: Any, payload: Any) -> BaseModel:

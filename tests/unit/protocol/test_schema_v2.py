@@ -15,11 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from acp_tui.protocol.schema import v2
 from acp_tui.protocol.schema._base import (
     UNSET,
+    LenientAdapter,
     MethodSpec,
     WireModel,
     field_state,
@@ -42,7 +43,7 @@ HYPOTHESIS: Final = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 
-SESSION_UPDATE: Final = TypeAdapter[Any](v2.SessionUpdate)
+SESSION_UPDATE: Final = LenientAdapter[Any](v2.SessionUpdate)
 
 
 @cache
@@ -428,11 +429,11 @@ MALFORMED_KNOWN: Final[dict[str, tuple[Any, dict[str, Any]]]] = {
     "non-string sessionUpdate": (SESSION_UPDATE, {"sessionUpdate": 7}),
     "missing sessionUpdate": (SESSION_UPDATE, {"messageId": "m"}),
     "image block without mimeType": (
-        TypeAdapter[Any](v2.ContentBlock),
+        LenientAdapter[Any](v2.ContentBlock),
         {"type": "image", "data": "AA=="},
     ),
     "move without oldPath": (
-        TypeAdapter[Any](v2.DiffChange),
+        LenientAdapter[Any](v2.DiffChange),
         {"operation": "move", "path": "/b"},
     ),
     "command subject without cwd": (
@@ -483,7 +484,7 @@ MALFORMED_KNOWN: Final[dict[str, tuple[Any, dict[str, Any]]]] = {
     ),
     "closed elicitation action": (v2.CreateElicitationResponse, {"action": "maybe"}),
     "closed MCP transport": (
-        TypeAdapter[Any](v2.McpServer),
+        LenientAdapter[Any](v2.McpServer),
         {"type": "sse", "name": "n", "url": "https://x"},
     ),
     "v2 initialize result without info": (
@@ -499,7 +500,7 @@ MALFORMED_KNOWN: Final[dict[str, tuple[Any, dict[str, Any]]]] = {
 def test_known_tag_with_malformed_payload_fails(
     validator: Any, payload: dict[str, Any]
 ) -> None:
-    if isinstance(validator, TypeAdapter):
+    if isinstance(validator, LenientAdapter):
         validate = validator.validate_python
     else:
         validate = validator.model_validate
