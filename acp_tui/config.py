@@ -6,6 +6,9 @@ message naming the file, so a typo is not silently ignored. Example:
     # ~/.config/acp-tui/config.toml
     protocol = "1"        # "auto" (default), "1" or "2"
     init_timeout = 120    # seconds to wait for the agent's initialize reply
+
+    [agents.my-agent]     # see acp_tui/client/agents.py
+    command = "my-agent --acp"
 """
 
 from __future__ import annotations
@@ -61,6 +64,9 @@ def load_settings(path: Path | None = None) -> Settings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path} is not valid TOML: {error}") from None
+    # `[agents.NAME]` tables belong to the agent catalogue (client/agents.py), which
+    # reads them from the same file.
+    data.pop("agents", None)
     if isinstance(data.get("protocol"), int):
         data["protocol"] = str(data["protocol"])  # `protocol = 1` means "1"
     try:

@@ -44,3 +44,9 @@ def test_bad_files_name_the_file_and_the_problem(
         load_settings(path)
     assert str(path) in str(caught.value)
     assert fragment in str(caught.value)
+
+
+def test_agent_tables_are_left_to_the_catalogue(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('protocol = "2"\n[agents.mine]\ncommand = "mine --acp"\n')
+    assert load_settings(path) == Settings(protocol="2")
