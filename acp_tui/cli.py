@@ -1,18 +1,26 @@
 """The `acp-tui` command line.
 
 Imports stay light at module level so `acp-tui --version` is instant; the
-connection machinery is imported when it is needed.
+connection machinery is imported when a command needs it.
+
+Commands:
+  acp-tui [--agent A] ...   connect to an agent (the full-screen UI once it lands;
+                            for now: negotiate, open a session and report)
+  acp-tui agents            list the agent catalogue with installed / not found
 """
 
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from acp_tui import __version__
+
+if TYPE_CHECKING:
+    from acp_tui.protocol.transport import AgentCommand
 
 __all__ = ["build_parser", "main"]
 
@@ -21,17 +29,12 @@ EXIT_USAGE = 2
 EXIT_AGENT = 3
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (also used by tests)."""
-    parser = argparse.ArgumentParser(
-        prog="acp-tui",
-        description="A terminal UI for coding agents over the Agent Client Protocol.",
-    )
-    parser.add_argument("--version", action="version", version=f"acp-tui {__version__}")
+def _connection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agent",
-        metavar="CMD",
-        help='the agent to start, as a command line, e.g. "opencode acp"',
+        metavar="AGENT",
+        help="a catalogue name (see `acp-tui agents`) or a command line, "
+        'e.g. claude-code or "opencode acp"',
     )
     parser.add_argument(
         "--protocol",
@@ -43,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--cwd",
         type=Path,
-        default=Path.cwd(),
+        default=None,
         help="the session's working directory (default: the current one)",
     )
     parser.add_argument(
@@ -54,6 +57,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds to wait for the agent to answer initialize "
         "(default: the config file's `init_timeout`, else 60)",
     )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (also used by tests)."""
+    parser = argparse.ArgumentParser(
+        prog="acp-tui",
+        description="A terminal UI for coding agents over the Agent Client Protocol.",
+    )
+    parser.add_argument("--version", action="version", version=f"acp-tui {__version__}")
+    _connection_options(parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser(
+        "agents",
+        help="list the agent catalogue and which agents are installed",
+        description="List the built-in and configured agents: installed (on PATH), "
+        "via npx, or not found (with how to install).",
+    )
     return parser
 
 
@@ -61,6 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "agents":
+        return _agents()
+
     from acp_tui.config import ConfigError, load_settings
 
     try:
@@ -74,40 +97,79 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.init_timeout = settings.init_timeout
     if args.init_timeout <= 0:
         parser.error("--init-timeout must be positive")
+    if args.cwd is None:
+        args.cwd = Path.cwd()
+    if not args.cwd.is_dir():
+        print(f"acp-tui: --cwd {args.cwd} is not a directory", file=sys.stderr)
+        return EXIT_USAGE
     if not args.agent:
         print(
-            "acp-tui: no agent given. Start one with --agent, e.g.\n"
+            "acp-tui: no agent given. Choose one with --agent, e.g.\n"
+            "  acp-tui --agent claude-code\n"
             '  acp-tui --agent "opencode acp"\n'
+            "`acp-tui agents` lists the agents acp-tui knows and which are installed.\n"
             "(the built-in demo agent and the full-screen UI are not built yet)",
             file=sys.stderr,
         )
         return EXIT_USAGE
+    resolved = _resolve(args.agent)
+    if resolved is None:
+        return EXIT_USAGE
+    name, command = resolved
+    return _probe(name, command, args)
+
+
+def _agents() -> int:
+    from acp_tui.client.agents import (
+        AgentCatalogueError,
+        describe_catalogue,
+        format_catalogue,
+        load_catalogue,
+    )
+
     try:
-        argv_list = shlex.split(args.agent)
-    except ValueError as error:
-        print(f"acp-tui: cannot parse --agent: {error}", file=sys.stderr)
+        catalogue = load_catalogue()
+    except AgentCatalogueError as error:
+        print(f"acp-tui: {error}", file=sys.stderr)
         return EXIT_USAGE
-    if not argv_list:
-        print("acp-tui: --agent is empty", file=sys.stderr)
-        return EXIT_USAGE
-    if not args.cwd.is_dir():
-        print(f"acp-tui: --cwd {args.cwd} is not a directory", file=sys.stderr)
-        return EXIT_USAGE
-    return _probe(argv_list, args)
+    for line in format_catalogue(describe_catalogue(catalogue)):
+        print(line)
+    return EXIT_OK
 
 
-def _probe(argv_list: list[str], args: argparse.Namespace) -> int:
+def _resolve(value: str) -> tuple[str, AgentCommand] | None:
+    """A `--agent` value as (name, command); None after printing a usage error."""
+    from acp_tui.client.agents import (
+        AgentCatalogueError,
+        load_catalogue,
+        resolve_agent,
+    )
+
+    try:
+        resolved = resolve_agent(value, catalogue=load_catalogue())
+        command = resolved.require()
+    except AgentCatalogueError as error:
+        print(f"acp-tui: {error}", file=sys.stderr)
+        return None
+    return resolved.name, command
+
+
+def _probe(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
+    import dataclasses
+
     import anyio
 
     from acp_tui.client.errors import AgentError
     from acp_tui.client.probe import run_probe
     from acp_tui.protocol.framing import printable as safe
-    from acp_tui.protocol.transport import AgentCommand
 
     log_file = _setup_logging()
-    command = AgentCommand(argv=tuple(argv_list), cwd=args.cwd)
-    name = Path(argv_list[0]).name
-    print(f"acp-tui {__version__}: starting {command.display()} …", file=sys.stderr)
+    if command.cwd is None:  # a user agent may pin its own working directory
+        command = dataclasses.replace(command, cwd=args.cwd)
+    print(
+        safe(f"acp-tui {__version__}: starting {name} ({command.display()}) …"),
+        file=sys.stderr,
+    )
     try:
         report = anyio.run(
             lambda: run_probe(

@@ -130,3 +130,31 @@ def test_agent_text_never_carries_escape_sequences(
     assert "\x1b" not in captured.out
     assert "\x07" not in captured.out
     assert "\x1b" not in captured.err
+
+
+def test_agents_lists_the_catalogue(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["agents"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].split() == ["NAME", "SOURCE", "STATUS", "COMMAND"]
+    names = [line.split()[0] for line in lines[1:]]
+    assert {"claude-code", "opencode", "gemini", "codex", "goose"} <= set(names)
+
+
+@pytest.mark.subprocess
+def test_user_agent_from_config_is_resolved_by_name(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(
+        home,
+        f"[agents.fake]\nargs = [{str(sys.executable)!r}, {str(FAKE_AGENT)!r}, 'v2']\n",
+    )
+    assert main(["agents"]) == 0
+    assert "fake" in capsys.readouterr().out
+    assert main(["--agent", "fake"]) == 0
+    assert "agent:    Fake Agent" in capsys.readouterr().out
+
+
+def test_unparsable_agent_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--agent", '"unbalanced']) == 2
+    assert "cannot parse --agent" in capsys.readouterr().err
