@@ -1,0 +1,271 @@
+"""Append-only buffers behind the store's streaming content, and their views.
+
+Invariants (what makes the views cheap *and* immutable):
+
+* A growing list (message blocks, text parts, tool-call content, terminal chunks)
+  is only ever mutated by `append`. Replacing or clearing the content swaps in a
+  *new* list; the old one is never touched again.
+* A view captures the list and its current length, so it is an O(1), truly
+  immutable snapshot of a prefix: later appends fall beyond its length, and later
+  replacements build another list.
+* Appends are O(1) amortized: nothing copies the content per append.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import islice
+from typing import TypeVar, overload
+
+__all__ = ["ByteLog", "BytesSnapshot", "ContentView", "TextLog"]
+
+_T = TypeVar("_T")
+
+
+class ContentView(Sequence[_T]):
+    """A read-only, immutable view of the first `len(self)` items of a list.
+
+    Compares equal to a list, tuple or other `ContentView` with equal items.
+    """
+
+    __slots__ = ("_items", "_len")
+
+    def __init__(self, items: list[_T], length: int | None = None) -> None:
+        self._items = items
+        self._len = len(items) if length is None else length
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, index: int) -> _T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[_T, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> _T | tuple[_T, ...]:
+        if isinstance(index, slice):
+            return tuple(self._items[: self._len][index])
+        n = self._len
+        i = index + n if index < 0 else index
+        if not 0 <= i < n:
+            raise IndexError("content index out of range")
+        return self._items[i]
+
+    def __iter__(self) -> Iterator[_T]:
+        # islice stops at the captured length even if the list grows meanwhile.
+        return islice(self._items, self._len)
+
+    def __reversed__(self) -> Iterator[_T]:
+        for i in range(self._len - 1, -1, -1):
+            yield self._items[i]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ContentView | list | tuple):
+            return NotImplemented
+        if len(other) != self._len:
+            return False
+        return all(a == b for a, b in zip(self, other, strict=True))
+
+    def __repr__(self) -> str:
+        return f"ContentView({list(self)!r})"
+
+
+class TextLog:
+    """The text parts of one message's content, joined lazily and incrementally.
+
+    `text(n)` returns the join of the first `n` parts. The last join is cached and
+    extended with only the new parts, so polling the text while chunks stream in
+    costs the new text plus one string copy, never a re-join of every part.
+    """
+
+    __slots__ = ("_joined", "_joined_n", "parts")
+
+    def __init__(self, parts: list[str] | None = None) -> None:
+        self.parts: list[str] = [] if parts is None else parts
+        self._joined = ""
+        self._joined_n = 0
+
+    def text(self, n: int) -> str:
+        """Return the first `n` parts joined."""
+        k = self._joined_n
+        if n == k:
+            return self._joined
+        if n > k:
+            self._joined = "".join((self._joined, *self.parts[k:n]))
+            self._joined_n = n
+            return self._joined
+        return "".join(self.parts[:n])
+
+
+class BytesSnapshot:
+    """An immutable view of a terminal's retained output at one revision.
+
+    The bytes are joined on first use and cached.
+    """
+
+    __slots__ = ("_chunks", "_end", "_offset", "_start", "_tail", "_value")
+
+    def __init__(
+        self, chunks: list[bytes], start: int, end: int, offset: int, tail: bytes
+    ) -> None:
+        self._chunks = chunks
+        self._start = start
+        self._end = end
+        self._offset = offset
+        self._tail = tail
+        self._value: bytes | None = None
+
+    def value(self) -> bytes:
+        """Return the retained bytes."""
+        if self._value is None:
+            start, end = self._start, self._end
+            if start >= end:
+                self._value = self._tail
+            else:
+                parts = self._chunks[start:end]
+                if self._offset:
+                    parts[0] = parts[0][self._offset :]
+                parts.append(self._tail)
+                self._value = b"".join(parts)
+        return self._value
+
+
+EMPTY_BYTES = BytesSnapshot([], 0, 0, 0, b"")
+
+_TAIL_MAX = 16 * 1024
+"""Small appends gather in a bytearray tail; at this size it becomes a chunk."""
+
+
+def _is_continuation(byte: int) -> bool:
+    return 0x80 <= byte < 0xC0
+
+
+class ByteLog:
+    """A terminal's output: appendable bytes with a cap that drops the oldest.
+
+    Storage is a list of immutable `bytes` chunks (only ever appended to; see the
+    module invariants) plus a small `bytearray` tail that gathers small appends,
+    so appends are O(1) amortized, a snapshot copies at most the tail, and the
+    per-chunk overhead stays small even for one-byte appends.
+
+    When more than `cap` bytes are retained, the oldest are dropped (whole chunks,
+    or an offset into the first one), then up to three more so the retained bytes
+    do not start inside a UTF-8 sequence. `dropped` counts every byte dropped
+    since the last `reset`.
+    """
+
+    __slots__ = (
+        "_chunks",
+        "_offset",
+        "_snapshot",
+        "_start",
+        "_tail",
+        "cap",
+        "dropped",
+        "size",
+    )
+
+    def __init__(self, cap: int) -> None:
+        if cap < 0:
+            raise ValueError("the byte cap must not be negative")
+        self.cap = cap
+        self._chunks: list[bytes] = []
+        self._start = 0
+        self._offset = 0
+        self._tail = bytearray()
+        self._snapshot: BytesSnapshot | None = EMPTY_BYTES
+        self.size = 0
+        self.dropped = 0
+
+    def reset(self, data: bytes = b"") -> None:
+        """Replace every retained byte with `data` (itself capped)."""
+        self._chunks = []
+        self._start = 0
+        self._offset = 0
+        self._tail = bytearray()
+        self._snapshot = EMPTY_BYTES
+        self.size = 0
+        self.dropped = 0
+        self.append(data)
+
+    def append(self, data: bytes) -> None:
+        """Append `data`, then drop the oldest bytes beyond the cap."""
+        n = len(data)
+        if not n:
+            return
+        self._snapshot = None
+        cap = self.cap
+        if n >= cap:
+            # The new data alone fills the cap: it replaces everything.
+            dropped = self.size + n - cap
+            self.dropped += dropped
+            self._chunks = [bytes(data[n - cap :])] if cap else []
+            self._start = 0
+            self._offset = 0
+            self._tail = bytearray()
+            self.size = cap
+            if dropped:
+                self._align()
+            return
+        tail = self._tail
+        if len(tail) + n <= _TAIL_MAX:
+            tail += data
+        else:
+            if tail:
+                self._chunks.append(bytes(tail))
+                tail.clear()
+            if n > _TAIL_MAX // 2:
+                self._chunks.append(bytes(data))
+            else:
+                tail += data
+        self.size += n
+        if self.size > cap:
+            self._drop(self.size - cap)
+            self._align()
+
+    def snapshot(self) -> BytesSnapshot:
+        """Return an immutable view of the retained bytes (cached until a change)."""
+        snap = self._snapshot
+        if snap is None:
+            snap = BytesSnapshot(
+                self._chunks,
+                self._start,
+                len(self._chunks),
+                self._offset,
+                bytes(self._tail),
+            )
+            self._snapshot = snap
+        return snap
+
+    def _drop(self, count: int) -> None:
+        chunks = self._chunks
+        self.size -= count
+        self.dropped += count
+        while count and self._start < len(chunks):
+            available = len(chunks[self._start]) - self._offset
+            if count >= available:
+                count -= available
+                self._start += 1
+                self._offset = 0
+            else:
+                self._offset += count
+                count = 0
+        if count:
+            del self._tail[:count]
+        if self._start > 32 and self._start * 2 > len(chunks):
+            # Compact into a new list; views of the old one stay valid.
+            self._chunks = chunks[self._start :]
+            self._start = 0
+
+    def _first_byte(self) -> int | None:
+        if self._start < len(self._chunks):
+            return self._chunks[self._start][self._offset]
+        return self._tail[0] if self._tail else None
+
+    def _align(self) -> None:
+        for _ in range(3):
+            first = self._first_byte()
+            if first is None or not _is_continuation(first):
+                return
+            self._drop(1)

@@ -1,0 +1,63 @@
+"""Change records: what one `SessionStore.apply` changed.
+
+Invariants:
+
+* One op yields one `Change` in the common case (a chunk, a patch, a plan). Only
+  `CancelUnfinishedToolCalls` (one per tool call it cancels) and a tool-call
+  content reference to a terminal never seen before (an extra terminal `added`)
+  yield more; an op that changes nothing yields none.
+* `id` is the entity's key (`message_id`, `tool_call_id`, `plan_id`,
+  `terminal_id`, `permission_id`, the unknown update's or notice's sequence
+  number); `None` for session-wide values (config options, commands, session info,
+  usage, state).
+* `payload` is set only when the op was an append: the appended content block
+  (message), content item (tool call) or bytes (terminal), so a UI can stream
+  without diffing. If `action` is `"added"`, the payload is already part of the
+  new entity.
+* Actions: `added` (the entity was created by this op), `appended` (one item was
+  appended), `replaced` (whole content was replaced or cleared: a renderer must
+  re-render, for a terminal its emulator must reset), `updated` (other fields
+  changed), `removed` (reserved; the store removes nothing today).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from acp_tui.store.values import JSONObject
+
+__all__ = ["Change", "ChangeAction", "ChangeKind"]
+
+ChangeKind: TypeAlias = Literal[
+    "message",
+    "tool_call",
+    "plan",
+    "terminal",
+    "permission",
+    "config_options",
+    "commands",
+    "session_info",
+    "usage",
+    "state",
+    "unknown_update",
+    "notice",
+]
+"""What kind of entity or value changed (also the timeline's entry kinds)."""
+
+ChangeAction: TypeAlias = Literal["added", "updated", "appended", "replaced", "removed"]
+"""How it changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change made by an op."""
+
+    kind: ChangeKind
+    """What changed."""
+    id: str | None
+    """The entity's key, or `None` for a session-wide value."""
+    action: ChangeAction
+    """How it changed."""
+    payload: JSONObject | bytes | None = None
+    """For appends: the appended content block, content item, or bytes."""

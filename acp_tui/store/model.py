@@ -1,0 +1,255 @@
+"""Store entities: frozen, slotted snapshots that the UI reads.
+
+Invariants:
+
+* An entity is an immutable snapshot of one revision. Queries return the same
+  object until the entity changes, so "did it change?" is an identity check
+  (`a is b`) or a `revision` comparison.
+* `revision` comes from one store-wide counter that increases on every change, so
+  an entity's revision increases whenever it changes (and is comparable across
+  entities). It is ignored by `==`, so tests can compare an entity with one built
+  by hand.
+* Collections are tuples, `ContentView`s (O(1) immutable views of append-only
+  content: see `_buffers`) or read-only mappings. Wire objects inside them are the
+  objects received (not copies): treat them as read-only.
+* Kinds, statuses, states, plan types, roles of content blocks, ... are open
+  strings: unknown values are kept as received.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from acp_tui.store._buffers import EMPTY_BYTES, BytesSnapshot, TextLog
+from acp_tui.store.ops import MessageRole
+from acp_tui.store.values import JSONObject, JSONValue
+
+__all__ = [
+    "FINAL_TOOL_STATUSES",
+    "Message",
+    "Notice",
+    "Permission",
+    "Plan",
+    "SessionInfo",
+    "SessionState",
+    "Terminal",
+    "ToolCall",
+    "Usage",
+    "block_text",
+]
+
+FINAL_TOOL_STATUSES: Final = frozenset({"completed", "failed", "cancelled"})
+"""Tool-call statuses after which a tool call no longer changes by itself."""
+
+
+def block_text(block: JSONObject) -> str | None:
+    """Return a content block's text if it is a text block, else `None`."""
+    if block.get("type") == "text":
+        text = block.get("text")
+        if isinstance(text, str):
+            return text
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A user, agent or thought message."""
+
+    message_id: str
+    role: MessageRole
+    content: Sequence[JSONObject]
+    """The content blocks in order, as received (one per chunk)."""
+    meta: JSONObject | None = None
+    """The message's `_meta` (never a chunk's)."""
+    revision: int = field(default=0, compare=False)
+    _text: TextLog | None = field(default=None, repr=False, compare=False)
+    _text_len: int = field(default=0, repr=False, compare=False)
+
+    @property
+    def text(self) -> str:
+        """All text blocks joined (cached and extended incrementally)."""
+        if self._text is not None:
+            return self._text.text(self._text_len)
+        return "".join(t for b in self.content if (t := block_text(b)) is not None)
+
+    def runs(self) -> tuple[str | JSONObject, ...]:
+        """The content for display: consecutive text blocks joined into one string.
+
+        Non-text blocks (image, audio, resource, resource_link, unknown types) stay
+        separate items, in order.
+        """
+        runs: list[str | JSONObject] = []
+        texts: list[str] = []
+        for block in self.content:
+            text = block_text(block)
+            if text is not None:
+                texts.append(text)
+                continue
+            if texts:
+                runs.append("".join(texts))
+                texts = []
+            runs.append(block)
+        if texts:
+            runs.append("".join(texts))
+        return tuple(runs)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call."""
+
+    tool_call_id: str
+    title: str | None = None
+    kind: str = "other"
+    status: str = "pending"
+    content: Sequence[JSONObject] = ()
+    """Content items in order (`content`, `diff`, `terminal`, unknown types)."""
+    locations: tuple[JSONObject, ...] = ()
+    raw_input: JSONValue = None
+    raw_output: JSONValue = None
+    meta: JSONObject | None = None
+    name: str | None = None
+    capabilities: JSONObject | None = None
+    terminal_ids: tuple[str, ...] = ()
+    """Ids of the terminals its `terminal` content items refer to, in order."""
+    revision: int = field(default=0, compare=False)
+
+    @property
+    def is_final(self) -> bool:
+        """Whether the status is `completed`, `failed` or `cancelled`."""
+        return self.status in FINAL_TOOL_STATUSES
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A plan (`plan_type` `"items"` has entries; other types are kept raw)."""
+
+    plan_id: str
+    plan_type: str
+    entries: tuple[JSONObject, ...]
+    raw: JSONObject
+    """The whole wire plan object."""
+    revision: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Terminal:
+    """A terminal's state: agent-owned (v2) or client-owned (v1).
+
+    `output` holds at most the store's byte cap: the oldest bytes are dropped
+    (`dropped_bytes` counts them since the last reset).
+    """
+
+    terminal_id: str
+    command: str | None = None
+    cwd: str | None = None
+    exit_status: JSONObject | None = None
+    """Any object, even `{}`, means exited."""
+    meta: JSONObject | None = None
+    size: JSONObject | None = None
+    capabilities: JSONObject | None = None
+    resets: int = 0
+    """Bumps whenever the output is replaced by a snapshot or cleared: an emulator
+    that fed an older value must reset and feed `output` again."""
+    dropped_bytes: int = 0
+    """Oldest bytes dropped by the cap since the last reset."""
+    revision: int = field(default=0, compare=False)
+    _output: BytesSnapshot = field(default=EMPTY_BYTES, repr=False, compare=False)
+
+    @property
+    def output(self) -> bytes:
+        """The retained output bytes (joined on first use, then cached)."""
+        return self._output.value()
+
+    @property
+    def exited(self) -> bool:
+        """Whether an exit status was reported."""
+        return self.exit_status is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Permission:
+    """A permission request from the agent, and its outcome once answered."""
+
+    permission_id: str
+    title: str | None
+    description: str | None = None
+    subject: JSONObject | None = None
+    options: tuple[JSONObject, ...] = ()
+    tool_call_id: str | None = None
+    meta: JSONObject | None = None
+    outcome: JSONObject | None = None
+    """The wire outcome object once answered, else `None`."""
+    revision: int = field(default=0, compare=False)
+
+    @property
+    def pending(self) -> bool:
+        """Whether it still waits for an answer."""
+        return self.outcome is None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """Session metadata from `session_info_update`."""
+
+    title: str | None = None
+    updated_at: str | None = None
+    meta: JSONObject | None = None
+    revision: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Context usage from `usage_update`."""
+
+    used: int | None = None
+    size: int | None = None
+    cost: JSONObject | None = None
+    meta: JSONObject | None = None
+    revision: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionState:
+    """The agent's foreground state.
+
+    A new session starts `idle` with no stop reason. Only `"idle"` is idle: an
+    unknown state is busy.
+    """
+
+    state: str = "idle"
+    stop_reason: str | None = None
+    """The stop reason of the current state report."""
+    error: JSONObject | None = None
+    raw: JSONObject | None = None
+    last_stop_reason: str | None = None
+    """The last stop reason reported with an idle state (kept while busy)."""
+    turns_ended: int = 0
+    """How many times the state went from busy to idle. A repeated idle (such as
+    the one after a resume replay) is not a new turn end."""
+    ended_at: float | None = None
+    """The store clock's time of the last busy-to-idle transition."""
+    revision: int = field(default=0, compare=False)
+
+    @property
+    def is_idle(self) -> bool:
+        """Whether the agent is ready for a prompt (only the state `"idle"`)."""
+        return self.state == "idle"
+
+    @property
+    def is_busy(self) -> bool:
+        """Whether foreground work is going on (any state but `"idle"`)."""
+        return self.state != "idle"
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A live notice (a toast), not session history."""
+
+    notice_id: str
+    severity: str
+    title: str
+    description: str | None = None
+    raw: JSONObject | None = None

@@ -1,0 +1,344 @@
+"""Version-neutral store operations: the store's only input.
+
+The client's translators turn v1 and v2 wire messages into these ops; nothing
+above that seam knows which protocol version is spoken. Each op is a frozen,
+slotted dataclass and means exactly one thing:
+
+* `Upsert*` / `Patch*` create a missing entity and change only the fields that
+  were sent. Patch fields are three-state (see `values.Patch`): `UNSET` (omitted)
+  leaves a field unchanged, `None` clears it, a value replaces it. Arrays are
+  replaced whole.
+* `Append*` add one item (a content block, a tool-call content item, terminal
+  bytes) to what is there, creating the entity if needed. Appends are O(1)
+  amortized in the store, however long the content grows.
+* `Replace*` / `Set*` replace a whole value (a plan's entries, the config option
+  list, the command list, the foreground state).
+* `Record*` keep things the store does not interpret (unknown updates, notices).
+
+Invariants the translator can rely on:
+
+* Wire objects (content blocks, tool-call content items, `_meta`, plan entries,
+  config options, raw payloads) are passed through as plain JSON and kept as
+  received: the store never reshapes them, and never mutates them. The translator
+  must not mutate them after handing them over either.
+* Ops are applied in the order received; the store has no notion of time between
+  ops.
+* An op type the store does not know is ignored (no change, no error). A field of
+  the wrong Python type may raise `TypeError`: the translator is trusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
+from typing import Literal, TypeAlias
+
+from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch
+
+__all__ = [
+    "AddPermission",
+    "AppendMessageChunk",
+    "AppendTerminalOutput",
+    "AppendToolCallContent",
+    "CancelUnfinishedToolCalls",
+    "MessageRole",
+    "Op",
+    "PatchSessionInfo",
+    "PatchTerminal",
+    "PatchToolCall",
+    "PatchUsage",
+    "RecordNotice",
+    "RecordUnknownUpdate",
+    "ReplacePlan",
+    "ResolvePermission",
+    "SetAvailableCommands",
+    "SetConfigOptions",
+    "SetState",
+    "UpsertMessage",
+]
+
+MessageRole: TypeAlias = Literal["user", "agent", "thought"]
+"""Whose message: the user's, the agent's reply, or the agent's thoughts."""
+
+
+# --- messages ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class UpsertMessage:
+    """A whole-message update (v2 `user_message` / `agent_message` / `agent_thought`).
+
+    Creates the message if `message_id` is new (with empty content when `content`
+    is `UNSET`). A message's role is fixed when it is created: message ids are
+    agent-owned and unique per session, so a later op's `role` is ignored.
+    """
+
+    message_id: str
+    role: MessageRole
+    _: KW_ONLY
+    content: Patch[Sequence[JSONObject]] = UNSET
+    """A list replaces *all* current content (including earlier chunks); `None` or
+    `[]` clears it (the message stays); `UNSET` leaves it alone."""
+    meta: Patch[JSONObject] = UNSET
+    """The message's `_meta`: see `meta_merge`."""
+    meta_merge: bool = False
+    """False (alpha.3): an object replaces `_meta`, `None` clears it. True (newer
+    draft): an object merges by top-level key, a key whose value is `None` is
+    removed, other values replace that key (no deep merge), `{}` changes nothing;
+    `None` still clears."""
+
+
+@dataclass(frozen=True, slots=True)
+class AppendMessageChunk:
+    """A message chunk: append one content block (creating the message if new).
+
+    The chunk's own `_meta` (beside `content` on the wire) belongs to the chunk and
+    never patches the message: the translator drops it. A `_meta` *inside* the
+    content block is part of the block and is kept.
+    """
+
+    message_id: str
+    role: MessageRole
+    block: JSONObject
+
+
+# --- tool calls -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PatchToolCall:
+    """A tool-call upsert (v2 `tool_call_update`, v1 `tool_call` and its update).
+
+    A first-seen id creates the tool call with the defaults: title `None`, kind
+    `"other"`, status `"pending"`, content and locations `[]`, everything else
+    `None`. Then each field: `UNSET` unchanged, `None` clears (kind back to
+    `"other"`, status to `"pending"`, content/locations to `[]`, the rest to
+    `None`), a value replaces. Kinds and statuses are open strings.
+    """
+
+    tool_call_id: str
+    _: KW_ONLY
+    title: Patch[str] = UNSET
+    kind: Patch[str] = UNSET
+    status: Patch[str] = UNSET
+    content: Patch[Sequence[JSONObject]] = UNSET
+    """Replaces everything accumulated (later appends append to it)."""
+    locations: Patch[Sequence[JSONObject]] = UNSET
+    raw_input: Patch[JSONValue] = UNSET
+    raw_output: Patch[JSONValue] = UNSET
+    meta: Patch[JSONObject] = UNSET
+    meta_merge: bool = False
+    """How an object `meta` applies: see `UpsertMessage.meta_merge`."""
+    name: Patch[str] = UNSET
+    capabilities: Patch[JSONObject] = UNSET
+
+
+@dataclass(frozen=True, slots=True)
+class AppendToolCallContent:
+    """A `tool_call_content_chunk`: append one content item.
+
+    An unknown id creates the tool call with the defaults first.
+    """
+
+    tool_call_id: str
+    item: JSONObject
+
+
+@dataclass(frozen=True, slots=True)
+class CancelUnfinishedToolCalls:
+    """Mark every unfinished tool call `cancelled` (right after the user cancels).
+
+    Final statuses are `completed`, `failed` and `cancelled`; anything else,
+    including unknown statuses, counts as unfinished.
+    """
+
+
+# --- plans ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReplacePlan:
+    """A plan update: replace plan `plan_id`'s entries completely.
+
+    v1 has one plan per session: the translator uses the id `"main"` and the type
+    `"items"`. An unknown `plan_type` is kept; `raw` (the whole wire plan object)
+    lets the UI show it generically.
+    """
+
+    plan_id: str
+    plan_type: str
+    entries: Sequence[JSONObject]
+    raw: JSONObject
+
+
+# --- terminals --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PatchTerminal:
+    """A terminal upsert (v2 `terminal_update`, or a v1 client-owned terminal).
+
+    A first-seen id creates the terminal with every field empty.
+    """
+
+    terminal_id: str
+    _: KW_ONLY
+    command: Patch[str] = UNSET
+    cwd: Patch[str] = UNSET
+    output: Patch[bytes] = UNSET
+    """An authoritative snapshot (already base64-decoded) that replaces all stored
+    bytes; `None` clears them. Either way the terminal's `resets` counter bumps, so
+    an emulator knows to reset."""
+    exit_status: Patch[JSONObject] = UNSET
+    """Any object, even `{}`, means exited; `None` clears a previous exit status."""
+    meta: Patch[JSONObject] = UNSET
+    meta_merge: bool = False
+    """How an object `meta` applies: see `UpsertMessage.meta_merge`."""
+    size: Patch[JSONObject] = UNSET
+    capabilities: Patch[JSONObject] = UNSET
+
+
+@dataclass(frozen=True, slots=True)
+class AppendTerminalOutput:
+    """A `terminal_output_chunk`: append bytes (each chunk base64-decoded alone).
+
+    An unknown id creates the terminal first.
+    """
+
+    terminal_id: str
+    data: bytes
+
+
+# --- session-level state ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SetConfigOptions:
+    """Replace the whole config option list (array order is the priority)."""
+
+    options: Sequence[JSONObject]
+
+
+@dataclass(frozen=True, slots=True)
+class SetAvailableCommands:
+    """Replace the whole available command list."""
+
+    commands: Sequence[JSONObject]
+
+
+@dataclass(frozen=True, slots=True)
+class PatchSessionInfo:
+    """A `session_info_update`: omitted unchanged, `None` clears, value replaces."""
+
+    _: KW_ONLY
+    title: Patch[str] = UNSET
+    updated_at: Patch[str] = UNSET
+    meta: Patch[JSONObject] = UNSET
+    meta_merge: bool = False
+    """How an object `meta` applies: see `UpsertMessage.meta_merge`."""
+
+
+@dataclass(frozen=True, slots=True)
+class PatchUsage:
+    """A `usage_update`: omitted unchanged, `None` clears, value replaces."""
+
+    _: KW_ONLY
+    used: Patch[int] = UNSET
+    size: Patch[int] = UNSET
+    cost: Patch[JSONObject] = UNSET
+    meta: Patch[JSONObject] = UNSET
+
+
+# --- foreground state -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SetState:
+    """The agent's foreground state (v2 `state_update`; v1 prompt start and end).
+
+    `state` is an open string: only `"idle"` is idle, anything else (`running`,
+    `requires_action`, unknown) is busy. `stop_reason` comes with an idle that ends
+    foreground work (the translator passes `None` for a missing or malformed one);
+    `error` with a stop reason `error`. `raw` is the wire update, if any.
+    """
+
+    state: str
+    stop_reason: str | None = None
+    error: JSONObject | None = None
+    raw: JSONObject | None = None
+
+
+# --- permission requests ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AddPermission:
+    """A `session/request_permission` request was received.
+
+    `permission_id` is the store's key for it (the translator can use the
+    JSON-RPC request id as a string). A `tool_call` subject should also be applied
+    as a `PatchToolCall` (before this op), and its id passed as `tool_call_id`.
+    Re-adding a known id updates it in place and makes it pending again.
+    """
+
+    permission_id: str
+    title: str | None
+    description: str | None = None
+    subject: JSONObject | None = None
+    options: Sequence[JSONObject] = ()
+    tool_call_id: str | None = None
+    meta: JSONObject | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvePermission:
+    """A permission request was answered (or cancelled): record its outcome.
+
+    `outcome` is the wire outcome object, e.g. `{"outcome": "selected",
+    "optionId": "x"}` or `{"outcome": "cancelled"}`. An unknown id is ignored.
+    """
+
+    permission_id: str
+    outcome: JSONObject
+
+
+# --- other records ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RecordUnknownUpdate:
+    """An unknown `sessionUpdate` (vendor or future): keep the raw payload."""
+
+    raw: JSONObject
+
+
+@dataclass(frozen=True, slots=True)
+class RecordNotice:
+    """A live notice (a toast): kept in a bounded list, not in the timeline."""
+
+    severity: str
+    title: str
+    description: str | None = None
+    raw: JSONObject | None = None
+
+
+Op: TypeAlias = (
+    UpsertMessage
+    | AppendMessageChunk
+    | PatchToolCall
+    | AppendToolCallContent
+    | CancelUnfinishedToolCalls
+    | ReplacePlan
+    | PatchTerminal
+    | AppendTerminalOutput
+    | SetConfigOptions
+    | SetAvailableCommands
+    | PatchSessionInfo
+    | PatchUsage
+    | SetState
+    | AddPermission
+    | ResolvePermission
+    | RecordUnknownUpdate
+    | RecordNotice
+)
+"""Every store operation."""

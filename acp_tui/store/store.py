@@ -1,0 +1,1042 @@
+"""`SessionStore`: the version-neutral state of one ACP session.
+
+The store is the single source of truth for what a session shows. Its only input
+is `apply(op)` (see `ops`); it reports what changed as `Change` records (see
+`changes`), to the caller and to subscribed listeners; widgets read entities (see
+`model`) through its queries. It has no event loop, no threads and no I/O.
+
+Invariants:
+
+* **Ordered, per entity.** Ops are applied in the order given. Messages, tool
+  calls, plans, terminals and permissions are keyed by their ids; an op for an
+  unknown id creates the entity (only `ResolvePermission` ignores unknown ids).
+* **Wire objects are kept as received.** Content blocks, content items, `_meta`,
+  plan entries, config options and raw payloads are stored by reference, never
+  reshaped, so `to_json` writes back exactly the wire keys.
+* **Appends are O(1) amortized.** A chunk appends to a list (message blocks, text
+  parts, tool-call content) or to a byte log (terminal output); nothing copies the
+  accumulated content per append. A replacement builds new lists (O(size of the
+  new content)), so views handed out earlier stay valid.
+* **Terminal output is capped** at `max_terminal_bytes` per terminal (default
+  32 MiB): beyond it the oldest bytes are dropped (and a few more so the retained
+  bytes start on a UTF-8 boundary); `Terminal.dropped_bytes` counts them.
+* **Terminals are independent of tool calls.** A `terminal` content item only
+  refers to a terminal id; whichever arrives first creates the terminal's state.
+  `terminal_ids_for_tool_call` and `tool_call_ids_for_terminal` link them.
+* **Timeline.** Messages, tool calls, plans, terminals, permissions and unknown
+  updates appear once each, in order of first appearance. A terminal is listed
+  only while no tool call refers to it (a standalone terminal); otherwise it is
+  shown inside its tool call. `timeline_revision` bumps when the timeline changes.
+* **Entities are snapshots.** A query returns the same frozen object until the
+  entity changes; every change takes a new value of one store-wide revision
+  counter.
+* **Listeners** are called synchronously after each `apply` / `apply_many` with
+  the changes of that call. A listener that raises is logged and skipped; the
+  store and the other listeners carry on.
+* **Unknown ops are ignored** (no change, no error).
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Final, Literal, TypeAlias
+
+from acp_tui.store._buffers import ByteLog, ContentView, TextLog
+from acp_tui.store.changes import Change, ChangeAction
+from acp_tui.store.model import (
+    FINAL_TOOL_STATUSES,
+    Message,
+    Notice,
+    Permission,
+    Plan,
+    SessionInfo,
+    SessionState,
+    Terminal,
+    ToolCall,
+    Usage,
+    block_text,
+)
+from acp_tui.store.ops import (
+    AddPermission,
+    AppendMessageChunk,
+    AppendTerminalOutput,
+    AppendToolCallContent,
+    CancelUnfinishedToolCalls,
+    MessageRole,
+    Op,
+    PatchSessionInfo,
+    PatchTerminal,
+    PatchToolCall,
+    PatchUsage,
+    RecordNotice,
+    RecordUnknownUpdate,
+    ReplacePlan,
+    ResolvePermission,
+    SetAvailableCommands,
+    SetConfigOptions,
+    SetState,
+    UpsertMessage,
+)
+from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch
+
+__all__ = ["DEFAULT_MAX_TERMINAL_BYTES", "Listener", "SessionStore", "TimelineKind"]
+
+_log = logging.getLogger(__name__)
+
+DEFAULT_MAX_TERMINAL_BYTES: Final = 32 * 2**20
+"""Default cap on the output bytes kept per terminal (32 MiB)."""
+
+TimelineKind: TypeAlias = Literal[
+    "message", "tool_call", "plan", "terminal", "permission", "unknown_update"
+]
+"""The kinds of entity the timeline lists."""
+
+Listener: TypeAlias = Callable[[Sequence[Change]], None]
+"""A store listener: called with the changes of one `apply` / `apply_many`."""
+
+_Changes: TypeAlias = tuple[Change, ...]
+_NO_CHANGES: Final[_Changes] = ()
+
+
+def _patched_meta(
+    current: JSONObject | None, value: Patch[JSONObject], merge: bool
+) -> JSONObject | None:
+    """Apply a three-state `_meta` patch (replace, or merge by top-level key)."""
+    if value is UNSET:
+        return current
+    if value is None or not merge:
+        return value
+    if not value:
+        return current
+    merged: dict[str, JSONValue] = {} if current is None else dict(current)
+    for key, item in value.items():
+        if item is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = item
+    return MappingProxyType(merged)
+
+
+def _plain(value: object) -> JSONValue:
+    """Return a JSON-ready deep copy (plain dicts and lists) of a JSON value."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+        return [_plain(v) for v in value]
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+class _MessageState:
+    __slots__ = ("blocks", "message_id", "meta", "revision", "role", "snap", "text")
+
+    def __init__(self, message_id: str, role: MessageRole) -> None:
+        self.message_id = message_id
+        self.role: MessageRole = role
+        self.blocks: list[JSONObject] = []
+        self.text = TextLog()
+        self.meta: JSONObject | None = None
+        self.revision = 0
+        self.snap: Message | None = None
+
+
+class _ToolCallState:
+    __slots__ = (
+        "capabilities",
+        "content",
+        "kind",
+        "locations",
+        "meta",
+        "name",
+        "raw_input",
+        "raw_output",
+        "revision",
+        "snap",
+        "status",
+        "terminal_refs",
+        "title",
+        "tool_call_id",
+    )
+
+    def __init__(self, tool_call_id: str) -> None:
+        self.tool_call_id = tool_call_id
+        self.title: str | None = None
+        self.kind = "other"
+        self.status = "pending"
+        self.content: list[JSONObject] = []
+        self.locations: tuple[JSONObject, ...] = ()
+        self.raw_input: JSONValue = None
+        self.raw_output: JSONValue = None
+        self.meta: JSONObject | None = None
+        self.name: str | None = None
+        self.capabilities: JSONObject | None = None
+        self.terminal_refs: dict[str, None] = {}
+        self.revision = 0
+        self.snap: ToolCall | None = None
+
+
+class _TerminalState:
+    __slots__ = (
+        "capabilities",
+        "command",
+        "cwd",
+        "exit_status",
+        "in_timeline",
+        "log",
+        "meta",
+        "resets",
+        "revision",
+        "size",
+        "snap",
+        "terminal_id",
+    )
+
+    def __init__(self, terminal_id: str, cap: int) -> None:
+        self.terminal_id = terminal_id
+        self.command: str | None = None
+        self.cwd: str | None = None
+        self.exit_status: JSONObject | None = None
+        self.meta: JSONObject | None = None
+        self.size: JSONObject | None = None
+        self.capabilities: JSONObject | None = None
+        self.resets = 0
+        self.log = ByteLog(cap)
+        self.in_timeline = False
+        self.revision = 0
+        self.snap: Terminal | None = None
+
+
+def _terminal_ref(item: JSONObject) -> str | None:
+    if item.get("type") == "terminal":
+        terminal_id = item.get("terminalId")
+        if isinstance(terminal_id, str):
+            return terminal_id
+    return None
+
+
+class SessionStore:
+    """The state of one ACP session, fed by version-neutral ops.
+
+    Args:
+        session_id: The ACP session id.
+        max_terminal_bytes: The most output bytes kept per terminal; older bytes
+            are dropped.
+        max_notices: How many notices to keep (the oldest are dropped).
+        clock: The time source for `SessionState.ended_at`.
+    """
+
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        max_terminal_bytes: int = DEFAULT_MAX_TERMINAL_BYTES,
+        max_notices: int = 100,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if max_terminal_bytes < 0:
+            raise ValueError("max_terminal_bytes must not be negative")
+        self._session_id = session_id
+        self._max_terminal_bytes = max_terminal_bytes
+        self._clock = clock
+        self._revision = 0
+        self._listeners: tuple[Listener, ...] = ()
+
+        self._messages: dict[str, _MessageState] = {}
+        self._tool_calls: dict[str, _ToolCallState] = {}
+        self._plans: dict[str, Plan] = {}
+        self._terminals: dict[str, _TerminalState] = {}
+        self._terminal_refs: dict[str, dict[str, None]] = {}
+        self._permissions: dict[str, Permission] = {}
+        self._unknown_updates: list[JSONObject] = []
+        self._notices: deque[Notice] = deque(maxlen=max_notices)
+        self._notice_count = 0
+        self._config_options: tuple[JSONObject, ...] = ()
+        self._commands: tuple[JSONObject, ...] = ()
+        self._session_info = SessionInfo()
+        self._usage: Usage | None = None
+        self._state = SessionState()
+
+        self._timeline: list[tuple[TimelineKind, str]] = []
+        self._timeline_view: tuple[tuple[TimelineKind, str], ...] | None = ()
+        self._timeline_revision = 0
+
+        # Handlers take their own op type; the table is keyed by that type.
+        self._handlers: dict[type, Callable[[Any], _Changes]] = {
+            UpsertMessage: self._upsert_message,
+            AppendMessageChunk: self._append_message_chunk,
+            PatchToolCall: self._patch_tool_call,
+            AppendToolCallContent: self._append_tool_call_content,
+            CancelUnfinishedToolCalls: self._cancel_unfinished_tool_calls,
+            ReplacePlan: self._replace_plan,
+            PatchTerminal: self._patch_terminal,
+            AppendTerminalOutput: self._append_terminal_output,
+            SetConfigOptions: self._set_config_options,
+            SetAvailableCommands: self._set_available_commands,
+            PatchSessionInfo: self._patch_session_info,
+            PatchUsage: self._patch_usage,
+            SetState: self._set_state,
+            AddPermission: self._add_permission,
+            ResolvePermission: self._resolve_permission,
+            RecordUnknownUpdate: self._record_unknown_update,
+            RecordNotice: self._record_notice,
+        }
+
+    # --- applying ops -----------------------------------------------------
+
+    def apply(self, op: Op) -> tuple[Change, ...]:
+        """Apply one op, notify the listeners, and return what changed.
+
+        Args:
+            op: The operation. An op type the store does not know changes nothing.
+
+        Returns:
+            The changes (usually one).
+        """
+        handler = self._handlers.get(type(op)) or self._handler_for(type(op))
+        if handler is None:
+            return _NO_CHANGES
+        changes = handler(op)
+        if changes and self._listeners:
+            self._notify(changes)
+        return changes
+
+    def apply_many(self, ops: Iterable[Op]) -> tuple[Change, ...]:
+        """Apply ops in order, then notify the listeners once with all changes.
+
+        If an op raises, the changes of the ops before it are still reported to
+        the listeners before the exception propagates.
+
+        Args:
+            ops: The operations.
+
+        Returns:
+            The changes of all the ops, in order.
+        """
+        collected: list[Change] = []
+        handlers = self._handlers
+        try:
+            for op in ops:
+                handler = handlers.get(type(op)) or self._handler_for(type(op))
+                if handler is not None:
+                    collected.extend(handler(op))
+        finally:
+            changes = tuple(collected)
+            if changes and self._listeners:
+                self._notify(changes)
+        return changes
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener` with the changes of every later `apply`.
+
+        Args:
+            listener: Called synchronously after each apply. If it raises, the
+                exception is logged and the other listeners still run.
+
+        Returns:
+            A function that unsubscribes the listener (calling it twice is fine).
+        """
+        self._listeners = (*self._listeners, listener)
+
+        def unsubscribe() -> None:
+            listeners = list(self._listeners)
+            if listener in listeners:
+                listeners.remove(listener)
+                self._listeners = tuple(listeners)
+
+        return unsubscribe
+
+    def _notify(self, changes: _Changes) -> None:
+        for listener in self._listeners:
+            try:
+                listener(changes)
+            except Exception:
+                _log.exception("store listener %r failed", listener)
+
+    def _handler_for(self, op_type: type) -> Callable[[Any], _Changes] | None:
+        for base in op_type.__mro__[1:]:
+            handler = self._handlers.get(base)
+            if handler is not None:
+                self._handlers[op_type] = handler
+                return handler
+        _log.debug("ignoring unknown store op %s", op_type.__name__)
+        return None
+
+    def _next_revision(self) -> int:
+        self._revision += 1
+        return self._revision
+
+    def _add_to_timeline(self, kind: TimelineKind, entity_id: str) -> None:
+        self._timeline.append((kind, entity_id))
+        self._timeline_view = None
+        self._timeline_revision += 1
+
+    def _timeline_changed(self) -> None:
+        self._timeline_view = None
+        self._timeline_revision += 1
+
+    # --- messages ---------------------------------------------------------
+
+    def _new_message(self, message_id: str, role: MessageRole) -> _MessageState:
+        state = _MessageState(message_id, role)
+        self._messages[message_id] = state
+        self._add_to_timeline("message", message_id)
+        return state
+
+    def _upsert_message(self, op: UpsertMessage) -> _Changes:
+        state = self._messages.get(op.message_id)
+        action: ChangeAction = "updated"
+        if state is None:
+            state = self._new_message(op.message_id, op.role)
+            action = "added"
+        content = op.content
+        if content is not UNSET:
+            blocks = list(content) if content else []
+            state.blocks = blocks
+            state.text = TextLog(
+                [t for b in blocks if (t := block_text(b)) is not None]
+            )
+            if action != "added":
+                action = "replaced"
+        state.meta = _patched_meta(state.meta, op.meta, op.meta_merge)
+        state.revision = self._next_revision()
+        state.snap = None
+        return (Change("message", op.message_id, action),)
+
+    def _append_message_chunk(self, op: AppendMessageChunk) -> _Changes:
+        message_id = op.message_id
+        block = op.block
+        state = self._messages.get(message_id)
+        action: ChangeAction = "appended"
+        if state is None:
+            state = self._new_message(message_id, op.role)
+            action = "added"
+        state.blocks.append(block)
+        if block.get("type") == "text":
+            text = block.get("text")
+            if isinstance(text, str):
+                state.text.parts.append(text)
+        self._revision += 1
+        state.revision = self._revision
+        state.snap = None
+        return (Change("message", message_id, action, block),)
+
+    # --- tool calls -------------------------------------------------------
+
+    def _tool_call_state(self, tool_call_id: str) -> tuple[_ToolCallState, bool]:
+        state = self._tool_calls.get(tool_call_id)
+        if state is not None:
+            return state, False
+        state = _ToolCallState(tool_call_id)
+        self._tool_calls[tool_call_id] = state
+        self._add_to_timeline("tool_call", tool_call_id)
+        return state, True
+
+    def _patch_tool_call(self, op: PatchToolCall) -> _Changes:
+        state, created = self._tool_call_state(op.tool_call_id)
+        action: ChangeAction = "added" if created else "updated"
+        extra: list[Change] = []
+        if op.title is not UNSET:
+            state.title = op.title
+        if op.kind is not UNSET:
+            state.kind = "other" if op.kind is None else op.kind
+        if op.status is not UNSET:
+            state.status = "pending" if op.status is None else op.status
+        content = op.content
+        if content is not UNSET:
+            state.content = list(content) if content else []
+            extra = self._relink_terminals(state)
+            if not created:
+                action = "replaced"
+        if op.locations is not UNSET:
+            state.locations = tuple(op.locations) if op.locations else ()
+        if op.raw_input is not UNSET:
+            state.raw_input = op.raw_input
+        if op.raw_output is not UNSET:
+            state.raw_output = op.raw_output
+        state.meta = _patched_meta(state.meta, op.meta, op.meta_merge)
+        if op.name is not UNSET:
+            state.name = op.name
+        if op.capabilities is not UNSET:
+            state.capabilities = op.capabilities
+        state.revision = self._next_revision()
+        state.snap = None
+        change = Change("tool_call", op.tool_call_id, action)
+        return (change, *extra) if extra else (change,)
+
+    def _append_tool_call_content(self, op: AppendToolCallContent) -> _Changes:
+        state, created = self._tool_call_state(op.tool_call_id)
+        item = op.item
+        state.content.append(item)
+        state.revision = self._next_revision()
+        state.snap = None
+        change = Change(
+            "tool_call", op.tool_call_id, "added" if created else "appended", item
+        )
+        terminal_id = _terminal_ref(item)
+        if terminal_id is not None and terminal_id not in state.terminal_refs:
+            state.terminal_refs[terminal_id] = None
+            added = self._link_terminal(terminal_id, state.tool_call_id)
+            if added is not None:
+                return (change, added)
+        return (change,)
+
+    def _relink_terminals(self, state: _ToolCallState) -> list[Change]:
+        old = state.terminal_refs
+        new: dict[str, None] = {}
+        for item in state.content:
+            terminal_id = _terminal_ref(item)
+            if terminal_id is not None:
+                new[terminal_id] = None
+        if not old and not new:
+            return []
+        state.terminal_refs = new
+        for terminal_id in old:
+            if terminal_id not in new:
+                self._unlink_terminal(terminal_id, state.tool_call_id)
+        changes: list[Change] = []
+        for terminal_id in new:
+            if terminal_id not in old:
+                added = self._link_terminal(terminal_id, state.tool_call_id)
+                if added is not None:
+                    changes.append(added)
+        return changes
+
+    def _link_terminal(self, terminal_id: str, tool_call_id: str) -> Change | None:
+        users = self._terminal_refs.setdefault(terminal_id, {})
+        terminal = self._terminals.get(terminal_id)
+        if not users and terminal is not None and terminal.in_timeline:
+            self._timeline_changed()  # it stops being a standalone terminal
+        users[tool_call_id] = None
+        if terminal is not None:
+            return None
+        terminal = _TerminalState(terminal_id, self._max_terminal_bytes)
+        terminal.revision = self._next_revision()
+        self._terminals[terminal_id] = terminal
+        return Change("terminal", terminal_id, "added")
+
+    def _unlink_terminal(self, terminal_id: str, tool_call_id: str) -> None:
+        users = self._terminal_refs.get(terminal_id)
+        if users is None:
+            return
+        users.pop(tool_call_id, None)
+        if not users:
+            del self._terminal_refs[terminal_id]
+            terminal = self._terminals.get(terminal_id)
+            if terminal is not None and terminal.in_timeline:
+                self._timeline_changed()  # standalone again
+
+    def _cancel_unfinished_tool_calls(self, op: CancelUnfinishedToolCalls) -> _Changes:
+        changes: list[Change] = []
+        for state in self._tool_calls.values():
+            if state.status not in FINAL_TOOL_STATUSES:
+                state.status = "cancelled"
+                state.revision = self._next_revision()
+                state.snap = None
+                changes.append(Change("tool_call", state.tool_call_id, "updated"))
+        return tuple(changes)
+
+    # --- plans ------------------------------------------------------------
+
+    def _replace_plan(self, op: ReplacePlan) -> _Changes:
+        created = op.plan_id not in self._plans
+        if created:
+            self._add_to_timeline("plan", op.plan_id)
+        self._plans[op.plan_id] = Plan(
+            op.plan_id, op.plan_type, tuple(op.entries), op.raw, self._next_revision()
+        )
+        return (Change("plan", op.plan_id, "added" if created else "replaced"),)
+
+    # --- terminals --------------------------------------------------------
+
+    def _terminal_state(self, terminal_id: str) -> tuple[_TerminalState, bool]:
+        state = self._terminals.get(terminal_id)
+        created = state is None
+        if state is None:
+            state = _TerminalState(terminal_id, self._max_terminal_bytes)
+            self._terminals[terminal_id] = state
+        if not state.in_timeline:
+            # Its own state arrived: it has a place in the timeline (shown there
+            # only while no tool call refers to it).
+            state.in_timeline = True
+            self._add_to_timeline("terminal", terminal_id)
+        return state, created
+
+    def _patch_terminal(self, op: PatchTerminal) -> _Changes:
+        state, created = self._terminal_state(op.terminal_id)
+        action: ChangeAction = "added" if created else "updated"
+        if op.command is not UNSET:
+            state.command = op.command
+        if op.cwd is not UNSET:
+            state.cwd = op.cwd
+        if op.output is not UNSET:
+            state.log.reset(op.output or b"")
+            state.resets += 1
+            if not created:
+                action = "replaced"
+        if op.exit_status is not UNSET:
+            state.exit_status = op.exit_status
+        state.meta = _patched_meta(state.meta, op.meta, op.meta_merge)
+        if op.size is not UNSET:
+            state.size = op.size
+        if op.capabilities is not UNSET:
+            state.capabilities = op.capabilities
+        state.revision = self._next_revision()
+        state.snap = None
+        return (Change("terminal", op.terminal_id, action),)
+
+    def _append_terminal_output(self, op: AppendTerminalOutput) -> _Changes:
+        state, created = self._terminal_state(op.terminal_id)
+        state.log.append(op.data)
+        state.revision = self._next_revision()
+        state.snap = None
+        return (
+            Change(
+                "terminal", op.terminal_id, "added" if created else "appended", op.data
+            ),
+        )
+
+    # --- session-level state ----------------------------------------------
+
+    def _set_config_options(self, op: SetConfigOptions) -> _Changes:
+        self._config_options = tuple(op.options)
+        return (Change("config_options", None, "replaced"),)
+
+    def _set_available_commands(self, op: SetAvailableCommands) -> _Changes:
+        self._commands = tuple(op.commands)
+        return (Change("commands", None, "replaced"),)
+
+    def _patch_session_info(self, op: PatchSessionInfo) -> _Changes:
+        info = self._session_info
+        self._session_info = SessionInfo(
+            info.title if op.title is UNSET else op.title,
+            info.updated_at if op.updated_at is UNSET else op.updated_at,
+            _patched_meta(info.meta, op.meta, op.meta_merge),
+            self._next_revision(),
+        )
+        return (Change("session_info", None, "updated"),)
+
+    def _patch_usage(self, op: PatchUsage) -> _Changes:
+        usage = self._usage
+        action: ChangeAction = "updated"
+        if usage is None:
+            usage = Usage()
+            action = "added"
+        self._usage = Usage(
+            usage.used if op.used is UNSET else op.used,
+            usage.size if op.size is UNSET else op.size,
+            usage.cost if op.cost is UNSET else op.cost,
+            usage.meta if op.meta is UNSET else op.meta,
+            self._next_revision(),
+        )
+        return (Change("usage", None, action),)
+
+    def _set_state(self, op: SetState) -> _Changes:
+        previous = self._state
+        idle = op.state == "idle"
+        turns_ended = previous.turns_ended
+        ended_at = previous.ended_at
+        if idle and not previous.is_idle:
+            turns_ended += 1
+            ended_at = self._clock()
+        last_stop_reason = previous.last_stop_reason
+        if idle and op.stop_reason is not None:
+            last_stop_reason = op.stop_reason
+        self._state = SessionState(
+            op.state,
+            op.stop_reason,
+            op.error,
+            op.raw,
+            last_stop_reason,
+            turns_ended,
+            ended_at,
+            self._next_revision(),
+        )
+        return (Change("state", None, "updated"),)
+
+    # --- permissions ------------------------------------------------------
+
+    def _add_permission(self, op: AddPermission) -> _Changes:
+        created = op.permission_id not in self._permissions
+        if created:
+            self._add_to_timeline("permission", op.permission_id)
+        self._permissions[op.permission_id] = Permission(
+            op.permission_id,
+            op.title,
+            op.description,
+            op.subject,
+            tuple(op.options),
+            op.tool_call_id,
+            op.meta,
+            None,
+            self._next_revision(),
+        )
+        return (
+            Change("permission", op.permission_id, "added" if created else "updated"),
+        )
+
+    def _resolve_permission(self, op: ResolvePermission) -> _Changes:
+        permission = self._permissions.get(op.permission_id)
+        if permission is None:
+            return _NO_CHANGES
+        self._permissions[op.permission_id] = Permission(
+            permission.permission_id,
+            permission.title,
+            permission.description,
+            permission.subject,
+            permission.options,
+            permission.tool_call_id,
+            permission.meta,
+            op.outcome,
+            self._next_revision(),
+        )
+        return (Change("permission", op.permission_id, "updated"),)
+
+    # --- other records ----------------------------------------------------
+
+    def _record_unknown_update(self, op: RecordUnknownUpdate) -> _Changes:
+        update_id = str(len(self._unknown_updates))
+        self._unknown_updates.append(op.raw)
+        self._add_to_timeline("unknown_update", update_id)
+        return (Change("unknown_update", update_id, "added"),)
+
+    def _record_notice(self, op: RecordNotice) -> _Changes:
+        notice_id = str(self._notice_count)
+        self._notice_count += 1
+        self._notices.append(
+            Notice(notice_id, op.severity, op.title, op.description, op.raw)
+        )
+        return (Change("notice", notice_id, "added"),)
+
+    # --- queries ----------------------------------------------------------
+
+    @property
+    def session_id(self) -> str:
+        """The ACP session id."""
+        return self._session_id
+
+    @property
+    def max_terminal_bytes(self) -> int:
+        """The most output bytes kept per terminal."""
+        return self._max_terminal_bytes
+
+    def message(self, message_id: str) -> Message | None:
+        """Return a message, or `None` if unknown."""
+        state = self._messages.get(message_id)
+        return None if state is None else self._message_snapshot(state)
+
+    def messages(self) -> tuple[Message, ...]:
+        """Return every message, in order of first appearance."""
+        return tuple(self._message_snapshot(s) for s in self._messages.values())
+
+    @staticmethod
+    def _message_snapshot(state: _MessageState) -> Message:
+        snap = state.snap
+        if snap is None:
+            snap = Message(
+                state.message_id,
+                state.role,
+                ContentView(state.blocks),
+                state.meta,
+                state.revision,
+                state.text,
+                len(state.text.parts),
+            )
+            state.snap = snap
+        return snap
+
+    def tool_call(self, tool_call_id: str) -> ToolCall | None:
+        """Return a tool call, or `None` if unknown."""
+        state = self._tool_calls.get(tool_call_id)
+        return None if state is None else self._tool_call_snapshot(state)
+
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """Return every tool call, in order of first appearance."""
+        return tuple(self._tool_call_snapshot(s) for s in self._tool_calls.values())
+
+    @staticmethod
+    def _tool_call_snapshot(state: _ToolCallState) -> ToolCall:
+        snap = state.snap
+        if snap is None:
+            snap = ToolCall(
+                state.tool_call_id,
+                state.title,
+                state.kind,
+                state.status,
+                ContentView(state.content),
+                state.locations,
+                state.raw_input,
+                state.raw_output,
+                state.meta,
+                state.name,
+                state.capabilities,
+                tuple(state.terminal_refs),
+                state.revision,
+            )
+            state.snap = snap
+        return snap
+
+    def plan(self, plan_id: str) -> Plan | None:
+        """Return a plan, or `None` if unknown."""
+        return self._plans.get(plan_id)
+
+    def plans(self) -> tuple[Plan, ...]:
+        """Return every plan, in order of first appearance."""
+        return tuple(self._plans.values())
+
+    def terminal(self, terminal_id: str) -> Terminal | None:
+        """Return a terminal, or `None` if neither its state nor a reference came."""
+        state = self._terminals.get(terminal_id)
+        return None if state is None else self._terminal_snapshot(state)
+
+    def terminals(self) -> tuple[Terminal, ...]:
+        """Return every terminal, in order of first appearance."""
+        return tuple(self._terminal_snapshot(s) for s in self._terminals.values())
+
+    @staticmethod
+    def _terminal_snapshot(state: _TerminalState) -> Terminal:
+        snap = state.snap
+        if snap is None:
+            snap = Terminal(
+                state.terminal_id,
+                state.command,
+                state.cwd,
+                state.exit_status,
+                state.meta,
+                state.size,
+                state.capabilities,
+                state.resets,
+                state.log.dropped,
+                state.revision,
+                state.log.snapshot(),
+            )
+            state.snap = snap
+        return snap
+
+    def terminal_ids_for_tool_call(self, tool_call_id: str) -> tuple[str, ...]:
+        """Return the ids of the terminals a tool call's content refers to."""
+        state = self._tool_calls.get(tool_call_id)
+        return () if state is None else tuple(state.terminal_refs)
+
+    def tool_call_ids_for_terminal(self, terminal_id: str) -> tuple[str, ...]:
+        """Return the ids of the tool calls whose content refers to a terminal."""
+        return tuple(self._terminal_refs.get(terminal_id, ()))
+
+    def permission(self, permission_id: str) -> Permission | None:
+        """Return a permission request, or `None` if unknown."""
+        return self._permissions.get(permission_id)
+
+    def permissions(self) -> tuple[Permission, ...]:
+        """Return every permission request, in order received."""
+        return tuple(self._permissions.values())
+
+    def pending_permissions(self) -> tuple[Permission, ...]:
+        """Return the permission requests not answered yet, in order received."""
+        return tuple(p for p in self._permissions.values() if p.outcome is None)
+
+    def timeline(self) -> tuple[tuple[TimelineKind, str], ...]:
+        """Return `(kind, id)` of what to display, in order of first appearance.
+
+        Terminals referred to by a tool call are left out (they show inside it).
+        """
+        view = self._timeline_view
+        if view is None:
+            refs = self._terminal_refs
+            view = tuple(
+                entry
+                for entry in self._timeline
+                if entry[0] != "terminal" or entry[1] not in refs
+            )
+            self._timeline_view = view
+        return view
+
+    @property
+    def timeline_revision(self) -> int:
+        """A counter that bumps whenever `timeline()` changes."""
+        return self._timeline_revision
+
+    @property
+    def config_options(self) -> tuple[JSONObject, ...]:
+        """The config options, as received (array order is the priority)."""
+        return self._config_options
+
+    @property
+    def commands(self) -> tuple[JSONObject, ...]:
+        """The available commands, as received."""
+        return self._commands
+
+    @property
+    def session_info(self) -> SessionInfo:
+        """Title, update time and `_meta` of the session."""
+        return self._session_info
+
+    @property
+    def usage(self) -> Usage | None:
+        """Context usage, or `None` before the first usage update."""
+        return self._usage
+
+    @property
+    def state(self) -> SessionState:
+        """The foreground state (a new session is idle)."""
+        return self._state
+
+    @property
+    def unknown_updates(self) -> tuple[JSONObject, ...]:
+        """Unknown updates, raw, in order received."""
+        return tuple(self._unknown_updates)
+
+    @property
+    def notices(self) -> tuple[Notice, ...]:
+        """The most recent notices, oldest first."""
+        return tuple(self._notices)
+
+    # --- export -----------------------------------------------------------
+
+    def to_json(
+        self, terminal_text: Callable[[Terminal], str | None] | None = None
+    ) -> dict[str, JSONValue]:
+        """Return a JSON-ready snapshot of the session (plain dicts and lists).
+
+        Wire objects keep exactly their wire keys; `_meta` keys appear only when
+        set. The result is a deep copy: changing it does not touch the store.
+
+        Args:
+            terminal_text: If given, called for each terminal; a string result is
+                added as the terminal's `text` (the emulator's rendering).
+
+        Returns:
+            The snapshot, ready for `json.dumps`.
+        """
+        state = self._state
+        out: dict[str, JSONValue] = {
+            "sessionId": self._session_id,
+            "timeline": [{"kind": k, "id": i} for k, i in self.timeline()],
+            "messages": [self._message_json(m) for m in self.messages()],
+            "toolCalls": [self._tool_call_json(t) for t in self.tool_calls()],
+            "plans": [self._plan_json(p) for p in self._plans.values()],
+            "terminals": [
+                self._terminal_json(t, terminal_text) for t in self.terminals()
+            ],
+            "configOptions": _plain(self._config_options),
+            "commands": _plain(self._commands),
+            "usage": None if self._usage is None else self._usage_json(self._usage),
+            "info": self._info_json(self._session_info),
+            "permissions": [self._permission_json(p) for p in self.permissions()],
+            "unknownUpdates": _plain(self._unknown_updates),
+            "state": state.state,
+            "stopReason": state.stop_reason,
+        }
+        if state.error is not None:
+            out["error"] = _plain(state.error)
+        return out
+
+    @staticmethod
+    def _message_json(message: Message) -> dict[str, JSONValue]:
+        out: dict[str, JSONValue] = {
+            "messageId": message.message_id,
+            "role": message.role,
+            "content": _plain(message.content),
+        }
+        if message.meta is not None:
+            out["_meta"] = _plain(message.meta)
+        return out
+
+    @staticmethod
+    def _tool_call_json(tool_call: ToolCall) -> dict[str, JSONValue]:
+        out: dict[str, JSONValue] = {
+            "toolCallId": tool_call.tool_call_id,
+            "title": tool_call.title,
+            "kind": tool_call.kind,
+            "status": tool_call.status,
+            "content": _plain(tool_call.content),
+            "locations": _plain(tool_call.locations),
+            "rawInput": _plain(tool_call.raw_input),
+            "rawOutput": _plain(tool_call.raw_output),
+        }
+        if tool_call.meta is not None:
+            out["_meta"] = _plain(tool_call.meta)
+        if tool_call.name is not None:
+            out["name"] = tool_call.name
+        if tool_call.capabilities is not None:
+            out["capabilities"] = _plain(tool_call.capabilities)
+        return out
+
+    @staticmethod
+    def _plan_json(plan: Plan) -> JSONValue:
+        if plan.plan_type != "items":
+            return _plain(plan.raw)
+        out: dict[str, JSONValue] = {
+            "planId": plan.plan_id,
+            "type": plan.plan_type,
+            "entries": _plain(plan.entries),
+        }
+        meta = plan.raw.get("_meta")
+        if meta is not None:
+            out["_meta"] = _plain(meta)
+        return out
+
+    @staticmethod
+    def _terminal_json(
+        terminal: Terminal, text: Callable[[Terminal], str | None] | None
+    ) -> dict[str, JSONValue]:
+        out: dict[str, JSONValue] = {
+            "terminalId": terminal.terminal_id,
+            "command": terminal.command,
+            "cwd": terminal.cwd,
+            "exitStatus": _plain(terminal.exit_status),
+            "output": base64.b64encode(terminal.output).decode("ascii"),
+        }
+        if terminal.meta is not None:
+            out["_meta"] = _plain(terminal.meta)
+        if terminal.size is not None:
+            out["size"] = _plain(terminal.size)
+        if terminal.capabilities is not None:
+            out["capabilities"] = _plain(terminal.capabilities)
+        if terminal.dropped_bytes:
+            out["droppedBytes"] = terminal.dropped_bytes
+        if text is not None:
+            rendered = text(terminal)
+            if rendered is not None:
+                out["text"] = rendered
+        return out
+
+    @staticmethod
+    def _usage_json(usage: Usage) -> dict[str, JSONValue]:
+        out: dict[str, JSONValue] = {"used": usage.used, "size": usage.size}
+        if usage.cost is not None:
+            out["cost"] = _plain(usage.cost)
+        if usage.meta is not None:
+            out["_meta"] = _plain(usage.meta)
+        return out
+
+    @staticmethod
+    def _info_json(info: SessionInfo) -> dict[str, JSONValue]:
+        out: dict[str, JSONValue] = {}
+        if info.title is not None:
+            out["title"] = info.title
+        if info.updated_at is not None:
+            out["updatedAt"] = info.updated_at
+        if info.meta is not None:
+            out["_meta"] = _plain(info.meta)
+        return out
+
+    @staticmethod
+    def _permission_json(permission: Permission) -> dict[str, JSONValue]:
+        out: dict[str, JSONValue] = {
+            "permissionId": permission.permission_id,
+            "title": permission.title,
+            "description": permission.description,
+            "subject": _plain(permission.subject),
+            "options": _plain(permission.options),
+            "outcome": _plain(permission.outcome),
+        }
+        if permission.tool_call_id is not None:
+            out["toolCallId"] = permission.tool_call_id
+        if permission.meta is not None:
+            out["_meta"] = _plain(permission.meta)
+        return out

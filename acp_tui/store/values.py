@@ -1,0 +1,48 @@
+"""Value vocabulary shared by the store's operations and entities.
+
+* `JSONValue` / `JSONObject`: wire objects arrive as plain JSON (what `json.loads`
+  produced, or a pydantic model dumped with its wire aliases). The store keeps them
+  exactly as received and never reshapes them, so `SessionStore.to_json` can write
+  back objects with exactly the wire keys.
+* `UNSET` / `Patch[T]`: the three states of a patch field. `UNSET` means the field
+  was omitted on the wire (unchanged), `None` means an explicit `null` (clear), and
+  any other value replaces. `UNSET` is falsy, so never test a patch field with
+  `if field:`; compare with `is UNSET` / `is None`.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from typing import Final, Literal, TypeAlias, TypeVar
+
+__all__ = ["UNSET", "JSONObject", "JSONValue", "Patch", "Unset"]
+
+JSONValue: TypeAlias = (
+    "Mapping[str, JSONValue] | Sequence[JSONValue] | str | int | float | bool | None"
+)
+"""Any JSON value, as read-only containers."""
+
+JSONObject: TypeAlias = "Mapping[str, JSONValue]"
+"""A JSON object (a wire object such as a content block or a `_meta`)."""
+
+
+class Unset(enum.Enum):
+    """The type of `UNSET`, the "field omitted" marker of a patch."""
+
+    UNSET = "UNSET"
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __bool__(self) -> Literal[False]:
+        return False
+
+
+UNSET: Final = Unset.UNSET
+"""A patch field that was omitted on the wire: leave the stored value unchanged."""
+
+_T = TypeVar("_T")
+
+Patch: TypeAlias = _T | Unset | None
+"""A three-state patch field: `UNSET` = unchanged, `None` = clear, value = replace."""

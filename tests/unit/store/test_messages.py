@@ -1,0 +1,249 @@
+"""Messages: chunks versus whole-message upserts (CLIENT-CHECKLIST §4.6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from acp_tui.store import (
+    UNSET,
+    AppendMessageChunk,
+    Change,
+    JSONObject,
+    Message,
+    SessionStore,
+    UpsertMessage,
+)
+from tests.unit.store.helpers import image, text
+
+
+def _content(store: SessionStore, message_id: str = "m1") -> list[JSONObject]:
+    message = store.message(message_id)
+    assert message is not None
+    return list(message.content)
+
+
+def test_whole_message_then_chunk_appends(store: SessionStore) -> None:
+    store.apply(UpsertMessage("m1", "agent", content=[text("A")]))
+    store.apply(AppendMessageChunk("m1", "agent", text("B")))
+    assert _content(store) == [text("A"), text("B")]
+
+
+def test_whole_message_replaces_earlier_chunks_then_chunk_appends(
+    store: SessionStore,
+) -> None:
+    store.apply(AppendMessageChunk("m1", "agent", text("A")))
+    store.apply(AppendMessageChunk("m1", "agent", text("B")))
+    store.apply(UpsertMessage("m1", "agent", content=[text("C")]))
+    assert _content(store) == [text("C")]
+    store.apply(AppendMessageChunk("m1", "agent", text("D")))
+    assert _content(store) == [text("C"), text("D")]
+    message = store.message("m1")
+    assert message is not None
+    assert message.text == "CD"
+
+
+@pytest.mark.parametrize("cleared", [None, []], ids=["null", "empty"])
+def test_null_or_empty_content_clears_but_keeps_the_message(
+    store: SessionStore, cleared: list[JSONObject] | None
+) -> None:
+    store.apply(AppendMessageChunk("m1", "agent", text("A")))
+    store.apply(UpsertMessage("m1", "agent", content=cleared))
+    message = store.message("m1")
+    assert message is not None
+    assert list(message.content) == []
+    assert message.text == ""
+    assert store.timeline() == (("message", "m1"),)
+
+
+def test_meta_only_update_leaves_content(store: SessionStore) -> None:
+    store.apply(AppendMessageChunk("m1", "agent", text("A")))
+    store.apply(UpsertMessage("m1", "agent", meta={"k": 1}))
+    message = store.message("m1")
+    assert message is not None
+    assert list(message.content) == [text("A")]
+    assert message.meta == {"k": 1}
+
+
+def test_new_id_with_omitted_content_starts_empty(store: SessionStore) -> None:
+    changes = store.apply(UpsertMessage("m1", "user", meta={"k": 1}))
+    assert changes == (Change("message", "m1", "added"),)
+    assert store.message("m1") == Message("m1", "user", [], {"k": 1})
+
+
+def test_chunk_for_unknown_id_creates_the_message(store: SessionStore) -> None:
+    changes = store.apply(AppendMessageChunk("m9", "thought", text("hm")))
+    assert changes == (Change("message", "m9", "added", text("hm")),)
+    assert store.message("m9") == Message("m9", "thought", [text("hm")])
+
+
+def test_roles_stay_separate_when_chunks_interleave(store: SessionStore) -> None:
+    store.apply(AppendMessageChunk("u1", "user", text("hi ")))
+    store.apply(AppendMessageChunk("t1", "thought", text("think ")))
+    store.apply(AppendMessageChunk("a1", "agent", text("hello ")))
+    store.apply(AppendMessageChunk("t1", "thought", text("more")))
+    store.apply(AppendMessageChunk("a1", "agent", text("there")))
+    store.apply(AppendMessageChunk("u1", "user", text("you")))
+    by_id = {m.message_id: (m.role, m.text) for m in store.messages()}
+    assert by_id == {
+        "u1": ("user", "hi you"),
+        "t1": ("thought", "think more"),
+        "a1": ("agent", "hello there"),
+    }
+
+
+def test_role_is_fixed_at_creation(store: SessionStore) -> None:
+    store.apply(AppendMessageChunk("m1", "agent", text("A")))
+    store.apply(AppendMessageChunk("m1", "thought", text("B")))
+    message = store.message("m1")
+    assert message is not None
+    assert message.role == "agent"
+    assert message.text == "AB"
+
+
+def test_redaction_shortens_content_and_reports_replaced(store: SessionStore) -> None:
+    store.apply(AppendMessageChunk("m1", "agent", text("secret ")))
+    store.apply(AppendMessageChunk("m1", "agent", text("stuff")))
+    changes = store.apply(UpsertMessage("m1", "agent", content=[text("[redacted]")]))
+    assert changes == (Change("message", "m1", "replaced"),)
+    message = store.message("m1")
+    assert message is not None
+    assert message.text == "[redacted]"
+    assert list(message.content) == [text("[redacted]")]
+
+
+def test_chunk_meta_is_not_the_message_meta(store: SessionStore) -> None:
+    block: JSONObject = {"type": "text", "text": "A", "_meta": {"block": True}}
+    store.apply(AppendMessageChunk("m1", "agent", block))
+    message = store.message("m1")
+    assert message is not None
+    assert message.meta is None
+    assert message.content[0] == block  # the block's own _meta is kept
+
+
+def test_text_joins_text_blocks_and_runs_keep_non_text_separate(
+    store: SessionStore,
+) -> None:
+    resource: JSONObject = {"type": "resource_link", "uri": "file:///a", "name": "a"}
+    unknown: JSONObject = {"type": "_vendor_block", "x": 1}
+    for block in [text("a"), text("b"), image(), text("c"), resource, unknown]:
+        store.apply(AppendMessageChunk("m1", "agent", block))
+    store.apply(AppendMessageChunk("m1", "agent", text("d")))
+    store.apply(AppendMessageChunk("m1", "agent", text("e")))
+    message = store.message("m1")
+    assert message is not None
+    assert message.text == "abcde"
+    assert message.runs() == ("ab", image(), "c", resource, unknown, "de")
+    assert len(message.content) == 8
+
+
+def test_text_is_incremental_and_snapshots_keep_their_text(
+    store: SessionStore,
+) -> None:
+    store.apply(AppendMessageChunk("m1", "agent", text("a")))
+    first = store.message("m1")
+    store.apply(AppendMessageChunk("m1", "agent", text("b")))
+    second = store.message("m1")
+    store.apply(AppendMessageChunk("m1", "agent", text("c")))
+    third = store.message("m1")
+    assert first is not None
+    assert second is not None
+    assert third is not None
+    assert (third.text, second.text, first.text) == ("abc", "ab", "a")
+    assert [len(m.content) for m in (first, second, third)] == [1, 2, 3]
+    store.apply(UpsertMessage("m1", "agent", content=[text("z")]))
+    assert (third.text, list(third.content)) == ("abc", [text(c) for c in "abc"])
+
+
+def test_hand_built_message_text_and_runs() -> None:
+    message = Message("m", "agent", [text("a"), image(), text("b"), text("c")])
+    assert message.text == "abc"
+    assert message.runs() == ("a", image(), "bc")
+
+
+# --- _meta: alpha.3 three states and the newer draft's merge ----------------
+
+
+def test_meta_replace_null_clears_omitted_keeps(store: SessionStore) -> None:
+    store.apply(UpsertMessage("m1", "agent", meta={"a": 1, "b": 2}))
+    store.apply(UpsertMessage("m1", "agent", meta={"c": 3}))
+    assert _meta(store) == {"c": 3}
+    store.apply(UpsertMessage("m1", "agent", content=[text("x")]))
+    assert _meta(store) == {"c": 3}
+    store.apply(UpsertMessage("m1", "agent", meta=None))
+    assert _meta(store) is None
+
+
+def test_meta_merge_by_top_level_key(store: SessionStore) -> None:
+    store.apply(UpsertMessage("m1", "agent", meta={"a": 1, "b": {"deep": 1}}))
+    store.apply(
+        UpsertMessage(
+            "m1", "agent", meta={"a": None, "b": {"other": 2}, "c": 3}, meta_merge=True
+        )
+    )
+    assert _meta(store) == {"b": {"other": 2}, "c": 3}  # no deep merge
+    store.apply(UpsertMessage("m1", "agent", meta={}, meta_merge=True))
+    assert _meta(store) == {"b": {"other": 2}, "c": 3}
+    store.apply(UpsertMessage("m1", "agent", meta=None, meta_merge=True))
+    assert _meta(store) is None
+
+
+def test_meta_merge_into_missing_meta(store: SessionStore) -> None:
+    store.apply(UpsertMessage("m1", "agent", meta={}, meta_merge=True))
+    assert _meta(store) is None
+    store.apply(UpsertMessage("m1", "agent", meta={"a": 1}, meta_merge=True))
+    assert _meta(store) == {"a": 1}
+
+
+def test_meta_replace_keeps_null_valued_keys(store: SessionStore) -> None:
+    store.apply(UpsertMessage("m1", "agent", meta={"a": None}))
+    assert _meta(store) == {"a": None}
+
+
+def _meta(store: SessionStore) -> object:
+    message = store.message("m1")
+    assert message is not None
+    return None if message.meta is None else dict(message.meta)
+
+
+# --- snapshots are read-only and cheap to compare -----------------------------
+
+
+def test_query_returns_the_same_snapshot_until_a_change(store: SessionStore) -> None:
+    store.apply(AppendMessageChunk("m1", "agent", text("a")))
+    first = store.message("m1")
+    assert store.message("m1") is first
+    store.apply(AppendMessageChunk("m1", "agent", text("b")))
+    second = store.message("m1")
+    assert second is not first
+    assert first is not None
+    assert second is not None
+    assert second.revision > first.revision
+
+
+def test_returned_content_cannot_corrupt_the_store(store: SessionStore) -> None:
+    store.apply(UpsertMessage("m1", "agent", content=[text("a")]))
+    message = store.message("m1")
+    assert message is not None
+    copied = list(message.content)
+    copied.append(text("evil"))
+    with pytest.raises(AttributeError):
+        message.content.append(text("evil"))  # type: ignore[attr-defined]
+    assert _content(store) == [text("a")]
+
+
+def test_the_callers_list_is_copied(store: SessionStore) -> None:
+    mine = [text("a")]
+    store.apply(UpsertMessage("m1", "agent", content=mine))
+    mine.append(text("b"))
+    store.apply(AppendMessageChunk("m1", "agent", text("c")))
+    assert mine == [text("a"), text("b")]
+    assert _content(store) == [text("a"), text("c")]
+
+
+def test_unknown_message_is_none(store: SessionStore) -> None:
+    assert store.message("nope") is None
+    assert store.messages() == ()
+
+
+def test_upsert_with_unset_content_is_the_default() -> None:
+    assert UpsertMessage("m", "agent").content is UNSET
