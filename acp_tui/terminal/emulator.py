@@ -1,0 +1,484 @@
+"""A sandboxed terminal emulator over pyte: agent output in, screen text out.
+
+`TerminalEmulator` interprets the bytes a terminal produced (a v1 client-owned
+terminal's process output, or a v2 agent's `terminal_output_chunk`s and snapshots)
+into a screen plus scrollback. It only *interprets*: nothing an agent sends ever
+reaches the user's real terminal or any process.
+
+Sandboxing:
+
+- Requests that a real terminal answers (device attributes `ESC[c`, device status and
+  cursor position `ESC[5n` / `ESC[6n`) are ignored, and the reply path
+  (`write_process_input`) drops everything: there is no process input to write to.
+- OSC sequences are data only: a window title (`ESC]0;…BEL`, `ESC]2;…BEL`) is kept as
+  `title`, capped in length, and other OSC commands are dropped by the parser.
+- Malformed sequences (too many parameters, odd digits) make pyte raise; the stream
+  drops the broken sequence and carries on with the next character, so no agent
+  output can raise out of `feed`.
+- Input is always UTF-8, decoded incrementally: chunks may split a code point or an
+  escape sequence anywhere, and invalid bytes show as U+FFFD. The `ESC % @` switch to
+  Latin-1 is ignored.
+
+Cells keep pyte's attributes (colours, bold, reverse…) for the renderer; `text()`
+exposes the plain text only.
+
+Beyond plain pyte 0.8.2, the screen here draws text through its own fast path (cells
+are cached per attribute set, ASCII runs are written a line segment at a time), skips
+`HistoryScreen`'s per-attribute event wrapper (it only serves paging, which is never
+used), and no longer stops drawing a chunk at the first zero-width or unprintable
+character (pyte drops the rest of the chunk there; here a zero-width character joins
+the previous cell and an unprintable one is skipped).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any, Final
+
+import pyte
+from pyte import charsets, control, modes
+from pyte.screens import Char, wcwidth
+
+__all__ = ["MAX_TITLE_LENGTH", "TerminalEmulator"]
+
+MAX_TITLE_LENGTH: Final = 1024
+"""Longest window title or icon name kept (an OSC title is agent-controlled data)."""
+
+_MAX_CELL_CACHES: Final = 256
+"""Distinct attribute sets whose cells are cached before the cache starts afresh."""
+
+_IDENTITY_CHARSET: Final = charsets.LAT1_MAP
+
+
+class _Cells(dict[str, Char]):
+    """The cells for one attribute set, keyed by character, built on first use.
+
+    `Char` is an immutable named tuple, so one cell object can fill many positions.
+    """
+
+    __slots__ = ("attrs",)
+
+    def __init__(self, attrs: Char) -> None:
+        super().__init__()
+        self.attrs = attrs
+
+    def __missing__(self, char: str) -> Char:
+        cell: Char = self.attrs._replace(data=char)
+        self[char] = cell
+        return cell
+
+
+def _without_deccolm(modes_: tuple[int, ...], kwargs: dict[str, Any]) -> list[int]:
+    """The modes of a set/reset mode sequence without DECCOLM (`ESC[?3h`)."""
+    if not kwargs.get("private"):
+        return list(modes_)
+    return [mode for mode in modes_ if mode << 5 != modes.DECCOLM]
+
+
+class _SandboxScreen(pyte.HistoryScreen):
+    """`pyte.HistoryScreen` with the sandboxing and the fast drawing path."""
+
+    # HistoryScreen wraps every event in `before_event`/`after_event` by overriding
+    # `__getattribute__`, which makes *every* attribute access a Python call (about
+    # 4x slower overall). The wrappers only matter for paging (`prev_page` and
+    # `next_page`), which this screen never does, so use the plain C slot.
+    __getattribute__ = object.__getattribute__
+
+    def __init__(self, columns: int, lines: int, history: int) -> None:
+        self._cell_caches: dict[Char, _Cells] = {}
+        self._last_cells: _Cells | None = None
+        super().__init__(columns, lines, history=history)
+
+    # -- sandboxing -------------------------------------------------------------------
+
+    def write_process_input(self, data: str) -> None:
+        """Drop replies meant for the process: there is no process input here."""
+
+    def report_device_attributes(self, mode: int = 0, **kwargs: bool) -> None:
+        """Ignore a device attributes request (`ESC[c`): nothing may answer."""
+
+    def report_device_status(self, mode: int) -> None:
+        """Ignore a status or cursor position request (`ESC[5n`, `ESC[6n`)."""
+
+    def set_title(self, param: str) -> None:
+        """Keep the window title as data (capped), never pass it on."""
+        self.title = param[:MAX_TITLE_LENGTH]
+
+    def set_icon_name(self, param: str) -> None:
+        """Keep the icon name as data (capped), never pass it on."""
+        self.icon_name = param[:MAX_TITLE_LENGTH]
+
+    def set_mode(self, *modes_: int, **kwargs: Any) -> None:
+        """Set modes, except DECCOLM: the host sets the size (xterm's default too)."""
+        super().set_mode(*_without_deccolm(modes_, kwargs), **kwargs)
+
+    def reset_mode(self, *modes_: int, **kwargs: Any) -> None:
+        """Reset modes, except DECCOLM (see `set_mode`)."""
+        super().reset_mode(*_without_deccolm(modes_, kwargs), **kwargs)
+
+    # -- drawing ----------------------------------------------------------------------
+
+    def _cells(self, attrs: Char) -> _Cells:
+        cells = self._last_cells
+        if cells is not None and cells.attrs is attrs:
+            return cells
+        caches = self._cell_caches
+        cells = caches.get(attrs)
+        if cells is None:
+            if len(caches) >= _MAX_CELL_CACHES:
+                caches.clear()
+            cells = caches[attrs] = _Cells(attrs)
+        self._last_cells = cells
+        return cells
+
+    def draw(self, data: str) -> None:
+        """Display text at the cursor, wrapping at the right margin under DECAWM.
+
+        Same effect as `pyte.Screen.draw`, except that zero-width characters join the
+        previous cell and unprintable ones are skipped instead of ending the chunk.
+        """
+        table = self.g1_charset if self.charset else self.g0_charset
+        if table is not _IDENTITY_CHARSET:
+            data = data.translate(table)
+        if data.isascii() and data.isprintable() and modes.IRM not in self.mode:
+            cursor = self.cursor
+            x = cursor.x
+            end = x + len(data)
+            if end <= self.columns:  # The usual case: it fits on the cursor's line.
+                cells = self._cells(cursor.attrs)
+                line = self.buffer[cursor.y]
+                line.update(
+                    zip(range(x, end), map(cells.__getitem__, data), strict=True)
+                )
+                cursor.x = end
+                self.dirty.add(cursor.y)
+            else:
+                self._draw_narrow(data)
+        else:
+            self._draw_any(data)
+
+    def _draw_narrow(self, data: str) -> None:
+        """Draw printable ASCII (one cell per character, replace mode)."""
+        cursor = self.cursor
+        cells = self._cells(cursor.attrs)
+        columns = self.columns
+        dirty = self.dirty
+        pos, end = 0, len(data)
+        while pos < end:
+            x = cursor.x
+            if x >= columns:
+                if modes.DECAWM not in self.mode:
+                    # Without autowrap, every further character lands on the last
+                    # column, so only the final one remains there.
+                    self.buffer[cursor.y][columns - 1] = cells[data[-1]]
+                    break
+                dirty.add(cursor.y)
+                self.carriage_return()
+                self.linefeed()
+                x = 0
+            segment = data[pos : pos + columns - x]
+            line = self.buffer[cursor.y]
+            line.update(
+                zip(
+                    range(x, x + len(segment)),
+                    map(cells.__getitem__, segment),
+                    strict=True,
+                )
+            )
+            cursor.x = x + len(segment)
+            pos += len(segment)
+        dirty.add(cursor.y)
+
+    def _draw_any(self, data: str) -> None:
+        """Draw any text: wide, zero-width and unprintable characters included."""
+        cursor = self.cursor
+        columns = self.columns
+        for char in data:
+            width = wcwidth(char)
+            if width < 0:
+                continue  # Unprintable (a stray control character): no effect.
+            if width == 0:
+                self._join_previous(char)
+                continue
+            if cursor.x >= columns:
+                if modes.DECAWM in self.mode:
+                    self.dirty.add(cursor.y)
+                    self.carriage_return()
+                    self.linefeed()
+                else:
+                    cursor.x = max(0, columns - width)
+            if modes.IRM in self.mode:
+                self.insert_characters(width)
+            cells = self._cells(cursor.attrs)
+            line = self.buffer[cursor.y]
+            x = cursor.x
+            line[x] = cells[char]
+            if width == 2 and x + 1 < columns:
+                line[x + 1] = cells[""]  # The stub cell after a wide character.
+            cursor.x = min(x + width, columns)
+        self.dirty.add(cursor.y)
+
+    def _join_previous(self, char: str) -> None:
+        """Append a zero-width character to the cell before the cursor."""
+        cursor = self.cursor
+        if cursor.x:
+            y, x = cursor.y, cursor.x - 1
+        elif cursor.y:
+            y, x = cursor.y - 1, self.columns - 1
+        else:
+            return
+        line = self.buffer[y]
+        if x > 0 and line[x].data == "":
+            x -= 1  # The stub of a wide character: join the character itself.
+        last = line[x]
+        joined = last.data + char
+        if unicodedata.combining(char):
+            joined = unicodedata.normalize("NFC", joined)
+        line[x] = last._replace(data=joined)
+        self.dirty.add(y)
+
+    # -- scrolling --------------------------------------------------------------------
+
+    def index(self) -> None:
+        """Move down a line; at the bottom margin, scroll (the top line to history).
+
+        `HistoryScreen.index` and `Screen.index` in one call (it runs once per line
+        of output).
+        """
+        cursor = self.cursor
+        last = self.lines - 1
+        top, bottom = self.margins or (0, last)
+        if cursor.y != bottom:
+            self.cursor_down()
+            return
+        buffer = self.buffer
+        self.history.top.append(buffer[top])
+        self.dirty.update(range(self.lines))
+        for y in range(top, bottom):
+            buffer[y] = buffer[y + 1]
+        buffer.pop(bottom, None)
+
+    # -- geometry ---------------------------------------------------------------------
+
+    def resize(self, lines: int | None = None, columns: int | None = None) -> None:
+        """Resize the screen, keeping the cursor's line and the scrollback.
+
+        Unlike pyte, shrinking the height scrolls the lines above the cursor into the
+        scrollback (as xterm does) instead of deleting them, and empty lines below
+        the cursor go first.
+        """
+        lines = lines or self.lines
+        columns = columns or self.columns
+        if lines == self.lines and columns == self.columns:
+            return
+        buffer = self.buffer
+        cursor = self.cursor
+        if lines < self.lines:
+            scroll = max(0, cursor.y - (lines - 1))
+            if scroll:
+                self.history.top.extend(buffer[y] for y in range(scroll))
+                for y in range(self.lines - scroll):
+                    buffer[y] = buffer[y + scroll]
+                cursor.y -= scroll
+            for y in [y for y in buffer if y >= lines]:
+                del buffer[y]
+        if columns < self.columns:
+            for line in buffer.values():
+                for x in [x for x in line if x >= columns]:
+                    del line[x]
+        elif columns > self.columns:
+            self.tabstops.update(range(8 * ((self.columns + 7) // 8), columns, 8))
+        self.lines, self.columns = lines, columns
+        self.margins = None
+        cursor.x = min(cursor.x, columns)
+        cursor.y = min(cursor.y, lines - 1)
+        self.dirty.update(range(lines))
+
+
+_SHIFTS: Final = (control.SO, control.SI)
+
+_SGR: Final = re.compile(r"\x1b\[([0-9;]*)m")
+"""A complete SGR sequence without private markers, as pyte's parser reads it."""
+
+
+def _ignore() -> None:
+    pass
+
+
+class _SandboxStream(pyte.ByteStream):
+    """`pyte.ByteStream` pinned to UTF-8 that survives malformed sequences."""
+
+    def select_other_charset(self, code: str) -> None:
+        """Ignore `ESC % @` / `ESC % G`: input is always UTF-8."""
+
+    def feed(self, data: bytes) -> None:  # type: ignore[override]  # as pyte's own
+        """Decode a chunk (incrementally) and interpret it."""
+        self._feed_text(self.utf8_decoder.decode(data))
+
+    def _feed_text(self, data: str) -> None:
+        # `pyte.Stream.feed`, except that:
+        # - an exception from a handler or the parser (a malformed sequence) drops that
+        #   sequence instead of the rest of the chunk;
+        # - in the ground state, the single-character controls (CR, LF, BS, ...) and
+        #   complete SGR sequences (`ESC[...m`) are dispatched directly rather than a
+        #   character at a time through pyte's parser coroutine. A sequence split
+        #   across chunks still goes through the parser, with the same effect.
+        listener = self.listener
+        if listener is None:
+            raise RuntimeError("no screen attached")
+        draw = listener.draw
+        sgr = listener.select_graphic_rendition
+        controls = {
+            char: getattr(listener, name)
+            for char, name in self.basic.items()
+            if char not in _SHIFTS
+        }
+        controls.update(dict.fromkeys(_SHIFTS, _ignore))  # No G1 shifts under UTF-8.
+        send = self._send_to_parser
+        match_text = self._text_pattern.match
+        match_sgr = _SGR.match
+        taking_plain_text = self._taking_plain_text
+        length = len(data)
+        offset = 0
+        while offset < length:
+            try:
+                if taking_plain_text:
+                    match = match_text(data, offset)
+                    if match:
+                        start, offset = match.span()
+                        draw(data[start:offset])
+                        continue
+                    control = controls.get(data[offset])
+                    if control is not None:
+                        offset += 1
+                        control()
+                        continue
+                    match = match_sgr(data, offset)
+                    if match:
+                        offset = match.end()
+                        sgr(*[min(int(p or 0), 9999) for p in match[1].split(";")])
+                        continue
+                    taking_plain_text = False
+                else:
+                    offset += 1
+                    taking_plain_text = send(data[offset - 1])
+            except Exception:  # Agent bytes must never raise out of `feed`.
+                # pyte restarted its parser (or the failure was in drawing): resume
+                # with plain text at the next character.
+                self._initialize_parser()
+                taking_plain_text = self._taking_plain_text
+        self._taking_plain_text = taking_plain_text
+
+
+class TerminalEmulator:
+    """A sandboxed terminal: feed it bytes, read back the screen and scrollback.
+
+    Wraps a `pyte.HistoryScreen` and a `pyte.ByteStream` (both hardened, see the
+    module docstring). Carriage returns overwrite in place, so a progress bar ends up
+    showing its final state; colours and other attributes stay on the screen's cells.
+
+    Args:
+        columns: Screen width in cells.
+        lines: Screen height in lines.
+        history: Most lines kept in the scrollback above the screen.
+    """
+
+    def __init__(
+        self, columns: int = 120, lines: int = 40, history: int = 10_000
+    ) -> None:
+        if columns < 1 or lines < 1:
+            raise ValueError(
+                f"a terminal needs at least 1x1 cells, got {columns}x{lines}"
+            )
+        if history < 0:
+            raise ValueError(f"history must not be negative, got {history}")
+        self._history = history
+        self._size = (columns, lines)
+        self._screen = _SandboxScreen(columns, lines, history)
+        self._stream = _SandboxStream(self._screen)
+
+    @property
+    def columns(self) -> int:
+        """Screen width in cells."""
+        columns: int = self._screen.columns
+        return columns
+
+    @property
+    def lines(self) -> int:
+        """Screen height in lines."""
+        lines: int = self._screen.lines
+        return lines
+
+    @property
+    def title(self) -> str:
+        """The last window title the output set (OSC 0 or 2), or ""."""
+        title: str = self._screen.title
+        return title
+
+    @property
+    def screen(self) -> pyte.HistoryScreen:
+        """The underlying pyte screen, read-only by convention (for renderers).
+
+        Cells (`screen.buffer[y][x]`, `screen.history.top`) carry pyte's colours and
+        attributes; `screen.dirty` lists the screen lines changed since it was last
+        cleared. `reset()` replaces the screen object.
+        """
+        return self._screen
+
+    def feed(self, data: bytes) -> None:
+        """Interpret a chunk of output: it may end anywhere, and it never raises.
+
+        Args:
+            data: Raw bytes, in the order the terminal produced them.
+        """
+        self._stream.feed(data)
+
+    def reset(self) -> None:
+        """Start afresh at the same size: empty screen and scrollback, no parser state.
+
+        Use it when an authoritative snapshot replaces all earlier output.
+        """
+        columns, lines = self._size
+        self._screen = _SandboxScreen(columns, lines, self._history)
+        self._stream = _SandboxStream(self._screen)
+
+    def resize(self, columns: int, lines: int) -> None:
+        """Change the screen size; lines scrolled off the top go to the scrollback.
+
+        Args:
+            columns: New width in cells.
+            lines: New height in lines.
+        """
+        if columns < 1 or lines < 1:
+            raise ValueError(
+                f"a terminal needs at least 1x1 cells, got {columns}x{lines}"
+            )
+        self._size = (columns, lines)
+        self._screen.resize(lines, columns)
+
+    def text(self) -> str:
+        """The scrollback and the screen as plain text.
+
+        Each line loses its trailing blanks, trailing empty lines are dropped, and the
+        lines are joined with newlines (no final newline).
+        """
+        screen = self._screen
+        rows = [_line_text(line) for line in screen.history.top]
+        buffer = screen.buffer
+        rows.extend(
+            _line_text(buffer[y]) if y in buffer else "" for y in range(screen.lines)
+        )
+        while rows and not rows[-1]:
+            rows.pop()
+        return "\n".join(rows)
+
+
+def _line_text(line: dict[int, Char]) -> str:
+    """One line's characters, gaps as spaces, trailing blanks stripped."""
+    if not line:
+        return ""
+    chars = [" "] * (max(line) + 1)
+    for x, cell in line.items():
+        chars[x] = cell.data
+    return "".join(chars).rstrip(" ")

@@ -1,0 +1,521 @@
+"""v1 fs/read_text_file and fs/write_text_file: slicing, confinement, atomic writes."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_tui.client import fs as fs_module
+from acp_tui.client.fs import MAX_READ_BYTES, FileSystemAccess
+from acp_tui.protocol.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    RESOURCE_NOT_FOUND,
+    RpcError,
+)
+
+LINES = "one\ntwo\nthree\nfour\n"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    directory = tmp_path / "project"
+    directory.mkdir()
+    return directory
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    directory = tmp_path / "outside"
+    directory.mkdir()
+    (directory / "secret.txt").write_text("top secret\n")
+    return directory
+
+
+@pytest.fixture
+def access(root: Path) -> FileSystemAccess:
+    return FileSystemAccess(root)
+
+
+def leftovers(directory: Path) -> list[str]:
+    """Temporary files the writer may have left behind."""
+    return [name for name in entries(directory) if name.endswith(".tmp")]
+
+
+def entries(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir())
+
+
+def resolved(path: Path) -> str:
+    return os.path.realpath(path)
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+async def test_read_whole_file(access: FileSystemAccess, root: Path) -> None:
+    (root / "a.txt").write_text(LINES)
+    assert await access.read_text_file(str(root / "a.txt")) == LINES
+
+
+@pytest.mark.parametrize(
+    ("line", "limit", "expected"),
+    [
+        (2, None, "two\nthree\nfour\n"),
+        (None, 2, "one\ntwo\n"),
+        (2, 2, "two\nthree\n"),
+        (1, 1, "one\n"),
+        (0, 1, "one\n"),  # 0 is read as the first line
+        (4, 10, "four\n"),
+        (3, 0, ""),
+        (5, None, ""),  # just past the last line
+        (99, 5, ""),
+        (4_000_000_000, None, ""),  # uint32 range: stops at the end, no long loop
+        (1, 4_000_000_000, LINES),
+    ],
+)
+async def test_read_line_and_limit(
+    access: FileSystemAccess,
+    root: Path,
+    line: int | None,
+    limit: int | None,
+    expected: str,
+) -> None:
+    (root / "a.txt").write_text(LINES)
+    assert await access.read_text_file(str(root / "a.txt"), line, limit) == expected
+
+
+async def test_read_last_line_without_newline(
+    access: FileSystemAccess, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"one\ntwo")
+    assert await access.read_text_file(str(root / "a.txt"), 2, 5) == "two"
+    assert await access.read_text_file(str(root / "a.txt"), 3) == ""
+
+
+async def test_read_keeps_crlf(access: FileSystemAccess, root: Path) -> None:
+    (root / "dos.txt").write_bytes(b"one\r\ntwo\r\nthree\r\n")
+    path = str(root / "dos.txt")
+    assert await access.read_text_file(path) == "one\r\ntwo\r\nthree\r\n"
+    assert await access.read_text_file(path, 2, 1) == "two\r\n"
+
+
+async def test_read_invalid_utf8_is_replaced(
+    access: FileSystemAccess, root: Path
+) -> None:
+    (root / "bin.txt").write_bytes(b"caf\xc3\xa9 \xff\xfe end\n")
+    assert (
+        await access.read_text_file(str(root / "bin.txt")) == "café \ufffd\ufffd end\n"
+    )
+
+
+async def test_read_empty_file(access: FileSystemAccess, root: Path) -> None:
+    (root / "empty").write_bytes(b"")
+    assert await access.read_text_file(str(root / "empty")) == ""
+
+
+async def test_read_missing_file_is_resource_not_found(
+    access: FileSystemAccess, root: Path
+) -> None:
+    path = str(root / "nope.txt")
+    with pytest.raises(RpcError) as caught:
+        await access.read_text_file(path)
+    assert caught.value.code == RESOURCE_NOT_FOUND == -32002
+    assert caught.value.message == "Resource not found"
+    assert caught.value.data == path
+
+
+async def test_read_below_a_file_is_resource_not_found(
+    access: FileSystemAccess, root: Path
+) -> None:
+    (root / "a.txt").write_text(LINES)
+    with pytest.raises(RpcError) as caught:
+        await access.read_text_file(str(root / "a.txt" / "child"))
+    assert caught.value.code == RESOURCE_NOT_FOUND
+
+
+async def test_read_directory_is_invalid_params(
+    access: FileSystemAccess, root: Path
+) -> None:
+    (root / "sub").mkdir()
+    with pytest.raises(RpcError) as caught:
+        await access.read_text_file(str(root / "sub"))
+    assert caught.value.code == INVALID_PARAMS
+    assert "directory" in caught.value.message
+
+
+async def test_read_fifo_is_refused_without_blocking(
+    access: FileSystemAccess, root: Path
+) -> None:
+    os.mkfifo(root / "pipe")
+    with pytest.raises(RpcError) as caught:
+        await access.read_text_file(str(root / "pipe"))
+    assert caught.value.code == INVALID_PARAMS
+    assert "regular file" in caught.value.message
+
+
+async def test_read_too_large_is_refused(
+    access: FileSystemAccess, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fs_module, "MAX_READ_BYTES", 10)
+    (root / "big.txt").write_text("0123456789abcdef\n")
+    with pytest.raises(RpcError) as caught:
+        await access.read_text_file(str(root / "big.txt"), 1, 1)
+    assert caught.value.code == INTERNAL_ERROR
+    assert "too large" in caught.value.message
+    assert "0123" not in str(caught.value)
+
+
+def test_read_cap_is_sane() -> None:
+    assert MAX_READ_BYTES == 50 * 1024 * 1024
+
+
+async def test_read_permission_denied_is_internal_error(
+    access: FileSystemAccess, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "a.txt").write_text(LINES)
+
+    def deny(*args: Any, **kwargs: Any) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "open", deny)
+    with pytest.raises(RpcError) as caught:
+        await access.read_text_file(str(root / "a.txt"))
+    assert caught.value.code == INTERNAL_ERROR
+    assert caught.value.message == "Permission denied"
+
+
+async def test_negative_line_or_limit_is_invalid_params(
+    access: FileSystemAccess, root: Path
+) -> None:
+    (root / "a.txt").write_text(LINES)
+    for line, limit in [(-1, None), (None, -1)]:
+        with pytest.raises(RpcError) as caught:
+            await access.read_text_file(str(root / "a.txt"), line, limit)
+        assert caught.value.code == INVALID_PARAMS
+
+
+# -- confinement -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["a.txt", "./a.txt", "", "project/a.txt"])
+async def test_relative_path_is_rejected(
+    access: FileSystemAccess, root: Path, path: str
+) -> None:
+    (root / "a.txt").write_text(LINES)
+    for call in (access.read_text_file(path), access.write_text_file(path, "x")):
+        with pytest.raises(RpcError) as caught:
+            await call
+        assert caught.value.code == INVALID_PARAMS
+        assert "absolute" in caught.value.message
+
+
+async def test_nul_in_path_is_rejected(access: FileSystemAccess, root: Path) -> None:
+    with pytest.raises(RpcError) as caught:
+        await access.read_text_file(f"{root}/a\0b")
+    assert caught.value.code == INVALID_PARAMS
+
+
+async def test_dotdot_escape_is_rejected(
+    access: FileSystemAccess, root: Path, outside: Path
+) -> None:
+    path = f"{root}/../outside/secret.txt"
+    with pytest.raises(RpcError) as caught:
+        await access.read_text_file(path)
+    error = caught.value
+    assert error.code == INVALID_PARAMS
+    assert "outside" in error.message
+    assert error.data["path"] == path
+    assert error.data["allowedRoots"] == [resolved(root)]
+    assert "top secret" not in repr(error.data) + error.message
+
+
+async def test_dotdot_escape_is_rejected_for_writes(
+    access: FileSystemAccess, root: Path, outside: Path
+) -> None:
+    with pytest.raises(RpcError) as caught:
+        await access.write_text_file(f"{root}/sub/../../outside/new.txt", "x")
+    assert caught.value.code == INVALID_PARAMS
+    assert not (outside / "new.txt").exists()
+    assert not (root / "sub").exists()
+
+
+async def test_dotdot_inside_the_root_is_fine(
+    access: FileSystemAccess, root: Path
+) -> None:
+    (root / "sub").mkdir()
+    (root / "a.txt").write_text(LINES)
+    assert await access.read_text_file(f"{root}/sub/../a.txt") == LINES
+
+
+async def test_root_prefix_is_not_enough(
+    access: FileSystemAccess, root: Path, tmp_path: Path
+) -> None:
+    sibling = tmp_path / "project-evil"
+    sibling.mkdir()
+    (sibling / "x.txt").write_text("x")
+    with pytest.raises(RpcError) as caught:
+        await access.read_text_file(str(sibling / "x.txt"))
+    assert caught.value.code == INVALID_PARAMS
+
+
+async def test_symlink_escape_is_rejected(
+    access: FileSystemAccess, root: Path, outside: Path
+) -> None:
+    (root / "link.txt").symlink_to(outside / "secret.txt")
+    (root / "linkdir").symlink_to(outside)
+    for path in (root / "link.txt", root / "linkdir" / "secret.txt"):
+        with pytest.raises(RpcError) as caught:
+            await access.read_text_file(str(path))
+        assert caught.value.code == INVALID_PARAMS
+        assert "top secret" not in str(caught.value)
+
+
+async def test_symlink_escape_is_rejected_for_writes(
+    access: FileSystemAccess, root: Path, outside: Path
+) -> None:
+    (root / "link.txt").symlink_to(outside / "secret.txt")
+    (root / "dangling").symlink_to(outside / "not-yet.txt")
+    (root / "linkdir").symlink_to(outside)
+    for path in (
+        root / "link.txt",
+        root / "dangling",
+        root / "linkdir" / "new.txt",
+        root / "linkdir" / "deeper" / "new.txt",
+    ):
+        with pytest.raises(RpcError) as caught:
+            await access.write_text_file(str(path), "pwned")
+        assert caught.value.code == INVALID_PARAMS
+    assert (outside / "secret.txt").read_text() == "top secret\n"
+    assert entries(outside) == ["secret.txt"]
+
+
+async def test_symlink_inside_the_root_is_followed(
+    access: FileSystemAccess, root: Path
+) -> None:
+    (root / "real.txt").write_text(LINES)
+    (root / "alias.txt").symlink_to(root / "real.txt")
+    assert await access.read_text_file(str(root / "alias.txt")) == LINES
+    await access.write_text_file(str(root / "alias.txt"), "new\n")
+    assert (root / "real.txt").read_text() == "new\n"
+    assert (root / "alias.txt").is_symlink()
+
+
+async def test_root_given_through_a_symlink(root: Path, tmp_path: Path) -> None:
+    (root / "a.txt").write_text(LINES)
+    via = tmp_path / "via"
+    via.symlink_to(root)
+    access = FileSystemAccess(via)
+    assert await access.read_text_file(str(via / "a.txt")) == LINES
+    assert await access.read_text_file(str(root / "a.txt")) == LINES
+
+
+async def test_additional_directory_is_allowed(root: Path, outside: Path) -> None:
+    access = FileSystemAccess(root, [outside])
+    assert access.roots == (root, outside)
+    assert await access.read_text_file(str(outside / "secret.txt")) == "top secret\n"
+    await access.write_text_file(str(outside / "more" / "new.txt"), "hi\n")
+    assert (outside / "more" / "new.txt").read_text() == "hi\n"
+
+
+async def test_root_itself_is_inside(access: FileSystemAccess, root: Path) -> None:
+    with pytest.raises(RpcError) as caught:
+        await access.read_text_file(str(root))
+    assert caught.value.code == INVALID_PARAMS
+    assert "directory" in caught.value.message
+
+
+def test_relative_root_is_a_programming_error(root: Path) -> None:
+    with pytest.raises(ValueError, match="absolute"):
+        FileSystemAccess(Path("relative"))
+    with pytest.raises(ValueError, match="absolute"):
+        FileSystemAccess(root, [Path("relative")])
+
+
+# -- writing ---------------------------------------------------------------------------
+
+
+async def test_write_creates_file_and_parents(
+    access: FileSystemAccess, root: Path
+) -> None:
+    target = root / "a" / "b" / "c.txt"
+    await access.write_text_file(str(target), "hello\n")
+    assert target.read_text() == "hello\n"
+    assert leftovers(target.parent) == []
+
+
+async def test_write_overwrites(access: FileSystemAccess, root: Path) -> None:
+    target = root / "a.txt"
+    target.write_text("old content that is longer\n")
+    await access.write_text_file(str(target), "new\n")
+    assert target.read_text() == "new\n"
+    assert leftovers(root) == []
+
+
+async def test_write_content_verbatim(access: FileSystemAccess, root: Path) -> None:
+    target = root / "a.txt"
+    content = "crlf\r\nlone cr\rtab\tunicode é 中 🎉\n"
+    await access.write_text_file(str(target), content)
+    assert target.read_bytes() == content.encode("utf-8")
+    assert await access.read_text_file(str(target)) == content
+
+
+async def test_write_empty_content(access: FileSystemAccess, root: Path) -> None:
+    target = root / "a.txt"
+    target.write_text("something")
+    await access.write_text_file(str(target), "")
+    assert target.read_bytes() == b""
+
+
+async def test_write_preserves_mode(access: FileSystemAccess, root: Path) -> None:
+    target = root / "script.sh"
+    target.write_text("#!/bin/sh\n")
+    target.chmod(0o751)
+    await access.write_text_file(str(target), "#!/bin/sh\necho hi\n")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o751
+    assert target.read_text() == "#!/bin/sh\necho hi\n"
+
+
+async def test_new_file_gets_the_umask_mode(
+    access: FileSystemAccess, root: Path
+) -> None:
+    old = os.umask(0o022)
+    try:
+        await access.write_text_file(str(root / "new.txt"), "x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((root / "new.txt").stat().st_mode) == 0o644
+
+
+async def test_write_is_atomic_when_replace_fails(
+    access: FileSystemAccess, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = root / "a.txt"
+    target.write_text("original\n")
+
+    def broken_replace(src: str, dst: str) -> None:
+        assert Path(src).read_text() == "new content\n"  # fully written first
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(RpcError) as caught:
+        await access.write_text_file(str(target), "new content\n")
+    assert caught.value.code == INTERNAL_ERROR
+    assert caught.value.message == "I/O error: Input/output error"
+    assert "new content" not in str(caught.value)
+    assert target.read_text() == "original\n"
+    assert leftovers(root) == []
+
+
+async def test_write_cleans_up_when_writing_fails(
+    access: FileSystemAccess, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = root / "a.txt"
+    target.write_text("original\n")
+
+    def full_disk(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    with pytest.raises(RpcError) as caught:
+        await access.write_text_file(str(target), "new content\n")
+    assert caught.value.code == INTERNAL_ERROR
+    assert "No space left" in caught.value.message
+    assert target.read_text() == "original\n"
+    assert leftovers(root) == []
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores directory permissions")
+async def test_write_into_read_only_directory(
+    access: FileSystemAccess, root: Path
+) -> None:
+    locked = root / "locked"
+    locked.mkdir()
+    (locked / "a.txt").write_text("original\n")
+    locked.chmod(0o555)
+    try:
+        with pytest.raises(RpcError) as caught:
+            await access.write_text_file(str(locked / "a.txt"), "new\n")
+    finally:
+        locked.chmod(0o755)
+    assert caught.value.code == INTERNAL_ERROR
+    assert (locked / "a.txt").read_text() == "original\n"
+    assert leftovers(locked) == []
+
+
+async def test_write_permission_denied_is_internal_error(
+    access: FileSystemAccess, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def deny(*args: Any, **kwargs: Any) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "open", deny)
+    with pytest.raises(RpcError) as caught:
+        await access.write_text_file(str(root / "a.txt"), "x")
+    assert caught.value.code == INTERNAL_ERROR
+    assert caught.value.message == "Permission denied"
+
+
+async def test_write_to_directory_is_invalid_params(
+    access: FileSystemAccess, root: Path
+) -> None:
+    (root / "sub").mkdir()
+    with pytest.raises(RpcError) as caught:
+        await access.write_text_file(str(root / "sub"), "x")
+    assert caught.value.code == INVALID_PARAMS
+    assert "directory" in caught.value.message
+    assert (root / "sub").is_dir()
+    assert leftovers(root) == []
+
+
+async def test_write_below_a_file_is_invalid_params(
+    access: FileSystemAccess, root: Path
+) -> None:
+    (root / "a.txt").write_text(LINES)
+    with pytest.raises(RpcError) as caught:
+        await access.write_text_file(str(root / "a.txt" / "b" / "c.txt"), "x")
+    assert caught.value.code == INVALID_PARAMS
+    assert (root / "a.txt").read_text() == LINES
+
+
+async def test_write_to_fifo_is_refused(access: FileSystemAccess, root: Path) -> None:
+    os.mkfifo(root / "pipe")
+    with pytest.raises(RpcError) as caught:
+        await access.write_text_file(str(root / "pipe"), "x")
+    assert caught.value.code == INVALID_PARAMS
+    assert stat.S_ISFIFO((root / "pipe").stat().st_mode)
+
+
+async def test_write_lone_surrogate_is_invalid_params(
+    access: FileSystemAccess, root: Path
+) -> None:
+    with pytest.raises(RpcError) as caught:
+        await access.write_text_file(str(root / "a.txt"), "bad \ud800 text")
+    assert caught.value.code == INVALID_PARAMS
+    assert not (root / "a.txt").exists()
+
+
+async def test_write_long_file_name(access: FileSystemAccess, root: Path) -> None:
+    target = root / ("n" * 250)
+    await access.write_text_file(str(target), "x")
+    assert target.read_text() == "x"
+    assert leftovers(root) == []
+
+
+async def test_symlink_loop_is_refused(access: FileSystemAccess, root: Path) -> None:
+    (root / "loop").symlink_to(root / "loop")
+    (root / "ping").symlink_to(root / "pong")
+    (root / "pong").symlink_to(root / "ping")
+    for name in ("loop", "ping"):
+        with pytest.raises(RpcError) as caught:
+            await access.read_text_file(str(root / name))
+        assert caught.value.code == INVALID_PARAMS
+        with pytest.raises(RpcError) as caught:
+            await access.write_text_file(str(root / name), "x")
+        assert caught.value.code == INVALID_PARAMS
+    assert (root / "loop").is_symlink()
+    assert leftovers(root) == []
