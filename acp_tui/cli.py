@@ -6,6 +6,8 @@ connection machinery is imported when a command needs it.
 Commands:
   acp-tui [--agent A] ...   connect to an agent (the full-screen UI once it lands;
                             for now: negotiate, open a session and report)
+  acp-tui print PROMPT      run one prompt turn without a screen (text or JSON)
+  acp-tui sessions          list the agent's sessions (session/list, every page)
   acp-tui agents            list the agent catalogue with installed / not found
 """
 
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING
 from acp_tui import __version__
 
 if TYPE_CHECKING:
+    from acp_tui.config import McpServerSettings
     from acp_tui.protocol.transport import AgentCommand
 
 __all__ = ["build_parser", "main"]
@@ -68,6 +71,37 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"acp-tui {__version__}")
     _connection_options(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    printer = commands.add_parser(
+        "print",
+        help="run one prompt turn without a screen",
+        description="Start the agent, open a session, send PROMPT, and print the "
+        "turn: a streamed transcript (text) or one JSON document of the final state. "
+        "Exit codes: 0 end_turn, 2 usage, 3 agent or protocol failure, "
+        "4 cancelled / refusal / max_* / timed out.",
+    )
+    _connection_options(printer)
+    printer.add_argument("--format", choices=("text", "json"), default="text")
+    printer.add_argument(
+        "--permissions",
+        choices=("allow", "reject"),
+        default="reject",
+        help="how to answer the agent's permission requests (default: reject)",
+    )
+    printer.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="after S seconds, send session/cancel and wait for the turn to end",
+    )
+    printer.add_argument("prompt", metavar="PROMPT")
+    sessions = commands.add_parser(
+        "sessions",
+        help="list the agent's sessions",
+        description="List the agent's sessions (session/list, following every page).",
+    )
+    _connection_options(sessions)
+    sessions.add_argument("--format", choices=("text", "json"), default="text")
     commands.add_parser(
         "agents",
         help="list the agent catalogue and which agents are installed",
@@ -79,6 +113,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # e.g. `acp-tui print … | head`: stop quietly
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "agents":
@@ -102,6 +147,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.cwd.is_dir():
         print(f"acp-tui: --cwd {args.cwd} is not a directory", file=sys.stderr)
         return EXIT_USAGE
+    if args.command in ("print", "sessions"):
+        if not args.agent:
+            parser.error(f"{args.command} needs --agent")
+        if args.command == "print" and args.timeout is not None and args.timeout <= 0:
+            parser.error("--timeout must be positive")
+        resolved = _resolve(args.agent)
+        if resolved is None:
+            return EXIT_USAGE
+        return _headless(args, *resolved, settings.mcp_servers)
     if not args.agent:
         print(
             "acp-tui: no agent given. Choose one with --agent, e.g.\n"
@@ -152,6 +206,38 @@ def _resolve(value: str) -> tuple[str, AgentCommand] | None:
         print(f"acp-tui: {error}", file=sys.stderr)
         return None
     return resolved.name, command
+
+
+def _headless(
+    args: argparse.Namespace,
+    name: str,
+    command: AgentCommand,
+    mcp_servers: dict[str, McpServerSettings],
+) -> int:
+    import dataclasses
+
+    import anyio
+
+    from acp_tui.headless import PrintOptions, list_sessions, run_print
+
+    _setup_logging()
+    if command.cwd is None:
+        command = dataclasses.replace(command, cwd=args.cwd)
+    options = PrintOptions(
+        command=command,
+        name=name,
+        prompt=getattr(args, "prompt", ""),
+        cwd=args.cwd.resolve(),
+        choice=args.protocol,
+        init_timeout=args.init_timeout,
+        output_format=args.format,
+        permissions=getattr(args, "permissions", "reject"),
+        timeout=getattr(args, "timeout", None),
+        mcp_servers=mcp_servers,
+    )
+    runner = run_print if args.command == "print" else list_sessions
+    result: int = anyio.run(runner, options, sys.stdout, sys.stderr)
+    return result
 
 
 def _probe(name: str, command: AgentCommand, args: argparse.Namespace) -> int:

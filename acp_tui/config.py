@@ -9,6 +9,17 @@ message naming the file, so a typo is not silently ignored. Example:
 
     [agents.my-agent]     # see acp_tui/client/agents.py
     command = "my-agent --acp"
+
+    [mcp_servers.filesystem]   # passed to agents that support the transport
+    type = "stdio"             # "stdio" (default), "http" or "sse" (v1 only)
+    command = "/usr/local/bin/mcp-filesystem"
+    args = ["--root", "/home/me/project"]
+    env = { LOG_LEVEL = "info" }
+
+    [mcp_servers.docs]
+    type = "http"
+    url = "https://docs.example.com/mcp"
+    headers = { Authorization = "Bearer ..." }
 """
 
 from __future__ import annotations
@@ -17,15 +28,49 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from acp_tui import paths
 
-__all__ = ["ConfigError", "Settings", "config_file", "load_settings"]
+__all__ = [
+    "ConfigError",
+    "McpServerSettings",
+    "Settings",
+    "config_file",
+    "load_settings",
+]
 
 
 class ConfigError(Exception):
     """The config file exists but cannot be used. The message names the file."""
+
+
+class McpServerSettings(BaseModel):
+    """One MCP server to hand to agents on `session/new` and resume."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: Literal["stdio", "http", "sse"] = "stdio"
+    """The transport. Servers are only sent to agents that advertise it (stdio is
+    always supported; `sse` exists only in ACP v1)."""
+    command: str | None = None
+    """stdio: the absolute path of the server program."""
+    args: list[str] = Field(default_factory=list)
+    """stdio: its arguments."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """stdio: environment variables for it."""
+    url: str | None = None
+    """http / sse: the server's URL."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """http / sse: request headers."""
+
+    @model_validator(mode="after")
+    def _complete(self) -> McpServerSettings:
+        if self.type == "stdio" and not self.command:
+            raise ValueError("a stdio server needs `command`")
+        if self.type != "stdio" and not self.url:
+            raise ValueError(f"an {self.type} server needs `url`")
+        return self
 
 
 class Settings(BaseModel):
@@ -40,6 +85,9 @@ class Settings(BaseModel):
     init_timeout: float = Field(default=60.0, gt=0)
     """Seconds to wait for an agent to answer `initialize`. Agents started with
     `npx -y` download themselves on first run, so keep this generous."""
+
+    mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
+    """MCP servers by name, offered to every agent that supports their transport."""
 
 
 def config_file() -> Path:

@@ -165,15 +165,21 @@ def excerpt(line: bytes, limit: int = 200) -> str:
     return safe
 
 
-def printable(text: str) -> str:
-    """Escape every non-printable character (ESC, BEL, CR, bidi controls...).
+def printable(text: str, keep: str = "") -> str:
+    r"""Escape every non-printable character (ESC, BEL, CR, bidi controls...).
 
     Agent-supplied text passes through this before it is written to a real terminal
     by anything other than the sandboxed UI, so it can never act as a control code.
+
+    Args:
+        text: The text to make safe.
+        keep: Characters to leave alone (e.g. `"\n\t"` for multi-line text).
     """
     if text.isprintable():
         return text
     return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+        ch
+        if ch.isprintable() or ch in keep
+        else ch.encode("unicode_escape").decode("ascii")
         for ch in text
     )

@@ -68,7 +68,7 @@ class Harness:
                 result = await connection.dispatcher.request(
                     "session/new", {"cwd": "/tmp", "mcpServers": []}
                 )
-                assert result == {"sessionId": "s1"}
+                assert result["sessionId"] == "s1"
                 return connection.protocol_version, connection
         raise AssertionError("unreachable")
 

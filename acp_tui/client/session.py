@@ -1,0 +1,668 @@
+"""The session layer: ACP methods over a negotiated connection, feeding the store.
+
+https://agentclientprotocol.com/protocol/session-setup (v1) and
+https://agentclientprotocol.com/protocol/v2/session-setup (v2).
+
+`AcpClient` is the one object above the wire that knows which version the
+connection speaks; callers (the UI, `acp-tui print`) use version-neutral methods
+and read version-neutral `SessionStore`s:
+
+* `session/update` notifications are validated against the negotiated version's
+  model, translated (`translate_v1` / `translate_v2`) and applied to that session's
+  store, in received order. Updates for a session whose `session/new` response has
+  not arrived yet are held and applied first when it does; the response's own
+  config options and commands never overwrite what updates already reported.
+* A prompt turn ends, in v2, with an idle `state_update` received after the prompt
+  was sent (the `session/prompt` response only means "accepted"); in v1, with the
+  `session/prompt` response, whose `stopReason` becomes the idle state.
+* `cancel()` sends `session/cancel`, marks unfinished tool calls cancelled, answers
+  every pending permission request `cancelled`, and leaves the turn running until
+  the agent reports its end (late updates are still applied).
+* The agent's requests: `session/request_permission` goes through the
+  `PermissionPrompter` port (a `$/cancel_request` or a cancelled turn answers
+  `cancelled`; an option that was not offered is never sent), and v1
+  `fs/read_text_file` / `fs/write_text_file` are served inside the session's roots
+  when enabled. Anything else gets `-32601`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import anyio
+from pydantic import ValidationError
+
+from acp_tui.client import translate_v1, translate_v2
+from acp_tui.client._wire import json_list
+from acp_tui.client.connection import ClientFeatures, Connection
+from acp_tui.client.fs import FileSystemAccess
+from acp_tui.client.ports import PermissionChoice, PermissionPrompter, PermissionRequest
+from acp_tui.config import McpServerSettings
+from acp_tui.protocol.dispatcher import Diagnostic, RequestContext
+from acp_tui.protocol.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
+from acp_tui.protocol.schema import v1, v2
+from acp_tui.protocol.schema._base import to_wire
+from acp_tui.store import ops
+from acp_tui.store.changes import Change
+from acp_tui.store.store import SessionStore
+from acp_tui.store.values import JSONObject
+
+__all__ = ["AcpClient", "SessionSummary", "UnsupportedOperation"]
+
+log = logging.getLogger(__name__)
+
+MAX_EARLY_UPDATES: Final = 10_000
+"""Updates held for a session id whose `session/new` response is still pending."""
+
+
+class UnsupportedOperation(Exception):
+    """The agent does not offer this operation (per its capabilities)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """One entry of `session/list`, in wire form (`raw`) plus the common fields."""
+
+    session_id: str
+    cwd: str
+    title: str | None
+    updated_at: str | None
+    raw: JSONObject
+
+
+@dataclass(slots=True)
+class _Turn:
+    """The bookkeeping of one prompt turn."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    busy_seen: bool = False
+    stop_reason: str | None = None
+
+
+@dataclass(slots=True)
+class _Session:
+    store: SessionStore
+    cwd: Path
+    roots: FileSystemAccess
+    v1: translate_v1.V1Translator | None
+    turn: _Turn | None = None
+    cancelled: anyio.Event = field(default_factory=anyio.Event)
+    """Set when the user cancels the current turn; pending permission requests
+    watch it. Replaced at each new turn."""
+
+
+class AcpClient:
+    """ACP sessions over one connection.
+
+    Create it first, pass its `handle_request` / `handle_notification` to
+    `connection.connect()`, then `attach()` the connection.
+
+    Args:
+        prompter: Answers the agent's permission requests.
+        features: Which client methods are served (v1 `fs`).
+        mcp_servers: MCP servers to pass on new and resumed sessions.
+        on_diagnostic: Told about malformed updates (also logged).
+    """
+
+    def __init__(
+        self,
+        *,
+        prompter: PermissionPrompter,
+        features: ClientFeatures | None = None,
+        mcp_servers: Mapping[str, McpServerSettings] | None = None,
+        on_diagnostic: Callable[[Diagnostic], None] | None = None,
+    ) -> None:
+        self.prompter = prompter
+        self.features = features or ClientFeatures()
+        self.mcp_servers = dict(mcp_servers or {})
+        self.on_diagnostic = on_diagnostic
+        self._connection: Connection | None = None
+        self._sessions: dict[str, _Session] = {}
+        self._early: dict[str, list[Any]] = {}
+        self._pending_new = 0
+
+    # ---------------------------------------------------------------- wiring
+
+    def attach(self, connection: Connection) -> None:
+        """Use this negotiated connection."""
+        self._connection = connection
+
+    @property
+    def connection(self) -> Connection:
+        """The attached connection."""
+        if self._connection is None:
+            raise RuntimeError("AcpClient.attach() was not called")
+        return self._connection
+
+    @property
+    def version(self) -> int:
+        """The negotiated protocol version."""
+        return self.connection.protocol_version
+
+    def store(self, session_id: str) -> SessionStore:
+        """The store of a session this client opened."""
+        return self._sessions[session_id].store
+
+    async def _call(self, method: str, params: Any) -> Any:
+        return await self.connection.dispatcher.request(method, params)
+
+    # ------------------------------------------------------------ capabilities
+
+    def _v1_caps(self) -> v1.AgentCapabilities:
+        result = self.connection.initialize_result
+        assert isinstance(result, v1.InitializeResponse)
+        return result.agent_capabilities
+
+    def _v2_session_caps(self) -> v2.SessionCapabilities | None:
+        result = self.connection.initialize_result
+        assert isinstance(result, v2.InitializeResponse)
+        return result.capabilities.session
+
+    def _mcp_entries(self) -> list[JSONObject]:
+        """Configured MCP servers in the wire shape, for transports the agent has."""
+        entries: list[JSONObject] = []
+        for name, server in self.mcp_servers.items():
+            if self.version == 1:
+                caps = self._v1_caps().mcp_capabilities
+                if server.type == "http" and not (caps and caps.http):
+                    continue
+                if server.type == "sse" and not (caps and caps.sse):
+                    continue
+                entries.append(_mcp_v1(name, server))
+            else:
+                session = self._v2_session_caps()
+                mcp = session.mcp if session is not None else None
+                if server.type == "sse":
+                    continue  # not in v2
+                if server.type == "stdio" and not (mcp and mcp.stdio is not None):
+                    continue
+                if server.type == "http" and not (mcp and mcp.http is not None):
+                    continue
+                entries.append(_mcp_v2(name, server))
+        return entries
+
+    def _additional_directories(self, directories: Sequence[Path]) -> list[str]:
+        if not directories:
+            return []
+        if self.version == 1:
+            caps = self._v1_caps().session_capabilities
+            supported = caps is not None and caps.additional_directories is not None
+        else:
+            session = self._v2_session_caps()
+            supported = (
+                session is not None and session.additional_directories is not None
+            )
+        if not supported:
+            raise UnsupportedOperation(
+                "the agent does not support additional directories"
+            )
+        return [str(d) for d in directories]
+
+    # ---------------------------------------------------------------- sessions
+
+    def _open(self, session_id: str, cwd: Path, extra: Sequence[Path]) -> _Session:
+        store = SessionStore(session_id)
+        translator = translate_v1.V1Translator(store) if self.version == 1 else None
+        session = _Session(store, cwd, FileSystemAccess(cwd, list(extra)), translator)
+        self._sessions[session_id] = session
+        store.subscribe(functools.partial(self._on_changes, session))
+        for params in self._early.pop(session_id, []):
+            self._apply_update(session, params)
+        return session
+
+    async def new_session(
+        self, cwd: Path, additional_directories: Sequence[Path] = ()
+    ) -> SessionStore:
+        """`session/new` in `cwd` (absolute); returns the new session's store."""
+        params: dict[str, Any] = {"cwd": str(cwd), "mcpServers": self._mcp_entries()}
+        extra = self._additional_directories(additional_directories)
+        if extra:
+            params["additionalDirectories"] = extra
+        self._pending_new += 1
+        try:
+            raw = await self._call("session/new", params)
+        finally:
+            self._pending_new -= 1
+        session: _Session
+        if self.version == 1:
+            result1 = v1.NewSessionResponse.model_validate(raw)
+            session = self._open(result1.session_id, cwd, additional_directories)
+            options = translate_v1.with_modes(
+                json_list(result1.config_options or []), result1.modes
+            )
+            commands: list[JSONObject] = []
+        else:
+            result2 = v2.NewSessionResponse.model_validate(raw)
+            session = self._open(result2.session_id, cwd, additional_directories)
+            options = json_list(result2.config_options)
+            commands = json_list(result2.available_commands)
+        self._early.clear()
+        store = session.store
+        if options and not store.config_options:
+            store.apply(ops.SetConfigOptions(options))
+        if commands and not store.commands:
+            store.apply(ops.SetAvailableCommands(commands))
+        return store
+
+    async def list_sessions(self, cwd: Path | None = None) -> list[SessionSummary]:
+        """`session/list`, following `nextCursor` to the end (cursors stay opaque)."""
+        if self.version == 1:
+            caps = self._v1_caps().session_capabilities
+            if caps is None or caps.list is None:
+                raise UnsupportedOperation("the agent does not list sessions")
+        elif self._v2_session_caps() is None:
+            raise UnsupportedOperation("the agent does not support sessions")
+        summaries: list[SessionSummary] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        while True:
+            params: dict[str, Any] = {}
+            if cwd is not None:
+                params["cwd"] = str(cwd)
+            if cursor is not None:
+                params["cursor"] = cursor
+            raw = await self._call("session/list", params)
+            model = (
+                v1.ListSessionsResponse
+                if self.version == 1
+                else v2.ListSessionsResponse
+            )
+            page = model.model_validate(raw)
+            for info in page.sessions:
+                summaries.append(
+                    SessionSummary(
+                        info.session_id,
+                        info.cwd,
+                        info.title,
+                        info.updated_at,
+                        to_wire(info),
+                    )
+                )
+            cursor = page.next_cursor
+            if cursor is None or cursor in seen:  # a repeated cursor would loop forever
+                return summaries
+            seen.add(cursor)
+
+    async def resume_session(
+        self,
+        session_id: str,
+        cwd: Path,
+        *,
+        replay: bool,
+        additional_directories: Sequence[Path] = (),
+    ) -> SessionStore:
+        """Reattach to a session; with `replay`, its history is replayed first.
+
+        v2: `session/resume` with `replayFrom: {"type": "start"}` (or none). v1:
+        `session/load` (replays; needs `loadSession`) or `session/resume` (no
+        replay; needs `sessionCapabilities.resume`).
+        """
+        extra = self._additional_directories(additional_directories)
+        session = self._open(session_id, cwd, additional_directories)
+        params: dict[str, Any] = {
+            "sessionId": session_id,
+            "cwd": str(cwd),
+            "mcpServers": self._mcp_entries(),
+        }
+        if extra:
+            params["additionalDirectories"] = extra
+        if self.version == 1:
+            caps = self._v1_caps()
+            if replay:
+                if not caps.load_session:
+                    raise UnsupportedOperation("the agent cannot load sessions")
+                await self._call("session/load", params)
+                if session.v1 is not None:
+                    session.v1.end_message()
+                return session.store
+            resume = caps.session_capabilities
+            if resume is None or resume.resume is None:
+                raise UnsupportedOperation("the agent cannot resume sessions")
+            await self._call("session/resume", params)
+            return session.store
+        if replay:
+            params["replayFrom"] = {"type": "start"}
+        raw = await self._call("session/resume", params)
+        result = v2.ResumeSessionResponse.model_validate(raw or {})
+        store = session.store
+        if result.config_options and not store.config_options:
+            store.apply(ops.SetConfigOptions(json_list(result.config_options)))
+        if result.available_commands and not store.commands:
+            store.apply(ops.SetAvailableCommands(json_list(result.available_commands)))
+        return store
+
+    async def close_session(self, session_id: str) -> None:
+        """`session/close` (cancels the session's work, like `session/cancel`)."""
+        if self.version == 1:
+            caps = self._v1_caps().session_capabilities
+            if caps is None or caps.close is None:
+                raise UnsupportedOperation("the agent cannot close sessions")
+        await self._call("session/close", {"sessionId": session_id})
+        self._sessions.pop(session_id, None)
+
+    async def delete_session(self, session_id: str) -> None:
+        """`session/delete` (needs the agent's `delete` capability)."""
+        if self.version == 1:
+            caps = self._v1_caps().session_capabilities
+            supported = caps is not None and caps.delete is not None
+        else:
+            session = self._v2_session_caps()
+            supported = session is not None and session.delete is not None
+        if not supported:
+            raise UnsupportedOperation("the agent cannot delete sessions")
+        await self._call("session/delete", {"sessionId": session_id})
+        self._sessions.pop(session_id, None)
+
+    # ------------------------------------------------------------------ turns
+
+    async def prompt(self, session_id: str, blocks: Sequence[JSONObject]) -> str | None:
+        """Send a prompt and wait for the turn to end; returns the stop reason.
+
+        Raises:
+            RpcError: The agent rejected the prompt (v1: the turn failed).
+        """
+        session = self._sessions[session_id]
+        turn = _Turn()
+        session.turn = turn
+        session.cancelled = anyio.Event()
+        params = {"sessionId": session_id, "prompt": list(blocks)}
+        store = session.store
+        if self.version == 1:
+            translator = session.v1
+            assert translator is not None
+            translator.end_message()
+            message_id = translator.new_message_id("user")
+            store.apply(ops.UpsertMessage(message_id, "user", content=list(blocks)))
+            translator.end_message()
+            store.apply(ops.SetState("running"))
+            try:
+                raw = await self._call("session/prompt", params)
+            except BaseException:
+                store.apply(ops.SetState("idle"))
+                raise
+            finally:
+                translator.end_message()
+            response = v1.PromptResponse.model_validate(raw)
+            store.apply(ops.SetState("idle", response.stop_reason, raw=raw))
+            return response.stop_reason
+        await self._call("session/prompt", params)  # `{}` or `{messageId}`: accepted
+        await turn.done.wait()
+        return turn.stop_reason
+
+    async def cancel(self, session_id: str) -> None:
+        """Cancel the session's current work (the turn ends when the agent says)."""
+        session = self._sessions[session_id]
+        await self.connection.dispatcher.notify(
+            "session/cancel", {"sessionId": session_id}
+        )
+        session.cancelled.set()
+        session.store.apply(ops.CancelUnfinishedToolCalls())
+
+    async def set_config_option(
+        self, session_id: str, config_id: str, value: Any
+    ) -> None:
+        """`session/set_config_option`; the returned list replaces the stored one."""
+        params: dict[str, Any] = {"sessionId": session_id, "configId": config_id}
+        if isinstance(value, bool):
+            params["type"] = "boolean"
+        elif self.version == 2:
+            params["type"] = "id"
+        params["value"] = value
+        raw = await self._call("session/set_config_option", params)
+        model = (
+            v1.SetSessionConfigOptionResponse
+            if self.version == 1
+            else v2.SetSessionConfigOptionResponse
+        )
+        result = model.model_validate(raw)
+        self.store(session_id).apply(
+            ops.SetConfigOptions(json_list(result.config_options))
+        )
+
+    async def set_mode(self, session_id: str, mode_id: str) -> None:
+        """v1 `session/set_mode`."""
+        if self.version != 1:
+            raise UnsupportedOperation("modes are config options in ACP v2")
+        await self._call(
+            "session/set_mode", {"sessionId": session_id, "modeId": mode_id}
+        )
+
+    async def authenticate(self, method_id: str) -> None:
+        """v2 `auth/login {methodId}`; v1 `authenticate {methodId}`."""
+        method = "authenticate" if self.version == 1 else "auth/login"
+        await self._call(method, {"methodId": method_id})
+
+    async def logout(self) -> None:
+        """v2 `auth/logout`; v1 `logout` (needs `agentCapabilities.auth.logout`)."""
+        if self.version == 1:
+            auth = self._v1_caps().auth
+            if auth is None or auth.logout is None:
+                raise UnsupportedOperation("the agent does not support logout")
+            await self._call("logout", {})
+            return
+        await self._call("auth/logout", {})
+
+    # ------------------------------------------------------- turn bookkeeping
+
+    def _on_changes(self, session: _Session, changes: Sequence[Change]) -> None:
+        turn = session.turn
+        if turn is None or self.version == 1:
+            return
+        for change in changes:
+            if change.kind != "state":
+                continue
+            state = session.store.state
+            if state.state != "idle":
+                turn.busy_seen = True
+            elif state.stop_reason is not None or turn.busy_seen:
+                turn.stop_reason = state.stop_reason
+                turn.done.set()
+                session.turn = None
+                return
+
+    # ------------------------------------------------------------- inbound
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        """Serve the agent's notifications (`session/update`; others ignored)."""
+        if method != "session/update":
+            log.debug("ignoring notification %s", method)
+            return
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        session = (
+            self._sessions.get(session_id) if isinstance(session_id, str) else None
+        )
+        if session is None:
+            if isinstance(session_id, str) and self._pending_new:
+                early = self._early.setdefault(session_id, [])
+                if len(early) < MAX_EARLY_UPDATES:
+                    early.append(params)
+                return
+            log.info("update for unknown session %r ignored", session_id)
+            return
+        self._apply_update(session, params)
+
+    def _apply_update(self, session: _Session, params: Any) -> None:
+        try:
+            if session.v1 is not None:
+                notification1 = v1.SessionNotification.model_validate(params)
+                operations = session.v1.translate_update(notification1.update)
+            else:
+                notification2 = v2.UpdateSessionNotification.model_validate(params)
+                operations = translate_v2.translate_update(notification2.update)
+        except ValidationError as error:
+            self._malformed(params, error)
+            return
+        session.store.apply_many(operations)
+
+    def _malformed(self, params: Any, error: ValidationError) -> None:
+        update = params.get("update") if isinstance(params, dict) else None
+        kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+        first = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        message = (
+            f"ignored a malformed {kind or 'session'} update ({where}: {first['msg']})"
+        )
+        log.warning("%s", message)
+        if self.on_diagnostic is not None:
+            self.on_diagnostic(Diagnostic("notification_error", message))
+
+    async def handle_request(
+        self, method: str, params: Any, context: RequestContext
+    ) -> Any:
+        """Serve the agent's requests."""
+        if method == "session/request_permission":
+            return await self._permission(params, context)
+        if self.version == 1 and method == "fs/read_text_file":
+            if not self.features.read_text_file:
+                raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+            read = v1.ReadTextFileRequest.model_validate(params)
+            roots = self._session_for(read.session_id).roots
+            content = await roots.read_text_file(read.path, read.line, read.limit)
+            return {"content": content}
+        if self.version == 1 and method == "fs/write_text_file":
+            if not self.features.write_text_file:
+                raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+            write = v1.WriteTextFileRequest.model_validate(params)
+            roots = self._session_for(write.session_id).roots
+            await roots.write_text_file(write.path, write.content)
+            return {}
+        raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+
+    def _session_for(self, session_id: str) -> _Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise RpcError(
+                INVALID_PARAMS, "Invalid params", f"unknown session {session_id}"
+            )
+        return session
+
+    async def _permission(self, params: Any, context: RequestContext) -> Any:
+        # Applied synchronously, before the first await: the dispatcher guarantees
+        # this runs before the next message is read, so the tool-call subject is
+        # ordered with the updates around it.
+        if self.version == 1:
+            request1 = v1.RequestPermissionRequest.model_validate(params)
+            session = self._session_for(request1.session_id)
+            tool_patch = translate_v1.tool_call_patch(request1.tool_call)
+            session.store.apply(tool_patch)
+            tool_call = session.store.tool_call(request1.tool_call.tool_call_id)
+            title = tool_call.title if tool_call is not None else None
+            description = None
+            subject: JSONObject | None = {
+                "type": "tool_call",
+                "toolCall": to_wire(request1.tool_call),
+            }
+            options: Sequence[v1.PermissionOption | v2.PermissionOption]
+            options = request1.options
+            tool_call_id: str | None = request1.tool_call.tool_call_id
+            meta = request1.meta
+        else:
+            request2 = v2.RequestPermissionRequest.model_validate(params)
+            session = self._session_for(request2.session_id)
+            title, description = request2.title, request2.description
+            subject = (
+                to_wire(request2.subject) if request2.subject is not None else None
+            )
+            tool_call_id = None
+            if isinstance(request2.subject, v2.ToolCallPermissionSubject):
+                session.store.apply(
+                    translate_v2.tool_call_patch(request2.subject.tool_call)
+                )
+                tool_call_id = request2.subject.tool_call.tool_call_id
+            elif isinstance(request2.subject, v2.CommandPermissionSubject):
+                tool_call_id = request2.subject.tool_call_id
+            options = request2.options
+            meta = request2.meta
+        permission_id = str(context.id)
+        choices = tuple(PermissionChoice(o.option_id, o.name, o.kind) for o in options)
+        session.store.apply(
+            ops.AddPermission(
+                permission_id,
+                title,
+                description,
+                subject,
+                [to_wire(o) for o in options],
+                tool_call_id,
+                meta,
+            )
+        )
+        context.handles_cancellation = True
+        request = PermissionRequest(
+            session.store.session_id,
+            permission_id,
+            title,
+            description,
+            subject,
+            choices,
+            tool_call_id,
+        )
+        chosen = await self._ask(request, context, session.cancelled)
+        offered = {choice.option_id for choice in choices}
+        outcome: JSONObject
+        if chosen is not None and chosen in offered:
+            outcome = {"outcome": "selected", "optionId": chosen}
+        else:  # dismissed, withdrawn, cancelled, or not an offered option
+            outcome = {"outcome": "cancelled"}
+        session.store.apply(ops.ResolvePermission(permission_id, outcome))
+        return {"outcome": outcome}
+
+    async def _ask(
+        self,
+        request: PermissionRequest,
+        context: RequestContext,
+        cancelled: anyio.Event,
+    ) -> str | None:
+        """The prompter's answer, or None if the request is withdrawn or cancelled."""
+        answer: list[str | None] = [None]
+        async with anyio.create_task_group() as group:
+
+            async def ask() -> None:
+                answer[0] = await self.prompter.ask(request)
+                group.cancel_scope.cancel()
+
+            async def watch(event: anyio.Event) -> None:
+                await event.wait()
+                group.cancel_scope.cancel()
+
+            group.start_soon(ask)
+            group.start_soon(watch, context.cancel_requested)
+            group.start_soon(watch, cancelled)
+        return answer[0]
+
+
+def _mcp_v1(name: str, server: McpServerSettings) -> JSONObject:
+    if server.type == "stdio":
+        return {
+            "name": name,
+            "command": server.command,
+            "args": list(server.args),
+            "env": [{"name": k, "value": v} for k, v in server.env.items()],
+        }
+    return {
+        "type": server.type,
+        "name": name,
+        "url": server.url,
+        "headers": [{"name": k, "value": v} for k, v in server.headers.items()],
+    }
+
+
+def _mcp_v2(name: str, server: McpServerSettings) -> JSONObject:
+    if server.type == "stdio":
+        return {
+            "type": "stdio",
+            "name": name,
+            "command": server.command,
+            "args": list(server.args),
+            "env": [{"name": k, "value": v} for k, v in server.env.items()],
+        }
+    return {
+        "type": "http",
+        "name": name,
+        "url": server.url,
+        "headers": [{"name": k, "value": v} for k, v in server.headers.items()],
+    }

@@ -1,0 +1,437 @@
+"""`acp-tui print`: one prompt turn without a screen, on the same client core.
+
+It starts the agent, negotiates, opens a session in `--cwd`, sends the prompt and
+waits for the turn to end. `--format text` streams a readable transcript to stdout
+as updates arrive; `--format json` prints one document of the final state
+(`acp_tui.export`). Permission requests are answered by `--permissions`.
+
+`--timeout` sends `session/cancel` when it expires, then waits (bounded) for the
+agent to end the turn. When the turn fails, the JSON document still shows the state
+reached, including the negotiated `protocolVersion`; the error goes to stderr.
+
+Exit codes: 0 `end_turn`; 2 usage error; 3 agent or protocol failure (message and
+stderr tail on stderr, never a traceback); 4 `cancelled`, `refusal`, `max_*`, an
+unknown stop reason, or a turn cancelled by `--timeout`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal, TextIO
+
+import anyio
+
+from acp_tui.client.connection import ClientFeatures, Connection, connect
+from acp_tui.client.errors import AgentError, AgentExited
+from acp_tui.client.ports import PermissionPolicy
+from acp_tui.client.session import AcpClient, UnsupportedOperation
+from acp_tui.config import McpServerSettings
+from acp_tui.export import session_document, terminal_text
+from acp_tui.protocol.dispatcher import Diagnostic, RequestTimeout
+from acp_tui.protocol.framing import printable
+from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.transport import (
+    AgentCommand,
+    AgentStartError,
+    ConnectionClosed,
+    StdioTransport,
+)
+from acp_tui.protocol.version import ProtocolChoice, UnsupportedProtocolVersion
+from acp_tui.store.changes import Change
+from acp_tui.store.model import block_text
+from acp_tui.store.store import SessionStore
+
+__all__ = [
+    "EXIT_AGENT",
+    "EXIT_OK",
+    "EXIT_STOPPED",
+    "EXIT_USAGE",
+    "PrintOptions",
+    "list_sessions",
+    "run_print",
+]
+
+log = logging.getLogger(__name__)
+
+EXIT_OK: Final = 0
+EXIT_USAGE: Final = 2
+EXIT_AGENT: Final = 3
+EXIT_STOPPED: Final = 4
+
+CANCEL_GRACE: Final = 15.0
+"""Seconds the agent gets to end the turn after `session/cancel` (then we give up)."""
+
+SESSION_SETUP_TIMEOUT: Final = 120.0
+"""Seconds allowed for `session/new` (some agents start heavy machinery)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PrintOptions:
+    """Everything `acp-tui print` was asked to do."""
+
+    command: AgentCommand
+    name: str
+    prompt: str
+    cwd: Path
+    choice: ProtocolChoice = "auto"
+    init_timeout: float = 60.0
+    output_format: Literal["text", "json"] = "text"
+    permissions: Literal["allow", "reject"] = "reject"
+    timeout: float | None = None
+    mcp_servers: dict[str, McpServerSettings] = field(default_factory=dict)
+
+
+class _Run:
+    """State shared by the steps of one run, so failures can still be reported."""
+
+    def __init__(self, options: PrintOptions, out: TextIO, err: TextIO) -> None:
+        self.options = options
+        self.out = out
+        self.err = err
+        self.transports: list[StdioTransport] = []
+        self.connection: Connection | None = None
+        self.store: SessionStore | None = None
+        self.timed_out = False
+
+    def open_stream(self) -> StdioTransport:
+        transport = StdioTransport(self.options.command, name=self.options.name)
+        self.transports.append(transport)
+        return transport
+
+    def warn(self, message: str) -> None:
+        print(printable(f"acp-tui: {message}"), file=self.err, flush=True)
+
+    def diagnostic(self, diagnostic: Diagnostic) -> None:
+        self.warn(f"warning: {diagnostic}")
+
+    def fail(self, message: str, *, exited: bool = False) -> int:
+        transport = self.transports[-1] if self.transports else None
+        if transport is not None and exited:
+            message += f"; the agent {transport.exit_description()}"
+        self.warn(message)
+        if transport is not None:
+            tail = transport.stderr_tail()[-20:]
+            if tail:
+                print("the agent's last stderr lines:", file=self.err)
+                for line in tail:
+                    print(printable(f"  | {line}"), file=self.err)
+        return EXIT_AGENT
+
+    def agent_json(self) -> dict[str, Any] | None:
+        if self.connection is None:
+            return None
+        agent = self.connection.agent
+        return {"name": agent.name, "title": agent.title, "version": agent.version}
+
+    def document(self) -> dict[str, Any]:
+        version = self.connection.protocol_version if self.connection else None
+        return session_document(
+            protocol_version=version, agent=self.agent_json(), store=self.store
+        )
+
+
+async def run_print(options: PrintOptions, out: TextIO, err: TextIO) -> int:
+    """Run one turn; returns the exit code. Never raises for agent failures."""
+    run = _Run(options, out, err)
+    try:
+        code = await _run(run)
+    except AgentStartError as error:
+        code = run.fail(str(error))
+    except AgentExited as error:
+        code = run.fail(str(error), exited=True)
+    except (AgentError, UnsupportedProtocolVersion) as error:
+        code = run.fail(str(error))
+    except RpcError as error:
+        code = run.fail(f"the agent answered with an error: {error}")
+    except ConnectionClosed as error:
+        code = run.fail(
+            f"the connection to the agent ended: {error.reason}", exited=True
+        )
+    except RequestTimeout as error:
+        code = run.fail(str(error))
+    except UnsupportedOperation as error:
+        code = run.fail(str(error))
+    if options.output_format == "json":
+        json.dump(run.document(), out, ensure_ascii=False, indent=2)
+        out.write("\n")
+        out.flush()
+    return code
+
+
+async def _run(run: _Run) -> int:
+    options = run.options
+    client = AcpClient(
+        prompter=PermissionPolicy(options.permissions),
+        features=ClientFeatures(read_text_file=True, write_text_file=True),
+        mcp_servers=options.mcp_servers,
+        on_diagnostic=run.diagnostic,
+    )
+    async with connect(
+        run.open_stream,
+        choice=options.choice,
+        init_timeout=options.init_timeout,
+        features=client.features,
+        on_request=client.handle_request,
+        on_notification=client.handle_notification,
+        on_diagnostic=run.diagnostic,
+    ) as connection:
+        run.connection = connection
+        client.attach(connection)
+        for reason in connection.fallbacks:
+            run.warn(f"fell back to ACP v{connection.protocol_version}: {reason}")
+        with anyio.fail_after(SESSION_SETUP_TIMEOUT):
+            store = await client.new_session(options.cwd)
+        run.store = store
+        if options.output_format == "text":
+            transcript = Transcript(store, run.out)
+            store.subscribe(transcript.on_changes)
+        stop_reason = await _turn(run, client, store)
+        if options.output_format == "text":
+            transcript.finish()
+    return _exit_code(run, stop_reason)
+
+
+async def _turn(run: _Run, client: AcpClient, store: SessionStore) -> str | None:
+    """Send the prompt; on `--timeout`, cancel and wait (bounded) for the end."""
+    options = run.options
+    result: list[str | None] = []
+    failure: list[Exception] = []
+    done = anyio.Event()
+    blocks = [{"type": "text", "text": options.prompt}]
+
+    async with anyio.create_task_group() as group:
+
+        async def prompt() -> None:
+            try:
+                result.append(await client.prompt(store.session_id, blocks))
+            except Exception as error:  # re-raised below, outside the task group
+                failure.append(error)
+            done.set()
+
+        group.start_soon(prompt)
+        with anyio.move_on_after(options.timeout):
+            await done.wait()
+        if not done.is_set():
+            run.timed_out = True
+            run.warn(f"no end of turn after {options.timeout:g} s: cancelling")
+            await client.cancel(store.session_id)
+            with anyio.move_on_after(CANCEL_GRACE):
+                await done.wait()
+            if not done.is_set():
+                group.cancel_scope.cancel()
+                raise AgentError(
+                    f"the agent did not end the turn within {CANCEL_GRACE:g} s "
+                    "of session/cancel"
+                )
+    if failure:
+        raise failure[0]
+    return result[0] if result else None
+
+
+def _exit_code(run: _Run, stop_reason: str | None) -> int:
+    if run.timed_out:
+        run.warn(
+            f"the turn was cancelled after {run.options.timeout:g} s "
+            f"(the agent reported stopReason {stop_reason!r})"
+        )
+        return EXIT_STOPPED
+    if stop_reason == "end_turn":
+        return EXIT_OK
+    if stop_reason == "error":
+        error = run.store.state.error if run.store is not None else None
+        detail = f": {json.dumps(error)}" if error else ""
+        run.warn(f"the turn ended with an error{detail}")
+        return EXIT_AGENT
+    run.warn(f"the turn stopped: {stop_reason or 'no stop reason reported'}")
+    return EXIT_STOPPED
+
+
+async def list_sessions(options: PrintOptions, out: TextIO, err: TextIO) -> int:
+    """`acp-tui sessions`: every page of `session/list`, as text or JSON."""
+    run = _Run(options, out, err)
+    client = AcpClient(
+        prompter=PermissionPolicy("reject"), on_diagnostic=run.diagnostic
+    )
+    try:
+        async with connect(
+            run.open_stream,
+            choice=options.choice,
+            init_timeout=options.init_timeout,
+            on_request=client.handle_request,
+            on_notification=client.handle_notification,
+            on_diagnostic=run.diagnostic,
+        ) as connection:
+            run.connection = connection
+            client.attach(connection)
+            with anyio.fail_after(SESSION_SETUP_TIMEOUT):
+                sessions = await client.list_sessions(options.cwd)
+    except AgentStartError as error:
+        return run.fail(str(error))
+    except AgentExited as error:
+        return run.fail(str(error), exited=True)
+    except (AgentError, UnsupportedProtocolVersion, UnsupportedOperation) as error:
+        return run.fail(str(error))
+    except (RpcError, RequestTimeout, TimeoutError) as error:
+        return run.fail(f"session/list failed: {error}")
+    except ConnectionClosed as error:
+        return run.fail(
+            f"the connection to the agent ended: {error.reason}", exited=True
+        )
+    if options.output_format == "json":
+        json.dump([s.raw for s in sessions], out, ensure_ascii=False, indent=2)
+        out.write("\n")
+        return EXIT_OK
+    if not sessions:
+        print("no sessions", file=out)
+    for summary in sessions:
+        title = summary.title or "(untitled)"
+        when = summary.updated_at or ""
+        print(
+            printable(f"{summary.session_id}  {when}  {title}  [{summary.cwd}]"),
+            file=out,
+        )
+    return EXIT_OK
+
+
+class Transcript:
+    """Streams a readable, plain-text transcript of a session to a text stream.
+
+    Agent text is written as it arrives (markdown stays markdown); tool calls,
+    plans, permissions and notices get one line each when they appear or change.
+    Everything from the agent passes through `printable`, so no control sequence
+    reaches the terminal.
+    """
+
+    _LABELS: Final = {"user": "you", "agent": "agent", "thought": "thought"}
+
+    def __init__(self, store: SessionStore, out: TextIO) -> None:
+        self.store = store
+        self.out = out
+        self._current: str | None = None
+        self._started = False
+        self._line_open = False
+        self._printed: dict[str, int] = {}
+        self._tool_status: dict[str, tuple[str | None, str]] = {}
+        self._permission_outcomes: set[str] = set()
+
+    def _write(self, text: str) -> None:
+        if not text:
+            return
+        self.out.write(printable(text, keep="\n\t"))
+        self.out.flush()
+        self._line_open = not text.endswith("\n")
+
+    def _block(self) -> None:
+        """Start a new block: end the open line, then one blank line."""
+        if self._line_open:
+            self._write("\n")
+        if self._started:
+            self._write("\n")
+        self._started = True
+
+    def _section(self, key: str, header: str) -> None:
+        if self._current != key:
+            self._block()
+            self._write(f"[{header}]\n")
+            self._current = key
+
+    def _line(self, text: str) -> None:
+        self._current = None
+        self._block()
+        self._write(f"{text}\n")
+
+    def on_changes(self, changes: Sequence[Change]) -> None:
+        """Store listener."""
+        for change in changes:
+            handler = getattr(self, f"_on_{change.kind}", None)
+            if handler is not None:
+                handler(change)
+
+    def _on_message(self, change: Change) -> None:
+        assert change.id is not None
+        message = self.store.message(change.id)
+        if message is None:
+            return
+        self._section(
+            f"message:{change.id}", self._LABELS.get(message.role, message.role)
+        )
+        if change.action == "appended" and isinstance(change.payload, dict):
+            text = block_text(change.payload)
+            if text is not None:
+                self._write(text)
+                self._printed[change.id] = self._printed.get(change.id, 0) + len(text)
+            else:
+                self._write(f"\n<{change.payload.get('type', 'content')}>\n")
+            return
+        full = message.text
+        printed = self._printed.get(change.id, 0)
+        if change.action == "replaced" or len(full) < printed:
+            self._write("\n(message replaced)\n" if printed else "")
+            printed = 0
+        self._write(full[printed:])
+        self._printed[change.id] = len(full)
+        if self._line_open:  # a whole message is complete: end its line
+            self._write("\n")
+
+    def _on_tool_call(self, change: Change) -> None:
+        assert change.id is not None
+        call = self.store.tool_call(change.id)
+        if call is None:
+            return
+        key = (call.title, call.status)
+        if self._tool_status.get(change.id) == key:
+            return
+        self._tool_status[change.id] = key
+        title = call.title or call.tool_call_id
+        self._line(f"[tool {call.kind}] {title} ({call.status})")
+
+    def _on_plan(self, change: Change) -> None:
+        assert change.id is not None
+        plan = self.store.plan(change.id)
+        if plan is None:
+            return
+        marks = {"completed": "x", "in_progress": ">", "cancelled": "-"}
+        lines = [f"[plan {plan.plan_id}]"]
+        for entry in plan.entries:
+            mark = marks.get(str(entry.get("status")), " ")
+            lines.append(f"  [{mark}] {entry.get('content', '')}")
+        self._line("\n".join(lines))
+
+    def _on_permission(self, change: Change) -> None:
+        assert change.id is not None
+        permission = self.store.permission(change.id)
+        if permission is None:
+            return
+        title = permission.title or "permission requested"
+        if permission.outcome is None:
+            self._line(f"[permission] {title}")
+        elif change.id not in self._permission_outcomes:
+            self._permission_outcomes.add(change.id)
+            outcome = permission.outcome
+            chosen = outcome.get("optionId")
+            names = {o.get("optionId"): o.get("name") for o in permission.options}
+            answer = names.get(chosen, chosen) if chosen else "cancelled"
+            self._line(f"[permission] {title}: {answer}")
+
+    def _on_notice(self, change: Change) -> None:
+        notices = self.store.notices
+        if notices:
+            notice = notices[-1]
+            self._line(f"[{notice.severity}] {notice.title}")
+
+    def finish(self) -> None:
+        """Print what streams poorly (terminal screens), then end the transcript."""
+        for terminal in self.store.terminals():
+            text = terminal_text(terminal)
+            if text:
+                status = ""
+                if terminal.exit_status is not None:
+                    status = f" exit {json.dumps(dict(terminal.exit_status))}"
+                name = terminal.command or terminal.terminal_id
+                self._line(f"[terminal {name}{status}]\n{text}")
+        if self._line_open:
+            self._write("\n")
