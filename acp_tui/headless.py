@@ -359,7 +359,7 @@ class Transcript:
         self._section(
             f"message:{change.id}", self._LABELS.get(message.role, message.role)
         )
-        if change.action == "appended" and isinstance(change.payload, dict):
+        if change.action in ("appended", "added") and isinstance(change.payload, dict):
             text = block_text(change.payload)
             if text is not None:
                 self._write(text)

@@ -1,0 +1,322 @@
+"""`acp-tui print` and `acp-tui sessions` end to end, against the scripted fake agent.
+
+The fake agent (`tests/fakes/agent.py`) is a real subprocess that speaks raw JSON and
+imports nothing from acp_tui; these tests run the real command line in-process.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_tui.cli import main
+
+pytestmark = pytest.mark.subprocess
+
+FAKE_AGENT = Path(__file__).resolve().parents[1] / "fakes" / "agent.py"
+
+TOP_LEVEL_KEYS = {
+    "protocolVersion",
+    "agent",
+    "sessionId",
+    "state",
+    "stopReason",
+    "timeline",
+    "messages",
+    "toolCalls",
+    "plans",
+    "terminals",
+    "configOptions",
+    "commands",
+    "usage",
+    "info",
+    "permissions",
+    "unknownUpdates",
+}
+
+
+def fake(scenario: str) -> str:
+    return f"{sys.executable} {FAKE_AGENT} {scenario}"
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def run_json(
+    capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, dict[str, Any], str]:
+    code, out, err = run(capsys, "print", "--format", "json", *args)
+    document: dict[str, Any] = json.loads(out)
+    return code, document, err
+
+
+def test_v2_turn_produces_the_documented_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, doc, err = run_json(
+        capsys,
+        "--agent",
+        fake("v2"),
+        "--cwd",
+        str(tmp_path),
+        "--permissions",
+        "allow",
+        "hi",
+    )
+    assert code == 0, err
+    assert TOP_LEVEL_KEYS <= set(doc)
+    assert doc["protocolVersion"] == 2
+    assert doc["agent"] == {
+        "name": "fake-agent",
+        "title": "Fake Agent",
+        "version": "1.0.0",
+    }
+    assert (doc["sessionId"], doc["state"], doc["stopReason"]) == (
+        "s1",
+        "idle",
+        "end_turn",
+    )
+    assert doc["timeline"] == [
+        {"kind": "message", "id": "u1"},
+        {"kind": "message", "id": "t1"},
+        {"kind": "plan", "id": "p1"},
+        {"kind": "tool_call", "id": "c1"},
+        {"kind": "permission", "id": doc["permissions"][0]["permissionId"]},
+        {"kind": "message", "id": "a1"},
+        {"kind": "unknown_update", "id": "0"},
+    ]
+    assert doc["messages"] == [
+        {
+            "messageId": "u1",
+            "role": "user",
+            "content": [{"type": "text", "text": "hi"}],
+        },
+        {
+            "messageId": "t1",
+            "role": "thought",
+            "content": [{"type": "text", "text": "Thinking about it."}],
+        },
+        {
+            "messageId": "a1",
+            "role": "agent",
+            "content": [
+                {"type": "text", "text": "Hello "},
+                {"type": "text", "text": "\x1b]0;pwned\x07world"},
+            ],
+        },
+    ]
+    [call] = doc["toolCalls"]
+    assert call == {
+        "toolCallId": "c1",
+        "title": "Run ls",
+        "kind": "execute",
+        "status": "completed",
+        "content": [
+            {"type": "terminal", "terminalId": "t1"},
+            {"type": "content", "content": {"type": "text", "text": "listed"}},
+        ],
+        "locations": [],
+        "rawInput": {"command": "ls"},
+        "rawOutput": {"ok": True},
+    }
+    [plan] = doc["plans"]
+    assert plan["planId"] == "p1"
+    assert plan["type"] == "items"
+    assert [e["status"] for e in plan["entries"]] == ["completed", "completed"]
+    [terminal] = doc["terminals"]
+    assert terminal["terminalId"] == "t1"
+    assert terminal["command"] == "ls"
+    assert terminal["cwd"] == "/tmp"
+    assert terminal["exitStatus"] == {"exitCode": 0}
+    assert (
+        base64.b64decode(terminal["output"]) == b"\x1b[32mfile.txt\x1b[0m\r\ndone\r\n"
+    )
+    assert terminal["text"] == "file.txt\ndone"
+    assert [o["configId"] for o in doc["configOptions"]] == ["model"]
+    assert doc["commands"] == [{"name": "help", "description": "Help"}]
+    assert doc["usage"]["used"] == 1200
+    assert doc["usage"]["cost"] == {"amount": 0.01, "currency": "USD"}
+    assert doc["info"]["title"] == "Greeting"
+    [permission] = doc["permissions"]
+    assert permission["title"] == "Run ls?"
+    assert permission["description"] == "Lists the directory"
+    assert permission["subject"]["type"] == "tool_call"
+    assert [o["optionId"] for o in permission["options"]] == ["yes", "no"]
+    assert permission["outcome"] == {"outcome": "selected", "optionId": "yes"}
+    assert doc["unknownUpdates"] == [{"sessionUpdate": "_vendor_sparkle", "level": 3}]
+
+
+def test_v2_permissions_reject(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc, _ = run_json(capsys, "--agent", fake("v2"), "hi")
+    assert code == 0
+    assert doc["permissions"][0]["outcome"] == {"outcome": "selected", "optionId": "no"}
+    assert doc["toolCalls"][0]["status"] == "failed"
+
+
+def test_v1_turn_maps_into_the_same_document(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, doc, err = run_json(
+        capsys,
+        "--agent",
+        fake("v1"),
+        "--cwd",
+        str(tmp_path),
+        "--permissions",
+        "allow",
+        "please write",
+    )
+    assert code == 0, err
+    assert TOP_LEVEL_KEYS <= set(doc)
+    assert doc["protocolVersion"] == 1
+    assert doc["agent"]["name"] == "fake-agent"
+    assert (doc["state"], doc["stopReason"]) == ("idle", "end_turn")
+    roles = [m["role"] for m in doc["messages"]]
+    assert roles[:3] == ["user", "thought", "agent"]
+    user = doc["messages"][0]
+    assert user["content"] == [{"type": "text", "text": "please write"}]
+    agent_text = "".join(
+        block["text"]
+        for m in doc["messages"]
+        if m["role"] == "agent"
+        for block in m["content"]
+    )
+    # The agent wrote and read back a file through fs/*, inside the session cwd,
+    # and was refused outside it.
+    assert "read back: written by agent" in agent_text
+    assert "outside refused: True" in agent_text
+    assert (tmp_path / "note.txt").read_text() == "written by agent\n"
+    [call] = doc["toolCalls"]
+    assert call["toolCallId"] == "w1"
+    assert call["status"] == "completed"
+    assert call["content"][0]["type"] == "diff"
+    assert call["content"][0]["oldText"] is None
+    [plan] = doc["plans"]
+    assert plan["planId"] == "main"
+    assert plan["entries"][0]["content"] == "Write a note"
+    [permission] = doc["permissions"]
+    assert permission["subject"]["type"] == "tool_call"
+    assert permission["subject"]["toolCall"]["toolCallId"] == "w1"
+    assert permission["outcome"] == {"outcome": "selected", "optionId": "ok"}
+    [mode] = [o for o in doc["configOptions"] if o.get("category") == "mode"]
+    assert mode["currentValue"] == "code"  # moved by current_mode_update
+
+
+@pytest.mark.parametrize("scenario", ["v1", "v2"])
+def test_timeout_cancels_and_waits_for_the_end(
+    capsys: pytest.CaptureFixture[str], scenario: str
+) -> None:
+    code, doc, err = run_json(
+        capsys, "--agent", fake(scenario), "--timeout", "0.5", "hang"
+    )
+    assert code == 4
+    assert doc["stopReason"] == "cancelled"
+    assert doc["state"] == "idle"
+    assert "cancelling" in err
+    assert "Traceback" not in err
+
+
+def test_failed_turn_still_prints_the_state_reached(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, doc, err = run_json(capsys, "--agent", fake("v2"), "fail")
+    assert code == 3
+    assert doc["protocolVersion"] == 2
+    assert doc["sessionId"] == "s1"
+    assert "model overloaded" in err
+    assert "Traceback" not in err
+
+
+def test_agent_exiting_during_initialize_exits_3_with_a_document(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, doc, err = run_json(capsys, "--agent", fake("exit-on-init"), "hi")
+    assert code == 3
+    assert doc["protocolVersion"] is None
+    assert doc["sessionId"] is None
+    assert "stopped during initialize" in err
+    assert "missing credentials" in err
+
+
+def test_malformed_update_is_reported_and_the_turn_goes_on(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, doc, err = run_json(capsys, "--agent", fake("v2"), "malformed please")
+    assert code == 0
+    assert "malformed tool_call_update" in err
+    assert doc["stopReason"] == "end_turn"
+
+
+def test_text_transcript_streams_and_is_safe(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(
+        capsys, "print", "--agent", fake("v2"), "--permissions", "allow", "hi"
+    )
+    assert code == 0, err
+    assert "[you]\nhi\n" in out
+    assert "[thought]\nThinking about it.\n" in out
+    assert "[tool execute] Run ls (completed)" in out
+    assert "[permission] Run ls?: Allow" in out
+    assert "Hello \\x1b]0;pwned\\x07world" in out
+    assert "[terminal ls exit" in out
+    assert "file.txt\ndone" in out
+    assert "\x1b" not in out
+    assert "\x07" not in out
+
+
+def test_sessions_lists_every_page(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = run(
+        capsys,
+        "sessions",
+        "--agent",
+        fake("v2"),
+        "--format",
+        "json",
+        "--cwd",
+        str(tmp_path),
+    )
+    assert code == 0, err
+    assert json.loads(out) == [
+        {"sessionId": "old1", "cwd": "/tmp", "title": "First"},
+        {"sessionId": "old2", "cwd": "/tmp", "updatedAt": "2026-11-29T10:00:00Z"},
+    ]
+    code, out, _ = run(capsys, "sessions", "--agent", fake("v1"))
+    assert code == 0
+    assert "old1" in out
+    assert "First" in out
+    assert "old2" in out
+
+
+def test_print_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["print", "hi"])
+    assert caught.value.code == 2
+    with pytest.raises(SystemExit) as caught:
+        main(["print", "--agent", fake("v2"), "--timeout", "0", "hi"])
+    assert caught.value.code == 2
+    capsys.readouterr()
+
+
+def test_print_with_an_agent_that_cannot_start(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, doc, err = run_json(capsys, "--agent", "/nonexistent/agent --acp", "hi")
+    assert code == 3
+    assert "/nonexistent/agent --acp" in err
+    assert doc["protocolVersion"] is None
