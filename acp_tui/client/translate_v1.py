@@ -138,7 +138,7 @@ class V1Translator:
                 locations=json_list(update.locations),
                 raw_input=full("raw_input"),
                 raw_output=full("raw_output"),
-                meta=patch(update, "meta"),
+                meta=full("meta"),
             )
         ]
 
@@ -147,7 +147,10 @@ class V1Translator:
 
     def _plan(self, update: v1.Plan) -> list[ops.Op]:
         entries = json_list(update.entries)
-        raw: JSONObject = {"type": "items", "planId": MAIN_PLAN_ID, "entries": entries}
+        raw: dict[str, Any] = {"type": "items", "planId": MAIN_PLAN_ID}
+        raw["entries"] = entries
+        if update.meta is not None:  # v1's plan update is the plan: its `_meta`
+            raw["_meta"] = update.meta
         return [ops.ReplacePlan(MAIN_PLAN_ID, "items", entries, raw)]
 
     def _commands(self, update: v1.AvailableCommandsUpdate) -> list[ops.Op]:

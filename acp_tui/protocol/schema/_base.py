@@ -104,6 +104,8 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    StrictFloat,
+    StrictInt,
     Tag,
     TypeAdapter,
     ValidationError,
@@ -115,6 +117,7 @@ from pydantic.fields import FieldInfo
 __all__ = [
     "UNKNOWN_TAG",
     "UNSET",
+    "JSONNumber",
     "Lenient",
     "LenientAdapter",
     "LenientList",
@@ -127,6 +130,11 @@ __all__ = [
     "to_wire",
     "validate_lenient",
 ]
+
+JSONNumber: TypeAlias = StrictInt | StrictFloat
+"""A JSON number that keeps its form: `1` stays an int and `1.5` a float, so a
+round-trip writes back exactly what was received (a plain `float` would turn `1`
+into `1.0`). Booleans and numeric strings are rejected."""
 
 UNKNOWN_TAG: Final = "__unknown__"
 """The pydantic `Tag` of the catch-all variant in an open tagged union."""

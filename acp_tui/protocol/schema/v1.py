@@ -69,6 +69,7 @@ from pydantic import (
 
 from acp_tui.protocol.schema._base import (
     UNKNOWN_TAG,
+    JSONNumber,
     Lenient,
     LenientList,
     MethodSpec,
@@ -231,7 +232,7 @@ class _NullIsEmpty(_V1Model):
 class Annotations(_V1Model):
     audience: LenientItemsOrNull[Role] = None
     last_modified: Lenient[str | None] = None
-    priority: Lenient[StrictFloat | None] = None
+    priority: Lenient[JSONNumber | None] = None
 
 
 class TextContent(_V1Model):
@@ -520,7 +521,7 @@ class SessionInfoUpdate(_V1Model):
 
 
 class Cost(_V1Model):
-    amount: StrictFloat
+    amount: JSONNumber
     currency: str
 
 
@@ -1099,9 +1100,9 @@ class NumberPropertySchema(_V1Model):
     type: Literal["number"] = "number"
     title: Lenient[str | None] = None
     description: Lenient[str | None] = None
-    minimum: StrictFloat | None = None
-    maximum: StrictFloat | None = None
-    default: Lenient[StrictFloat | None] = None
+    minimum: JSONNumber | None = None
+    maximum: JSONNumber | None = None
+    default: Lenient[JSONNumber | None] = None
 
 
 class IntegerPropertySchema(_V1Model):

@@ -65,10 +65,11 @@ from typing import (
     get_args,
 )
 
-from pydantic import Discriminator, Field, Tag, model_validator
+from pydantic import Discriminator, Field, StrictFloat, StrictInt, Tag, model_validator
 
 from acp_tui.protocol.schema._base import (
     UNKNOWN_TAG,
+    JSONNumber,
     Lenient,
     LenientList,
     MethodSpec,
@@ -203,7 +204,11 @@ class SessionNotFoundErrorData(WireModel):
 class Annotations(WireModel):
     audience: LenientList[list[str] | None] = None
     last_modified: Lenient[str | None] = None
-    priority: Lenient[float | None] = Field(default=None, ge=0, le=1)
+    priority: Lenient[
+        Annotated[StrictInt, Field(ge=0, le=1)]
+        | Annotated[StrictFloat, Field(ge=0, le=1)]
+        | None
+    ] = None
 
 
 class TextContent(WireModel):
@@ -706,7 +711,7 @@ class SessionInfoUpdate(WireModel):
 
 
 class Cost(WireModel):
-    amount: float
+    amount: JSONNumber
     currency: str
 
 
@@ -1270,9 +1275,9 @@ class NumberPropertySchema(WireModel):
     type: Literal["number"] = "number"
     title: Lenient[str | None] = None
     description: Lenient[str | None] = None
-    minimum: float | None = None
-    maximum: float | None = None
-    default: Lenient[float | None] = None
+    minimum: JSONNumber | None = None
+    maximum: JSONNumber | None = None
+    default: Lenient[JSONNumber | None] = None
 
 
 class IntegerPropertySchema(WireModel):
@@ -1390,7 +1395,7 @@ class CreateElicitationRequest(WireModel):
         return self
 
 
-ElicitationContentValue: TypeAlias = str | int | float | bool | list[str]
+ElicitationContentValue: TypeAlias = str | StrictInt | StrictFloat | bool | list[str]
 
 
 class CreateElicitationResponse(WireModel):
