@@ -16,9 +16,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from acp_tui.protocol.schema._base import to_wire
+from acp_tui.store import ops
 from acp_tui.store.values import UNSET, JSONObject, Patch
 
-__all__ = ["decode_base64", "json_list", "json_object", "patch"]
+__all__ = ["decode_base64", "json_list", "json_object", "patch", "tool_call_patch"]
 
 _T = TypeVar("_T")
 
@@ -54,3 +55,24 @@ def decode_base64(data: str) -> bytes | None:
         return base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         return None
+
+
+def tool_call_patch(update: BaseModel) -> ops.PatchToolCall:
+    """A tool-call update of either version (v1/v2 `ToolCallUpdate`) as a patch.
+
+    The two versions share the field names; v2-only fields (`name`,
+    `capabilities`) are simply never set on a v1 model, so they stay `UNSET`.
+    """
+    return ops.PatchToolCall(
+        getattr(update, "tool_call_id"),  # noqa: B009 - both versions, one field
+        title=patch(update, "title"),
+        kind=patch(update, "kind"),
+        status=patch(update, "status"),
+        content=patch(update, "content", json_list),
+        locations=patch(update, "locations", json_list),
+        raw_input=patch(update, "raw_input"),
+        raw_output=patch(update, "raw_output"),
+        meta=patch(update, "meta"),
+        name=patch(update, "name"),
+        capabilities=patch(update, "capabilities", json_object),
+    )

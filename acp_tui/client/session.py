@@ -92,8 +92,15 @@ class _Session:
     v1: translate_v1.V1Translator | None
     turn: _Turn | None = None
     cancelled: anyio.Event = field(default_factory=anyio.Event)
-    """Set when the user cancels the current turn; pending permission requests
-    watch it. Replaced at each new turn."""
+    """Set by `cancel()`. A permission request watches the event current when it
+    arrives, so every request pending at the cancel, and any the agent sends
+    before the cancelled work ends, is answered `cancelled`. Replaced by a fresh
+    event once that work has ended (`cancelled_work_ended`)."""
+
+    def cancelled_work_ended(self) -> None:
+        """The cancelled work is over: later permission requests are asked again."""
+        if self.cancelled.is_set():
+            self.cancelled = anyio.Event()
 
 
 class AcpClient:
@@ -226,28 +233,25 @@ class AcpClient:
         self._pending_new += 1
         try:
             raw = await self._call("session/new", params)
+            session: _Session
+            if self.version == 1:
+                result1 = v1.NewSessionResponse.model_validate(raw)
+                session = self._open(result1.session_id, cwd, additional_directories)
+                options = translate_v1.with_modes(
+                    json_list(result1.config_options or []), result1.modes
+                )
+                commands: list[JSONObject] = []
+            else:
+                result2 = v2.NewSessionResponse.model_validate(raw)
+                session = self._open(result2.session_id, cwd, additional_directories)
+                options = json_list(result2.config_options)
+                commands = json_list(result2.available_commands)
         finally:
             self._pending_new -= 1
-        session: _Session
-        if self.version == 1:
-            result1 = v1.NewSessionResponse.model_validate(raw)
-            session = self._open(result1.session_id, cwd, additional_directories)
-            options = translate_v1.with_modes(
-                json_list(result1.config_options or []), result1.modes
-            )
-            commands: list[JSONObject] = []
-        else:
-            result2 = v2.NewSessionResponse.model_validate(raw)
-            session = self._open(result2.session_id, cwd, additional_directories)
-            options = json_list(result2.config_options)
-            commands = json_list(result2.available_commands)
-        self._early.clear()
-        store = session.store
-        if options and not store.config_options:
-            store.apply(ops.SetConfigOptions(options))
-        if commands and not store.commands:
-            store.apply(ops.SetAvailableCommands(commands))
-        return store
+            if not self._pending_new:  # another session/new may still claim some
+                self._early.clear()
+        _set_lists(session.store, options, commands)
+        return session.store
 
     async def list_sessions(self, cwd: Path | None = None) -> list[SessionSummary]:
         """`session/list`, following `nextCursor` to the end (cursors stay opaque)."""
@@ -303,7 +307,15 @@ class AcpClient:
         replay; needs `sessionCapabilities.resume`).
         """
         extra = self._additional_directories(additional_directories)
-        session = self._open(session_id, cwd, additional_directories)
+        method = "session/resume"
+        if self.version == 1:
+            caps = self._v1_caps()
+            if replay:
+                if not caps.load_session:
+                    raise UnsupportedOperation("the agent cannot load sessions")
+                method = "session/load"
+            elif caps.session_capabilities.resume is None:
+                raise UnsupportedOperation("the agent cannot resume sessions")
         params: dict[str, Any] = {
             "sessionId": session_id,
             "cwd": str(cwd),
@@ -311,30 +323,31 @@ class AcpClient:
         }
         if extra:
             params["additionalDirectories"] = extra
-        if self.version == 1:
-            caps = self._v1_caps()
-            if replay:
-                if not caps.load_session:
-                    raise UnsupportedOperation("the agent cannot load sessions")
-                await self._call("session/load", params)
-                if session.v1 is not None:
-                    session.v1.end_message()
-                return session.store
-            resume = caps.session_capabilities
-            if resume is None or resume.resume is None:
-                raise UnsupportedOperation("the agent cannot resume sessions")
-            await self._call("session/resume", params)
-            return session.store
-        if replay:
+        if self.version == 2 and replay:
             params["replayFrom"] = {"type": "start"}
-        raw = await self._call("session/resume", params)
-        result = v2.ResumeSessionResponse.model_validate(raw or {})
-        store = session.store
-        if result.config_options and not store.config_options:
-            store.apply(ops.SetConfigOptions(json_list(result.config_options)))
-        if result.available_commands and not store.commands:
-            store.apply(ops.SetAvailableCommands(json_list(result.available_commands)))
-        return store
+        # Open first: replayed updates arrive before the response.
+        session = self._open(session_id, cwd, additional_directories)
+        try:
+            raw = await self._call(method, params)
+            if self.version == 1:
+                model = v1.LoadSessionResponse if replay else v1.ResumeSessionResponse
+                result1 = model.model_validate(raw)
+                options = translate_v1.with_modes(
+                    json_list(result1.config_options or []), result1.modes
+                )
+                commands: list[JSONObject] = []
+            else:
+                result2 = v2.ResumeSessionResponse.model_validate(raw or {})
+                options = json_list(result2.config_options)
+                commands = json_list(result2.available_commands)
+        except BaseException:
+            if self._sessions.get(session_id) is session:
+                del self._sessions[session_id]  # not resumed: no half-open session
+            raise
+        if session.v1 is not None:
+            session.v1.end_message()  # the replay's last message is over
+        _set_lists(session.store, options, commands)
+        return session.store
 
     async def close_session(self, session_id: str) -> None:
         """`session/close` (cancels the session's work, like `session/cancel`)."""
@@ -369,7 +382,9 @@ class AcpClient:
         session = self._sessions[session_id]
         turn = _Turn()
         session.turn = turn
-        session.cancelled = anyio.Event()
+        # Not unconditionally replaced: a request still pending from before this
+        # prompt must be answered too if this turn is cancelled.
+        session.cancelled_work_ended()
         params = {"sessionId": session_id, "prompt": list(blocks)}
         store = session.store
         if self.version == 1:
@@ -387,6 +402,7 @@ class AcpClient:
                 raise
             finally:
                 translator.end_message()
+                session.cancelled_work_ended()  # v1: the response ends the turn
             response = v1.PromptResponse.model_validate(raw)
             store.apply(ops.SetState("idle", response.stop_reason, raw=raw))
             return response.stop_reason
@@ -450,20 +466,21 @@ class AcpClient:
     # ------------------------------------------------------- turn bookkeeping
 
     def _on_changes(self, session: _Session, changes: Sequence[Change]) -> None:
-        turn = session.turn
-        if turn is None or self.version == 1:
+        if self.version == 1 or not any(change.kind == "state" for change in changes):
             return
-        for change in changes:
-            if change.kind != "state":
-                continue
-            state = session.store.state
-            if state.state != "idle":
+        state = session.store.state
+        turn = session.turn
+        if state.is_busy:
+            if turn is not None:
                 turn.busy_seen = True
-            elif state.stop_reason is not None or turn.busy_seen:
-                turn.stop_reason = state.stop_reason
-                turn.done.set()
-                session.turn = None
-                return
+            return
+        if turn is not None:
+            if state.stop_reason is None and not turn.busy_seen:
+                return  # an idle from before this turn's work started
+            turn.stop_reason = state.stop_reason
+            turn.done.set()
+            session.turn = None
+        session.cancelled_work_ended()
 
     # ------------------------------------------------------------- inbound
 
@@ -633,6 +650,18 @@ class AcpClient:
             group.start_soon(watch, context.cancel_requested)
             group.start_soon(watch, cancelled)
         return answer[0]
+
+
+def _set_lists(
+    store: SessionStore,
+    options: Sequence[JSONObject],
+    commands: Sequence[JSONObject],
+) -> None:
+    """Store a setup response's lists, unless updates already reported them."""
+    if options and not store.config_options:
+        store.apply(ops.SetConfigOptions(options))
+    if commands and not store.commands:
+        store.apply(ops.SetAvailableCommands(commands))
 
 
 def _mcp_v1(name: str, server: McpServerSettings) -> JSONObject:

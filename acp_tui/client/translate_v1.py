@@ -5,7 +5,8 @@ this module absorbs, so that nothing above the client layer knows the version:
 
 * Chunks may lack a `messageId`. Then each chunk joins the current message of its
   role, and a new message (with a synthesised id, `v1-<role>-<n>`) starts whenever
-  the role changes. The spec leaves this to the client.
+  the role changes, or after a tool call or plan update (so text written after a
+  tool call is shown after it). The spec leaves this to the client.
 * `tool_call` creates (or fully re-states) a tool call: fields it omits take their
   defaults. `tool_call_update` patches only what it carries; v1 does not define
   `null`, which is treated as "clear".
@@ -22,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from acp_tui.client._wire import json_list, patch
+from acp_tui.client._wire import json_list, patch, tool_call_patch
 from acp_tui.client.translate_v2 import _CHUNK_ROLES as CHUNK_ROLES
 from acp_tui.protocol.schema import v1
 from acp_tui.protocol.schema._base import to_wire
@@ -30,7 +31,14 @@ from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import UNSET, JSONObject
 
-__all__ = ["MAIN_PLAN_ID", "MODE_OPTION_ID", "V1Translator", "mode_option"]
+__all__ = [
+    "MAIN_PLAN_ID",
+    "MODE_OPTION_ID",
+    "V1Translator",
+    "mode_option",
+    "tool_call_patch",
+    "with_modes",
+]
 
 MAIN_PLAN_ID: Final = "main"
 """The id of v1's one plan per session, as bridged into the store."""
@@ -71,6 +79,10 @@ def with_modes(
     return result
 
 
+_SEGMENT_BREAKS: Final = frozenset({v1.ToolCall, v1.SessionToolCallUpdate, v1.Plan})
+"""Updates after which an id-less chunk starts a new message."""
+
+
 class V1Translator:
     """Stateful v1 → store translation for one session."""
 
@@ -98,6 +110,10 @@ class V1Translator:
         handler = self._handlers.get(type(update))
         if handler is None:
             return [ops.RecordUnknownUpdate(to_wire(update))]
+        if type(update) in _SEGMENT_BREAKS:
+            # Text after a tool call or plan starts a new message, so it is shown
+            # after it (an id-less chunk would otherwise join a message above it).
+            self.end_message()
         return handler(update)
 
     def new_message_id(self, role: ops.MessageRole) -> str:
@@ -185,18 +201,3 @@ class V1Translator:
                 meta=patch(update, "meta"),
             )
         ]
-
-
-def tool_call_patch(update: v1.ToolCallUpdate) -> ops.PatchToolCall:
-    """A v1 `ToolCallUpdate` (also the `toolCall` of a permission request)."""
-    return ops.PatchToolCall(
-        update.tool_call_id,
-        title=patch(update, "title"),
-        kind=patch(update, "kind"),
-        status=patch(update, "status"),
-        content=patch(update, "content", json_list),
-        locations=patch(update, "locations", json_list),
-        raw_input=patch(update, "raw_input"),
-        raw_output=patch(update, "raw_output"),
-        meta=patch(update, "meta"),
-    )

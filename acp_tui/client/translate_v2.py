@@ -29,13 +29,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from acp_tui.client._wire import decode_base64, json_list, json_object, patch
+from acp_tui.client._wire import (
+    decode_base64,
+    json_list,
+    json_object,
+    patch,
+    tool_call_patch,
+)
 from acp_tui.protocol.schema import v2
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.store import ops
 from acp_tui.store.values import UNSET
 
-__all__ = ["translate_update"]
+__all__ = ["tool_call_patch", "translate_update"]
 
 _CHUNK_ROLES: Final[dict[str, ops.MessageRole]] = {
     "user_message_chunk": "user",
@@ -63,23 +69,6 @@ def _whole(role: ops.MessageRole) -> Callable[[Any], list[ops.Op]]:
         ]
 
     return translate
-
-
-def tool_call_patch(update: v2.ToolCallUpdate) -> ops.PatchToolCall:
-    """A v2 `ToolCallUpdate` (also a permission subject) as a store patch."""
-    return ops.PatchToolCall(
-        update.tool_call_id,
-        title=patch(update, "title"),
-        kind=patch(update, "kind"),
-        status=patch(update, "status"),
-        content=patch(update, "content", json_list),
-        locations=patch(update, "locations", json_list),
-        raw_input=patch(update, "raw_input"),
-        raw_output=patch(update, "raw_output"),
-        meta=patch(update, "meta"),
-        name=patch(update, "name"),
-        capabilities=patch(update, "capabilities", json_object),
-    )
 
 
 def _tool_call(update: v2.SessionToolCallUpdate) -> list[ops.Op]:
