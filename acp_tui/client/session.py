@@ -47,6 +47,7 @@ from acp_tui.protocol.dispatcher import Diagnostic, RequestContext
 from acp_tui.protocol.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v1, v2
 from acp_tui.protocol.schema._base import to_wire
+from acp_tui.protocol.transport import ConnectionClosed
 from acp_tui.store import ops
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
@@ -237,8 +238,10 @@ class AcpClient:
             if self.version == 1:
                 result1 = v1.NewSessionResponse.model_validate(raw)
                 session = self._open(result1.session_id, cwd, additional_directories)
-                options = translate_v1.with_modes(
-                    json_list(result1.config_options or []), result1.modes
+                assert session.v1 is not None
+                session.v1.modes = result1.modes
+                options = session.v1.config_options(
+                    json_list(result1.config_options or [])
                 )
                 commands: list[JSONObject] = []
             else:
@@ -332,8 +335,10 @@ class AcpClient:
             if self.version == 1:
                 model = v1.LoadSessionResponse if replay else v1.ResumeSessionResponse
                 result1 = model.model_validate(raw)
-                options = translate_v1.with_modes(
-                    json_list(result1.config_options or []), result1.modes
+                assert session.v1 is not None
+                session.v1.modes = result1.modes
+                options = session.v1.config_options(
+                    json_list(result1.config_options or [])
                 )
                 commands: list[JSONObject] = []
             else:
@@ -407,8 +412,27 @@ class AcpClient:
             store.apply(ops.SetState("idle", response.stop_reason, raw=raw))
             return response.stop_reason
         await self._call("session/prompt", params)  # `{}` or `{messageId}`: accepted
-        await turn.done.wait()
+        await self._until_turn_ends(turn)
         return turn.stop_reason
+
+    async def _until_turn_ends(self, turn: _Turn) -> None:
+        """Wait for the idle that ends a v2 turn, or fail if the connection ends."""
+        dispatcher = self.connection.dispatcher
+        closed: list[str] = []
+        async with anyio.create_task_group() as group:
+
+            async def ended() -> None:
+                await turn.done.wait()
+                group.cancel_scope.cancel()
+
+            async def connection_lost() -> None:
+                closed.append(await dispatcher.wait_closed())
+                group.cancel_scope.cancel()
+
+            group.start_soon(ended)
+            group.start_soon(connection_lost)
+        if not turn.done.is_set():
+            raise ConnectionClosed(closed[0] if closed else "the connection ended")
 
     async def cancel(self, session_id: str) -> None:
         """Cancel the session's current work (the turn ends when the agent says)."""
@@ -422,7 +446,22 @@ class AcpClient:
     async def set_config_option(
         self, session_id: str, config_id: str, value: Any
     ) -> None:
-        """`session/set_config_option`; the returned list replaces the stored one."""
+        """`session/set_config_option`; the returned list replaces the stored one.
+
+        In v1, the mode option synthesised from `modes` is set with
+        `session/set_mode` instead (the agent knows no such config option).
+        """
+        session = self._sessions[session_id]
+        translator = session.v1
+        if (
+            translator is not None
+            and translator.mode_synthesised
+            and config_id == translate_v1.MODE_OPTION_ID
+        ):
+            await self.set_mode(session_id, str(value))
+            update = v1.CurrentModeUpdate(current_mode_id=str(value))
+            session.store.apply_many(translator.translate_update(update))
+            return
         params: dict[str, Any] = {"sessionId": session_id, "configId": config_id}
         if isinstance(value, bool):
             params["type"] = "boolean"
@@ -436,9 +475,10 @@ class AcpClient:
             else v2.SetSessionConfigOptionResponse
         )
         result = model.model_validate(raw)
-        self.store(session_id).apply(
-            ops.SetConfigOptions(json_list(result.config_options))
-        )
+        options = json_list(result.config_options)
+        if translator is not None:
+            options = translator.config_options(options)
+        session.store.apply(ops.SetConfigOptions(options))
 
     async def set_mode(self, session_id: str, mode_id: str) -> None:
         """v1 `session/set_mode`."""
@@ -515,6 +555,10 @@ class AcpClient:
             self._malformed(params, error)
             return
         session.store.apply_many(operations)
+
+    def _report(self, message: str) -> None:
+        if self.on_diagnostic is not None:
+            self.on_diagnostic(Diagnostic("handler_error", message))
 
     def _malformed(self, params: Any, error: ValidationError) -> None:
         update = params.get("update") if isinstance(params, dict) else None
@@ -639,7 +683,11 @@ class AcpClient:
         async with anyio.create_task_group() as group:
 
             async def ask() -> None:
-                answer[0] = await self.prompter.ask(request)
+                try:
+                    answer[0] = await self.prompter.ask(request)
+                except Exception as error:  # a broken prompter must not approve
+                    log.exception("the permission prompter failed")
+                    self._report(f"could not ask for permission: {error!r}")
                 group.cancel_scope.cancel()
 
             async def watch(event: anyio.Event) -> None:

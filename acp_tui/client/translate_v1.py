@@ -88,6 +88,11 @@ class V1Translator:
 
     def __init__(self, store: SessionStore) -> None:
         self._store = store
+        self.modes: v1.SessionModeState | None = None
+        """The session's v1 modes (from session setup), if the agent has them."""
+        self.mode_synthesised = False
+        """Whether the stored mode option was synthesised from `modes` (it is then
+        set with `session/set_mode`, not `session/set_config_option`)."""
         self._role: ops.MessageRole | None = None
         self._message_id: str | None = None
         self._count = 0
@@ -172,10 +177,26 @@ class V1Translator:
     def _commands(self, update: v1.AvailableCommandsUpdate) -> list[ops.Op]:
         return [ops.SetAvailableCommands(json_list(update.available_commands))]
 
+    def config_options(self, options: Sequence[JSONObject]) -> list[JSONObject]:
+        """The config options to store for this session.
+
+        The agent's options, plus the mode option synthesised from `modes` (kept
+        across list replacements while the agent offers no mode option of its own).
+        """
+        result = with_modes(options, self.modes)
+        self.mode_synthesised = len(result) > len(options)
+        return result
+
     def _config(self, update: v1.ConfigOptionUpdate) -> list[ops.Op]:
-        return [ops.SetConfigOptions(json_list(update.config_options))]
+        return [
+            ops.SetConfigOptions(self.config_options(json_list(update.config_options)))
+        ]
 
     def _mode(self, update: v1.CurrentModeUpdate) -> list[ops.Op]:
+        if self.modes is not None:
+            self.modes = self.modes.model_copy(
+                update={"current_mode_id": update.current_mode_id}
+            )
         options = [dict(o) for o in self._store.config_options]
         for option in options:
             if option.get("category") == "mode":

@@ -184,6 +184,7 @@ class Dispatcher:
         self._send_lock = anyio.Lock()
         self._task_group: anyio.abc.TaskGroup | None = None
         self._close_reason: str | None = None
+        self._closed = anyio.Event()
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -239,9 +240,15 @@ class Dispatcher:
         if error is not None:
             raise error
 
+    async def wait_closed(self) -> str:
+        """Wait until the peer's output has ended; returns why."""
+        await self._closed.wait()
+        return self._close_reason or "closed"
+
     def _shut(self, reason: str) -> None:
         if self._close_reason is None:
             self._close_reason = reason
+        self._closed.set()
         for pending in self._pending.values():
             if pending.outcome is None:
                 pending.outcome = ConnectionClosed(reason)

@@ -16,6 +16,7 @@ import anyio
 import pytest
 
 from acp_tui.client.connection import ClientFeatures
+from acp_tui.client.ports import PermissionRequest
 from acp_tui.client.session import SessionSummary, UnsupportedOperation
 from acp_tui.config import McpServerSettings
 from acp_tui.protocol.jsonrpc import RpcError
@@ -226,13 +227,6 @@ async def test_v2_prompt_error_raises() -> None:
         assert await call.wait() == "end_turn"
 
 
-@pytest.mark.xfail(
-    reason="known bug: a v2 prompt() waits for an idle state_update forever when the "
-    "connection ends after the ack; the dispatcher exposes no way to wait for its "
-    "end (needs a Dispatcher change, outside the session layer)",
-    raises=TimeoutError,
-    strict=True,
-)
 async def test_v2_prompt_fails_when_the_connection_ends_mid_turn() -> None:
     async with open_harness(v2_init({})) as h:
         await h.new_session()
@@ -1567,3 +1561,59 @@ async def test_unknown_notifications_are_ignored(version: int) -> None:
         assert h.peer.inbox == []  # notifications are never answered
         assert h.diagnostics == []
         assert store.timeline() == ()
+
+
+class _BrokenPrompter(ScriptedPrompter):
+    async def ask(self, request: PermissionRequest) -> str | None:
+        raise RuntimeError("the dialog crashed")
+
+
+async def test_a_failing_prompter_answers_cancelled_never_approval() -> None:
+    async with open_harness(v2_init({}), prompter=_BrokenPrompter()) as h:
+        store = await h.new_session()
+        response = await h.peer.call(
+            "session/request_permission",
+            {"sessionId": "s1", "title": "Run it?", "options": OPTIONS},
+        )
+        assert response["result"] == CANCELLED
+        [permission] = store.permissions()
+        assert permission.outcome == {"outcome": "cancelled"}
+        assert any("the dialog crashed" in str(d) for d in h.diagnostics)
+
+
+async def test_v1_synthesised_mode_is_set_with_set_mode_and_survives_list_updates() -> (
+    None
+):
+    async with open_harness(v1_init()) as h:
+        call = h.start(h.client.new_session, CWD)
+        request = await h.peer.expect_request("session/new")
+        modes = {
+            "currentModeId": "ask",
+            "availableModes": [
+                {"id": "ask", "name": "Ask"},
+                {"id": "code", "name": "Code"},
+            ],
+        }
+        await h.peer.reply(request, {"sessionId": "s1", "modes": modes})
+        store = await call.wait()
+        setting = h.start(h.client.set_config_option, "s1", "mode", "code")
+        set_mode = await h.peer.expect_request("session/set_mode")
+        assert set_mode["params"] == {"sessionId": "s1", "modeId": "code"}
+        await h.peer.reply(set_mode, {})
+        await setting.wait()
+        [mode] = store.config_options
+        assert mode["currentValue"] == "code"
+        # A replaced list from the agent keeps the synthesised mode option.
+        other = {
+            "id": "model",
+            "name": "Model",
+            "type": "select",
+            "currentValue": "m",
+            "options": [{"value": "m", "name": "M"}],
+        }
+        await h.peer.update(
+            "s1", {"sessionUpdate": "config_option_update", "configOptions": [other]}
+        )
+        await h.peer.sync()
+        assert [o["id"] for o in store.config_options] == ["model", "mode"]
+        assert store.config_options[1]["currentValue"] == "code"
