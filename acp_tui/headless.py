@@ -407,6 +407,9 @@ class Transcript:
         if permission is None:
             return
         title = permission.title or "permission requested"
+        subject = permission.subject or {}
+        if subject.get("type") == "command":
+            title += f" — $ {subject.get('command')} (in {subject.get('cwd')})"
         if permission.outcome is None:
             self._line(f"[permission] {title}")
         elif change.id not in self._permission_outcomes:

@@ -26,8 +26,12 @@ HEADLESS = [
     "acp_tui.protocol.schema.v2",
     "acp_tui.client.connection",
     "acp_tui.client.probe",
+    "acp_tui.client.session",
+    "acp_tui.client.agents",
+    "acp_tui.export",
+    "acp_tui.headless",
     "acp_tui.store",
-    "acp_tui.terminal",
+    "acp_tui.terminal.emulator",
     "acp_tui.diff",
 ]
 
