@@ -488,10 +488,23 @@ class AcpClient:
             "session/set_mode", {"sessionId": session_id, "modeId": mode_id}
         )
 
+    def _require_v2_auth(self) -> None:
+        # v2: no (or empty) authMethods means auth/login and auth/logout MUST NOT
+        # be called.
+        if not self.connection.initialize_result.auth_methods:
+            raise UnsupportedOperation("the agent offers no authentication methods")
+
     async def authenticate(self, method_id: str) -> None:
-        """v2 `auth/login {methodId}`; v1 `authenticate {methodId}`."""
-        method = "authenticate" if self.version == 1 else "auth/login"
-        await self._call(method, {"methodId": method_id})
+        """v2 `auth/login {methodId}`; v1 `authenticate {methodId}`.
+
+        A v2 `terminal` method is not logged in this way: the client runs the
+        agent's command in a terminal instead (not done by this layer).
+        """
+        if self.version == 1:
+            await self._call("authenticate", {"methodId": method_id})
+            return
+        self._require_v2_auth()
+        await self._call("auth/login", {"methodId": method_id})
 
     async def logout(self) -> None:
         """v2 `auth/logout`; v1 `logout` (needs `agentCapabilities.auth.logout`)."""
@@ -501,6 +514,7 @@ class AcpClient:
                 raise UnsupportedOperation("the agent does not support logout")
             await self._call("logout", {})
             return
+        self._require_v2_auth()
         await self._call("auth/logout", {})
 
     # ------------------------------------------------------- turn bookkeeping

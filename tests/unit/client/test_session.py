@@ -1617,3 +1617,50 @@ async def test_v1_synthesised_mode_is_set_with_set_mode_and_survives_list_update
         await h.peer.sync()
         assert [o["id"] for o in store.config_options] == ["model", "mode"]
         assert store.config_options[1]["currentValue"] == "code"
+
+
+@pytest.mark.parametrize(
+    ("init", "login", "logout"),
+    [
+        (v1_init(auth={"logout": {}}), "authenticate", "logout"),
+        (
+            {
+                **v2_init({}),
+                "authMethods": [
+                    {"methodId": "agent-login", "name": "Log in", "type": "agent"}
+                ],
+            },
+            "auth/login",
+            "auth/logout",
+        ),
+    ],
+    ids=["v1", "v2"],
+)
+async def test_login_and_logout_use_the_versions_methods(
+    init: JSON, login: str, logout: str
+) -> None:
+    async with open_harness(init) as h:
+        call = h.start(h.client.authenticate, "agent-login")
+        request = await h.peer.expect_request(login)
+        assert request["params"] == {"methodId": "agent-login"}
+        await h.peer.reply(request, {})
+        await call.wait()
+        out = h.start(h.client.logout)
+        request = await h.peer.expect_request(logout)
+        assert request["params"] == {}
+        await h.peer.reply(request, {})
+        await out.wait()
+
+
+async def test_v1_logout_needs_the_capability() -> None:
+    async with open_harness(v1_init()) as h:
+        with pytest.raises(UnsupportedOperation):
+            await h.client.logout()
+
+
+async def test_v2_without_auth_methods_never_calls_auth() -> None:
+    async with open_harness(v2_init({})) as h:
+        with pytest.raises(UnsupportedOperation):
+            await h.client.authenticate("x")
+        with pytest.raises(UnsupportedOperation):
+            await h.client.logout()
