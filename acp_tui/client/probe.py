@@ -21,9 +21,10 @@ from acp_tui.client.connection import (
     connect,
 )
 from acp_tui.client.errors import AgentError, AgentExited
-from acp_tui.protocol.dispatcher import Diagnostic, RequestTimeout
+from acp_tui.client.ports import PermissionPolicy
+from acp_tui.client.session import AcpClient, UnsupportedOperation
+from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.jsonrpc import RpcError
-from acp_tui.protocol.schema import v1, v2
 from acp_tui.protocol.transport import (
     AgentCommand,
     AgentStartError,
@@ -31,6 +32,7 @@ from acp_tui.protocol.transport import (
     StdioTransport,
 )
 from acp_tui.protocol.version import ProtocolChoice, UnsupportedProtocolVersion
+from acp_tui.store.values import JSONObject
 
 __all__ = ["ProbeReport", "probe"]
 
@@ -94,19 +96,25 @@ async def probe(
         return transport
 
     with _agent_errors(transports):
+        client = AcpClient(
+            prompter=PermissionPolicy("reject"), on_diagnostic=diagnostics.append
+        )
         async with connect(
             open_stream,
             choice=choice,
             init_timeout=init_timeout,
+            on_request=client.handle_request,
+            on_notification=client.handle_notification,
             on_diagnostic=diagnostics.append,
         ) as connection:
+            client.attach(connection)
             report = ProbeReport(
                 protocol_version=connection.protocol_version,
                 agent=connection.agent,
                 fallbacks=list(connection.fallbacks),
                 auth_methods=_auth_methods(connection),
             )
-            await _new_session(connection, cwd, report)
+            await _new_session(client, cwd, report)
     report.diagnostics = [str(d) for d in diagnostics]
     return report
 
@@ -119,31 +127,20 @@ def _auth_methods(connection: Connection) -> list[str]:
     return names
 
 
-async def _new_session(connection: Connection, cwd: Path, report: ProbeReport) -> None:
-    params: v1.NewSessionRequest | v2.NewSessionRequest
-    if connection.protocol_version == 1:
-        params = v1.NewSessionRequest(cwd=str(cwd), mcp_servers=[])
-    else:
-        params = v2.NewSessionRequest(cwd=str(cwd))
+async def _new_session(client: AcpClient, cwd: Path, report: ProbeReport) -> None:
     try:
-        raw = await connection.dispatcher.request(
-            "session/new", params, timeout=SESSION_NEW_TIMEOUT
-        )
-    except (RpcError, RequestTimeout, ConnectionClosed) as error:
-        report.session_error = str(error)
+        with anyio.fail_after(SESSION_NEW_TIMEOUT):
+            store = await client.new_session(cwd)
+    except (RpcError, TimeoutError, ConnectionClosed, UnsupportedOperation) as error:
+        report.session_error = str(error) or type(error).__name__
         return
-    result: v1.NewSessionResponse | v2.NewSessionResponse
-    if connection.protocol_version == 1:
-        result = v1.NewSessionResponse.model_validate(raw)
-    else:
-        result = v2.NewSessionResponse.model_validate(raw)
-    report.session_id = result.session_id
-    report.config_options = [_describe_option(o) for o in result.config_options or []]
+    report.session_id = store.session_id
+    report.config_options = [_describe_option(o) for o in store.config_options]
 
 
-def _describe_option(option: Any) -> str:
-    name = getattr(option, "name", None) or "?"
-    current = getattr(option, "current_value", None)
+def _describe_option(option: JSONObject) -> str:
+    name = option.get("name") or "?"
+    current = option.get("currentValue")
     return f"{name} = {current}" if current is not None else str(name)
 
 
