@@ -1,0 +1,524 @@
+"""The demo agent's JSON-RPC side: negotiation and the ACP methods, per version.
+
+`serve(stream, agent)` answers one client over a `MessageStream` with the
+project's `Dispatcher`; `main()` (`python -m acp_tui.demo`) does it on stdio.
+
+Negotiation (`initialize`):
+
+* An offer of 2 or more whose params are proper v2 (`info` present) is answered
+  with **2**; anything else (an offer of 1, or a v2 number with v1-shaped params)
+  with **1**.
+* On v1 the client's `clientCapabilities` are honoured even when they came as
+  extra keys of a v2-shaped offer: with `terminal: true`, commands run in the
+  client's terminals; `fs` is never needed (the demo's files are its own).
+
+Invariants:
+
+* **Order around responses.** Updates that must follow a response (the v2 user
+  message after the `session/prompt` acknowledgment, the command list after
+  `session/new`) wait until that response has been written (`WatchedStream`);
+  a replay (`session/resume` with `replayFrom: start`, v1 `session/load`) is sent
+  *before* its response.
+* **Errors are JSON-RPC errors**: unknown methods `-32601`, bad params `-32602`
+  (also an unknown `replayFrom` type or a bad cursor), unknown sessions `-32002`,
+  anything before `initialize` `-32600`. Nothing the client sends ends the agent.
+* When the client goes away (end of stdin, SIGTERM, SIGINT, SIGHUP), running
+  turns are cancelled: their commands are killed and the sessions saved.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import PurePosixPath, PureWindowsPath
+from typing import TYPE_CHECKING, Any, Final
+
+import anyio
+import anyio.abc
+from pydantic import ValidationError
+
+from acp_tui.demo import persist
+from acp_tui.demo.emit_common import AGENT_INFO
+from acp_tui.demo.events import JSONObject, fold
+from acp_tui.demo.pacing import Pace, clock_from_env, delay_from_env
+from acp_tui.demo.session import DemoAgent, DemoSession, SessionNotFound
+from acp_tui.demo.stdio import StdioStream
+from acp_tui.protocol.dispatcher import Dispatcher, RequestContext
+from acp_tui.protocol.framing import OversizedLine
+from acp_tui.protocol.jsonrpc import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    RESOURCE_NOT_FOUND,
+    RequestId,
+    RpcError,
+)
+from acp_tui.protocol.schema._base import to_wire
+from acp_tui.protocol.transport import MessageStream
+
+if TYPE_CHECKING:
+    # Imported where used: a connection loads only its own version's wire models
+    # (each costs a good part of the agent's start-up time).
+    from acp_tui.demo.emit_v1 import V1Emitter
+    from acp_tui.demo.emit_v2 import V2Emitter
+    from acp_tui.protocol.schema import v1, v2
+
+__all__ = ["REPLY_WAIT", "DemoServer", "WatchedStream", "main", "serve"]
+
+log = logging.getLogger(__name__)
+
+REPLY_WAIT: Final = 2.0
+"""Longest wait for a response to be written before what must follow it is sent
+anyway (a safety net: the response is normally out within microseconds)."""
+
+
+class WatchedStream:
+    """A `MessageStream` that can tell when the response to a request is written."""
+
+    def __init__(self, inner: MessageStream) -> None:
+        self.inner = inner
+        self._waiters: dict[bytes, anyio.Event] = {}
+
+    def reply_sent(self, request_id: RequestId) -> anyio.Event:
+        """An event set once the response to `request_id` has been written."""
+        prefix = b'{"jsonrpc":"2.0","id":' + json.dumps(request_id).encode() + b","
+        return self._waiters.setdefault(prefix, anyio.Event())
+
+    async def receive(self) -> bytes | OversizedLine:
+        """The next line from the client."""
+        return await self.inner.receive()
+
+    async def send(self, line: bytes) -> None:
+        """Write a line; wake whoever waits for it (a response)."""
+        await self.inner.send(line)
+        if self._waiters and line.startswith(b'{"jsonrpc":"2.0","id":'):
+            for prefix in list(self._waiters):
+                if line.startswith(prefix):
+                    self._waiters.pop(prefix).set()
+
+    async def aclose(self) -> None:
+        """Close the inner stream."""
+        await self.inner.aclose()
+
+
+def _absolute(path: str) -> bool:
+    return PurePosixPath(path).is_absolute() or PureWindowsPath(path).is_absolute()
+
+
+def _session_id(params: Any) -> str:
+    """The `sessionId` of `session/close` / `session/delete` params (both versions)."""
+    session_id = params.get("sessionId") if isinstance(params, dict) else None
+    if not isinstance(session_id, str):
+        raise _bad_params("sessionId must be a string")
+    return session_id
+
+
+def _bad_params(message: str) -> RpcError:
+    return RpcError(INVALID_PARAMS, "Invalid params", message)
+
+
+def _not_found(session_id: str) -> RpcError:
+    return RpcError(RESOURCE_NOT_FOUND, "Resource not found", {"sessionId": session_id})
+
+
+Handler = Callable[[Any, RequestContext], Awaitable[Any]]
+
+
+class DemoServer:
+    """One client connection to the demo agent."""
+
+    def __init__(self, agent: DemoAgent, stream: MessageStream) -> None:
+        self.agent = agent
+        self.stream = WatchedStream(stream)
+        self.dispatcher = Dispatcher(
+            self.stream,
+            on_request=self.handle_request,
+            on_notification=self.handle_notification,
+        )
+        self.port: V1Emitter | V2Emitter | None = None
+        self._tasks: anyio.abc.TaskGroup | None = None
+        self._handlers: dict[str, Handler] = {}
+
+    async def run(self) -> None:
+        """Serve until the client closes the connection."""
+        async with anyio.create_task_group() as tasks:
+            self._tasks = tasks
+            await self.dispatcher.run()
+            tasks.cancel_scope.cancel()
+
+    # ------------------------------------------------------------- routing
+
+    async def handle_request(
+        self, method: str, params: Any, context: RequestContext
+    ) -> Any:
+        """Serve one request (see the module docstring for the error rules)."""
+        if method == "initialize":
+            return self._initialize(params)
+        if self.port is None:
+            raise RpcError(INVALID_REQUEST, "Invalid Request", "initialize first")
+        handler = self._handlers.get(method)
+        if handler is None:
+            raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+        return await handler(params if params is not None else {}, context)
+
+    async def handle_notification(self, method: str, params: Any) -> None:
+        """`session/cancel`; anything else is ignored."""
+        if method != "session/cancel" or self.port is None:
+            return
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        if not isinstance(session_id, str):
+            log.warning("ignored a malformed session/cancel")
+            return
+        self.agent.cancel(session_id)
+
+    def _after_reply(
+        self, request_id: RequestId, action: Callable[[], Awaitable[None]]
+    ) -> None:
+        """Run `action` once the response to `request_id` is written."""
+        sent = self.stream.reply_sent(request_id)
+
+        async def later() -> None:
+            with anyio.move_on_after(REPLY_WAIT):
+                await sent.wait()
+            await action()
+
+        assert self._tasks is not None
+        self._tasks.start_soon(later)
+
+    # ---------------------------------------------------------- initialize
+
+    def _initialize(self, params: Any) -> JSONObject:
+        if self.port is not None:
+            raise RpcError(INVALID_REQUEST, "Invalid Request", "already initialized")
+        params = params if isinstance(params, dict) else {}
+        offered = params.get("protocolVersion")
+        version = 1
+        if isinstance(offered, int) and not isinstance(offered, bool) and offered >= 2:
+            from acp_tui.protocol.schema import v2
+
+            try:
+                v2.InitializeRequest.model_validate(params)
+                version = 2
+            except ValidationError:
+                version = 1  # a v2 number with v1-shaped params: speak v1
+        if version == 2:
+            from acp_tui.demo import emit_v2
+
+            self.port = emit_v2.V2Emitter(self.dispatcher)
+            self._handlers = self._v2_handlers()
+            return emit_v2.initialize_result(AGENT_INFO)
+        from acp_tui.demo import emit_v1
+        from acp_tui.protocol.schema import v1
+
+        try:
+            capabilities = v1.ClientCapabilities.model_validate(
+                params.get("clientCapabilities") or {}
+            )
+        except ValidationError:
+            capabilities = v1.ClientCapabilities()
+        self.port = emit_v1.V1Emitter(
+            self.dispatcher, client_terminal=capabilities.terminal
+        )
+        self._handlers = self._v1_handlers()
+        return emit_v1.initialize_result(AGENT_INFO)
+
+    def _v2_handlers(self) -> dict[str, Handler]:
+        return {
+            "session/new": self._new,
+            "session/list": self._list,
+            "session/resume": self._resume_v2,
+            "session/close": self._close,
+            "session/delete": self._delete,
+            "session/set_config_option": self._set_config_option,
+            "session/prompt": self._prompt_v2,
+        }
+
+    def _v1_handlers(self) -> dict[str, Handler]:
+        return {
+            "session/new": self._new,
+            "session/load": self._load_v1,
+            "session/list": self._list,
+            "session/resume": self._resume_v1,
+            "session/close": self._close,
+            "session/delete": self._delete,
+            "session/set_mode": self._set_mode_v1,
+            "session/set_config_option": self._set_config_option,
+            "session/prompt": self._prompt_v1,
+        }
+
+    # ------------------------------------------------------------- helpers
+
+    @property
+    def _v1(self) -> bool:
+        return self.port is not None and self.port.version == 1
+
+    def _emitter(self) -> V1Emitter | V2Emitter:
+        assert self.port is not None
+        return self.port
+
+    def _options(self, session: DemoSession) -> list[JSONObject]:
+        if self._v1:
+            from acp_tui.demo import emit_v1
+
+            return emit_v1.config_options(session.config)
+        from acp_tui.demo import emit_v2
+
+        return emit_v2.config_options(session.config)
+
+    def _setup_result(self, session: DemoSession) -> JSONObject:
+        """`configOptions` (and v1 `modes`) of a session setup response."""
+        result: JSONObject = {"configOptions": self._options(session)}
+        if self._v1:
+            from acp_tui.demo import emit_v1
+
+            result["modes"] = emit_v1.modes(session.config)
+        return result
+
+    def _open(self, session_id: str) -> DemoSession:
+        try:
+            return self.agent.open(session_id)
+        except SessionNotFound:
+            raise _not_found(session_id) from None
+
+    def _session(self, session_id: str) -> DemoSession:
+        try:
+            return self.agent.get(session_id)
+        except SessionNotFound:
+            raise _not_found(session_id) from None
+
+    @staticmethod
+    def _check_cwd(cwd: str, extra: Sequence[str] = ()) -> None:
+        for path in (cwd, *extra):
+            if not _absolute(path):
+                raise _bad_params(f"not an absolute path: {path!r}")
+
+    # ------------------------------------------------------------ sessions
+
+    async def _new(self, params: Any, context: RequestContext) -> JSONObject:
+        request: v1.NewSessionRequest | v2.NewSessionRequest
+        if self._v1:
+            from acp_tui.protocol.schema import v1
+
+            request = v1.NewSessionRequest.model_validate(params)
+        else:
+            from acp_tui.protocol.schema import v2
+
+            request = v2.NewSessionRequest.model_validate(params)
+        self._check_cwd(request.cwd, request.additional_directories)
+        session = self.agent.new_session(request.cwd)
+        emitter = self._emitter()
+        self._after_reply(context.id, lambda: emitter.send_commands(session.session_id))
+        return {"sessionId": session.session_id, **self._setup_result(session)}
+
+    async def _list(self, params: Any, context: RequestContext) -> JSONObject:
+        request: v1.ListSessionsRequest | v2.ListSessionsRequest
+        if self._v1:
+            from acp_tui.protocol.schema import v1
+
+            request = v1.ListSessionsRequest.model_validate(params)
+        else:
+            from acp_tui.protocol.schema import v2
+
+            request = v2.ListSessionsRequest.model_validate(params)
+        if request.cwd is not None:
+            self._check_cwd(request.cwd)
+        try:
+            page, cursor = self.agent.list_page(request.cwd, request.cursor)
+        except persist.InvalidCursor:
+            raise _bad_params("unknown cursor") from None
+        sessions = []
+        for summary in page:
+            info: JSONObject = {"sessionId": summary.session_id, "cwd": summary.cwd}
+            if summary.title is not None:
+                info["title"] = summary.title
+            if summary.updated_at is not None:
+                info["updatedAt"] = summary.updated_at
+            sessions.append(info)
+        result: JSONObject = {"sessions": sessions}
+        if cursor is not None:
+            result["nextCursor"] = cursor
+        return result
+
+    async def _replay(self, session: DemoSession) -> None:
+        emitter = self._emitter()
+        await emitter.replay(session, fold(session.history))
+        await emitter.send_commands(session.session_id)
+        await emitter.send_config(session)
+
+    async def _resume_v2(self, params: Any, context: RequestContext) -> JSONObject:
+        from acp_tui.protocol.schema import v2
+
+        request = v2.ResumeSessionRequest.model_validate(params)
+        self._check_cwd(request.cwd, request.additional_directories)
+        replay = request.replay_from
+        if replay is not None and not isinstance(replay, v2.ReplayFromStart):
+            raise _bad_params(f"unsupported replayFrom type {replay.type!r}")
+        session = self._open(request.session_id)
+        if replay is not None:
+            await self._replay(session)
+        else:
+            emitter = self._emitter()
+            self._after_reply(
+                context.id, lambda: emitter.send_commands(session.session_id)
+            )
+        return self._setup_result(session)
+
+    async def _load_v1(self, params: Any, context: RequestContext) -> JSONObject:
+        from acp_tui.protocol.schema import v1
+
+        request = v1.LoadSessionRequest.model_validate(params)
+        self._check_cwd(request.cwd, request.additional_directories)
+        session = self._open(request.session_id)
+        await self._replay(session)
+        return self._setup_result(session)
+
+    async def _resume_v1(self, params: Any, context: RequestContext) -> JSONObject:
+        from acp_tui.protocol.schema import v1
+
+        request = v1.ResumeSessionRequest.model_validate(params)
+        self._check_cwd(request.cwd, request.additional_directories)
+        session = self._open(request.session_id)
+        emitter = self._emitter()
+        self._after_reply(context.id, lambda: emitter.send_commands(session.session_id))
+        return self._setup_result(session)
+
+    async def _close(self, params: Any, context: RequestContext) -> JSONObject:
+        session_id = _session_id(params)
+        try:
+            await self.agent.close(session_id)
+        except SessionNotFound:
+            if persist.load(session_id) is None:
+                raise _not_found(session_id) from None
+        return {}
+
+    async def _delete(self, params: Any, context: RequestContext) -> JSONObject:
+        session_id = _session_id(params)
+        try:
+            await self.agent.delete(session_id)
+        except SessionNotFound:
+            raise _not_found(session_id) from None
+        return {}
+
+    # ------------------------------------------------------------- options
+
+    async def _set_config_option(
+        self, params: Any, context: RequestContext
+    ) -> JSONObject:
+        if self._v1:
+            from acp_tui.protocol.schema import v1
+
+            request1 = v1.SetSessionConfigOptionRequest.model_validate(params)
+            session_id, config_id = request1.session_id, request1.config_id
+            value: Any = request1.value
+        else:
+            from acp_tui.protocol.schema import v2
+
+            request2 = v2.SetSessionConfigOptionRequest.model_validate(params)
+            if request2.type != "id":
+                raise _bad_params(f"option values are ids, not {request2.type!r}")
+            session_id, config_id, value = (
+                request2.session_id,
+                request2.config_id,
+                request2.value,
+            )
+        session = self._session(session_id)
+        if not isinstance(value, str):
+            raise _bad_params("option values are ids (strings)")
+        try:
+            session.config.set(config_id, value)
+        except KeyError:
+            raise _bad_params(f"unknown config option {config_id!r}") from None
+        except ValueError as error:
+            raise _bad_params(str(error)) from None
+        session.save()
+        return {"configOptions": self._options(session)}
+
+    async def _set_mode_v1(self, params: Any, context: RequestContext) -> JSONObject:
+        from acp_tui.protocol.schema import v1
+
+        request = v1.SetSessionModeRequest.model_validate(params)
+        session = self._session(request.session_id)
+        try:
+            session.config.set("mode", request.mode_id)
+        except ValueError as error:
+            raise _bad_params(str(error)) from None
+        session.save()
+        emitter = self._emitter()
+        self._after_reply(context.id, lambda: emitter.send_config(session))
+        return {}
+
+    # -------------------------------------------------------------- prompts
+
+    def _blocks(self, prompt: Sequence[Any]) -> list[JSONObject]:
+        if not prompt:
+            raise _bad_params("the prompt is empty")
+        return [to_wire(block) for block in prompt]
+
+    async def _prompt_v2(self, params: Any, context: RequestContext) -> JSONObject:
+        from acp_tui.protocol.schema import v2
+
+        request = v2.PromptRequest.model_validate(params)
+        session = self._session(request.session_id)
+        blocks = self._blocks(request.prompt)
+        sent = self.stream.reply_sent(context.id)
+        emitter = self._emitter()
+
+        async def accepted() -> None:
+            with anyio.move_on_after(REPLY_WAIT):
+                await sent.wait()
+
+        async def turn() -> None:
+            try:
+                await self.agent.prompt(session, emitter, blocks, accepted=accepted)
+            except Exception:  # never let one turn take the connection down
+                log.exception("the turn of %s failed", session.session_id)
+
+        assert self._tasks is not None
+        self._tasks.start_soon(turn)
+        return {}
+
+    async def _prompt_v1(self, params: Any, context: RequestContext) -> JSONObject:
+        from acp_tui.protocol.schema import v1
+
+        request = v1.PromptRequest.model_validate(params)
+        session = self._session(request.session_id)
+        blocks = self._blocks(request.prompt)
+        stop = await self.agent.prompt(session, self._emitter(), blocks)
+        return to_wire(v1.PromptResponse(stop_reason=stop or "cancelled"))
+
+
+async def serve(stream: MessageStream, agent: DemoAgent) -> None:
+    """Answer one client on `stream` until it closes the connection."""
+    await DemoServer(agent, stream).run()
+
+
+async def _serve_stdio(agent: DemoAgent) -> None:
+    async with anyio.create_task_group() as tasks:
+
+        async def watch_signals() -> None:
+            with anyio.open_signal_receiver(
+                signal.SIGTERM, signal.SIGINT, signal.SIGHUP
+            ) as signals:
+                async for received in signals:
+                    log.info("stopping on %s", signal.Signals(received).name)
+                    tasks.cancel_scope.cancel()
+                    return
+
+        tasks.start_soon(watch_signals)
+        await serve(StdioStream(), agent)
+        tasks.cancel_scope.cancel()
+
+
+def main() -> int:
+    """`python -m acp_tui.demo`: the demo agent on stdin/stdout."""
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.WARNING,
+        format="acp-tui-demo %(levelname)s %(name)s: %(message)s",
+    )
+    agent = DemoAgent(clock=clock_from_env(), pace=Pace(delay_from_env()))
+    anyio.run(_serve_stdio, agent)
+    return 0
