@@ -147,30 +147,27 @@ def _main(argv: Sequence[str] | None) -> int:
     if not args.cwd.is_dir():
         print(f"acp-tui: --cwd {args.cwd} is not a directory", file=sys.stderr)
         return EXIT_USAGE
-    if args.command in ("print", "sessions"):
-        if not args.agent:
-            parser.error(f"{args.command} needs --agent")
-        if args.command == "print" and args.timeout is not None and args.timeout <= 0:
-            parser.error("--timeout must be positive")
-        resolved = _resolve(args.agent)
-        if resolved is None:
-            return EXIT_USAGE
-        return _headless(args, *resolved, settings.mcp_servers)
+    if args.command == "print" and args.timeout is not None and args.timeout <= 0:
+        parser.error("--timeout must be positive")
     if not args.agent:
+        args.agent = settings.agent
+    if not args.agent:
+        from acp_tui.client.agents import DEMO_AGENT
+
+        args.agent = DEMO_AGENT
         print(
-            "acp-tui: no agent given. Choose one with --agent, e.g.\n"
-            "  acp-tui --agent claude-code\n"
-            '  acp-tui --agent "opencode acp"\n'
-            "`acp-tui agents` lists the agents acp-tui knows and which are installed.\n"
-            "(the built-in demo agent and the full-screen UI are not built yet)",
+            "acp-tui: running the built-in demo agent; choose a real one with "
+            "--agent claude-code (see `acp-tui agents`)",
             file=sys.stderr,
         )
-        return EXIT_USAGE
     resolved = _resolve(args.agent)
     if resolved is None:
         return EXIT_USAGE
-    name, command = resolved
-    return _probe(name, command, args)
+    if args.command in ("print", "sessions"):
+        return _headless(args, *resolved, settings.mcp_servers)
+    if resolved is None:
+        return EXIT_USAGE
+    return _probe(*resolved, args)
 
 
 def _agents() -> int:

@@ -78,6 +78,10 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    agent: str | None = None
+    """The agent to start when `--agent` is not given: a catalogue name or a
+    command line. Unset: the built-in demo agent."""
+
     protocol: Literal["auto", "1", "2"] = "auto"
     """ACP version to offer: `auto` offers the v2 draft and falls back to v1; `1` or
     `2` pins that version (use `1` if a v2 agent misbehaves)."""

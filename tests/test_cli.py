@@ -42,9 +42,26 @@ def test_version_runs_as_a_program() -> None:
     assert completed.stdout.strip() == f"acp-tui {__version__}"
 
 
-def test_no_agent_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([]) == 2
-    assert "--agent" in capsys.readouterr().err
+@pytest.mark.subprocess
+def test_no_agent_runs_the_demo_agent_with_a_hint(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main([]) == 0
+    captured = capsys.readouterr()
+    assert "running the built-in demo agent" in captured.err
+    assert "--agent claude-code" in captured.err
+    assert "agent:    acp-tui demo agent" in captured.out
+
+
+@pytest.mark.subprocess
+def test_configured_default_agent_is_used(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(home, f"agent = {fake('v1')!r}\n")
+    assert main([]) == 0
+    captured = capsys.readouterr()
+    assert "demo" not in captured.err
+    assert "protocol: ACP v1" in captured.out
 
 
 def test_bad_config_is_a_usage_error_naming_the_file(
@@ -138,7 +155,9 @@ def test_agents_lists_the_catalogue(capsys: pytest.CaptureFixture[str]) -> None:
     lines = out.splitlines()
     assert lines[0].split() == ["NAME", "SOURCE", "STATUS", "COMMAND"]
     names = [line.split()[0] for line in lines[1:]]
-    assert {"claude-code", "opencode", "gemini", "codex", "goose"} <= set(names)
+    assert {"demo", "claude-code", "opencode", "gemini", "codex", "goose"} <= set(names)
+    [demo] = [line for line in lines if line.startswith("demo ")]
+    assert "installed" in demo
 
 
 @pytest.mark.subprocess

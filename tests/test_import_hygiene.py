@@ -30,6 +30,7 @@ HEADLESS = [
     "acp_tui.client.agents",
     "acp_tui.export",
     "acp_tui.headless",
+    "acp_tui.demo.server",
     "acp_tui.store",
     "acp_tui.terminal.emulator",
     "acp_tui.diff",

@@ -55,6 +55,7 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
+import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -65,6 +66,7 @@ from typing import Final, Literal, TypeAlias
 from acp_tui.protocol.transport import AgentCommand
 
 __all__ = [
+    "DEMO_AGENT",
     "AgentCatalogueError",
     "AgentConfigError",
     "AgentEntry",
@@ -189,6 +191,10 @@ class AgentEntry:
         return (self.binary, *self.args)
 
 
+DEMO_AGENT: Final = "demo"
+"""The catalogue name of the built-in demo agent: the default when none is chosen."""
+
+
 def _builtin_entries() -> list[AgentEntry]:
     """The agents acp-tui knows out of the box.
 
@@ -197,6 +203,16 @@ def _builtin_entries() -> list[AgentEntry]:
     `<id>/agent.json`); "npm view" is the package's `bin` on the npm registry.
     """
     return [
+        # The built-in demo agent (acp_tui/demo): this interpreter, so it is
+        # always found, and it needs no account and no network.
+        AgentEntry(
+            name=DEMO_AGENT,
+            title="acp-tui demo agent",
+            binary=sys.executable,
+            args=("-m", "acp_tui.demo"),
+            install_hint="built in: nothing to install",
+            homepage="https://github.com/acp-tui/acp-tui",
+        ),
         # Source: registry claude-acp/agent.json (npx @agentclientprotocol/claude-
         # agent-acp, no args); npm view: bin `claude-agent-acp`, engines node>=22.
         # Replaces the former @zed-industries/claude-code-acp (bin claude-code-acp).

@@ -32,6 +32,7 @@ BUILTIN_NAMES = [
     "codex",
     "copilot",
     "cursor",
+    "demo",
     "gemini",
     "goose",
     "kimi",
@@ -484,7 +485,7 @@ def test_register_builtin(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     resolved = resolve_agent("demo", search_path=str(tmp_path))
     assert resolved.command.argv == (sys.executable, "-m", "acp_tui.demo")
     names = [s.name for s in describe_catalogue(search_path=str(tmp_path))]
-    assert names == sorted([*BUILTIN_NAMES, "demo"])
+    assert names == BUILTIN_NAMES
 
 
 def test_register_builtin_rejects_user_entries(
@@ -534,7 +535,10 @@ def test_describe_catalogue_statuses_and_order(bin_dir: Path) -> None:
 def test_describe_defaults_to_builtins(tmp_path: Path) -> None:
     statuses = describe_catalogue(search_path=str(tmp_path))
     assert [s.name for s in statuses] == BUILTIN_NAMES
-    assert {s.status for s in statuses} == {"not found"}
+    # Only the demo agent (this interpreter, an absolute path) is always there.
+    assert {s.name: s.status for s in statuses if s.status != "not found"} == {
+        "demo": "installed"
+    }
 
 
 def test_format_catalogue(bin_dir: Path) -> None:
