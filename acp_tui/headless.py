@@ -213,20 +213,25 @@ async def _turn(run: _Run, client: AcpClient, store: SessionStore) -> str | None
             done.set()
 
         group.start_soon(prompt)
-        with anyio.move_on_after(options.timeout):
-            await done.wait()
-        if not done.is_set():
-            run.timed_out = True
-            run.warn(f"no end of turn after {options.timeout:g} s: cancelling")
-            await client.cancel(store.session_id)
-            with anyio.move_on_after(CANCEL_GRACE):
+        # Errors raised here are kept and re-raised after the task group, which
+        # would otherwise wrap them in an ExceptionGroup.
+        try:
+            with anyio.move_on_after(options.timeout):
                 await done.wait()
             if not done.is_set():
-                group.cancel_scope.cancel()
-                raise AgentError(
-                    f"the agent did not end the turn within {CANCEL_GRACE:g} s "
-                    "of session/cancel"
-                )
+                run.timed_out = True
+                run.warn(f"no end of turn after {options.timeout:g} s: cancelling")
+                await client.cancel(store.session_id)
+                with anyio.move_on_after(CANCEL_GRACE):
+                    await done.wait()
+                if not done.is_set():
+                    raise AgentError(
+                        f"the agent did not end the turn within {CANCEL_GRACE:g} s "
+                        "of session/cancel"
+                    )
+        except Exception as error:
+            failure.insert(0, error)
+            group.cancel_scope.cancel()
     if failure:
         raise failure[0]
     return result[0] if result else None

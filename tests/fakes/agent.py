@@ -25,6 +25,7 @@ the client's `fs/*` methods. Prompt text chooses variants:
   "hang"     accept the prompt and wait for session/cancel, then end `cancelled`
   "fail"     answer session/prompt with an error
   "malformed" send a known update with a malformed payload first
+  "stubborn" accept the prompt and never end the turn, even after session/cancel
 """
 
 from __future__ import annotations
@@ -179,6 +180,11 @@ def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
             "data": "model overloaded",
         }
         write({"jsonrpc": "2.0", "id": rid, "error": error})
+        return
+    if "stubborn" in said:
+        write({"jsonrpc": "2.0", "id": rid, "result": {}})
+        while agent.read() is not None:
+            pass
         return
     write({"jsonrpc": "2.0", "id": rid, "result": {}})
 

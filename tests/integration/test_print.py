@@ -317,3 +317,18 @@ def test_print_with_an_agent_that_cannot_start(
     assert code == 3
     assert "/nonexistent/agent --acp" in err
     assert doc["protocolVersion"] is None
+
+
+def test_agent_ignoring_cancel_is_given_up_on_cleanly(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from acp_tui import headless
+
+    monkeypatch.setattr(headless, "CANCEL_GRACE", 0.5)
+    code, doc, err = run_json(
+        capsys, "--agent", fake("v2"), "--timeout", "0.5", "stubborn"
+    )
+    assert code == 3
+    assert "did not end the turn within 0.5 s of session/cancel" in err
+    assert "Traceback" not in err
+    assert doc["protocolVersion"] == 2
