@@ -69,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal UI for coding agents over the Agent Client Protocol.",
     )
     parser.add_argument("--version", action="version", version=f"acp-tui {__version__}")
+    parser.add_argument(
+        "--probe",
+        action="store_true",
+        help="connect, open a session, print what the agent offers, and exit "
+        "(no full-screen interface)",
+    )
     _connection_options(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     printer = commands.add_parser(
@@ -167,7 +173,27 @@ def _main(argv: Sequence[str] | None) -> int:
         return _headless(args, *resolved, settings.mcp_servers)
     if resolved is None:
         return EXIT_USAGE
-    return _probe(*resolved, args)
+    if args.probe:
+        return _probe(*resolved, args)
+    return _tui(*resolved, args)
+
+
+def _tui(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from acp_tui.ui.app import make_app
+
+    _setup_logging()
+    if command.cwd is None:
+        command = dataclasses.replace(command, cwd=args.cwd)
+    make_app(
+        command,
+        name,
+        cwd=args.cwd.resolve(),
+        choice=args.protocol,
+        init_timeout=args.init_timeout,
+    ).run()
+    return EXIT_OK
 
 
 def _agents() -> int:

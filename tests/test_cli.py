@@ -46,7 +46,7 @@ def test_version_runs_as_a_program() -> None:
 def test_no_agent_runs_the_demo_agent_with_a_hint(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main([]) == 0
+    assert main(["--probe"]) == 0
     captured = capsys.readouterr()
     assert "running the built-in demo agent" in captured.err
     assert "--agent claude-code" in captured.err
@@ -58,7 +58,7 @@ def test_configured_default_agent_is_used(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_config(home, f"agent = {fake('v1')!r}\n")
-    assert main([]) == 0
+    assert main(["--probe"]) == 0
     captured = capsys.readouterr()
     assert "demo" not in captured.err
     assert "protocol: ACP v1" in captured.out
@@ -68,7 +68,7 @@ def test_bad_config_is_a_usage_error_naming_the_file(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_config(home, 'protocol = "3"\n')
-    assert main(["--agent", "x"]) == 2
+    assert main(["--probe", "--agent", "x"]) == 2
     err = capsys.readouterr().err
     assert "config.toml" in err
     assert "protocol" in err
@@ -76,7 +76,7 @@ def test_bad_config_is_a_usage_error_naming_the_file(
 
 @pytest.mark.subprocess
 def test_connects_and_reports(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--agent", fake("v2"), "--init-timeout", "20"]) == 0
+    assert main(["--probe", "--agent", fake("v2"), "--init-timeout", "20"]) == 0
     out = capsys.readouterr().out
     assert "agent:    Fake Agent 1.0.0" in out
     assert "protocol: ACP v2" in out
@@ -88,16 +88,16 @@ def test_config_file_pins_the_protocol(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_config(home, "protocol = 1\n")
-    assert main(["--agent", fake("v2")]) == 0
+    assert main(["--probe", "--agent", fake("v2")]) == 0
     assert "protocol: ACP v1" in capsys.readouterr().out
     # The command line wins over the file.
-    assert main(["--agent", fake("v2"), "--protocol", "auto"]) == 0
+    assert main(["--probe", "--agent", fake("v2"), "--protocol", "auto"]) == 0
     assert "protocol: ACP v2" in capsys.readouterr().out
 
 
 @pytest.mark.subprocess
 def test_fallback_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--agent", fake("lying-v2")]) == 0
+    assert main(["--probe", "--agent", fake("lying-v2")]) == 0
     out = capsys.readouterr().out
     assert "protocol: ACP v1" in out
     assert "fell back: the agent claimed protocol 2" in out
@@ -107,7 +107,7 @@ def test_fallback_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
 def test_missing_program_exits_3_naming_the_command(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["--agent", "no-such-agent-binary --acp"]) == 3
+    assert main(["--probe", "--agent", "no-such-agent-binary --acp"]) == 3
     err = capsys.readouterr().err
     assert "no-such-agent-binary --acp" in err
     assert "Traceback" not in err
@@ -117,7 +117,7 @@ def test_missing_program_exits_3_naming_the_command(
 def test_agent_exit_during_initialize_exits_3_with_stderr_tail(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["--agent", fake("exit-on-init")]) == 3
+    assert main(["--probe", "--agent", fake("exit-on-init")]) == 3
     err = capsys.readouterr().err
     assert "stopped during initialize" in err
     assert "exited with code 3" in err
@@ -127,13 +127,13 @@ def test_agent_exit_during_initialize_exits_3_with_stderr_tail(
 
 @pytest.mark.subprocess
 def test_hanging_agent_times_out(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--agent", fake("hang"), "--init-timeout", "0.5"]) == 3
+    assert main(["--probe", "--agent", fake("hang"), "--init-timeout", "0.5"]) == 3
     assert "did not answer initialize within 0.5 s" in capsys.readouterr().err
 
 
 @pytest.mark.subprocess
 def test_unsupported_version_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--agent", fake("unsupported")]) == 3
+    assert main(["--probe", "--agent", fake("unsupported")]) == 3
     assert "protocolVersion 7" in capsys.readouterr().err
 
 
@@ -141,7 +141,7 @@ def test_unsupported_version_exits_3(capsys: pytest.CaptureFixture[str]) -> None
 def test_agent_text_never_carries_escape_sequences(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["--agent", fake("evil")]) == 0
+    assert main(["--probe", "--agent", fake("evil")]) == 0
     captured = capsys.readouterr()
     assert "Evil" in captured.out
     assert "\x1b" not in captured.out
@@ -170,10 +170,10 @@ def test_user_agent_from_config_is_resolved_by_name(
     )
     assert main(["agents"]) == 0
     assert "fake" in capsys.readouterr().out
-    assert main(["--agent", "fake"]) == 0
+    assert main(["--probe", "--agent", "fake"]) == 0
     assert "agent:    Fake Agent" in capsys.readouterr().out
 
 
 def test_unparsable_agent_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--agent", '"unbalanced']) == 2
+    assert main(["--probe", "--agent", '"unbalanced']) == 2
     assert "cannot parse --agent" in capsys.readouterr().err

@@ -107,6 +107,7 @@ def test_cli_connects_to_the_peer(
             sys.executable,
             "-m",
             "acp_tui",
+            "--probe",
             "--agent",
             shlex.join(peer.argv),
             "--cwd",

@@ -1,0 +1,1 @@
+"""Screens of the Textual app (modals and full screens)."""

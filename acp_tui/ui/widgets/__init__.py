@@ -1,0 +1,1 @@
+"""Widgets that render the session store."""

@@ -1,0 +1,107 @@
+"""Pilot tests of the Textual app against the scripted fake agent subprocess."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from acp_tui.protocol.transport import AgentCommand
+from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.widgets.conversation import Banner
+from acp_tui.ui.widgets.message_view import MessageView
+from acp_tui.ui.widgets.status_bar import StatusBar
+from acp_tui.ui.widgets.tool_call_view import ToolCallView
+
+pytestmark = pytest.mark.subprocess
+
+FAKE_AGENT = Path(__file__).resolve().parents[1] / "fakes" / "agent.py"
+SIZE = (100, 30)
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
+
+
+def fake_app(scenario: str, cwd: Path) -> AcpTuiApp:
+    command = AgentCommand(argv=(sys.executable, str(FAKE_AGENT), scenario))
+    return make_app(command, "fake", cwd=cwd, init_timeout=10.0)
+
+
+async def wait_for(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    """Let the app run until `condition` holds (bounded: about 10 s)."""
+    for _ in range(1000):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("condition not met in time")
+
+
+def turn_ended(app: AcpTuiApp) -> bool:
+    store = app.store
+    return store is not None and store.state.is_idle and store.state.turns_ended >= 1
+
+
+def agent_text(app: AcpTuiApp) -> str:
+    return "".join(v.text for v in app.query(MessageView) if v.role == "agent")
+
+
+@pytest.mark.parametrize(
+    ("scenario", "expected_text"), [("v2", "Hello "), ("v1", "Let me check.")]
+)
+async def test_turn_with_permission(
+    tmp_path: Path, scenario: str, expected_text: str
+) -> None:
+    app = fake_app(scenario, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"hello")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: turn_ended(app))
+        await wait_for(
+            pilot,
+            lambda: any(v.status == "completed" for v in app.query(ToolCallView)),
+        )
+        await wait_for(pilot, lambda: expected_text in agent_text(app))
+        status = app.query_one(StatusBar).status_text()
+        assert f"ACP v{scenario[1]}" in status
+        assert "end_turn" in status
+        assert not app.query(Banner)
+
+
+async def test_failing_agent_shows_banner(tmp_path: Path) -> None:
+    app = fake_app("exit-on-init", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: bool(app.query(Banner)))
+        banner = app.query_one(Banner)
+        assert "exit" in banner.text
+        assert app.is_running
+        await pilot.press(*"still here")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.is_running
+
+
+async def test_escape_cancels_and_queued_prompt_follows(tmp_path: Path) -> None:
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"hang", "enter")
+        await wait_for(pilot, lambda: app.runner.in_turn)
+        await pilot.press(*"next", "enter")
+        assert app.query_one(StatusBar).queued == 1
+        await pilot.press("escape")
+        await wait_for(
+            pilot,
+            lambda: app.store is not None and app.store.state.turns_ended >= 1,
+        )
+        assert app.store is not None
+        assert app.store.state.last_stop_reason == "cancelled"
+        await wait_for(pilot, lambda: app.query_one(StatusBar).queued == 0)
