@@ -26,21 +26,18 @@ from typing import Any, Final, Literal, TextIO
 import anyio
 
 from acp_tui.client.connection import ClientFeatures, Connection, connect
-from acp_tui.client.errors import AgentError, AgentExited
+from acp_tui.client.errors import AgentError
+from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
-from acp_tui.client.session import AcpClient, UnsupportedOperation
+from acp_tui.client.session import AcpClient
 from acp_tui.config import McpServerSettings
 from acp_tui.export import session_document, terminal_text
-from acp_tui.protocol.dispatcher import Diagnostic, RequestTimeout
+from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.framing import printable
-from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import (
     AgentCommand,
-    AgentStartError,
-    ConnectionClosed,
-    StdioTransport,
 )
-from acp_tui.protocol.version import ProtocolChoice, UnsupportedProtocolVersion
+from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.store.changes import Change
 from acp_tui.store.model import block_text
 from acp_tui.store.store import SessionStore
@@ -92,15 +89,10 @@ class _Run:
         self.options = options
         self.out = out
         self.err = err
-        self.transports: list[StdioTransport] = []
+        self.launcher = AgentLauncher(options.command, options.name)
         self.connection: Connection | None = None
         self.store: SessionStore | None = None
         self.timed_out = False
-
-    def open_stream(self) -> StdioTransport:
-        transport = StdioTransport(self.options.command, name=self.options.name)
-        self.transports.append(transport)
-        return transport
 
     def warn(self, message: str) -> None:
         print(printable(f"acp-tui: {message}"), file=self.err, flush=True)
@@ -108,17 +100,13 @@ class _Run:
     def diagnostic(self, diagnostic: Diagnostic) -> None:
         self.warn(f"warning: {diagnostic}")
 
-    def fail(self, message: str, *, exited: bool = False) -> int:
-        transport = self.transports[-1] if self.transports else None
-        if transport is not None and exited:
-            message += f"; the agent {transport.exit_description()}"
-        self.warn(message)
-        if transport is not None:
-            tail = transport.stderr_tail()[-20:]
-            if tail:
-                print("the agent's last stderr lines:", file=self.err)
-                for line in tail:
-                    print(printable(f"  | {line}"), file=self.err)
+    def fail(self, error: BaseException) -> int:
+        failure = self.launcher.explain(error)
+        self.warn(failure.message)
+        if failure.stderr_tail:
+            print("the agent's last stderr lines:", file=self.err)
+            for line in failure.stderr_tail:
+                print(printable(f"  | {line}"), file=self.err)
         return EXIT_AGENT
 
     def agent_json(self) -> dict[str, Any] | None:
@@ -139,22 +127,8 @@ async def run_print(options: PrintOptions, out: TextIO, err: TextIO) -> int:
     run = _Run(options, out, err)
     try:
         code = await _run(run)
-    except AgentStartError as error:
-        code = run.fail(str(error))
-    except AgentExited as error:
-        code = run.fail(str(error), exited=True)
-    except (AgentError, UnsupportedProtocolVersion) as error:
-        code = run.fail(str(error))
-    except RpcError as error:
-        code = run.fail(f"the agent answered with an error: {error}")
-    except ConnectionClosed as error:
-        code = run.fail(
-            f"the connection to the agent ended: {error.reason}", exited=True
-        )
-    except RequestTimeout as error:
-        code = run.fail(str(error))
-    except UnsupportedOperation as error:
-        code = run.fail(str(error))
+    except AGENT_FAILURES as error:
+        code = run.fail(error)
     if options.output_format == "json":
         json.dump(run.document(), out, ensure_ascii=False, indent=2)
         out.write("\n")
@@ -171,7 +145,7 @@ async def _run(run: _Run) -> int:
         on_diagnostic=run.diagnostic,
     )
     async with connect(
-        run.open_stream,
+        run.launcher.open_stream,
         choice=options.choice,
         init_timeout=options.init_timeout,
         features=client.features,
@@ -263,7 +237,7 @@ async def list_sessions(options: PrintOptions, out: TextIO, err: TextIO) -> int:
     )
     try:
         async with connect(
-            run.open_stream,
+            run.launcher.open_stream,
             choice=options.choice,
             init_timeout=options.init_timeout,
             on_request=client.handle_request,
@@ -274,18 +248,8 @@ async def list_sessions(options: PrintOptions, out: TextIO, err: TextIO) -> int:
             client.attach(connection)
             with anyio.fail_after(SESSION_SETUP_TIMEOUT):
                 sessions = await client.list_sessions(options.cwd)
-    except AgentStartError as error:
-        return run.fail(str(error))
-    except AgentExited as error:
-        return run.fail(str(error), exited=True)
-    except (AgentError, UnsupportedProtocolVersion, UnsupportedOperation) as error:
-        return run.fail(str(error))
-    except (RpcError, RequestTimeout, TimeoutError) as error:
-        return run.fail(f"session/list failed: {error}")
-    except ConnectionClosed as error:
-        return run.fail(
-            f"the connection to the agent ended: {error.reason}", exited=True
-        )
+    except AGENT_FAILURES as error:
+        return run.fail(error)
     if options.output_format == "json":
         json.dump([s.raw for s in sessions], out, ensure_ascii=False, indent=2)
         out.write("\n")

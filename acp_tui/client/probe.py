@@ -20,18 +20,17 @@ from acp_tui.client.connection import (
     Connection,
     connect,
 )
-from acp_tui.client.errors import AgentError, AgentExited
+from acp_tui.client.errors import AgentError
+from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
 from acp_tui.client.session import AcpClient, UnsupportedOperation
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import (
     AgentCommand,
-    AgentStartError,
     ConnectionClosed,
-    StdioTransport,
 )
-from acp_tui.protocol.version import ProtocolChoice, UnsupportedProtocolVersion
+from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.store.values import JSONObject
 
 __all__ = ["ProbeReport", "probe"]
@@ -56,21 +55,13 @@ class ProbeReport:
 
 
 @contextmanager
-def _agent_errors(transport: list[StdioTransport]) -> Iterator[None]:
-    """Attach the agent's exit status and stderr tail to connection failures."""
+def _agent_errors(launcher: AgentLauncher) -> Iterator[None]:
+    """Turn connection failures into `AgentError` with the exit status and tail."""
     try:
         yield
-    except AgentStartError as error:
-        raise AgentError(str(error)) from None
-    except (AgentError, UnsupportedProtocolVersion) as error:
-        current = transport[-1] if transport else None
-        message = str(error)
-        tail: tuple[str, ...] = ()
-        if current is not None:
-            if isinstance(error, AgentExited):  # it stopped by itself: say how
-                message += f"; the agent {current.exit_description()}"
-            tail = tuple(current.stderr_tail()[-20:])
-        raise AgentError(message, stderr_tail=tail) from None
+    except AGENT_FAILURES as error:
+        failure = launcher.explain(error)
+        raise AgentError(failure.message, stderr_tail=failure.stderr_tail) from None
 
 
 async def probe(
@@ -87,20 +78,15 @@ async def probe(
         AgentError: The agent could not be started or initialized; the message says
             why and carries the agent's stderr tail.
     """
-    transports: list[StdioTransport] = []
+    launcher = AgentLauncher(command, name)
     diagnostics: list[Diagnostic] = []
 
-    def open_stream() -> StdioTransport:
-        transport = StdioTransport(command, name=name)
-        transports.append(transport)
-        return transport
-
-    with _agent_errors(transports):
+    with _agent_errors(launcher):
         client = AcpClient(
             prompter=PermissionPolicy("reject"), on_diagnostic=diagnostics.append
         )
         async with connect(
-            open_stream,
+            launcher.open_stream,
             choice=choice,
             init_timeout=init_timeout,
             on_request=client.handle_request,

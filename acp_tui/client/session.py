@@ -181,7 +181,7 @@ class AcpClient:
                     continue
                 if server.type == "sse" and not (caps and caps.sse):
                     continue
-                entries.append(_mcp_v1(name, server))
+                entries.append(_mcp_entry(name, server, 1))
             else:
                 session = self._v2_session_caps()
                 mcp = session.mcp if session is not None else None
@@ -191,7 +191,7 @@ class AcpClient:
                     continue
                 if server.type == "http" and not (mcp and mcp.http is not None):
                     continue
-                entries.append(_mcp_v2(name, server))
+                entries.append(_mcp_entry(name, server, 2))
         return entries
 
     def _additional_directories(self, directories: Sequence[Path]) -> list[str]:
@@ -726,34 +726,20 @@ def _set_lists(
         store.apply(ops.SetAvailableCommands(commands))
 
 
-def _mcp_v1(name: str, server: McpServerSettings) -> JSONObject:
-    if server.type == "stdio":
-        return {
-            "name": name,
-            "command": server.command,
-            "args": list(server.args),
-            "env": [{"name": k, "value": v} for k, v in server.env.items()],
-        }
-    return {
-        "type": server.type,
-        "name": name,
-        "url": server.url,
-        "headers": [{"name": k, "value": v} for k, v in server.headers.items()],
-    }
+def _mcp_entry(name: str, server: McpServerSettings, version: int) -> JSONObject:
+    """A configured MCP server in the wire shape of `version`.
 
-
-def _mcp_v2(name: str, server: McpServerSettings) -> JSONObject:
+    The shapes match except that a v1 stdio server carries no `type` tag.
+    """
+    entry: dict[str, Any] = (
+        {} if version == 1 and server.type == "stdio" else {"type": server.type}
+    )
+    entry["name"] = name
     if server.type == "stdio":
-        return {
-            "type": "stdio",
-            "name": name,
-            "command": server.command,
-            "args": list(server.args),
-            "env": [{"name": k, "value": v} for k, v in server.env.items()],
-        }
-    return {
-        "type": "http",
-        "name": name,
-        "url": server.url,
-        "headers": [{"name": k, "value": v} for k, v in server.headers.items()],
-    }
+        entry["command"] = server.command
+        entry["args"] = list(server.args)
+        entry["env"] = [{"name": k, "value": v} for k, v in server.env.items()]
+    else:
+        entry["url"] = server.url
+        entry["headers"] = [{"name": k, "value": v} for k, v in server.headers.items()]
+    return entry

@@ -17,17 +17,14 @@ import anyio
 from textual.app import App
 
 from acp_tui.client.connection import ClientFeatures, connect
-from acp_tui.client.errors import AgentError, AgentExited
-from acp_tui.client.session import AcpClient, UnsupportedOperation
-from acp_tui.protocol.dispatcher import RequestTimeout
+from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
+from acp_tui.client.session import AcpClient
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import (
     AgentCommand,
-    AgentStartError,
     ConnectionClosed,
-    StdioTransport,
 )
-from acp_tui.protocol.version import ProtocolChoice, UnsupportedProtocolVersion
+from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.bridge import ModalPermissionPrompter, StoreBridge
 from acp_tui.ui.messages import (
@@ -72,43 +69,18 @@ class AgentRunner:
         self.store: SessionStore | None = None
         self.bridge: StoreBridge | None = None
         self.in_turn = False
-        self._transports: list[StdioTransport] = []
-
-    def _open_stream(self) -> StdioTransport:
-        transport = StdioTransport(self.settings.command, name=self.settings.name)
-        self._transports.append(transport)
-        return transport
-
-    def _fail(self, message: str, *, exited: bool = False) -> None:
-        transport = self._transports[-1] if self._transports else None
-        tail: list[str] = []
-        if transport is not None:
-            if exited:
-                message += f"; the agent {transport.exit_description()}"
-            tail = transport.stderr_tail()[-10:]
-        self.app.post_message(AgentFailed(message, tail))
+        self._launcher = AgentLauncher(settings.command, settings.name)
 
     async def run(self) -> None:
         """Run until the agent fails or the worker is cancelled."""
         try:
             await self._run()
-        except AgentStartError as error:
-            self._fail(str(error))
-        except AgentExited as error:
-            self._fail(str(error), exited=True)
-        except (AgentError, UnsupportedProtocolVersion, UnsupportedOperation) as error:
-            self._fail(str(error))
-        except RpcError as error:
-            self._fail(f"the agent answered with an error: {error}")
-        except ConnectionClosed as error:
-            self._fail(
-                f"the connection to the agent ended: {error.reason}", exited=True
-            )
-        except (RequestTimeout, TimeoutError) as error:
-            self._fail(f"the agent did not answer in time: {error}")
+        except AGENT_FAILURES as error:
+            failure = self._launcher.explain(error, tail_lines=10)
+            self.app.post_message(AgentFailed(failure.message, failure.stderr_tail))
         except Exception as error:  # never a traceback in the UI
             log.exception("agent worker failed")
-            self._fail(f"unexpected error: {error!r}")
+            self.app.post_message(AgentFailed(f"unexpected error: {error!r}"))
         finally:
             if self.bridge is not None:
                 self.bridge.close()
@@ -120,7 +92,7 @@ class AgentRunner:
             features=ClientFeatures(read_text_file=True, write_text_file=True),
         )
         async with connect(
-            self._open_stream,
+            self._launcher.open_stream,
             choice=settings.choice,
             init_timeout=settings.init_timeout,
             features=client.features,
