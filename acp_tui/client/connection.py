@@ -93,13 +93,16 @@ class ClientFeatures:
     """Which client-side methods acp-tui serves on this connection.
 
     v1 agents learn these from `clientCapabilities`; v2 has no client `fs` or
-    `terminal` (agents own terminals), so only auth and elicitation would go in the
-    v2 `capabilities`, and acp-tui advertises neither yet.
+    `terminal` (agents own terminals), so only auth (and elicitation, not offered
+    yet) go in the v2 `capabilities`.
     """
 
     read_text_file: bool = False
     write_text_file: bool = False
     terminal: bool = False
+    terminal_auth: bool = False
+    """The client can run an agent's `terminal` login method (agents may only
+    advertise such methods to clients that declare it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +148,8 @@ def initialize_params(
         ),
         terminal=features.terminal,
     )
+    if features.terminal_auth:
+        v1_capabilities.auth = v1.AuthCapabilities(terminal=True)
     v1_info = v1.Implementation(
         name=identity.name, title=identity.title, version=identity.version
     )
@@ -163,6 +168,10 @@ def initialize_params(
         ),
         capabilities=v2.ClientCapabilities(),
     )
+    if features.terminal_auth:
+        request.capabilities.auth = v2.AuthCapabilities(
+            terminal=v2.TerminalAuthCapabilities()
+        )
     params = to_wire(request)
     params["clientInfo"] = to_wire(v1_info)
     params["clientCapabilities"] = to_wire(v1_capabilities)

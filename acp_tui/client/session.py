@@ -53,7 +53,7 @@ from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 
-__all__ = ["AcpClient", "SessionSummary", "UnsupportedOperation"]
+__all__ = ["AcpClient", "SessionFeatures", "SessionSummary", "UnsupportedOperation"]
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,20 @@ class SessionSummary:
     title: str | None
     updated_at: str | None
     raw: JSONObject
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFeatures:
+    """Which session methods the agent offers (from its negotiated capabilities)."""
+
+    list: bool = False
+    """`session/list`."""
+    replay: bool = False
+    """Reattach with the history replayed (v2 `session/resume`, v1 `session/load`)."""
+    resume: bool = False
+    """Reattach without a replay (v2 `session/resume`, v1 `session/resume`)."""
+    delete: bool = False
+    """`session/delete`."""
 
 
 @dataclass(slots=True)
@@ -155,6 +169,24 @@ class AcpClient:
     def store(self, session_id: str) -> SessionStore:
         """The store of a session this client opened."""
         return self._sessions[session_id].store
+
+    def session_features(self) -> SessionFeatures:
+        """The session methods the agent advertised."""
+        if self.version == 1:
+            caps = self._v1_caps()
+            sessions = caps.session_capabilities
+            return SessionFeatures(
+                list=sessions.list is not None,
+                replay=caps.load_session,
+                resume=sessions.resume is not None,
+                delete=sessions.delete is not None,
+            )
+        v2_caps = self._v2_session_caps()
+        if v2_caps is None:
+            return SessionFeatures()
+        return SessionFeatures(
+            list=True, replay=True, resume=True, delete=v2_caps.delete is not None
+        )
 
     async def _call(self, method: str, params: Any) -> Any:
         return await self.connection.dispatcher.request(method, params)

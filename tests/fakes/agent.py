@@ -26,6 +26,48 @@ the client's `fs/*` methods. Prompt text chooses variants:
   "fail"     answer session/prompt with an error
   "malformed" send a known update with a malformed payload first
   "stubborn" accept the prompt and never end the turn, even after session/cancel
+
+Session management (the scenarios below play the same prompt turns and variants):
+  v2-full         a v2 agent (1 to a v1 offer, with the v1-full body) with
+                  `capabilities.session: {delete: {}}` (list, resume and close are
+                  v2 baseline) and no auth methods
+  v1-full         a v1-only agent with `loadSession: true` and
+                  `sessionCapabilities: {list, resume, delete, close}`
+  v2-auth         v2-full plus auth methods "agent-login" (type agent) and
+                  "terminal-login" (type terminal, args ["--login"],
+                  env FAKE_AGENT_LOGIN_UI=plain)
+  v1-auth         v1-full plus the same methods in v1 shape (`id`; the agent method
+                  untyped; terminal env as a map) and `auth.logout`
+
+In these four:
+  session/new     answers "s1", "s2", ... with config options (v2: `mode` select
+                  ask/code/plan, `model` select grouped fast{mini}/smart{large,max},
+                  `thought_level` select low/medium/high, boolean `auto_approve`;
+                  v1: `modes` ask/code plus a flat `model` select), then sends an
+                  available_commands_update ("review"; "search" with an input hint)
+  session/list    three stored sessions "s-alpha" "Refactor the parser", "s-beta",
+                  "s-gamma", two per page behind an opaque `nextCursor`; `cwd` is the
+                  one asked for, else /tmp/project. Created sessions are not listed.
+  session/resume  v2: with `replayFrom: {type: start}`, first replays a stored
+                  session's history (user message, plan, completed tool call, agent
+                  message "Earlier answer in <title>"), then answers configOptions
+                  and availableCommands. v1: no replay; answers modes and
+                  configOptions, then sends the commands update.
+  session/load    v1: replays the same history in v1 shapes, answers like resume
+  session/delete  removes a stored session from the list
+  session/close   forgets an open session
+  session/set_config_option   checks the id and value (v2 `type: "id"` or
+                  `"boolean"`), answers the complete updated list; -32602 otherwise
+  session/set_mode    v1: sends current_mode_update, then answers {}
+  Unknown session ids get -32002 with `data: {sessionId}`. A prompt saying "crash"
+  makes the agent print "fatal: simulated crash" to stderr and exit with code 9.
+
+In the *-auth scenarios, session/new, list, resume, load and delete answer -32000
+(auth_required) until `auth/login` (v2) or `authenticate` (v1) with "agent-login"
+succeeds ({}); any other method id gets -32602. `auth/logout` / `logout` undo it. A
+login is kept in the file named by FAKE_AGENT_AUTH_FILE, when set, so later agent
+processes see it. `agent.py SCENARIO --login` (the terminal method's args appended)
+prints "Logged in to Fake Agent." to stdout, writes that file and exits 0.
 """
 
 from __future__ import annotations
@@ -431,7 +473,594 @@ def turn_v1(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
     write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
 
 
+# --- The *-full and *-auth scenarios ------------------------------------------------
+#
+# Tables of data first, then small builders, then `FullAgent`, whose methods answer
+# one request each. Everything is plain JSON in the wire shape of each version.
+
+FULL_SCENARIOS = ("v2-full", "v1-full", "v2-auth", "v1-auth")
+AUTH_SCENARIOS = ("v2-auth", "v1-auth")
+AUTH_FILE = os.environ.get("FAKE_AGENT_AUTH_FILE")
+
+AUTH_REQUIRED = -32000
+RESOURCE_NOT_FOUND = -32002
+INVALID_PARAMS = -32602
+METHOD_NOT_FOUND = -32601
+
+DEFAULT_CWD = "/tmp/project"
+PAGE_SIZE = 2
+
+# (sessionId, title, updatedAt), most recent first.
+STORED_SESSIONS = (
+    ("s-alpha", "Refactor the parser", "2026-11-28T16:30:00Z"),
+    ("s-beta", "Fix the flaky login test", "2026-11-27T09:15:00Z"),
+    ("s-gamma", "Write the release notes", "2026-11-20T12:00:00Z"),
+)
+
+# (value, name, description). v1 offers only the first two, as `modes`.
+MODES = (
+    ("ask", "Ask", "Answer questions without changing files"),
+    ("code", "Code", "Edit files and run commands"),
+    ("plan", "Plan", "Make a plan before acting"),
+)
+V1_MODES = MODES[:2]
+
+# (groupId, group name, ((value, name), ...)).
+MODEL_GROUPS = (
+    ("fast", "Fast", (("mini", "Fake Mini"),)),
+    ("smart", "Smart", (("large", "Fake Large"), ("max", "Fake Max"))),
+)
+THOUGHT_LEVELS = (("low", "Low"), ("medium", "Medium"), ("high", "High"))
+
+# The settings of a session that was just created or resumed.
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "mode": "ask",
+    "model": "large",
+    "thought_level": "medium",
+    "auto_approve": False,
+}
+
+# (name, description, input hint or None).
+COMMANDS = (
+    ("review", "Review the current changes", None),
+    ("search", "Search the project", "what to search for"),
+)
+
+AGENT_LOGIN = "agent-login"
+TERMINAL_LOGIN = "terminal-login"
+LOGIN_ARGS = ["--login"]
+LOGIN_ENV = {"FAKE_AGENT_LOGIN_UI": "plain"}
+LOGGED_IN_TEXT = "Logged in to Fake Agent.\n"
+
+# Methods answered with auth_required until the user logs in (the *-auth scenarios).
+AUTH_GATED = frozenset(
+    {"session/new", "session/list", "session/resume", "session/load", "session/delete"}
+)
+
+
+class Reject(Exception):
+    """Answer the current request with this JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.error: dict[str, Any] = {"code": code, "message": message}
+        if data is not None:
+            self.error["data"] = data
+
+
+def invalid(data: str) -> Reject:
+    return Reject(INVALID_PARAMS, "Invalid params", data)
+
+
+def not_found(session_id: Any) -> Reject:
+    return Reject(RESOURCE_NOT_FOUND, "Resource not found", {"sessionId": session_id})
+
+
+# -- wire builders ------------------------------------------------------------------
+
+
+def auth_methods(version: int) -> list[dict[str, Any]]:
+    agent = {
+        "name": "Log in with Fake Agent",
+        "description": "The agent opens its own login flow",
+    }
+    terminal = {
+        "name": "Log in from the terminal",
+        "description": "Run the agent's interactive login",
+        "type": "terminal",
+        "args": list(LOGIN_ARGS),
+    }
+    if version == 1:  # `id`; the agent method has no `type`; env is a map
+        return [
+            {"id": AGENT_LOGIN, **agent},
+            {"id": TERMINAL_LOGIN, **terminal, "env": dict(LOGIN_ENV)},
+        ]
+    env = [{"name": name, "value": value} for name, value in LOGIN_ENV.items()]
+    return [
+        {"methodId": AGENT_LOGIN, **agent, "type": "agent"},
+        {"methodId": TERMINAL_LOGIN, **terminal, "env": env},
+    ]
+
+
+def full_v2_result() -> dict[str, Any]:
+    # v2: `session: {}` already means new/list/resume/close/prompt/cancel; delete
+    # has its own marker.
+    return {
+        "protocolVersion": 2,
+        "info": {"name": "fake-agent", "title": "Fake Agent", "version": "1.0.0"},
+        "capabilities": {"session": {"delete": {}}},
+        "authMethods": auth_methods(2) if SCENARIO in AUTH_SCENARIOS else [],
+    }
+
+
+def full_v1_result() -> dict[str, Any]:
+    capabilities: dict[str, Any] = {
+        "loadSession": True,
+        "sessionCapabilities": {"list": {}, "resume": {}, "delete": {}, "close": {}},
+    }
+    if SCENARIO in AUTH_SCENARIOS:
+        capabilities["auth"] = {"logout": {}}
+    return {
+        "protocolVersion": 1,
+        "agentCapabilities": capabilities,
+        "agentInfo": {"name": "fake-agent", "title": "Fake Agent", "version": "1.0.0"},
+        "authMethods": auth_methods(1) if SCENARIO in AUTH_SCENARIOS else [],
+    }
+
+
+def choices(table: Any) -> list[dict[str, Any]]:
+    """`(value, name[, description])` rows as select options."""
+    options = []
+    for row in table:
+        option = {"value": row[0], "name": row[1]}
+        if len(row) > 2:
+            option["description"] = row[2]
+        options.append(option)
+    return options
+
+
+def v2_config_options(settings: dict[str, Any]) -> list[dict[str, Any]]:
+    groups = [
+        {"groupId": group_id, "name": name, "options": choices(models)}
+        for group_id, name, models in MODEL_GROUPS
+    ]
+
+    def select(config_id: str, name: str, options: Any) -> dict[str, Any]:
+        return {
+            "configId": config_id,
+            "name": name,
+            "category": config_id,
+            "type": "select",
+            "currentValue": settings[config_id],
+            "options": options,
+        }
+
+    return [
+        select("mode", "Mode", choices(MODES)),
+        select("model", "Model", groups),
+        select("thought_level", "Thinking", choices(THOUGHT_LEVELS)),
+        {
+            "configId": "auto_approve",
+            "name": "Auto-approve",
+            "description": "Run tools without asking first",
+            "type": "boolean",
+            "currentValue": settings["auto_approve"],
+        },
+    ]
+
+
+def v1_config_options(settings: dict[str, Any]) -> list[dict[str, Any]]:
+    models = [model for _, _, rows in MODEL_GROUPS for model in rows]
+    return [
+        {
+            "id": "model",
+            "name": "Model",
+            "category": "model",
+            "type": "select",
+            "currentValue": settings["model"],
+            "options": choices(models),
+        }
+    ]
+
+
+def v1_modes(settings: dict[str, Any]) -> dict[str, Any]:
+    available = [
+        {"id": mode_id, "name": name, "description": description}
+        for mode_id, name, description in V1_MODES
+    ]
+    return {"currentModeId": settings["mode"], "availableModes": available}
+
+
+def commands(version: int) -> list[dict[str, Any]]:
+    result = []
+    for name, description, hint in COMMANDS:
+        command: dict[str, Any] = {"name": name, "description": description}
+        if hint is not None:
+            command["input"] = {"hint": hint} if version == 1 else text_input(hint)
+        result.append(command)
+    return result
+
+
+def text_input(hint: str) -> dict[str, Any]:
+    return {"type": "text", "hint": hint}
+
+
+def option_values(option: dict[str, Any]) -> list[str]:
+    """The values a select option offers, grouped or not."""
+    values: list[str] = []
+    for entry in option.get("options", []):
+        if "options" in entry:  # a group
+            values.extend(choice["value"] for choice in entry["options"])
+        else:
+            values.append(entry["value"])
+    return values
+
+
+def history_v2(title: str, cwd: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "sessionUpdate": "user_message",
+            "messageId": "h-u1",
+            "content": [text(f"Earlier question in {title}")],
+        },
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {
+                "type": "items",
+                "planId": "h-p1",
+                "entries": [
+                    {
+                        "content": "Read the code",
+                        "priority": "high",
+                        "status": "completed",
+                    }
+                ],
+            },
+        },
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "h-c1",
+            "title": "Read README.md",
+            "kind": "read",
+            "status": "completed",
+            "locations": [{"path": cwd.rstrip("/") + "/README.md"}],
+        },
+        {
+            "sessionUpdate": "agent_message",
+            "messageId": "h-a1",
+            "content": [text(f"Earlier answer in {title}")],
+        },
+    ]
+
+
+def history_v1(title: str, cwd: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "sessionUpdate": "user_message_chunk",
+            "content": text(f"Earlier question in {title}"),
+        },
+        {
+            "sessionUpdate": "plan",
+            "entries": [
+                {"content": "Read the code", "priority": "high", "status": "completed"}
+            ],
+        },
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "h-c1",
+            "title": "Read README.md",
+            "kind": "read",
+            "status": "completed",
+            "locations": [{"path": cwd.rstrip("/") + "/README.md"}],
+        },
+        {
+            "sessionUpdate": "agent_message_chunk",
+            "content": text(f"Earlier answer in {title}"),
+        },
+    ]
+
+
+def encode_cursor(offset: int) -> str:
+    return b64(json.dumps({"offset": offset}).encode())
+
+
+def decode_cursor(cursor: Any) -> int:
+    import base64
+
+    try:
+        offset = json.loads(base64.b64decode(str(cursor), validate=True))["offset"]
+    except (ValueError, KeyError, TypeError) as error:
+        raise invalid("unknown cursor") from error
+    if not isinstance(offset, int) or offset < 0:
+        raise invalid("unknown cursor")
+    return offset
+
+
+# -- authentication -----------------------------------------------------------------
+
+
+def persisted_login() -> bool:
+    return AUTH_FILE is not None and os.path.exists(AUTH_FILE)
+
+
+def persist_login(method_id: str) -> None:
+    if AUTH_FILE is not None:
+        login = {"methodId": method_id, "ui": os.environ.get("FAKE_AGENT_LOGIN_UI")}
+        with open(AUTH_FILE, "w", encoding="utf-8") as file:
+            file.write(json.dumps(login) + "\n")
+
+
+def terminal_login() -> None:
+    """`agent.py SCENARIO --login`: the terminal auth method's login-only run."""
+    sys.stdout.write(LOGGED_IN_TEXT)
+    sys.stdout.flush()
+    persist_login(TERMINAL_LOGIN)
+    sys.exit(0)
+
+
+# -- the agent ---------------------------------------------------------------------
+
+
+class FullAgent:
+    """Answers the *-full and *-auth scenarios' requests (see the module docstring)."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.version = 1 if SCENARIO.startswith("v1") else 2
+        self.stored = {sid: (title, updated) for sid, title, updated in STORED_SESSIONS}
+        self.settings: dict[str, dict[str, Any]] = {}
+        """Open sessions (created or resumed) and their config values."""
+        self.created = 0
+        self.logged_in = False
+        self.after: list[tuple[str, dict[str, Any]]] = []
+        """Updates to send once the current reply is written."""
+
+    def run(self) -> None:
+        while True:
+            message = self.agent.read()
+            if message is None:
+                return
+            if not isinstance(message, dict):
+                continue
+            method = message.get("method")
+            params = message.get("params") or {}
+            if method == "session/cancel":
+                self.agent.cancelled.add(str(params.get("sessionId")))
+                continue
+            if "id" not in message or not isinstance(method, str):
+                continue  # another notification, or a response to something we sent
+            self.answer(message["id"], method, params)
+
+    def answer(self, rid: Any, method: str, params: dict[str, Any]) -> None:
+        if method == "session/prompt":
+            self.prompt(rid, params)
+            return
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": rid}
+        try:
+            reply["result"] = self.handle(method, params)
+        except Reject as rejection:
+            reply["error"] = rejection.error
+            self.after.clear()
+        write(reply)
+        for sid, update in self.after:
+            self.agent.update(sid, update)
+        self.after.clear()
+
+    def handle(self, method: str, params: dict[str, Any]) -> Any:
+        if method == "initialize":
+            return self.initialize(params)
+        handler = self.handlers().get(method)
+        if handler is None:
+            raise Reject(METHOD_NOT_FOUND, "Method not found", method)
+        if method in AUTH_GATED and not self.authenticated():
+            raise Reject(AUTH_REQUIRED, "Authentication required", "log in first")
+        return handler(params)
+
+    def handlers(self) -> dict[str, Any]:
+        common = {
+            "session/new": self.new_session,
+            "session/list": self.list_sessions,
+            "session/close": self.close,
+            "session/delete": self.delete,
+            "session/set_config_option": self.set_config_option,
+        }
+        if self.version == 2:
+            common["session/resume"] = self.resume_v2
+            if SCENARIO in AUTH_SCENARIOS:
+                common["auth/login"] = self.login
+                common["auth/logout"] = self.logout
+        else:
+            common["session/load"] = self.load_v1
+            common["session/resume"] = self.resume_v1
+            common["session/set_mode"] = self.set_mode
+            if SCENARIO in AUTH_SCENARIOS:
+                common["authenticate"] = self.login
+                common["logout"] = self.logout
+        return common
+
+    # -- setup
+
+    def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        if SCENARIO.startswith("v2") and params.get("protocolVersion") != 1:
+            self.version = 2
+            return full_v2_result()
+        self.version = 1
+        return full_v1_result()
+
+    def authenticated(self) -> bool:
+        return SCENARIO not in AUTH_SCENARIOS or self.logged_in or persisted_login()
+
+    def login(self, params: dict[str, Any]) -> dict[str, Any]:
+        method_id = params.get("methodId")
+        if method_id == TERMINAL_LOGIN:
+            raise invalid("terminal-login is a terminal method: run the agent instead")
+        if method_id != AGENT_LOGIN:
+            raise invalid(f"unknown authentication method {method_id!r}")
+        self.logged_in = True
+        persist_login(AGENT_LOGIN)
+        return {}
+
+    def logout(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.logged_in = False
+        if AUTH_FILE is not None and os.path.exists(AUTH_FILE):
+            os.remove(AUTH_FILE)
+        return {}
+
+    # -- sessions
+
+    def open(self, sid: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.agent.cwd = params.get("cwd", "/")
+        return self.settings.setdefault(sid, dict(DEFAULT_SETTINGS))
+
+    def setup_result(self, settings: dict[str, Any]) -> dict[str, Any]:
+        if self.version == 2:
+            return {"configOptions": v2_config_options(settings)}
+        return {
+            "modes": v1_modes(settings),
+            "configOptions": v1_config_options(settings),
+        }
+
+    def announce_commands(self, sid: str) -> None:
+        update = {
+            "sessionUpdate": "available_commands_update",
+            "availableCommands": commands(self.version),
+        }
+        self.after.append((sid, update))
+
+    def new_session(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.created += 1
+        sid = f"s{self.created}"
+        result = {"sessionId": sid, **self.setup_result(self.open(sid, params))}
+        self.announce_commands(sid)
+        return result
+
+    def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
+        cursor = params.get("cursor")
+        offset = 0 if cursor is None else decode_cursor(cursor)
+        cwd = params.get("cwd") or DEFAULT_CWD
+        rows = list(self.stored.items())
+        sessions = [
+            {"sessionId": sid, "cwd": cwd, "title": title, "updatedAt": updated}
+            for sid, (title, updated) in rows[offset : offset + PAGE_SIZE]
+        ]
+        page: dict[str, Any] = {"sessions": sessions}
+        if offset + PAGE_SIZE < len(rows):
+            page["nextCursor"] = encode_cursor(offset + PAGE_SIZE)
+        return page
+
+    def known(self, params: dict[str, Any]) -> str:
+        """The session id of the params, if the agent has such a session."""
+        sid = params.get("sessionId")
+        if not isinstance(sid, str) or (
+            sid not in self.stored and sid not in self.settings
+        ):
+            raise not_found(sid)
+        return sid
+
+    def replay(self, sid: str, cwd: str) -> None:
+        if sid not in self.stored:
+            return  # created in this process: nothing happened before
+        title = self.stored[sid][0]
+        history = history_v2 if self.version == 2 else history_v1
+        for update in history(title, cwd):
+            self.agent.update(sid, update)
+
+    def resume_v2(self, params: dict[str, Any]) -> dict[str, Any]:
+        sid = self.known(params)
+        replay_from = params.get("replayFrom")
+        if replay_from is not None:
+            if not isinstance(replay_from, dict) or replay_from.get("type") != "start":
+                raise invalid("unsupported replayFrom")
+            self.replay(sid, params.get("cwd", DEFAULT_CWD))
+        result = self.setup_result(self.open(sid, params))
+        result["availableCommands"] = commands(2)
+        return result
+
+    def load_v1(self, params: dict[str, Any]) -> dict[str, Any]:
+        sid = self.known(params)
+        self.replay(sid, params.get("cwd", DEFAULT_CWD))
+        self.announce_commands(sid)
+        return self.setup_result(self.open(sid, params))
+
+    def resume_v1(self, params: dict[str, Any]) -> dict[str, Any]:
+        sid = self.known(params)
+        self.announce_commands(sid)
+        return self.setup_result(self.open(sid, params))
+
+    def close(self, params: dict[str, Any]) -> dict[str, Any]:
+        sid = params.get("sessionId")
+        if sid not in self.settings:
+            raise not_found(sid)
+        del self.settings[sid]
+        self.agent.cancelled.add(str(sid))
+        return {}
+
+    def delete(self, params: dict[str, Any]) -> dict[str, Any]:
+        sid = params.get("sessionId")
+        if sid not in self.stored:
+            raise not_found(sid)
+        del self.stored[sid]
+        self.settings.pop(sid, None)
+        return {}
+
+    # -- settings
+
+    def open_settings(self, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        sid = params.get("sessionId")
+        if not isinstance(sid, str) or sid not in self.settings:
+            raise not_found(sid)
+        return sid, self.settings[sid]
+
+    def set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:
+        _, settings = self.open_settings(params)
+        build = v2_config_options if self.version == 2 else v1_config_options
+        key = "configId" if self.version == 2 else "id"
+        options = {option[key]: option for option in build(settings)}
+        option = options.get(params.get("configId"))
+        if option is None:
+            raise invalid(f"unknown config option {params.get('configId')!r}")
+        value = params.get("value")
+        if option["type"] == "boolean":
+            valid = params.get("type") == "boolean" and isinstance(value, bool)
+        else:
+            # v2 tags a value id `type: "id"`; v1 sends no `type` (or an unknown one).
+            tagged = params.get("type") == "id" if self.version == 2 else True
+            tagged = tagged and params.get("type") != "boolean"
+            valid = tagged and value in option_values(option)
+        if not valid:
+            raise invalid(f"invalid value {value!r} for {option[key]!r}")
+        settings[option[key]] = value
+        return {"configOptions": build(settings)}
+
+    def set_mode(self, params: dict[str, Any]) -> dict[str, Any]:
+        sid, settings = self.open_settings(params)
+        mode_id = params.get("modeId")
+        if mode_id not in [mode[0] for mode in V1_MODES]:
+            raise invalid(f"unknown mode {mode_id!r}")
+        settings["mode"] = mode_id
+        update = {"sessionUpdate": "current_mode_update", "currentModeId": mode_id}
+        self.agent.update(sid, update)  # before the reply, as agents usually do
+        return {}
+
+    # -- turns
+
+    def prompt(self, rid: Any, params: dict[str, Any]) -> None:
+        prompt = params.get("prompt") or []
+        said = " ".join(b.get("text", "") for b in prompt if isinstance(b, dict))
+        if "crash" in said:
+            sys.stderr.write("fatal: simulated crash\n")
+            sys.stderr.flush()
+            os._exit(9)
+        turn = turn_v1 if self.version == 1 else turn_v2
+        turn(self.agent, rid, params["sessionId"], prompt)
+
+
 def main() -> None:
+    if "--login" in sys.argv[2:]:
+        terminal_login()
+    if SCENARIO in FULL_SCENARIOS:
+        FullAgent(Agent()).run()
+        return
     agent = Agent()
     version = 2
     while True:

@@ -1,0 +1,178 @@
+"""The agent's authentication methods, the same for ACP v1 and v2.
+
+https://agentclientprotocol.com/protocol/v1/authentication and
+https://agentclientprotocol.com/protocol/v2/authentication.
+
+An agent lists its login methods in its `initialize` result (`authMethods`). Each
+method's type says how to use it:
+
+* `agent`: the client asks the agent to log in (`auth/login` in v2, `authenticate`
+  in v1) with the method's id. A v1 method without a `type` is one of these.
+* `terminal`: the client runs **its own** configured agent command again, in an
+  interactive terminal, with the method's `args` appended and its `env` added (see
+  `terminal_login_command`). Exit status 0 means success; the client then
+  reconnects. Such a method is never sent to `auth/login` / `authenticate`.
+* anything else (custom `_...` types, future ones) is kept as kind `other`, with
+  its wire `type`: shown generically, never used to log in.
+
+Any session request may fail with the `auth_required` error (-32000) until the
+user has logged in; `is_auth_required` recognises it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Literal, TypeAlias
+
+from acp_tui.client.connection import Connection
+from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
+from acp_tui.protocol.schema import v1, v2
+from acp_tui.protocol.transport import AgentCommand
+
+__all__ = [
+    "AuthChoice",
+    "AuthKind",
+    "auth_choices",
+    "is_auth_required",
+    "terminal_login_command",
+]
+
+AuthKind: TypeAlias = Literal["agent", "terminal", "other"]
+"""How a method is used: `auth/login` (agent), a terminal run, or not at all."""
+
+
+def _empty_env() -> Mapping[str, str]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class AuthChoice:
+    """One of the agent's authentication methods, version-neutral."""
+
+    method_id: str
+    """The id to pass to `auth/login` / `authenticate` (v2 `methodId`, v1 `id`)."""
+    name: str
+    """Human-readable name (agent-provided: render as plain text)."""
+    description: str | None
+    """Optional longer text (agent-provided: render as plain text)."""
+    kind: AuthKind
+    """`agent`, `terminal`, or `other` for a type acp-tui does not know."""
+    wire_type: str = "agent"
+    """The wire `type` as sent (`agent` when a v1 method has none)."""
+    args: tuple[str, ...] = ()
+    """Terminal methods: arguments appended to the agent command."""
+    env: Mapping[str, str] = field(default_factory=_empty_env, hash=False)
+    """Terminal methods: variables set on the agent command (read-only)."""
+
+    @property
+    def can_login(self) -> bool:
+        """Whether the agent logs in itself when sent this method's id."""
+        return self.kind == "agent"
+
+    @property
+    def is_terminal(self) -> bool:
+        """Whether the client logs in by running the agent in a terminal."""
+        return self.kind == "terminal"
+
+
+def auth_choices(connection: Connection) -> list[AuthChoice]:
+    """The agent's authentication methods from its `initialize` result, in order.
+
+    Args:
+        connection: A negotiated connection (v1 or v2).
+
+    Returns:
+        One choice per advertised method; empty when the agent offers none.
+    """
+    result = connection.initialize_result
+    if isinstance(result, v2.InitializeResponse):
+        return [_from_v2(method) for method in result.auth_methods]
+    return [_from_v1(method) for method in result.auth_methods]
+
+
+def _from_v2(
+    method: v2.AuthMethodAgent | v2.AuthMethodTerminal | v2.UnknownAuthMethod,
+) -> AuthChoice:
+    choice = AuthChoice(
+        method_id=method.method_id,
+        name=method.name,
+        description=method.description,
+        kind="agent",
+        wire_type=method.type,
+    )
+    if isinstance(method, v2.AuthMethodTerminal):
+        env = {variable.name: variable.value for variable in method.env}
+        return replace(
+            choice,
+            kind="terminal",
+            args=tuple(method.args),
+            env=MappingProxyType(env),
+        )
+    if isinstance(method, v2.UnknownAuthMethod):
+        return replace(choice, kind="other")
+    return choice
+
+
+def _from_v1(method: v1.AuthMethodAgent | v1.AuthMethodTerminal) -> AuthChoice:
+    if isinstance(method, v1.AuthMethodTerminal):
+        return AuthChoice(
+            method_id=method.id,
+            name=method.name,
+            description=method.description,
+            kind="terminal",
+            wire_type="terminal",
+            args=tuple(method.args),
+            env=MappingProxyType(dict(method.env)),
+        )
+    # The v1 schema reads any method that is not `terminal` as agent-handled, and
+    # keeps a stray `type` as an extra key. Only an untyped or `agent` one is used
+    # to log in; other types are shown but not sent.
+    extra = method.model_extra or {}
+    wire_type = extra.get("type")
+    known = wire_type is None or wire_type == "agent"
+    return AuthChoice(
+        method_id=method.id,
+        name=method.name,
+        description=method.description,
+        kind="agent" if known else "other",
+        wire_type="agent" if known else str(wire_type),
+    )
+
+
+def terminal_login_command(base: AgentCommand, choice: AuthChoice) -> AgentCommand:
+    """The command that runs a terminal login: the agent's own command, extended.
+
+    The method's `args` are appended to the configured argv, and its `env` is laid
+    over the configured variables (a method's value wins).
+
+    Args:
+        base: How acp-tui starts this agent.
+        choice: A `terminal` method of that agent.
+
+    Returns:
+        The command to run interactively; exit status 0 means logged in.
+
+    Raises:
+        ValueError: The choice is not a terminal method.
+    """
+    if not choice.is_terminal:
+        raise ValueError(f"{choice.method_id!r} is not a terminal login method")
+    return AgentCommand(
+        argv=(*base.argv, *choice.args),
+        env={**base.env, **choice.env},
+        cwd=base.cwd,
+    )
+
+
+def is_auth_required(error: BaseException) -> bool:
+    """Whether an error is the agent's `auth_required` answer (-32000).
+
+    Args:
+        error: Anything raised by a request, e.g. by `AcpClient.new_session`.
+
+    Returns:
+        True for an `RpcError` with the auth-required code.
+    """
+    return isinstance(error, RpcError) and error.code == AUTH_REQUIRED
