@@ -1,33 +1,111 @@
-"""A plan: its entries with status marks."""
+"""A plan (keyed by `planId`): its entries with status icons and priorities.
+
+A plan is replaced as a whole on every update, so the view re-renders it whole,
+but only when the snapshot changed. Entry text is agent data: plain `Content`,
+made printable, never markup.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping, Sequence
 from typing import Final
 
-from rich.text import Text
+from textual.content import Content
 from textual.widgets import Static
 
 from acp_tui.protocol.framing import printable
 from acp_tui.store.model import Plan
+from acp_tui.store.values import JSONObject
 
-__all__ = ["PlanView", "plan_text"]
+__all__ = ["MARKS", "STATUS_TOKENS", "PlanView", "plan_content", "plan_text"]
 
 MARKS: Final = {"pending": "○", "in_progress": "◐", "completed": "●"}
+"""The icon per entry status (unknown statuses get `?`)."""
+
+STATUS_TOKENS: Final = {
+    "pending": "tool-pending",
+    "in_progress": "tool-running",
+    "completed": "tool-completed",
+}
+"""The theme token that colours each entry status."""
+
+MAX_RAW_CHARS: Final = 400
+"""A plan of an unknown type is shown as one line of JSON cut to this length."""
+
+
+def _one_line(text: object) -> str:
+    return printable(str(text))
+
+
+def _title(plan: Plan) -> str | None:
+    title = plan.raw.get("title")
+    return _one_line(title) if isinstance(title, str) and title else None
+
+
+def _raw_line(raw: JSONObject) -> str:
+    def plain(value: object) -> object:
+        if isinstance(value, Mapping):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, Sequence) and not isinstance(value, str):
+            return [plain(v) for v in value]
+        return value
+
+    text = printable(json.dumps(plain(raw), ensure_ascii=False))
+    return text if len(text) <= MAX_RAW_CHARS else text[: MAX_RAW_CHARS - 1] + "…"
 
 
 def plan_text(plan: Plan) -> str:
-    """The plan as plain text, one entry per line."""
+    """The plan as plain text: a heading line, then one line per entry."""
+    return plan_content(plan).plain
+
+
+def plan_content(plan: Plan, *, show_id: bool = False) -> Content:
+    """The plan as styled `Content` (status icons coloured by theme tokens).
+
+    Args:
+        plan: The plan snapshot.
+        show_id: Name an untitled plan by its `planId` (where several plans are
+            listed together).
+
+    Returns:
+        A heading (`Plan`, the title and type when present, progress), then one
+        line per entry: status icon, text, and a subtle `high`/`low` priority.
+    """
+    heading: list[str | tuple[str, str]] = [("Plan", "bold")]
+    title = _title(plan) or (_one_line(plan.plan_id) if show_id else None)
+    if title:
+        heading += [" · ", (title, "bold")]
     if plan.plan_type != "items":
-        return f"Plan ({printable(plan.plan_type)})"
-    lines = ["Plan"]
-    for entry in plan.entries:
-        mark = MARKS.get(str(entry.get("status")), "?")
-        lines.append(f"{mark} {printable(str(entry.get('content', '')))}")
-    return "\n".join(lines)
+        heading.append((f" ({_one_line(plan.plan_type)})", "italic"))
+        return Content.assemble(*heading, "\n", (_raw_line(plan.raw), "dim"))
+    entries = [e for e in plan.entries if isinstance(e, Mapping)]
+    done = sum(1 for e in entries if e.get("status") == "completed")
+    if entries:
+        heading.append((f"  {done}/{len(entries)}", "dim"))
+    parts = heading
+    for entry in entries:
+        status = str(entry.get("status"))
+        token = STATUS_TOKENS.get(status, "tool-pending")
+        parts += ["\n", (MARKS.get(status, "?"), f"${token}"), " "]
+        text = _one_line(entry.get("content", ""))
+        parts.append((text, "dim") if status == "completed" else text)
+        priority = entry.get("priority")
+        if priority in ("high", "low"):
+            parts.append((f" · {priority}", "dim italic"))
+    if not entries:
+        parts += ["\n", ("(no entries)", "dim")]
+    return Content.assemble(*parts)
 
 
 class PlanView(Static):
-    """Renders a `Plan` (replaced as a whole on every update)."""
+    """Renders a `Plan`; `update_plan` re-renders only if the snapshot changed.
+
+    Args:
+        plan: The plan snapshot to show first.
+        show_id: Name an untitled plan by its `planId`.
+        classes: CSS classes.
+    """
 
     DEFAULT_CSS = """
     PlanView {
@@ -38,11 +116,28 @@ class PlanView(Static):
     }
     """
 
-    def __init__(self, plan: Plan) -> None:
-        super().__init__(Text(plan_text(plan)))
+    def __init__(
+        self, plan: Plan, *, show_id: bool = False, classes: str | None = None
+    ) -> None:
+        super().__init__(plan_content(plan, show_id=show_id), classes=classes)
         self.plan = plan
+        self.show_id = show_id
+        """Whether an untitled plan is named by its id."""
+
+    @property
+    def plan_id(self) -> str:
+        """The id of the plan shown."""
+        return self.plan.plan_id
+
+    @property
+    def text(self) -> str:
+        """What is shown, as plain text."""
+        content = self.content
+        return content.plain if isinstance(content, Content) else str(content)
 
     def update_plan(self, plan: Plan) -> None:
-        """Show a newer snapshot."""
+        """Show a newer snapshot (nothing happens if it is the one shown)."""
+        if plan is self.plan:
+            return
         self.plan = plan
-        self.update(Text(plan_text(plan)))
+        self.update(plan_content(plan, show_id=self.show_id))

@@ -1,145 +1,751 @@
-"""A tool-call card: kind icon, title, status, locations and readable content."""
+"""A tool-call card: kind icon, title, status, locations and collapsible content.
+
+The card is built from small parts that update on their own, so a stream of
+updates to one tool call only re-renders what changed:
+
+* the header (icon, title, status) when the kind, title or status changes;
+* the locations when the location list is replaced;
+* one widget per content *segment* (a run of text items, a diff, a terminal, ...)
+  when its items change or, for a terminal, when the terminal changes. Terminal
+  text is kept up to date incrementally (only new bytes are fed to the emulator);
+* the raw input/output, shown only when there is no other content.
+
+Content sits in a `Collapsible`. Running, pending and failed calls stay open;
+completed and cancelled ones collapse, unless their content is a small diff or
+terminal. Once the user toggles it, the card leaves it alone.
+
+Agent text is data: everything is shown as plain `Content` with styles from theme
+variables, never parsed as markup, and passed through `printable` first.
+"""
 
 from __future__ import annotations
 
-from typing import Final
+import difflib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Final, Literal, TypeAlias
 
-from rich.text import Text
 from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.types import AnimationLevel, CallbackType, EasingFunction
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Collapsible, Static
+from textual.widgets.collapsible import CollapsibleTitle
 
 from acp_tui.export import terminal_text
 from acp_tui.protocol.framing import printable
-from acp_tui.store.model import ToolCall, block_text
+from acp_tui.store.model import Terminal, ToolCall, block_text
 from acp_tui.store.store import SessionStore
-from acp_tui.store.values import JSONObject
+from acp_tui.store.values import JSONObject, JSONValue
+from acp_tui.terminal.emulator import TerminalEmulator
 
-__all__ = ["ToolCallView", "tool_call_body"]
+__all__ = [
+    "KIND_ICONS",
+    "STATUS_ICONS",
+    "STATUS_TOKENS",
+    "ToolCallBody",
+    "ToolCallView",
+    "change_line",
+    "diff_content",
+    "diff_patch_text",
+    "tool_call_body",
+]
 
 KIND_ICONS: Final = {
-    "read": "📖",
-    "edit": "✏️",
-    "delete": "🗑",
-    "move": "📦",
-    "search": "🔍",
-    "execute": "▶",
-    "think": "💭",
-    "fetch": "🌐",
+    "read": "▤",
+    "edit": "✎",
+    "delete": "⌫",
+    "move": "⇢",
+    "search": "⌕",
+    "execute": "❯",
+    "think": "∴",
+    "fetch": "⇣",
     "switch_mode": "⇄",
 }
+"""One-cell icons per tool kind (others get `•`)."""
+
 STATUS_ICONS: Final = {
-    "pending": "…",
-    "in_progress": "⟳",
+    "pending": "○",
+    "in_progress": "◐",
     "completed": "✓",
     "failed": "✗",
     "cancelled": "⊘",
 }
+"""One-cell icons per tool-call status (unknown statuses get `?`)."""
+
+STATUS_TOKENS: Final = {
+    "pending": "tool-pending",
+    "in_progress": "tool-running",
+    "completed": "tool-completed",
+    "failed": "tool-failed",
+    "cancelled": "tool-cancelled",
+}
+"""The theme token that colours each status (unknown statuses: `tool-pending`)."""
+
+SMALL_CONTENT_LINES: Final = 15
+"""A completed call's diff or terminal with at most this many lines stays open."""
+
+MAX_TERMINAL_LINES: Final = 500
+"""The most terminal lines a card shows (the newest; the full terminal view is a
+separate widget)."""
+
+MAX_RAW_CHARS: Final = 300
+"""Raw input/output is shown as one line of JSON cut to this many characters."""
+
+SegmentKind: TypeAlias = Literal["text", "diff", "changes", "terminal", "other"]
 
 
-def _change_line(change: JSONObject) -> str:
+# --- plain-text helpers -----------------------------------------------------
+
+
+def _safe_lines(text: str) -> list[str]:
+    """Split into lines, each made printable (fast for ordinary lines)."""
+    return [printable(line, keep="\t") for line in text.split("\n")]
+
+
+def _plain_json(value: object) -> object:
+    if isinstance(value, Mapping):
+        return {str(k): _plain_json(v) for k, v in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return [_plain_json(v) for v in value]
+    return value
+
+
+def _compact(value: JSONValue, limit: int = MAX_RAW_CHARS) -> str:
+    try:
+        text = json.dumps(_plain_json(value), ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    text = printable(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def change_line(change: JSONObject) -> str:
+    """One line for a diff `changes` entry: `delete /p`, `move /a → /b (binary)`."""
     operation = change.get("operation", "change")
-    path = change.get("path") or f"{change.get('oldPath')} -> {change.get('newPath')}"
-    return f"{operation} {path}"
+    path = change.get("path")
+    old_path = change.get("oldPath")
+    where = f"{old_path} → {path}" if old_path else str(path or "?")
+    file_type = change.get("fileType")
+    extra = f" ({file_type})" if file_type and file_type != "text" else ""
+    return printable(f"{operation} {where}{extra}")
 
 
-def _item_text(store: SessionStore, item: JSONObject) -> str:
-    kind = item.get("type")
-    if kind == "content":
-        block = item.get("content")
-        if isinstance(block, dict):
-            text = block_text(block)
-            return text if text is not None else f"[{block.get('type')} content]"
-        return ""
-    if kind == "diff":
-        patch = item.get("patch")
-        if isinstance(patch, dict) and isinstance(patch.get("text"), str):
-            return str(patch["text"])
-        changes = item.get("changes")
-        if isinstance(changes, list):
-            return "\n".join(_change_line(c) for c in changes if isinstance(c, dict))
-        path = item.get("path", "")
+def diff_patch_text(item: JSONObject) -> str | None:
+    """The unified patch of a `diff` content item, or `None` if it has none.
+
+    v2 diffs carry `patch.text`; v1 diffs carry `oldText`/`newText`, turned into
+    a unified diff here.
+    """
+    patch = item.get("patch")
+    if isinstance(patch, Mapping):
+        text = patch.get("text")
+        if isinstance(text, str):
+            return text
+    new = item.get("newText")
+    if isinstance(new, str):
         old = item.get("oldText")
-        new = item.get("newText", "")
-        header = f"--- {path}\n+++ {path}\n"
-        old_lines = [f"-{line}" for line in str(old or "").splitlines()]
-        new_lines = [f"+{line}" for line in str(new).splitlines()]
-        return header + "\n".join(old_lines + new_lines)
-    if kind == "terminal":
-        terminal_id = item.get("terminalId")
-        terminal = store.terminal(terminal_id) if isinstance(terminal_id, str) else None
-        if terminal is None:
-            return "[terminal]"
-        header = f"$ {terminal.command}\n" if terminal.command else ""
-        return header + terminal_text(terminal)
-    return f"[{kind} content]"
+        path = str(item.get("path") or "file")
+        lines = difflib.unified_diff(
+            old.splitlines() if isinstance(old, str) else [],
+            new.splitlines(),
+            fromfile=path if isinstance(old, str) else "/dev/null",
+            tofile=path,
+            lineterm="",
+        )
+        return "\n".join(lines)
+    return None
+
+
+def _block_label(block: object) -> str:
+    if not isinstance(block, Mapping):
+        return "[content]"
+    kind = block.get("type")
+    if kind == "resource_link":
+        return f"[link {block.get('name') or ''} {block.get('uri') or ''}]".strip()
+    if kind == "resource":
+        resource = block.get("resource")
+        uri = resource.get("uri") if isinstance(resource, Mapping) else None
+        return f"[resource {uri or ''}]".replace(" ]", "]")
+    mime = block.get("mimeType")
+    return f"[{kind} {mime}]" if mime else f"[{kind}]"
+
+
+def _item_text(item: JSONObject) -> str | None:
+    """A `content` item's text, or `None` if it is not a text content item."""
+    if item.get("type") != "content":
+        return None
+    block = item.get("content")
+    return block_text(block) if isinstance(block, Mapping) else None
+
+
+def _terminal_header(terminal: Terminal | None, terminal_id: str) -> str:
+    if terminal is None or not terminal.command:
+        return f"terminal {terminal_id}"
+    command = f"$ {terminal.command}"
+    return f"{command}  (in {terminal.cwd})" if terminal.cwd else command
+
+
+def _exit_text(terminal: Terminal) -> tuple[str, bool] | None:
+    """`("exit 0", ok)` once exited, else `None`."""
+    status = terminal.exit_status
+    if status is None:
+        return None
+    code = status.get("exitCode")
+    signal = status.get("signal")
+    if signal:
+        return f"killed by {signal}", False
+    if isinstance(code, int):
+        return f"exit {code}", code == 0
+    return "exited", True
 
 
 def tool_call_body(store: SessionStore, tool_call: ToolCall) -> str:
-    """The tool call's locations and content as plain text."""
-    parts: list[str] = []
-    for location in tool_call.locations:
-        path = location.get("path", "")
-        line = location.get("line")
-        parts.append(f"@ {path}:{line}" if line is not None else f"@ {path}")
-    parts.extend(_item_text(store, item) for item in tool_call.content)
-    return printable("\n".join(p for p in parts if p), keep="\n\t")
-
-
-class ToolCallView(Widget):
-    """Renders a `ToolCall` (re-rendered whenever it or its terminals change).
+    """The tool call's locations and content as plain text.
 
     Args:
         store: The session store (for terminals).
+        tool_call: The tool call.
+
+    Returns:
+        Locations (`@ path:line`), then each content item, made printable.
+    """
+    parts: list[str] = [_location_text(loc) for loc in tool_call.locations]
+    for item in tool_call.content:
+        kind = item.get("type")
+        text = _item_text(item)
+        if text is not None:
+            parts.append(text)
+        elif kind == "content":
+            parts.append(_block_label(item.get("content")))
+        elif kind == "diff":
+            patch = diff_patch_text(item)
+            changes = item.get("changes")
+            if patch is not None:
+                parts.append(patch)
+            elif isinstance(changes, Sequence):
+                parts.extend(change_line(c) for c in changes if isinstance(c, Mapping))
+        elif kind == "terminal":
+            terminal_id = str(item.get("terminalId"))
+            terminal = store.terminal(terminal_id)
+            parts.append(_terminal_header(terminal, terminal_id))
+            if terminal is not None:
+                parts.append(terminal_text(terminal))
+        else:
+            parts.append(f"[{kind} content]")
+    return printable("\n".join(p for p in parts if p), keep="\n\t")
+
+
+def _location_text(location: JSONObject) -> str:
+    path = location.get("path", "")
+    line = location.get("line")
+    return f"@ {path}:{line}" if line is not None else f"@ {path}"
+
+
+# --- styled content ---------------------------------------------------------
+
+
+def diff_content(patch: str) -> Content:
+    """A unified patch as `Content`, `+`/`-` lines styled by the diff tokens.
+
+    Args:
+        patch: Unified (or git) patch text.
+
+    Returns:
+        One line per patch line: added lines `$diff-added on
+        $diff-added-background`, removed lines likewise, hunk headers
+        `$diff-hunk`, file headers bold.
+    """
+    parts: list[str | tuple[str, str]] = []
+    for number, line in enumerate(_safe_lines(patch.rstrip("\n"))):
+        if number:
+            parts.append("\n")
+        if line.startswith(("+++", "---", "diff ", "index ")):
+            parts.append((line, "bold"))
+        elif line.startswith("+"):
+            parts.append((line, "$diff-added on $diff-added-background"))
+        elif line.startswith("-"):
+            parts.append((line, "$diff-removed on $diff-removed-background"))
+        elif line.startswith("@@"):
+            parts.append((line, "$diff-hunk"))
+        else:
+            parts.append(line)
+    return Content.assemble(*parts)
+
+
+def _lines_content(lines: Iterable[str], style: str = "") -> Content:
+    text = "\n".join(lines)
+    return Content.styled(text, style) if style else Content(text)
+
+
+class _TerminalFeed:
+    """A terminal's text, kept current by feeding the emulator only new bytes.
+
+    Same result as `acp_tui.export.terminal_text`, without re-reading the output
+    on every update.
+    """
+
+    __slots__ = ("emulator", "fed", "resets", "revision", "text")
+
+    def __init__(self) -> None:
+        self.emulator: TerminalEmulator | None = None
+        self.resets = -1
+        self.fed = 0
+        """Bytes fed since the last reset (dropped ones included)."""
+        self.revision = -1
+        self.text = ""
+
+    def update(self, terminal: Terminal) -> str:
+        if terminal.revision == self.revision:
+            return self.text
+        output = terminal.output
+        start = terminal.dropped_bytes
+        end = start + len(output)
+        emulator = self.emulator
+        if (
+            emulator is None
+            or terminal.resets != self.resets
+            or not start <= self.fed <= end
+        ):
+            emulator = self.emulator = TerminalEmulator()
+            emulator.feed(output)
+            self.resets = terminal.resets
+        elif self.fed < end:
+            emulator.feed(output[self.fed - start :])
+        self.fed = end
+        self.revision = terminal.revision
+        self.text = emulator.text()
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    """Content items `[start, end)` shown by one widget."""
+
+    kind: SegmentKind
+    start: int
+    end: int
+
+
+def _segment_kind(item: JSONObject) -> SegmentKind:
+    kind = item.get("type")
+    if kind == "content":
+        return "text" if _item_text(item) is not None else "other"
+    if kind == "diff":
+        return "diff" if diff_patch_text(item) is not None else "changes"
+    if kind == "terminal":
+        return "terminal"
+    return "other"
+
+
+def _segments(
+    items: Sequence[JSONObject], kept: list[_Segment], start: int
+) -> list[_Segment]:
+    """Segments for `items`, reusing `kept` (which covers `items[:start]`)."""
+    segments = list(kept)
+    for index in range(start, len(items)):
+        kind = _segment_kind(items[index])
+        last = segments[-1] if segments else None
+        if kind == "text" and last is not None and last.kind == "text":
+            segments[-1] = _Segment("text", last.start, index + 1)
+        else:
+            segments.append(_Segment(kind, index, index + 1))
+    return segments
+
+
+_SEGMENT_LABELS: Final[dict[SegmentKind, str]] = {
+    "text": "output",
+    "diff": "diff",
+    "changes": "changes",
+    "terminal": "terminal",
+    "other": "content",
+}
+
+
+# --- widgets ----------------------------------------------------------------
+
+
+class ToolCallBody(Collapsible):
+    """The card's collapsible content; remembers whether the user toggled it."""
+
+    DEFAULT_CSS = """
+    ToolCallBody {
+        background: transparent;
+        border-top: none;
+        padding: 0;
+        margin: 0;
+        &:focus-within { background-tint: transparent; }
+        & > Contents { padding: 0 0 0 2; }
+        & CollapsibleTitle { padding: 0; color: $text-muted; }
+    }
+    """
+
+    def __init__(self, *children: Widget, collapsed: bool) -> None:
+        super().__init__(*children, title="output", collapsed=collapsed)
+        self.user_toggled = False
+        """Whether the user opened or closed it (then the card stops deciding)."""
+        self._quiet_scrolls = 0
+
+    def on_collapsible_title_toggle(self, event: CollapsibleTitle.Toggle) -> None:
+        """The user clicked the title or pressed Enter on it."""
+        self.user_toggled = True
+
+    def set_collapsed_quietly(self, collapsed: bool) -> None:
+        """Collapse or expand without scrolling the card into view.
+
+        `Collapsible` scrolls itself into view whenever it changes, which is right
+        for a click but would yank the conversation to a card that completed
+        off-screen.
+        """
+        if collapsed != self.collapsed:
+            if self.is_mounted:  # only then does `Collapsible` scroll
+                self._quiet_scrolls += 1
+            self.collapsed = collapsed
+
+    def scroll_visible(
+        self,
+        animate: bool = True,
+        *,
+        speed: float | None = None,
+        duration: float | None = None,
+        top: bool = False,
+        easing: EasingFunction | str | None = None,
+        force: bool = False,
+        on_complete: CallbackType | None = None,
+        level: AnimationLevel = "basic",
+        immediate: bool = False,
+    ) -> None:
+        """Scroll into view, except right after `set_collapsed_quietly`."""
+        if self._quiet_scrolls:
+            self._quiet_scrolls -= 1
+            return
+        super().scroll_visible(
+            animate,
+            speed=speed,
+            duration=duration,
+            top=top,
+            easing=easing,
+            force=force,
+            on_complete=on_complete,
+            level=level,
+            immediate=immediate,
+        )
+
+
+class ToolCallView(Widget):
+    """Renders a `ToolCall` and keeps it current with cheap partial updates.
+
+    Args:
+        store: The session store (for the terminals the content refers to).
         tool_call: The snapshot to show first.
     """
 
     DEFAULT_CSS = """
     ToolCallView {
         height: auto;
-        border: round $panel;
+        border-left: outer $tool-pending;
+        background: $boost;
         padding: 0 1;
         margin: 0 0 1 0;
-        & > .header { text-style: bold; }
-        & > .body { color: $text-muted; }
-        &.-completed { border: round $success; }
-        &.-failed { border: round $error; }
-        &.-cancelled { border: round $warning; }
-        &.-in_progress { border: round $accent; }
+        & > .tool-header { height: auto; }
+        & > .tool-locations { color: $text-muted; height: auto; }
+        & .tool-items { height: auto; }
+        & .tool-segment { height: auto; }
+        & .tool-segment.-text { color: $text-muted; }
+        & .tool-segment.-changes { color: $text-muted; }
+        & .tool-segment.-terminal { background: $surface; }
+        & .tool-raw { color: $text-muted; height: auto; }
+        &.-in_progress { border-left: outer $tool-running; }
+        &.-completed { border-left: outer $tool-completed; }
+        &.-failed { border-left: outer $tool-failed; }
+        &.-cancelled { border-left: outer $tool-cancelled; }
     }
     """
+
+    STATUS_CLASSES: ClassVar[tuple[str, ...]] = tuple(STATUS_ICONS)
+    """Statuses with a state class (`-pending`, `-in_progress`, ...)."""
 
     def __init__(self, store: SessionStore, tool_call: ToolCall) -> None:
         super().__init__()
         self.store = store
         self.tool_call = tool_call
+        self._header = Static(classes="tool-header")
+        self._locations = Static(classes="tool-locations")
+        self._raw = Static(classes="tool-raw")
+        self._raw.display = False
+        self._locations.display = False
+        self._items_box = Vertical(classes="tool-items")
+        self._body = ToolCallBody(self._items_box, self._raw, collapsed=False)
+        self._header_key: tuple[str, str | None, str, str | None] | None = None
+        self._locations_key: tuple[JSONObject, ...] | None = None
+        self._raw_key: tuple[JSONValue, JSONValue] | None = None
+        self._seen: list[JSONObject] = []
+        """The content items rendered, to tell appends from replacements."""
+        self._segments: list[_Segment] = []
+        self._segment_widgets: list[Static] = []
+        self._segment_keys: list[tuple[object, ...]] = []
+        self._segment_lines: list[int] = []
+        self._terminals: dict[str, _TerminalFeed] = {}
+        self._sync_scheduled = False
+        self.renders = 0
+        """How many parts were re-rendered so far (for tests and benchmarks)."""
 
     def compose(self) -> ComposeResult:
-        """Build the child widgets."""
-        yield Static(classes="header")
-        yield Static(classes="body")
+        """Build the child widgets (filled from the first snapshot)."""
+        yield self._header
+        yield self._locations
+        yield self._body
 
     def on_mount(self) -> None:
         """Render the first snapshot."""
-        self.update_tool_call(self.tool_call)
+        self._sync()
 
     @property
     def status(self) -> str:
         """The status shown."""
         return self.tool_call.status
 
+    @property
+    def collapsed(self) -> bool:
+        """Whether the content is collapsed."""
+        return self._body.collapsed
+
+    @property
+    def header_text(self) -> str:
+        """The header as plain text (icon, title, status)."""
+        return _plain(self._header)
+
+    @property
+    def locations_text(self) -> str:
+        """The locations as plain text, one per line."""
+        return _plain(self._locations)
+
+    @property
+    def content_text(self) -> str:
+        """The content as plain text (segments, then raw input/output if shown)."""
+        parts = [_plain(widget) for widget in self._segment_widgets]
+        if self._raw.display:
+            parts.append(_plain(self._raw))
+        return "\n".join(parts)
+
+    def segment_contents(self) -> list[Content]:
+        """The rendered content of each segment (styled), in order."""
+        return [
+            w.content if isinstance(w.content, Content) else Content(str(w.content))
+            for w in self._segment_widgets
+        ]
+
     def update_tool_call(self, tool_call: ToolCall) -> None:
-        """Show a newer snapshot."""
+        """Show a newer snapshot (only the parts that changed are re-rendered)."""
         self.tool_call = tool_call
-        for status in STATUS_ICONS:
-            self.set_class(tool_call.status == status, f"-{status}")
-        icon = KIND_ICONS.get(tool_call.kind, "⚙")
-        status_icon = STATUS_ICONS.get(tool_call.status, "?")
-        title = printable(tool_call.title or tool_call.tool_call_id)
-        header = Text(f"{icon} {title}  ")
-        header.append(f"{status_icon} {printable(tool_call.status)}", style="italic")
-        self.query_one(".header", Static).update(header)
-        body = tool_call_body(self.store, tool_call)
-        body_widget = self.query_one(".body", Static)
-        body_widget.update(Text(body))
-        body_widget.display = bool(body)
+        self._sync()
+
+    def _sync(self) -> None:
+        if not self._items_box.is_attached:
+            # Not mounted yet: render once it is.
+            if not self._sync_scheduled and self.is_attached:
+                self._sync_scheduled = True
+                self.call_after_refresh(self._deferred_sync)
+            return
+        tool_call = self.tool_call
+        self._sync_header(tool_call)
+        self._sync_locations(tool_call)
+        self._sync_segments(tool_call)
+        self._sync_raw(tool_call)
+        self._sync_body(tool_call)
+
+    def _deferred_sync(self) -> None:
+        self._sync_scheduled = False
+        if self._items_box.is_attached:
+            self._sync()
+
+    def _sync_header(self, tool_call: ToolCall) -> None:
+        key = (tool_call.kind, tool_call.title, tool_call.status, tool_call.name)
+        if key == self._header_key:
+            return
+        self._header_key = key
+        self.renders += 1
+        status = tool_call.status
+        for name in self.STATUS_CLASSES:
+            self.set_class(status == name, f"-{name}")
+        token = STATUS_TOKENS.get(status, "tool-pending")
+        title = tool_call.title or tool_call.name or tool_call.tool_call_id
+        self._header.update(
+            Content.assemble(
+                (KIND_ICONS.get(tool_call.kind, "•"), f"${token}"),
+                " ",
+                (printable(title), "bold"),
+                "  ",
+                (
+                    f"{STATUS_ICONS.get(status, '?')} "
+                    f"{printable(status).replace('_', ' ')}",
+                    f"${token}",
+                ),
+            )
+        )
+
+    def _sync_locations(self, tool_call: ToolCall) -> None:
+        locations = tool_call.locations
+        if locations is self._locations_key:
+            return
+        self._locations_key = locations
+        self.renders += 1
+        lines = []
+        for location in locations:
+            path = printable(str(location.get("path", "")))
+            line = location.get("line")
+            lines.append(f"↳ {path}:{line}" if line is not None else f"↳ {path}")
+        self._locations.update(Content("\n".join(lines)))
+        self._locations.display = bool(lines)
+
+    def _sync_segments(self, tool_call: ToolCall) -> None:
+        items = tool_call.content
+        seen = self._seen
+        first_changed = min(len(seen), len(items))
+        for index in range(first_changed):
+            if items[index] is not seen[index]:
+                first_changed = index
+                break
+        if first_changed < len(seen):
+            del seen[first_changed:]
+        seen.extend(items[first_changed:])
+        kept = [s for s in self._segments if s.end <= first_changed]
+        start = kept[-1].end if kept else 0
+        segments = _segments(items, kept, start)
+        self._segments = segments
+        widgets = self._segment_widgets
+        keys = self._segment_keys
+        for index, segment in enumerate(segments):
+            key = self._segment_key(segment, items)
+            if index < len(widgets):
+                if keys[index] == key and segment.end <= first_changed:
+                    continue
+                widget = widgets[index]
+            else:
+                widget = Static(classes="tool-segment")
+                widgets.append(widget)
+                keys.append(())
+                self._segment_lines.append(0)
+                self._items_box.mount(widget)
+            keys[index] = key
+            content = self._render_segment(segment, items)
+            self._segment_lines[index] = content.plain.count("\n") + 1
+            widget.set_classes(f"tool-segment -{segment.kind}")
+            widget.update(content)
+            self.renders += 1
+        if len(widgets) > len(segments):
+            for widget in widgets[len(segments) :]:
+                widget.remove()
+            del widgets[len(segments) :]
+            del keys[len(segments) :]
+            del self._segment_lines[len(segments) :]
+
+    def _segment_key(
+        self, segment: _Segment, items: Sequence[JSONObject]
+    ) -> tuple[object, ...]:
+        if segment.kind == "terminal":
+            terminal_id = str(items[segment.start].get("terminalId"))
+            terminal = self.store.terminal(terminal_id)
+            revision = terminal.revision if terminal is not None else -1
+            return (segment, terminal_id, revision)
+        return (segment,)
+
+    def _render_segment(
+        self, segment: _Segment, items: Sequence[JSONObject]
+    ) -> Content:
+        item = items[segment.start]
+        if segment.kind == "text":
+            text = "".join(
+                _item_text(items[i]) or "" for i in range(segment.start, segment.end)
+            )
+            return _lines_content(_safe_lines(text.rstrip("\n")))
+        if segment.kind == "diff":
+            return diff_content(diff_patch_text(item) or "")
+        if segment.kind == "changes":
+            changes = item.get("changes")
+            lines = (
+                [change_line(c) for c in changes if isinstance(c, Mapping)]
+                if isinstance(changes, Sequence)
+                else []
+            )
+            return _lines_content(lines or ["(no changes listed)"])
+        if segment.kind == "terminal":
+            return self._render_terminal(str(item.get("terminalId")))
+        if item.get("type") == "content":
+            return Content(printable(_block_label(item.get("content"))))
+        return Content(printable(f"[{item.get('type')} content]"))
+
+    def _render_terminal(self, terminal_id: str) -> Content:
+        terminal = self.store.terminal(terminal_id)
+        header = printable(_terminal_header(terminal, terminal_id))
+        parts: list[str | tuple[str, str]] = [(header, "bold")]
+        if terminal is None:
+            return Content.assemble(*parts)
+        feed = self._terminals.setdefault(terminal_id, _TerminalFeed())
+        lines = _safe_lines(feed.update(terminal)) if terminal.output else []
+        if len(lines) > MAX_TERMINAL_LINES:
+            hidden = len(lines) - MAX_TERMINAL_LINES
+            lines = lines[hidden:]
+            parts.append((f"\n… {hidden} earlier lines", "italic"))
+        if lines:
+            parts.append("\n" + "\n".join(lines))
+        exit_text = _exit_text(terminal)
+        if exit_text is not None:
+            text, ok = exit_text
+            parts.append(("\n" + text, "$tool-completed" if ok else "$tool-failed"))
+        return Content.assemble(*parts)
+
+    def _sync_raw(self, tool_call: ToolCall) -> None:
+        show = not self._segments and (
+            tool_call.raw_input is not None or tool_call.raw_output is not None
+        )
+        key = (tool_call.raw_input, tool_call.raw_output) if show else None
+        previous = self._raw_key
+        if key is previous or (
+            key is not None
+            and previous is not None
+            and key[0] is previous[0]
+            and key[1] is previous[1]
+        ):
+            return
+        self._raw_key = key
+        self.renders += 1
+        lines: list[str] = []
+        if key is not None:
+            if key[0] is not None:
+                lines.append(f"input: {_compact(key[0])}")
+            if key[1] is not None:
+                lines.append(f"output: {_compact(key[1])}")
+        self._raw.update(Content("\n".join(lines)))
+        self._raw.display = bool(lines)
+
+    def _sync_body(self, tool_call: ToolCall) -> None:
+        body = self._body
+        has_content = bool(self._segments) or bool(self._raw.display)
+        body.display = has_content
+        if not has_content:
+            return
+        lines = sum(self._segment_lines) + (1 if self._raw.display else 0)
+        kinds = {segment.kind for segment in self._segments}
+        labels = dict.fromkeys(_SEGMENT_LABELS[s.kind] for s in self._segments)
+        label = ", ".join(labels) if labels else "input/output"
+        title = f"{label} · {lines} {'line' if lines == 1 else 'lines'}"
+        if body.title != title:
+            body.title = title
+        if body.user_toggled:
+            return
+        collapse = False
+        if tool_call.status in ("completed", "cancelled"):
+            small_visual = (
+                bool(kinds & {"diff", "changes", "terminal"})
+                and lines <= SMALL_CONTENT_LINES
+            )
+            collapse = not small_visual
+        body.set_collapsed_quietly(collapse)
+
+
+def _plain(widget: Static) -> str:
+    content = widget.content
+    return content.plain if isinstance(content, Content) else str(content)

@@ -1,0 +1,155 @@
+"""The transcript record of a permission request and its outcome.
+
+The dialog (`screens.permission.PermissionScreen`) asks; this view stays in the
+conversation afterwards: the request's title, what it was about (a command with
+its cwd, or the tool call), and how it was answered. The outcome comes from the
+store (`ResolvePermission`): `{"outcome": "selected", "optionId": ...}` is looked
+up in the request's options to tell "allowed once" from "rejected always", and
+`{"outcome": "cancelled"}` reads "cancelled".
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal, TypeAlias
+
+from textual.content import Content
+from textual.widgets import Static
+
+from acp_tui.protocol.framing import printable
+from acp_tui.store.model import Permission
+from acp_tui.ui.screens.permission import subject_summary
+
+__all__ = ["OutcomeState", "PermissionView", "permission_outcome"]
+
+OutcomeState: TypeAlias = Literal[
+    "pending", "allowed", "rejected", "cancelled", "other"
+]
+"""How a permission request ended (or `pending` while it waits)."""
+
+_KIND_OUTCOMES: Final[dict[str, tuple[str, OutcomeState]]] = {
+    "allow_once": ("allowed once", "allowed"),
+    "allow_always": ("allowed always", "allowed"),
+    "reject_once": ("rejected once", "rejected"),
+    "reject_always": ("rejected always", "rejected"),
+}
+
+_STATE_STYLES: Final[dict[OutcomeState, tuple[str, str]]] = {
+    "pending": ("…", "$permission-waiting"),
+    "allowed": ("✓", "$permission-allowed"),
+    "rejected": ("✗", "$permission-rejected"),
+    "cancelled": ("⊘", "dim"),
+    "other": ("•", ""),
+}
+
+
+def permission_outcome(permission: Permission) -> tuple[str, OutcomeState]:
+    """Describe a permission's outcome.
+
+    Args:
+        permission: The permission snapshot.
+
+    Returns:
+        The label (`"allowed once"`, `"allowed always"`, `"rejected once"`,
+        `"rejected always"`, `"cancelled"`, `"waiting for your answer"`, or for an
+        option of unknown kind `"chose <name>"`) and its state.
+    """
+    outcome = permission.outcome
+    if outcome is None:
+        return "waiting for your answer", "pending"
+    kind = outcome.get("outcome")
+    if kind == "cancelled":
+        return "cancelled", "cancelled"
+    if kind == "selected":
+        option_id = outcome.get("optionId")
+        option = next(
+            (o for o in permission.options if o.get("optionId") == option_id), None
+        )
+        if option is None:
+            return f"chose {printable(str(option_id))}", "other"
+        known = _KIND_OUTCOMES.get(str(option.get("kind")))
+        if known is not None:
+            return known
+        return f"chose {printable(str(option.get('name') or option_id))}", "other"
+    return printable(str(kind)), "other"
+
+
+def _summary(permission: Permission) -> str:
+    summary = subject_summary(permission.subject)
+    if summary:
+        return summary
+    if permission.tool_call_id:
+        return printable(f"tool call: {permission.tool_call_id}")
+    return ""
+
+
+class PermissionView(Static):
+    """Shows one permission request and its outcome.
+
+    The outcome's state is also a class: `-pending`, `-allowed`, `-rejected`,
+    `-cancelled` or `-other`.
+
+    Args:
+        permission: The permission snapshot to show first.
+    """
+
+    DEFAULT_CSS = """
+    PermissionView {
+        height: auto;
+        border-left: outer $permission-waiting;
+        background: $boost;
+        padding: 0 1;
+        margin: 0 0 1 0;
+        &.-allowed { border-left: outer $permission-allowed; }
+        &.-rejected { border-left: outer $permission-rejected; }
+        &.-cancelled { border-left: outer $foreground-muted; }
+        &.-other { border-left: outer $secondary; }
+    }
+    """
+
+    def __init__(self, permission: Permission) -> None:
+        super().__init__()
+        self.permission = permission
+        self.outcome_label = ""
+        """The outcome as shown (see `permission_outcome`)."""
+        self.outcome_state: OutcomeState = "pending"
+        """The outcome's state (also the widget's state class)."""
+        self._show(permission)
+
+    @property
+    def permission_id(self) -> str:
+        """The id of the request shown."""
+        return self.permission.permission_id
+
+    @property
+    def text(self) -> str:
+        """What is shown, as plain text."""
+        content = self.content
+        return content.plain if isinstance(content, Content) else str(content)
+
+    def update_permission(self, permission: Permission) -> None:
+        """Show a newer snapshot (nothing happens if it is the one shown)."""
+        if permission is self.permission:
+            return
+        self.permission = permission
+        self._show(permission)
+
+    def _show(self, permission: Permission) -> None:
+        label, state = permission_outcome(permission)
+        self.outcome_label = label
+        self.outcome_state = state
+        for name in _STATE_STYLES:
+            self.set_class(name == state, f"-{name}")
+        icon, style = _STATE_STYLES[state]
+        title = printable(permission.title or "Permission requested")
+        parts: list[str | tuple[str, str]] = [
+            ("Permission", "dim"),
+            "  ",
+            (title, "bold"),
+        ]
+        if permission.description:
+            parts += ["\n", (printable(permission.description, keep="\n"), "dim")]
+        summary = _summary(permission)
+        if summary:
+            parts += ["\n", (summary, "dim")]
+        parts += ["\n", (f"{icon} {label}", style)]
+        self.update(Content.assemble(*parts))
