@@ -1,0 +1,469 @@
+"""The session picker: resume a listed session, start a new one, or delete one.
+
+The screen does no protocol work. It is given an async `load` callable (the app
+wraps `AcpClient.list_sessions`) and, optionally, an async `delete`; it returns a
+`SessionPick` (or `None` on Esc) through `dismiss`.
+
+Keys: type to filter (title, cwd and session id, case-insensitive), Up/Down and
+PageUp/PageDown move, Enter picks, Ctrl+D (or Delete at the end of the filter)
+deletes the highlighted session after a confirmation, Esc closes. Focus stays in
+the filter; the list is driven from the screen.
+
+Every string from the agent (titles, paths, ids, error messages) is shown as
+`Content` built from `printable(...)` text, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import ClassVar, Final, Literal
+
+from textual import on
+from textual.actions import SkipAction
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from acp_tui.client.session import SessionSummary
+from acp_tui.protocol.framing import printable
+
+__all__ = [
+    "ConfirmDeleteScreen",
+    "SessionPick",
+    "SessionPickerScreen",
+    "relative_time",
+    "session_label",
+]
+
+NEW_ROW_ID: Final = "new"
+"""The option id of the "+ New session" row."""
+
+_MUTED: Final = "dim"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPick:
+    """What the user picked: resume a session, or start a new one."""
+
+    action: Literal["resume", "new"]
+    """`"resume"` a listed session, or start a `"new"` one."""
+    session_id: str | None = None
+    """The session to resume (`None` for a new session)."""
+    cwd: str | None = None
+    """The session's working directory as listed by the agent."""
+
+
+def relative_time(stamp: str | None, now: datetime) -> str:
+    """An ISO 8601 time as a human-friendly age relative to `now`.
+
+    "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", then the date.
+    A time without a zone is taken as UTC; an unparsable one is returned as is
+    (made printable); a missing one is the empty string.
+
+    Args:
+        stamp: The agent's `updatedAt` value.
+        now: The current time (injected, so tests can fix it).
+    """
+    if not stamp:
+        return ""
+    try:
+        when = datetime.fromisoformat(stamp)
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        if now.tzinfo is None:
+            now = now.replace(tzinfo=UTC)
+        when = when.astimezone(now.tzinfo)
+        seconds = (now - when).total_seconds()
+        days = (now.date() - when.date()).days
+    except (ValueError, OverflowError):
+        return printable(stamp)
+    if seconds < -60:  # in the future: the agent's clock differs; say when
+        return when.strftime("%Y-%m-%d %H:%M")
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if days == 0 or seconds < 6 * 3600:
+        return f"{int(seconds // 3600)} h ago"
+    if days == 1:
+        return "yesterday"
+    if days < 7:
+        return f"{days} days ago"
+    return when.date().isoformat()
+
+
+def session_label(summary: SessionSummary) -> str:
+    """The session's title as plain printable text, or `(untitled)`.
+
+    Args:
+        summary: A `session/list` entry.
+    """
+    title = printable(summary.title or "").strip()
+    return title or "(untitled)"
+
+
+def _matches(summary: SessionSummary, needle: str) -> bool:
+    if not needle:
+        return True
+    haystack = (summary.title or "", summary.cwd, summary.session_id)
+    return any(needle in field.casefold() for field in haystack)
+
+
+class ConfirmDeleteScreen(ModalScreen[bool]):
+    """Ask whether to delete one session: `y` / Enter on Delete, `n` / Esc cancel."""
+
+    DEFAULT_CSS = """
+    ConfirmDeleteScreen {
+        align: center middle;
+        & > #confirm-dialog {
+            width: auto;
+            max-width: 70;
+            height: auto;
+            border: thick $error;
+            background: $surface;
+            padding: 1 2;
+        }
+        & #confirm-question { width: auto; max-width: 64; }
+        & #confirm-buttons { height: auto; width: auto; margin-top: 1; }
+        & Button { margin-right: 1; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "confirm", "Delete"),
+        Binding("n,escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, label: str) -> None:
+        super().__init__()
+        self.label = label
+        """The session's title (already printable)."""
+
+    def compose(self) -> ComposeResult:
+        """Build the child widgets."""
+        with Vertical(id="confirm-dialog"):
+            yield Static(
+                Content.assemble("Delete session “", self.label, "”?"),
+                id="confirm-question",
+            )
+            with Horizontal(id="confirm-buttons"):
+                yield Button(Content("Delete (y)"), id="confirm-yes", variant="error")
+                yield Button(Content("Cancel (n)"), id="confirm-no")
+
+    def on_mount(self) -> None:
+        """Start on Cancel: Enter alone never deletes."""
+        self.query_one("#confirm-no", Button).focus()
+
+    @on(Button.Pressed)
+    def _button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "confirm-yes")
+
+    def action_confirm(self) -> None:
+        """Delete."""
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        """Keep the session."""
+        self.dismiss(False)
+
+
+class SessionPickerScreen(ModalScreen[SessionPick | None]):
+    """Pick a session to resume (or start a new one) from the agent's list.
+
+    Args:
+        load: Returns the sessions to list (run in a worker on mount; an
+            exception's message is shown in the dialog).
+        delete: Deletes one session by id; without it, sessions cannot be deleted.
+        current_session_id: The session the app is showing (marked, not deletable).
+        title: The dialog's heading.
+        now: The clock for relative times (tests pass a fixed one).
+    """
+
+    DEFAULT_CSS = """
+    SessionPickerScreen {
+        align: center middle;
+        & > #session-dialog {
+            width: 90%;
+            max-width: 110;
+            height: 80%;
+            border: thick $primary;
+            background: $surface;
+            padding: 0 1;
+        }
+        & #session-title { text-style: bold; padding: 0 1; }
+        & #session-filter { margin: 0; }
+        & #session-list {
+            height: 1fr;
+            & > .option-list--option-highlighted {
+                color: $block-cursor-foreground;
+                background: $block-cursor-background;
+                text-style: $block-cursor-text-style;
+            }
+        }
+        & #session-status {
+            color: $text-muted;
+            padding: 0 1;
+            &.-error { color: $error; }
+        }
+        & #session-hint { color: $text-muted; padding: 0 1; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Close"),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        # Priority: the filter Input binds both keys to "delete right".
+        Binding("ctrl+d", "delete_session", "Delete", priority=True),
+        Binding("delete", "delete_key", "Delete", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        load: Callable[[], Awaitable[Sequence[SessionSummary]]],
+        *,
+        delete: Callable[[str], Awaitable[None]] | None = None,
+        current_session_id: str | None = None,
+        title: str = "Sessions",
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        super().__init__()
+        self._load = load
+        self._delete = delete
+        self.current_session_id = current_session_id
+        """The session the app is showing (marked in the list)."""
+        self.title_text = title
+        """The dialog's heading."""
+        self._now = now or (lambda: datetime.now(UTC).astimezone())
+        self.sessions: list[SessionSummary] = []
+        """The sessions loaded (minus deleted ones), in the agent's order."""
+        self.loaded = False
+        """Whether `load` has finished (successfully or not)."""
+        self._rows: dict[str, SessionSummary] = {}
+
+    def compose(self) -> ComposeResult:
+        """Build the child widgets."""
+        with Vertical(id="session-dialog"):
+            yield Static(Content(self.title_text), id="session-title")
+            yield Input(
+                placeholder="Filter by title, folder or id", id="session-filter"
+            )
+            yield OptionList(id="session-list")
+            yield Static(Content("Loading sessions…"), id="session-status")
+            hint = "↑↓ move · enter open · "
+            if self._delete is not None:
+                hint += "ctrl+d delete · "
+            yield Static(Content(hint + "esc close"), id="session-hint")
+
+    def on_mount(self) -> None:
+        """Show the "new session" row and start loading."""
+        self._option_list.can_focus = False
+        self._rebuild()
+        self.query_one("#session-filter", Input).focus()
+        self.run_worker(
+            self._load_sessions(),
+            name="load-sessions",
+            group="session-picker",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    @property
+    def _option_list(self) -> OptionList:
+        return self.query_one("#session-list", OptionList)
+
+    @property
+    def filter_text(self) -> str:
+        """The current filter."""
+        return self.query_one("#session-filter", Input).value
+
+    @property
+    def visible_sessions(self) -> list[SessionSummary]:
+        """The sessions that match the filter, in list order."""
+        needle = self.filter_text.strip().casefold()
+        return [s for s in self.sessions if _matches(s, needle)]
+
+    async def _load_sessions(self) -> None:
+        try:
+            sessions = list(await self._load())
+        except Exception as exc:  # shown to the user; never a traceback
+            self.loaded = True
+            self._set_status(f"Could not load sessions: {_describe(exc)}", error=True)
+            return
+        self.loaded = True
+        self.sessions = sessions
+        self._rebuild(highlight_first=True)
+
+    def _set_status(self, text: str, *, error: bool = False) -> None:
+        status = self.query_one("#session-status", Static)
+        status.update(Content(text))
+        status.set_class(error, "-error")
+        status.display = bool(text)
+
+    def _row(self, summary: SessionSummary) -> Content:
+        title = session_label(summary)
+        untitled = not printable(summary.title or "").strip()
+        parts: list[str | tuple[str, str]] = [
+            (title, f"italic {_MUTED}") if untitled else (title, "bold")
+        ]
+        if summary.session_id == self.current_session_id:
+            parts.append(("  ● current", "$success"))
+        details = [printable(summary.cwd)]
+        when = relative_time(summary.updated_at, self._now())
+        if when:
+            details.append(when)
+        parts.append(("\n  " + " · ".join(details), _MUTED))
+        return Content.assemble(*parts)
+
+    def _rebuild(self, *, highlight_first: bool = False) -> None:
+        """Refill the list from `sessions` and the filter, keeping the highlight."""
+        option_list = self._option_list
+        previous = self.highlighted_session()
+        previous_index = option_list.highlighted
+        visible = self.visible_sessions
+        self._rows = {f"session-{n}": s for n, s in enumerate(visible)}
+        option_list.clear_options()
+        option_list.add_option(
+            Option(Content.styled("+ New session", "bold $accent"), id=NEW_ROW_ID)
+        )
+        option_list.add_options(
+            Option(self._row(summary), id=row_id)
+            for row_id, summary in self._rows.items()
+        )
+        target = 1 if visible else 0
+        if not highlight_first and previous_index is not None:
+            if previous is None:  # it was on the "new session" row
+                target = 0
+            else:
+                row_id = next(
+                    (
+                        k
+                        for k, s in self._rows.items()
+                        if s.session_id == previous.session_id
+                    ),
+                    None,
+                )
+                target = (
+                    option_list.get_option_index(row_id)
+                    if row_id is not None
+                    else min(previous_index, option_list.option_count - 1)
+                )
+        option_list.highlighted = target
+        option_list.scroll_to_highlight()
+        if not self.loaded:
+            return
+        if not self.sessions:
+            self._set_status("No saved sessions yet.")
+        elif not visible:
+            self._set_status(f"No sessions match “{printable(self.filter_text)}”.")
+        else:
+            self._set_status("")
+
+    def highlighted_session(self) -> SessionSummary | None:
+        """The session under the cursor (`None` on the "new session" row)."""
+        option = self._option_list.highlighted_option
+        return self._rows.get(option.id or "") if option is not None else None
+
+    @on(Input.Changed, "#session-filter")
+    def _filter_changed(self) -> None:
+        self._rebuild(highlight_first=True)
+
+    @on(Input.Submitted, "#session-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._pick_highlighted()
+
+    @on(OptionList.OptionSelected, "#session-list")
+    def _option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._pick_highlighted()
+
+    def _pick_highlighted(self) -> None:
+        option = self._option_list.highlighted_option
+        if option is None:
+            return
+        if option.id == NEW_ROW_ID:
+            self.dismiss(SessionPick("new"))
+            return
+        summary = self._rows.get(option.id or "")
+        if summary is not None:
+            self.dismiss(SessionPick("resume", summary.session_id, summary.cwd))
+
+    def action_move(self, delta: int) -> None:
+        """Move the highlight by `delta` rows."""
+        option_list = self._option_list
+        if delta < 0:
+            option_list.action_cursor_up()
+        else:
+            option_list.action_cursor_down()
+
+    async def action_page(self, delta: int) -> None:
+        """Move the highlight by a page."""
+        await self._option_list.run_action("page_up" if delta < 0 else "page_down")
+
+    def action_cancel(self) -> None:
+        """Close without picking."""
+        self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Delete keys do nothing (and reach the filter) without a `delete`."""
+        if action in ("delete_session", "delete_key"):
+            return self._delete is not None
+        return True
+
+    def action_delete_key(self) -> None:
+        """Delete the character right of the filter's cursor, else the session."""
+        filter_input = self.query_one("#session-filter", Input)
+        if filter_input.cursor_position < len(filter_input.value):
+            raise SkipAction()
+        self.action_delete_session()
+
+    def action_delete_session(self) -> None:
+        """Ask to delete the highlighted session, then delete it."""
+        summary = self.highlighted_session()
+        if summary is None or self._delete is None:
+            raise SkipAction()
+        label = session_label(summary)
+        if summary.session_id == self.current_session_id:
+            self._set_status(f"“{label}” is the current session.", error=True)
+            return
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                self.run_worker(
+                    self._delete_session(summary, label),
+                    name="delete-session",
+                    group="session-picker-delete",
+                    exit_on_error=False,
+                )
+
+        self.app.push_screen(ConfirmDeleteScreen(label), callback=confirmed)
+
+    async def _delete_session(self, summary: SessionSummary, label: str) -> None:
+        assert self._delete is not None
+        self._set_status(f"Deleting “{label}”…")
+        try:
+            await self._delete(summary.session_id)
+        except Exception as exc:  # shown to the user; never a traceback
+            self._set_status(
+                f"Could not delete “{label}”: {_describe(exc)}", error=True
+            )
+            return
+        self.sessions = [s for s in self.sessions if s is not summary]
+        self._rebuild()
+        if self.sessions:
+            self._set_status(f"Deleted “{label}”.")
+
+
+def _describe(exc: BaseException) -> str:
+    """An exception as one printable line: its message, or its type's name."""
+    return printable(str(exc).strip()) or type(exc).__name__
