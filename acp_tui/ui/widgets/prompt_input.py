@@ -1,18 +1,54 @@
-"""The prompt editor: Enter submits, ctrl+j inserts a newline."""
+"""The prompt editor: Enter sends, Shift+Enter or ctrl+j starts a new line.
+
+* Enter posts `Submitted` with the text exactly as typed (not when blank) and adds
+  it to the project's history. While the completion dropdown is open, Enter, Tab,
+  Up, Down and Esc belong to the dropdown.
+* Shift+Enter inserts a newline where the terminal reports it (kitty keyboard
+  protocol); ctrl+j does everywhere.
+* Up on the first line and Down on the last line browse the history. The draft
+  typed before browsing comes back past the newest entry, and edits to recalled
+  entries are kept while browsing.
+* `/` at the start completes the agent's commands and `@` completes files under
+  the working directory (`PromptCompletion`). While the first word is a known
+  command that takes input, its hint shows in the bottom border.
+
+The completion dropdown lives in a screen overlay, so the prompt mounts it into its
+screen when it is mounted and removes it when it goes; the app composes only the
+`PromptInput`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
 
 from textual import events
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import TextArea
 
-__all__ = ["PromptInput"]
+from acp_tui.client.prompt_content import PromptCapabilities
+from acp_tui.history import PromptHistory
+from acp_tui.store.values import JSONObject
+from acp_tui.ui.widgets.prompt_completion import PromptCompletion, SlashCommand
+
+__all__ = ["PLACEHOLDER", "PromptInput"]
+
+PLACEHOLDER: Final = "Message the agent — / for commands, @ for files"
+
+_NEWLINE_KEYS: Final = frozenset({"shift+enter", "ctrl+j"})
 
 
 class PromptInput(TextArea):
-    """A multi-line prompt; posts `Submitted` with the text on Enter."""
+    """A multi-line prompt with history and `/` `@` completion.
+
+    Args:
+        id: The widget id.
+        history: Where sent prompts go and Up/Down browse (None: no history).
+        cwd: The working directory `@` completes files from (None: no files).
+    """
 
     DEFAULT_CSS = """
     PromptInput {
@@ -20,6 +56,8 @@ class PromptInput(TextArea):
         min-height: 3;
         max-height: 10;
         border: tall $border-blurred;
+        border-subtitle-color: $text-muted;
+        border-subtitle-align: left;
         &:focus { border: tall $primary; }
     }
     """
@@ -36,21 +74,145 @@ class PromptInput(TextArea):
             """The prompt input that sent it."""
             return self.prompt_input
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, soft_wrap=True, show_line_numbers=False)
+    def __init__(
+        self,
+        *,
+        id: str | None = None,
+        history: PromptHistory | None = None,
+        cwd: Path | None = None,
+    ) -> None:
+        super().__init__(
+            id=id, soft_wrap=True, show_line_numbers=False, placeholder=PLACEHOLDER
+        )
+        self._history = history
+        self._recalled: str | None = None
+        self._commands: tuple[SlashCommand, ...] = ()
+        self.completion = PromptCompletion(
+            self, cwd=cwd, suppressed=self._showing_recalled_entry
+        )
+        """The dropdown (mounted in this widget's screen while this is mounted)."""
+
+    # -- public API ---------------------------------------------------------------
+
+    @property
+    def prompt_history(self) -> PromptHistory | None:
+        """The history Up/Down browse and Enter adds to (`history` is undo's)."""
+        return self._history
+
+    @property
+    def command_hint(self) -> str | None:
+        """The input hint of the command being typed, if it has one."""
+        first_line = self.document.lines[0] if self.document.line_count else ""
+        word = first_line.split(maxsplit=1)[0] if first_line.strip() else ""
+        if not word.startswith("/"):
+            return None
+        for command in self._commands:
+            if "/" + command.name == word:
+                return command.hint
+        return None
+
+    def set_commands(self, commands: Sequence[JSONObject]) -> None:
+        """Replace the agent's commands offered after `/`.
+
+        Args:
+            commands: Wire `AvailableCommand` objects (`name`, `description`,
+                `input.hint`), as `available_commands_update` carries them.
+        """
+        self.completion.set_commands(commands)
+        self._commands = self.completion.commands
+        self._show_hint()
+
+    def set_capabilities(self, caps: PromptCapabilities) -> None:
+        """Say what the agent accepts (images are offered after `@` only if so).
+
+        Args:
+            caps: The agent's prompt capabilities.
+        """
+        self.completion.capabilities = caps
+
+    def action_submit(self) -> None:
+        """Send the prompt (blank prompts are ignored)."""
+        text = self.text
+        if not text.strip():
+            return
+        if self._history is not None:
+            self._history.add(text)
+        self._recalled = None
+        self.clear()
+        self.post_message(self.Submitted(self, text))
+
+    # -- lifecycle ----------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        """Put the completion dropdown in this screen's overlay."""
+        self.screen.mount(self.completion)
+
+    def on_unmount(self) -> None:
+        """Take the dropdown away with the prompt."""
+        if self.completion.is_attached:
+            self.completion.remove()
+
+    # -- keys ---------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":
             event.stop()
             event.prevent_default()
-            text = self.text
-            if text.strip():
-                self.clear()
-                self.post_message(self.Submitted(self, text))
+            if not self.completion.is_open:
+                self.action_submit()
+            # Otherwise the dropdown completes: it sees this key after us.
             return
-        if event.key == "ctrl+j":
+        if event.key in _NEWLINE_KEYS:
             event.stop()
             event.prevent_default()
             self.insert("\n")
             return
         await super()._on_key(event)
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        """Move up; on the first line, recall the previous history entry."""
+        if (
+            not select
+            and self._history is not None
+            and self.navigator.is_first_wrapped_line(self.cursor_location)
+        ):
+            text = self._history.previous(self.text)
+            if text is not None:
+                self._recall(text, from_history=True)
+                return
+        super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        """Move down; on the last line while browsing, recall the next entry."""
+        if (
+            not select
+            and self._history is not None
+            and self._history.browsing
+            and self.navigator.is_last_wrapped_line(self.cursor_location)
+        ):
+            text = self._history.next(self.text)
+            if text is not None:
+                self._recall(text, from_history=self._history.browsing)
+                return
+        super().action_cursor_down(select)
+
+    # -- internals ----------------------------------------------------------------
+
+    def _recall(self, text: str, *, from_history: bool) -> None:
+        """Show a history entry, or (`from_history=False`) the restored draft."""
+        self._recalled = text if from_history else None
+        self.replace(text, (0, 0), self.document.end, maintain_selection_offset=False)
+        self.move_cursor(self.document.end)
+
+    def _showing_recalled_entry(self) -> bool:
+        """Completion stays closed on an unedited history entry (Up/Down browse)."""
+        return self._recalled is not None and self.text == self._recalled
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """Keep the command hint in step with the text."""
+        if event.text_area is self:
+            self._show_hint()
+
+    def _show_hint(self) -> None:
+        hint = self.command_hint
+        self.border_subtitle = Content(hint) if hint else None
