@@ -76,6 +76,23 @@ def build_parser() -> argparse.ArgumentParser:
         "(no full-screen interface)",
     )
     _connection_options(parser)
+    picking = parser.add_mutually_exclusive_group()
+    picking.add_argument(
+        "--sessions",
+        action="store_true",
+        help="start with the session picker (the agent's sessions, to resume one)",
+    )
+    picking.add_argument(
+        "--session",
+        metavar="ID",
+        help="resume the agent's session ID (its history is replayed)",
+    )
+    parser.add_argument(
+        "--theme",
+        metavar="NAME",
+        help="the colour theme (built-in acp-dark, acp-light, Textual's themes, "
+        "or a TOML theme from the config dir's themes/)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     printer = commands.add_parser(
         "print",
@@ -175,23 +192,38 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_USAGE
     if args.probe:
         return _probe(*resolved, args)
-    return _tui(*resolved, args)
+    return _tui(*resolved, args, settings.mcp_servers, settings.theme)
 
 
-def _tui(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
+def _tui(
+    name: str,
+    command: AgentCommand,
+    args: argparse.Namespace,
+    mcp_servers: dict[str, McpServerSettings],
+    theme: str | None,
+) -> int:
     import dataclasses
 
+    from acp_tui.ui.agent_runner import SessionRequest
     from acp_tui.ui.app import make_app
 
     _setup_logging()
     if command.cwd is None:
         command = dataclasses.replace(command, cwd=args.cwd)
+    request = SessionRequest()
+    if args.sessions:
+        request = SessionRequest("pick")
+    elif args.session:
+        request = SessionRequest("resume", args.session)
     make_app(
         command,
         name,
         cwd=args.cwd.resolve(),
         choice=args.protocol,
         init_timeout=args.init_timeout,
+        request=request,
+        mcp_servers=mcp_servers,
+        theme=args.theme or theme,
     ).run()
     return EXIT_OK
 

@@ -93,6 +93,10 @@ class Settings(BaseModel):
     mcp_servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     """MCP servers by name, offered to every agent that supports their transport."""
 
+    theme: str | None = None
+    """The colour theme: `acp-dark` (default), `acp-light`, one of Textual's
+    themes, or the `name` of a TOML theme in the config dir's `themes/`."""
+
 
 def config_file() -> Path:
     """Where the settings file lives."""

@@ -1,45 +1,75 @@
-"""The agent connection loop run by the app's long-lived worker.
+"""The agent connection run by the app's long-lived worker.
 
-Starts the agent, negotiates, opens one session, then sends prompts taken from a
-queue, one turn at a time. Every failure becomes an `AgentFailed` message with a
-plain explanation (and the agent's stderr tail); nothing here raises to the app.
+One `AgentRunner.run()` call is one connection: start the agent, negotiate, open a
+session (new, resumed, or picked by the user), then send prompts from a queue, one
+turn at a time, until the agent goes away or the worker is cancelled. A restart is
+simply another `run()` with a request to resume the same session.
+
+Every failure becomes an `AgentFailed` message with a plain explanation and the
+agent's stderr tail; nothing here raises to the app. The runner never touches a
+widget: it asks the user through the `RunnerUI` port and reports through messages.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal, Protocol
 
 import anyio
 from textual.app import App
 
-from acp_tui.client.connection import ClientFeatures, connect
-from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
-from acp_tui.client.session import AcpClient
-from acp_tui.protocol.jsonrpc import RpcError
-from acp_tui.protocol.transport import (
-    AgentCommand,
-    ConnectionClosed,
+from acp_tui.client.auth import (
+    AuthChoice,
+    auth_choices,
+    is_auth_required,
+    terminal_login_command,
 )
+from acp_tui.client.connection import ClientFeatures, Connection, connect
+from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
+from acp_tui.client.prompt_content import (
+    PromptCapabilities,
+    build_prompt,
+    prompt_capabilities,
+)
+from acp_tui.client.session import (
+    AcpClient,
+    SessionFeatures,
+    SessionSummary,
+    UnsupportedOperation,
+)
+from acp_tui.config import McpServerSettings
+from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.transport import AgentCommand, ConnectionClosed
 from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.bridge import ModalPermissionPrompter, StoreBridge
 from acp_tui.ui.messages import (
     AgentConnected,
     AgentFailed,
+    AgentNotice,
     PromptStarted,
     SessionStarted,
+    TerminalLoginRequested,
 )
 
-__all__ = ["AgentRunner", "AgentSettings"]
+__all__ = [
+    "AgentRunner",
+    "AgentSettings",
+    "RunnerUI",
+    "SessionRequest",
+]
 
 log = logging.getLogger(__name__)
 
-SESSION_SETUP_TIMEOUT: Final = 120.0
-"""Seconds allowed for `session/new`."""
+SETUP_TIMEOUT: Final = 120.0
+"""Seconds allowed for one session setup call (`session/new`, resume, login)."""
+
+CALL_TIMEOUT: Final = 30.0
+"""Seconds allowed for quick calls made on the user's behalf (list, config)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,45 +81,143 @@ class AgentSettings:
     cwd: Path
     choice: ProtocolChoice = "auto"
     init_timeout: float = 60.0
+    mcp_servers: dict[str, McpServerSettings] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRequest:
+    """Which session a connection opens."""
+
+    action: Literal["new", "resume", "pick"] = "new"
+    """`pick` asks the user with the session picker first."""
+    session_id: str | None = None
+    cwd: Path | None = None
+    """The session's directory (default: the app's cwd)."""
+    fallback_new: bool = False
+    """If resuming fails (the agent lost the session), start a new one instead."""
+
+
+class RunnerUI(Protocol):
+    """What the runner asks of the user interface."""
+
+    async def choose_session(self) -> SessionRequest | None:
+        """Let the user pick a session (None: start a new one)."""
+        ...
+
+    async def choose_auth(
+        self, choices: Sequence[AuthChoice], message: str
+    ) -> AuthChoice | None:
+        """Let the user pick how to log in (None: give up)."""
+        ...
+
+
+class LoginInTerminal(Exception):
+    """The user chose a terminal login: the app runs `command`, then reconnects."""
+
+    def __init__(self, command: AgentCommand, choice: AuthChoice) -> None:
+        super().__init__(choice.name)
+        self.command = command
+        self.choice = choice
+
+
+class AuthCancelled(Exception):
+    """The agent needs a login and the user declined."""
 
 
 class AgentRunner:
-    """Owns the client, the session store and the prompt queue.
+    """Owns the client, the current session's store and the prompt queue.
 
     Args:
         app: Receives the messages and shows permission dialogs.
+        ui: Asks the user to pick sessions and login methods.
         settings: The agent to run.
     """
 
-    def __init__(self, app: App[None], settings: AgentSettings) -> None:
+    def __init__(self, app: App[None], ui: RunnerUI, settings: AgentSettings) -> None:
         self.app = app
+        self.ui = ui
         self.settings = settings
         self.prompts: asyncio.Queue[tuple[int, str]] = asyncio.Queue()
         self.client: AcpClient | None = None
+        self.connection: Connection | None = None
         self.store: SessionStore | None = None
         self.bridge: StoreBridge | None = None
         self.in_turn = False
+        self.cancelling = False
+        """Esc was pressed: the turn is being cancelled (until it ends)."""
+        self.session_cwd = settings.cwd
+        self.prompt_caps = PromptCapabilities()
         self._launcher = AgentLauncher(settings.command, settings.name)
 
-    async def run(self) -> None:
-        """Run until the agent fails or the worker is cancelled."""
+    # ----------------------------------------------------------------- queries
+
+    @property
+    def connected(self) -> bool:
+        """A connection is up (a session may not be open yet)."""
+        return self.client is not None
+
+    @property
+    def session_features(self) -> SessionFeatures:
+        """What the connected agent offers for sessions (nothing if disconnected)."""
+        return self.client.session_features() if self.client else SessionFeatures()
+
+    def stderr_tail(self) -> list[str]:
+        """The latest agent process's stderr lines (raw)."""
+        transport = self._launcher.transport
+        return transport.stderr_tail() if transport is not None else []
+
+    def restart_request(self) -> SessionRequest:
+        """How a restart reopens the current session (new if it cannot)."""
+        if self.store is None:
+            return SessionRequest("new")
+        return SessionRequest(
+            "resume", self.store.session_id, self.session_cwd, fallback_new=True
+        )
+
+    # --------------------------------------------------------------- lifecycle
+
+    async def run(self, request: SessionRequest) -> None:
+        """Run one connection until it fails or the worker is cancelled."""
         try:
-            await self._run()
+            await self._run(request)
+        except LoginInTerminal as login:
+            self.app.post_message(
+                TerminalLoginRequested(login.command, login.choice.name, request)
+            )
+        except AuthCancelled:
+            self.app.post_message(
+                AgentFailed(
+                    "the agent needs you to log in; restart to choose a method",
+                    restartable=True,
+                )
+            )
         except AGENT_FAILURES as error:
             failure = self._launcher.explain(error, tail_lines=10)
-            self.app.post_message(AgentFailed(failure.message, failure.stderr_tail))
+            self.app.post_message(
+                AgentFailed(failure.message, failure.stderr_tail, restartable=True)
+            )
         except Exception as error:  # never a traceback in the UI
             log.exception("agent worker failed")
-            self.app.post_message(AgentFailed(f"unexpected error: {error!r}"))
+            self.app.post_message(
+                AgentFailed(f"unexpected error: {error!r}", restartable=True)
+            )
         finally:
+            self.client = None
+            self.connection = None
+            self.in_turn = False
+            self.cancelling = False
             if self.bridge is not None:
                 self.bridge.close()
+                self.bridge = None
 
-    async def _run(self) -> None:
+    async def _run(self, request: SessionRequest) -> None:
         settings = self.settings
         client = AcpClient(
             prompter=ModalPermissionPrompter(self.app),
-            features=ClientFeatures(read_text_file=True, write_text_file=True),
+            features=ClientFeatures(
+                read_text_file=True, write_text_file=True, terminal_auth=True
+            ),
+            mcp_servers=settings.mcp_servers,
         )
         async with connect(
             self._launcher.open_stream,
@@ -101,16 +229,17 @@ class AgentRunner:
         ) as connection:
             client.attach(connection)
             self.client = client
+            self.connection = connection
+            self.prompt_caps = prompt_capabilities(connection)
             self.app.post_message(
-                AgentConnected(connection.agent, connection.protocol_version)
+                AgentConnected(
+                    connection.agent,
+                    connection.protocol_version,
+                    tuple(connection.fallbacks),
+                )
             )
-            with anyio.fail_after(SESSION_SETUP_TIMEOUT):
-                store = await client.new_session(settings.cwd)
-            self.store = store
-            self.bridge = StoreBridge(store, self.app)
-            self.app.post_message(SessionStarted(store))
             closed: list[str] = []
-            failure: list[ConnectionClosed] = []
+            failure: list[Exception] = []
             async with anyio.create_task_group() as group:
 
                 async def watch() -> None:
@@ -119,27 +248,141 @@ class AgentRunner:
 
                 group.start_soon(watch)
                 try:
-                    await self._serve_prompts(client, store)
-                except ConnectionClosed as error:
+                    self._install(await self._open(request))
+                    await self._serve_prompts()
+                except Exception as error:  # re-raised below, not as a group
                     failure.append(error)
                 group.cancel_scope.cancel()
             if failure:
                 raise failure[0]
             raise ConnectionClosed(closed[0] if closed else "the connection ended")
 
-    async def _serve_prompts(self, client: AcpClient, store: SessionStore) -> None:
+    def _install(self, store: SessionStore) -> None:
+        if self.bridge is not None:
+            self.bridge.close()
+        self.store = store
+        self.bridge = StoreBridge(store, self.app)
+        self.app.post_message(SessionStarted(store))
+
+    async def _open(self, request: SessionRequest) -> SessionStore:
+        """Open the requested session, asking for a login or a pick as needed."""
+        client = self._client()
+        while True:
+            try:
+                if request.action == "pick":
+                    request = await self.ui.choose_session() or SessionRequest("new")
+                    continue
+                cwd = request.cwd or self.settings.cwd
+                with anyio.fail_after(SETUP_TIMEOUT):
+                    if request.action == "resume" and request.session_id:
+                        store = await self._resume(client, request.session_id, cwd)
+                    else:
+                        store = await client.new_session(cwd)
+                self.session_cwd = cwd
+                return store
+            except RpcError as error:
+                if is_auth_required(error):
+                    await self._login(client, str(error))
+                elif request.action == "resume" and request.fallback_new:
+                    self._notice(
+                        f"could not resume the session ({error}); started a new one"
+                    )
+                    request = SessionRequest("new", cwd=request.cwd)
+                else:
+                    raise
+
+    async def _resume(
+        self, client: AcpClient, session_id: str, cwd: Path
+    ) -> SessionStore:
+        features = client.session_features()
+        if features.replay or not features.resume:
+            return await client.resume_session(session_id, cwd, replay=True)
+        return await client.resume_session(session_id, cwd, replay=False)
+
+    async def _login(self, client: AcpClient, message: str) -> None:
+        assert self.connection is not None
+        choices = auth_choices(self.connection)
+        if not choices:
+            raise AuthCancelled(message)
+        choice = await self.ui.choose_auth(choices, message)
+        if choice is None:
+            raise AuthCancelled(message)
+        if choice.kind == "terminal":
+            command = terminal_login_command(self.settings.command, choice)
+            raise LoginInTerminal(command, choice)
+        with anyio.fail_after(SETUP_TIMEOUT):
+            await client.authenticate(choice.method_id)
+
+    async def _serve_prompts(self) -> None:
         while True:
             prompt_id, text = await self.prompts.get()
+            client, store = self._client(), self.store
+            if store is None:  # pragma: no cover - a session is open by now
+                continue
             self.in_turn = True
-            self.app.post_message(PromptStarted(prompt_id))
+            self.app.post_message(PromptStarted(prompt_id, text))
             try:
-                await client.prompt(store.session_id, [{"type": "text", "text": text}])
+                blocks = await anyio.to_thread.run_sync(
+                    build_prompt, text, self.session_cwd, self.prompt_caps
+                )
+                await client.prompt(store.session_id, blocks)
             except RpcError as error:
                 self.app.post_message(AgentFailed(f"the prompt failed: {error}"))
             finally:
                 self.in_turn = False
+                self.cancelling = False
+
+    def _client(self) -> AcpClient:
+        if self.client is None:
+            raise ConnectionClosed("the agent is not connected")
+        return self.client
+
+    # ------------------------------------------------ actions for the UI layer
 
     async def cancel(self) -> None:
-        """Cancel the running turn, if any."""
+        """Cancel the running turn, if any ("cancelling…" until it ends)."""
         if self.client is not None and self.store is not None and self.in_turn:
+            self.cancelling = True
             await self.client.cancel(self.store.session_id)
+
+    async def list_sessions(self) -> list[SessionSummary]:
+        """The agent's sessions for this project's directory.
+
+        Raises:
+            UnsupportedOperation: The agent does not list sessions.
+        """
+        client = self._client()
+        if not client.session_features().list:
+            raise UnsupportedOperation("this agent does not list its sessions")
+        with anyio.fail_after(CALL_TIMEOUT):
+            return await client.list_sessions(self.settings.cwd)
+
+    async def delete_session(self, session_id: str) -> None:
+        """Delete one of the agent's sessions."""
+        with anyio.fail_after(CALL_TIMEOUT):
+            await self._client().delete_session(session_id)
+
+    async def switch_session(self, request: SessionRequest) -> None:
+        """Open another session on this connection (not during a turn)."""
+        if self.in_turn:
+            self._notice("finish or cancel the current turn before switching session")
+            return
+        try:
+            self._install(await self._open(request))
+        except (RpcError, UnsupportedOperation, TimeoutError, AuthCancelled) as error:
+            self._notice(f"could not open the session: {error or 'timed out'}")
+
+    async def set_config(self, config_id: str, value: str | bool) -> None:
+        """Set one config option; the agent's answer replaces the stored list."""
+        store = self.store
+        if self.client is None or store is None:
+            self._notice("the agent is not connected")
+            return
+        try:
+            with anyio.fail_after(CALL_TIMEOUT):
+                await self.client.set_config_option(store.session_id, config_id, value)
+        except (RpcError, UnsupportedOperation, TimeoutError) as error:
+            self._notice(f"could not change {config_id}: {error or 'timed out'}")
+
+    def _notice(self, text: str) -> None:
+        self.app.post_message(AgentNotice(text))

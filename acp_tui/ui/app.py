@@ -1,68 +1,152 @@
-"""The Textual app: wiring of the conversation, prompt, status bar and agent worker.
+"""The Textual app: wires the conversation, prompt, panels, dialogs and agent worker.
 
 `make_app` builds it for the CLI and tests. The agent runs in one long-lived worker
-(`AgentRunner.run`); the UI only reacts to the messages it and the store bridge post.
+(`AgentRunner.run`); the UI only reacts to the messages the runner and the store
+bridge post, and asks the runner to act (prompt, cancel, switch session, set an
+option, restart). It is also the runner's `RunnerUI`: the session picker and the
+login dialog are modal screens awaited through a future.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import itertools
+import logging
+import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
+import anyio
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer
 
+from acp_tui.client.auth import AuthChoice
+from acp_tui.client.options import cycle_value
+from acp_tui.config import McpServerSettings
+from acp_tui.history import PromptHistory
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.protocol.version import ProtocolChoice
+from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
-from acp_tui.ui.agent_runner import AgentRunner, AgentSettings
+from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
+from acp_tui.ui.commands import ACTIONS, config_entries
 from acp_tui.ui.messages import (
     AgentConnected,
     AgentFailed,
+    AgentNotice,
     PromptStarted,
     SessionStarted,
     SessionUpdated,
+    TerminalLoginRequested,
 )
+from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
+from acp_tui.ui.screens.config import ConfigChoice, ConfigScreen
+from acp_tui.ui.screens.help import KeyHelpScreen
+from acp_tui.ui.screens.sessions import SessionPick, SessionPickerScreen
+from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.crash_banner import CrashBanner
+from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.start_view import StartView
 from acp_tui.ui.widgets.status_bar import StatusBar
 
 __all__ = ["AcpTuiApp", "make_app"]
 
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+DEFAULT_THEME = "acp-dark"
+
 
 class AcpTuiApp(App[None]):
-    """The acp-tui terminal client."""
+    """The acp-tui terminal client.
+
+    Args:
+        settings: The agent to run.
+        request: The first session to open (new, resume an id, or pick).
+        theme: The theme to start with.
+    """
 
     CSS_PATH = "app.tcss"
     TITLE = "acp-tui"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel_turn", "Cancel turn"),
+        Binding("escape", "cancel_turn", "Cancel", show=False),
         Binding("ctrl+q", "quit", "Quit"),
+        Binding("f1", "key_help", "Keys"),
+        Binding("f2", "pick_session", "Sessions"),
+        Binding("f3", "switch_config", "Settings"),
+        Binding("f4", "toggle_plan", "Plan"),
+        Binding("shift+tab", "cycle_mode", "Mode", priority=True),
+        Binding("ctrl+n", "new_session", "New", show=False),
+        Binding("ctrl+r", "restart_agent", "Restart", show=False),
     ]
 
-    def __init__(self, settings: AgentSettings) -> None:
+    def __init__(
+        self,
+        settings: AgentSettings,
+        *,
+        request: SessionRequest | None = None,
+        theme: str | None = None,
+    ) -> None:
         super().__init__()
         self.settings = settings
-        self.runner = AgentRunner(self, settings)
+        self.runner = AgentRunner(self, self, settings)
+        self.first_request = request or SessionRequest()
+        self.theme_errors = register_themes(self)
+        self.theme = theme if theme in self.available_themes else DEFAULT_THEME
         self._prompt_ids = itertools.count(1)
+        self._rendered_store: SessionStore | None = None
+        self._last_notice: str | None = None
+        self._turns_seen = 0
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """Defaults for the custom theme variables, so stock themes work too."""
+        return theme_variable_defaults(self.current_theme)
 
     @property
     def store(self) -> SessionStore | None:
-        """The session's store, once the session is open."""
+        """The current session's store, once a session is open."""
         return self.runner.store
 
     def compose(self) -> ComposeResult:
         """Build the child widgets."""
-        yield Conversation(id="conversation")
-        yield PromptInput(id="prompt")
+        yield StartView(self.runner.stderr_tail, id="start-view")
+        with Horizontal(id="main"):
+            yield Conversation(id="conversation")
+            yield PlanPanel(id="plan-panel")
+        yield PromptInput(
+            id="prompt",
+            history=PromptHistory.for_project(self.settings.cwd),
+            cwd=self.settings.cwd,
+        )
         yield StatusBar(id="status")
+        yield Footer()
 
     def on_mount(self) -> None:
         """Start the agent."""
+        self.query_one(PlanPanel).display = False
         self.query_one(PromptInput).focus()
-        self.run_agent()
+        for error in self.theme_errors:
+            self.notify(error, title="Theme not loaded", severity="warning")
+        self._start_agent(self.first_request, "Starting")
+
+    # --------------------------------------------------------------- the agent
+
+    def _start_agent(self, request: SessionRequest, phase: str) -> None:
+        self.query_one(StartView).starting(
+            self.settings.name, self.settings.command.display(), phase
+        )
+        self._status.phase = "starting"
+        self._status.refresh_status()
+        self.run_agent(request)
 
     @work(
         exclusive=True,
@@ -70,9 +154,9 @@ class AcpTuiApp(App[None]):
         exit_on_error=False,
         description="Agent connection",
     )
-    async def run_agent(self) -> None:
-        """The long-lived agent worker."""
-        await self.runner.run()
+    async def run_agent(self, request: SessionRequest) -> None:
+        """The long-lived agent worker (one connection)."""
+        await self.runner.run(request)
 
     @property
     def _status(self) -> StatusBar:
@@ -82,53 +166,354 @@ class AcpTuiApp(App[None]):
     def _conversation(self) -> Conversation:
         return self.query_one(Conversation)
 
+    def _refresh_status(self) -> None:
+        status = self._status
+        status.queued = self.runner.prompts.qsize()
+        status.cancelling = self.runner.cancelling
+        store = self.store
+        status.waiting_for_user = store is not None and bool(
+            store.pending_permissions()
+        )
+        status.refresh_status()
+
     def on_agent_connected(self, message: AgentConnected) -> None:
         """Show who we talk to."""
-        self._status.agent = message.agent
-        self._status.protocol_version = message.protocol_version
-        self._status.phase = "opening session"
-        self._status.refresh_status()
+        status = self._status
+        status.agent = message.agent
+        status.protocol_version = message.protocol_version
+        status.phase = "opening session"
+        self._refresh_status()
+        self.query_one(StartView).starting(
+            message.agent.display_name,
+            self.settings.command.display(),
+            "Opening a session with",
+        )
+        for reason in message.fallbacks:
+            log.info("protocol fallback: %s", reason)
 
-    def on_session_started(self, message: SessionStarted) -> None:
-        """The store is ready."""
-        self._status.store = message.store
-        self._status.refresh_status()
+    async def on_session_started(self, message: SessionStarted) -> None:
+        """A session is open: render its store (all of it, after a replay)."""
+        store = message.store
+        if self._rendered_store is not None and self._rendered_store is not store:
+            await self._conversation.reset()
+        self._rendered_store = store
+        self._turns_seen = store.state.turns_ended
+        notices = store.notices
+        self._last_notice = notices[-1].notice_id if notices else None
+        await self._conversation.apply_changes(store, ())
+        if not self.is_running:
+            return  # shut down while rendering
+        self.query_one(PlanPanel).update_plans(store.plans())
+        prompt = self.query_one(PromptInput)
+        prompt.set_commands(store.commands)
+        prompt.set_capabilities(self.runner.prompt_caps)
+        self.query_one(StartView).finished()
+        for banner in self.query(CrashBanner):
+            banner.restarted()
+        status = self._status
+        status.store = store
+        status.phase = "connected"
+        self._refresh_status()
 
     async def on_session_updated(self, message: SessionUpdated) -> None:
         """Apply one coalesced batch of store changes."""
-        await self._conversation.apply_changes(message.store, message.changes)
-        self._status.queued = self.runner.prompts.qsize()
-        self._status.refresh_status()
+        store = message.store
+        if store is not self.store:
+            return  # a batch from a session we switched away from
+        await self._conversation.apply_changes(store, message.changes)
+        kinds = {change.kind for change in message.changes}
+        if "plan" in kinds:
+            self.query_one(PlanPanel).update_plans(store.plans())
+        if "commands" in kinds:
+            self.query_one(PromptInput).set_commands(store.commands)
+        if "notice" in kinds:
+            self._show_notices(store)
+        if "state" in kinds:
+            await self._report_turn_error(store)
+        if kinds & {"message", "state"}:
+            await self._settle_sent_prompts(message.changes)
+        self._refresh_status()
+
+    async def _report_turn_error(self, store: SessionStore) -> None:
+        """A v2 turn that ended in `error` gets a banner with the agent's reason."""
+        state = store.state
+        if state.turns_ended <= self._turns_seen:
+            return
+        self._turns_seen = state.turns_ended
+        if state.last_stop_reason != "error" and state.error is None:
+            return
+        error = state.error or {}
+        reason = error.get("message") or "no reason given"
+        code = error.get("code")
+        detail = f" ({code})" if code is not None else ""
+        await self._conversation.add_banner(f"The turn failed: {reason}{detail}")
+
+    def _show_notices(self, store: SessionStore) -> None:
+        notices = store.notices
+        ids = [notice.notice_id for notice in notices]
+        start = ids.index(self._last_notice) + 1 if self._last_notice in ids else 0
+        fresh = notices[start:]
+        if fresh:
+            self._last_notice = fresh[-1].notice_id
+        for notice in fresh[-3:]:
+            self.notify(
+                notice.description or notice.title,
+                title=notice.title,
+                severity="error" if notice.severity == "error" else "warning",
+            )
 
     async def on_agent_failed(self, message: AgentFailed) -> None:
-        """Show a banner; the app keeps running."""
-        await self._conversation.add_banner(message.text, message.details)
-        self._status.phase = "agent unavailable"
-        self._status.refresh_status()
+        """Show a banner; the conversation stays and the app keeps running."""
+        if message.restartable:
+            for pending in self._conversation.pending_prompts():
+                if pending.state == "sending":
+                    pending.mark("lost")
+            self.query_one(StartView).finished()
+            await self._conversation.mount(CrashBanner(message.text, message.details))
+            self._conversation.scroll_end(animate=False)
+            self._status.phase = "agent stopped (ctrl+r restarts)"
+        else:
+            await self._conversation.add_banner(message.text, message.details)
+        self._refresh_status()
+
+    def on_agent_notice(self, message: AgentNotice) -> None:
+        """A passing message (a failed switch, a refused option)."""
+        self.notify(message.text, severity="warning")
 
     async def on_prompt_started(self, message: PromptStarted) -> None:
-        """A queued prompt went out."""
-        await self._conversation.remove_queued(message.prompt_id)
-        self._status.queued = self.runner.prompts.qsize()
-        self._status.refresh_status()
+        """A prompt went out: shown as sending until the agent shows it back."""
+        conversation = self._conversation
+        pending = [
+            w
+            for w in conversation.pending_prompts()
+            if w.prompt_id == message.prompt_id
+        ]
+        if pending:
+            pending[0].mark("sending")
+        else:
+            await conversation.add_queued(message.prompt_id, message.text, sending=True)
+        await self._settle_sent_prompts(())
+        self._refresh_status()
+
+    async def _settle_sent_prompts(self, changes: Sequence[Change]) -> None:
+        """Drop "sending" prompts once the agent has shown them or finished."""
+        store = self.store
+        if store is None:
+            return
+        acknowledged = any(
+            change.kind == "message"
+            and change.action == "added"
+            and change.id is not None
+            and (message := store.message(change.id)) is not None
+            and message.role == "user"
+            for change in changes
+        )
+        if acknowledged or not self.runner.in_turn:
+            await self._conversation.remove_queued(None)
 
     @on(PromptInput.Submitted)
     async def send_prompt(self, message: PromptInput.Submitted) -> None:
         """Queue the prompt; it is shown as queued unless it goes out at once."""
         prompt_id = next(self._prompt_ids)
-        busy = (
-            self.runner.in_turn or self.store is None or not self.runner.prompts.empty()
-        )
-        self.runner.prompts.put_nowait((prompt_id, message.text))
+        runner = self.runner
+        busy = runner.in_turn or self.store is None or not runner.prompts.empty()
+        runner.prompts.put_nowait((prompt_id, message.text))
         if busy:
             await self._conversation.add_queued(prompt_id, message.text)
-        self._status.queued = self.runner.prompts.qsize()
-        self._status.refresh_status()
+        self._refresh_status()
+
+    @on(CrashBanner.RestartPressed)
+    def _restart_pressed(self) -> None:
+        self.action_restart_agent()
+
+    async def on_terminal_login_requested(
+        self, message: TerminalLoginRequested
+    ) -> None:
+        """Run the agent's login command in the real terminal, then reconnect."""
+        command = message.command
+        env = {**os.environ, **command.env}
+        cwd = command.cwd or self.settings.cwd
+        try:
+            with self.suspend():
+                print(f"acp-tui: running {command.display()} to log in", flush=True)
+                done = await anyio.run_process(
+                    list(command.argv),
+                    env=env,
+                    cwd=cwd,
+                    check=False,
+                    stdin=None,
+                    stdout=None,
+                    stderr=None,
+                )
+                code = done.returncode
+            output = ""
+        except SuspendNotSupported:  # headless (tests) or no real terminal
+            result = await anyio.run_process(
+                list(command.argv), env=env, cwd=cwd, check=False
+            )
+            code = result.returncode
+            output = result.stdout.decode(errors="replace").strip()
+        except OSError as error:
+            await self._conversation.add_banner(f"could not run the login: {error}")
+            return
+        text = f"{message.method_name}: the login command exited with {code}"
+        if output:
+            text += f"\n{output}"
+        self.notify(
+            text, title="Login", severity="information" if code == 0 else "error"
+        )
+        self._start_agent(message.request, "Reconnecting to")
+
+    # ---------------------------------------------------------- RunnerUI port
+
+    async def _ask(self, screen: Screen[T]) -> T | None:
+        future: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
+
+        def answered(result: T | None) -> None:
+            if not future.done():
+                future.set_result(result)
+
+        self.push_screen(screen, callback=answered)
+        try:
+            return await future
+        finally:
+            if not future.done() and screen.is_active:
+                screen.dismiss(None)
+
+    async def choose_session(self) -> SessionRequest | None:
+        """The session picker, for the runner's first session."""
+        return self._request_for(await self._ask(self._picker()))
+
+    def _picker(self) -> SessionPickerScreen:
+        runner = self.runner
+        delete = runner.delete_session if runner.session_features.delete else None
+        current = self.store.session_id if self.store is not None else None
+        return SessionPickerScreen(
+            runner.list_sessions, delete=delete, current_session_id=current
+        )
+
+    @staticmethod
+    def _request_for(pick: SessionPick | None) -> SessionRequest | None:
+        if pick is None:
+            return None
+        if pick.action == "new" or pick.session_id is None:
+            return SessionRequest("new")
+        cwd = Path(pick.cwd) if pick.cwd and Path(pick.cwd).is_absolute() else None
+        return SessionRequest("resume", pick.session_id, cwd)
+
+    async def choose_auth(
+        self, choices: Sequence[AuthChoice], message: str
+    ) -> AuthChoice | None:
+        """The login dialog: which of the agent's methods to use."""
+        views = [
+            AuthMethodView(c.method_id, c.name, c.description, c.kind == "terminal")
+            for c in choices
+        ]
+        agent = self._status.agent
+        name = agent.display_name if agent is not None else self.settings.name
+        chosen = await self._ask(AuthScreen(views, agent_name=name, message=message))
+        return next((c for c in choices if c.method_id == chosen), None)
+
+    # ----------------------------------------------------------------- actions
 
     def action_cancel_turn(self) -> None:
-        """Esc: cancel the running turn."""
-        if self.runner.in_turn:
+        """Esc: cancel the running turn ("cancelling…" until it ends)."""
+        if self.runner.in_turn and not self.runner.cancelling:
             self.run_worker(self.runner.cancel(), group="cancel", exit_on_error=False)
+            self.runner.cancelling = True
+            self._refresh_status()
+
+    def action_pick_session(self) -> None:
+        """Open the session picker and switch to the chosen session."""
+        if not self.runner.connected or self.store is None:
+            self.notify("the agent is not connected yet", severity="warning")
+            return
+        self.push_screen(self._picker(), callback=self._switch_to)
+
+    def _switch_to(self, pick: SessionPick | None) -> None:
+        request = self._request_for(pick)
+        if request is not None:
+            self.run_worker(
+                self.runner.switch_session(request),
+                group="session",
+                exit_on_error=False,
+            )
+
+    def action_new_session(self) -> None:
+        """Start a new session with the same agent."""
+        if not self.runner.connected:
+            self.notify("the agent is not connected", severity="warning")
+            return
+        self._switch_to(SessionPick("new"))
+
+    def action_switch_config(self) -> None:
+        """Open the config switcher (mode, model, thought level, …)."""
+        store = self.store
+        if store is None or not store.config_options:
+            self.notify("this agent offers no settings", severity="warning")
+            return
+        self.push_screen(
+            ConfigScreen(store.config_options), callback=self._config_chosen
+        )
+
+    def _config_chosen(self, choice: ConfigChoice | None) -> None:
+        if choice is not None:
+            self.set_config(choice.config_id, choice.value)
+
+    def set_config(self, config_id: str, value: str | bool) -> None:
+        """Ask the agent to change one option."""
+        self.run_worker(
+            self.runner.set_config(config_id, value),
+            group="config",
+            exit_on_error=False,
+        )
+
+    def action_cycle_mode(self) -> None:
+        """Switch to the next mode (one key)."""
+        store = self.store
+        step = cycle_value(store.config_options, "mode") if store is not None else None
+        if step is None:
+            self.notify("this agent has no modes", severity="warning")
+            return
+        self.set_config(*step)
+
+    def action_toggle_plan(self) -> None:
+        """Show or hide the plan side panel."""
+        panel = self.query_one(PlanPanel)
+        panel.display = not panel.display
+
+    def action_restart_agent(self) -> None:
+        """Restart the agent and resume the current session."""
+        self._start_agent(self.runner.restart_request(), "Restarting")
+
+    def action_key_help(self) -> None:
+        """Show every key."""
+        rows = [(entry.key or "", entry.title) for entry in ACTIONS]
+        rows += [
+            ("ctrl+p", "Command palette"),
+            ("enter", "Send the prompt"),
+            ("shift+enter / ctrl+j", "New line in the prompt"),
+            ("up / down", "Prompt history"),
+            ("/", "Slash commands"),
+            ("@", "Attach a file"),
+        ]
+        self.push_screen(KeyHelpScreen(rows))
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The command palette: our actions, config values, then Textual's own."""
+        for entry in ACTIONS:
+            yield SystemCommand(
+                entry.title,
+                entry.help,
+                functools.partial(self.run_action, entry.action),
+            )
+        store = self.store
+        if store is not None:
+            for title, help_text, callback in config_entries(
+                store.config_options, self.set_config
+            ):
+                yield SystemCommand(title, help_text, callback)
+        yield from super().get_system_commands(screen)
 
 
 def make_app(
@@ -138,8 +523,11 @@ def make_app(
     cwd: Path,
     choice: ProtocolChoice = "auto",
     init_timeout: float = 60.0,
+    request: SessionRequest | None = None,
+    mcp_servers: dict[str, McpServerSettings] | None = None,
+    theme: str | None = None,
 ) -> AcpTuiApp:
-    """Build the app for an agent command (used by the CLI and tests)."""
+    """Build the app for an agent command (used by the CLI, tests and benches)."""
     return AcpTuiApp(
         AgentSettings(
             command=command,
@@ -147,5 +535,8 @@ def make_app(
             cwd=cwd,
             choice=choice,
             init_timeout=init_timeout,
-        )
+            mcp_servers=dict(mcp_servers or {}),
+        ),
+        request=request,
+        theme=theme,
     )

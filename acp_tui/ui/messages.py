@@ -3,29 +3,43 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from acp_tui.client.connection import AgentIdentity
+from acp_tui.protocol.transport import AgentCommand
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
+
+if TYPE_CHECKING:
+    from acp_tui.ui.agent_runner import SessionRequest
 
 __all__ = [
     "AgentConnected",
     "AgentFailed",
+    "AgentNotice",
     "PromptStarted",
     "SessionStarted",
     "SessionUpdated",
+    "TerminalLoginRequested",
 ]
 
 
 class AgentConnected(Message):
     """`initialize` succeeded: the agent and the negotiated protocol version."""
 
-    def __init__(self, agent: AgentIdentity, protocol_version: int) -> None:
+    def __init__(
+        self,
+        agent: AgentIdentity,
+        protocol_version: int,
+        fallbacks: Sequence[str] = (),
+    ) -> None:
         super().__init__()
         self.agent = agent
         self.protocol_version = protocol_version
+        self.fallbacks = tuple(fallbacks)
+        """Why earlier protocol offers were abandoned (v2 -> v1 fallback)."""
 
 
 class SessionStarted(Message):
@@ -48,15 +62,41 @@ class SessionUpdated(Message):
 class PromptStarted(Message):
     """A queued prompt was taken from the queue and sent to the agent."""
 
-    def __init__(self, prompt_id: int) -> None:
+    def __init__(self, prompt_id: int, text: str) -> None:
         super().__init__()
         self.prompt_id = prompt_id
+        self.text = text
 
 
 class AgentFailed(Message):
     """The agent could not be used (or a prompt failed): show a banner."""
 
-    def __init__(self, text: str, details: Sequence[str] = ()) -> None:
+    def __init__(
+        self, text: str, details: Sequence[str] = (), *, restartable: bool = False
+    ) -> None:
         super().__init__()
         self.text = text
         self.details = tuple(details)
+        self.restartable = restartable
+        """The connection is gone: offer to restart the agent."""
+
+
+class AgentNotice(Message):
+    """Something the user should know that is not a failure of the agent."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class TerminalLoginRequested(Message):
+    """Run the agent's login command in the terminal, then reconnect."""
+
+    def __init__(
+        self, command: AgentCommand, method_name: str, request: SessionRequest
+    ) -> None:
+        super().__init__()
+        self.command = command
+        self.method_name = method_name
+        self.request = request
+        """The session to open once logged in."""

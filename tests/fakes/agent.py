@@ -24,6 +24,8 @@ update) and ends with `end_turn`. The v1 turn also writes and reads a file throu
 the client's `fs/*` methods. Prompt text chooses variants:
   "hang"     accept the prompt and wait for session/cancel, then end `cancelled`
   "fail"     answer session/prompt with an error
+  "turn-error" (v2) accept the prompt, then end the turn idle with stopReason
+             "error" and an `error` object (the 2.4 draft's failed turn)
   "malformed" send a known update with a malformed payload first
   "stubborn" accept the prompt and never end the turn, even after session/cancel
 
@@ -235,6 +237,16 @@ def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
 
     up({"sessionUpdate": "user_message", "messageId": "u1", "content": prompt})
     up({"sessionUpdate": "state_update", "state": "running"})
+    if "turn-error" in said:
+        up(
+            {
+                "sessionUpdate": "state_update",
+                "state": "idle",
+                "stopReason": "error",
+                "error": {"code": -32603, "message": "model overloaded"},
+            }
+        )
+        return
     if "malformed" in said:
         up({"sessionUpdate": "tool_call_update", "toolCallId": 5})
     if "hang" in said:

@@ -13,6 +13,7 @@ from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.conversation import Banner
+from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.status_bar import StatusBar
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
@@ -79,9 +80,10 @@ async def test_turn_with_permission(
 async def test_failing_agent_shows_banner(tmp_path: Path) -> None:
     app = fake_app("exit-on-init", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: bool(app.query(Banner)))
-        banner = app.query_one(Banner)
-        assert "exit" in banner.text
+        await wait_for(pilot, lambda: bool(app.query(CrashBanner)))
+        banner = app.query_one(CrashBanner)
+        assert "exited with code 3" in banner.text
+        assert any("missing credentials" in line for line in banner.stderr_tail)
         assert app.is_running
         await pilot.press(*"still here")
         await pilot.press("enter")

@@ -1,16 +1,49 @@
-"""The conversation: one widget per timeline entity, in timeline order.
+"""The conversation: the session's timeline, one widget per entry, newest mounted.
 
-Widgets are keyed by `(kind, id)`. A `SessionUpdated` batch mounts widgets for new
-timeline entries and hands each changed entity's newest snapshot to its widget.
-Banners (agent errors) and queued prompts are appended at the end.
+Widgets are keyed by `(kind, id)` (`entries`). A `SessionUpdated` batch mounts the
+new timeline entries and hands each changed entity's newest snapshot to its widget
+once. Banners (agent errors) and queued prompts, and whatever else the app mounts
+here, stay after the timeline's entries.
+
+Why only the newest entries are mounted. Textual arranges every mounted widget
+whenever the layout changes, and a streaming message changes its height on nearly
+every frame, so a frame costs time in proportion to the widgets mounted, not to
+those visible (measured: with 100 turns mounted a frame cost ten times what it
+cost with 5), and mounting costs a few milliseconds per widget (a tool call or a
+markdown message is ten or more). The conversation therefore mounts a *window* at
+the end of the timeline (bench/ui.py measures the effect):
+
+* While the view follows the tail, the oldest entries are unmounted as new ones
+  arrive, keeping at least `MIN_ENTRIES` entries and `SCREENS` screens of content
+  (trimming waits for `TRIM_SLACK` extra entries, so it happens in batches).
+* When one batch brings more new entries than fill `FILL_SCREENS` screens (by a
+  cheap estimate), the older ones get no widget at all: a replay of thousands of
+  updates, or a very fast agent, builds only what can be seen. Only the newest
+  `NEW_PER_BATCH` are mounted at once; earlier ones follow, `FILL_BATCH` per
+  frame, while the screen is not full (mounting costs a few milliseconds per
+  widget, and each frame should stay well under 100 ms).
+* New entries are mounted at most every `MOUNT_INTERVAL` seconds (the batches in
+  between only update mounted widgets), so a flood of entries is mounted a few
+  times a second rather than on every frame.
+* Scrolling to the top (or clicking the hint above the oldest entry) mounts the
+  `LOAD_BATCH` entries before it and keeps the view where it was.
+
+The store keeps everything, so an unmounted entry is rebuilt from its newest
+snapshot when it is mounted again.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Sequence
+from typing import ClassVar, Final, TypeAlias
 
 from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -18,12 +51,32 @@ from acp_tui.protocol.framing import printable
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.widgets.message_view import MessageView
+from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
 
-__all__ = ["Banner", "Conversation", "QueuedPrompt"]
+__all__ = ["Banner", "Conversation", "EarlierEntries", "QueuedPrompt"]
 
-Key = tuple[str, str]
+Key: TypeAlias = tuple[str, str]
+"""A timeline entry: `(kind, id)`."""
+
+SHOWN_KINDS: Final = frozenset({"message", "tool_call", "plan", "permission"})
+"""Timeline kinds with a widget (standalone terminals and unknown updates: later)."""
+
+
+def _estimated_height(store: SessionStore, key: Key, width: int) -> float:
+    """A rough height in lines of an entry's widget (never built for this)."""
+    kind, entity_id = key
+    if kind == "message":
+        message = store.message(entity_id)
+        if message is None:
+            return 0.0
+        text = message.text[-8192:]
+        return 2 + text.count("\n") + len(text) / width
+    if kind == "plan":
+        plan = store.plan(entity_id)
+        return 3.0 + (len(plan.entries) if plan is not None else 0)
+    return 4.0
 
 
 class Banner(Static):
@@ -46,7 +99,12 @@ class Banner(Static):
 
 
 class QueuedPrompt(Static):
-    """A prompt waiting for the agent to become idle."""
+    """A prompt the agent has not shown back yet: queued, then sending.
+
+    It waits for the agent to become idle (queued), then for the agent to
+    acknowledge it (v2 `user_message`). If the agent dies first, it stays, marked
+    as not delivered, so nothing the user typed disappears.
+    """
 
     DEFAULT_CSS = """
     QueuedPrompt {
@@ -55,16 +113,77 @@ class QueuedPrompt(Static):
         border-left: thick $secondary;
         padding: 0 1;
         margin: 0 0 1 0;
+        &.-lost { border-left: thick $error; }
     }
     """
 
-    def __init__(self, prompt_id: int, text: str) -> None:
-        super().__init__(Text(f"queued: {printable(text, keep=chr(10))}"))
+    def __init__(self, prompt_id: int, text: str, *, sending: bool = False) -> None:
+        super().__init__()
         self.prompt_id = prompt_id
+        self.text = text
+        self.state = "sending" if sending else "queued"
+        """`queued`, `sending` or `lost` (the agent stopped before answering)."""
+
+    def on_mount(self) -> None:
+        """Render the first state."""
+        self._render_state()
+
+    def _render_state(self) -> None:
+        label = {"queued": "queued", "sending": "sending", "lost": "not delivered"}
+        body = printable(self.text, keep=chr(10))
+        self.update(Text(f"{label[self.state]}: {body}"))
+        self.set_class(self.state == "lost", "-lost")
+
+    def mark(self, state: str) -> None:
+        """Move to `sending` or `lost`."""
+        self.state = state
+        if self.is_mounted:
+            self._render_state()
+
+
+class EarlierEntries(Static):
+    """The hint above the oldest mounted entry; clicking it mounts earlier ones."""
+
+    DEFAULT_CSS = """
+    EarlierEntries {
+        height: auto;
+        width: 1fr;
+        color: $text-muted;
+        text-align: center;
+        margin: 0 0 1 0;
+        &:hover { color: $text; }
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__("", id="earlier-entries")
+        self.count = 0
+        """How many earlier entries are not mounted."""
+        self.display = False
+
+    def show_count(self, count: int) -> None:
+        """Say how many earlier entries are not mounted (hidden at 0)."""
+        if count == self.count:
+            return
+        self.count = count
+        self.display = count > 0
+        noun = "entry" if count == 1 else "entries"
+        self.update(Text(f"▲ {count} earlier {noun}: scroll up or click to show"))
+
+    async def on_click(self, event: events.Click) -> None:
+        """Mount the previous batch."""
+        event.stop()
+        parent = self.parent
+        if isinstance(parent, Conversation):
+            await parent.load_earlier()
 
 
 class Conversation(VerticalScroll):
-    """Shows a session's timeline; follows the tail unless scrolled up."""
+    """Shows a session's timeline; follows the tail unless scrolled up.
+
+    Args:
+        id: The widget id.
+    """
 
     DEFAULT_CSS = """
     Conversation {
@@ -73,16 +192,73 @@ class Conversation(VerticalScroll):
     }
     """
 
+    MIN_ENTRIES: ClassVar[int] = 8
+    """Entries kept mounted at least (also how many a full store starts with)."""
+    SCREENS: ClassVar[float] = 2.0
+    """Screens of content kept mounted at least while following the tail."""
+    TRIM_SLACK: ClassVar[int] = 8
+    """Extra entries tolerated before trimming (trims happen in batches)."""
+    LOAD_BATCH: ClassVar[int] = 8
+    """Entries mounted above when the user reaches the top."""
+    MOUNT_INTERVAL: ClassVar[float] = 0.1
+    """The shortest time between two mounts of new entries (seconds)."""
+    FILL_SCREENS: ClassVar[float] = 1.5
+    """Screens of new entries (estimated) mounted from one batch while following;
+    the batch's older entries get no widget."""
+    NEW_PER_BATCH: ClassVar[int] = 2
+    """When a batch's new entries fill the screen by themselves, how many of the
+    newest are mounted at once; earlier ones follow `FILL_BATCH` per frame while
+    the screen is not full (each frame stays short)."""
+    FILL_BATCH: ClassVar[int] = 1
+    """Entries mounted per frame while the screen is not full."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.entries: dict[Key, Widget] = {}
+        """The mounted timeline widgets by `(kind, id)`."""
+        self._store: SessionStore | None = None
+        self._keys: list[Key] = []
+        """The shown timeline entries, in order (mounted or not)."""
+        self._first = 0
+        """Index in `_keys` of the oldest mounted entry (the rest are mounted)."""
         self._timeline_revision = -1
+        self._earlier = EarlierEntries()
+        self._loading = False
+        self._last_mount = 0.0
+        self._sync_timer: Timer | None = None
+        self._window = asyncio.Lock()
+        """Held while the mounted window changes: batches from the app, the
+        deferred mount timer and loading earlier entries run as separate tasks."""
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def store(self) -> SessionStore | None:
+        """The store shown (the one last passed to `apply_changes`)."""
+        return self._store
+
+    @property
+    def earlier_count(self) -> int:
+        """How many of the store's timeline entries are not mounted (older)."""
+        return self._first
+
+    @property
+    def following(self) -> bool:
+        """Whether the view sticks to the end (the user has not scrolled up)."""
+        return self._anchored and not self._anchor_released
 
     def on_mount(self) -> None:
         """Follow the tail while content streams in."""
         self.anchor()
 
-    def _make(self, store: SessionStore, kind: str, entity_id: str) -> Widget | None:
+    def compose(self) -> ComposeResult:
+        """The hint about earlier entries comes first, always."""
+        yield self._earlier
+
+    # ------------------------------------------------------------ widgets
+
+    def _make(self, store: SessionStore, key: Key) -> Widget | None:
+        kind, entity_id = key
         if kind == "message":
             message = store.message(entity_id)
             return MessageView(message) if message is not None else None
@@ -92,62 +268,291 @@ class Conversation(VerticalScroll):
         if kind == "plan":
             plan = store.plan(entity_id)
             return PlanView(plan) if plan is not None else None
-        return None  # permissions, terminals and unknown updates: later
+        if kind == "permission":
+            permission = store.permission(entity_id)
+            return PermissionView(permission) if permission is not None else None
+        return None
 
-    async def _mount_new(self, store: SessionStore) -> set[Key]:
-        mounted: set[Key] = set()
-        if store.timeline_revision == self._timeline_revision:
-            return mounted
-        self._timeline_revision = store.timeline_revision
-        previous: Widget | None = None
-        for kind, entity_id in store.timeline():
-            key = (kind, entity_id)
-            widget = self.entries.get(key)
-            if widget is None:
-                widget = self._make(store, kind, entity_id)
-                if widget is None:
-                    continue
+    def _build(self, store: SessionStore, keys: Sequence[Key]) -> list[Widget]:
+        widgets: list[Widget] = []
+        for key in keys:
+            widget = self._make(store, key)
+            if widget is not None:
                 self.entries[key] = widget
-                mounted.add(key)
-                if previous is not None:
-                    await self.mount(widget, after=previous)
-                elif self.children:
-                    await self.mount(widget, before=0)
-                else:
-                    await self.mount(widget)
-            previous = widget
-        return mounted
+                widgets.append(widget)
+        return widgets
+
+    async def _mount_at_end(self, widgets: list[Widget]) -> None:
+        """Mount after the last timeline widget (before banners and the like)."""
+        if not widgets:
+            return
+        previous = None
+        for key in reversed(self._keys[self._first :]):
+            widget = self.entries.get(key)
+            if widget is not None and widget.is_attached:
+                previous = widget
+                break
+        if previous is not None:
+            await self.mount_all(widgets, after=previous)
+        else:
+            await self.mount_all(widgets, after=self._earlier)
+
+    # ------------------------------------------------------------ updates
 
     async def apply_changes(
         self, store: SessionStore, changes: Sequence[Change]
     ) -> None:
-        """Bring the widgets up to date with one batch of changes."""
-        mounted = await self._mount_new(store)
+        """Bring the widgets up to date with one batch of changes.
+
+        A store other than the one shown replaces it (as `reset` would), and is
+        rendered from its current state: `apply_changes(store, ())` shows a store
+        that already holds a session.
+
+        Args:
+            store: The store the changes were made to.
+            changes: The changes since the last batch, in order.
+        """
+        async with self._window:
+            if store is not self._store:
+                if self._store is not None:
+                    await self._reset()
+                self._store = store
+            mounted = await self._sync_timeline(store)
+            await self._update_entries(store, changes, mounted)
+            await self._trim()
+
+    async def _sync_timeline(self, store: SessionStore) -> set[Key]:
+        """Mount widgets for new timeline entries; return their keys."""
+        if store.timeline_revision == self._timeline_revision:
+            return set()
+        wait = self._last_mount + self.MOUNT_INTERVAL - time.perf_counter()
+        if wait > 0 and self.entries:
+            # Entries arrive in a flood (a replay, a fast agent): mount them a
+            # few times a second, not on every batch.
+            if self._sync_timer is None:
+                self._sync_timer = self.set_timer(wait, self._deferred_sync)
+            return set()
+        self._timeline_revision = store.timeline_revision
+        keys: list[Key] = [key for key in store.timeline() if key[0] in SHOWN_KINDS]
+        known = len(self._keys)
+        if keys[:known] != self._keys:  # not an append: rebuild from scratch
+            await self._unmount_timeline()
+            known = 0
+            self._first = 0
+        self._keys = keys
+        new = keys[known:]
+        if not new:
+            return set()
+        if self.following:
+            needed = self._needed(store, new)
+            if needed < len(new):  # these alone fill the screen: mount a few now
+                needed = min(needed, self.NEW_PER_BATCH)
+            first = len(keys) - needed
+            if first > known:
+                # The newest entries fill the screen by themselves: the others
+                # would scroll past at once, so they get no widget (yet).
+                await self._unmount_timeline()
+                self._first = first
+                new = keys[first:]
+        widgets = self._build(store, new)
+        self._last_mount = time.perf_counter()
+        await self._mount_at_end(widgets)
+        self._earlier.show_count(self._first)
+        if self._first:
+            self.call_after_refresh(self._fill_screens)
+        return set(new)
+
+    def _needed(self, store: SessionStore, new: Sequence[Key]) -> int:
+        """How many of the newest entries fill `FILL_SCREENS` screens (estimated).
+
+        The estimate is cheap and rough (text length over the width, a few lines
+        per card); a short guess is corrected after the layout (`_fill_screens`).
+        """
+        want = self.FILL_SCREENS * max(self.size.height, 24)
+        width = max(self.size.width - 6, 20)
+        total = 0.0
+        for count, key in enumerate(reversed(new), start=1):
+            total += _estimated_height(store, key, width)
+            if total >= want and count >= 2:
+                return count
+        return len(new)
+
+    async def _deferred_sync(self) -> None:
+        self._sync_timer = None
+        async with self._window:
+            store = self._store
+            if store is not None:
+                await self._sync_timeline(store)
+                await self._trim()
+
+    async def _update_entries(
+        self, store: SessionStore, changes: Sequence[Change], mounted: set[Key]
+    ) -> None:
         replaced: dict[Key, bool] = {}
         for change in changes:
-            if change.id is None:
+            entity_id = change.id
+            if entity_id is None:
                 continue
-            key: Key = (change.kind, change.id)
-            replaced[key] = replaced.get(key, False) or change.action == "replaced"
-            if change.kind == "terminal":
-                for owner in store.tool_call_ids_for_terminal(change.id):
+            kind = change.kind
+            if kind == "terminal":
+                for owner in store.tool_call_ids_for_terminal(entity_id):
                     replaced.setdefault(("tool_call", owner), False)
+                continue
+            key: Key = (kind, entity_id)
+            if change.action == "replaced":
+                replaced[key] = True
+            elif key not in replaced:
+                replaced[key] = False
+        entries = self.entries
         for key, was_replaced in replaced.items():
             if key in mounted:
-                continue  # just rendered from the newest snapshot
-            widget = self.entries.get(key)
+                continue  # just built from the newest snapshot
+            widget = entries.get(key)
+            if widget is None:
+                continue  # not mounted: it is built from the store when it is
+            entity_id = key[1]
             if isinstance(widget, MessageView):
-                message = store.message(key[1])
+                message = store.message(entity_id)
                 if message is not None:
                     await widget.update_message(message, replaced=was_replaced)
             elif isinstance(widget, ToolCallView):
-                tool_call = store.tool_call(key[1])
+                tool_call = store.tool_call(entity_id)
                 if tool_call is not None:
                     widget.update_tool_call(tool_call)
             elif isinstance(widget, PlanView):
-                plan = store.plan(key[1])
+                plan = store.plan(entity_id)
                 if plan is not None:
                     widget.update_plan(plan)
+            elif isinstance(widget, PermissionView):
+                permission = store.permission(entity_id)
+                if permission is not None:
+                    widget.update_permission(permission)
+
+    # ------------------------------------------------------------ the window
+
+    def _height(self, widget: Widget) -> int:
+        return widget.virtual_region_with_margin.height
+
+    def _mounted_widgets(self) -> list[tuple[Key, Widget]]:
+        entries = self.entries
+        return [(k, entries[k]) for k in self._keys[self._first :] if k in entries]
+
+    async def _trim(self) -> None:
+        """Unmount the oldest entries beyond the window (only while following)."""
+        count = len(self._keys) - self._first
+        if not self.following or count <= self.MIN_ENTRIES + self.TRIM_SLACK:
+            return
+        mounted = self._mounted_widgets()
+        keep_height = self.SCREENS * max(self.size.height, 1)
+        remaining = sum(self._height(widget) for _, widget in mounted)
+        first = self._first
+        doomed: list[Widget] = []
+        for index in range(self._first, len(self._keys) - self.MIN_ENTRIES):
+            widget = self.entries.get(self._keys[index])
+            height = self._height(widget) if widget is not None else 0
+            if remaining - height < keep_height:
+                break
+            remaining -= height
+            if widget is not None:
+                doomed.append(widget)
+                del self.entries[self._keys[index]]
+            first = index + 1
+        if first == self._first:
+            return
+        self._first = first
+        await self.remove_children(doomed)
+        self._earlier.show_count(first)
+
+    async def _unmount_timeline(self) -> None:
+        widgets = list(self.entries.values())
+        self.entries.clear()
+        if widgets:
+            await self.remove_children(widgets)
+
+    async def _fill_screens(self) -> None:
+        """After a layout: mount earlier entries while the screen is not full."""
+        if not self._first:
+            return
+        if not all(widget.is_mounted for widget in self.entries.values()):
+            # Still composing: the height known now is not theirs yet.
+            self.call_after_refresh(self._fill_screens)
+            return
+        if self.virtual_size.height <= self.size.height:
+            async with self._window:
+                await self._load_earlier(self.FILL_BATCH)
+            self.call_after_refresh(self._fill_screens)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Mount earlier entries when the user scrolls to the top."""
+        super().watch_scroll_y(old_value, new_value)
+        if (
+            new_value <= 0 < old_value
+            and self._first
+            and not self.following
+            and not self._loading
+        ):
+            self._loading = True
+            self.call_later(self.load_earlier)
+
+    async def load_earlier(self, count: int | None = None) -> None:
+        """Mount the `count` (default `LOAD_BATCH`) entries before the oldest one.
+
+        The view keeps showing what it showed: the scroll offset grows by the
+        height of what was added above.
+
+        Args:
+            count: How many entries to mount (fewer if there are fewer).
+        """
+        self._loading = False
+        async with self._window:
+            await self._load_earlier(count)
+
+    async def _load_earlier(self, count: int | None) -> None:
+        store = self._store
+        if store is None or not self._first:
+            return
+        start = max(0, self._first - (count or self.LOAD_BATCH))
+        mounted = self._mounted_widgets()
+        anchor = mounted[0][1] if mounted else None
+        offset = anchor.virtual_region.y - self.scroll_y if anchor is not None else 0
+        widgets = self._build(store, self._keys[start : self._first])
+        self._first = start
+        if widgets:
+            await self.mount_all(widgets, after=self._earlier)
+        self._earlier.show_count(start)
+        if anchor is not None and not self.following:
+
+            def keep_view() -> None:
+                if anchor.is_attached:
+                    self.scroll_to(
+                        y=anchor.virtual_region.y - offset,
+                        animate=False,
+                        immediate=True,
+                    )
+
+            self.call_after_refresh(keep_view)
+
+    async def reset(self) -> None:
+        """Remove every timeline entry: a new store follows (another session).
+
+        Banners, queued prompts and whatever else the app mounted here stay.
+        """
+        async with self._window:
+            await self._reset()
+
+    async def _reset(self) -> None:
+        if self._sync_timer is not None:
+            self._sync_timer.stop()
+            self._sync_timer = None
+        self._store = None
+        self._keys = []
+        self._first = 0
+        self._timeline_revision = -1
+        self._earlier.show_count(0)
+        await self._unmount_timeline()
+        self.anchor()
+
+    # ------------------------------------------------------------ extras
 
     async def add_banner(self, text: str, details: Sequence[str] = ()) -> Banner:
         """Append an error banner."""
@@ -155,12 +560,20 @@ class Conversation(VerticalScroll):
         await self.mount(banner)
         return banner
 
-    async def add_queued(self, prompt_id: int, text: str) -> None:
-        """Show a queued prompt at the end."""
-        await self.mount(QueuedPrompt(prompt_id, text))
+    async def add_queued(
+        self, prompt_id: int, text: str, *, sending: bool = False
+    ) -> None:
+        """Show a queued (or sending) prompt at the end."""
+        await self.mount(QueuedPrompt(prompt_id, text, sending=sending))
 
-    async def remove_queued(self, prompt_id: int) -> None:
-        """Remove a queued prompt once it is sent."""
-        for widget in self.query(QueuedPrompt):
-            if widget.prompt_id == prompt_id:
+    def pending_prompts(self) -> list[QueuedPrompt]:
+        """The prompts shown as queued, sending or not delivered."""
+        return list(self.query_children(QueuedPrompt))
+
+    async def remove_queued(self, prompt_id: int | None = None) -> None:
+        """Remove a pending prompt (all sending ones when `prompt_id` is None)."""
+        for widget in self.query_children(QueuedPrompt):
+            if widget.prompt_id == prompt_id or (
+                prompt_id is None and widget.state == "sending"
+            ):
                 await widget.remove()

@@ -1,47 +1,82 @@
-"""The status bar: agent, protocol version, state, stop reason, mode and model."""
+"""The status bar: who we talk to, the session, and what the agent is doing.
+
+Agent name and version, protocol version, session title, state with a spinner
+and the turn's elapsed time, the last stop reason, context usage and cost, and
+the current mode and model. Everything shown comes from the store or the
+connection and is agent data, so the line is built as plain `Text`.
+"""
 
 from __future__ import annotations
 
+import time
+from typing import Final
+
 from rich.text import Text
+from textual.timer import Timer
 from textual.widgets import Static
 
 from acp_tui.client.connection import AgentIdentity
+from acp_tui.client.options import current_name
 from acp_tui.protocol.framing import printable
+from acp_tui.store.model import Usage
 from acp_tui.store.store import SessionStore
-from acp_tui.store.values import JSONObject
 
-__all__ = ["StatusBar", "current_option_name"]
+__all__ = ["StatusBar", "format_elapsed", "format_usage"]
+
+SPINNER: Final = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+TICK: Final = 0.1
+"""Seconds between spinner frames while the agent works."""
+SEPARATOR: Final = " │ "
 
 
-def current_option_name(options: tuple[JSONObject, ...], category: str) -> str | None:
-    """The current value's name of the first select option in `category`."""
-    for option in options:
-        if option.get("category") != category:
-            continue
-        current = option.get("currentValue")
-        values = option.get("options")
-        groups: list[object] = list(values) if isinstance(values, list) else []
-        choices: list[object] = []
-        for group in groups:
-            nested = group.get("options") if isinstance(group, dict) else None
-            choices.extend(nested if isinstance(nested, list) else [group])
-        for choice in choices:
-            if isinstance(choice, dict) and choice.get("value") == current:
-                return str(choice.get("name", current))
-        return str(current) if current is not None else None
-    return None
+def format_elapsed(seconds: float) -> str:
+    """`7s`, `2m05s`, `1h02m`."""
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m{whole % 60:02d}s"
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
+
+
+def _tokens(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    if count >= 1000:
+        return f"{count / 1000:.0f}k" if count >= 10_000 else f"{count / 1000:.1f}k"
+    return str(count)
+
+
+def format_usage(usage: Usage | None) -> str | None:
+    """Context use (`ctx 12k/200k 6%`) and cost (`$0.42`), when known."""
+    if usage is None:
+        return None
+    parts: list[str] = []
+    if usage.used is not None and usage.size:
+        percent = 100 * usage.used / usage.size
+        parts.append(f"ctx {_tokens(usage.used)}/{_tokens(usage.size)} {percent:.0f}%")
+    elif usage.used is not None:
+        parts.append(f"ctx {_tokens(usage.used)}")
+    cost = usage.cost or {}
+    amount = cost.get("amount")
+    if isinstance(amount, int | float) and not isinstance(amount, bool):
+        currency = cost.get("currency")
+        prefix = "$" if currency in (None, "USD") else f"{currency} "
+        parts.append(f"{prefix}{amount:.2f}")
+    return " ".join(parts) or None
 
 
 class StatusBar(Static):
-    """One line of session status (plain text built from agent data)."""
+    """One line of session status, refreshed by the app and by its own spinner."""
 
     DEFAULT_CSS = """
     StatusBar {
-        dock: bottom;
         height: 1;
         background: $panel;
         color: $text;
         padding: 0 1;
+        &.-busy { color: $text-accent; }
+        &.-action { color: $text-warning; }
     }
     """
 
@@ -51,11 +86,35 @@ class StatusBar(Static):
         self.protocol_version: int | None = None
         self.store: SessionStore | None = None
         self.phase = "starting"
+        """Shown instead of the session state while there is no session."""
         self.queued = 0
+        self.cancelling = False
+        self.waiting_for_user = False
+        """A permission dialog is up (shown as `requires_action`)."""
+        self._busy_since: float | None = None
+        self._frame = 0
+        self._timer: Timer | None = None
+        self._shown: str | None = None
 
     def on_mount(self) -> None:
         """Render the initial status."""
         self.refresh_status()
+
+    def _state_text(self, store: SessionStore) -> str:
+        state = store.state
+        if self.waiting_for_user or state.state == "requires_action":
+            return "requires_action"
+        if state.is_idle:
+            if self.cancelling:
+                return "cancelling…"
+            reason = state.last_stop_reason
+            return f"idle ({reason})" if reason else "idle"
+        spinner = SPINNER[self._frame % len(SPINNER)]
+        elapsed = ""
+        if self._busy_since is not None:
+            elapsed = " " + format_elapsed(time.monotonic() - self._busy_since)
+        label = "cancelling…" if self.cancelling else state.state
+        return f"{spinner} {label}{elapsed}"
 
     def status_text(self) -> str:
         """The status line as plain text."""
@@ -69,19 +128,48 @@ class StatusBar(Static):
         if store is None:
             parts.append(self.phase)
         else:
-            state = store.state
-            if state.is_idle and state.last_stop_reason:
-                parts.append(f"{state.state} ({state.last_stop_reason})")
-            else:
-                parts.append(state.state)
+            parts.append(self._state_text(store))
+            if self.phase != "connected":
+                parts.append(self.phase)
             for category in ("mode", "model"):
-                current = current_option_name(store.config_options, category)
+                current = current_name(store.config_options, category)
                 if current:
                     parts.append(f"{category}: {current}")
+            usage = format_usage(store.usage)
+            if usage:
+                parts.append(usage)
+            title = store.session_info.title
+            if title:
+                parts.append(title if len(title) <= 40 else title[:39] + "…")
         if self.queued:
             parts.append(f"{self.queued} queued")
-        return printable(" │ ".join(parts))
+        return printable(SEPARATOR.join(parts))
+
+    @property
+    def busy(self) -> bool:
+        """Whether the agent is working (the spinner runs)."""
+        store = self.store
+        return store is not None and store.state.is_busy and self.phase == "connected"
 
     def refresh_status(self) -> None:
-        """Re-render from the current values."""
-        self.update(Text(self.status_text()))
+        """Re-render from the current values; runs the spinner while busy."""
+        busy = self.busy or self.cancelling
+        if busy and self._busy_since is None:
+            self._busy_since = time.monotonic()
+        elif not busy:
+            self._busy_since = None
+        if busy and self._timer is None:
+            self._timer = self.set_interval(TICK, self._tick)
+        elif not busy and self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.set_class(busy and not self.waiting_for_user, "-busy")
+        self.set_class(self.waiting_for_user, "-action")
+        text = self.status_text()
+        if text != self._shown:  # an unchanged line costs no layout
+            self._shown = text
+            self.update(Text(text))
+
+    def _tick(self) -> None:
+        self._frame += 1
+        self.refresh_status()

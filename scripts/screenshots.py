@@ -1,0 +1,182 @@
+"""Regenerate `screenshots/*.svg` from the real app driving the built-in demo agent.
+
+    uv run python scripts/screenshots.py            # every scene
+    uv run python scripts/screenshots.py hero plan  # some scenes
+
+Each scene starts the real `acp-tui` app headless (Textual `run_test`) against the
+real demo agent subprocess, types prompts, answers permission dialogs, presses keys,
+and saves what is on screen with `App.save_screenshot`. Nothing is drawn by hand.
+The demo runs with no streaming delay and a pinned clock, in a fixed scratch project
+and a throwaway acp-tui home, so reruns give the same pictures (apart from the
+spinner).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from textual.pilot import Pilot
+
+ROOT: Final = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from acp_tui.client.agents import load_catalogue, resolve_agent  # noqa: E402
+from acp_tui.protocol.transport import AgentCommand  # noqa: E402
+from acp_tui.ui.agent_runner import SessionRequest  # noqa: E402
+from acp_tui.ui.app import AcpTuiApp, make_app  # noqa: E402
+from acp_tui.ui.screens.permission import PermissionScreen  # noqa: E402
+
+OUT: Final = ROOT / "screenshots"
+PROJECT: Final = Path(tempfile.gettempdir()) / "acp-tui-screens" / "project"
+SIZE: Final = (120, 36)
+WAIT_STEPS: Final = 3000
+"""At most 30 s per wait (0.01 s steps)."""
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One screenshot: prompts to send, then keys to press."""
+
+    name: str
+    description: str
+    prompts: Sequence[str] = ()
+    keys: Sequence[str] = ()
+    theme: str | None = None
+    answer_permissions: bool = True
+    request: SessionRequest | None = None
+    ready: Callable[[AcpTuiApp], bool] = field(default=lambda app: True)
+
+
+def _is_permission(app: AcpTuiApp) -> bool:
+    return isinstance(app.screen, PermissionScreen)
+
+
+SCENES: Final = (
+    Scene(
+        "hero",
+        "A plain prompt: streamed markdown, a thought, tool calls and a plan",
+        prompts=("Hello! Show me what you can do.",),
+    ),
+    Scene("markdown", "A long streamed markdown answer", prompts=("/markdown",)),
+    Scene(
+        "plan",
+        "Two plans that progress, with the plan panel open (F4)",
+        prompts=("/plan",),
+        keys=("f4",),
+    ),
+    Scene("edit", "An edit: a tool call with its diff", prompts=("/edit",)),
+    Scene("files", "Delete, move and binary changes", prompts=("/files",)),
+    Scene("terminal", "A command run in a terminal", prompts=("/run",)),
+    Scene(
+        "permission",
+        "The permission dialog for an edit",
+        prompts=("/permission",),
+        answer_permissions=False,
+        ready=_is_permission,
+    ),
+    Scene(
+        "sessions",
+        "The session picker (F2)",
+        prompts=("/title Refactor the greeting module", "Hello!"),
+        keys=("f2",),
+    ),
+    Scene("settings", "The session settings switcher (F3)", keys=("f3",)),
+    Scene("keys", "Key help (F1)", keys=("f1",)),
+    Scene("misbehave", "A misbehaving agent, handled", prompts=("/misbehave",)),
+    Scene(
+        "light",
+        "The light theme",
+        prompts=("Hello! Show me what you can do.",),
+        theme="acp-light",
+    ),
+)
+
+
+async def _wait(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    for _ in range(WAIT_STEPS):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise TimeoutError("the app did not get there in time")
+
+
+def _turns(app: AcpTuiApp) -> int:
+    return app.store.state.turns_ended if app.store is not None else -1
+
+
+async def _send(pilot: Pilot[None], app: AcpTuiApp, prompt: str, answer: bool) -> None:
+    before = _turns(app)
+    await pilot.press(*prompt)
+    await pilot.press("escape")  # close any completion dropdown
+    await pilot.press("enter")
+    await _wait(pilot, lambda: app.runner.in_turn or _turns(app) > before)
+    while _turns(app) <= before:
+        if _is_permission(app):
+            if not answer:
+                return
+            await pilot.press("y")
+        await pilot.pause(0.01)
+
+
+async def shoot(scene: Scene, out: Path) -> Path:
+    """Run one scene and save its screenshot; returns the file written."""
+    home = Path(tempfile.mkdtemp(prefix="acp-tui-home-"))
+    os.environ["ACP_TUI_HOME"] = str(home)
+    if PROJECT.exists():
+        shutil.rmtree(PROJECT)
+    PROJECT.mkdir(parents=True)
+    (PROJECT / "README.md").write_text("# Greeting service\n", encoding="utf-8")
+    name, command = _demo()
+    app = make_app(command, name, cwd=PROJECT, request=scene.request, theme=scene.theme)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await _wait(pilot, lambda: app.store is not None)
+            for prompt in scene.prompts:
+                await _send(pilot, app, prompt, scene.answer_permissions)
+            for key in scene.keys:
+                await pilot.press(key)
+            await _wait(pilot, lambda: scene.ready(app))
+            await pilot.pause(0.3)  # let the last refresh land
+            return Path(app.save_screenshot(f"{scene.name}.svg", path=str(out)))
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _demo() -> tuple[str, AgentCommand]:
+    resolved = resolve_agent("demo", catalogue=load_catalogue())
+    return resolved.name, resolved.require()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Regenerate the chosen scenes (all by default)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("scenes", nargs="*", help="scene names (default: all)")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    chosen = [s for s in SCENES if not args.scenes or s.name in args.scenes]
+    unknown = set(args.scenes) - {s.name for s in SCENES}
+    if unknown:
+        parser.error(f"unknown scenes: {', '.join(sorted(unknown))}")
+    os.environ["ACP_TUI_DEMO_DELAY"] = "0"
+    os.environ["ACP_TUI_DEMO_NOW"] = "2026-11-29T12:00:00Z"
+    args.out.mkdir(parents=True, exist_ok=True)
+    for scene in chosen:
+        path = asyncio.run(shoot(scene, args.out))
+        print(
+            f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: "
+            f"{scene.description}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

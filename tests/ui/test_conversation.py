@@ -1,0 +1,436 @@
+"""Pilot tests of the conversation, driven by a `SessionStore` and store ops.
+
+No agent: each test applies ops to a store and hands the changes to the
+`Conversation` (as the app does with every `SessionUpdated`), or lets a
+`StoreBridge` deliver them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.content import Content
+from textual.pilot import Pilot
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownBlock
+
+from acp_tui.store import ops
+from acp_tui.store.changes import Change
+from acp_tui.store.store import SessionStore
+from acp_tui.ui.bridge import StoreBridge
+from acp_tui.ui.messages import SessionUpdated
+from acp_tui.ui.themes import register_themes, theme_variable_defaults
+from acp_tui.ui.widgets.conversation import (
+    Banner,
+    Conversation,
+    EarlierEntries,
+    QueuedPrompt,
+)
+from acp_tui.ui.widgets.message_view import AgentMarkdown, MessageView
+from acp_tui.ui.widgets.permission_view import PermissionView
+from acp_tui.ui.widgets.tool_call_view import ToolCallView
+
+SIZE = (80, 24)
+
+
+class ConversationApp(App[None]):
+    """A conversation alone; `SessionUpdated` batches go to it as in the app."""
+
+    AUTO_FOCUS = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        register_themes(self, dirs=[])
+        self.theme = "acp-dark"
+        self.batches = 0
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
+
+    def compose(self) -> ComposeResult:
+        yield Conversation(id="conversation")
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.query_one(Conversation)
+
+    async def on_session_updated(self, message: SessionUpdated) -> None:
+        self.batches += 1
+        await self.conversation.apply_changes(message.store, message.changes)
+
+
+async def wait_for(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    """Let the app run until `condition` holds (bounded: about 10 s)."""
+    for _ in range(1000):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("condition not met in time")
+
+
+def text(value: str) -> dict[str, str]:
+    return {"type": "text", "text": value}
+
+
+async def show(
+    app: ConversationApp, store: SessionStore, *operations: ops.Op
+) -> tuple[Change, ...]:
+    """Apply ops to the store and hand their changes to the conversation."""
+    changes = store.apply_many(operations)
+    await app.conversation.apply_changes(store, changes)
+    return changes
+
+
+def view(app: ConversationApp, message_id: str) -> MessageView:
+    widget = app.conversation.entries[("message", message_id)]
+    assert isinstance(widget, MessageView)
+    return widget
+
+
+def blocks(markdown: Markdown) -> list[tuple[str, str]]:
+    """The markdown's top-level blocks: (class name, plain text)."""
+    return [
+        (type(block).__name__, block._content.plain)
+        for block in markdown.query_children(MarkdownBlock)
+    ]
+
+
+def outcome(widget: PermissionView) -> str:
+    return widget.outcome_state
+
+
+def user_turns(count: int) -> list[ops.Op]:
+    return [
+        ops.UpsertMessage(f"u{n}", "user", content=[text(f"question number {n}")])
+        for n in range(count)
+    ]
+
+
+async def test_streamed_chunks_render_as_one_paragraph() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        words = [f"word{n} " for n in range(60)]
+        for word in words:
+            await show(app, store, ops.AppendMessageChunk("a1", "agent", text(word)))
+        message = view(app, "a1")
+        expected = "".join(words)
+        await wait_for(pilot, lambda: message.text == expected and not message.pending)
+        markdown = message.query_one(AgentMarkdown)
+        await wait_for(pilot, lambda: len(blocks(markdown)) == 1)
+        assert blocks(markdown) == [("MarkdownParagraph", expected.strip())]
+        # 59 appends in one go: flushed a few times at most, not once per chunk.
+        assert 1 <= message.flushes < 10
+
+
+async def test_streamed_markdown_matches_a_whole_parse() -> None:
+    source = (
+        "# Title\n\nFirst paragraph with *emphasis*\nand a soft break.\n\n"
+        "- one\n- two\n\n```python\ndef f():\n    return 1\n```\n\n"
+        "> quoted\n\nLast paragraph, `code` and **bold**."
+    )
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        for start in range(0, len(source), 7):
+            chunk = source[start : start + 7]
+            await show(app, store, ops.AppendMessageChunk("a1", "agent", text(chunk)))
+            await pilot.pause()
+        message = view(app, "a1")
+        await wait_for(pilot, lambda: message.text == source and not message.pending)
+        streamed = message.query_one(AgentMarkdown)
+        whole = AgentMarkdown(source)
+        await app.conversation.mount(whole)
+        await pilot.pause()
+        assert blocks(streamed) == blocks(whole)
+        kinds = [kind for kind, _ in blocks(streamed)]
+        assert kinds == [
+            "MarkdownH1",
+            "MarkdownParagraph",
+            "MarkdownBulletList",
+            "_Fence",
+            "MarkdownBlockQuote",
+            "MarkdownParagraph",
+        ]
+
+
+async def test_growing_paragraph_updates_its_block_in_place() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        await show(
+            app, store, ops.AppendMessageChunk("a1", "agent", text("Intro.\n\n"))
+        )
+        message = view(app, "a1")
+        await show(app, store, ops.AppendMessageChunk("a1", "agent", text("Tail")))
+        await wait_for(pilot, lambda: not message.pending and "Tail" in message.text)
+        markdown = message.query_one(AgentMarkdown)
+        await wait_for(pilot, lambda: len(blocks(markdown)) == 2)
+        first, tail = markdown.query_children(MarkdownBlock)
+        for n in range(5):
+            chunk = text(f" more{n}")
+            await show(app, store, ops.AppendMessageChunk("a1", "agent", chunk))
+            await wait_for(pilot, lambda: not message.pending)
+            await pilot.pause()
+        assert list(markdown.query_children(MarkdownBlock)) == [first, tail]
+        assert tail._content.plain == "Tail more0 more1 more2 more3 more4"
+        assert message.flushes >= 2
+
+
+async def test_replaced_text_rerenders() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        await show(app, store, ops.AppendMessageChunk("a1", "agent", text("old text")))
+        message = view(app, "a1")
+        changes = await show(
+            app, store, ops.UpsertMessage("a1", "agent", content=[text("new *text*")])
+        )
+        assert [change.action for change in changes] == ["replaced"]
+        markdown = message.query_one(AgentMarkdown)
+        await wait_for(
+            pilot, lambda: blocks(markdown) == [("MarkdownParagraph", "new text")]
+        )
+        assert message.text == "new *text*"
+
+
+async def test_user_message_updates_and_thought_is_collapsed() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        await show(
+            app,
+            store,
+            ops.UpsertMessage("u1", "user", content=[text("hello")]),
+            ops.AppendMessageChunk("t1", "thought", text("pondering")),
+        )
+        await show(app, store, ops.AppendMessageChunk("t1", "thought", text(" more")))
+        await pilot.pause()
+        assert view(app, "u1").text == "hello"
+        thought = view(app, "t1")
+        assert thought.text == "pondering more"
+        assert thought.query_one(Collapsible).collapsed
+        assert view(app, "u1").has_class("-user")
+
+
+async def test_markup_in_agent_text_shows_literally() -> None:
+    evil = "[bold red]boom[/] [link=https://x]y[/link] \x1b[31mred\x1b[0m"
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        await show(
+            app,
+            store,
+            ops.UpsertMessage("u1", "user", content=[text(evil)]),
+            ops.AppendMessageChunk("a1", "agent", text(evil)),
+        )
+        await pilot.pause()
+        body = view(app, "u1").query_one(".body", Static)
+        shown = body.content
+        plain = shown.plain if isinstance(shown, Content) else str(shown)
+        assert "[bold red]boom[/]" in plain
+        assert "\x1b" not in plain
+        markdown = view(app, "a1").query_one(AgentMarkdown)
+        await wait_for(pilot, lambda: bool(blocks(markdown)))
+        ((kind, rendered),) = blocks(markdown)
+        assert kind == "MarkdownParagraph"
+        assert "[bold red]boom[/]" in rendered
+        assert "\x1b" not in rendered
+
+
+async def test_permission_entry_shows_and_updates() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    options = (
+        {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+        {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await show(app, store, ops.AddPermission("p1", "Run ls?", options=options))
+        widget = app.conversation.entries[("permission", "p1")]
+        assert isinstance(widget, PermissionView)
+        assert "Run ls?" in widget.text
+        assert outcome(widget) == "pending"
+        await show(
+            app,
+            store,
+            ops.ResolvePermission("p1", {"outcome": "selected", "optionId": "no"}),
+        )
+        await pilot.pause()
+        assert outcome(widget) == "rejected"
+        assert widget.outcome_label == "rejected once"
+
+
+async def test_tool_call_entry_updates() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        await show(app, store, ops.PatchToolCall("c1", title="Run", status="pending"))
+        card = app.conversation.entries[("tool_call", "c1")]
+        assert isinstance(card, ToolCallView)
+        await show(app, store, ops.PatchToolCall("c1", status="completed"))
+        await pilot.pause()
+        assert card.status == "completed"
+
+
+async def test_only_the_newest_entries_are_mounted_and_scrolling_up_mounts_more() -> (
+    None
+):
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.conversation
+        await show(app, store, *user_turns(80))
+        await pilot.pause()
+        mounted = len(conversation.entries)
+        assert mounted < 80
+        assert conversation.earlier_count == 80 - mounted
+        assert ("message", "u79") in conversation.entries
+        assert ("message", "u0") not in conversation.entries
+        hint = conversation.query_one(EarlierEntries)
+        assert hint.display
+        assert str(80 - mounted) in str(hint.content)
+        # The newest entry is on screen (the view follows the tail).
+        await wait_for(
+            pilot, lambda: conversation.scroll_y == conversation.max_scroll_y
+        )
+        assert view(app, "u79").region.bottom <= conversation.region.bottom
+
+        before = conversation.earlier_count
+        oldest = view(app, f"u{before}")
+        conversation.scroll_home(animate=False)
+        await wait_for(pilot, lambda: conversation.earlier_count < before)
+        assert ("message", f"u{before - 1}") in conversation.entries
+        # The view stays where it was: the formerly oldest entry has not moved
+        # to the top of the viewport (the new ones are above it).
+        await wait_for(pilot, lambda: conversation.scroll_y > 0)
+        assert oldest.region.y >= conversation.region.y
+
+        while conversation.earlier_count:
+            count = conversation.earlier_count
+            conversation.scroll_home(animate=False)
+            await wait_for(
+                pilot,
+                lambda count=count: conversation.earlier_count < count,  # type: ignore[misc]
+            )
+            await wait_for(pilot, lambda: conversation.scroll_y > 0)
+        assert len(conversation.entries) == 80
+        assert not hint.display
+        order = [w.message.message_id for w in conversation.query(MessageView)]
+        assert order == [f"u{n}" for n in range(80)]
+
+
+async def test_following_the_tail_unmounts_old_entries() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.conversation
+        for n in range(60):
+            await show(app, store, *user_turns(n + 1)[n:])
+            await pilot.pause()
+        await wait_for(pilot, lambda: ("message", "u59") in conversation.entries)
+        # At least two screens of entries stay; far fewer than all of them.
+        assert Conversation.MIN_ENTRIES <= len(conversation.entries) < 40
+        assert len(store.timeline()) == 60
+        assert conversation.earlier_count == 60 - len(conversation.entries)
+        screens = conversation.virtual_size.height / conversation.size.height
+        assert screens >= Conversation.SCREENS
+
+
+async def test_scrolled_up_view_keeps_its_entries() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.conversation
+        await show(app, store, *user_turns(20))
+        await pilot.pause()
+        conversation.scroll_to(y=2, animate=False)
+        await wait_for(pilot, lambda: not conversation.following)
+        mounted = set(conversation.entries)
+        earlier = conversation.earlier_count
+        for n in range(20, 50):
+            await show(app, store, *user_turns(n + 1)[n:])
+        await wait_for(pilot, lambda: ("message", "u49") in conversation.entries)
+        assert mounted <= set(conversation.entries)
+        assert conversation.earlier_count == earlier  # nothing was unmounted
+
+
+async def test_reset_removes_the_entries_and_keeps_banners() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.conversation
+        await show(app, store, *user_turns(3))
+        banner = await conversation.add_banner("agent crashed", ["stderr line"])
+        await conversation.add_queued(7, "next prompt")
+        await conversation.reset()
+        await pilot.pause()
+        assert conversation.entries == {}
+        assert not conversation.query(MessageView)
+        assert conversation.store is None
+        assert list(conversation.query(Banner)) == [banner]
+        assert conversation.query(QueuedPrompt)
+        other = SessionStore("s2")
+        other.apply(ops.UpsertMessage("x1", "user", content=[text("fresh")]))
+        await conversation.apply_changes(other, ())
+        await pilot.pause()
+        assert list(conversation.entries) == [("message", "x1")]
+        assert list(conversation.children)[-2:] == [
+            banner,
+            conversation.query_one(QueuedPrompt),
+        ]
+
+
+async def test_another_store_replaces_the_shown_one() -> None:
+    app, first, second = ConversationApp(), SessionStore("a"), SessionStore("b")
+    async with app.run_test(size=SIZE) as pilot:
+        await show(app, first, *user_turns(2))
+        second.apply_many(
+            [ops.UpsertMessage("b1", "user", content=[text("b")]), *user_turns(1)]
+        )
+        await app.conversation.apply_changes(second, ())
+        await pilot.pause()
+        assert app.conversation.store is second
+        assert list(app.conversation.entries) == [("message", "b1"), ("message", "u0")]
+
+
+async def test_banners_and_queued_prompts_stay_after_entries() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.conversation
+        await show(app, store, *user_turns(1))
+        banner = await conversation.add_banner("[b]not markup[/b]")
+        await conversation.add_queued(1, "queued one")
+        await show(app, store, *user_turns(3)[1:])
+        await pilot.pause()
+        children = list(conversation.children)
+        assert children[-2:] == [banner, conversation.query_one(QueuedPrompt)]
+        shown = banner.content
+        assert "[b]not markup[/b]" in (
+            shown.plain if isinstance(shown, Content) else str(shown)
+        )
+        await conversation.remove_queued(1)
+        await pilot.pause()
+        assert not conversation.query(QueuedPrompt)
+
+
+async def test_bridge_coalesces_a_burst_into_one_batch() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        bridge = StoreBridge(store, app)
+        try:
+            for n in range(200):
+                store.apply(ops.AppendMessageChunk("a1", "agent", text(f"w{n} ")))
+            await wait_for(pilot, lambda: ("message", "a1") in app.conversation.entries)
+            message = view(app, "a1")
+            await wait_for(pilot, lambda: "w199" in message.text)
+            assert app.batches == 1
+        finally:
+            bridge.close()
+
+
+@pytest.mark.parametrize("entries", [1, 30])
+async def test_a_full_store_renders_its_newest_entry(entries: int) -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    operations: Sequence[ops.Op] = [
+        *user_turns(entries),
+        ops.AppendMessageChunk("last", "agent", text("the **end**")),
+    ]
+    store.apply_many(operations)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.conversation.apply_changes(store, ())
+        markdown = view(app, "last").query_one(AgentMarkdown)
+        await wait_for(
+            pilot, lambda: blocks(markdown) == [("MarkdownParagraph", "the end")]
+        )
+        assert len(app.conversation.entries) <= entries + 1
