@@ -18,6 +18,8 @@ __all__ = [
     "PermissionPolicy",
     "PermissionPrompter",
     "PermissionRequest",
+    "RememberingPrompter",
+    "grant_key",
 ]
 
 
@@ -85,3 +87,53 @@ class PermissionPolicy:
                 if option.kind == kind:
                     return option.option_id
         return None
+
+
+def grant_key(request: PermissionRequest) -> tuple[str, ...] | None:
+    """What an "allow always" answer covers: a program, or a kind of tool call.
+
+    A `command` subject is keyed by its program (`git` in `git push`); a tool
+    call by its kind and tool name (titles vary per call, so they are not part of
+    the key). None when the subject says too little to be remembered safely.
+    """
+    subject = request.subject or {}
+    if subject.get("type") == "command" or "command" in subject:
+        words = str(subject.get("command") or "").split()
+        return ("command", words[0]) if words else None
+    nested = subject.get("toolCall")
+    fields = nested if isinstance(nested, dict) else subject
+    kind, name = fields.get("kind"), fields.get("name")
+    if not kind and not name:
+        return None
+    return ("tool", str(kind or ""), str(name or ""))
+
+
+class RememberingPrompter:
+    """Remembers "allow always" answers for the rest of the session.
+
+    When the user picks an `allow_always` option, later requests in the same
+    session with the same `grant_key` are answered with that request's own
+    `allow_always` option without asking again (agents may remember too; this
+    covers those that ask anyway). Everything else goes to `inner`.
+
+    Args:
+        inner: Asks the user.
+    """
+
+    def __init__(self, inner: PermissionPrompter) -> None:
+        self.inner = inner
+        self.grants: set[tuple[str, tuple[str, ...]]] = set()
+        """`(session_id, grant_key)` pairs the user allowed always."""
+
+    async def ask(self, request: PermissionRequest) -> str | None:
+        """Answer from a remembered grant, else ask `inner` (and remember)."""
+        key = grant_key(request)
+        always = next((o for o in request.options if o.kind == "allow_always"), None)
+        granted = key is not None and (request.session_id, key) in self.grants
+        if granted and always is not None:
+            return always.option_id
+        answer = await self.inner.ask(request)
+        chosen = next((o for o in request.options if o.option_id == answer), None)
+        if key is not None and chosen is not None and chosen.kind == "allow_always":
+            self.grants.add((request.session_id, key))
+        return answer

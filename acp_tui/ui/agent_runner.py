@@ -30,6 +30,7 @@ from acp_tui.client.auth import (
 )
 from acp_tui.client.connection import ClientFeatures, Connection, connect
 from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
+from acp_tui.client.ports import RememberingPrompter
 from acp_tui.client.prompt_content import (
     PromptCapabilities,
     build_prompt,
@@ -148,6 +149,8 @@ class AgentRunner:
         self.session_cwd = settings.cwd
         self.prompt_caps = PromptCapabilities()
         self._launcher = AgentLauncher(settings.command, settings.name)
+        self.prompter = RememberingPrompter(ModalPermissionPrompter(app))
+        """Answers permission requests; its grants outlive a restart."""
 
     # ----------------------------------------------------------------- queries
 
@@ -213,7 +216,7 @@ class AgentRunner:
     async def _run(self, request: SessionRequest) -> None:
         settings = self.settings
         client = AcpClient(
-            prompter=ModalPermissionPrompter(self.app),
+            prompter=self.prompter,
             features=ClientFeatures(
                 read_text_file=True, write_text_file=True, terminal_auth=True
             ),

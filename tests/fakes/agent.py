@@ -305,15 +305,21 @@ def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
             "description": "Lists the directory",
             "subject": {
                 "type": "tool_call",
-                "toolCall": {"toolCallId": "c1", "status": "pending"},
+                "toolCall": {
+                    "toolCallId": "c1",
+                    "status": "pending",
+                    "kind": "execute",
+                },
             },
             "options": [
                 {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
                 {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+                {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
             ],
         },
     )
-    allowed = answer.get("result", {}).get("outcome", {}).get("optionId") == "yes"
+    chosen = answer.get("result", {}).get("outcome", {}).get("optionId")
+    allowed = chosen in ("yes", "always")
     up(
         {
             "sessionUpdate": "tool_call_update",

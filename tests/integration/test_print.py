@@ -154,7 +154,7 @@ def test_v2_turn_produces_the_documented_json(
     assert permission["title"] == "Run ls?"
     assert permission["description"] == "Lists the directory"
     assert permission["subject"]["type"] == "tool_call"
-    assert [o["optionId"] for o in permission["options"]] == ["yes", "no"]
+    assert [o["optionId"] for o in permission["options"]] == ["yes", "no", "always"]
     assert permission["outcome"] == {"outcome": "selected", "optionId": "yes"}
     assert doc["unknownUpdates"] == [{"sessionUpdate": "_vendor_sparkle", "level": 3}]
 

@@ -15,6 +15,9 @@ from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.conversation import Banner
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.message_view import MessageView
+from acp_tui.ui.widgets.permission_view import PermissionView
+from acp_tui.ui.widgets.plan_panel import PlanPanel
+from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.status_bar import StatusBar
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
 
@@ -91,8 +94,11 @@ async def test_failing_agent_shows_banner(tmp_path: Path) -> None:
         assert app.is_running
 
 
-async def test_escape_cancels_and_queued_prompt_follows(tmp_path: Path) -> None:
-    app = fake_app("v2", tmp_path)
+@pytest.mark.parametrize("scenario", ["v2", "v1"])
+async def test_escape_cancels_and_queued_prompt_follows(
+    tmp_path: Path, scenario: str
+) -> None:
+    app = fake_app(scenario, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"hang", "enter")
@@ -107,3 +113,77 @@ async def test_escape_cancels_and_queued_prompt_follows(tmp_path: Path) -> None:
         assert app.store is not None
         assert app.store.state.last_stop_reason == "cancelled"
         await wait_for(pilot, lambda: app.query_one(StatusBar).queued == 0)
+
+
+def permissions(app: AcpTuiApp) -> list[PermissionView]:
+    return list(app.query(PermissionView))
+
+
+@pytest.mark.parametrize(
+    ("scenario", "key", "label"),
+    [
+        ("v2", "n", "rejected once"),
+        ("v1", "n", "rejected once"),
+        ("v2", "escape", "cancelled"),
+        ("v1", "escape", "cancelled"),
+        ("v2", "y", "allowed once"),
+        ("v1", "y", "allowed once"),
+    ],
+)
+async def test_permission_answers_are_recorded(
+    tmp_path: Path, scenario: str, key: str, label: str
+) -> None:
+    app = fake_app(scenario, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        assert "requires_action" in app.query_one(StatusBar).status_text()
+        await pilot.press(key)
+        await wait_for(pilot, lambda: turn_ended(app))
+        await wait_for(pilot, lambda: bool(permissions(app)))
+        await wait_for(pilot, lambda: permissions(app)[0].outcome_label == label)
+        assert app.store is not None
+        (permission,) = app.store.permissions()
+        expected = {"escape": "cancelled", "y": "selected", "n": "selected"}[key]
+        assert permission.outcome is not None
+        assert permission.outcome["outcome"] == expected
+
+
+async def test_allow_always_is_not_asked_again(tmp_path: Path) -> None:
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("3")  # Always allow
+        await wait_for(pilot, lambda: turn_ended(app))
+        await pilot.press(*"again", "enter")
+        await wait_for(
+            pilot,
+            lambda: app.store is not None and app.store.state.turns_ended >= 2,
+        )
+        assert app.store is not None
+        outcomes = [p.outcome for p in app.store.permissions()]
+        assert outcomes == [{"outcome": "selected", "optionId": "always"}] * 2
+
+
+@pytest.mark.parametrize("scenario", ["v2", "v1"])
+async def test_plans_show_inline_and_in_the_panel(
+    tmp_path: Path, scenario: str
+) -> None:
+    app = fake_app(scenario, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: turn_ended(app))
+        await wait_for(pilot, lambda: bool(app.query(PlanView)))
+        panel = app.query_one(PlanPanel)
+        assert not panel.display
+        await pilot.press("f4")
+        assert panel.display
+        assert app.store is not None
+        assert panel.plan_ids == [p.plan_id for p in app.store.plans()]
+        assert panel.plan_ids

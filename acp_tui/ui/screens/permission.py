@@ -12,16 +12,18 @@ from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 from textual.widgets.button import ButtonVariant
 
 from acp_tui.client.ports import PermissionChoice, PermissionRequest
 from acp_tui.protocol.framing import printable
+from acp_tui.store.model import ToolCall
 from acp_tui.store.values import JSONObject
+from acp_tui.ui.widgets.tool_call_view import diff_content, diff_patch_text
 
-__all__ = ["PermissionScreen", "subject_summary"]
+__all__ = ["PermissionScreen", "subject_patches", "subject_summary"]
 
 
 def subject_summary(subject: JSONObject | None) -> str:
@@ -44,6 +46,29 @@ def subject_summary(subject: JSONObject | None) -> str:
     return printable("\n".join(str(line) for line in lines), keep="\n")
 
 
+def subject_patches(
+    subject: JSONObject | None, tool_call: ToolCall | None
+) -> list[str]:
+    """The unified patches to show for a permission subject.
+
+    From the subject's own tool-call content when it carries diffs, else from the
+    store's copy of that tool call (agents often send the diff before asking).
+    """
+    items: list[object] = []
+    fields = subject.get("toolCall") if subject else None
+    if isinstance(fields, dict) and isinstance(fields.get("content"), list):
+        items = list(fields["content"])
+    if not items and tool_call is not None:
+        items = list(tool_call.content)
+    patches: list[str] = []
+    for item in items:
+        if isinstance(item, dict) and item.get("type") == "diff":
+            text = diff_patch_text(item)
+            if text:
+                patches.append(text)
+    return patches
+
+
 class PermissionScreen(ModalScreen[str | None]):
     """Ask the user to choose one of the agent's permission options."""
 
@@ -61,6 +86,12 @@ class PermissionScreen(ModalScreen[str | None]):
         & #permission-title { text-style: bold; }
         & #permission-subject { color: $text-muted; margin: 1 0; }
         & #permission-options { height: auto; margin-top: 1; }
+        & #permission-diff {
+            height: auto;
+            max-height: 16;
+            border: round $border;
+            padding: 0 1;
+        }
         & Button { margin-right: 1; }
     }
     """
@@ -71,9 +102,13 @@ class PermissionScreen(ModalScreen[str | None]):
         Binding("n", "reject", "Reject once"),
     ]
 
-    def __init__(self, request: PermissionRequest) -> None:
+    def __init__(
+        self, request: PermissionRequest, tool_call: ToolCall | None = None
+    ) -> None:
         super().__init__()
         self.request = request
+        self.tool_call = tool_call
+        """The subject tool call as the store knows it (its diff is shown)."""
 
     def compose(self) -> ComposeResult:
         """Build the child widgets."""
@@ -91,6 +126,11 @@ class PermissionScreen(ModalScreen[str | None]):
             summary = subject_summary(request.subject)
             if summary:
                 yield Static(Text(summary), id="permission-subject")
+            patches = subject_patches(request.subject, self.tool_call)
+            if patches:
+                with VerticalScroll(id="permission-diff"):
+                    for patch in patches:
+                        yield Static(diff_content(patch))
             with Horizontal(id="permission-options"):
                 for number, option in enumerate(request.options[:9], start=1):
                     yield Button(
