@@ -34,6 +34,7 @@ from acp_tui.protocol.transport import AgentCommand  # noqa: E402
 from acp_tui.ui.agent_runner import SessionRequest  # noqa: E402
 from acp_tui.ui.app import AcpTuiApp, make_app  # noqa: E402
 from acp_tui.ui.screens.permission import PermissionScreen  # noqa: E402
+from acp_tui.ui.widgets.conversation import Conversation  # noqa: E402
 
 OUT: Final = ROOT / "screenshots"
 PROJECT: Final = Path(tempfile.gettempdir()) / "acp-tui-screens" / "project"
@@ -53,6 +54,9 @@ class Scene:
     theme: str | None = None
     answer_permissions: bool = True
     request: SessionRequest | None = None
+    scroll_home: bool = False
+    """Show the start of the conversation instead of its tail."""
+    size: tuple[int, int] = SIZE
     ready: Callable[[AcpTuiApp], bool] = field(default=lambda app: True)
 
 
@@ -65,6 +69,8 @@ SCENES: Final = (
         "hero",
         "A plain prompt: streamed markdown, a thought, tool calls and a plan",
         prompts=("Hello! Show me what you can do.",),
+        scroll_home=True,
+        size=(120, 44),
     ),
     Scene("markdown", "A long streamed markdown answer", prompts=("/markdown",)),
     Scene(
@@ -97,6 +103,7 @@ SCENES: Final = (
         "The light theme",
         prompts=("Hello! Show me what you can do.",),
         theme="acp-light",
+        scroll_home=True,
     ),
 )
 
@@ -138,10 +145,15 @@ async def shoot(scene: Scene, out: Path) -> Path:
     name, command = _demo()
     app = make_app(command, name, cwd=PROJECT, request=scene.request, theme=scene.theme)
     try:
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=scene.size) as pilot:
             await _wait(pilot, lambda: app.store is not None)
             for prompt in scene.prompts:
                 await _send(pilot, app, prompt, scene.answer_permissions)
+            if scene.scroll_home:
+                conversation = app.query_one(Conversation)
+                await conversation.load_earlier()
+                await pilot.pause(0.3)
+                conversation.scroll_home(animate=False)
             for key in scene.keys:
                 await pilot.press(key)
             await _wait(pilot, lambda: scene.ready(app))

@@ -81,3 +81,25 @@ def test_cli_import_stays_light_for_version() -> None:
     )
     loaded = set(completed.stdout.split())
     assert not loaded & {"pydantic", "anyio", "textual", "rich"}
+
+
+@pytest.mark.subprocess
+def test_app_import_leaves_the_wire_models_for_later() -> None:
+    """The first frame must not wait for the pydantic wire models: the app module
+    imports the client stack lazily (in the agent worker)."""
+    full_probe = PROBE.replace("{m.split('.')[0] for m in sys.modules}", "sys.modules")
+    completed = subprocess.run(
+        [sys.executable, "-c", full_probe, "acp_tui.ui.app"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    loaded = set(completed.stdout.split())
+    assert "textual.app" in loaded
+    assert not loaded & {
+        "acp_tui.protocol.schema.v1",
+        "acp_tui.protocol.schema.v2",
+        "acp_tui.client.connection",
+        "acp_tui.client.session",
+    }

@@ -37,11 +37,12 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from acp_tui.client.connection import Connection
-from acp_tui.protocol.schema import v1
 from acp_tui.store.values import JSONObject, JSONValue
+
+if TYPE_CHECKING:
+    from acp_tui.client.connection import Connection
 
 __all__ = [
     "EMBED_LIMIT",
@@ -129,6 +130,8 @@ def prompt_capabilities(connection: Connection) -> PromptCapabilities:
         v1: `agentCapabilities.promptCapabilities`; v2: `capabilities.session.prompt`
         (an absent or null entry means unsupported).
     """
+    from acp_tui.protocol.schema import v1  # the wire models load on first use
+
     result = connection.initialize_result
     if isinstance(result, v1.InitializeResponse):
         v1_caps = result.agent_capabilities.prompt_capabilities

@@ -8,6 +8,10 @@ simply another `run()` with a request to resume the same session.
 Every failure becomes an `AgentFailed` message with a plain explanation and the
 agent's stderr tail; nothing here raises to the app. The runner never touches a
 widget: it asks the user through the `RunnerUI` port and reports through messages.
+
+The client stack (the pydantic wire models above all) is imported inside the
+methods that use it, not at module level: it takes longer to import than Textual
+itself, and the app's first frame must not wait for it.
 """
 
 from __future__ import annotations
@@ -17,32 +21,12 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal, Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 import anyio
 from textual.app import App
 
-from acp_tui.client.auth import (
-    AuthChoice,
-    auth_choices,
-    is_auth_required,
-    terminal_login_command,
-)
-from acp_tui.client.connection import ClientFeatures, Connection, connect
-from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
 from acp_tui.client.ports import RememberingPrompter
-from acp_tui.client.prompt_content import (
-    PromptCapabilities,
-    build_prompt,
-    prompt_capabilities,
-)
-from acp_tui.client.session import (
-    AcpClient,
-    SessionFeatures,
-    SessionSummary,
-    UnsupportedOperation,
-)
-from acp_tui.config import McpServerSettings
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import AgentCommand, ConnectionClosed
 from acp_tui.protocol.version import ProtocolChoice
@@ -56,6 +40,14 @@ from acp_tui.ui.messages import (
     SessionStarted,
     TerminalLoginRequested,
 )
+
+if TYPE_CHECKING:
+    from acp_tui.client.auth import AuthChoice
+    from acp_tui.client.connection import Connection
+    from acp_tui.client.launch import AgentLauncher
+    from acp_tui.client.prompt_content import PromptCapabilities
+    from acp_tui.client.session import AcpClient, SessionFeatures, SessionSummary
+    from acp_tui.config import McpServerSettings
 
 __all__ = [
     "AgentRunner",
@@ -147,8 +139,9 @@ class AgentRunner:
         self.cancelling = False
         """Esc was pressed: the turn is being cancelled (until it ends)."""
         self.session_cwd = settings.cwd
-        self.prompt_caps = PromptCapabilities()
-        self._launcher = AgentLauncher(settings.command, settings.name)
+        self.prompt_caps: PromptCapabilities | None = None
+        """What the agent accepts in prompts (known once connected)."""
+        self._launcher: AgentLauncher | None = None
         self.prompter = RememberingPrompter(ModalPermissionPrompter(app))
         """Answers permission requests; its grants outlive a restart."""
 
@@ -162,12 +155,24 @@ class AgentRunner:
     @property
     def session_features(self) -> SessionFeatures:
         """What the connected agent offers for sessions (nothing if disconnected)."""
+        from acp_tui.client.session import SessionFeatures
+
         return self.client.session_features() if self.client else SessionFeatures()
 
     def stderr_tail(self) -> list[str]:
         """The latest agent process's stderr lines (raw)."""
-        transport = self._launcher.transport
+        launcher = self._launcher
+        transport = launcher.transport if launcher is not None else None
         return transport.stderr_tail() if transport is not None else []
+
+    @property
+    def launcher(self) -> AgentLauncher:
+        """Starts the agent process and explains its failures."""
+        if self._launcher is None:
+            from acp_tui.client.launch import AgentLauncher
+
+            self._launcher = AgentLauncher(self.settings.command, self.settings.name)
+        return self._launcher
 
     def restart_request(self) -> SessionRequest:
         """How a restart reopens the current session (new if it cannot)."""
@@ -181,6 +186,8 @@ class AgentRunner:
 
     async def run(self, request: SessionRequest) -> None:
         """Run one connection until it fails or the worker is cancelled."""
+        from acp_tui.client.launch import AGENT_FAILURES
+
         try:
             await self._run(request)
         except LoginInTerminal as login:
@@ -195,7 +202,7 @@ class AgentRunner:
                 )
             )
         except AGENT_FAILURES as error:
-            failure = self._launcher.explain(error, tail_lines=10)
+            failure = self.launcher.explain(error, tail_lines=10)
             self.app.post_message(
                 AgentFailed(failure.message, failure.stderr_tail, restartable=True)
             )
@@ -214,6 +221,10 @@ class AgentRunner:
                 self.bridge = None
 
     async def _run(self, request: SessionRequest) -> None:
+        from acp_tui.client.connection import ClientFeatures, connect
+        from acp_tui.client.prompt_content import prompt_capabilities
+        from acp_tui.client.session import AcpClient
+
         settings = self.settings
         client = AcpClient(
             prompter=self.prompter,
@@ -223,7 +234,7 @@ class AgentRunner:
             mcp_servers=settings.mcp_servers,
         )
         async with connect(
-            self._launcher.open_stream,
+            self.launcher.open_stream,
             choice=settings.choice,
             init_timeout=settings.init_timeout,
             features=client.features,
@@ -269,6 +280,8 @@ class AgentRunner:
 
     async def _open(self, request: SessionRequest) -> SessionStore:
         """Open the requested session, asking for a login or a pick as needed."""
+        from acp_tui.client.auth import is_auth_required
+
         client = self._client()
         while True:
             try:
@@ -303,6 +316,8 @@ class AgentRunner:
         return await client.resume_session(session_id, cwd, replay=False)
 
     async def _login(self, client: AcpClient, message: str) -> None:
+        from acp_tui.client.auth import auth_choices, terminal_login_command
+
         assert self.connection is not None
         choices = auth_choices(self.connection)
         if not choices:
@@ -317,6 +332,8 @@ class AgentRunner:
             await client.authenticate(choice.method_id)
 
     async def _serve_prompts(self) -> None:
+        from acp_tui.client.prompt_content import PromptCapabilities, build_prompt
+
         while True:
             prompt_id, text = await self.prompts.get()
             client, store = self._client(), self.store
@@ -326,7 +343,10 @@ class AgentRunner:
             self.app.post_message(PromptStarted(prompt_id, text))
             try:
                 blocks = await anyio.to_thread.run_sync(
-                    build_prompt, text, self.session_cwd, self.prompt_caps
+                    build_prompt,
+                    text,
+                    self.session_cwd,
+                    self.prompt_caps or PromptCapabilities(),
                 )
                 await client.prompt(store.session_id, blocks)
             except RpcError as error:
@@ -354,6 +374,8 @@ class AgentRunner:
         Raises:
             UnsupportedOperation: The agent does not list sessions.
         """
+        from acp_tui.client.session import UnsupportedOperation
+
         client = self._client()
         if not client.session_features().list:
             raise UnsupportedOperation("this agent does not list its sessions")
@@ -367,6 +389,8 @@ class AgentRunner:
 
     async def switch_session(self, request: SessionRequest) -> None:
         """Open another session on this connection (not during a turn)."""
+        from acp_tui.client.session import UnsupportedOperation
+
         if self.in_turn:
             self._notice("finish or cancel the current turn before switching session")
             return
@@ -377,6 +401,8 @@ class AgentRunner:
 
     async def set_config(self, config_id: str, value: str | bool) -> None:
         """Set one config option; the agent's answer replaces the stored list."""
+        from acp_tui.client.session import UnsupportedOperation
+
         store = self.store
         if self.client is None or store is None:
             self._notice("the agent is not connected")

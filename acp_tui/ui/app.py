@@ -16,7 +16,7 @@ import logging
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import anyio
 from textual import on, work
@@ -26,9 +26,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from acp_tui.client.auth import AuthChoice
 from acp_tui.client.options import cycle_value
-from acp_tui.config import McpServerSettings
 from acp_tui.history import PromptHistory
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.protocol.version import ProtocolChoice
@@ -56,6 +54,10 @@ from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.start_view import StartView
 from acp_tui.ui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from acp_tui.client.auth import AuthChoice
+    from acp_tui.config import McpServerSettings
 
 __all__ = ["AcpTuiApp", "make_app"]
 
@@ -206,7 +208,8 @@ class AcpTuiApp(App[None]):
         self.query_one(PlanPanel).update_plans(store.plans())
         prompt = self.query_one(PromptInput)
         prompt.set_commands(store.commands)
-        prompt.set_capabilities(self.runner.prompt_caps)
+        if self.runner.prompt_caps is not None:
+            prompt.set_capabilities(self.runner.prompt_caps)
         self.query_one(StartView).finished()
         for banner in self.query(CrashBanner):
             banner.restarted()
@@ -308,7 +311,11 @@ class AcpTuiApp(App[None]):
             and message.role == "user"
             for change in changes
         )
-        if acknowledged or not self.runner.in_turn:
+        if acknowledged:  # shown back by the agent: no longer pending or lost
+            for pending in self._conversation.pending_prompts():
+                if pending.state != "queued":
+                    await pending.remove()
+        elif not self.runner.in_turn:
             await self._conversation.remove_queued(None)
 
     @on(PromptInput.Submitted)

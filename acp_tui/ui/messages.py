@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from acp_tui.client.connection import AgentIdentity
-from acp_tui.protocol.transport import AgentCommand
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 
 if TYPE_CHECKING:
+    from acp_tui.client.connection import AgentIdentity
+    from acp_tui.protocol.transport import AgentCommand
     from acp_tui.ui.agent_runner import SessionRequest
 
 __all__ = [

@@ -19,6 +19,7 @@ from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.auth import AuthScreen
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.widgets import start_view
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -36,6 +37,7 @@ SHOWN = {"message", "tool_call", "plan", "permission"}
 
 @pytest.fixture(autouse=True)
 def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(start_view, "_now", lambda: 0.0)  # no "(3s)" in pictures
     monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("FAKE_AGENT_AUTH_FILE", str(tmp_path / "auth.json"))
     PROJECT.mkdir(exist_ok=True)

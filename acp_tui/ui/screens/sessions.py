@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import ClassVar, Final, Literal
+from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
 from textual import on
 from textual.actions import SkipAction
@@ -30,8 +30,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from acp_tui.client.session import SessionSummary
 from acp_tui.protocol.framing import printable
+
+if TYPE_CHECKING:
+    from acp_tui.client.session import SessionSummary
 
 __all__ = [
     "ConfirmDeleteScreen",

@@ -27,6 +27,11 @@ TAIL: Final = 8
 """How many stderr lines are shown."""
 
 
+def _now() -> float:
+    """The clock for the elapsed time (replaced by snapshot tests)."""
+    return time.monotonic()
+
+
 class StartView(Vertical):
     """Agent name, command line, elapsed time and the stderr tail.
 
@@ -54,7 +59,7 @@ class StartView(Vertical):
         self._stderr = stderr
         self._title = "Starting…"
         self._command = ""
-        self._since = time.monotonic()
+        self._since = _now()
         self._timer: Timer | None = None
         self._shown: tuple[str, ...] = ()
 
@@ -73,7 +78,7 @@ class StartView(Vertical):
         """Show (again) for an agent being started."""
         self._title = f"{phase} {name}…"
         self._command = command
-        self._since = time.monotonic()
+        self._since = _now()
         self._shown = ()
         self.display = True
         self._render_title()
@@ -88,7 +93,7 @@ class StartView(Vertical):
             self._timer.pause()
 
     def _render_title(self) -> None:
-        elapsed = int(time.monotonic() - self._since)
+        elapsed = int(_now() - self._since)
         suffix = f" ({elapsed}s)" if elapsed else ""
         self.query_one("#start-title", Static).update(
             Text(printable(self._title + suffix))

@@ -9,17 +9,19 @@ connection and is agent data, so the line is built as plain `Text`.
 from __future__ import annotations
 
 import time
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
 
-from acp_tui.client.connection import AgentIdentity
 from acp_tui.client.options import current_name
 from acp_tui.protocol.framing import printable
 from acp_tui.store.model import Usage
 from acp_tui.store.store import SessionStore
+
+if TYPE_CHECKING:
+    from acp_tui.client.connection import AgentIdentity
 
 __all__ = ["StatusBar", "format_elapsed", "format_usage"]
 
