@@ -136,7 +136,8 @@ async def _send(pilot: Pilot[None], app: AcpTuiApp, prompt: str, answer: bool) -
 
 async def shoot(scene: Scene, out: Path) -> Path:
     """Run one scene and save its screenshot; returns the file written."""
-    home = Path(tempfile.mkdtemp(prefix="acp-tui-home-"))
+    home = PROJECT.parent / "home"  # fixed, so paths in the pictures are stable
+    shutil.rmtree(home, ignore_errors=True)
     os.environ["ACP_TUI_HOME"] = str(home)
     if PROJECT.exists():
         shutil.rmtree(PROJECT)

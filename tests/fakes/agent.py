@@ -61,6 +61,8 @@ In these four:
   session/set_config_option   checks the id and value (v2 `type: "id"` or
                   `"boolean"`), answers the complete updated list; -32602 otherwise
   session/set_mode    v1: sends current_mode_update, then answers {}
+  prompt "agent-switch"  the agent switches its own mode: v2 config_option_update
+                      (mode plan), v1 current_mode_update (code); the turn ends
   Unknown session ids get -32002 with `data: {sessionId}`. A prompt saying "crash"
   makes the agent print "fatal: simulated crash" to stderr and exit with code 9.
 
@@ -1069,8 +1071,33 @@ class FullAgent:
             sys.stderr.write("fatal: simulated crash\n")
             sys.stderr.flush()
             os._exit(9)
+        if "agent-switch" in said:
+            self.agent_switch(rid, params)
+            return
         turn = turn_v1 if self.version == 1 else turn_v2
         turn(self.agent, rid, params["sessionId"], prompt)
+
+    def agent_switch(self, rid: Any, params: dict[str, Any]) -> None:
+        """The agent changes its own mode during a turn (plan in v2, code in v1)."""
+        sid, settings = self.open_settings(params)
+        if self.version == 2:
+            write({"jsonrpc": "2.0", "id": rid, "result": {}})
+            self.agent.update(
+                sid, {"sessionUpdate": "state_update", "state": "running"}
+            )
+            settings["mode"] = "plan"
+            update = {
+                "sessionUpdate": "config_option_update",
+                "configOptions": v2_config_options(settings),
+            }
+            self.agent.update(sid, update)
+            idle = {"sessionUpdate": "state_update", "state": "idle"}
+            self.agent.update(sid, {**idle, "stopReason": "end_turn"})
+            return
+        settings["mode"] = "code"
+        update = {"sessionUpdate": "current_mode_update", "currentModeId": "code"}
+        self.agent.update(sid, update)
+        write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
 
 
 def main() -> None:

@@ -282,3 +282,18 @@ async def test_a_turn_ending_in_error_gets_a_banner(tmp_path: Path) -> None:
         )
         assert "idle (error)" in status(app)
         assert app.query_one(StatusBar).queued == 0
+
+
+@BOTH
+async def test_agent_side_mode_change_reaches_the_status_bar(
+    tmp_path: Path, version: str
+) -> None:
+    app = app_for(f"{version}-full", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "mode: Ask" in status(app))
+        await pilot.press(*"agent-switch", "enter")
+        expected = "mode: Plan" if version == "v2" else "mode: Code"
+        await wait_for(pilot, lambda: expected in status(app))
+        assert app.store is not None
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Mode: Ask" in titles  # the palette follows the agent's list
