@@ -10,6 +10,7 @@ login dialog are modal screens awaited through a future.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import itertools
 import logging
@@ -25,6 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
 
 from acp_tui.client.options import cycle_value
 from acp_tui.history import PromptHistory
@@ -67,6 +69,10 @@ T = TypeVar("T")
 
 DEFAULT_THEME = "acp-dark"
 
+SHUTDOWN_WAIT = 15.0
+"""Seconds quitting waits for the agent worker to shut the agent down (its own
+steps are bounded too: close stdin, wait, SIGTERM, SIGKILL)."""
+
 
 class AcpTuiApp(App[None]):
     """The acp-tui terminal client.
@@ -108,6 +114,23 @@ class AcpTuiApp(App[None]):
         self._rendered_store: SessionStore | None = None
         self._last_notice: str | None = None
         self._turns_seen = 0
+
+    async def on_unmount(self) -> None:
+        """Quitting: let the agent worker shut the agent down before the loop ends.
+
+        Textual cancels workers on exit without waiting for them; the transport's
+        shutdown (stdin closed, the process group reaped, pipes closed) needs a few
+        loop turns, so wait for it here, bounded.
+        """
+        agent_workers = [w for w in self.workers if w.group == "agent"]
+        for worker in agent_workers:
+            worker.cancel()
+        with anyio.move_on_after(SHUTDOWN_WAIT):
+            for worker in agent_workers:
+                if worker.state == WorkerState.PENDING:
+                    continue  # never started: nothing to shut down
+                with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                    await worker.wait()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Defaults for the custom theme variables, so stock themes work too."""

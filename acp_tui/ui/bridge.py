@@ -6,18 +6,21 @@
 * `ModalPermissionPrompter` answers the client's permission requests with a modal
   `PermissionScreen`.
 * `tune_garbage_collector` keeps the cyclic garbage collector's pauses short
-  while a session streams (the first `StoreBridge` calls it).
+  while a session streams (the first `StoreBridge` calls it), and
+  `collect_when_idle` frees what that held back once the session is quiet.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import time
 from collections.abc import Callable, Sequence
 from typing import Final
 
 from textual.app import App
 from textual.message_pump import MessagePump
+from textual.timer import Timer
 
 from acp_tui.client.ports import PermissionRequest
 from acp_tui.store.changes import Change
@@ -25,45 +28,119 @@ from acp_tui.store.store import SessionStore
 from acp_tui.ui.messages import SessionUpdated
 from acp_tui.ui.screens.permission import PermissionScreen
 
-__all__ = ["ModalPermissionPrompter", "StoreBridge", "tune_garbage_collector"]
+__all__ = [
+    "ModalPermissionPrompter",
+    "StoreBridge",
+    "collect_when_idle",
+    "tune_garbage_collector",
+]
 
-FULL_COLLECTION_THRESHOLD: Final = 50
-"""Young (generation 1) collections between two full ones (Python's default: 10)."""
+FULL_COLLECTION_THRESHOLD: Final = 4
+"""Young (generation 1) collections between two full ones (Python's default: 10).
 
-_gc_tuned = False
+With what survives a full collection frozen (see `tune_garbage_collector`) a full
+collection walks only what was allocated since the previous one, so more
+frequent ones are shorter: bench/ui.py measured about 10 ms each at 4, against
+25-60 ms at 10 and 100-250 ms at 50 without the freezing."""
+
+IDLE_COLLECT_DELAY: Final = 2.0
+"""Seconds without store changes before objects tenured while streaming are
+handed back to the collector (`collect_when_idle`)."""
+
+IDLE_COLLECT_GROWTH: Final = 20_000
+"""Objects tenured since the last idle collection that make one worthwhile."""
+
+TENURED_LIMIT: Final = 400_000
+"""Objects tenured since the last idle collection that force one even while the
+session streams (a long pause, but memory stays bounded when it never idles)."""
+
+
+class _Collector:
+    """The garbage collector policy of the process (see `tune_garbage_collector`)."""
+
+    def __init__(self) -> None:
+        self.tuned = False
+        self.baseline = 0
+        """`gc.get_freeze_count()` after the last idle collection."""
+        self.over_limit = False
+        """More than `TENURED_LIMIT` objects were tenured: collect soon."""
+
+    def tune(self) -> None:
+        if self.tuned:
+            return
+        self.tuned = True
+        gc.freeze()
+        self.baseline = gc.get_freeze_count()
+        gc.callbacks.append(self._after_collection)
+        young, middle, _ = gc.get_threshold()
+        gc.set_threshold(young, middle, FULL_COLLECTION_THRESHOLD)
+
+    def _after_collection(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "stop" and info.get("generation") == 2:
+            # Everything still tracked just survived a full collection: it is
+            # alive. Tenure it, so the next full collection walks only what was
+            # allocated since (its garbage and its survivors).
+            gc.freeze()
+            self.over_limit = self.tenured() > TENURED_LIMIT
+
+    def tenured(self) -> int:
+        return gc.get_freeze_count() - self.baseline
+
+    def collect(self) -> None:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        self.baseline = gc.get_freeze_count()
+        self.over_limit = False
+
+
+_collector = _Collector()
 
 
 def tune_garbage_collector() -> None:
-    """Keep the cyclic garbage collector's pauses few and short while streaming; once.
+    """Keep the cyclic garbage collector's pauses short while streaming; once.
 
-    A full (generation 2) collection walks every tracked object. With Textual,
-    pydantic's schema models and the client loaded that is a large heap, and
-    streaming allocates enough (strips and their caches, content, widgets that
-    are mounted and later unmounted) to trigger a full collection every half
-    second or so: bench/ui.py measured pauses of 70-150 ms each, the longest gaps
-    between frames. Two changes:
+    A full (generation 2) collection walks every tracked object, and frees the
+    cyclic garbage (widgets that were unmounted, with their styles, caches and
+    strips). With Textual, pydantic's schema models and the client loaded the
+    heap is large, and streaming makes tens of thousands of such objects a
+    second when entries arrive quickly: bench/ui.py measured full collections of
+    100-250 ms, the longest gaps between frames. So:
 
     * `gc.freeze()` leaves everything alive now (the start-up heap) out of later
-      collections. Frozen objects are never collected, which for start-up state
-      is what happens anyway.
-    * Full collections wait for `FULL_COLLECTION_THRESHOLD` young collections
-      instead of 10. Young collections still free most cycles; what dies in the
-      old generation (unmounted widgets) waits longer, so each full collection
-      has more to free: 50 halved the total time spent in full collections while
-      streaming 20 new entries a second without making the longest pause longer
-      (about 110-130 ms then; 100 made it 250-350 ms). With an agent's usual pace
-      (an entry every few seconds) full collections are rare and short.
+      collections.
+    * After every full collection what survived it (all of it alive) is frozen
+      too, so a full collection walks only what was allocated since the previous
+      one, and full collections come more often (`FULL_COLLECTION_THRESHOLD`),
+      each with less to walk and free: measured about 10 ms each instead of
+      75-250 ms.
+    * Objects frozen while alive that die later (a widget unmounted after the
+      collection that froze it) are only freed by `collect_when_idle`: once the
+      session has been quiet for a while and enough was frozen, everything is
+      handed back to the collector and collected in one go, when a pause shows
+      no stalled frame. A session that never idles gets that collection once
+      `TENURED_LIMIT` objects were frozen (at bench/ui.py's stress pace, ten
+      times a fast model's, about every 8 s).
 
-    Only the first call per process acts (a later session would otherwise freeze
-    the garbage of an earlier one).
+    Only the first call per process acts.
     """
-    global _gc_tuned
-    if _gc_tuned:
-        return
-    _gc_tuned = True
-    gc.freeze()
-    young, middle, full = gc.get_threshold()
-    gc.set_threshold(young, middle, max(full, FULL_COLLECTION_THRESHOLD))
+    _collector.tune()
+
+
+def collect_when_idle() -> bool:
+    """Collect what was frozen while streaming, if that is worth a pause now.
+
+    Call it when nothing has changed for a while (`StoreBridge` does, after
+    `IDLE_COLLECT_DELAY` seconds without store changes).
+
+    Returns:
+        Whether a collection ran (at least `IDLE_COLLECT_GROWTH` objects were
+        frozen since the last one).
+    """
+    if not _collector.tuned or _collector.tenured() < IDLE_COLLECT_GROWTH:
+        return False
+    _collector.collect()
+    return True
 
 
 class StoreBridge:
@@ -71,6 +148,8 @@ class StoreBridge:
 
     The first bridge of the process tunes the garbage collector (see
     `tune_garbage_collector`): by then the session is open and the app loaded.
+    Once the store has not changed for `IDLE_COLLECT_DELAY` seconds the bridge
+    calls `collect_when_idle`.
 
     Args:
         store: The store to follow.
@@ -83,6 +162,8 @@ class StoreBridge:
         self.target = target
         self._pending: list[Change] = []
         self._scheduled = False
+        self._last_change = 0.0
+        self._idle_timer: Timer | None = None
         self._unsubscribe: Callable[[], None] | None = store.subscribe(self._on_changes)
 
     def close(self) -> None:
@@ -90,6 +171,9 @@ class StoreBridge:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        if self._idle_timer is not None:
+            self._idle_timer.stop()
+            self._idle_timer = None
 
     def _on_changes(self, changes: Sequence[Change]) -> None:
         self._pending.extend(changes)
@@ -102,6 +186,23 @@ class StoreBridge:
             return
         changes, self._pending = self._pending, []
         self.target.post_message(SessionUpdated(self.store, changes))
+        if _collector.over_limit:
+            _collector.collect()
+        self._last_change = time.monotonic()
+        if self._idle_timer is None:
+            self._idle_timer = self.target.set_timer(
+                IDLE_COLLECT_DELAY, self._check_idle, name="idle-collect"
+            )
+
+    def _check_idle(self) -> None:
+        quiet = time.monotonic() - self._last_change
+        if quiet < IDLE_COLLECT_DELAY:
+            self._idle_timer = self.target.set_timer(
+                IDLE_COLLECT_DELAY - quiet, self._check_idle, name="idle-collect"
+            )
+            return
+        self._idle_timer = None
+        collect_when_idle()
 
 
 class ModalPermissionPrompter:

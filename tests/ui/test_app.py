@@ -187,3 +187,16 @@ async def test_plans_show_inline_and_in_the_panel(
         assert app.store is not None
         assert panel.plan_ids == [p.plan_id for p in app.store.plans()]
         assert panel.plan_ids
+
+
+async def test_quitting_shuts_the_agent_down(tmp_path: Path) -> None:
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        transport = app.runner.launcher.transport
+        assert transport is not None
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        assert transport.returncode is None  # running, a request pending
+        app.exit()
+    assert transport.returncode is not None  # reaped before the app returned

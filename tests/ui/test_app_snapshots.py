@@ -23,6 +23,7 @@ from acp_tui.ui.widgets import start_view
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.status_bar import StatusBar
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
 from tests.ui.test_app import FAKE_AGENT, turn_ended, wait_for
 
@@ -160,7 +161,10 @@ def test_login_chooser(snap_compare: SnapCompare) -> None:
     async def steps(pilot: Pilot[None]) -> None:
         app = pilot.app
         await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        status = app.query_one(StatusBar)
+        await wait_for(pilot, lambda: status.agent is not None)  # start panel title
         app.query_one(PromptInput).cursor_blink = False
+        await pilot.pause(0.2)
 
     assert snap_compare(app_for("v2-auth"), terminal_size=SIZE, run_before=run(steps))
 

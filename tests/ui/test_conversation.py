@@ -7,6 +7,8 @@ No agent: each test applies ops to a store and hands the changes to the
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Callable, Sequence
 
 import pytest
@@ -19,7 +21,8 @@ from textual.widgets.markdown import MarkdownBlock
 from acp_tui.store import ops
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
-from acp_tui.ui.bridge import StoreBridge
+from acp_tui.ui import bridge
+from acp_tui.ui.bridge import StoreBridge, collect_when_idle, tune_garbage_collector
 from acp_tui.ui.messages import SessionUpdated
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.conversation import (
@@ -174,6 +177,56 @@ async def test_growing_paragraph_updates_its_block_in_place() -> None:
         assert list(markdown.query_children(MarkdownBlock)) == [first, tail]
         assert tail._content.plain == "Tail more0 more1 more2 more3 more4"
         assert message.flushes >= 2
+
+
+def list_items(markdown: Markdown) -> list[list[str]]:
+    """Each top-level list's items, as their blocks' plain text."""
+    lists = [
+        b for b in markdown.query_children(MarkdownBlock) if b.name and "list" in b.name
+    ]
+    return [
+        [block._content.plain for block in item.query(MarkdownBlock)]
+        for found in lists
+        for item in found.children
+    ]
+
+
+async def test_growing_list_keeps_its_items_and_matches_a_whole_parse() -> None:
+    source = (
+        "Steps:\n\n- first step, with *emphasis*\n- second step goes on\n"
+        "- third `code` step\n- fourth\n\nDone."
+    )
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        rows_seen: list[object] = []
+        for start in range(0, len(source), 5):
+            chunk = text(source[start : start + 5])
+            await show(app, store, ops.AppendMessageChunk("a1", "agent", chunk))
+            await wait_for(pilot, lambda: not view(app, "a1").pending)
+            await pilot.pause()
+            markdown = view(app, "a1").query_one(AgentMarkdown)
+            for block in markdown.query_children(MarkdownBlock):
+                if block.name == "bullet_list_open" and block.children:
+                    rows_seen.append(block.children[0])
+        message = view(app, "a1")
+        await wait_for(pilot, lambda: message.text == source and not message.pending)
+        streamed = message.query_one(AgentMarkdown)
+        whole = AgentMarkdown(source)
+        await app.conversation.mount(whole)
+        await pilot.pause()
+        assert blocks(streamed) == blocks(whole)
+        assert list_items(streamed) == list_items(whole)
+        assert list_items(streamed) == [
+            ["first step, with emphasis"],
+            ["second step goes on"],
+            ["third code step"],
+            ["fourth"],
+        ]
+        # While the list grew, and after it ended, its first row stayed the
+        # same widget: items were updated in place, not re-mounted per flush.
+        assert len(rows_seen) > 3
+        assert len({id(row) for row in rows_seen}) == 1
+        assert streamed.query_children(MarkdownBlock)[1].children[0] is rows_seen[0]
 
 
 async def test_replaced_text_rerenders() -> None:
@@ -434,3 +487,25 @@ async def test_a_full_store_renders_its_newest_entry(entries: int) -> None:
             pilot, lambda: blocks(markdown) == [("MarkdownParagraph", "the end")]
         )
         assert len(app.conversation.entries) <= entries + 1
+
+
+class Cycle:
+    """An object in a reference cycle: only the cyclic collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_garbage_frozen_while_streaming_is_freed_when_idle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tune_garbage_collector()
+    cycle = Cycle()
+    ref = weakref.ref(cycle)
+    gc.collect()  # a full collection: what survives it (the cycle) is frozen
+    del cycle
+    gc.collect()
+    assert ref() is not None  # frozen: left alone while the session streams
+    monkeypatch.setattr(bridge, "IDLE_COLLECT_GROWTH", 0)
+    assert collect_when_idle()
+    assert ref() is None

@@ -19,6 +19,11 @@ streaming cheap (bench/ui.py measures them):
   of milliseconds. `AgentMarkdown` re-parses from the start of the last block
   (an offset it keeps), updates that block in place when it can and mounts the
   rest, without a batch.
+* **Blocks updated in place.** The block that grew (a paragraph, a code block,
+  a bullet list whose items are paragraphs) is updated on its widget: no block
+  widget is built only to copy its content, and a growing list mounts only its
+  new items instead of being rebuilt on every flush. Widgets are costly to
+  build and mount and become cyclic garbage, whose collection stalls frames.
 * **No language guessing.** A code block without a language is shown plain:
   Textual would ask Pygments to guess the language, which tries every lexer (about
   100 ms per block on a busy machine, on every flush of a streaming block).
@@ -34,9 +39,11 @@ from contextlib import suppress
 from typing import ClassVar
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
@@ -74,6 +81,18 @@ def _line_offset(text: str, line: int) -> int:
             return len(text)
         offset = found + 1
     return offset
+
+
+def _first_block(tokens: list[Token]) -> list[Token]:
+    """The tokens of the first top-level block (empty if there are none)."""
+    if not tokens:
+        return []
+    if tokens[0].nesting <= 0:
+        return tokens[:1]
+    for index, token in enumerate(tokens):
+        if token.level == 0 and token.nesting < 0:
+            return tokens[: index + 1]
+    return tokens
 
 
 class AgentMarkdown(Markdown):
@@ -145,7 +164,19 @@ class AgentMarkdown(Markdown):
                 self._parser = MarkdownIt("gfm-like")
             tail = source[start:]
             tokens = self._parser.parse(tail)
-            blocks = list(self._parse_markdown(tokens))
+            old = existing[len(existing) - self._tail_blocks :]
+            rest = tokens
+            kept = False
+            if not replace and len(old) == 1:
+                # The old tail block usually just grew: update its widget.
+                head = _first_block(tokens)
+                kept = self._update_in_place(old[0], head) or (
+                    await self._update_list_in_place(old[0], head)
+                )
+                if kept:
+                    old = []
+                    rest = tokens[len(head) :]
+            blocks = list(self._parse_markdown(rest))
             first_line = self._tail_line
             for block in blocks:
                 begin, end = block.source_range
@@ -163,8 +194,7 @@ class AgentMarkdown(Markdown):
                 self._tail_line = first_line + last_line
             else:
                 self._tail_start = start
-            old = existing[len(existing) - self._tail_blocks :]
-            self._tail_blocks = 1 if blocks else 0
+            self._tail_blocks = 1 if blocks or kept else 0
             if len(old) == 1 and blocks:
                 with suppress(IndexError):  # a block that cannot take the new one
                     await old[0]._update_from_block(blocks[0])
@@ -174,6 +204,139 @@ class AgentMarkdown(Markdown):
                 await self.remove_children(old)
             if blocks:
                 await self.mount_all(blocks)
+
+    async def _update_list_in_place(
+        self, block: MarkdownBlock, tokens: list[Token]
+    ) -> bool:
+        """Grow a bullet list of one-paragraph items without rebuilding it.
+
+        Textual replaces a list block whole; while a list streams that
+        re-mounts every item (four widgets each) on every flush. Here the
+        items' paragraphs are updated in place and only new items are mounted.
+
+        Args:
+            block: The widget that renders the tail.
+            tokens: The tail's tokens.
+
+        Returns:
+            Whether the list was updated (False: rebuild it).
+        """
+        if (
+            len(tokens) < 4
+            or tokens[0].type != "bullet_list_open"
+            or tokens[-1].type != "bullet_list_close"
+            or type(block) is not self.get_block_class("bullet_list_open")
+        ):
+            return False
+        # The items, as (first token index, paragraph_open, inline) or, for an
+        # item with no text yet, (first token index, None, None).
+        items: list[tuple[int, Token | None, Token | None]] = []
+        index, end = 1, len(tokens) - 1
+        item = ["list_item_open", "paragraph_open", "inline", "paragraph_close"]
+        while index < end:
+            if [t.type for t in tokens[index : index + 2]] == [
+                "list_item_open",
+                "list_item_close",
+            ]:
+                items.append((index, None, None))
+                index += 2
+            elif [t.type for t in tokens[index : index + 5]] == [
+                *item,
+                "list_item_close",
+            ]:
+                items.append((index, tokens[index + 1], tokens[index + 2]))
+                index += 5
+            else:
+                return False
+        paragraph_class = self.get_block_class("paragraph_open")
+        columns: list[tuple[Widget, MarkdownBlock | None]] = []
+        for row in block.children:
+            cells = row.children
+            if not isinstance(row, Horizontal) or len(cells) != 2:
+                return False
+            shown = cells[1].children
+            if len(shown) > 1 or (shown and type(shown[0]) is not paragraph_class):
+                return False
+            paragraph = shown[0] if shown else None
+            assert paragraph is None or isinstance(paragraph, MarkdownBlock)
+            columns.append((cells[1], paragraph))
+        if not columns or len(items) < len(columns):
+            return False
+        for (column, paragraph), (_, opening, inline) in zip(
+            columns, items, strict=False
+        ):
+            if inline is None or opening is None:
+                if paragraph is not None:
+                    return False  # text went away: not an append
+                continue
+            if paragraph is None:
+                paragraph = paragraph_class(self, opening)
+                paragraph.build_from_token(inline)
+                await column.mount(paragraph)
+                continue
+            rendered = paragraph._inline_token
+            if rendered is None or rendered.content != inline.content:
+                paragraph.build_from_token(inline)
+        if len(items) > len(columns):
+            # Textual builds the new items' rows (bullet and paragraph) as
+            # it would for the whole list; only they are mounted.
+            new = tokens[items[len(columns)][0] : -1]
+            rows: list[Widget] = []
+            for built in self._parse_markdown([tokens[0], *new, tokens[-1]]):
+                rows.extend(built.compose())
+            await block.mount_all(rows)
+        first = tokens[0]
+        if first.map is not None:
+            begin, end = first.map
+            block.source_range = (begin + self._tail_line, end + self._tail_line)
+        block._token = first
+        return True
+
+    def _update_in_place(self, block: MarkdownBlock, tokens: list[Token]) -> bool:
+        """Bring the last block up to date without building a new widget.
+
+        The common streaming case, a paragraph or a code block that grew, is
+        updated on the existing widget: no block widget is built only to copy
+        its content and become garbage (a widget is a few hundred objects with
+        reference cycles, freed only by the cyclic garbage collector).
+
+        Args:
+            block: The widget that renders the tail.
+            tokens: The tail's tokens.
+
+        Returns:
+            Whether the block was updated (False: rebuild it).
+        """
+        first = tokens[0] if tokens else None
+        if first is None or first.map is None or first.level:
+            return False
+        begin, end = first.map
+        if (
+            len(tokens) == 3
+            and first.type == "paragraph_open"
+            and tokens[1].type == "inline"
+            and type(block) is self.get_block_class("paragraph_open")
+        ):
+            block.build_from_token(tokens[1])
+        elif (
+            len(tokens) == 1
+            and first.type in ("fence", "code_block")
+            and isinstance(block, _Fence)
+            and block.lexer == first.info
+        ):
+            block.code = first.content.rstrip()
+            block._highlighted_code = block.highlight(
+                block.code,
+                block.lexer,
+                ansi=self.app.native_ansi_color,
+                dark=self.app.current_theme.dark,
+            )
+            block.set_content(block._highlighted_code)
+        else:
+            return False
+        block._token = first
+        block.source_range = (begin + self._tail_line, end + self._tail_line)
+        return True
 
 
 class MessageView(Widget):

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import ClassVar, Final, Literal, TypeAlias
 
 from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.content import Content
 from textual.types import AnimationLevel, CallbackType, EasingFunction
 from textual.widget import Widget
@@ -382,8 +381,10 @@ class ToolCallBody(Collapsible):
     }
     """
 
-    def __init__(self, *children: Widget, collapsed: bool) -> None:
-        super().__init__(*children, title="output", collapsed=collapsed)
+    def __init__(
+        self, *children: Widget, collapsed: bool, title: str = "output"
+    ) -> None:
+        super().__init__(*children, title=title, collapsed=collapsed)
         self.user_toggled = False
         """Whether the user opened or closed it (then the card stops deciding)."""
         self._quiet_scrolls = 0
@@ -437,6 +438,13 @@ class ToolCallBody(Collapsible):
 class ToolCallView(Widget):
     """Renders a `ToolCall` and keeps it current with cheap partial updates.
 
+    Mounting is the expensive part of a card (a frame with a new card costs
+    more than anything else the card does), so the card is kept to few widgets
+    and is complete when it is mounted: the first snapshot is rendered in the
+    constructor, the segments are the body's children from the start, and
+    nothing is mounted or re-rendered once the card is on screen unless a later
+    snapshot changes it.
+
     Args:
         store: The session store (for the terminals the content refers to).
         tool_call: The snapshot to show first.
@@ -451,7 +459,6 @@ class ToolCallView(Widget):
         margin: 0 0 1 0;
         & > .tool-header { height: auto; }
         & > .tool-locations { color: $text-muted; height: auto; }
-        & .tool-items { height: auto; }
         & .tool-segment { height: auto; }
         & .tool-segment.-text { color: $text-muted; }
         & .tool-segment.-changes { color: $text-muted; }
@@ -476,8 +483,6 @@ class ToolCallView(Widget):
         self._raw = Static(classes="tool-raw")
         self._raw.display = False
         self._locations.display = False
-        self._items_box = Vertical(classes="tool-items")
-        self._body = ToolCallBody(self._items_box, self._raw, collapsed=False)
         self._header_key: tuple[str, str | None, str, str | None] | None = None
         self._locations_key: tuple[JSONObject, ...] | None = None
         self._raw_key: tuple[JSONValue, JSONValue] | None = None
@@ -489,17 +494,29 @@ class ToolCallView(Widget):
         self._segment_lines: list[int] = []
         self._terminals: dict[str, _TerminalFeed] = {}
         self._sync_scheduled = False
+        self._contents: Widget | None = None
+        """The body's container, once composed (new segments are mounted in it)."""
         self.renders = 0
         """How many parts were re-rendered so far (for tests and benchmarks)."""
+        # The first snapshot, rendered before mounting: no second pass.
+        self._sync_header(tool_call)
+        self._sync_locations(tool_call)
+        self._sync_segments(tool_call)
+        self._sync_raw(tool_call)
+        has_content, title, collapse = self._body_state(tool_call)
+        self._body = ToolCallBody(
+            *self._segment_widgets, self._raw, collapsed=collapse, title=title
+        )
+        self._body.display = has_content
 
     def compose(self) -> ComposeResult:
-        """Build the child widgets (filled from the first snapshot)."""
+        """Yield the parts, already rendered from the first snapshot."""
         yield self._header
         yield self._locations
         yield self._body
 
     def on_mount(self) -> None:
-        """Render the first snapshot."""
+        """Catch up with a snapshot given before the card was mounted."""
         self._sync()
 
     @property
@@ -542,9 +559,16 @@ class ToolCallView(Widget):
         self.tool_call = tool_call
         self._sync()
 
+    def _find_contents(self) -> Widget | None:
+        if self._contents is None and self._body.is_mounted:
+            for child in self._body.children:
+                if isinstance(child, Collapsible.Contents):
+                    self._contents = child
+        return self._contents
+
     def _sync(self) -> None:
-        if not self._items_box.is_attached:
-            # Not mounted yet: render once it is.
+        if not self.is_mounted or self._find_contents() is None:
+            # The body is still composing: render once it is there.
             if not self._sync_scheduled and self.is_attached:
                 self._sync_scheduled = True
                 self.call_after_refresh(self._deferred_sync)
@@ -558,7 +582,7 @@ class ToolCallView(Widget):
 
     def _deferred_sync(self) -> None:
         self._sync_scheduled = False
-        if self._items_box.is_attached:
+        if self.is_attached:
             self._sync()
 
     def _sync_header(self, tool_call: ToolCall) -> None:
@@ -617,6 +641,7 @@ class ToolCallView(Widget):
         self._segments = segments
         widgets = self._segment_widgets
         keys = self._segment_keys
+        new: list[Static] = []
         for index, segment in enumerate(segments):
             key = self._segment_key(segment, items)
             if index < len(widgets):
@@ -628,13 +653,15 @@ class ToolCallView(Widget):
                 widgets.append(widget)
                 keys.append(())
                 self._segment_lines.append(0)
-                self._items_box.mount(widget)
+                new.append(widget)
             keys[index] = key
             content = self._render_segment(segment, items)
             self._segment_lines[index] = content.plain.count("\n") + 1
             widget.set_classes(f"tool-segment -{segment.kind}")
             widget.update(content)
             self.renders += 1
+        if new and self._contents is not None:
+            self._contents.mount_all(new, before=self._raw)
         if len(widgets) > len(segments):
             for widget in widgets[len(segments) :]:
                 widget.remove()
@@ -721,21 +748,16 @@ class ToolCallView(Widget):
         self._raw.update(Content("\n".join(lines)))
         self._raw.display = bool(lines)
 
-    def _sync_body(self, tool_call: ToolCall) -> None:
-        body = self._body
+    def _body_state(self, tool_call: ToolCall) -> tuple[bool, str, bool]:
+        """Whether the body shows, its title, and whether the card would fold it."""
         has_content = bool(self._segments) or bool(self._raw.display)
-        body.display = has_content
         if not has_content:
-            return
+            return False, "output", False
         lines = sum(self._segment_lines) + (1 if self._raw.display else 0)
         kinds = {segment.kind for segment in self._segments}
         labels = dict.fromkeys(_SEGMENT_LABELS[s.kind] for s in self._segments)
         label = ", ".join(labels) if labels else "input/output"
         title = f"{label} · {lines} {'line' if lines == 1 else 'lines'}"
-        if body.title != title:
-            body.title = title
-        if body.user_toggled:
-            return
         collapse = False
         if tool_call.status in ("completed", "cancelled"):
             small_visual = (
@@ -743,7 +765,18 @@ class ToolCallView(Widget):
                 and lines <= SMALL_CONTENT_LINES
             )
             collapse = not small_visual
-        body.set_collapsed_quietly(collapse)
+        return True, title, collapse
+
+    def _sync_body(self, tool_call: ToolCall) -> None:
+        body = self._body
+        has_content, title, collapse = self._body_state(tool_call)
+        body.display = has_content
+        if not has_content:
+            return
+        if body.title != title:
+            body.title = title
+        if not body.user_toggled:
+            body.set_collapsed_quietly(collapse)
 
 
 def _plain(widget: Static) -> str:
