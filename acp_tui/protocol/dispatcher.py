@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from typing import Any, Final, Literal
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 from pydantic import BaseModel, ValidationError
 
 from acp_tui.protocol.framing import (
@@ -76,6 +78,10 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+READ_SLICE: Final = 0.002
+"""Seconds of back-to-back line handling after which the read loop yields to the
+event loop, so a flood of updates cannot starve the UI's frames."""
 
 CANCEL_REQUEST: Final = "$/cancel_request"
 
@@ -199,6 +205,7 @@ class Dispatcher:
         try:
             async with anyio.create_task_group() as task_group:
                 self._task_group = task_group
+                slice_started = time.monotonic()
                 while True:
                     try:
                         line = await self._stream.receive()
@@ -216,6 +223,11 @@ class Dispatcher:
                             f"internal error handling a message: {error!r}",
                             line if isinstance(line, bytes) else b"",
                         )
+                    if time.monotonic() - slice_started > READ_SLICE:
+                        # A flooding agent's lines are all buffered, so reading
+                        # never waits; let the rest of the loop (the UI) run.
+                        await anyio.lowlevel.checkpoint()
+                        slice_started = time.monotonic()
                 task_group.cancel_scope.cancel()
         finally:
             self._task_group = None

@@ -161,6 +161,13 @@ class AcpTuiApp(App[None]):
         self.query_one(PromptInput).focus()
         for error in self.theme_errors:
             self.notify(error, title="Theme not loaded", severity="warning")
+
+    def on_ready(self) -> None:
+        """The first frame is on screen: now start the agent.
+
+        Starting it imports the client stack (the pydantic wire models take longer
+        to load than Textual), which would otherwise hold up the first frame.
+        """
         self._start_agent(self.first_request, "Starting")
 
     # --------------------------------------------------------------- the agent
