@@ -30,6 +30,7 @@ from acp_tui.client.ports import RememberingPrompter
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import AgentCommand, ConnectionClosed
 from acp_tui.protocol.version import ProtocolChoice
+from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.bridge import ModalPermissionPrompter, StoreBridge
 from acp_tui.ui.messages import (
@@ -142,7 +143,9 @@ class AgentRunner:
         self.prompt_caps: PromptCapabilities | None = None
         """What the agent accepts in prompts (known once connected)."""
         self._launcher: AgentLauncher | None = None
-        self.prompter = RememberingPrompter(ModalPermissionPrompter(app))
+        self.prompter = RememberingPrompter(
+            ModalPermissionPrompter(app, self._tool_call)
+        )
         """Answers permission requests; its grants outlive a restart."""
 
     # ----------------------------------------------------------------- queries
@@ -173,6 +176,9 @@ class AgentRunner:
 
             self._launcher = AgentLauncher(self.settings.command, self.settings.name)
         return self._launcher
+
+    def _tool_call(self, tool_call_id: str) -> ToolCall | None:
+        return self.store.tool_call(tool_call_id) if self.store is not None else None
 
     def restart_request(self) -> SessionRequest:
         """How a restart reopens the current session (new if it cannot)."""

@@ -24,6 +24,7 @@ from textual.timer import Timer
 
 from acp_tui.client.ports import PermissionRequest
 from acp_tui.store.changes import Change
+from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.messages import SessionUpdated
 from acp_tui.ui.screens.permission import PermissionScreen
@@ -210,10 +211,17 @@ class ModalPermissionPrompter:
 
     Args:
         app: The app that shows the dialog.
+        tool_call: Looks up the store's copy of a tool call by id, so the dialog
+            can show the diff of the tool call it asks about.
     """
 
-    def __init__(self, app: App[None]) -> None:
+    def __init__(
+        self,
+        app: App[None],
+        tool_call: Callable[[str], ToolCall | None] | None = None,
+    ) -> None:
         self.app = app
+        self.tool_call = tool_call
 
     async def ask(self, request: PermissionRequest) -> str | None:
         """Show the dialog and return the chosen option id (None: cancelled)."""
@@ -223,7 +231,10 @@ class ModalPermissionPrompter:
             if not future.done():
                 future.set_result(result)
 
-        screen = PermissionScreen(request)
+        subject = None
+        if self.tool_call is not None and request.tool_call_id is not None:
+            subject = self.tool_call(request.tool_call_id)
+        screen = PermissionScreen(request, subject)
         self.app.push_screen(screen, callback=answered)
         try:
             return await future
