@@ -224,6 +224,7 @@ def _tui(
         request=request,
         mcp_servers=mcp_servers,
         theme=args.theme or theme,
+        tune_gc=True,
     ).run()
     return EXIT_OK
 

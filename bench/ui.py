@@ -215,7 +215,9 @@ async def run_turn(
     rate: float = 0.0,
 ) -> TurnResult:
     """One app, one agent, one turn; timed to the last chunk on screen."""
-    app = make_app(agent_command(protocol), "bench", cwd=cwd, init_timeout=30.0)
+    app = make_app(
+        agent_command(protocol), "bench", cwd=cwd, init_timeout=30.0, tune_gc=True
+    )
     frames = Frames(app)
     marker = f"M{chunks}X{tools}"
     awaited = f"END{marker}"  # the prompt (echoed as the user message) holds marker
@@ -264,7 +266,11 @@ async def first_frame(protocol: int, cwd: Path) -> StartResult:
     built_at = time.time()
     start = time.perf_counter()
     app = make_app(
-        agent_command(protocol, "--init-delay", "2"), "bench", cwd=cwd, init_timeout=30
+        agent_command(protocol, "--init-delay", "2"),
+        "bench",
+        cwd=cwd,
+        init_timeout=30,
+        tune_gc=True,
     )
     frames = Frames(app)
 
@@ -296,6 +302,7 @@ async def replay(protocol: int, updates: int, cwd: Path) -> ReplayResult:
         "bench",
         cwd=cwd,
         init_timeout=30.0,
+        tune_gc=True,
     )
     frames = Frames(app)
     frames.watch("REPLAY-DONE", lambda: last_text(app.store, "REPLAY-DONE"))

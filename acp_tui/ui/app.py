@@ -35,6 +35,7 @@ from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
+from acp_tui.ui.bridge import tune_garbage_collector
 from acp_tui.ui.commands import ACTIONS, config_entries
 from acp_tui.ui.messages import (
     AgentConnected,
@@ -81,6 +82,7 @@ class AcpTuiApp(App[None]):
         settings: The agent to run.
         request: The first session to open (new, resume an id, or pick).
         theme: The theme to start with.
+        tune_gc: Apply `tune_garbage_collector` once a session is open.
     """
 
     CSS_PATH = "app.tcss"
@@ -103,8 +105,12 @@ class AcpTuiApp(App[None]):
         *,
         request: SessionRequest | None = None,
         theme: str | None = None,
+        tune_gc: bool = False,
     ) -> None:
         super().__init__()
+        self.tune_gc = tune_gc
+        """Apply the streaming garbage-collector policy once a session is open
+        (process-wide, so only for a real run: the CLI and the bench)."""
         self.settings = settings
         self.runner = AgentRunner(self, self, settings)
         self.first_request = request or SessionRequest()
@@ -230,6 +236,8 @@ class AcpTuiApp(App[None]):
             await self._conversation.reset()
         self._rendered_store = store
         self._turns_seen = store.state.turns_ended
+        if self.tune_gc:
+            tune_garbage_collector()  # the start-up heap is loaded by now
         notices = store.notices
         self._last_notice = notices[-1].notice_id if notices else None
         await self._conversation.apply_changes(store, ())
@@ -563,6 +571,7 @@ def make_app(
     request: SessionRequest | None = None,
     mcp_servers: dict[str, McpServerSettings] | None = None,
     theme: str | None = None,
+    tune_gc: bool = False,
 ) -> AcpTuiApp:
     """Build the app for an agent command (used by the CLI, tests and benches)."""
     return AcpTuiApp(
@@ -576,4 +585,5 @@ def make_app(
         ),
         request=request,
         theme=theme,
+        tune_gc=tune_gc,
     )

@@ -33,6 +33,7 @@ __all__ = [
     "ModalPermissionPrompter",
     "StoreBridge",
     "collect_when_idle",
+    "restore_garbage_collector",
     "tune_garbage_collector",
 ]
 
@@ -65,6 +66,7 @@ class _Collector:
         """`gc.get_freeze_count()` after the last idle collection."""
         self.over_limit = False
         """More than `TENURED_LIMIT` objects were tenured: collect soon."""
+        self._threshold: tuple[int, int, int] | None = None
 
     def tune(self) -> None:
         if self.tuned:
@@ -73,8 +75,20 @@ class _Collector:
         gc.freeze()
         self.baseline = gc.get_freeze_count()
         gc.callbacks.append(self._after_collection)
-        young, middle, _ = gc.get_threshold()
+        self._threshold = gc.get_threshold()
+        young, middle, _ = self._threshold
         gc.set_threshold(young, middle, FULL_COLLECTION_THRESHOLD)
+
+    def restore(self) -> None:
+        if not self.tuned:
+            return
+        self.tuned = False
+        self.over_limit = False
+        gc.callbacks.remove(self._after_collection)
+        if self._threshold is not None:
+            gc.set_threshold(*self._threshold)
+        gc.unfreeze()
+        gc.collect()
 
     def _after_collection(self, phase: str, info: dict[str, int]) -> None:
         if phase == "stop" and info.get("generation") == 2:
@@ -128,6 +142,11 @@ def tune_garbage_collector() -> None:
     _collector.tune()
 
 
+def restore_garbage_collector() -> None:
+    """Undo `tune_garbage_collector` (tests; a process that embeds the app)."""
+    _collector.restore()
+
+
 def collect_when_idle() -> bool:
     """Collect what was frozen while streaming, if that is worth a pause now.
 
@@ -147,10 +166,11 @@ def collect_when_idle() -> bool:
 class StoreBridge:
     """Coalesces a store's changes into one `SessionUpdated` per refresh.
 
-    The first bridge of the process tunes the garbage collector (see
-    `tune_garbage_collector`): by then the session is open and the app loaded.
-    Once the store has not changed for `IDLE_COLLECT_DELAY` seconds the bridge
-    calls `collect_when_idle`.
+    When the process has tuned the garbage collector (`tune_garbage_collector`,
+    which the app does for a real run, once its session is open), the bridge
+    calls `collect_when_idle` after the store has not changed for
+    `IDLE_COLLECT_DELAY` seconds. The policy is process-wide, so it is opt-in:
+    tests and embedders keep Python's default collector.
 
     Args:
         store: The store to follow.
@@ -158,7 +178,6 @@ class StoreBridge:
     """
 
     def __init__(self, store: SessionStore, target: MessagePump) -> None:
-        tune_garbage_collector()
         self.store = store
         self.target = target
         self._pending: list[Change] = []

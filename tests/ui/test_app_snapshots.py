@@ -7,6 +7,7 @@ prompt's cursor not blinking, so reruns are stable.
 
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -32,6 +33,7 @@ pytestmark = [pytest.mark.snapshot, pytest.mark.subprocess]
 SnapCompare = Callable[..., bool]
 SIZE = (110, 34)
 PROJECT = Path("/tmp/acp-tui-snapshot-project")
+REPO = FAKE_AGENT.parents[2]
 SHOWN = {"message", "tool_call", "plan", "permission"}
 """Timeline kinds that get a widget of their own (terminals live in tool cards)."""
 
@@ -45,7 +47,11 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def app_for(scenario: str, theme: str | None = None) -> AcpTuiApp:
-    command = AgentCommand(argv=(sys.executable, str(FAKE_AGENT), scenario))
+    # Relative to the checkout, so the start panel's command line is the same in
+    # every clone (`python` is the environment's interpreter under `uv run`).
+    script = FAKE_AGENT.relative_to(REPO)
+    python = "python" if shutil.which("python") else sys.executable
+    command = AgentCommand(argv=(python, str(script), scenario), cwd=REPO)
     return make_app(command, "fake", cwd=PROJECT, init_timeout=10.0, theme=theme)
 
 

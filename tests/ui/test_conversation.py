@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import pytest
 from textual.app import App, ComposeResult
@@ -22,7 +22,12 @@ from acp_tui.store import ops
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.ui import bridge
-from acp_tui.ui.bridge import StoreBridge, collect_when_idle, tune_garbage_collector
+from acp_tui.ui.bridge import (
+    StoreBridge,
+    collect_when_idle,
+    restore_garbage_collector,
+    tune_garbage_collector,
+)
 from acp_tui.ui.messages import SessionUpdated
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.conversation import (
@@ -497,10 +502,20 @@ class Cycle:
         self.me = self
 
 
+@pytest.fixture
+def tuned_gc() -> Iterator[None]:
+    """The process-wide policy, undone afterwards (it must not leak into tests)."""
+    tune_garbage_collector()
+    try:
+        yield
+    finally:
+        restore_garbage_collector()
+
+
+@pytest.mark.usefixtures("tuned_gc")
 def test_garbage_frozen_while_streaming_is_freed_when_idle(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    tune_garbage_collector()
     cycle = Cycle()
     ref = weakref.ref(cycle)
     gc.collect()  # a full collection: what survives it (the cycle) is frozen
