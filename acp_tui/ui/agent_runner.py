@@ -143,6 +143,8 @@ class AgentRunner:
         self.prompt_caps: PromptCapabilities | None = None
         """What the agent accepts in prompts (known once connected)."""
         self._launcher: AgentLauncher | None = None
+        self._scope: anyio.CancelScope | None = None
+        self._stopped = anyio.Event()
         self.prompter = RememberingPrompter(
             ModalPermissionPrompter(app, self._tool_call)
         )
@@ -190,12 +192,33 @@ class AgentRunner:
 
     # --------------------------------------------------------------- lifecycle
 
+    @property
+    def running(self) -> bool:
+        """A connection is being run (the agent process may be up)."""
+        return self._scope is not None
+
+    async def stop(self) -> None:
+        """Shut the connection down and wait until the agent process is reaped.
+
+        An anyio cancellation, so the transport's shielded shutdown (close
+        stdin, wait, SIGTERM, SIGKILL) runs to its end; Textual's own worker
+        cancellation at exit is a bare task cancel that would cut it short.
+        """
+        scope = self._scope
+        if scope is None:
+            return
+        scope.cancel()
+        await self._stopped.wait()
+
     async def run(self, request: SessionRequest) -> None:
-        """Run one connection until it fails or the worker is cancelled."""
+        """Run one connection until it fails, is stopped or is cancelled."""
         from acp_tui.client.launch import AGENT_FAILURES
 
+        self._stopped = anyio.Event()
+        self._scope = anyio.CancelScope()
         try:
-            await self._run(request)
+            with self._scope:
+                await self._run(request)
         except LoginInTerminal as login:
             self.app.post_message(
                 TerminalLoginRequested(login.command, login.choice.name, request)
@@ -218,6 +241,8 @@ class AgentRunner:
                 AgentFailed(f"unexpected error: {error!r}", restartable=True)
             )
         finally:
+            self._scope = None
+            self._stopped.set()
             self.client = None
             self.connection = None
             self.in_turn = False

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import anyio
+from rich.console import RenderableType
 from textual import on, work
 from textual.app import App, ComposeResult, SuspendNotSupported, SystemCommand
 from textual.binding import Binding, BindingType
@@ -109,6 +110,7 @@ class AcpTuiApp(App[None]):
     ) -> None:
         super().__init__()
         self.tune_gc = tune_gc
+        self._exiting = False
         """Apply the streaming garbage-collector policy once a session is open
         (process-wide, so only for a real run: the CLI and the bench)."""
         self.settings = settings
@@ -120,6 +122,25 @@ class AcpTuiApp(App[None]):
         self._rendered_store: SessionStore | None = None
         self._last_notice: str | None = None
         self._turns_seen = 0
+
+    def exit(
+        self,
+        result: None = None,
+        return_code: int = 0,
+        message: RenderableType | None = None,
+    ) -> None:
+        """Exit once the agent is shut down (bounded by `SHUTDOWN_WAIT`)."""
+        if self._exiting or not self.runner.running:
+            super().exit(result, return_code, message)
+            return
+        self._exiting = True
+
+        async def stop_then_exit() -> None:
+            with anyio.move_on_after(SHUTDOWN_WAIT):
+                await self.runner.stop()
+            super(AcpTuiApp, self).exit(result, return_code, message)
+
+        self.run_worker(stop_then_exit(), group="quit", exit_on_error=False)
 
     async def on_unmount(self) -> None:
         """Quitting: let the agent worker shut the agent down before the loop ends.
