@@ -374,11 +374,15 @@ async def test_long_raw_input_is_cut(store: SessionStore) -> None:
 
 
 async def test_completed_collapses_failed_stays_open(store: SessionStore) -> None:
-    long_text = "\n".join(f"line {n}" for n in range(40))
+    medium_text = "\n".join(f"line {n}" for n in range(40))
+    long_text = "\n".join(f"line {n}" for n in range(120))
     store.apply_many(
         [
             ops.PatchToolCall("ok", status="in_progress", content=[text_item("hi")]),
             ops.PatchToolCall("bad", status="in_progress", content=[text_item("hi")]),
+            ops.PatchToolCall(
+                "mid", status="in_progress", content=[diff_item(medium_text)]
+            ),
             ops.PatchToolCall(
                 "big", status="in_progress", content=[diff_item(long_text)]
             ),
@@ -386,17 +390,19 @@ async def test_completed_collapses_failed_stays_open(store: SessionStore) -> Non
     )
     app = CardsApp(store)
     async with app.run_test(size=SIZE) as pilot:
-        assert not any(app.card(i).collapsed for i in ("ok", "bad", "big"))
+        assert not any(app.card(i).collapsed for i in ("ok", "bad", "mid", "big"))
         await apply(
             pilot,
             app,
             ops.PatchToolCall("ok", status="completed"),
             ops.PatchToolCall("bad", status="failed"),
+            ops.PatchToolCall("mid", status="completed"),
             ops.PatchToolCall("big", status="completed"),
         )
         assert app.card("ok").collapsed
         assert not app.card("bad").collapsed
-        assert app.card("big").collapsed  # a diff, but not a small one
+        assert not app.card("mid").collapsed  # a diff the user wants to read
+        assert app.card("big").collapsed  # a diff, but a very long one
 
 
 async def test_user_toggle_is_kept(store: SessionStore) -> None:

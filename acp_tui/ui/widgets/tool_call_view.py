@@ -84,6 +84,9 @@ STATUS_TOKENS: Final = {
 """The theme token that colours each status (unknown statuses: `tool-pending`)."""
 
 SMALL_CONTENT_LINES: Final = 15
+DIFF_OPEN_LINES: Final = 80
+"""A finished card keeps a diff of up to this many lines open: the change is what
+the user wants to read (longer ones fold, one click away)."""
 """A completed call's diff or terminal with at most this many lines stays open."""
 
 MAX_TERMINAL_LINES: Final = 500
@@ -760,7 +763,7 @@ class ToolCallView(Widget):
         title = f"{label} · {lines} {'line' if lines == 1 else 'lines'}"
         collapse = False
         if tool_call.status in ("completed", "cancelled"):
-            small_visual = (
+            small_visual = ("diff" in kinds and lines <= DIFF_OPEN_LINES) or (
                 bool(kinds & {"diff", "changes", "terminal"})
                 and lines <= SMALL_CONTENT_LINES
             )
