@@ -112,8 +112,14 @@ async def test_claude_agent_with_a_dummy_key_shows_the_error(
             lambda: app.store is not None and app.store.state.turns_ended >= 1,
             120,
         )
-        shown = " ".join(v.text for v in app.query(MessageView))
-        shown += " ".join(b.text for b in app.query(Banner))
-        assert "API" in shown or "error" in shown.lower()
+
+        def shown() -> str:
+            texts = [v.text for v in app.query(MessageView)]
+            return " ".join(texts + [b.text for b in app.query(Banner)])
+
+        # The store has the turn's end; the screen follows within a refresh or two.
+        await wait_long(
+            pilot, lambda: "API" in shown() or "error" in shown().lower(), 30
+        )
         assert "idle (" in status.status_text()
         assert app.is_running
