@@ -204,11 +204,15 @@ class AgentRunner:
         stdin, wait, SIGTERM, SIGKILL) runs to its end; Textual's own worker
         cancellation at exit is a bare task cancel that would cut it short.
         """
-        scope = self._scope
-        if scope is None:
+        if self._scope is None:
             return
-        scope.cancel()
+        self.request_stop()
         await self._stopped.wait()
+
+    def request_stop(self) -> None:
+        """Cancel the connection (its shutdown then runs); does not wait."""
+        if self._scope is not None:
+            self._scope.cancel()
 
     async def run(self, request: SessionRequest) -> None:
         """Run one connection until it fails, is stopped or is cancelled."""

@@ -10,7 +10,6 @@ login dialog are modal screens awaited through a future.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import itertools
 import logging
@@ -27,7 +26,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer
-from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
 
 from acp_tui.client.options import cycle_value
 from acp_tui.history import PromptHistory
@@ -111,6 +109,8 @@ class AcpTuiApp(App[None]):
         super().__init__()
         self.tune_gc = tune_gc
         self._exiting = False
+        self._connection_lock = asyncio.Lock()
+        self._connection_task: asyncio.Future[None] | None = None
         """Apply the streaming garbage-collector policy once a session is open
         (process-wide, so only for a real run: the CLI and the bench)."""
         self.settings = settings
@@ -143,21 +143,18 @@ class AcpTuiApp(App[None]):
         self.run_worker(stop_then_exit(), group="quit", exit_on_error=False)
 
     async def on_unmount(self) -> None:
-        """Quitting: let the agent worker shut the agent down before the loop ends.
+        """Quitting: let the agent connection shut the agent down before the loop ends.
 
-        Textual cancels workers on exit without waiting for them; the transport's
-        shutdown (stdin closed, the process group reaped, pipes closed) needs a few
-        loop turns, so wait for it here, bounded.
+        Textual cancels workers with a bare task cancel when its message loop
+        ends (and the test harness ends it without going through `exit()`); the
+        connection runs in its own shielded task (see `run_agent`), so stop it
+        with an anyio cancellation here and wait for the agent to be reaped,
+        bounded.
         """
-        agent_workers = [w for w in self.workers if w.group == "agent"]
-        for worker in agent_workers:
-            worker.cancel()
-        with anyio.move_on_after(SHUTDOWN_WAIT):
-            for worker in agent_workers:
-                if worker.state == WorkerState.PENDING:
-                    continue  # never started: nothing to shut down
-                with contextlib.suppress(WorkerCancelled, WorkerFailed):
-                    await worker.wait()
+        task = self._connection_task
+        if task is not None and not task.done():
+            self.runner.request_stop()
+            await asyncio.wait({task}, timeout=SHUTDOWN_WAIT)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Defaults for the custom theme variables, so stock themes work too."""
@@ -214,8 +211,26 @@ class AcpTuiApp(App[None]):
         description="Agent connection",
     )
     async def run_agent(self, request: SessionRequest) -> None:
-        """The long-lived agent worker (one connection)."""
-        await self.runner.run(request)
+        """The long-lived agent worker (one connection).
+
+        The connection runs in a task of its own, shielded from this worker:
+        Textual cancels workers with a bare `Task.cancel()` (a restart replacing
+        this exclusive worker, or the app's loop ending), which would cut the
+        transport's shielded shutdown short and could leave the agent running.
+        A cancelled worker instead asks the runner to stop (an anyio
+        cancellation, which that shutdown honours) and waits for it, bounded.
+        The lock keeps one connection at a time: a restart's new connection
+        starts only once the old one is down.
+        """
+        async with self._connection_lock:
+            task = asyncio.ensure_future(self.runner.run(request))
+            self._connection_task = task
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                self.runner.request_stop()
+                await asyncio.wait({task}, timeout=SHUTDOWN_WAIT)
+                raise
 
     @property
     def _status(self) -> StatusBar:

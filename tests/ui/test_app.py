@@ -200,3 +200,37 @@ async def test_quitting_shuts_the_agent_down(tmp_path: Path) -> None:
         assert transport.returncode is None  # running, a request pending
         app.exit()
     assert transport.returncode is not None  # reaped before the app returned
+
+
+async def test_teardown_without_exit_still_reaps_the_agent(tmp_path: Path) -> None:
+    """The harness (or a crash) ends the loop without `exit()`: Textual then
+    cancels the workers with a bare task cancel, which must not cut the agent's
+    shutdown short."""
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        transport = app.runner.launcher.transport
+        assert transport is not None
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        assert transport.returncode is None
+    assert transport.returncode is not None
+
+
+async def test_restart_while_running_replaces_the_agent(tmp_path: Path) -> None:
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        first = app.runner.launcher.transport
+        assert first is not None
+        old_store = app.store
+        await pilot.press("ctrl+r")
+        await wait_for(
+            pilot, lambda: app.store is not None and app.store is not old_store
+        )
+        assert first.returncode is not None  # the old agent was reaped
+        second = app.runner.launcher.transport
+        assert second is not None
+        assert second is not first
+        assert second.returncode is None
+        assert app.runner.running
