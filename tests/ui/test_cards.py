@@ -7,7 +7,7 @@ tests drive with store ops (no agent), the way the conversation does.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 from textual.app import App, ComposeResult
@@ -25,6 +25,8 @@ from acp_tui.ui.widgets.permission_view import PermissionView, permission_outcom
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.tool_call_view import (
+    SEGMENT_VIEWS,
+    ContentSegment,
     ToolCallBody,
     ToolCallView,
     tool_call_body,
@@ -722,3 +724,45 @@ async def test_plan_panel_before_mount_shows_plans_on_mount(
         await pilot.pause()
         assert [v.plan_id for v in panel.query(PlanView)] == ["a"]
         assert not panel.query_one("#plan-empty").display
+
+
+class _UpperDiff(Static):
+    """A stand-in segment widget registered for the `diff` kind."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown = ""
+
+    def show_segment(
+        self, store: SessionStore, items: Sequence[JSONObject], start: int, end: int
+    ) -> int:
+        self.shown = "DIFF x" + str(end - start)
+        self.update(self.shown)
+        return 1
+
+    @property
+    def plain_text(self) -> str:
+        return self.shown
+
+
+async def test_segment_kinds_get_their_registered_widget(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kind in `SEGMENT_VIEWS` is shown by its own widget; when the item at a
+    position changes kind, the card swaps that position's widget."""
+    monkeypatch.setitem(SEGMENT_VIEWS, "diff", _UpperDiff)
+    store.apply(ops.PatchToolCall("t1", kind="edit", status="in_progress"))
+    app = CardsApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.card("t1")
+        await apply(pilot, app, ops.AppendToolCallContent("t1", text_item("before")))
+        assert card.content_text == "before"
+        (first,) = card.query(ContentSegment)
+        await apply(pilot, app, ops.PatchToolCall("t1", content=[diff_item(PATCH)]))
+        assert card.content_text == "DIFF x1"
+        assert not first.is_attached
+        assert len(card.query(_UpperDiff)) == 1
+        assert not card.query(ContentSegment)
+        await apply(pilot, app, ops.PatchToolCall("t1", content=[text_item("after")]))
+        assert card.content_text == "after"
+        assert not card.query(_UpperDiff)

@@ -22,9 +22,17 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Final, Literal, TypeAlias
+from typing import (
+    ClassVar,
+    Final,
+    Literal,
+    Protocol,
+    TypeAlias,
+    cast,
+    runtime_checkable,
+)
 
 from textual.app import ComposeResult
 from textual.content import Content
@@ -42,8 +50,12 @@ from acp_tui.terminal.emulator import TerminalEmulator
 
 __all__ = [
     "KIND_ICONS",
+    "SEGMENT_VIEWS",
     "STATUS_ICONS",
     "STATUS_TOKENS",
+    "ContentSegment",
+    "SegmentKind",
+    "SegmentView",
     "ToolCallBody",
     "ToolCallView",
     "change_line",
@@ -369,6 +381,116 @@ _SEGMENT_LABELS: Final[dict[SegmentKind, str]] = {
 # --- widgets ----------------------------------------------------------------
 
 
+@runtime_checkable
+class SegmentView(Protocol):
+    """What a card needs from the widget that shows one content segment.
+
+    Each segment kind may have a widget of its own (`SEGMENT_VIEWS`); the rest
+    use `ContentSegment`. A card keeps one widget per segment and calls
+    `show_segment` whenever that segment's items (or, for a terminal, the
+    terminal) changed.
+    """
+
+    def show_segment(
+        self, store: SessionStore, items: Sequence[JSONObject], start: int, end: int
+    ) -> int:
+        """Show `items[start:end]` (one segment); return its height in lines."""
+        ...
+
+    @property
+    def plain_text(self) -> str:
+        """The segment as plain text (tests, export, accessibility)."""
+        ...
+
+
+class ContentSegment(Static):
+    """The default segment widget: the segment rendered as one `Content`."""
+
+    def __init__(self) -> None:
+        super().__init__(classes="tool-segment")
+        self._feed: _TerminalFeed | None = None
+
+    def show_segment(
+        self, store: SessionStore, items: Sequence[JSONObject], start: int, end: int
+    ) -> int:
+        """Render `items[start:end]`; return its height in lines."""
+        kind = _segment_kind(items[start])
+        if kind == "terminal":
+            if self._feed is None:
+                self._feed = _TerminalFeed()
+            content = _render_terminal(
+                store, str(items[start].get("terminalId")), self._feed
+            )
+        else:
+            content = _render_segment(kind, items, start, end)
+        self.update(content)
+        return content.plain.count("\n") + 1
+
+    @property
+    def plain_text(self) -> str:
+        """The rendered segment as plain text."""
+        return _plain(self)
+
+    @property
+    def styled(self) -> Content:
+        """The rendered segment (styled)."""
+        content = self.content
+        return content if isinstance(content, Content) else Content(str(content))
+
+
+SEGMENT_VIEWS: Final[dict[SegmentKind, Callable[[], Widget]]] = {}
+"""Segment kinds shown by a widget of their own, and how to make one (each must
+implement `SegmentView`); other kinds use `ContentSegment`."""
+
+
+def _segment_view_factory(kind: SegmentKind) -> Callable[[], Widget]:
+    return SEGMENT_VIEWS.get(kind, ContentSegment)
+
+
+def _render_segment(
+    kind: SegmentKind, items: Sequence[JSONObject], start: int, end: int
+) -> Content:
+    item = items[start]
+    if kind == "text":
+        text = "".join(_item_text(items[i]) or "" for i in range(start, end))
+        return _lines_content(_safe_lines(text.rstrip("\n")))
+    if kind == "diff":
+        return diff_content(diff_patch_text(item) or "")
+    if kind == "changes":
+        changes = item.get("changes")
+        lines = (
+            [change_line(c) for c in changes if isinstance(c, Mapping)]
+            if isinstance(changes, Sequence)
+            else []
+        )
+        return _lines_content(lines or ["(no changes listed)"])
+    if item.get("type") == "content":
+        return Content(printable(_block_label(item.get("content"))))
+    return Content(printable(f"[{item.get('type')} content]"))
+
+
+def _render_terminal(
+    store: SessionStore, terminal_id: str, feed: _TerminalFeed
+) -> Content:
+    terminal = store.terminal(terminal_id)
+    header = printable(_terminal_header(terminal, terminal_id))
+    parts: list[str | tuple[str, str]] = [(header, "bold")]
+    if terminal is None:
+        return Content.assemble(*parts)
+    lines = _safe_lines(feed.update(terminal)) if terminal.output else []
+    if len(lines) > MAX_TERMINAL_LINES:
+        hidden = len(lines) - MAX_TERMINAL_LINES
+        lines = lines[hidden:]
+        parts.append((f"\n… {hidden} earlier lines", "italic"))
+    if lines:
+        parts.append("\n" + "\n".join(lines))
+    exit_text = _exit_text(terminal)
+    if exit_text is not None:
+        text, ok = exit_text
+        parts.append(("\n" + text, "$tool-completed" if ok else "$tool-failed"))
+    return Content.assemble(*parts)
+
+
 class ToolCallBody(Collapsible):
     """The card's collapsible content; remembers whether the user toggled it."""
 
@@ -492,10 +614,10 @@ class ToolCallView(Widget):
         self._seen: list[JSONObject] = []
         """The content items rendered, to tell appends from replacements."""
         self._segments: list[_Segment] = []
-        self._segment_widgets: list[Static] = []
+        self._segment_widgets: list[Widget] = []
         self._segment_keys: list[tuple[object, ...]] = []
         self._segment_lines: list[int] = []
-        self._terminals: dict[str, _TerminalFeed] = {}
+        self._segment_factories: list[Callable[[], Widget]] = []
         self._sync_scheduled = False
         self._contents: Widget | None = None
         """The body's container, once composed (new segments are mounted in it)."""
@@ -545,7 +667,7 @@ class ToolCallView(Widget):
     @property
     def content_text(self) -> str:
         """The content as plain text (segments, then raw input/output if shown)."""
-        parts = [_plain(widget) for widget in self._segment_widgets]
+        parts = [cast(SegmentView, w).plain_text for w in self._segment_widgets]
         if self._raw.display:
             parts.append(_plain(self._raw))
         return "\n".join(parts)
@@ -553,7 +675,9 @@ class ToolCallView(Widget):
     def segment_contents(self) -> list[Content]:
         """The rendered content of each segment (styled), in order."""
         return [
-            w.content if isinstance(w.content, Content) else Content(str(w.content))
+            w.styled
+            if isinstance(w, ContentSegment)
+            else Content(cast(SegmentView, w).plain_text)
             for w in self._segment_widgets
         ]
 
@@ -644,24 +768,37 @@ class ToolCallView(Widget):
         self._segments = segments
         widgets = self._segment_widgets
         keys = self._segment_keys
-        new: list[Static] = []
+        new: list[Widget] = []
         for index, segment in enumerate(segments):
             key = self._segment_key(segment, items)
+            factory = _segment_view_factory(segment.kind)
             if index < len(widgets):
                 if keys[index] == key and segment.end <= first_changed:
                     continue
                 widget = widgets[index]
+                if self._segment_factories[index] is not factory:
+                    # Another kind of segment now: swap in its own widget.
+                    replacement = factory()
+                    if widget in new:
+                        new[new.index(widget)] = replacement
+                    elif self._contents is not None:
+                        self._contents.mount(replacement, before=widget)
+                    widget.remove()
+                    widgets[index] = widget = replacement
+                    self._segment_factories[index] = factory
             else:
-                widget = Static(classes="tool-segment")
+                widget = factory()
                 widgets.append(widget)
                 keys.append(())
                 self._segment_lines.append(0)
+                self._segment_factories.append(factory)
                 new.append(widget)
             keys[index] = key
-            content = self._render_segment(segment, items)
-            self._segment_lines[index] = content.plain.count("\n") + 1
+            view = cast(SegmentView, widget)
             widget.set_classes(f"tool-segment -{segment.kind}")
-            widget.update(content)
+            self._segment_lines[index] = view.show_segment(
+                self.store, items, segment.start, segment.end
+            )
             self.renders += 1
         if new and self._contents is not None:
             self._contents.mount_all(new, before=self._raw)
@@ -671,6 +808,7 @@ class ToolCallView(Widget):
             del widgets[len(segments) :]
             del keys[len(segments) :]
             del self._segment_lines[len(segments) :]
+            del self._segment_factories[len(segments) :]
 
     def _segment_key(
         self, segment: _Segment, items: Sequence[JSONObject]
@@ -681,51 +819,6 @@ class ToolCallView(Widget):
             revision = terminal.revision if terminal is not None else -1
             return (segment, terminal_id, revision)
         return (segment,)
-
-    def _render_segment(
-        self, segment: _Segment, items: Sequence[JSONObject]
-    ) -> Content:
-        item = items[segment.start]
-        if segment.kind == "text":
-            text = "".join(
-                _item_text(items[i]) or "" for i in range(segment.start, segment.end)
-            )
-            return _lines_content(_safe_lines(text.rstrip("\n")))
-        if segment.kind == "diff":
-            return diff_content(diff_patch_text(item) or "")
-        if segment.kind == "changes":
-            changes = item.get("changes")
-            lines = (
-                [change_line(c) for c in changes if isinstance(c, Mapping)]
-                if isinstance(changes, Sequence)
-                else []
-            )
-            return _lines_content(lines or ["(no changes listed)"])
-        if segment.kind == "terminal":
-            return self._render_terminal(str(item.get("terminalId")))
-        if item.get("type") == "content":
-            return Content(printable(_block_label(item.get("content"))))
-        return Content(printable(f"[{item.get('type')} content]"))
-
-    def _render_terminal(self, terminal_id: str) -> Content:
-        terminal = self.store.terminal(terminal_id)
-        header = printable(_terminal_header(terminal, terminal_id))
-        parts: list[str | tuple[str, str]] = [(header, "bold")]
-        if terminal is None:
-            return Content.assemble(*parts)
-        feed = self._terminals.setdefault(terminal_id, _TerminalFeed())
-        lines = _safe_lines(feed.update(terminal)) if terminal.output else []
-        if len(lines) > MAX_TERMINAL_LINES:
-            hidden = len(lines) - MAX_TERMINAL_LINES
-            lines = lines[hidden:]
-            parts.append((f"\n… {hidden} earlier lines", "italic"))
-        if lines:
-            parts.append("\n" + "\n".join(lines))
-        exit_text = _exit_text(terminal)
-        if exit_text is not None:
-            text, ok = exit_text
-            parts.append(("\n" + text, "$tool-completed" if ok else "$tool-failed"))
-        return Content.assemble(*parts)
 
     def _sync_raw(self, tool_call: ToolCall) -> None:
         show = not self._segments and (
