@@ -64,6 +64,12 @@ class _Collector:
         self.tuned = False
         self.baseline = 0
         """`gc.get_freeze_count()` after the last idle collection."""
+        self.tenured = 0
+        """Objects frozen since the last idle collection, an upper bound: counted
+        as they are frozen, while some die later (refcounting frees frozen objects
+        too). `gc.get_freeze_count()` is exact but walks the whole frozen list,
+        tens of milliseconds with a big heap: it is only asked when this bound
+        passes `TENURED_LIMIT`, and then replaces it."""
         self.over_limit = False
         """More than `TENURED_LIMIT` objects were tenured: collect soon."""
         self._threshold: tuple[int, int, int] | None = None
@@ -74,6 +80,7 @@ class _Collector:
         self.tuned = True
         gc.freeze()
         self.baseline = gc.get_freeze_count()
+        self.tenured = 0
         gc.callbacks.append(self._after_collection)
         self._threshold = gc.get_threshold()
         young, middle, _ = self._threshold
@@ -94,18 +101,21 @@ class _Collector:
         if phase == "stop" and info.get("generation") == 2:
             # Everything still tracked just survived a full collection: it is
             # alive. Tenure it, so the next full collection walks only what was
-            # allocated since (its garbage and its survivors).
+            # allocated since (its garbage and its survivors). Those survivors
+            # are all in generation 2 now (the older ones are frozen), so
+            # counting them costs about what the collection just walked.
+            self.tenured += len(gc.get_objects(generation=2))
             gc.freeze()
-            self.over_limit = self.tenured() > TENURED_LIMIT
-
-    def tenured(self) -> int:
-        return gc.get_freeze_count() - self.baseline
+            if self.tenured > TENURED_LIMIT:
+                self.tenured = gc.get_freeze_count() - self.baseline
+                self.over_limit = self.tenured > TENURED_LIMIT
 
     def collect(self) -> None:
         gc.unfreeze()
         gc.collect()
         gc.freeze()
         self.baseline = gc.get_freeze_count()
+        self.tenured = 0
         self.over_limit = False
 
 
@@ -157,7 +167,7 @@ def collect_when_idle() -> bool:
         Whether a collection ran (at least `IDLE_COLLECT_GROWTH` objects were
         frozen since the last one).
     """
-    if not _collector.tuned or _collector.tenured() < IDLE_COLLECT_GROWTH:
+    if not _collector.tuned or _collector.tenured < IDLE_COLLECT_GROWTH:
         return False
     _collector.collect()
     return True
