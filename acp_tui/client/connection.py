@@ -20,6 +20,13 @@ How acp-tui negotiates (`--protocol auto`, the default):
 
 `initialize` is bounded by a timeout: an agent that never answers is reported as
 such, rather than leaving the user at "Initializing…".
+
+A `Connection` carries a task group, `tasks`, for work that lives as long as the
+connection: the commands of v1 client-owned terminals (`client.terminals`). When
+the connection closes, normally, by an error or by cancellation (the app quits),
+that group is cancelled and waited for first, so every command is killed and reaped
+(a bounded, shielded cleanup) before the dispatcher stops and the agent is shut
+down.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import anyio
+import anyio.abc
 from pydantic import ValidationError
 
 from acp_tui import __version__
@@ -100,6 +109,8 @@ class ClientFeatures:
     read_text_file: bool = False
     write_text_file: bool = False
     terminal: bool = False
+    """Serve the v1 `terminal/*` methods: commands run on this machine, in a PTY,
+    inside the session's directories (`client.terminals`)."""
     terminal_auth: bool = False
     """The client can run an agent's `terminal` login method (agents may only
     advertise such methods to clients that declare it)."""
@@ -131,6 +142,10 @@ class Connection:
     agent: AgentIdentity
     fallbacks: list[str] = field(default_factory=list)
     """Why earlier offers were abandoned, in order (empty if the first offer held)."""
+    tasks: anyio.abc.TaskGroup | None = None
+    """Background work that lives as long as the connection (client-owned
+    terminals): cancelled, and waited for, when the connection closes. None for a
+    connection not made by `connect()`."""
 
 
 def initialize_params(
@@ -235,6 +250,7 @@ async def connect(
                 on_diagnostic=on_diagnostic,
             )
             await stack.enter_async_context(dispatcher.running())
+            tasks = await stack.enter_async_context(_background_tasks())
             params = initialize_params(offer, identity, features)
             try:
                 raw = await dispatcher.request(
@@ -285,9 +301,29 @@ async def connect(
                 initialize_result=result,
                 agent=_identity(result),
                 fallbacks=fallbacks,
+                tasks=tasks,
             )
             return
     raise AssertionError("unreachable: the last offer either returns or raises")
+
+
+@asynccontextmanager
+async def _background_tasks() -> AsyncIterator[anyio.abc.TaskGroup]:
+    """A task group whose tasks are cancelled (and waited for) when the block ends.
+
+    An exception raised in the block propagates as itself, not wrapped in an
+    `ExceptionGroup`.
+    """
+    error: Exception | None = None
+    async with anyio.create_task_group() as group:
+        try:
+            yield group
+        except Exception as raised:
+            error = raised
+        finally:
+            group.cancel_scope.cancel()
+    if error is not None:
+        raise error
 
 
 def _first_error(error: ValidationError) -> str:

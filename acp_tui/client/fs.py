@@ -128,7 +128,7 @@ class FileSystemAccess:
         return await anyio.to_thread.run_sync(func, *args)
 
     def _read(self, path: str, line: int | None, limit: int | None) -> str:
-        real = self._confine(path)
+        real = self.confine(path)
         try:
             fd = os.open(real, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_NONBLOCK)
         except OSError as exc:
@@ -150,7 +150,7 @@ class FileSystemAccess:
         return _select_lines(data, line, limit).decode("utf-8", errors="replace")
 
     def _write(self, path: str, content: str) -> None:
-        real = self._confine(path)
+        real = self.confine(path)
         try:
             data = content.encode("utf-8")
         except UnicodeEncodeError:
@@ -181,7 +181,7 @@ class FileSystemAccess:
         except OSError as exc:
             _raise_os_error(exc, path, reading=False)
 
-    def _confine(self, path: str) -> str:
+    def confine(self, path: str) -> str:
         """The resolved path, checked against the roots (resolved now, too)."""
         if "\0" in path:
             raise RpcError(INVALID_PARAMS, "Path contains a NUL character", path)

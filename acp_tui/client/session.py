@@ -22,7 +22,11 @@ and read version-neutral `SessionStore`s:
   `PermissionPrompter` port (a `$/cancel_request` or a cancelled turn answers
   `cancelled`; an option that was not offered is never sent), and v1
   `fs/read_text_file` / `fs/write_text_file` are served inside the session's roots
-  when enabled. Anything else gets `-32601`.
+  when enabled. So are the v1 `terminal/*` methods (`client.terminals`), one
+  `ClientTerminals` per session, whose commands run in the connection's task
+  group. Anything else gets `-32601`.
+* Client-owned terminals are killed and reaped when their session is closed or
+  deleted, by `aclose()`, and in any case when the connection closes.
 """
 
 from __future__ import annotations
@@ -42,9 +46,15 @@ from acp_tui.client._wire import json_list
 from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.fs import FileSystemAccess
 from acp_tui.client.ports import PermissionChoice, PermissionPrompter, PermissionRequest
+from acp_tui.client.terminals import ClientTerminals
 from acp_tui.config import McpServerSettings
 from acp_tui.protocol.dispatcher import Diagnostic, RequestContext
-from acp_tui.protocol.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, RpcError
+from acp_tui.protocol.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    RpcError,
+)
 from acp_tui.protocol.schema import v1, v2
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.protocol.transport import ConnectionClosed
@@ -59,6 +69,17 @@ log = logging.getLogger(__name__)
 
 MAX_EARLY_UPDATES: Final = 10_000
 """Updates held for a session id whose `session/new` response is still pending."""
+
+TERMINAL_METHODS: Final = frozenset(
+    {
+        "terminal/create",
+        "terminal/output",
+        "terminal/wait_for_exit",
+        "terminal/kill",
+        "terminal/release",
+    }
+)
+"""The v1 client-owned terminal methods (served when `features.terminal` is on)."""
 
 
 class UnsupportedOperation(Exception):
@@ -105,6 +126,8 @@ class _Session:
     cwd: Path
     roots: FileSystemAccess
     v1: translate_v1.V1Translator | None
+    terminals: ClientTerminals | None = None
+    """v1 client-owned terminals, when served."""
     turn: _Turn | None = None
     cancelled: anyio.Event = field(default_factory=anyio.Event)
     """Set by `cancel()`. A permission request watches the event current when it
@@ -126,7 +149,7 @@ class AcpClient:
 
     Args:
         prompter: Answers the agent's permission requests.
-        features: Which client methods are served (v1 `fs`).
+        features: Which client methods are served (v1 `fs` and `terminal`).
         mcp_servers: MCP servers to pass on new and resumed sessions.
         on_diagnostic: Told about malformed updates (also logged).
     """
@@ -248,7 +271,11 @@ class AcpClient:
     def _open(self, session_id: str, cwd: Path, extra: Sequence[Path]) -> _Session:
         store = SessionStore(session_id)
         translator = translate_v1.V1Translator(store) if self.version == 1 else None
-        session = _Session(store, cwd, FileSystemAccess(cwd, list(extra)), translator)
+        roots = FileSystemAccess(cwd, list(extra))
+        session = _Session(store, cwd, roots, translator)
+        tasks = self.connection.tasks
+        if self.version == 1 and self.features.terminal and tasks is not None:
+            session.terminals = ClientTerminals(store, roots, tasks)
         self._sessions[session_id] = session
         store.subscribe(functools.partial(self._on_changes, session))
         for params in self._early.pop(session_id, []):
@@ -393,7 +420,7 @@ class AcpClient:
             if caps is None or caps.close is None:
                 raise UnsupportedOperation("the agent cannot close sessions")
         await self._call("session/close", {"sessionId": session_id})
-        self._sessions.pop(session_id, None)
+        await self._forget(session_id)
 
     async def delete_session(self, session_id: str) -> None:
         """`session/delete` (needs the agent's `delete` capability)."""
@@ -406,7 +433,23 @@ class AcpClient:
         if not supported:
             raise UnsupportedOperation("the agent cannot delete sessions")
         await self._call("session/delete", {"sessionId": session_id})
-        self._sessions.pop(session_id, None)
+        await self._forget(session_id)
+
+    async def _forget(self, session_id: str) -> None:
+        """Drop an open session; its client-owned terminals are killed and reaped."""
+        session = self._sessions.pop(session_id, None)
+        if session is not None and session.terminals is not None:
+            await session.terminals.aclose()
+
+    async def aclose(self) -> None:
+        """Kill and reap the client-owned terminals of every session (bounded).
+
+        Sessions stay open. The connection does the same when it closes, so this is
+        for a client that ends before its connection.
+        """
+        for session in list(self._sessions.values()):
+            if session.terminals is not None:
+                await session.terminals.aclose()
 
     # ------------------------------------------------------------------ turns
 
@@ -638,7 +681,52 @@ class AcpClient:
             roots = self._session_for(write.session_id).roots
             await roots.write_text_file(write.path, write.content)
             return {}
+        if self.version == 1 and method in TERMINAL_METHODS:
+            if not self.features.terminal:
+                raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+            return await self._terminal_request(method, params)
         raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+
+    async def _terminal_request(self, method: str, params: Any) -> JSONObject:
+        """Serve one v1 `terminal/*` request.
+
+        https://agentclientprotocol.com/protocol/terminals
+        """
+        if method == "terminal/create":
+            create = v1.CreateTerminalRequest.model_validate(params)
+            terminals = self._terminals_for(create.session_id)
+            terminal_id = await terminals.create(
+                create.command,
+                create.args,
+                {variable.name: variable.value for variable in create.env},
+                create.cwd,
+                create.output_byte_limit,
+            )
+            return {"terminalId": terminal_id}
+        if method == "terminal/output":
+            output = v1.TerminalOutputRequest.model_validate(params)
+            terminals = self._terminals_for(output.session_id)
+            return terminals.output(output.terminal_id).to_json()
+        if method == "terminal/wait_for_exit":
+            wait = v1.WaitForTerminalExitRequest.model_validate(params)
+            terminals = self._terminals_for(wait.session_id)
+            status = await terminals.wait_for_exit(wait.terminal_id)
+            return status.to_json()
+        if method == "terminal/kill":
+            kill = v1.KillTerminalRequest.model_validate(params)
+            await self._terminals_for(kill.session_id).kill(kill.terminal_id)
+            return {}
+        release = v1.ReleaseTerminalRequest.model_validate(params)
+        await self._terminals_for(release.session_id).release(release.terminal_id)
+        return {}
+
+    def _terminals_for(self, session_id: str) -> ClientTerminals:
+        terminals = self._session_for(session_id).terminals
+        if terminals is None:  # a connection without a task group to run them in
+            raise RpcError(
+                INTERNAL_ERROR, "Terminals are not available on this connection"
+            )
+        return terminals
 
     def _session_for(self, session_id: str) -> _Session:
         session = self._sessions.get(session_id)

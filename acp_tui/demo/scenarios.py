@@ -734,9 +734,12 @@ async def run_scenario(turn: Turn, argument: str) -> str:
     steps, delay = (
         (2000, max(turn.pace.delay, 0.05)) if long else (10, turn.pace.delay * 2)
     )
-    argv = [turn.python(), "-u", "tools/progress.py", str(steps), f"{delay:g}"]
+    # Absolute paths: with v1 client terminals the command runs in the session's
+    # cwd (the client confines terminals to it), not in the scratch workspace.
+    script = str(workspace.root / "tools" / "progress.py")
+    argv = [turn.python(), "-u", script, str(steps), f"{delay:g}"]
     if long:
-        argv.append("run.pid")
+        argv.append(str(workspace.root / "run.pid"))
     display = "python tools/progress.py" + (" (long)" if long else "")
     await turn.think(
         (
@@ -872,7 +875,8 @@ async def permission_scenario(turn: Turn, argument: str) -> str:
         await _rejected(turn, edit, "edit notes.txt")
         summary.append("left `notes.txt` alone")
     display = "python tools/progress.py 3"
-    argv = [turn.python(), "-u", "tools/progress.py", "3", f"{turn.pace.delay:g}"]
+    script = str(workspace.root / "tools" / "progress.py")
+    argv = [turn.python(), "-u", script, "3", f"{turn.pace.delay:g}"]
     command = await turn.tool_call(
         f"Run `{display}`",
         "execute",

@@ -348,7 +348,9 @@ class Turn:
         """Run a command, shown as the tool call's terminal; returns how it ended.
 
         v2 and v1 without client terminals: it runs here, in a PTY, streamed as an
-        agent-owned terminal. v1 with `terminal: true`: the client runs it.
+        agent-owned terminal. v1 with `terminal: true`: the client runs it, in the
+        session's cwd (clients confine terminals to the session's directories, and
+        the scratch workspace is outside them), so `argv` names files absolutely.
         """
         session = self.session
         terminal_id = session.next_id("term")
@@ -365,7 +367,12 @@ class Turn:
                 )
 
             await self.port.run_on_client(
-                session.session_id, terminal_id, argv, cwd, client, created
+                session.session_id,
+                terminal_id,
+                argv,
+                Path(session.cwd),
+                client,
+                created,
             )
             if client.output is not None:
                 await self.emit(TerminalOutput(terminal_id, client.output))

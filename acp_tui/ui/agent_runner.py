@@ -264,7 +264,10 @@ class AgentRunner:
         client = AcpClient(
             prompter=self.prompter,
             features=ClientFeatures(
-                read_text_file=True, write_text_file=True, terminal_auth=True
+                read_text_file=True,
+                write_text_file=True,
+                terminal=True,
+                terminal_auth=True,
             ),
             mcp_servers=settings.mcp_servers,
         )

@@ -159,7 +159,13 @@ async def test_v2_number_with_v1_params_gets_v1_and_terminals_are_honoured(
         "terminal/release",
     ]
     create = rec.terminal_requests[0]["params"]
-    assert create["args"][-3:] == ["tools/progress.py", "10", "0"]
+    script, steps, delay = create["args"][-3:]
+    assert (steps, delay) == ("10", "0")
+    assert Path(script).is_absolute()
+    assert script.endswith("/tools/progress.py")
+    # Run in the session's cwd (the client confines terminals to it); the
+    # script itself lives in the demo's scratch workspace.
+    assert create["cwd"] == str(project)
     call = [u for u in rec.updates(session) if u.get("toolCallId") == "call-1"]
     assert {"type": "terminal", "terminalId": "client-term-1"} in [
         item for u in call for item in u.get("content") or []

@@ -66,6 +66,22 @@ In these four:
   Unknown session ids get -32002 with `data: {sessionId}`. A prompt saying "crash"
   makes the agent print "fatal: simulated crash" to stderr and exit with code 9.
 
+Client-owned terminals (v1):
+  v1-terminal     a v1-only agent (answers 1 to any offer, like `v1`). Its
+                  `session/prompt` runs commands in the client's terminals: it
+                  creates one (`sh -c`, coloured output, exit 3, an env variable,
+                  the session cwd, `outputByteLimit` 1000), embeds it in tool call
+                  "run1", waits for its exit, reads its output, releases it, then
+                  asks for its output again (an error now). It tries a terminal
+                  with cwd "/" (refused unless the session is at /), and one
+                  running `sleep 30` that it kills, waits for and releases. Prompt
+                  text "orphans" instead starts `sh -c 'sleep 30 & echo pids $$ $!;
+                  sleep 30'` in tool call "bg1", and ends the turn without
+                  releasing it. The turn's agent message is one JSON object with
+                  every response the agent received (keys "created", "exited",
+                  "output", "released", "after_release", "outside", "killed",
+                  "killed_exit", "killed_output", "killed_release").
+
 In the *-auth scenarios, session/new, list, resume, load and delete answer -32000
 (auth_required) until `auth/login` (v2) or `authenticate` (v1) with "agent-login"
 succeeds ({}); any other method id gets -32602. `auth/logout` / `logout` undo it. A
@@ -135,6 +151,8 @@ def initialize(request: dict[str, Any]) -> dict[str, Any] | None:
     if SCENARIO == "hang":
         return None
     if SCENARIO == "v1":
+        return {"jsonrpc": "2.0", "id": rid, "result": v1_result()}
+    if SCENARIO == "v1-terminal":
         return {"jsonrpc": "2.0", "id": rid, "result": v1_result()}
     if SCENARIO == "lying-v2":
         body = v1_result()
@@ -1100,6 +1118,85 @@ class FullAgent:
         write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
 
 
+def turn_v1_terminal(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
+    said = " ".join(b.get("text", "") for b in prompt if isinstance(b, dict))
+
+    def up(update: dict[str, Any]) -> None:
+        agent.update(sid, update)
+
+    def call(method: str, **params: Any) -> Any:
+        return agent.call(method, {"sessionId": sid, **params})
+
+    if "orphans" in said:
+        script = "sleep 30 & echo pids $$ $!; sleep 30"
+        created = call("terminal/create", command="sh", args=["-c", script])
+        tid = created["result"]["terminalId"]
+        up(
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "bg1",
+                "title": "Start a server",
+                "kind": "execute",
+                "status": "in_progress",
+                "content": [{"type": "terminal", "terminalId": tid}],
+            }
+        )
+        up({"sessionUpdate": "agent_message_chunk", "content": text(tid)})
+        write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+        return
+    report: dict[str, Any] = {}
+    script = "printf '\\033[32mbuilt\\033[0m %s\\n' \"$FAKE_TERM_VAR\"; exit 3"
+    report["created"] = call(
+        "terminal/create",
+        command="sh",
+        args=["-c", script],
+        env=[{"name": "FAKE_TERM_VAR", "value": "ok"}],
+        cwd=agent.cwd,
+        outputByteLimit=1000,
+    )
+    if "result" not in report["created"]:  # the client does not serve terminals
+        up(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "content": text(json.dumps(report)),
+            }
+        )
+        write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+        return
+    tid = report["created"]["result"]["terminalId"]
+    up(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "run1",
+            "title": "Run the build",
+            "kind": "execute",
+            "status": "in_progress",
+            "content": [{"type": "terminal", "terminalId": tid}],
+        }
+    )
+    report["exited"] = call("terminal/wait_for_exit", terminalId=tid)
+    report["output"] = call("terminal/output", terminalId=tid)
+    report["released"] = call("terminal/release", terminalId=tid)
+    report["after_release"] = call("terminal/output", terminalId=tid)
+    up(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "run1",
+            "status": "completed",
+        }
+    )
+    report["outside"] = call("terminal/create", command="true", cwd="/")
+    sleeper = call("terminal/create", command="sleep", args=["30"])
+    report["killed"] = sleeper
+    sleeper_id = sleeper["result"]["terminalId"]
+    call("terminal/kill", terminalId=sleeper_id)
+    report["killed_exit"] = call("terminal/wait_for_exit", terminalId=sleeper_id)
+    report["killed_output"] = call("terminal/output", terminalId=sleeper_id)
+    report["killed_release"] = call("terminal/release", terminalId=sleeper_id)
+    up({"sessionUpdate": "agent_message_chunk", "content": text(json.dumps(report))})
+    write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+
+
 def main() -> None:
     if "--login" in sys.argv[2:]:
         terminal_login()
@@ -1163,6 +1260,9 @@ def main() -> None:
         elif method == "session/prompt" and SCENARIO in ("v1", "v2"):
             turn = turn_v1 if version == 1 else turn_v2
             turn(agent, rid, params["sessionId"], params["prompt"])
+            continue
+        elif method == "session/prompt" and SCENARIO == "v1-terminal":
+            turn_v1_terminal(agent, rid, params["sessionId"], params["prompt"])
             continue
         elif method == "session/list":
             page: dict[str, Any]

@@ -22,6 +22,7 @@ from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.auth import AuthScreen
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.help import KeyHelpScreen
+from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.screens.sessions import SessionPickerScreen
 from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
 from acp_tui.ui.widgets.crash_banner import CrashBanner
@@ -297,3 +298,36 @@ async def test_agent_side_mode_change_reaches_the_status_bar(
         assert app.store is not None
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert "Mode: Ask" in titles  # the palette follows the agent's list
+
+
+async def test_demo_v1_runs_its_command_in_a_client_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over v1 the app advertises `terminal: true`, so the demo asks the app to
+    run `/run`'s command; its output and exit status land in the store and the
+    tool call's terminal shows them."""
+    monkeypatch.setenv("ACP_TUI_DEMO_DELAY", "0")
+    project = tmp_path / "project"
+    project.mkdir()
+    command = AgentCommand(argv=(sys.executable, "-m", "acp_tui.demo"))
+    app = make_app(command, "demo", cwd=project, choice="1", init_timeout=20.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        assert app.runner.client is not None
+        assert app.runner.client.version == 1
+        await pilot.press(*"/run", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("1")  # allow once
+
+        def finished() -> bool:
+            store = app.store
+            return store is not None and any(t.exited for t in store.terminals())
+
+        await wait_for(pilot, finished)
+        store = app.store
+        assert store is not None
+        (terminal,) = store.terminals()
+        assert terminal.exit_status == {"exitCode": 0, "signal": None}
+        assert terminal.cwd == str(project)
+        assert b"All 3 checks passed" in terminal.output
+    assert sorted(p.name for p in project.iterdir()) == []  # nothing written

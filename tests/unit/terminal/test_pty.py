@@ -1,0 +1,197 @@
+"""`PtyProcess`: commands in a PTY (or pipes), stopped and reaped without orphans.
+
+Real processes (`sh`, `sleep`); every test is bounded by `anyio.fail_after`, and
+waits for what the command printed, never for time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+from pathlib import Path
+from typing import Final
+
+import anyio
+import pytest
+
+from acp_tui.terminal import pty
+from acp_tui.terminal.pty import ExitStatus, PtyProcess, signal_name
+
+pytestmark = pytest.mark.subprocess
+
+BOUND: Final = 10
+"""Seconds any one test may take."""
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie waiting for its reaper counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - a reused pid of another user
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return not Path("/proc").is_dir()
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def read_until(process: PtyProcess, marker: bytes) -> bytes:
+    """Read until `marker` appears (bounded by the test's `fail_after`)."""
+    seen = b""
+    while marker not in seen:
+        data = await process.read()
+        assert data, f"output ended before {marker!r}: {seen!r}"
+        seen += data
+    return seen
+
+
+async def read_all(process: PtyProcess) -> bytes:
+    seen = b""
+    while data := await process.read():
+        seen += data
+    return seen
+
+
+def pids_in(output: bytes) -> list[int]:
+    match = re.search(rb"pids (\d+) (\d+)", output)
+    assert match is not None, output
+    return [int(match.group(1)), int(match.group(2))]
+
+
+GRANDCHILD: Final = "sleep 30 & echo pids $$ $!; sleep 30"
+"""A shell that leaves a background grandchild behind; prints both pids."""
+
+
+async def test_pty_output_keeps_colours_crlf_and_carriage_returns(
+    tmp_path: Path,
+) -> None:
+    with anyio.fail_after(BOUND):
+        script = r"printf '\033[32mgreen\033[0m\n10%%\r100%%\n'; exit 3"
+        async with await PtyProcess.start(["sh", "-c", script], cwd=tmp_path) as proc:
+            assert proc.uses_pty
+            output = await read_all(proc)
+            status = await proc.wait()
+    assert output == b"\x1b[32mgreen\x1b[0m\r\n10%\r100%\r\n"
+    assert status == ExitStatus(exit_code=3)
+    assert proc.exit_status == ExitStatus(exit_code=3)
+
+
+async def test_command_sees_a_terminal_of_the_given_size_and_env(
+    tmp_path: Path,
+) -> None:
+    script = '[ -t 1 ] && echo tty; stty size; echo "$TERM $GREETING"; pwd'
+    with anyio.fail_after(BOUND):
+        async with await PtyProcess.start(
+            ["sh", "-c", script],
+            cwd=tmp_path,
+            env={"GREETING": "hello"},
+            cols=100,
+            rows=30,
+        ) as proc:
+            output = await read_all(proc)
+            assert await proc.wait() == ExitStatus(exit_code=0)
+    lines = output.decode().splitlines()
+    real = str(await anyio.Path(tmp_path).resolve())
+    assert lines == ["tty", "30 100", "xterm-256color hello", real]
+
+
+async def test_pipes_fallback_merges_stderr_without_a_tty(tmp_path: Path) -> None:
+    script = "[ -t 1 ] || echo no-tty; echo out; echo err >&2"
+    with anyio.fail_after(BOUND):
+        async with await PtyProcess.start(
+            ["sh", "-c", script], cwd=tmp_path, use_pty=False
+        ) as proc:
+            assert not proc.uses_pty
+            output = await read_all(proc)
+            assert await proc.wait() == ExitStatus(exit_code=0)
+    assert output == b"no-tty\nout\nerr\n"
+
+
+@pytest.mark.parametrize("use_pty", [True, False], ids=["pty", "pipes"])
+async def test_kill_stops_the_whole_group(tmp_path: Path, use_pty: bool) -> None:
+    with anyio.fail_after(BOUND):
+        async with await PtyProcess.start(
+            ["sh", "-c", GRANDCHILD], cwd=tmp_path, use_pty=use_pty
+        ) as proc:
+            pids = pids_in(await read_until(proc, b"\n"))
+            assert pids[0] == proc.pid
+            assert all(alive(pid) for pid in pids)
+            await proc.kill()
+            assert proc.exit_status == ExitStatus(signal="SIGTERM")
+            assert not any(alive(pid) for pid in pids)
+            assert await read_all(proc) == b""  # the terminal's writers are gone
+
+
+async def test_aclose_kills_and_reaps_a_running_command(tmp_path: Path) -> None:
+    with anyio.fail_after(BOUND):
+        proc = await PtyProcess.start(["sh", "-c", GRANDCHILD], cwd=tmp_path)
+        pids = pids_in(await read_until(proc, b"\n"))
+        await proc.aclose()
+        await proc.aclose()  # idempotent
+        assert proc.exit_status == ExitStatus(signal="SIGTERM")
+        assert not any(alive(pid) for pid in pids)
+        assert await proc.read() == b""
+        assert proc.pid not in pty._live_groups
+
+
+async def test_cancelled_caller_still_kills_the_group(tmp_path: Path) -> None:
+    with anyio.fail_after(BOUND):
+        with anyio.CancelScope() as scope:
+            async with await PtyProcess.start(
+                ["sh", "-c", GRANDCHILD], cwd=tmp_path
+            ) as proc:
+                pids = pids_in(await read_until(proc, b"\n"))
+                scope.cancel()
+                await proc.wait()  # cancelled here; the shielded close runs anyway
+        assert scope.cancelled_caught
+        assert not any(alive(pid) for pid in pids)
+        assert proc.exit_status == ExitStatus(signal="SIGTERM")
+
+
+async def test_sigkill_follows_an_ignored_sigterm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pty, "TERMINATE_TIMEOUT", 0.2)
+    monkeypatch.setattr(pty, "GROUP_TERMINATE_TIMEOUT", 0.2)
+    script = "trap '' TERM; echo ready; while :; do sleep 1; done"
+    with anyio.fail_after(BOUND):
+        async with await PtyProcess.start(["sh", "-c", script], cwd=tmp_path) as proc:
+            await read_until(proc, b"ready")
+            await proc.kill()
+            assert proc.exit_status == ExitStatus(signal="SIGKILL")
+
+
+async def test_exit_by_signal_is_reported_by_name(tmp_path: Path) -> None:
+    with anyio.fail_after(BOUND):
+        async with await PtyProcess.start(
+            ["sh", "-c", "kill -INT $$"], cwd=tmp_path
+        ) as proc:
+            assert await proc.wait() == ExitStatus(signal="SIGINT")
+
+
+async def test_a_missing_program_raises_and_leaks_no_descriptor(
+    tmp_path: Path,
+) -> None:
+    before = set(os.listdir("/proc/self/fd"))
+    with anyio.fail_after(BOUND), pytest.raises(FileNotFoundError):
+        await PtyProcess.start(["no-such-program-acp-tui"], cwd=tmp_path)
+    assert set(os.listdir("/proc/self/fd")) <= before
+    with pytest.raises(ValueError, match="empty command"):
+        await PtyProcess.start([], cwd=tmp_path)
+
+
+def test_exit_status_from_returncode_and_json() -> None:
+    assert ExitStatus.from_returncode(0) == ExitStatus(exit_code=0)
+    assert ExitStatus.from_returncode(-signal.SIGTERM) == ExitStatus(signal="SIGTERM")
+    assert ExitStatus.from_returncode(None) == ExitStatus()
+    assert ExitStatus(exit_code=2).to_json() == {"exitCode": 2, "signal": None}
+    assert ExitStatus(signal="SIGKILL").to_json() == {
+        "exitCode": None,
+        "signal": "SIGKILL",
+    }
+    assert signal_name(15) == "SIGTERM"
+    assert signal_name(200) == "SIG200"
