@@ -140,7 +140,9 @@ async def _run(run: _Run) -> int:
     options = run.options
     client = AcpClient(
         prompter=PermissionPolicy(options.permissions),
-        features=ClientFeatures(read_text_file=True, write_text_file=True),
+        features=ClientFeatures(
+            read_text_file=True, write_text_file=True, terminal=True
+        ),
         mcp_servers=options.mcp_servers,
         on_diagnostic=run.diagnostic,
     )

@@ -279,13 +279,17 @@ def test_run_executes_in_a_terminal(
         assert b"\r\x1b[33m[" in raw
         assert "All 3 checks passed" in terminal["text"]
         assert "[####################] 100%" in terminal["text"]
-    else:  # acp-tui does not advertise v1 terminals: the output is embedded
-        assert content_kinds(call) == ["content"]
-        text = content_text(call)
-        assert text.startswith("$ python tools/progress.py\n")
-        assert "All 3 checks passed" in text
-        assert "\x1b" not in text
-        assert "[exit code 0]" in text
+    else:  # acp-tui advertises v1 terminals: it ran the command itself
+        assert content_kinds(call) == ["terminal"]
+        (terminal,) = doc["terminals"]
+        assert terminal["terminalId"] == call["content"][0]["terminalId"]
+        assert terminal["command"].endswith("/tools/progress.py 10 0")
+        assert terminal["cwd"] == str(project)
+        assert terminal["exitStatus"]["exitCode"] == 0
+        raw = base64.b64decode(terminal["output"])
+        assert b"\x1b[32m" in raw
+        assert "All 3 checks passed" in terminal["text"]
+        assert "[####################] 100%" in terminal["text"]
     (permission,) = doc["permissions"]
     if version == 2:
         assert permission["subject"]["type"] == "command"
