@@ -8,6 +8,7 @@ banner with restart, and the login flows. The fake agent records what it is sent
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -331,3 +332,32 @@ async def test_demo_v1_runs_its_command_in_a_client_terminal(
         assert terminal.cwd == str(project)
         assert b"All 3 checks passed" in terminal.output
     assert sorted(p.name for p in project.iterdir()) == []  # nothing written
+
+
+async def test_quitting_mid_command_reaps_the_client_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A v1 client terminal still running when the user quits is killed and
+    reaped before the app returns: no orphan."""
+    monkeypatch.setenv("ACP_TUI_DEMO_DELAY", "0")
+    project = tmp_path / "project"
+    project.mkdir()
+    command = AgentCommand(argv=(sys.executable, "-m", "acp_tui.demo"))
+    app = make_app(command, "demo", cwd=project, choice="1", init_timeout=20.0)
+    pid_files: list[Path] = []
+
+    def started() -> bool:
+        pid_files[:] = (tmp_path / "home").rglob("run.pid")
+        return bool(pid_files) and bool(pid_files[0].read_text())
+
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"/run long", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("1")
+        await wait_for(pilot, started)
+        pid = int(pid_files[0].read_text())
+        os.kill(pid, 0)  # running
+        app.exit()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
