@@ -16,8 +16,11 @@ Mapping (live), and what v1 cannot say:
 * Commands: with `clientCapabilities.terminal`, the client runs them
   (`terminal/create`, `terminal/wait_for_exit`, `terminal/output`, then
   `terminal/release`; `terminal/kill` when the turn is cancelled) and the tool call
-  embeds `{type: terminal, terminalId}`. Without it, the demo runs them itself and
-  embeds the output as text, re-sent as it grows.
+  embeds `{type: terminal, terminalId}`. Those requests are shielded from the
+  turn's cancellation, never from the connection's end (`connection_lost`): a
+  client that went away answers nothing, so they are abandoned at once. Without
+  `terminal`, the demo runs commands itself and embeds the output as text,
+  re-sent as it grows.
 * Plans: v1 has one plan per session. The entries of the plans of the same turn
   (`Plan.group`) are merged into it; plan status `cancelled` is sent as `pending`.
 * Modes: the mode option also goes out through the modes API (`modes` in the
@@ -33,7 +36,8 @@ turn where the first plan appeared, then session info and usage.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -326,6 +330,7 @@ class V1Emitter:
         self.client_terminal = client_terminal
         self.closed = False
         self._views: dict[str, _View] = {}
+        self._shields: set[anyio.CancelScope] = set()
 
     def _view(self, session_id: str) -> _View:
         return self._views.setdefault(session_id, _View())
@@ -473,6 +478,25 @@ class V1Emitter:
         """A `_`-prefixed notification."""
         await self._notify(method, params)
 
+    def connection_lost(self) -> None:
+        """The client went away: send nothing more, abandon the client terminals."""
+        self.closed = True
+        for scope in list(self._shields):
+            scope.cancel()
+
+    @contextmanager
+    def _shielded(self) -> Iterator[None]:
+        """Shielded from the turn's cancellation, not from the connection's end."""
+        scope = anyio.CancelScope(shield=True)
+        if self.closed:
+            scope.cancel()
+        self._shields.add(scope)
+        try:
+            with scope:
+                yield
+        finally:
+            self._shields.discard(scope)
+
     async def run_on_client(
         self,
         session_id: str,
@@ -485,7 +509,8 @@ class V1Emitter:
         """Run a command in a client terminal; `run` gets the status and output.
 
         Cancelled (the turn was), it kills the command, still reads its output and
-        always releases the terminal, under a shield bounded by a timeout.
+        always releases the terminal, under a shield bounded by a timeout. If the
+        connection ends meanwhile, it gives up at once (the client is gone).
         """
         create = v1.CreateTerminalRequest(
             session_id=session_id,
@@ -507,14 +532,12 @@ class V1Emitter:
         try:
             await on_created()
             # Shielded: a cancelled turn sets `run.stop`, and the command is killed
-            # and waited for, rather than the request being abandoned.
-            with anyio.CancelScope(shield=True):
+            # and waited for, rather than the request being abandoned. Only the
+            # connection's end cuts this short (`connection_lost`).
+            with self._shielded():
                 await self._wait_for_exit(ids, run)
         finally:
-            with (
-                anyio.CancelScope(shield=True),
-                anyio.move_on_after(CLIENT_TERMINAL_CLEANUP),
-            ):
+            with self._shielded(), anyio.move_on_after(CLIENT_TERMINAL_CLEANUP):
                 await self._finish_client_terminal(ids, run)
         await anyio.lowlevel.checkpoint()  # a cancelled turn stops here
 
@@ -540,6 +563,9 @@ class V1Emitter:
             tasks.cancel_scope.cancel()
 
     async def _finish_client_terminal(self, ids: JSONObject, run: ClientRun) -> None:
+        if self.closed:
+            return  # the client is gone, and its terminals with it
+
         async def call(method: str) -> Any:
             try:
                 return await self.dispatcher.request(method, ids)

@@ -390,6 +390,10 @@ class V2Emitter:
         """A `_`-prefixed notification."""
         await self._notify(method, params)
 
+    def connection_lost(self) -> None:
+        """The client went away: send nothing more."""
+        self.closed = True
+
     async def run_on_client(
         self,
         session_id: str,

@@ -24,6 +24,14 @@ Invariants:
   anything before `initialize` `-32600`. Nothing the client sends ends the agent.
 * When the client goes away (end of stdin, SIGTERM, SIGINT, SIGHUP), running
   turns are cancelled: their commands are killed and the sessions saved.
+  `DemoServer.stop()` does it at once, before anything waits on the client: the
+  turns of this connection are cancelled (pending permission requests
+  withdrawn), requests the client can no longer answer (a v1 client terminal's
+  `terminal/wait_for_exit`) are abandoned with no kill/output/release sent after
+  them, nothing more is sent as an update, and stdout is never waited on again
+  (`StdioStream.abandon`). End of input is seen by `WatchedStream` as it happens:
+  the dispatcher only fails its pending requests once every handler has
+  returned, and a v1 turn is one of those handlers.
 """
 
 from __future__ import annotations
@@ -57,7 +65,7 @@ from acp_tui.protocol.jsonrpc import (
     RpcError,
 )
 from acp_tui.protocol.schema._base import to_wire
-from acp_tui.protocol.transport import MessageStream
+from acp_tui.protocol.transport import ConnectionClosed, MessageStream
 
 if TYPE_CHECKING:
     # Imported where used: a connection loads only its own version's wire models
@@ -76,20 +84,56 @@ anyway (a safety net: the response is normally out within microseconds)."""
 
 
 class WatchedStream:
-    """A `MessageStream` that can tell when the response to a request is written."""
+    """A `MessageStream` that can tell when the response to a request is written.
 
-    def __init__(self, inner: MessageStream) -> None:
+    Args:
+        inner: The connection.
+        on_end: Called (synchronously) as soon as the client's input ends.
+    """
+
+    def __init__(
+        self, inner: MessageStream, on_end: Callable[[], None] | None = None
+    ) -> None:
         self.inner = inner
+        self.on_end = on_end
         self._waiters: dict[bytes, anyio.Event] = {}
+        self._abandoned = False
 
     def reply_sent(self, request_id: RequestId) -> anyio.Event:
         """An event set once the response to `request_id` has been written."""
         prefix = b'{"jsonrpc":"2.0","id":' + json.dumps(request_id).encode() + b","
+        if self._abandoned:  # nobody reads it: waiting for it is pointless
+            done = anyio.Event()
+            done.set()
+            return done
         return self._waiters.setdefault(prefix, anyio.Event())
 
     async def receive(self) -> bytes | OversizedLine:
-        """The next line from the client."""
-        return await self.inner.receive()
+        """The next line from the client; at its end, `on_end` is called first."""
+        try:
+            return await self.inner.receive()
+        except (
+            anyio.EndOfStream,
+            anyio.ClosedResourceError,
+            anyio.BrokenResourceError,
+            ConnectionClosed,
+        ):
+            if self.on_end is not None:
+                self.on_end()
+            raise
+
+    def abandon(self) -> None:
+        """The client is gone: stop waiting on it.
+
+        Whoever waits for a response to be written is released, and the output
+        is never waited on again (`StdioStream.abandon`).
+        """
+        self._abandoned = True
+        for event in self._waiters.values():
+            event.set()
+        self._waiters.clear()
+        if isinstance(self.inner, StdioStream):
+            self.inner.abandon()
 
     async def send(self, line: bytes) -> None:
         """Write a line; wake whoever waits for it (a response)."""
@@ -132,7 +176,7 @@ class DemoServer:
 
     def __init__(self, agent: DemoAgent, stream: MessageStream) -> None:
         self.agent = agent
-        self.stream = WatchedStream(stream)
+        self.stream = WatchedStream(stream, on_end=self.stop)
         self.dispatcher = Dispatcher(
             self.stream,
             on_request=self.handle_request,
@@ -141,13 +185,33 @@ class DemoServer:
         self.port: V1Emitter | V2Emitter | None = None
         self._tasks: anyio.abc.TaskGroup | None = None
         self._handlers: dict[str, Handler] = {}
+        self.stopped = False
 
     async def run(self) -> None:
         """Serve until the client closes the connection."""
         async with anyio.create_task_group() as tasks:
             self._tasks = tasks
-            await self.dispatcher.run()
+            try:
+                await self.dispatcher.run()
+            finally:
+                self.stop()
             tasks.cancel_scope.cancel()
+
+    def stop(self) -> None:
+        """The client went away: wind this connection down now (idempotent).
+
+        Cancels the connection's turns (their commands are killed and their
+        sessions saved as they unwind), abandons what waits on the client and
+        stops sending (see the module docstring). It never waits: the turns
+        unwind in their own tasks.
+        """
+        if self.stopped:
+            return
+        self.stopped = True
+        if self.port is not None:
+            self.port.connection_lost()
+            self.agent.disconnect(self.port)
+        self.stream.abandon()
 
     # ------------------------------------------------------------- routing
 
@@ -496,6 +560,7 @@ async def serve(stream: MessageStream, agent: DemoAgent) -> None:
 
 
 async def _serve_stdio(agent: DemoAgent) -> None:
+    server = DemoServer(agent, StdioStream())
     async with anyio.create_task_group() as tasks:
 
         async def watch_signals() -> None:
@@ -504,11 +569,12 @@ async def _serve_stdio(agent: DemoAgent) -> None:
             ) as signals:
                 async for received in signals:
                     log.info("stopping on %s", signal.Signals(received).name)
+                    server.stop()
                     tasks.cancel_scope.cancel()
                     return
 
         tasks.start_soon(watch_signals)
-        await serve(StdioStream(), agent)
+        await server.run()
         tasks.cancel_scope.cancel()
 
 

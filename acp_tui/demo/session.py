@@ -123,6 +123,10 @@ class Port(Protocol):
         """Send a `_`-prefixed extension notification."""
         ...
 
+    def connection_lost(self) -> None:
+        """The client went away: send nothing more, stop waiting on the client."""
+        ...
+
     async def run_on_client(
         self,
         session_id: str,
@@ -317,6 +321,17 @@ class DemoAgent:
             return
         for turn in list(session.turns):
             turn.cancel(withdraw=withdraw)
+
+    def disconnect(self, port: Port) -> None:
+        """The client of `port` went away: cancel the turns running on it.
+
+        Pending permission requests are withdrawn (the client cannot answer any
+        more); each turn still tidies up, and its session is saved as it ends.
+        """
+        for session in list(self.sessions.values()):
+            for turn in list(session.turns):
+                if turn.port is port:
+                    turn.cancel(withdraw=True)
 
     async def close(self, session_id: str) -> None:
         """Cancel the session's work, wait for it (bounded), save and forget it.

@@ -15,6 +15,10 @@ Invariants:
   drains; a terminal or file is written directly.
 * End of input (the client closed our stdin) is `anyio.EndOfStream`; a write to a
   closed pipe is `ConnectionClosed`.
+* **Never stuck on a departed client.** Once `abandon()` is called (the client went
+  away), no write waits for stdout to drain: a write that is waiting ends at once
+  and a later one that would have to wait fails, both with `ConnectionClosed`, and
+  the stream is closed (a line cut short is never followed by another).
 """
 
 from __future__ import annotations
@@ -87,6 +91,8 @@ class StdioStream:
         if self._nonblocking:
             os.set_blocking(fd_out, False)
         self._closed = False
+        self._abandoned = False
+        self._stall: anyio.CancelScope | None = None
 
     async def receive(self) -> bytes | OversizedLine:
         """The next line from the client (see `MessageStream.receive`)."""
@@ -107,6 +113,16 @@ class StdioStream:
             with anyio.CancelScope(shield=True):
                 await self._write(line)
 
+    def abandon(self) -> None:
+        """The client is gone: stop waiting for stdout to drain (see above)."""
+        self._abandoned = True
+        if self._stall is not None:
+            self._stall.cancel()
+
+    def _give_up(self) -> ConnectionClosed:
+        self._closed = True
+        return ConnectionClosed("the client stopped reading stdout")
+
     async def _write(self, data: bytes) -> None:
         if self._closed:
             raise ConnectionClosed("stdout is closed")
@@ -115,7 +131,17 @@ class StdioStream:
             try:
                 written = os.write(self._out, view)
             except BlockingIOError:
-                await anyio.wait_writable(self._out)
+                if self._abandoned:
+                    raise self._give_up() from None
+                # `send` shields the write; this scope lets `abandon()` end the wait.
+                stall = self._stall = anyio.CancelScope()
+                try:
+                    with stall:
+                        await anyio.wait_writable(self._out)
+                finally:
+                    self._stall = None
+                if self._abandoned:
+                    raise self._give_up() from None
                 continue
             except OSError as error:
                 self._closed = True

@@ -15,7 +15,8 @@ Invariants:
 * **A cancelled turn is tidied, then reported.** After the scope: unfinished tool
   calls get status `cancelled`, killed terminals get their exit status, unfinished
   plan entries become `cancelled`, a short message says what was stopped, and the
-  turn ends `idle` / `cancelled`.
+  turn ends `idle` / `cancelled`. A turn cancelled from outside (the connection
+  ended) is tidied the same way before it unwinds, so its saved history is whole.
 * The turn's updates follow the v2 lifecycle: the user message, `running`,
   output (`requires_action` around each permission request), then `idle` with the
   stop reason; the v1 emitter drops the states and the v1 server answers the
@@ -154,15 +155,23 @@ class Turn:
             session.title = _title(text)
             await self.emit(Info({"title": session.title}))
         stop: str | None = "end_turn"
-        with self.scope:
-            if self.cancel_requested:  # cancelled while waiting for its turn
-                self.scope.cancel()
-                await anyio.lowlevel.checkpoint()
-            try:
-                stop = await scenarios.run(self, text)
-            except Exception as error:  # a bug must end the turn, not the agent
-                log.exception("scenario failed")
-                await self.say(f"\n\n*The demo agent hit a bug:* `{error!r}`\n")
+        try:
+            with self.scope:
+                if self.cancel_requested:  # cancelled while waiting for its turn
+                    self.scope.cancel()
+                    await anyio.lowlevel.checkpoint()
+                try:
+                    stop = await scenarios.run(self, text)
+                except Exception as error:  # a bug must end the turn, not the agent
+                    log.exception("scenario failed")
+                    await self.say(f"\n\n*The demo agent hit a bug:* `{error!r}`\n")
+        except anyio.get_cancelled_exc_class():
+            # The server is cancelling everything (the client went away): the turn
+            # gets no stop reason, but its history still says how it ended (once
+            # the connection has ended the port sends nothing: this only records).
+            with anyio.CancelScope(shield=True):
+                await self._tidy_up()
+            raise
         if self.cancel_requested or self.scope.cancelled_caught:
             stop = "cancelled"
             await self._tidy_up()

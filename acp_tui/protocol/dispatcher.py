@@ -228,6 +228,10 @@ class Dispatcher:
                         # never waits; let the rest of the loop (the UI) run.
                         await anyio.lowlevel.checkpoint()
                         slice_started = time.monotonic()
+                # Fail our pending requests now, before waiting for the handler
+                # tasks: a handler (shielded or not) waiting on one of them would
+                # otherwise wait for this loop, which waits for it.
+                self._shut(reason)
                 task_group.cancel_scope.cancel()
         finally:
             self._task_group = None

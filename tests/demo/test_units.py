@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import contextlib
 import os
 import shutil
 import subprocess
@@ -396,6 +397,60 @@ async def test_stdio_stream_over_pipes() -> None:
         for fd in (to_agent_r, to_agent_w, from_agent_r, from_agent_w):
             if fd >= 0:
                 os.close(fd)
+
+
+async def test_stdio_stream_stops_waiting_on_a_full_pipe_when_abandoned() -> None:
+    """A write stuck on a client that stopped reading ends when it is abandoned."""
+    to_agent_r, to_agent_w = os.pipe()
+    from_agent_r, from_agent_w = os.pipe()
+    try:
+        stream = StdioStream(to_agent_r, from_agent_w)
+        for size in (4096, 1):  # fill the pipe to the last byte
+            with contextlib.suppress(BlockingIOError):
+                while True:
+                    os.write(from_agent_w, b"x" * size)
+        outcome: list[BaseException | None] = []
+
+        async def write() -> None:
+            try:
+                await stream.send(b'{"a":1}\n')
+            except ConnectionClosed as error:
+                outcome.append(error)
+            else:
+                outcome.append(None)
+
+        with anyio.fail_after(5):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(write)
+                await anyio.wait_all_tasks_blocked()
+                assert outcome == []  # waiting for the pipe to drain
+                stream.abandon()
+        assert isinstance(outcome[0], ConnectionClosed)
+        os.read(from_agent_r, 1 << 20)  # room again, but the stream is closed
+        with pytest.raises(ConnectionClosed):
+            await stream.send(b'{"b":2}\n')
+    finally:
+        for fd in (to_agent_r, to_agent_w, from_agent_r, from_agent_w):
+            os.close(fd)
+
+
+async def test_watched_stream_reports_the_end_of_input() -> None:
+    ours, theirs = memory_pair()
+    ended: list[bool] = []
+    async with ours, theirs:
+        watched = WatchedStream(theirs, on_end=lambda: ended.append(True))
+        await ours.send(b"{}\n")
+        with anyio.fail_after(5):
+            assert await watched.receive() == b"{}"
+            assert ended == []
+            await ours.aclose()
+            with pytest.raises(anyio.EndOfStream):
+                await watched.receive()
+    assert ended == [True]
+    waiter = watched.reply_sent(3)
+    watched.abandon()
+    assert waiter.is_set()  # nobody waits for a reply that will not be read
+    assert watched.reply_sent(4).is_set()
 
 
 # --------------------------------------------------------------------- pty
