@@ -95,12 +95,18 @@ def _plan(update: v2.PlanUpdate) -> list[ops.Op]:
     ]
 
 
-def _bad_base64(terminal_id: str, what: str) -> ops.RecordNotice:
-    return ops.RecordNotice(
-        "error",
-        f"Terminal {terminal_id}: invalid base64 in {what}",
-        "The agent sent terminal data that is not valid base64; it was skipped.",
-    )
+def _bad_base64(terminal_id: str, what: str) -> list[ops.Op]:
+    """A notice for the log and the screen, and the error on the terminal itself."""
+    return [
+        ops.RecordNotice(
+            "error",
+            f"Terminal {terminal_id}: invalid base64 in {what}",
+            "The agent sent terminal data that is not valid base64; it was skipped.",
+        ),
+        ops.RecordTerminalError(
+            terminal_id, f"invalid base64 in {what}: it was skipped"
+        ),
+    ]
 
 
 def _terminal(update: v2.TerminalUpdate) -> list[ops.Op]:
@@ -112,7 +118,7 @@ def _terminal(update: v2.TerminalUpdate) -> list[ops.Op]:
         else:
             decoded = decode_base64(update.output.data)
             if decoded is None:
-                result.append(_bad_base64(update.terminal_id, "an output snapshot"))
+                result.extend(_bad_base64(update.terminal_id, "an output snapshot"))
             else:
                 output = decoded
     result.insert(
@@ -136,7 +142,7 @@ def _terminal_chunk(update: v2.TerminalOutputChunk) -> list[ops.Op]:
     if decoded is None:
         return [
             ops.PatchTerminal(update.terminal_id),
-            _bad_base64(update.terminal_id, "an output chunk"),
+            *_bad_base64(update.terminal_id, "an output chunk"),
         ]
     return [ops.AppendTerminalOutput(update.terminal_id, decoded)]
 

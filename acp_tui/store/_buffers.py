@@ -104,7 +104,7 @@ class BytesSnapshot:
     The bytes are joined on first use and cached.
     """
 
-    __slots__ = ("_chunks", "_end", "_offset", "_start", "_tail", "_value")
+    __slots__ = ("_chunks", "_end", "_offset", "_size", "_start", "_tail", "_value")
 
     def __init__(
         self, chunks: list[bytes], start: int, end: int, offset: int, tail: bytes
@@ -115,6 +115,51 @@ class BytesSnapshot:
         self._offset = offset
         self._tail = tail
         self._value: bytes | None = None
+        self._size: int | None = None
+
+    @property
+    def size(self) -> int:
+        """How many bytes are retained (without joining them)."""
+        if self._size is None:
+            if self._value is not None:
+                self._size = len(self._value)
+            else:
+                chunks = self._chunks
+                total = sum(len(chunks[i]) for i in range(self._start, self._end))
+                if self._start < self._end:
+                    total -= self._offset
+                self._size = total + len(self._tail)
+        return self._size
+
+    def tail(self, count: int) -> bytes:
+        """The last `count` retained bytes, joining only the chunks they span.
+
+        A renderer that fed the output so far needs only what arrived since; this
+        avoids joining the whole log (up to the store's cap) on every update.
+        """
+        if count <= 0:
+            return b""
+        if self._value is not None:
+            return self._value[-count:]
+        tail = self._tail
+        if count <= len(tail):
+            return tail[len(tail) - count :]
+        parts = [tail]
+        needed = count - len(tail)
+        index = self._end - 1
+        while needed > 0 and index >= self._start:
+            chunk = self._chunks[index]
+            if index == self._start and self._offset:
+                chunk = chunk[self._offset :]
+            if len(chunk) >= needed:
+                parts.append(chunk[len(chunk) - needed :])
+                needed = 0
+            else:
+                parts.append(chunk)
+                needed -= len(chunk)
+            index -= 1
+        parts.reverse()
+        return b"".join(parts)
 
     def value(self) -> bytes:
         """Return the retained bytes."""

@@ -156,12 +156,23 @@ class Terminal:
     dropped_bytes: int = 0
     """Oldest bytes dropped by the cap since the last reset."""
     revision: int = field(default=0, compare=False)
+    errors: tuple[str, ...] = ()
+    """Data that could not be used (invalid base64), newest last (the last few)."""
     _output: BytesSnapshot = field(default=EMPTY_BYTES, repr=False, compare=False)
 
     @property
     def output(self) -> bytes:
         """The retained output bytes (joined on first use, then cached)."""
         return self._output.value()
+
+    @property
+    def output_size(self) -> int:
+        """How many output bytes are retained (without joining them)."""
+        return self._output.size
+
+    def output_tail(self, count: int) -> bytes:
+        """The last `count` retained output bytes (joins only what they span)."""
+        return self._output.tail(count)
 
     @property
     def exited(self) -> bool:

@@ -48,6 +48,7 @@ __all__ = [
     "PatchToolCall",
     "PatchUsage",
     "RecordNotice",
+    "RecordTerminalError",
     "RecordUnknownUpdate",
     "ReplacePlan",
     "ResolvePermission",
@@ -209,6 +210,18 @@ class AppendTerminalOutput:
     data: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class RecordTerminalError:
+    """Terminal data that could not be used (invalid base64): shown on the terminal.
+
+    An unknown id creates the terminal first. The output is left as it was (the
+    stream carries on with the next chunk).
+    """
+
+    terminal_id: str
+    message: str
+
+
 # --- session-level state ----------------------------------------------------
 
 
@@ -331,6 +344,7 @@ Op: TypeAlias = (
     | ReplacePlan
     | PatchTerminal
     | AppendTerminalOutput
+    | RecordTerminalError
     | SetConfigOptions
     | SetAvailableCommands
     | PatchSessionInfo

@@ -74,6 +74,7 @@ from acp_tui.store.ops import (
     PatchToolCall,
     PatchUsage,
     RecordNotice,
+    RecordTerminalError,
     RecordUnknownUpdate,
     ReplacePlan,
     ResolvePermission,
@@ -87,6 +88,9 @@ from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch
 __all__ = ["DEFAULT_MAX_TERMINAL_BYTES", "Listener", "SessionStore", "TimelineKind"]
 
 _log = logging.getLogger(__name__)
+
+MAX_TERMINAL_ERRORS: Final = 5
+"""The most recent data errors kept per terminal."""
 
 DEFAULT_MAX_TERMINAL_BYTES: Final = 32 * 2**20
 """Default cap on the output bytes kept per terminal (32 MiB)."""
@@ -186,6 +190,7 @@ class _TerminalState:
         "capabilities",
         "command",
         "cwd",
+        "errors",
         "exit_status",
         "in_timeline",
         "log",
@@ -205,6 +210,7 @@ class _TerminalState:
         self.meta: JSONObject | None = None
         self.size: JSONObject | None = None
         self.capabilities: JSONObject | None = None
+        self.errors: tuple[str, ...] = ()
         self.resets = 0
         self.log = ByteLog(cap)
         self.in_timeline = False
@@ -276,6 +282,7 @@ class SessionStore:
             ReplacePlan: self._replace_plan,
             PatchTerminal: self._patch_terminal,
             AppendTerminalOutput: self._append_terminal_output,
+            RecordTerminalError: self._record_terminal_error,
             SetConfigOptions: self._set_config_options,
             SetAvailableCommands: self._set_available_commands,
             PatchSessionInfo: self._patch_session_info,
@@ -601,6 +608,13 @@ class SessionStore:
             ),
         )
 
+    def _record_terminal_error(self, op: RecordTerminalError) -> _Changes:
+        state, created = self._terminal_state(op.terminal_id)
+        state.errors = (*state.errors, op.message)[-MAX_TERMINAL_ERRORS:]
+        state.revision = self._next_revision()
+        state.snap = None
+        return (Change("terminal", op.terminal_id, "added" if created else "updated"),)
+
     # --- session-level state ----------------------------------------------
 
     def _set_config_options(self, op: SetConfigOptions) -> _Changes:
@@ -813,6 +827,7 @@ class SessionStore:
                 state.resets,
                 state.log.dropped,
                 state.revision,
+                state.errors,
                 state.log.snapshot(),
             )
             state.snap = snap
@@ -999,6 +1014,8 @@ class SessionStore:
             out["capabilities"] = _plain(terminal.capabilities)
         if terminal.dropped_bytes:
             out["droppedBytes"] = terminal.dropped_bytes
+        if terminal.errors:
+            out["errors"] = list(terminal.errors)
         if text is not None:
             rendered = text(terminal)
             if rendered is not None:

@@ -734,6 +734,9 @@ def test_invalid_base64_chunk_gives_a_notice_and_the_stream_continues(bad: str) 
     assert _output(player.store) == b"ab"
     assert [n.severity for n in player.store.notices] == ["error"]
     assert "term_1" in player.store.notices[0].title
+    found = player.store.terminal("term_1")
+    assert found is not None
+    assert found.errors == ("invalid base64 in an output chunk: it was skipped",)
 
 
 def test_invalid_base64_chunk_for_an_unknown_terminal_creates_it() -> None:
@@ -762,6 +765,7 @@ def test_invalid_base64_snapshot_keeps_output_and_applies_the_rest() -> None:
     assert found.resets == 0
     assert len(store.notices) == 1
     assert "snapshot" in store.notices[0].title
+    assert found.errors == ("invalid base64 in an output snapshot: it was skipped",)
 
 
 def test_terminal_update_fields_are_three_state_and_keep_meta() -> None:

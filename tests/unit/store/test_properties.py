@@ -319,3 +319,36 @@ def test_terminal_output_matches_reference_model(
     for snapshot, expected in taken:  # earlier snapshots never change
         assert snapshot is not None
         assert snapshot.output == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from([0, 1, 5, 100, 20_000, 50_000]),
+    st.lists(TERMINAL_OPS, max_size=30),
+    st.lists(st.integers(min_value=-1, max_value=60_000), min_size=1, max_size=4),
+)
+def test_terminal_output_tail_and_size_match_the_joined_output(
+    cap: int, ops: list[AppendTerminalOutput | PatchTerminal], counts: list[int]
+) -> None:
+    """`output_tail(n)` and `output_size` never join the log, yet agree with it,
+    for every snapshot taken along the way (before and after its first join)."""
+    store = SessionStore("s", max_terminal_bytes=cap)
+    taken: list[Terminal] = []
+    for op in ops:
+        store.apply(op)
+        terminal = store.terminal("term")
+        assert terminal is not None
+        # Asked before `output` is ever joined for this snapshot.
+        size = terminal.output_size
+        tails = [terminal.output_tail(count) for count in counts]
+        output = terminal.output
+        assert size == len(output)
+        assert tails == [output[-c:] if c > 0 else b"" for c in counts]
+        taken.append(terminal)
+    for terminal in taken:  # and after the join, from the cached value
+        output = terminal.output
+        assert terminal.output_size == len(output)
+        for count in counts:
+            assert terminal.output_tail(count) == (
+                output[-count:] if count > 0 else b""
+            )

@@ -13,6 +13,7 @@ from acp_tui.store import (
     JSONObject,
     PatchTerminal,
     PatchToolCall,
+    RecordTerminalError,
     SessionStore,
     Terminal,
 )
@@ -270,3 +271,28 @@ def test_long_stream_compacts_and_old_snapshots_stay_valid() -> None:
     assert _terminal(store).dropped_bytes == len(expected) - cap
     for snapshot, output in snapshots:
         assert snapshot.output == output
+
+
+def test_terminal_errors_keep_the_last_few_and_leave_the_output(
+    store: SessionStore,
+) -> None:
+    store.apply(AppendTerminalOutput("term1", b"ok"))
+    before = _terminal(store)
+    for n in range(7):
+        changes = store.apply(RecordTerminalError("term1", f"bad {n}"))
+        assert changes == (Change("terminal", "term1", "updated"),)
+    terminal = _terminal(store)
+    assert terminal.errors == ("bad 2", "bad 3", "bad 4", "bad 5", "bad 6")
+    assert terminal.output == b"ok"
+    assert terminal.revision > before.revision
+    assert before.errors == ()  # snapshots never change
+    dumped = store.to_json()["terminals"]
+    assert isinstance(dumped, list)
+    assert isinstance(dumped[0], dict)
+    assert dumped[0]["errors"] == list(terminal.errors)
+
+
+def test_terminal_error_for_an_unknown_terminal_creates_it(store: SessionStore) -> None:
+    changes = store.apply(RecordTerminalError("term9", "bad"))
+    assert changes == (Change("terminal", "term9", "added"),)
+    assert _terminal(store, "term9").errors == ("bad",)
