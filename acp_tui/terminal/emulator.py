@@ -12,6 +12,9 @@ Sandboxing:
   (`write_process_input`) drops everything: there is no process input to write to.
 - OSC sequences are data only: a window title (`ESC]0;…BEL`, `ESC]2;…BEL`) is kept as
   `title`, capped in length, and other OSC commands are dropped by the parser.
+- Control strings (DCS such as a DECRQSS query `ESC P $ q … ST`, and SOS, PM,
+  APC, in their ESC and C1 forms) are skipped whole, even split across chunks: pyte
+  would print their contents as text.
 - Malformed sequences (too many parameters, odd digits) make pyte raise; the stream
   drops the broken sequence and carries on with the next character, so no agent
   output can raise out of `feed`.
@@ -23,7 +26,9 @@ Cells keep pyte's attributes (colours, bold, reverse…) for the renderer; `text
 exposes the plain text only.
 
 Beyond plain pyte 0.8.2, the screen here draws text through its own fast path (cells
-are cached per attribute set, ASCII runs are written a line segment at a time), skips
+are cached per attribute set, runs of ASCII or other one-cell characters are written a
+line segment at a time), the stream caches what each SGR sequence does to each
+attribute set (colour changes are mostly the same few transitions), the screen skips
 `HistoryScreen`'s per-attribute event wrapper (it only serves paging, which is never
 used), and no longer stops drawing a chunk at the first zero-width or unprintable
 character (pyte drops the rest of the chunk there; here a zero-width character joins
@@ -34,13 +39,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from typing import Any, Final
 
 import pyte
 from pyte import charsets, control, modes
 from pyte.screens import Char, wcwidth
 
-__all__ = ["MAX_TITLE_LENGTH", "TerminalEmulator"]
+__all__ = ["MAX_TITLE_LENGTH", "TerminalEmulator", "tail_offset"]
 
 MAX_TITLE_LENGTH: Final = 1024
 """Longest window title or icon name kept (an OSC title is agent-controlled data)."""
@@ -49,6 +55,8 @@ _MAX_CELL_CACHES: Final = 256
 """Distinct attribute sets whose cells are cached before the cache starts afresh."""
 
 _IDENTITY_CHARSET: Final = charsets.LAT1_MAP
+
+_EMPTY_LINE: Final[Mapping[int, Char]] = {}
 
 
 class _Cells(dict[str, Char]):
@@ -67,6 +75,29 @@ class _Cells(dict[str, Char]):
         cell: Char = self.attrs._replace(data=char)
         self[char] = cell
         return cell
+
+
+class _Widths(dict[str, int]):
+    """Each character's cell width (`wcwidth`), computed on first use."""
+
+    __slots__ = ()
+
+    def __missing__(self, char: str) -> int:
+        width: int = wcwidth(char)
+        if len(self) < _MAX_WIDTHS:
+            self[char] = width
+        return width
+
+
+_MAX_WIDTHS: Final = 65_536
+"""Distinct characters whose width is remembered."""
+
+_WIDTHS: Final = _Widths()
+
+
+def _all_narrow(text: str) -> bool:
+    """Whether every character of `text` takes exactly one cell."""
+    return set(map(_WIDTHS.__getitem__, text)) == {1}
 
 
 def _without_deccolm(modes_: tuple[int, ...], kwargs: dict[str, Any]) -> list[int]:
@@ -141,25 +172,34 @@ class _SandboxScreen(pyte.HistoryScreen):
         table = self.g1_charset if self.charset else self.g0_charset
         if table is not _IDENTITY_CHARSET:
             data = data.translate(table)
-        if data.isascii() and data.isprintable() and modes.IRM not in self.mode:
-            cursor = self.cursor
-            x = cursor.x
-            end = x + len(data)
-            if end <= self.columns:  # The usual case: it fits on the cursor's line.
-                cells = self._cells(cursor.attrs)
-                line = self.buffer[cursor.y]
-                line.update(
-                    zip(range(x, end), map(cells.__getitem__, data), strict=True)
-                )
-                cursor.x = end
-                self.dirty.add(cursor.y)
+        if modes.IRM in self.mode:
+            self._draw_any(data)
+        elif data.isascii():
+            if data.isprintable():
+                self._draw_ascii(data)
             else:
-                self._draw_narrow(data)
+                self._draw_any(data)
+        elif data.isprintable() and _all_narrow(data):
+            self._draw_narrow(data)
         else:
             self._draw_any(data)
 
+    def _draw_ascii(self, data: str) -> None:
+        """Draw printable ASCII in replace mode (the usual case)."""
+        cursor = self.cursor
+        x = cursor.x
+        end = x + len(data)
+        if end <= self.columns:  # The usual case: it fits on the cursor's line.
+            cells = self._cells(cursor.attrs)
+            line = self.buffer[cursor.y]
+            line.update(zip(range(x, end), map(cells.__getitem__, data), strict=True))
+            cursor.x = end
+            self.dirty.add(cursor.y)
+        else:
+            self._draw_narrow(data)
+
     def _draw_narrow(self, data: str) -> None:
-        """Draw printable ASCII (one cell per character, replace mode)."""
+        """Draw characters one cell wide each (replace mode), wrapping lines."""
         cursor = self.cursor
         cells = self._cells(cursor.attrs)
         columns = self.columns
@@ -298,6 +338,27 @@ class _SandboxScreen(pyte.HistoryScreen):
 
 _SHIFTS: Final = (control.SO, control.SI)
 
+_STRING_INTRODUCERS: Final = frozenset("P_^X")
+"""After ESC: DCS, APC, PM and SOS, control strings that run up to ST (`ESC \\`)."""
+
+_STRING_STARTS: Final = frozenset("\x90\x9f\x9e\x98")
+"""The same four as C1 controls."""
+
+_STRING_END: Final = re.compile("[\x1b\x9c]")
+"""What ends a control string: ESC (ST is `ESC \\`; any other ESC aborts it) or
+C1 ST."""
+
+_PYTE_SPECIAL: Final = frozenset(
+    (control.ESC, control.CSI_C1, control.NUL, control.DEL, control.OSC_C1)
+)
+"""What pyte's own text pattern stops at, besides the basic controls."""
+
+_NOT_IN_STRING: Final = 0
+_IN_STRING: Final = 1
+
+_MAX_SGR_CACHE: Final = 1024
+"""Cached SGR transitions before the cache starts afresh."""
+
 _SGR: Final = re.compile(r"\x1b\[([0-9;]*)m")
 """A complete SGR sequence without private markers, as pyte's parser reads it."""
 
@@ -308,6 +369,23 @@ def _ignore() -> None:
 
 class _SandboxStream(pyte.ByteStream):
     """`pyte.ByteStream` pinned to UTF-8 that survives malformed sequences."""
+
+    _text_pattern = re.compile(
+        "[^"
+        + "".join(map(re.escape, {*pyte.Stream.basic, *_STRING_STARTS, *_PYTE_SPECIAL}))
+        + "]+"
+    )
+    """Plain text: up to a control, an escape or a control string (C1 included)."""
+
+    def __init__(self, screen: _SandboxScreen) -> None:
+        self._string_state = _NOT_IN_STRING
+        """Whether a control string (DCS, SOS, PM, APC) is being skipped."""
+        self._held = ""
+        """An ESC that ended the previous chunk, fed with the next one."""
+        self._sgr_cache: dict[tuple[Char, str], Char] = {}
+        """The attributes an SGR sequence leads to from given attributes (SGR only
+        ever changes the cursor's attributes, so the result is a function of both)."""
+        super().__init__(screen)
 
     def select_other_charset(self, code: str) -> None:
         """Ignore `ESC % @` / `ESC % G`: input is always UTF-8."""
@@ -338,12 +416,17 @@ class _SandboxStream(pyte.ByteStream):
         send = self._send_to_parser
         match_text = self._text_pattern.match
         match_sgr = _SGR.match
+        sgr_cache = self._sgr_cache
         taking_plain_text = self._taking_plain_text
+        string_state = self._string_state
+        if self._held:
+            data = self._held + data
+            self._held = ""
         length = len(data)
         offset = 0
         while offset < length:
             try:
-                if taking_plain_text:
+                if taking_plain_text and not string_state:
                     match = match_text(data, offset)
                     if match:
                         start, offset = match.span()
@@ -357,9 +440,48 @@ class _SandboxStream(pyte.ByteStream):
                     match = match_sgr(data, offset)
                     if match:
                         offset = match.end()
-                        sgr(*[min(int(p or 0), 9999) for p in match[1].split(";")])
+                        cursor = listener.cursor
+                        key = (cursor.attrs, match[1])
+                        attrs = sgr_cache.get(key)
+                        if attrs is None:
+                            sgr(*[min(int(p or 0), 9999) for p in match[1].split(";")])
+                            if len(sgr_cache) >= _MAX_SGR_CACHE:
+                                sgr_cache.clear()
+                            sgr_cache[key] = cursor.attrs
+                        else:
+                            cursor.attrs = attrs
                         continue
+                    char = data[offset]
+                    if char in _STRING_STARTS:  # C1 DCS, SOS, PM or APC
+                        offset += 1
+                        string_state = _IN_STRING
+                        continue
+                    if char == "\x1b":
+                        if offset + 1 == length:
+                            # What the ESC starts is in the next chunk: hold it.
+                            self._held = char
+                            break
+                        if data[offset + 1] in _STRING_INTRODUCERS:
+                            offset += 2
+                            string_state = _IN_STRING
+                            continue
                     taking_plain_text = False
+                elif string_state:
+                    match = _STRING_END.search(data, offset)
+                    if match is None:
+                        offset = length  # All of it is the string's: dropped.
+                        continue
+                    end = match.start()
+                    offset = end + 1
+                    if data[end] == "\x1b":
+                        if offset == length:
+                            self._held = "\x1b"  # ST or another sequence: see next.
+                            break
+                        if data[offset] == "\\":
+                            offset += 1  # ST
+                        else:
+                            offset = end  # Another sequence aborts the string.
+                    string_state = _NOT_IN_STRING
                 else:
                     offset += 1
                     taking_plain_text = send(data[offset - 1])
@@ -369,6 +491,7 @@ class _SandboxStream(pyte.ByteStream):
                 self._initialize_parser()
                 taking_plain_text = self._taking_plain_text
         self._taking_plain_text = taking_plain_text
+        self._string_state = string_state
 
 
 class TerminalEmulator:
@@ -457,6 +580,44 @@ class TerminalEmulator:
         self._size = (columns, lines)
         self._screen.resize(lines, columns)
 
+    @property
+    def history_size(self) -> int:
+        """Lines in the scrollback above the screen (at most `history`)."""
+        return len(self._screen.history.top)
+
+    @property
+    def row_count(self) -> int:
+        """Lines with output: the scrollback, then the screen to its last text.
+
+        Blank lines below the output are not counted.
+        """
+        screen = self._screen
+        buffer = screen.buffer
+        used = 0
+        for y in range(screen.lines - 1, -1, -1):
+            line = buffer.get(y)
+            if line and _line_text(line):
+                used = y + 1
+                break
+        return len(screen.history.top) + used
+
+    def row(self, index: int) -> Mapping[int, Char]:
+        """The cells of one line, counting the scrollback first, then the screen.
+
+        Args:
+            index: 0 is the oldest scrollback line; `history_size` the screen's top.
+
+        Returns:
+            Cells by column (gaps are blanks); empty for a line never written.
+        """
+        screen = self._screen
+        history = screen.history.top
+        if 0 <= index < len(history):
+            line: Mapping[int, Char] = history[index]
+            return line
+        line = screen.buffer.get(index - len(history), _EMPTY_LINE)
+        return line
+
     def text(self) -> str:
         """The scrollback and the screen as plain text.
 
@@ -474,7 +635,37 @@ class TerminalEmulator:
         return "\n".join(rows)
 
 
-def _line_text(line: dict[int, Char]) -> str:
+def tail_offset(data: bytes, limit: int) -> int:
+    """Where to start feeding `data` to emulate only about its last `limit` bytes.
+
+    This catches up at a bounded cost when far behind.
+    The start is just after a line feed (else a carriage return) in the tail, so
+    emulation begins at a line boundary and never inside a UTF-8 sequence. What
+    was before it only mattered to lines that scroll off anyway, except for
+    attributes set earlier and still in effect, and cursor moves back into
+    earlier lines: the tail is an approximation of the full emulation.
+
+    Args:
+        data: All the output.
+        limit: The most bytes to emulate (at least 1).
+
+    Returns:
+        An offset into `data`: 0 if it is no longer than `limit`.
+    """
+    size = len(data)
+    if size <= limit:
+        return 0
+    start = size - max(1, limit)
+    for boundary in (b"\n", b"\r"):
+        found = data.find(boundary, start)
+        if found != -1:
+            return found + 1
+    while start < size and 0x80 <= data[start] < 0xC0:
+        start += 1  # Not inside a UTF-8 sequence.
+    return start
+
+
+def _line_text(line: Mapping[int, Char]) -> str:
     """One line's characters, gaps as spaces, trailing blanks stripped."""
     if not line:
         return ""

@@ -161,12 +161,15 @@ class TestToolCallCards:
     def test_tool_call_card_with_diff_changes_and_terminal(
         self, snap_compare: SnapCompare
     ) -> None:
-        """An edit card with a git patch: bold file headers, a violet `@@` hunk,
-        the removed line red on a dark red background, the added line green on a
-        dark green background; it stays open although completed (a small diff).
-        Then a move card listing `move /p/a.png → /p/b.png` and `delete
-        /p/old.txt`, and a running terminal card: `$ pytest -q  (in /p)`, then
-        `....` and `4 passed in 0.12s` on a slightly raised background.
+        """An edit card with a git patch: a `modify /p/app.py  +1 -1` file header,
+        a yellow warning that the hunk is shorter than its `@@` header says (the
+        fixture's counts are wrong, as agents' often are), the violet hunk header,
+        line numbers, the removed line on a dark red background and the added one
+        on dark green, with `41`/`42` highlighted as the changed words; it stays
+        open although completed (a small diff). Then a move card with a file tree:
+        `▾ /p/`, `R b.png  move  from /p/a.png`, `D old.txt  delete`; and a
+        running terminal card: `$ pytest -q  (in /p)`, green `....` and `4 passed
+        in 0.12s` on a slightly raised background.
         """
         app = CardsApp(diff_store(), panel=False)
         assert snap_compare(app, terminal_size=SIZE)

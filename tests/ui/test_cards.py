@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 
 import pytest
+from rich.color import Color
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
@@ -21,6 +22,7 @@ from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
+from acp_tui.ui.widgets.diff_view import DiffSegment
 from acp_tui.ui.widgets.permission_view import PermissionView, permission_outcome
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.plan_view import PlanView
@@ -229,16 +231,30 @@ async def test_diff_patch_lines_are_styled_with_diff_tokens(
     app = CardsApp(store)
     async with app.run_test(size=SIZE):
         card = app.card("t1")
-        (content,) = card.segment_contents()
-        assert content.plain == PATCH.rstrip("\n")
-        styles = {
-            content.plain[span.start : span.end]: span.style for span in content.spans
+        view = card.query_one(DiffSegment)
+        assert card.content_text == PATCH.rstrip("\n")
+        rows = view.row_texts()
+        assert rows[0].startswith(" modify /p/app.py  +1 -1")
+        assert rows[-3:] == [
+            "1 1  def answer():",
+            "2   -    return 41",
+            "  2 +    return 42",
+        ]
+        # Added and removed lines are painted with the theme's diff colours.
+        palette = view.palette()
+        backgrounds = {
+            row: {
+                s.style.bgcolor.get_truecolor()
+                for s in view.render_line(index)
+                if s.style is not None and s.style.bgcolor is not None
+            }
+            for index, row in enumerate(rows)
         }
-        assert styles["+    return 42"] == "$diff-added on $diff-added-background"
-        assert styles["-    return 41"] == "$diff-removed on $diff-removed-background"
-        assert styles["@@ -1,3 +1,3 @@"] == "$diff-hunk"
-        assert styles["+++ /p/app.py"] == "bold"
-        assert " def answer():" not in styles
+        added = Color.parse(palette.added_bg).get_truecolor()
+        removed = Color.parse(palette.removed_bg).get_truecolor()
+        assert added in backgrounds["  2 +    return 42"]
+        assert removed in backgrounds["2   -    return 41"]
+        assert added not in backgrounds["1 1  def answer():"]
         # A small diff stays open even though the call completed.
         assert not card.collapsed
 
@@ -256,7 +272,12 @@ async def test_v1_diff_old_and_new_text_becomes_a_unified_patch(
     app = CardsApp(store)
     async with app.run_test(size=SIZE):
         lines = app.card("t1").content_text.split("\n")
-        assert lines[:2] == ["--- /p/x.txt", "+++ /p/x.txt"]
+        assert lines[:4] == [
+            "diff --git /p/x.txt /p/x.txt",
+            "--- /p/x.txt",
+            "+++ /p/x.txt",
+            "@@ -1,2 +1,2 @@",
+        ]
         assert "-b" in lines
         assert "+c" in lines
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import App
-from textual.widgets import Static
 
 from acp_tui.client.ports import PermissionChoice, PermissionRequest
 from acp_tui.store.model import ToolCall
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.screens.permission import PermissionScreen, subject_patches
+from acp_tui.ui.themes import theme_variable_defaults
+from acp_tui.ui.widgets.diff_view import DiffView
 
 PATCH = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-old\n+new [bold]line[/]\n"
 DIFF: JSONObject = {"type": "diff", "path": "/p/x.py", "patch": {"text": PATCH}}
@@ -43,6 +44,9 @@ class Host(App[None]):
         self.dialog = screen
         self.results: list[Any] = []
 
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
+
     def on_mount(self) -> None:
         self.push_screen(self.dialog, callback=self.results.append)
 
@@ -54,7 +58,7 @@ async def test_dialog_shows_the_stored_tool_calls_diff_as_text() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         diff = app.dialog.query_one("#permission-diff")
-        shown = "\n".join(str(s.render()) for s in diff.query(Static))
+        shown = "\n".join(t for v in diff.query(DiffView) for t in v.row_texts())
         assert "+new [bold]line[/]" in shown  # agent text, not markup
         await pilot.press("y")
         await pilot.pause()

@@ -21,9 +21,9 @@ from acp_tui.client.ports import PermissionChoice, PermissionRequest
 from acp_tui.protocol.framing import printable
 from acp_tui.store.model import ToolCall
 from acp_tui.store.values import JSONObject
-from acp_tui.ui.widgets.tool_call_view import diff_content, diff_patch_text
+from acp_tui.ui.widgets.diff_view import DiffView, diff_document, diff_patch_text
 
-__all__ = ["PermissionScreen", "subject_patches", "subject_summary"]
+__all__ = ["PermissionScreen", "subject_diffs", "subject_patches", "subject_summary"]
 
 
 def subject_summary(subject: JSONObject | None) -> str:
@@ -46,10 +46,10 @@ def subject_summary(subject: JSONObject | None) -> str:
     return printable("\n".join(str(line) for line in lines), keep="\n")
 
 
-def subject_patches(
+def subject_diffs(
     subject: JSONObject | None, tool_call: ToolCall | None
-) -> list[str]:
-    """The unified patches to show for a permission subject.
+) -> list[JSONObject]:
+    """The `diff` content items to show for a permission subject.
 
     From the subject's own tool-call content when it carries diffs, else from the
     store's copy of that tool call (agents often send the diff before asking).
@@ -60,12 +60,20 @@ def subject_patches(
         items = list(fields["content"])
     if not items and tool_call is not None:
         items = list(tool_call.content)
+    return [
+        item for item in items if isinstance(item, dict) and item.get("type") == "diff"
+    ]
+
+
+def subject_patches(
+    subject: JSONObject | None, tool_call: ToolCall | None
+) -> list[str]:
+    """The patch texts of `subject_diffs` (diffs without a patch are left out)."""
     patches: list[str] = []
-    for item in items:
-        if isinstance(item, dict) and item.get("type") == "diff":
-            text = diff_patch_text(item)
-            if text:
-                patches.append(text)
+    for item in subject_diffs(subject, tool_call):
+        text = diff_patch_text(item)
+        if text:
+            patches.append(text)
     return patches
 
 
@@ -91,6 +99,7 @@ class PermissionScreen(ModalScreen[str | None]):
             max-height: 16;
             border: round $border;
             padding: 0 1;
+            & > DiffView { height: auto; overflow-x: hidden; background: $surface; }
         }
         & Button { margin-right: 1; }
     }
@@ -126,11 +135,13 @@ class PermissionScreen(ModalScreen[str | None]):
             summary = subject_summary(request.subject)
             if summary:
                 yield Static(Text(summary), id="permission-subject")
-            patches = subject_patches(request.subject, self.tool_call)
-            if patches:
+            diffs = subject_diffs(request.subject, self.tool_call)
+            if diffs:
                 with VerticalScroll(id="permission-diff"):
-                    for patch in patches:
-                        yield Static(diff_content(patch))
+                    for item in diffs:
+                        view = DiffView(diff_document(item), layout="unified")
+                        view.can_focus = False  # focus stays on the options
+                        yield view
             with Horizontal(id="permission-options"):
                 for number, option in enumerate(request.options[:9], start=1):
                     yield Button(

@@ -20,7 +20,6 @@ variables, never parsed as markup, and passed through `printable` first.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -46,7 +45,8 @@ from acp_tui.protocol.framing import printable
 from acp_tui.store.model import Terminal, ToolCall, block_text
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
-from acp_tui.terminal.emulator import TerminalEmulator
+from acp_tui.ui.widgets.diff_view import DiffSegment, change_line, diff_patch_text
+from acp_tui.ui.widgets.terminal_view import TerminalSegment
 
 __all__ = [
     "KIND_ICONS",
@@ -101,10 +101,6 @@ DIFF_OPEN_LINES: Final = 80
 the user wants to read (longer ones fold, one click away)."""
 """A completed call's diff or terminal with at most this many lines stays open."""
 
-MAX_TERMINAL_LINES: Final = 500
-"""The most terminal lines a card shows (the newest; the full terminal view is a
-separate widget)."""
-
 MAX_RAW_CHARS: Final = 300
 """Raw input/output is shown as one line of JSON cut to this many characters."""
 
@@ -136,43 +132,6 @@ def _compact(value: JSONValue, limit: int = MAX_RAW_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def change_line(change: JSONObject) -> str:
-    """One line for a diff `changes` entry: `delete /p`, `move /a → /b (binary)`."""
-    operation = change.get("operation", "change")
-    path = change.get("path")
-    old_path = change.get("oldPath")
-    where = f"{old_path} → {path}" if old_path else str(path or "?")
-    file_type = change.get("fileType")
-    extra = f" ({file_type})" if file_type and file_type != "text" else ""
-    return printable(f"{operation} {where}{extra}")
-
-
-def diff_patch_text(item: JSONObject) -> str | None:
-    """The unified patch of a `diff` content item, or `None` if it has none.
-
-    v2 diffs carry `patch.text`; v1 diffs carry `oldText`/`newText`, turned into
-    a unified diff here.
-    """
-    patch = item.get("patch")
-    if isinstance(patch, Mapping):
-        text = patch.get("text")
-        if isinstance(text, str):
-            return text
-    new = item.get("newText")
-    if isinstance(new, str):
-        old = item.get("oldText")
-        path = str(item.get("path") or "file")
-        lines = difflib.unified_diff(
-            old.splitlines() if isinstance(old, str) else [],
-            new.splitlines(),
-            fromfile=path if isinstance(old, str) else "/dev/null",
-            tofile=path,
-            lineterm="",
-        )
-        return "\n".join(lines)
-    return None
-
-
 def _block_label(block: object) -> str:
     if not isinstance(block, Mapping):
         return "[content]"
@@ -200,20 +159,6 @@ def _terminal_header(terminal: Terminal | None, terminal_id: str) -> str:
         return f"terminal {terminal_id}"
     command = f"$ {terminal.command}"
     return f"{command}  (in {terminal.cwd})" if terminal.cwd else command
-
-
-def _exit_text(terminal: Terminal) -> tuple[str, bool] | None:
-    """`("exit 0", ok)` once exited, else `None`."""
-    status = terminal.exit_status
-    if status is None:
-        return None
-    code = status.get("exitCode")
-    signal = status.get("signal")
-    if signal:
-        return f"killed by {signal}", False
-    if isinstance(code, int):
-        return f"exit {code}", code == 0
-    return "exited", True
 
 
 def tool_call_body(store: SessionStore, tool_call: ToolCall) -> str:
@@ -294,46 +239,6 @@ def _lines_content(lines: Iterable[str], style: str = "") -> Content:
     return Content.styled(text, style) if style else Content(text)
 
 
-class _TerminalFeed:
-    """A terminal's text, kept current by feeding the emulator only new bytes.
-
-    Same result as `acp_tui.export.terminal_text`, without re-reading the output
-    on every update.
-    """
-
-    __slots__ = ("emulator", "fed", "resets", "revision", "text")
-
-    def __init__(self) -> None:
-        self.emulator: TerminalEmulator | None = None
-        self.resets = -1
-        self.fed = 0
-        """Bytes fed since the last reset (dropped ones included)."""
-        self.revision = -1
-        self.text = ""
-
-    def update(self, terminal: Terminal) -> str:
-        if terminal.revision == self.revision:
-            return self.text
-        output = terminal.output
-        start = terminal.dropped_bytes
-        end = start + len(output)
-        emulator = self.emulator
-        if (
-            emulator is None
-            or terminal.resets != self.resets
-            or not start <= self.fed <= end
-        ):
-            emulator = self.emulator = TerminalEmulator()
-            emulator.feed(output)
-            self.resets = terminal.resets
-        elif self.fed < end:
-            emulator.feed(output[self.fed - start :])
-        self.fed = end
-        self.revision = terminal.revision
-        self.text = emulator.text()
-        return self.text
-
-
 @dataclass(frozen=True, slots=True)
 class _Segment:
     """Content items `[start, end)` shown by one widget."""
@@ -408,21 +313,12 @@ class ContentSegment(Static):
 
     def __init__(self) -> None:
         super().__init__(classes="tool-segment")
-        self._feed: _TerminalFeed | None = None
 
     def show_segment(
         self, store: SessionStore, items: Sequence[JSONObject], start: int, end: int
     ) -> int:
         """Render `items[start:end]`; return its height in lines."""
-        kind = _segment_kind(items[start])
-        if kind == "terminal":
-            if self._feed is None:
-                self._feed = _TerminalFeed()
-            content = _render_terminal(
-                store, str(items[start].get("terminalId")), self._feed
-            )
-        else:
-            content = _render_segment(kind, items, start, end)
+        content = _render_segment(_segment_kind(items[start]), items, start, end)
         self.update(content)
         return content.plain.count("\n") + 1
 
@@ -438,7 +334,11 @@ class ContentSegment(Static):
         return content if isinstance(content, Content) else Content(str(content))
 
 
-SEGMENT_VIEWS: Final[dict[SegmentKind, Callable[[], Widget]]] = {}
+SEGMENT_VIEWS: Final[dict[SegmentKind, Callable[[], Widget]]] = {
+    "terminal": TerminalSegment,
+    "diff": DiffSegment,
+    "changes": DiffSegment,
+}
 """Segment kinds shown by a widget of their own, and how to make one (each must
 implement `SegmentView`); other kinds use `ContentSegment`."""
 
@@ -467,28 +367,6 @@ def _render_segment(
     if item.get("type") == "content":
         return Content(printable(_block_label(item.get("content"))))
     return Content(printable(f"[{item.get('type')} content]"))
-
-
-def _render_terminal(
-    store: SessionStore, terminal_id: str, feed: _TerminalFeed
-) -> Content:
-    terminal = store.terminal(terminal_id)
-    header = printable(_terminal_header(terminal, terminal_id))
-    parts: list[str | tuple[str, str]] = [(header, "bold")]
-    if terminal is None:
-        return Content.assemble(*parts)
-    lines = _safe_lines(feed.update(terminal)) if terminal.output else []
-    if len(lines) > MAX_TERMINAL_LINES:
-        hidden = len(lines) - MAX_TERMINAL_LINES
-        lines = lines[hidden:]
-        parts.append((f"\n… {hidden} earlier lines", "italic"))
-    if lines:
-        parts.append("\n" + "\n".join(lines))
-    exit_text = _exit_text(terminal)
-    if exit_text is not None:
-        text, ok = exit_text
-        parts.append(("\n" + text, "$tool-completed" if ok else "$tool-failed"))
-    return Content.assemble(*parts)
 
 
 class ToolCallBody(Collapsible):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyte
 import pytest
 
-from acp_tui.terminal.emulator import MAX_TITLE_LENGTH, TerminalEmulator
+from acp_tui.terminal.emulator import MAX_TITLE_LENGTH, TerminalEmulator, tail_offset
 
 
 def feed_text(data: bytes, *, columns: int = 80, lines: int = 24) -> str:
@@ -367,3 +367,129 @@ def test_large_output_stays_consistent() -> None:
     assert len(text) == 1010
     assert text[0] == "row 1990 ok"
     assert text[-1] == "row 2999 ok"
+
+
+# --- rows, the SGR transition cache and tail emulation ---------------------------
+
+
+def test_row_count_and_rows_cover_scrollback_then_screen() -> None:
+    emulator = TerminalEmulator(20, 3, history=10)
+    assert emulator.row_count == 0
+    emulator.feed(b"one\r\ntwo\r\nthree\r\nfour\r\n")
+    # "one" and "two" scrolled into the scrollback; the cursor's blank line
+    # below "four" does not count.
+    assert emulator.history_size == 2
+    assert emulator.row_count == 4
+    texts = [
+        "".join(cell.data for _, cell in sorted(emulator.row(i).items())).rstrip()
+        for i in range(emulator.row_count)
+    ]
+    assert texts == ["one", "two", "three", "four"]
+    assert emulator.row(99) == {}
+
+
+def test_row_count_ignores_blank_lines_below_the_output() -> None:
+    emulator = TerminalEmulator(20, 10)
+    emulator.feed(b"a\r\n\r\nb\x1b[5;1H")  # the cursor moves further down
+    assert emulator.row_count == 3
+
+
+def test_sgr_cache_gives_the_same_attributes_from_any_start() -> None:
+    # The same `ESC[1m` from two different attribute sets: each keeps its colour.
+    emulator = TerminalEmulator()
+    emulator.feed(b"\x1b[31m\x1b[1mA\x1b[0m\x1b[32m\x1b[1mB\x1b[0m\x1b[1mC")
+    line = emulator.screen.buffer[0]
+    assert (line[0].fg, line[0].bold) == ("red", True)
+    assert (line[1].fg, line[1].bold) == ("green", True)
+    assert (line[2].fg, line[2].bold) == ("default", True)
+
+
+def test_sgr_cache_matches_an_uncached_screen() -> None:
+    data = (
+        b"\x1b[1;31mA\x1b[38;5;196mB\x1b[48;2;1;2;3mC\x1b[0mD\x1b[1;31mE\x1b[7mF"
+        b"\x1b[27;4mG\x1b[mH\x1b[1;31mI"
+    )
+    emulator = TerminalEmulator()
+    emulator.feed(data)
+    reference = pyte.Screen(120, 40)
+    pyte.ByteStream(reference).feed(data)
+    ours = [emulator.screen.buffer[0][x] for x in range(9)]
+    theirs = [reference.buffer[0][x] for x in range(9)]
+    assert ours == theirs
+
+
+def test_tail_offset_whole_when_short() -> None:
+    assert tail_offset(b"abc\r\ndef", 100) == 0
+
+
+def test_tail_offset_starts_after_a_line_feed() -> None:
+    data = b"".join(b"line %03d\r\n" % n for n in range(100))
+    offset = tail_offset(data, 55)
+    assert data[offset - 1 : offset] == b"\n"
+    assert len(data) - offset <= 55
+    emulator = TerminalEmulator(40, 10)
+    emulator.feed(data[offset:])
+    assert emulator.text().splitlines() == [f"line {n:03d}" for n in range(95, 100)]
+
+
+def test_tail_offset_without_newline_uses_carriage_return() -> None:
+    data = b"x" * 50 + b"".join(b"\r%3d%%" % n for n in range(100))
+    offset = tail_offset(data, 30)
+    assert data[offset - 1 : offset] == b"\r"
+
+
+def test_tail_offset_never_starts_inside_a_utf8_sequence() -> None:
+    data = "é".encode() * 100  # two bytes each, no line breaks at all
+    offset = tail_offset(data, 51)
+    assert data[offset:].decode() == "é" * (len(data[offset:]) // 2)
+
+
+CONTROL_STRINGS = (
+    b"A\x1bP$qm\x1b\\B"  # DECRQSS
+    b"\x1b_apc payload\x1b\\C"  # APC
+    b"\x1b^pm\x1b\\D\x1bXsos\x1b\\E"  # PM, SOS
+    b"\xc2\x90c1 dcs\xc2\x9cF"  # C1 DCS ... C1 ST
+    b"\x1bPunterminated \x1b[31mG"  # another ESC aborts the string
+)
+
+
+def test_control_strings_are_skipped() -> None:
+    emulator = TerminalEmulator()
+    emulator.feed(CONTROL_STRINGS)
+    assert emulator.text() == "ABCDEFG"
+    assert emulator.screen.buffer[0][6].fg == "red"
+
+
+@pytest.mark.parametrize("cut", range(1, len(CONTROL_STRINGS)))
+def test_control_strings_split_anywhere(cut: int) -> None:
+    emulator = TerminalEmulator()
+    emulator.feed(CONTROL_STRINGS[:cut])
+    emulator.feed(CONTROL_STRINGS[cut:])
+    assert emulator.text() == "ABCDEFG"
+
+
+def test_control_strings_fed_a_byte_at_a_time() -> None:
+    emulator = TerminalEmulator()
+    for byte in CONTROL_STRINGS:
+        emulator.feed(bytes([byte]))
+    assert emulator.text() == "ABCDEFG"
+
+
+def test_a_held_escape_still_starts_a_sequence() -> None:
+    emulator = TerminalEmulator()
+    emulator.feed(b"a\x1b")
+    emulator.feed(b"[32mb")
+    assert emulator.text() == "ab"
+    assert emulator.screen.buffer[0][1].fg == "green"
+
+
+def test_narrow_non_ascii_text_wraps_like_ascii() -> None:
+    # One cell per character (the fast path for narrow non-ASCII text).
+    text = "█░é" * 10
+    assert feed_text(text.encode(), columns=8) == "\n".join(
+        text[i : i + 8] for i in range(0, len(text), 8)
+    )
+
+
+def test_narrow_text_mixed_with_wide_text() -> None:
+    assert feed_text("é中é".encode(), columns=3) == "é中\né"

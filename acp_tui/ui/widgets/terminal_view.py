@@ -1,0 +1,384 @@
+"""A terminal in a tool-call card: command, emulated screen in colour, exit badge.
+
+`TerminalSegment` is the card's widget for a `terminal` content item (registered
+in `tool_call_view.SEGMENT_VIEWS`). It shows:
+
+* a header, `$ command  (in cwd)` (`terminal <id>` until the terminal's state
+  arrives: a reference may come first), which opens the full-screen view when
+  clicked;
+* the emulated lines (`TerminalLines`, a Line API `ScrollView`: only the lines
+  on screen are converted), at most `CARD_LINES` high, following the tail
+  unless the user scrolled up; Enter on it opens the full-screen view. When
+  output outran the per-feed budget and only its tail was emulated, the first
+  line says how much earlier output is not shown;
+* the exit badge: `exit 0`, `exit 2`, `killed by SIGTERM`, or `exited` for an
+  exit status without a code (`{}`).
+
+Ingest never blocks the UI: the emulator is fed from the store's byte log at
+most once per `FEED_INTERVAL` (updates that come sooner are gathered into one
+feed, on a timer), and each feed emulates at most `TerminalFeed.budget` bytes (see
+`acp_tui.render.terminal`). Agent bytes only ever reach the emulator; the lines
+shown are the emulator's cells, checked printable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from time import monotonic
+from typing import ClassVar, Final
+
+from rich.segment import Segment
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.events import Click, Resize
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Static
+
+from acp_tui.protocol.framing import printable
+from acp_tui.render.terminal import TerminalFeed, exit_label, terminal_title
+from acp_tui.store.model import Terminal
+from acp_tui.store.store import SessionStore
+from acp_tui.store.values import JSONObject
+
+__all__ = [
+    "CARD_LINES",
+    "FEED_INTERVAL",
+    "FLOOD_INTERVAL",
+    "TerminalLines",
+    "TerminalSegment",
+    "skipped_note",
+]
+
+CARD_LINES: Final = 16
+"""The most terminal lines a card shows at once (the rest scroll)."""
+
+FEED_INTERVAL: Final = 1 / 30
+"""The least time between two feeds of the card's emulator, in seconds: output
+that arrives sooner is gathered into the next feed (at most one feed per frame,
+fewer in a flood, when frames come more often than the eye needs)."""
+
+FLOOD_INTERVAL: Final = 0.2
+"""The least time between two feeds while output outruns the budget (the last feed
+emulated only the tail): a flood is unreadable anyway, and the time goes to
+reading it in instead."""
+
+
+def skipped_note(skipped: int) -> str:
+    """The note shown when `skipped` bytes of earlier output are not emulated."""
+    if skipped >= 1024 * 1024:
+        amount = f"{skipped / (1024 * 1024):.1f} MB"
+    elif skipped >= 1024:
+        amount = f"{skipped / 1024:.0f} KB"
+    else:
+        amount = f"{skipped} bytes"
+    return f"… {amount} of earlier output not shown"
+
+
+class TerminalLines(ScrollView, can_focus=True):
+    """The emulated lines of a `TerminalFeed`, rendered a line at a time.
+
+    Follows the tail (scrolls to the end as lines arrive) unless the user
+    scrolled up; scrolling back to the end follows again. Its width is the
+    emulator's width, unless the terminal reports a size of its own.
+
+    Args:
+        feed: The emulator feed to show.
+        id: The widget id.
+        classes: Extra classes.
+    """
+
+    DEFAULT_CSS = """
+    TerminalLines {
+        height: auto;
+        overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-size-horizontal: 0;
+        &.-wide { overflow-x: auto; scrollbar-size-horizontal: 1; }
+        scrollbar-gutter: stable;
+        scrollbar-size-vertical: 1;
+        background: $surface;
+        color: $foreground;
+        &:focus { background-tint: $foreground 5%; }
+        & > .terminal-lines--note { color: $text-muted; text-style: italic; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_full_screen", "Full screen", show=False),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"terminal-lines--note"}
+    """`terminal-lines--note`: the note that earlier output is not shown."""
+
+    def __init__(
+        self,
+        feed: TerminalFeed,
+        *,
+        show_note: bool = True,
+        id: str | None = None,
+        classes: str = "",
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self.feed = feed
+        self.show_note = show_note
+        """Whether the first line notes skipped output, when there is some."""
+        self.following = True
+        """Whether new lines scroll into view (the user has not scrolled up)."""
+        self.opener: TerminalSegment | None = None
+        """The segment whose full-screen view Enter opens (none: Enter does nothing)."""
+
+    def sync(self) -> None:
+        """Show the feed's current lines (after it was updated)."""
+        feed = self.feed
+        size = Size(feed.columns, self.note_rows + feed.row_count)
+        if size != self.virtual_size:
+            if self.is_mounted and self._same_layout(size):
+                # Only the scroll range changes: skip the layout pass that setting
+                # `virtual_size` costs (it reflows the whole screen, every frame of a
+                # flood).
+                self.set_reactive(TerminalLines.virtual_size, size)
+                self._scroll_update(size)
+            else:
+                self.virtual_size = size
+        self.set_class(size.width > self.scrollable_content_region.width, "-wide")
+        if not self.is_mounted:
+            return
+        self.refresh()
+        if self.following:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def _same_layout(self, size: Size) -> bool:
+        """Whether showing `size` leaves this widget's height and scrollbars as is."""
+        old = self.virtual_size
+        height = self.scrollable_content_region.height
+        if size.width != old.width or height <= 0:
+            return False
+        if old.height > height and size.height > height:
+            return self.show_vertical_scrollbar  # Overflowing before and after.
+        auto_height = self.styles.height is None or self.styles.height.is_auto
+        return (
+            not auto_height
+            and old.height <= height
+            and size.height <= height
+            and not self.show_vertical_scrollbar
+        )
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Follow the tail again once the user scrolls back to the end."""
+        super().watch_scroll_y(old_value, new_value)
+        self.following = round(new_value) >= self.max_scroll_y
+
+    @property
+    def note_rows(self) -> int:
+        """Lines above the output: 1 for the skipped-output note, else 0."""
+        return 1 if self.show_note and self.feed.skipped else 0
+
+    def render_line(self, y: int) -> Strip:
+        """One line of the emulated terminal (only visible lines are asked for)."""
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y - self.note_rows
+        width = self.scrollable_content_region.width
+        style = self.rich_style
+        if index == -1:
+            note = self.get_component_rich_style("terminal-lines--note")
+            strip = Strip([Segment(skipped_note(self.feed.skipped), note)])
+        elif not 0 <= index < self.feed.row_count:
+            return Strip.blank(width, style)
+        else:
+            strip = Strip(self.feed.segments(index))
+        return strip.crop_extend(scroll_x, scroll_x + width, None).apply_style(style)
+
+    def on_resize(self, event: Resize) -> None:
+        """Emulate at the new width (re-fed from the tail on the next update)."""
+        width = self.scrollable_content_region.width
+        if width > 0 and width != self.feed.columns:
+            self.feed.set_width(width)
+            if self.opener is not None:
+                self.opener.refresh_terminal()
+
+    def action_open_full_screen(self) -> None:
+        """Open the full-screen view of this terminal."""
+        if self.opener is not None:
+            self.opener.open_full_screen()
+
+
+class TerminalSegment(Widget):
+    """A `terminal` content item in a tool-call card (a `SegmentView`)."""
+
+    DEFAULT_CSS = """
+    TerminalSegment {
+        height: auto;
+        & > .terminal-header { height: auto; text-style: bold; }
+        & > .terminal-header:hover { text-style: bold underline; }
+        & > TerminalLines { max-height: 16; }
+        & > .terminal-status {
+            height: auto;
+            color: $success;
+            &.-failed { color: $error; }
+        }
+        & > .terminal-errors { height: auto; color: $error; }
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(classes="tool-segment")
+        self.feed = TerminalFeed()
+        self.store: SessionStore | None = None
+        self.terminal_id: str | None = None
+        self._header = Static(classes="terminal-header")
+        self._lines = TerminalLines(self.feed)
+        self._lines.opener = self
+        self._lines.display = False
+        self._status = Static(classes="terminal-status")
+        self._status.display = False
+        self._errors = Static(classes="terminal-errors")
+        self._errors.display = False
+        self._last_feed = -FEED_INTERVAL
+        self._shown_exit: JSONObject | None = None
+        self._deferred = False
+
+    def compose(self) -> ComposeResult:
+        """Yield the parts (already filled in by `show_segment`)."""
+        yield self._header
+        yield self._errors
+        yield self._lines
+        yield self._status
+
+    def show_segment(
+        self, store: SessionStore, items: Sequence[JSONObject], start: int, end: int
+    ) -> int:
+        """Show the terminal that `items[start]` refers to; return its height.
+
+        Args:
+            store: The session store (the terminal's state lives there).
+            items: The tool call's content items.
+            start: The segment's item (a `terminal` reference).
+            end: One past it.
+
+        Returns:
+            The lines the segment has: header, output lines and exit badge.
+        """
+        terminal_id = str(items[start].get("terminalId"))
+        if terminal_id != self.terminal_id:
+            self.feed = TerminalFeed(self.feed.columns)
+            self._lines.feed = self.feed
+        self.store = store
+        self.terminal_id = terminal_id
+        # The card reads the line count only now (for its title and whether it
+        # folds): once the terminal exits, show its final state at once.
+        terminal = self.terminal
+        exit_status = terminal.exit_status if terminal is not None else None
+        final = exit_status is not None and exit_status is not self._shown_exit
+        self._shown_exit = exit_status
+        self.refresh_terminal(force=final)
+        return self.line_count
+
+    @property
+    def terminal(self) -> Terminal | None:
+        """The terminal's current state in the store (`None`: not seen yet)."""
+        if self.store is None or self.terminal_id is None:
+            return None
+        return self.store.terminal(self.terminal_id)
+
+    @property
+    def line_count(self) -> int:
+        """Header, skipped-output note, output lines and exit badge."""
+        errors = len(self.terminal.errors) if self.terminal is not None else 0
+        return (
+            1
+            + errors
+            + self._lines.note_rows
+            + self.feed.row_count
+            + int(self._status.display)
+        )
+
+    def refresh_terminal(self, *, force: bool = False) -> None:
+        """Bring the view up to date with the store (at most once per `FEED_INTERVAL`).
+
+        Sooner calls are gathered into one, after the interval.
+
+        Args:
+            force: Feed now, whenever the last feed was (still within the budget).
+        """
+        if self.is_mounted and not force:
+            now = monotonic()
+            interval = FLOOD_INTERVAL if self.feed.behind else FEED_INTERVAL
+            wait = self._last_feed + interval - now
+            if wait > 0:
+                if not self._deferred:
+                    self._deferred = True
+                    self.set_timer(wait, self._deferred_refresh)
+                return
+            self._last_feed = now
+        elif self.is_mounted:
+            self._last_feed = monotonic()
+        self._update()
+
+    def _deferred_refresh(self) -> None:
+        self._deferred = False
+        if self.is_attached:
+            self.refresh_terminal()
+
+    def _update(self) -> None:
+        terminal = self.terminal
+        terminal_id = self.terminal_id or "?"
+        title = printable(terminal_title(terminal, terminal_id))
+        header = Content(title)
+        if self._header.content != header:
+            self._header.update(header)
+        if terminal is not None and self.feed.update(terminal):
+            self._lines.sync()
+        self._lines.display = self.feed.row_count > 0
+        errors = terminal.errors if terminal is not None else ()
+        self._errors.display = bool(errors)
+        if errors:
+            self._errors.update(
+                Content("\n".join(printable(f"⚠ {error}") for error in errors))
+            )
+        label = exit_label(terminal)
+        self._status.display = label is not None
+        if label is not None:
+            text, ok = label
+            self._status.set_class(not ok, "-failed")
+            self._status.update(Content(printable(text)))
+
+    @property
+    def plain_text(self) -> str:
+        """Header, note, output lines and exit badge as plain text."""
+        if self._deferred:
+            self._update()  # Reading it (tests, export) catches up at once.
+        parts = [_plain(self._header)]
+        if self._errors.display:
+            parts.append(_plain(self._errors))
+        if self._lines.note_rows:
+            parts.append(skipped_note(self.feed.skipped))
+        text = self.feed.plain_text()
+        if text:
+            parts.append(text)
+        if self._status.display:
+            parts.append(_plain(self._status))
+        return "\n".join(parts)
+
+    def on_click(self, event: Click) -> None:
+        """A click on the header opens the full-screen view."""
+        if event.widget is self._header:
+            event.stop()
+            self.open_full_screen()
+
+    def open_full_screen(self) -> None:
+        """Push the full-screen view of this terminal (Esc closes it)."""
+        if self.store is None or self.terminal_id is None:
+            return
+        # Imported here: the screen module imports this one.
+        from acp_tui.ui.screens.terminal import TerminalScreen
+
+        self.app.push_screen(TerminalScreen(self.store, self.terminal_id))
+
+
+def _plain(widget: Static) -> str:
+    content = widget.content
+    return content.plain if isinstance(content, Content) else str(content)
