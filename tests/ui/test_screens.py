@@ -770,3 +770,15 @@ async def test_key_help_shows_markup_literally() -> None:
         await wait_for(pilot, lambda: app.pushed is not None and app.pushed.is_mounted)
         assert app.pushed is not None
         assert help_text(app.pushed).split() == ["[b]k[/b]", "[i]d"]
+
+
+def test_picker_filter_is_empty_before_it_is_composed() -> None:
+    """Asking which sessions show before the screen is composed (the app polls it
+    while the picker opens) must not raise: no filter yet, so all of them."""
+    screen = SessionPickerScreen(FakeSessions().load, now=lambda: NOW)
+    screen.sessions = [
+        SessionSummary("sess-1", "/tmp/a", "First", None, {}),
+        SessionSummary("sess-2", "/tmp/b", "Second", None, {}),
+    ]
+    assert screen.filter_text == ""
+    assert [s.session_id for s in screen.visible_sessions] == ["sess-1", "sess-2"]

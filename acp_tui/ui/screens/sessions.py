@@ -285,8 +285,9 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
 
     @property
     def filter_text(self) -> str:
-        """The current filter."""
-        return self.query_one("#session-filter", Input).value
+        """The current filter ("" until the screen is composed)."""
+        found = self.query("#session-filter").results(Input)
+        return next((field.value for field in found), "")
 
     @property
     def visible_sessions(self) -> list[SessionSummary]:
