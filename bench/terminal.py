@@ -59,6 +59,8 @@ from acp_tui.ui.widgets.terminal_view import TerminalSegment
 
 SIZE: Final = (120, 40)
 CHUNK: Final = 4096
+WRITE_BATCH: Final = 1024 * 1024
+"""Bytes of ready JSON lines the fake agent writes at a time."""
 MARKER: Final = "BUILD-DONE-MARKER"
 TIMEOUT: Final = 300.0
 MB: Final = 1_000_000
@@ -121,19 +123,32 @@ class Agent:
     def __init__(self, megabytes: float) -> None:
         self.size = int(megabytes * MB)
         self.out = sys.stdout.buffer
-        # Made up front: the bench times the client, not this agent.
+        # Made up front, as ready-to-write JSON lines, and written in large
+        # batches: the bench times the client, not this agent (encoding each
+        # message while streaming held the agent to about the client's own pace).
         self.data = build_output(self.size)
-        self.chunks = [
-            base64.b64encode(self.data[start : start + CHUNK]).decode()
+        self.chunk_lines = b"".join(
+            self.line(
+                {
+                    "sessionUpdate": "terminal_output_chunk",
+                    "terminalId": "term-1",
+                    "data": base64.b64encode(self.data[start : start + CHUNK]).decode(),
+                }
+            )
             for start in range(0, len(self.data), CHUNK)
-        ]
+        )
+
+    @staticmethod
+    def line(update: dict[str, Any]) -> bytes:
+        params = {"sessionId": "s1", "update": update}
+        message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
+        return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
     def send(self, message: dict[str, Any]) -> None:
         self.out.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
 
     def update(self, update: dict[str, Any]) -> None:
-        params = {"sessionId": "s1", "update": update}
-        self.send({"jsonrpc": "2.0", "method": "session/update", "params": params})
+        self.out.write(self.line(update))
 
     def prompt(self, rid: object) -> None:
         # The tool call stays in progress: a completed card with this much output
@@ -159,14 +174,9 @@ class Agent:
             }
         )
         self.out.flush()
-        for chunk in self.chunks:
-            self.update(
-                {
-                    "sessionUpdate": "terminal_output_chunk",
-                    "terminalId": "term-1",
-                    "data": chunk,
-                }
-            )
+        view = memoryview(self.chunk_lines)
+        for start in range(0, len(view), WRITE_BATCH):
+            self.out.write(view[start : start + WRITE_BATCH])
         self.update(
             {
                 "sessionUpdate": "terminal_update",
