@@ -7,12 +7,15 @@ a display terminal, then streams `--megabytes` MB of realistic coloured build ou
 truecolour test results) as 4 KB `terminal_output_chunk`s (base64), as fast as the
 pipe takes them, then the exit status. The last line holds a marker.
 
-Measured in a fresh interpreter (`--child`), from sending the prompt until the
-first frame that shows the marker in the card's terminal:
+Measured `--repeat` times (default 5), each in a fresh interpreter (`--child`),
+from sending the prompt until the first frame that shows the marker in the card's
+terminal:
 
-* **effective MB/s**: output size / that time (goal >= 20 MB/s, 40x raw pyte
-  `HistoryScreen`);
-* **largest frame gap** meanwhile (goal: none over 100 ms). Frames are timed by
+* **effective MB/s**: output size / that time, for every run; the goal (>= 20 MB/s,
+  40x raw pyte `HistoryScreen`) is judged on the median run, as a shared machine's
+  scheduling moves single runs either way;
+* **largest frame gap** meanwhile, the worst of all runs (goal: none over 100 ms).
+  Frames are timed by
   wrapping `App._display` on the instance, as bench/ui.py does;
 * **peak memory**: the child's peak RSS (`ru_maxrss`) above its RSS before the
   prompt, beside what the caps allow: the store keeps at most
@@ -25,7 +28,7 @@ byte emulated). Raw pyte is slow, so it gets the first `--raw-megabytes` MB (a
 rate does not depend on the length of this uniform output).
 
 Figures only: nothing is asserted. Usage:
-`uv run python bench/terminal.py [--megabytes 10] [--raw-megabytes 1]`
+`uv run python bench/terminal.py [--megabytes 10] [--raw-megabytes 1] [--repeat 5]`
 """
 
 from __future__ import annotations
@@ -395,6 +398,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--megabytes", type=float, default=10.0)
     parser.add_argument("--raw-megabytes", type=float, default=1.0)
+    parser.add_argument("--repeat", type=int, default=5, help="app runs (median)")
     parser.add_argument("--agent", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -410,7 +414,14 @@ def main() -> None:
         f"{CHUNK // 1024} KB terminal_output_chunks (v2), headless {SIZE[0]}x{SIZE[1]}"
     )
     raw = measure("raw", args.raw_megabytes)
-    app = AppResult(**measure("app", args.megabytes))
+    # The app's figures vary from run to run on a shared machine (scheduling of
+    # the agent's writes against the client's reads): each run is a fresh
+    # process, and the goals are judged on the median run.
+    runs = sorted(
+        (AppResult(**measure("app", args.megabytes)) for _ in range(args.repeat)),
+        key=lambda r: r.seconds,
+    )
+    app = runs[len(runs) // 2]
     effective = app.megabytes / app.seconds
     print(
         f"\nraw emulation of the first {args.raw_megabytes:g} MB, {CHUNK // 1024} KB "
@@ -419,7 +430,11 @@ def main() -> None:
     print(f"  pyte Screen         {raw['screen']:7.2f} MB/s")
     print(f"  pyte HistoryScreen  {raw['history']:7.2f} MB/s")
     print(f"  TerminalEmulator    {raw['emulator']:7.2f} MB/s (every byte emulated)")
-    print("\nthe app (prompt sent -> marker on screen in the card):")
+    rates = ", ".join(f"{r.megabytes / r.seconds:.1f}" for r in runs)
+    print(
+        f"\nthe app (prompt sent -> marker on screen in the card), "
+        f"{len(runs)} runs: {rates} MB/s; the median run:"
+    )
     print(
         f"  {app.megabytes:g} MB on screen after {app.seconds:.2f} s "
         f"(in the store after {app.in_store_seconds:.2f} s), "
@@ -445,20 +460,23 @@ def main() -> None:
         f"{effective / raw['screen']:.0f}x raw Screen "
         f"(goal >= 20 MB/s and >= 40x: {verdict(effective >= 20 and ratio >= 40)})"
     )
+    worst_gap = max(r.max_gap for r in runs)
     print(
-        f"  largest frame gap {app.max_gap * 1000:.0f} ms "
-        f"(goal <= 100 ms: {verdict(app.max_gap <= 0.1)})"
+        f"  largest frame gap {worst_gap * 1000:.0f} ms, the worst of all runs "
+        f"(goal <= 100 ms: {verdict(worst_gap <= 0.1)})"
     )
     # Bounded: the scrollback within its cap, and the memory growth within what
     # the store's byte cap allows (its log, one joined copy, a slice) plus slack.
-    bounded = (
-        app.scrollback_lines <= DEFAULT_HISTORY
-        and app.store_bytes <= DEFAULT_MAX_TERMINAL_BYTES
-        and growth <= 3 * min(app.store_bytes, DEFAULT_MAX_TERMINAL_BYTES) + 64 * MB
+    bounded = all(
+        r.scrollback_lines <= DEFAULT_HISTORY
+        and r.store_bytes <= DEFAULT_MAX_TERMINAL_BYTES
+        and r.rss_peak - r.rss_before
+        <= 3 * min(r.store_bytes, DEFAULT_MAX_TERMINAL_BYTES) + 64 * MB
+        for r in runs
     )
     print(
         f"  memory bounded by the caps (scrollback <= {DEFAULT_HISTORY} lines, "
-        f"RSS growth <= 3x retained output + 64 MB): {verdict(bounded)}"
+        f"RSS growth <= 3x retained output + 64 MB, every run): {verdict(bounded)}"
     )
 
 
