@@ -40,7 +40,6 @@ import os
 import re
 import shlex
 import signal
-import sys
 from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -57,6 +56,7 @@ from anyio.abc import ByteReceiveStream, Process, TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from acp_tui import paths
+from acp_tui.process_group import group_alive, signal_group
 from acp_tui.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, OversizedLine
 
 __all__ = [
@@ -720,33 +720,11 @@ class StdioTransport:
 
     def _signal_group(self, sig: signal.Signals) -> None:
         """Send `sig` to the agent's whole process group; ignore a vanished group."""
-        process = self._require_process()
-        if sys.platform == "win32":  # no process groups: the leader only
-            with suppress(OSError):
-                if sig == signal.SIGTERM:
-                    process.terminate()
-                else:
-                    process.kill()
-            return
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            pass
-        except PermissionError:  # a member changed credentials: signal the leader
-            with suppress(OSError):
-                process.send_signal(sig)
+        signal_group(self._require_process(), sig)
 
     def _group_alive(self) -> bool:
         """Whether any process (zombies included) is left in the agent's group."""
-        if sys.platform == "win32":
-            return False
-        try:
-            os.killpg(self._require_process().pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
+        return group_alive(self._require_process().pid)
 
     async def _wait_leader(self, seconds: float) -> bool:
         process = self._require_process()

@@ -52,6 +52,8 @@ import anyio
 import anyio.to_thread
 from anyio.abc import Process
 
+from acp_tui.process_group import group_alive, signal_group
+
 __all__ = [
     "CLOSE_TIMEOUT",
     "DEFAULT_COLS",
@@ -399,33 +401,11 @@ class PtyProcess:
 
     def _signal_group(self, sig: signal.Signals) -> None:
         """Send `sig` to the whole group; a vanished group is not an error."""
-        process = self._process
-        if sys.platform == "win32":  # pragma: no cover - no process groups
-            with suppress(OSError):
-                if sig == signal.SIGTERM:
-                    process.terminate()
-                else:
-                    process.kill()
-            return
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            pass
-        except PermissionError:  # a member changed credentials: the leader only
-            with suppress(OSError):
-                process.send_signal(sig)
+        signal_group(self._process, sig)
 
     def _group_alive(self) -> bool:
         """Whether any process (zombies included) is left in the command's group."""
-        if sys.platform == "win32":  # pragma: no cover - no process groups
-            return False
-        try:
-            os.killpg(self._process.pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
+        return group_alive(self._process.pid)
 
 
 def _set_size(fd: int, cols: int, rows: int) -> None:

@@ -1,0 +1,73 @@
+"""Signalling a child's whole process group, shared by the transport and the PTY runner.
+
+The agent (`acp_tui.protocol.transport`) and the commands of v1 client terminals
+(`acp_tui.terminal.pty`) each start in a process group of their own, so stopping
+one reaches everything it spawned. Both layers are independent of each other, so
+the two helpers live here, below both (stdlib only).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from contextlib import suppress
+from typing import Protocol
+
+__all__ = ["group_alive", "signal_group"]
+
+
+class _Signallable(Protocol):
+    """What `signal_group` needs of a process (anyio's and asyncio's both fit)."""
+
+    @property
+    def pid(self) -> int:
+        """The process id, which is also its group id (it leads its group)."""
+        ...
+
+    def terminate(self) -> None:
+        """Send SIGTERM to the process alone."""
+        ...
+
+    def kill(self) -> None:
+        """Send SIGKILL to the process alone."""
+        ...
+
+    def send_signal(self, signal: signal.Signals) -> None:
+        """Send `signal` to the process alone."""
+        ...
+
+
+def signal_group(process: _Signallable, sig: signal.Signals) -> None:
+    """Send `sig` to the whole group `process` leads; a vanished group is no error.
+
+    Where a member changed credentials (the group cannot be signalled as a whole),
+    the leader alone gets it. Windows has no process groups: the leader only.
+    """
+    if sys.platform == "win32":  # pragma: no cover - no process groups
+        with suppress(OSError):
+            if sig == signal.SIGTERM:
+                process.terminate()
+            else:
+                process.kill()
+        return
+    try:
+        os.killpg(process.pid, sig)
+    except ProcessLookupError:
+        pass
+    except PermissionError:
+        with suppress(OSError):
+            process.send_signal(sig)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process (zombies included) is left in the group `pgid`."""
+    if sys.platform == "win32":  # pragma: no cover - no process groups
+        return False
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
