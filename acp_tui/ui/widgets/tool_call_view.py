@@ -42,7 +42,8 @@ from textual.widgets.collapsible import CollapsibleTitle
 
 from acp_tui.export import terminal_text
 from acp_tui.protocol.framing import printable
-from acp_tui.store.model import Terminal, ToolCall, block_text
+from acp_tui.render.terminal import terminal_title
+from acp_tui.store.model import ToolCall, block_text
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
 from acp_tui.ui.widgets.diff_view import DiffSegment, change_line, diff_patch_text
@@ -154,13 +155,6 @@ def _item_text(item: JSONObject) -> str | None:
     return block_text(block) if isinstance(block, Mapping) else None
 
 
-def _terminal_header(terminal: Terminal | None, terminal_id: str) -> str:
-    if terminal is None or not terminal.command:
-        return f"terminal {terminal_id}"
-    command = f"$ {terminal.command}"
-    return f"{command}  (in {terminal.cwd})" if terminal.cwd else command
-
-
 def tool_call_body(store: SessionStore, tool_call: ToolCall) -> str:
     """The tool call's locations and content as plain text.
 
@@ -189,7 +183,7 @@ def tool_call_body(store: SessionStore, tool_call: ToolCall) -> str:
         elif kind == "terminal":
             terminal_id = str(item.get("terminalId"))
             terminal = store.terminal(terminal_id)
-            parts.append(_terminal_header(terminal, terminal_id))
+            parts.append(terminal_title(terminal, terminal_id))
             if terminal is not None:
                 parts.append(terminal_text(terminal))
         else:
