@@ -31,6 +31,7 @@ from acp_tui.client.options import cycle_value
 from acp_tui.history import PromptHistory
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.protocol.version import ProtocolChoice
+from acp_tui.render.highlight import COMMON_LANGUAGES, warm_lexer
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
@@ -73,6 +74,12 @@ SHUTDOWN_WAIT = 15.0
 """Seconds quitting waits for the agent worker to shut the agent down (its own
 steps are bounded too: close stdin, wait, SIGTERM, SIGKILL)."""
 
+WARM_QUIET = 0.2
+"""Seconds without store changes before a Pygments lexer is compiled ahead of use."""
+
+WARM_STEP = 0.02
+"""Seconds between two lexers compiled ahead of use (frames and keys in between)."""
+
 
 class AcpTuiApp(App[None]):
     """The acp-tui terminal client.
@@ -108,11 +115,14 @@ class AcpTuiApp(App[None]):
     ) -> None:
         super().__init__()
         self.tune_gc = tune_gc
+        """Apply the streaming garbage-collector policy once a session is open
+        (process-wide, so only for a real run: the CLI and the bench)."""
         self._exiting = False
         self._connection_lock = asyncio.Lock()
         self._connection_task: asyncio.Future[None] | None = None
-        """Apply the streaming garbage-collector policy once a session is open
-        (process-wide, so only for a real run: the CLI and the bench)."""
+        self._to_warm: list[str] | None = None
+        """Languages whose lexers `_warm_lexers` still has to compile (None: not
+        started)."""
         self.settings = settings
         self.runner = AgentRunner(self, self, settings)
         self.first_request = request or SessionRequest()
@@ -274,6 +284,9 @@ class AcpTuiApp(App[None]):
         self._turns_seen = store.state.turns_ended
         if self.tune_gc:
             tune_garbage_collector()  # the start-up heap is loaded by now
+        if self._to_warm is None:
+            self._to_warm = list(reversed(COMMON_LANGUAGES))
+            self.set_timer(WARM_QUIET, self._warm_lexers, name="warm-lexers")
         notices = store.notices
         self._last_notice = notices[-1].notice_id if notices else None
         await self._conversation.apply_changes(store, ())
@@ -291,6 +304,30 @@ class AcpTuiApp(App[None]):
         status.store = store
         status.phase = "connected"
         self._refresh_status()
+
+    @property
+    def lexers_to_warm(self) -> tuple[str, ...]:
+        """The common languages whose lexers are not compiled ahead of use yet."""
+        if self._to_warm is None:
+            return COMMON_LANGUAGES
+        return tuple(reversed(self._to_warm))
+
+    def _warm_lexers(self) -> None:
+        """Compile one common Pygments lexer while the session is quiet.
+
+        The first code fence of a language would otherwise stall a frame while
+        its lexer compiles (see `render.highlight`); one per step, and only after
+        `WARM_QUIET` seconds without store changes, so no streaming frame waits.
+        """
+        if not self._to_warm:
+            return
+        bridge = self.runner.bridge
+        quiet = bridge.quiet_for() if bridge is not None else WARM_QUIET
+        if quiet < WARM_QUIET:
+            self.set_timer(WARM_QUIET - quiet, self._warm_lexers, name="warm-lexers")
+            return
+        warm_lexer(self._to_warm.pop())
+        self.set_timer(WARM_STEP, self._warm_lexers, name="warm-lexers")
 
     async def on_session_updated(self, message: SessionUpdated) -> None:
         """Apply one coalesced batch of store changes."""

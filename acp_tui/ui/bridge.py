@@ -205,6 +205,10 @@ class StoreBridge:
             self._idle_timer.stop()
             self._idle_timer = None
 
+    def quiet_for(self) -> float:
+        """Seconds since the last batch of changes was handed to the target."""
+        return time.monotonic() - self._last_change
+
     def _on_changes(self, changes: Sequence[Change]) -> None:
         self._pending.extend(changes)
         if not self._scheduled:

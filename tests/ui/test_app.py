@@ -234,3 +234,11 @@ async def test_restart_while_running_replaces_the_agent(tmp_path: Path) -> None:
         assert second is not first
         assert second.returncode is None
         assert app.runner.running
+
+
+async def test_lexers_are_compiled_once_the_session_is_quiet(tmp_path: Path) -> None:
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        assert app.lexers_to_warm  # not before the session is open and quiet
+        await wait_for(pilot, lambda: not app.lexers_to_warm)

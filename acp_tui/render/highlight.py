@@ -1,0 +1,68 @@
+"""Warming up Pygments' lexers before the first code block needs them.
+
+A Pygments lexer class compiles its regular expressions the first time it is
+instantiated: 10-60 ms per language on this class of machine (bench/ui.py saw the
+first `python` fence of a turn stall the event loop for 60 ms). Agents show code
+in a handful of languages, and diffs highlight by file type, so the app warms the
+common ones, one per step, while the session is quiet (the user is typing, the
+model is thinking): `warm_lexer`. The compiled tables live on the lexer classes,
+so every later highlight (Textual's code fences, `render.diff`) finds them ready.
+
+Not in a thread: a thread compiling regular expressions holds the GIL for its
+switch interval at a time and slowed a session's replay by half (bench/ui.py).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
+from pygments.util import ClassNotFound
+
+__all__ = ["COMMON_LANGUAGES", "warm_lexer"]
+
+FILENAME_INDEX: Final = ""
+"""Pseudo-language: the filename index `get_lexer_for_filename` loads once."""
+
+COMMON_LANGUAGES: Final = (
+    FILENAME_INDEX,
+    "python",
+    "bash",
+    "json",
+    "diff",
+    "javascript",
+    "typescript",
+    "tsx",
+    "rust",
+    "go",
+    "toml",
+    "yaml",
+    "console",
+    "html",
+    "css",
+    "markdown",
+    "c",
+    "cpp",
+    "java",
+    "sql",
+)
+"""What agents commonly show, most common first (Pygments aliases)."""
+
+
+def warm_lexer(language: str) -> bool:
+    """Instantiate the lexer of `language` so its class compiles its rules.
+
+    Args:
+        language: A Pygments alias, or `FILENAME_INDEX`.
+
+    Returns:
+        Whether the language is known.
+    """
+    try:
+        if language == FILENAME_INDEX:
+            get_lexer_for_filename("warm.txt")
+        else:
+            get_lexer_by_name(language)
+    except ClassNotFound:
+        return False
+    return True
