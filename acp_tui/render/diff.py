@@ -57,6 +57,7 @@ __all__ = [
     "display_text",
     "file_title",
     "highlight_spans",
+    "lexer_spans",
 ]
 
 DiffLayout: TypeAlias = Literal["unified", "split"]
@@ -327,7 +328,12 @@ def _role(token: _TokenType, roles: frozenset[str]) -> str | None:
 
 
 @lru_cache(maxsize=20_000)
-def _highlight(lexer: Lexer, text: str, roles: frozenset[str]) -> SyntaxSpans:
+def lexer_spans(lexer: Lexer, text: str, roles: frozenset[str]) -> SyntaxSpans:
+    """`(start, end, role)` for each token of `text` whose type is in `roles`.
+
+    Subtypes report the role of their nearest listed parent; adjacent tokens of
+    the same role are merged. Shared with code fences (`render.markdown`).
+    """
     spans: list[tuple[int, int, str]] = []
     offset = 0
     for token, value in lexer.get_tokens(text):
@@ -359,7 +365,7 @@ def highlight_spans(
     if lexer is None or not text:
         return ()
     try:
-        return _highlight(lexer, text, frozenset(roles))
+        return lexer_spans(lexer, text, frozenset(roles))
     except Exception:  # a lexer bug must not break the diff
         return ()
 

@@ -15,9 +15,9 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.pilot import Pilot
-from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownBlock
+from textual.widgets import Collapsible, Static
 
+from acp_tui.render.markdown import MarkdownTheme, line_text, render_block
 from acp_tui.store import ops
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
@@ -36,7 +36,8 @@ from acp_tui.ui.widgets.conversation import (
     EarlierEntries,
     QueuedPrompt,
 )
-from acp_tui.ui.widgets.message_view import AgentMarkdown, MessageView
+from acp_tui.ui.widgets.markdown_view import MarkdownView
+from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
 
@@ -97,11 +98,15 @@ def view(app: ConversationApp, message_id: str) -> MessageView:
     return widget
 
 
-def blocks(markdown: Markdown) -> list[tuple[str, str]]:
-    """The markdown's top-level blocks: (class name, plain text)."""
+def blocks(markdown: MarkdownView) -> list[tuple[str, str]]:
+    """The markdown's top-level blocks: (first token type, text as drawn)."""
+    theme = MarkdownTheme()
     return [
-        (type(block).__name__, block._content.plain)
-        for block in markdown.query_children(MarkdownBlock)
+        (
+            block.tokens[0].type,
+            "\n".join(line_text(line) for line in render_block(block, 10_000, theme)),
+        )
+        for block in markdown.document.blocks
     ]
 
 
@@ -125,9 +130,10 @@ async def test_streamed_chunks_render_as_one_paragraph() -> None:
         message = view(app, "a1")
         expected = "".join(words)
         await wait_for(pilot, lambda: message.text == expected and not message.pending)
-        markdown = message.query_one(AgentMarkdown)
-        await wait_for(pilot, lambda: len(blocks(markdown)) == 1)
-        assert blocks(markdown) == [("MarkdownParagraph", expected.strip())]
+        markdown = message.query_one(MarkdownView)
+        assert blocks(markdown) == [("paragraph_open", expected.strip())]
+        await wait_for(pilot, lambda: markdown.rendered_tail_text() is not None)
+        assert (markdown.rendered_tail_text() or "").split() == expected.split()
         # 59 appends in one go: flushed a few times at most, not once per chunk.
         assert 1 <= message.flushes < 10
 
@@ -146,20 +152,21 @@ async def test_streamed_markdown_matches_a_whole_parse() -> None:
             await pilot.pause()
         message = view(app, "a1")
         await wait_for(pilot, lambda: message.text == source and not message.pending)
-        streamed = message.query_one(AgentMarkdown)
-        whole = AgentMarkdown(source)
-        await app.conversation.mount(whole)
-        await pilot.pause()
+        streamed = message.query_one(MarkdownView)
+        whole = MarkdownView(source)
         assert blocks(streamed) == blocks(whole)
         kinds = [kind for kind, _ in blocks(streamed)]
         assert kinds == [
-            "MarkdownH1",
-            "MarkdownParagraph",
-            "MarkdownBulletList",
-            "_Fence",
-            "MarkdownBlockQuote",
-            "MarkdownParagraph",
+            "heading_open",
+            "paragraph_open",
+            "bullet_list_open",
+            "fence",
+            "blockquote_open",
+            "paragraph_open",
         ]
+        # Appends re-parse only the tail: far fewer parses than a whole-document
+        # parse per chunk would be, and never more than one per flush.
+        assert streamed.document.parses <= message.flushes + 1
 
 
 async def test_growing_paragraph_updates_its_block_in_place() -> None:
@@ -171,67 +178,54 @@ async def test_growing_paragraph_updates_its_block_in_place() -> None:
         message = view(app, "a1")
         await show(app, store, ops.AppendMessageChunk("a1", "agent", text("Tail")))
         await wait_for(pilot, lambda: not message.pending and "Tail" in message.text)
-        markdown = message.query_one(AgentMarkdown)
+        markdown = message.query_one(MarkdownView)
         await wait_for(pilot, lambda: len(blocks(markdown)) == 2)
-        first, tail = markdown.query_children(MarkdownBlock)
+        await wait_for(pilot, lambda: markdown.rendered_tail_text() == "Tail")
+        first = markdown.document.blocks[0]
+        renders = markdown.renders
         for n in range(5):
             chunk = text(f" more{n}")
             await show(app, store, ops.AppendMessageChunk("a1", "agent", chunk))
             await wait_for(pilot, lambda: not message.pending)
             await pilot.pause()
-        assert list(markdown.query_children(MarkdownBlock)) == [first, tail]
-        assert tail._content.plain == "Tail more0 more1 more2 more3 more4"
+        expected = "Tail more0 more1 more2 more3 more4"
+        await wait_for(pilot, lambda: markdown.rendered_tail_text() == expected)
+        # The first block kept its identity and was never drawn again: each
+        # flush drew only the tail.
+        assert markdown.document.blocks[0] is first
+        assert markdown.renders - renders <= message.flushes
         assert message.flushes >= 2
 
 
-def list_items(markdown: Markdown) -> list[list[str]]:
-    """Each top-level list's items, as their blocks' plain text."""
-    lists = [
-        b for b in markdown.query_children(MarkdownBlock) if b.name and "list" in b.name
-    ]
-    return [
-        [block._content.plain for block in item.query(MarkdownBlock)]
-        for found in lists
-        for item in found.children
-    ]
-
-
-async def test_growing_list_keeps_its_items_and_matches_a_whole_parse() -> None:
+async def test_growing_list_keeps_earlier_blocks_and_matches_a_whole_parse() -> None:
     source = (
         "Steps:\n\n- first step, with *emphasis*\n- second step goes on\n"
         "- third `code` step\n- fourth\n\nDone."
     )
     app, store = ConversationApp(), SessionStore("s")
     async with app.run_test(size=SIZE) as pilot:
-        rows_seen: list[object] = []
+        firsts: list[object] = []
         for start in range(0, len(source), 5):
             chunk = text(source[start : start + 5])
             await show(app, store, ops.AppendMessageChunk("a1", "agent", chunk))
             await wait_for(pilot, lambda: not view(app, "a1").pending)
             await pilot.pause()
-            markdown = view(app, "a1").query_one(AgentMarkdown)
-            for block in markdown.query_children(MarkdownBlock):
-                if block.name == "bullet_list_open" and block.children:
-                    rows_seen.append(block.children[0])
+            document = view(app, "a1").query_one(MarkdownView).document
+            if len(document.blocks) > 1:
+                firsts.append(document.blocks[0])
         message = view(app, "a1")
         await wait_for(pilot, lambda: message.text == source and not message.pending)
-        streamed = message.query_one(AgentMarkdown)
-        whole = AgentMarkdown(source)
-        await app.conversation.mount(whole)
-        await pilot.pause()
-        assert blocks(streamed) == blocks(whole)
-        assert list_items(streamed) == list_items(whole)
-        assert list_items(streamed) == [
-            ["first step, with emphasis"],
-            ["second step goes on"],
-            ["third code step"],
-            ["fourth"],
-        ]
-        # While the list grew, and after it ended, its first row stayed the
-        # same widget: items were updated in place, not re-mounted per flush.
-        assert len(rows_seen) > 3
-        assert len({id(row) for row in rows_seen}) == 1
-        assert streamed.query_children(MarkdownBlock)[1].children[0] is rows_seen[0]
+        streamed = message.query_one(MarkdownView)
+        assert blocks(streamed) == blocks(MarkdownView(source))
+        assert blocks(streamed)[1] == (
+            "bullet_list_open",
+            "• first step, with emphasis\n• second step goes on\n"
+            "• third code step\n• fourth",
+        )
+        # Once the list began, the paragraph before it stayed the same block
+        # (its drawn lines stay cached) while the list grew.
+        assert len(firsts) > 3
+        assert len({id(block) for block in firsts}) == 1
 
 
 async def test_replaced_text_rerenders() -> None:
@@ -243,9 +237,9 @@ async def test_replaced_text_rerenders() -> None:
             app, store, ops.UpsertMessage("a1", "agent", content=[text("new *text*")])
         )
         assert [change.action for change in changes] == ["replaced"]
-        markdown = message.query_one(AgentMarkdown)
+        markdown = message.query_one(MarkdownView)
         await wait_for(
-            pilot, lambda: blocks(markdown) == [("MarkdownParagraph", "new text")]
+            pilot, lambda: blocks(markdown) == [("paragraph_open", "new text")]
         )
         assert message.text == "new *text*"
 
@@ -284,10 +278,10 @@ async def test_markup_in_agent_text_shows_literally() -> None:
         plain = shown.plain if isinstance(shown, Content) else str(shown)
         assert "[bold red]boom[/]" in plain
         assert "\x1b" not in plain
-        markdown = view(app, "a1").query_one(AgentMarkdown)
+        markdown = view(app, "a1").query_one(MarkdownView)
         await wait_for(pilot, lambda: bool(blocks(markdown)))
         ((kind, rendered),) = blocks(markdown)
-        assert kind == "MarkdownParagraph"
+        assert kind == "paragraph_open"
         assert "[bold red]boom[/]" in rendered
         assert "\x1b" not in rendered
 
@@ -488,10 +482,8 @@ async def test_a_full_store_renders_its_newest_entry(entries: int) -> None:
     store.apply_many(operations)
     async with app.run_test(size=SIZE) as pilot:
         await app.conversation.apply_changes(store, ())
-        markdown = view(app, "last").query_one(AgentMarkdown)
-        await wait_for(
-            pilot, lambda: blocks(markdown) == [("MarkdownParagraph", "the end")]
-        )
+        markdown = view(app, "last").query_one(MarkdownView)
+        await wait_for(pilot, lambda: markdown.rendered_tail_text() == "the end")
         assert len(app.conversation.entries) <= entries + 1
 
 
