@@ -54,6 +54,7 @@ import argparse
 import asyncio
 import itertools
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -71,9 +72,11 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
+from acp_tui.paths import HOME_ENV_VAR
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.widgets.markdown_view import MarkdownView
 
 AGENT: Final = Path(__file__).resolve().parent / "ui_agent.py"
 SIZE: Final = (120, 40)
@@ -131,12 +134,17 @@ class Frames:
 def on_screen(screen: Screen[object], text: str) -> bool:
     """Whether a widget that is at least partly on screen shows `text`.
 
-    Looks at the content of the visible `Static`s (markdown blocks are), as the
-    compositor placed them for the frame just painted: cheap enough to run on
-    every frame, unlike rendering the whole screen to text.
+    Looks at the content of the visible `Static`s and, for agent markdown, at the
+    lines of its last block as drawn for the frame just painted (`MarkdownView`),
+    as the compositor placed them: cheap enough to run on every frame, unlike
+    rendering the whole screen to text.
     """
     for widget in screen._compositor.visible_widgets:
-        if isinstance(widget, Static):
+        if isinstance(widget, MarkdownView):
+            drawn = widget.rendered_tail_text()
+            if drawn is not None and text in drawn.replace("\n", ""):
+                return True
+        elif isinstance(widget, Static):
             content = widget.content
             if isinstance(content, Content | Text):
                 content = content.plain
@@ -355,15 +363,21 @@ async def child(kind: str, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def measure(kind: str, **params: Any) -> dict[str, Any]:
-    """Run one measurement in a fresh interpreter; adds `started` (wall clock)."""
+    """Run one measurement in a fresh interpreter; adds `started` (wall clock).
+
+    The child gets its own `ACP_TUI_HOME`: the app saves transcripts and drafts as
+    a real run does (that cost is measured), but not into the user's home.
+    """
     started = time.time()
-    output = subprocess.run(
-        [sys.executable, __file__, CHILD, kind, json.dumps(params)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=TIMEOUT,
-    ).stdout
+    with tempfile.TemporaryDirectory(prefix="acp-tui-bench-home-") as home:
+        output = subprocess.run(
+            [sys.executable, __file__, CHILD, kind, json.dumps(params)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=TIMEOUT,
+            env={**os.environ, HOME_ENV_VAR: home},
+        ).stdout
     result: dict[str, Any] = json.loads(output.strip().splitlines()[-1])
     result["started"] = started
     return result
