@@ -9,6 +9,7 @@ Commands:
   acp-tui print PROMPT      run one prompt turn without a screen (text or JSON)
   acp-tui sessions          list the agent's sessions (session/list, every page)
   acp-tui agents            list the agent catalogue with installed / not found
+  acp-tui check             a conformance probe: a pass/fail table per check
 """
 
 from __future__ import annotations
@@ -125,6 +126,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _connection_options(sessions)
     sessions.add_argument("--format", choices=("text", "json"), default="text")
+    checker = commands.add_parser(
+        "check",
+        help="check an agent's conformance to ACP (a pass/fail table)",
+        description="Start the agent once per protocol version and exercise "
+        "initialize, session/new, a prompt turn, cancellation, session/list, "
+        "resume or load with replay, close and delete, validating every message "
+        "the agent sends against the schema. Exit codes: 0 nothing failed, "
+        "1 a check failed, 2 usage, 3 the agent could not be started.",
+    )
+    checker.add_argument(
+        "--agent",
+        metavar="AGENT",
+        help="a catalogue name or a command line (default: the configured agent, "
+        "else the built-in demo agent)",
+    )
+    checker.add_argument(
+        "--protocol",
+        choices=("auto", "1", "2"),
+        default="auto",
+        help="the versions to check: auto checks v2 and v1 (default: auto)",
+    )
+    checker.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        default=30.0,
+        metavar="S",
+        help="seconds each step may take (default: 30)",
+    )
+    checker.add_argument("--format", choices=("text", "json"), default="text")
     commands.add_parser(
         "agents",
         help="list the agent catalogue and which agents are installed",
@@ -188,6 +218,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_USAGE
     if args.command in ("print", "sessions"):
         return _headless(args, *resolved, settings.mcp_servers)
+    if args.command == "check":
+        return _check(*resolved, args)
     if resolved is None:
         return EXIT_USAGE
     if args.probe:
@@ -350,6 +382,61 @@ def _probe(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
         print(safe(f"warning:  {diagnostic}"))
     print("(the full-screen interface is not built yet)")
     return EXIT_OK
+
+
+def _positive_seconds(text: str) -> float:
+    """An argparse type: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def _check(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
+    import dataclasses
+
+    import anyio
+
+    from acp_tui.client.check import (
+        EXIT_FAILED,
+        CheckOptions,
+        format_table,
+        report_json,
+        run_check,
+    )
+    from acp_tui.client.errors import AgentError
+    from acp_tui.protocol.framing import printable as safe
+
+    log_file = _setup_logging()
+    if command.cwd is None:  # the agent runs here; its sessions in a temp dir
+        command = dataclasses.replace(command, cwd=args.cwd)
+    print(
+        safe(f"acp-tui {__version__}: checking {name} ({command.display()}) …"),
+        file=sys.stderr,
+    )
+    options = CheckOptions(
+        command=command, name=name, choice=args.protocol, timeout=args.timeout
+    )
+    try:
+        report = anyio.run(run_check, options)
+    except AgentError as error:
+        message = f"acp-tui: the agent could not be started: {error}"
+        print(safe(message), file=sys.stderr)
+        if error.stderr_tail:
+            print("the agent's last stderr lines:", file=sys.stderr)
+            for line in error.stderr_tail:
+                print(safe(f"  | {line}"), file=sys.stderr)
+        print(f"(log: {log_file})", file=sys.stderr)
+        return EXIT_AGENT
+    if args.format == "json":
+        print(report_json(report))
+    else:
+        for line in format_table(report):
+            print(line)
+    return EXIT_FAILED if report.failed else EXIT_OK
 
 
 def _setup_logging() -> Path:

@@ -1,0 +1,345 @@
+"""`acp-tui check` end to end: the demo agent, and fakes with planted violations.
+
+The fake (`tests/fakes/check_agent.py`) is a real subprocess speaking raw JSON; each
+mode plants one violation on its v2 connections. The command line runs in-process.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_tui.cli import main
+from acp_tui.client.check import CheckReport, CheckRow, check_schema, format_table
+from acp_tui.client.connection import AgentIdentity
+
+FAKES = Path(__file__).resolve().parents[1] / "fakes"
+CHECK_AGENT = FAKES / "check_agent.py"
+
+V2_CHECKS = [
+    "initialize",
+    "session/new",
+    "prompt turn",
+    "prompt lifecycle",
+    "cancel",
+    "session/list",
+    "session/resume replay",
+    "session/close",
+    "session/delete",
+    "schema",
+]
+V1_CHECKS = [
+    "initialize",
+    "session/new",
+    "prompt turn",
+    "cancel",
+    "session/list",
+    "session/load replay",
+    "session/close",
+    "session/delete",
+    "schema",
+]
+ROW = re.compile(
+    r"^(?P<name>\S+(?: \S+)*?)\s{2,}(?P<v>[12-])\s{2}(?P<result>pass|fail|skip)\s"
+)
+
+
+def fake(mode: str) -> str:
+    return f"{sys.executable} {CHECK_AGENT} {mode}"
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["check", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def rows(out: str) -> list[tuple[str, str, str, str]]:
+    """(name, version, result, the whole line) for each table row."""
+    found = []
+    for line in out.splitlines()[1:]:
+        match = ROW.match(line)
+        if match:
+            found.append((match["name"], match["v"], match["result"], line))
+    return found
+
+
+@pytest.mark.subprocess
+def test_the_demo_agent_passes_every_check(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A quick pace, still slow enough that the cancelled turn is running when
+    # session/cancel arrives (it is sent once the prompt has been accepted).
+    monkeypatch.setenv("ACP_TUI_DEMO_DELAY", "0.005")
+    code, out, err = run(capsys)
+    assert code == 0, out + err
+    assert "running the built-in demo agent" in err
+    table = rows(out)
+    assert [(name, v) for name, v, _, _ in table] == [
+        *((name, "2") for name in V2_CHECKS),
+        *((name, "1") for name in V1_CHECKS),
+    ]
+    assert {result for _, _, result, _ in table} == {"pass"}, out
+    assert out.splitlines()[0].split() == ["CHECK", "V", "RESULT", "DETAIL"]
+    assert "agent: acp-tui demo agent" in out
+    assert out.rstrip().endswith("19 checks: 19 passed, 0 failed, 0 skipped")
+
+
+@pytest.mark.subprocess
+def test_a_conformant_agent_passes_in_both_versions(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, "--agent", fake("ok"), "--timeout", "5")
+    assert code == 0, out + err
+    table = rows(out)
+    assert len(table) == len(V2_CHECKS) + len(V1_CHECKS)
+    assert {result for _, _, result, _ in table} == {"pass"}, out
+    details = {(name, v): line for name, v, _, line in table}
+    assert "stopReason cancelled (an idle state_update)" in details["cancel", "2"]
+    assert (
+        "stopReason cancelled (the session/prompt response)" in details["cancel", "1"]
+    )
+    assert "including the earlier turn's" in details["session/load replay", "1"]
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    ("mode", "check", "expected"),
+    [
+        (
+            "no-message-id",
+            "schema",
+            "session/update agent_message_chunk: messageId missing",
+        ),
+        ("no-plan-id", "schema", "session/update plan_update: plan.planId missing"),
+        (
+            "no-idle-after-cancel",
+            "cancel",
+            "no idle state_update within 2 s after session/cancel",
+        ),
+    ],
+)
+def test_each_planted_violation_is_named(
+    capsys: pytest.CaptureFixture[str], mode: str, check: str, expected: str
+) -> None:
+    code, out, err = run(
+        capsys, "--agent", fake(mode), "--protocol", "2", "--timeout", "2"
+    )
+    assert code == 1, out + err
+    failing = [(name, line) for name, _, result, line in rows(out) if result == "fail"]
+    assert len(failing) == 1, out
+    name, line = failing[0]
+    assert name == check
+    assert expected in line
+    assert "1 failed" in out.splitlines()[-1]
+
+
+@pytest.mark.subprocess
+def test_json_format_parses_and_names_the_failure(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(
+        capsys,
+        *("--agent", fake("no-plan-id"), "--protocol", "2"),
+        *("--timeout", "5", "--format", "json"),
+    )
+    assert code == 1
+    document: dict[str, Any] = json.loads(out)
+    assert document["ok"] is False
+    assert document["agent"] == {
+        "name": "check-agent",
+        "title": "Check Agent",
+        "version": "0.1.0",
+    }
+    checks = document["checks"]
+    assert [c["check"] for c in checks] == V2_CHECKS
+    assert {c["protocolVersion"] for c in checks} == {2}
+    failed = [c for c in checks if c["result"] == "fail"]
+    assert [(c["check"], c["detail"]) for c in failed] == [
+        ("schema", "session/update plan_update: plan.planId missing (x2)")
+    ]
+    assert document["summary"] == {"passed": 9, "failed": 1, "skipped": 0}
+
+
+@pytest.mark.subprocess
+def test_an_agent_that_exits_at_once_exits_3_with_its_reason(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, "--agent", fake("exit-at-once"), "--timeout", "5")
+    assert code == 3
+    assert out == ""
+    assert "the agent could not be started" in err
+    assert "exited with code 1" in err
+    assert "| check-agent: cannot start: no model configured" in err
+
+
+@pytest.mark.subprocess
+def test_an_agent_that_dies_mid_run_fails_that_step_and_skips_the_rest(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(
+        capsys, "--agent", fake("crash-on-prompt"), "--protocol", "2", "--timeout", "5"
+    )
+    assert code == 1
+    table = {name: (result, line) for name, _, result, line in rows(out)}
+    assert table["session/new"][0] == "pass"
+    result, line = table["prompt turn"]
+    assert result == "fail"
+    assert "the connection ended" in line
+    assert "exited with code 5" in line
+    assert "check-agent: crashed on a prompt" in line
+    for name in ("cancel", "session/list", "session/resume replay", "session/close"):
+        assert table[name][0] == "skip"
+        assert "the connection ended" in table[name][1]
+
+
+@pytest.mark.subprocess
+def test_a_missing_program_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "--agent", "/nonexistent/acp-agent --acp")
+    assert code == 3
+    assert out == ""
+    assert "could not be started" in err
+    assert "/nonexistent/acp-agent" in err
+
+
+@pytest.mark.subprocess
+def test_a_v1_only_agent_skips_v2_and_agent_text_is_escaped(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The scripted `evil` agent puts escape sequences in its name; `v1` answers 1
+    # to a v2 offer.
+    code, out, _ = run(
+        capsys,
+        *("--agent", f"{sys.executable} {FAKES / 'agent.py'} evil"),
+        *("--protocol", "2", "--timeout", "5"),
+    )
+    assert "\x1b" not in out
+    assert "\x07" not in out
+    assert "Evil\\x1b]0;pwned\\x07\\x1b[31m Agent" in out
+    assert code == 1  # this fake plays no prompt turns
+    code, out, _ = run(
+        capsys,
+        *("--agent", f"{sys.executable} {FAKES / 'agent.py'} v1"),
+        *("--protocol", "2", "--timeout", "5"),
+    )
+    table = rows(out)
+    assert table[0][2] == "pass"
+    assert "a v1-only agent" in table[0][3]
+    assert {result for name, _, result, _ in table[1:] if name != "schema"} == {"skip"}
+    assert code == 0
+
+
+@pytest.mark.parametrize(
+    "args", [["--timeout", "0"], ["--timeout", "soon"], ["--protocol", "3"]]
+)
+def test_usage_errors_exit_2(args: list[str]) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main(["check", *args])
+    assert raised.value.code == 2
+
+
+def test_the_table_is_aligned_and_escapes_agent_text() -> None:
+    report = CheckReport(
+        agent=AgentIdentity("x", "Bad\x1b[2J Agent", "1"),
+        rows=[
+            CheckRow("initialize", 2, "pass", "ok"),
+            CheckRow("session/resume replay", 2, "fail", "said \x1b]0;t\x07"),
+            CheckRow("schema", None, "skip", "nothing"),
+        ],
+    )
+    lines = format_table(report)
+    assert lines[0].split() == ["CHECK", "V", "RESULT", "DETAIL"]
+    detail_column = {
+        line.index(word)
+        for line, word in zip(
+            lines[:4], ["DETAIL", "ok", "said", "nothing"], strict=True
+        )
+    }
+    assert len(detail_column) == 1
+    assert not any("\x1b" in line or "\x07" in line for line in lines)
+    assert "said \\x1b]0;t\\x07" in lines[2]
+    assert lines[-2] == "agent: Bad\\x1b[2J Agent 1"
+    assert lines[-1] == "3 checks: 1 passed, 1 failed, 1 skipped"
+    assert report.failed
+
+
+def line(message: Any) -> bytes:
+    return json.dumps(message).encode()
+
+
+def update(session_update: dict[str, Any]) -> bytes:
+    params = {"sessionId": "s1", "update": session_update}
+    return line({"jsonrpc": "2.0", "method": "session/update", "params": params})
+
+
+def test_schema_rows_name_the_method_and_the_field_path() -> None:
+    sent = [
+        line({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {}}),
+        line({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {}}),
+    ]
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text"}}
+    received = [
+        line({"jsonrpc": "2.0", "id": 1, "result": {"sessionId": 5}}),
+        line({"jsonrpc": "2.0", "id": 2, "result": None}),
+        update(chunk),
+        update(chunk),
+        update(
+            {
+                "sessionUpdate": "plan_update",
+                "plan": {"type": "items", "planId": "p", "entries": [{"content": "x"}]},
+            }
+        ),
+        update({"sessionUpdate": "state_update", "state": "idle", "stopReason": 5}),
+        line({"jsonrpc": "2.0", "id": 7, "method": "fs/read_text_file", "params": {}}),
+        line({"jsonrpc": "2.0", "method": "_vendor/ping"}),
+        line({"jsonrpc": "2.0", "id": 99, "result": {}}),
+        b"not json",
+    ]
+    details = [row.detail for row in check_schema(2, sent, received)]
+    assert details == [
+        "session/new result: sessionId: input should be a valid string",
+        "session/prompt result: input should be a valid dictionary",
+        "session/update agent_message_chunk: messageId missing; content.text missing"
+        " (x2)",
+        "session/update plan_update: plan.entries[0].priority missing; "
+        "plan.entries[0].status missing (acp-tui tolerates it)",
+        "session/update state_update: stopReason: input should be a valid string "
+        "(acp-tui tolerates it)",
+        "fs/read_text_file: not a v2 client method (custom methods start with `_`)",
+        "response: answers no request acp-tui sent (unknown id)",
+        "stdout: an unreadable line (invalid JSON: Expecting value: line 1 column 1 "
+        "(char 0)): not a JSON-RPC message",
+    ]
+    rows = check_schema(2, sent, [line({"jsonrpc": "2.0", "id": 1, "result": {}})])
+    assert [(r.result, r.detail) for r in rows] == [
+        ("fail", "session/new result: sessionId missing")
+    ]
+
+
+def test_schema_passes_valid_traffic_and_v1_rules_apply_to_v1() -> None:
+    sent = [line({"jsonrpc": "2.0", "id": 1, "method": "session/prompt"})]
+    chunk = {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": "hi"},
+    }
+    received = [
+        update(chunk),
+        line({"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "end_turn"}}),
+    ]
+    rows = check_schema(1, sent, received)
+    assert [(r.name, r.version, r.result) for r in rows] == [("schema", 1, "pass")]
+    assert rows[0].detail == "2 messages from the agent, all valid v1"
+    rows = check_schema(1, sent, [b"[" + update(chunk) + b"]"])
+    assert [r.detail for r in rows] == [
+        "stdout: a JSON array (batches are not part of v1)"
+    ]
