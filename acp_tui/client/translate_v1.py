@@ -12,10 +12,14 @@ this module absorbs, so that nothing above the client layer knows the version:
   `null`, which is treated as "clear".
 * `plan` is the session's single plan, kept under the synthetic id `"main"`.
 * Modes: a `modes` state from session setup becomes a `select` config option with
-  category `mode` (unless the agent already offers one), and
-  `current_mode_update` moves that option's `currentValue`.
+  category `mode` (unless the agent already offers a `select` of that category),
+  and `current_mode_update` moves that option's `currentValue`. Only a `select`
+  holds a mode id: a `boolean` (or unknown type) option of category `mode` is left
+  alone.
 * The end of a turn is the `session/prompt` response (see the session layer); v1
   has no `state_update`.
+* An update nested more than `translate_v2.MAX_UPDATE_DEPTH` levels deep is
+  skipped with a visible notice, as in v2.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any, Final
 
 from acp_tui.client._wire import json_list, patch, tool_call_patch
 from acp_tui.client.translate_v2 import _CHUNK_ROLES as CHUNK_ROLES
+from acp_tui.client.translate_v2 import nested_too_deeply, too_deep_notice
 from acp_tui.protocol.schema import v1
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.store import ops
@@ -71,12 +76,17 @@ def with_modes(
     """The config options to store for a v1 session.
 
     The agent's own options, plus a mode option synthesised from `modes` when the
-    agent offers none of category `mode`.
+    agent offers no `select` of category `mode`.
     """
     result = list(options)
-    if modes is not None and not any(o.get("category") == "mode" for o in result):
+    if modes is not None and not any(_is_mode_select(o) for o in result):
         result.append(mode_option(modes))
     return result
+
+
+def _is_mode_select(option: JSONObject) -> bool:
+    """Whether `option` is a `select` of category `mode` (one that holds a mode)."""
+    return option.get("category") == "mode" and option.get("type") == "select"
 
 
 _SEGMENT_BREAKS: Final = frozenset({v1.ToolCall, v1.SessionToolCallUpdate, v1.Plan})
@@ -112,6 +122,8 @@ class V1Translator:
 
     def translate_update(self, update: Any) -> list[ops.Op]:
         """The store ops for one v1 `SessionUpdate`."""
+        if nested_too_deeply(update):
+            return too_deep_notice(update)
         handler = self._handlers.get(type(update))
         if handler is None:
             return [ops.RecordUnknownUpdate(to_wire(update))]
@@ -199,7 +211,7 @@ class V1Translator:
             )
         options = [dict(o) for o in self._store.config_options]
         for option in options:
-            if option.get("category") == "mode":
+            if _is_mode_select(option):
                 option["currentValue"] = update.current_mode_id
                 return [ops.SetConfigOptions(options)]
         return [ops.RecordUnknownUpdate(to_wire(update))]  # no mode option known

@@ -21,13 +21,16 @@ shapes. Every update kind maps onto the same store ops the v1 translator uses:
   `RecordUnknownUpdate` with the raw payload.
 
 Invalid base64 in terminal data produces a visible notice, and the rest of the
-update still applies.
+update still applies. An update that nests JSON more than `MAX_UPDATE_DEPTH`
+levels deep is skipped with a visible notice (both translators check this).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, Final
+
+from pydantic import BaseModel
 
 from acp_tui.client._wire import (
     decode_base64,
@@ -37,11 +40,24 @@ from acp_tui.client._wire import (
     tool_call_patch,
 )
 from acp_tui.protocol.schema import v2
-from acp_tui.protocol.schema._base import to_wire
+from acp_tui.protocol.schema._base import MAX_JSON_DEPTH, json_nested_deeper, to_wire
 from acp_tui.store import ops
 from acp_tui.store.values import UNSET
 
-__all__ = ["tool_call_patch", "translate_update"]
+__all__ = [
+    "MAX_UPDATE_DEPTH",
+    "TOO_DEEP_TITLE",
+    "nested_too_deeply",
+    "too_deep_notice",
+    "tool_call_patch",
+    "translate_update",
+]
+
+MAX_UPDATE_DEPTH: Final = MAX_JSON_DEPTH - 1
+"""How many levels objects and arrays may nest in one update (the update object is
+level 1, inside the notification's params). The notification model does not
+check this (see "Nesting depth" in `acp_tui.protocol.schema._base`), so the
+translators do: a deeper update is skipped with a notice."""
 
 _CHUNK_ROLES: Final[dict[str, ops.MessageRole]] = {
     "user_message_chunk": "user",
@@ -150,12 +166,14 @@ def _terminal_chunk(update: v2.TerminalOutputChunk) -> list[ops.Op]:
 def _state(update: Any) -> list[ops.Op]:
     raw = to_wire(update)
     stop_reason = getattr(update, "stop_reason", None)
+    # Only an idle update has a (validated) `error`; on other states an `error` key
+    # is an unknown extra of any JSON type, not an error object.
     error = getattr(update, "error", None)
     return [
         ops.SetState(
             str(update.state),
             stop_reason if isinstance(stop_reason, str) else None,
-            json_object(error) if error is not None else None,
+            json_object(error) if isinstance(error, BaseModel) else None,
             raw,
         )
     ]
@@ -198,6 +216,28 @@ def _notice(update: v2.Notice) -> list[ops.Op]:
     ]
 
 
+TOO_DEEP_TITLE: Final = "Skipped an update nested too deeply"
+"""The title of the notice that replaces an update nested too deeply."""
+
+
+def nested_too_deeply(update: BaseModel) -> bool:
+    """Whether `update` nests JSON more than `MAX_UPDATE_DEPTH` levels deep."""
+    return json_nested_deeper(update, MAX_UPDATE_DEPTH)
+
+
+def too_deep_notice(update: Any) -> list[ops.Op]:
+    """The notice that replaces an update nested too deeply (which is skipped)."""
+    kind = getattr(update, "session_update", None)
+    return [
+        ops.RecordNotice(
+            "error",
+            TOO_DEEP_TITLE,
+            f"The agent sent a {kind if isinstance(kind, str) else 'session'} update "
+            f"whose JSON nests more than {MAX_UPDATE_DEPTH} levels deep.",
+        )
+    ]
+
+
 def _unknown(update: Any) -> list[ops.Op]:
     return [ops.RecordUnknownUpdate(to_wire(update))]
 
@@ -226,4 +266,6 @@ _HANDLERS: Final[dict[type, Callable[[Any], list[ops.Op]]]] = {
 
 def translate_update(update: Any) -> list[ops.Op]:
     """The store ops for one v2 `SessionUpdate` (never raises for a valid model)."""
+    if nested_too_deeply(update):
+        return too_deep_notice(update)
     return _HANDLERS.get(type(update), _unknown)(update)

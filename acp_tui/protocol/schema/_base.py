@@ -32,6 +32,19 @@ Conventions that every model in `v1.py` and `v2.py` follows:
   `JsonValue` validates recursively and costs ~70x more on large payloads, while
   anything we received from `json.loads` is already valid JSON.
 
+Nesting depth
+-------------
+
+Raw JSON values are not walked by validation, but everything after it walks them
+recursively: pydantic dumps at most about 250 levels, and the store and the UI
+recurse too, while `json.loads` accepts about 990. `MAX_JSON_DEPTH` (128 levels of
+objects and arrays, the message itself being level 1) is the client's limit:
+top-level models that set `_max_depth` (the session-setup responses, session lists
+and permission requests) reject deeper input with a `ValidationError` in
+`model_validate`. `session/update` notifications do not (the inbound hot path
+stays one Rust call); the translators skip deeper updates instead
+(`json_nested_deeper`).
+
 Lenient parsing
 ---------------
 
@@ -113,8 +126,10 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic.config import ExtraValues
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticCustomError
 
 __all__ = [
+    "MAX_JSON_DEPTH",
     "UNKNOWN_TAG",
     "UNSET",
     "JSONNumber",
@@ -126,6 +141,7 @@ __all__ = [
     "Unset",
     "WireModel",
     "field_state",
+    "json_nested_deeper",
     "open_union_discriminator",
     "to_wire",
     "validate_lenient",
@@ -138,6 +154,10 @@ into `1.0`). Booleans and numeric strings are rejected."""
 
 UNKNOWN_TAG: Final = "__unknown__"
 """The pydantic `Tag` of the catch-all variant in an open tagged union."""
+
+MAX_JSON_DEPTH: Final = 128
+"""How many levels objects and arrays may nest in one message (see "Nesting
+depth" above)."""
 
 
 class Unset(enum.Enum):
@@ -205,6 +225,10 @@ class WireModel(BaseModel):
 
     _constant_tags: ClassVar[frozenset[str]] = frozenset()
 
+    _max_depth: ClassVar[int | None] = None
+    """Set on a top-level model to reject input nested deeper than this in
+    `model_validate` (see "Nesting depth" in the module docstring)."""
+
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
@@ -255,6 +279,8 @@ class WireModel(BaseModel):
         by_name: bool | None = None,
     ) -> Self:
         """Validate, repairing what the schema allows (see the module docstring)."""
+        if cls._max_depth is not None and json_nested_deeper(obj, cls._max_depth):
+            raise _too_deep(cls, obj, cls._max_depth)
         try:
             if (
                 strict is None
@@ -336,8 +362,17 @@ class WireModel(BaseModel):
 
 
 def to_wire(model: BaseModel) -> dict[str, Any]:
-    """Dump a model in wire form: aliases, and only the fields that are set."""
-    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    r"""Dump a model in wire form: aliases, and only the fields that are set.
+
+    JSON mode cannot dump an object *key* holding a lone surrogate, which
+    `json.loads` makes from a `\ud800` escape inside a raw JSON value (`_meta`,
+    `rawInput`, a vendor key). Such a model is dumped in Python mode instead: the
+    values come from `json.loads`, so that is plain JSON too, kept as received.
+    """
+    try:
+        return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    except UnicodeEncodeError:
+        return model.model_dump(mode="python", by_alias=True, exclude_unset=True)
 
 
 def field_state(model: BaseModel, name: str) -> Any | Unset:
@@ -345,6 +380,60 @@ def field_state(model: BaseModel, name: str) -> Any | Unset:
     if name in model.model_fields_set:
         return getattr(model, name)
     return UNSET
+
+
+def json_nested_deeper(value: Any, limit: int) -> bool:
+    """Whether objects and arrays nest more than `limit` levels in `value`.
+
+    `value` is raw JSON, or a model (its fields and extra keys count, and the raw
+    JSON inside them); a top-level object or array is level 1. Iterative, so any
+    depth `json.loads` can produce is safe to walk; a small update costs about a
+    microsecond (a third of translating it).
+    """
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, depth = pop()
+        kind = type(item)
+        children: Any
+        if kind is dict:
+            children = item.values()
+        elif kind is list:
+            children = item
+        elif isinstance(item, BaseModel):
+            extra = item.__pydantic_extra__
+            children = item.__dict__.values()
+            if extra:
+                children = [*children, *extra.values()]
+        else:
+            continue
+        if depth > limit:
+            return True
+        depth += 1
+        for child in children:
+            if type(child) not in _JSON_LEAVES:
+                push((child, depth))
+    return False
+
+
+_JSON_LEAVES: Final = frozenset({str, int, float, bool, type(None)})
+
+
+def _too_deep(cls: type[BaseModel], obj: Any, limit: int) -> ValidationError:
+    return ValidationError.from_exception_data(
+        cls.__name__,
+        [
+            {
+                "type": PydanticCustomError(
+                    "json_too_deep",
+                    "JSON nested more than {limit} levels deep",
+                    {"limit": limit},
+                ),
+                "loc": (),
+                "input": obj,
+            }
+        ],
+    )
 
 
 def open_union_discriminator(

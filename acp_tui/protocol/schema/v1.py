@@ -55,7 +55,16 @@ Conventions on top of `_base` (read its docstring first):
 """
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Final, Literal, Self, TypeAlias, TypeVar
+from typing import (
+    Annotated,
+    Any,
+    ClassVar,
+    Final,
+    Literal,
+    Self,
+    TypeAlias,
+    TypeVar,
+)
 
 from pydantic import (
     Discriminator,
@@ -68,6 +77,7 @@ from pydantic import (
 )
 
 from acp_tui.protocol.schema._base import (
+    MAX_JSON_DEPTH,
     UNKNOWN_TAG,
     JSONNumber,
     Lenient,
@@ -830,6 +840,8 @@ class NewSessionRequest(_V1Model):
 
 
 class NewSessionResponse(_V1Model):
+    _max_depth: ClassVar[int | None] = MAX_JSON_DEPTH
+
     session_id: SessionId
     modes: Lenient[SessionModeState | None] = None
     config_options: LenientItemsOrNull[SessionConfigOption] = None
@@ -843,6 +855,8 @@ class LoadSessionRequest(_V1Model):
 
 
 class LoadSessionResponse(_NullIsEmpty):
+    _max_depth: ClassVar[int | None] = MAX_JSON_DEPTH
+
     modes: Lenient[SessionModeState | None] = None
     config_options: LenientItemsOrNull[SessionConfigOption] = None
 
@@ -862,6 +876,8 @@ class SessionInfo(_V1Model):
 
 
 class ListSessionsResponse(_V1Model):
+    _max_depth: ClassVar[int | None] = MAX_JSON_DEPTH
+
     sessions: RequiredLenientItems[SessionInfo]
     next_cursor: Lenient[str | None] = None
     """Omitted or `None`: no more pages."""
@@ -883,6 +899,8 @@ class ResumeSessionRequest(_V1Model):
 
 
 class ResumeSessionResponse(_NullIsEmpty):
+    _max_depth: ClassVar[int | None] = MAX_JSON_DEPTH
+
     modes: Lenient[SessionModeState | None] = None
     config_options: LenientItemsOrNull[SessionConfigOption] = None
 
@@ -918,6 +936,8 @@ class SetSessionConfigOptionRequest(_V1Model):
 
 
 class SetSessionConfigOptionResponse(_V1Model):
+    _max_depth: ClassVar[int | None] = MAX_JSON_DEPTH
+
     config_options: RequiredLenientItems[SessionConfigOption]
     """The complete list; replaces the stored one."""
 
@@ -955,6 +975,8 @@ class PermissionOption(_V1Model):
 
 
 class RequestPermissionRequest(_V1Model):
+    _max_depth: ClassVar[int | None] = MAX_JSON_DEPTH
+
     session_id: SessionId
     tool_call: ToolCallUpdate
     """A patch of the displayed tool call; agents put the prompt in its `title`."""

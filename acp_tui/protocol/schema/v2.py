@@ -58,6 +58,7 @@ from collections.abc import Mapping
 from typing import (
     Annotated,
     Any,
+    ClassVar,
     Final,
     Literal,
     Self,
@@ -68,6 +69,7 @@ from typing import (
 from pydantic import Discriminator, Field, StrictFloat, StrictInt, Tag, model_validator
 
 from acp_tui.protocol.schema._base import (
+    MAX_JSON_DEPTH,
     UNKNOWN_TAG,
     JSONNumber,
     Lenient,
@@ -1027,6 +1029,8 @@ class NewSessionRequest(WireModel):
 
 
 class NewSessionResponse(WireModel):
+    _max_depth: ClassVar[int | None] = MAX_JSON_DEPTH
+
     session_id: SessionId
     config_options: LenientList[list[SessionConfigOption]] = Field(default_factory=list)
     available_commands: LenientList[list[AvailableCommand]] = Field(
@@ -1051,6 +1055,8 @@ class SessionInfo(WireModel):
 
 
 class ListSessionsResponse(WireModel):
+    _max_depth: ClassVar[int | None] = MAX_JSON_DEPTH
+
     sessions: LenientList[list[SessionInfo]]
     next_cursor: Lenient[str | None] = None
     """Absent means the end of the list. Opaque: never parse or persist it."""
@@ -1082,6 +1088,8 @@ class ResumeSessionRequest(WireModel):
 
 
 class ResumeSessionResponse(WireModel):
+    _max_depth: ClassVar[int | None] = MAX_JSON_DEPTH
+
     config_options: LenientList[list[SessionConfigOption]] = Field(default_factory=list)
     available_commands: LenientList[list[AvailableCommand]] = Field(
         default_factory=list
@@ -1123,6 +1131,8 @@ class SetSessionConfigOptionRequest(WireModel):
 
 
 class SetSessionConfigOptionResponse(WireModel):
+    _max_depth: ClassVar[int | None] = MAX_JSON_DEPTH
+
     config_options: LenientList[list[SessionConfigOption]]
     """The complete list: replace the stored one."""
 
@@ -1212,6 +1222,8 @@ class PermissionOption(WireModel):
 
 class RequestPermissionRequest(WireModel):
     """`session/request_permission` params; `title`/`description` are prompt copy."""
+
+    _max_depth: ClassVar[int | None] = MAX_JSON_DEPTH
 
     session_id: SessionId
     title: str
