@@ -17,7 +17,10 @@ The garbage collector runs with the app's policy (`tune_garbage_collector`, as
 the CLI sets it up). Figures only: nothing is asserted (wall-clock numbers
 depend on the machine).
 
-Usage: `uv run python bench/diff.py [--lines N]`
+With `--json FILE`, the figures are also written to FILE as one JSON object
+(bench/run_all.py reads it).
+
+Usage: `uv run python bench/diff.py [--lines N] [--json FILE]`
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
 from rich.console import RenderableType
@@ -179,6 +184,9 @@ async def run(lines: int, layout: DiffLayout) -> Result:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=20_000)
+    parser.add_argument(
+        "--json", type=Path, metavar="FILE", help="also write the figures to FILE"
+    )
     args = parser.parse_args()
     tune_garbage_collector()  # the app's own policy (the CLI turns it on too)
     parse_start = time.perf_counter()
@@ -186,11 +194,21 @@ def main() -> None:
     parse_time = time.perf_counter() - parse_start
     print(f"patch: {args.lines:,} hunk lines, parsed in {parse_time * 1000:.0f} ms")
     ok = True
+    layouts: dict[str, dict[str, object]] = {}
     for layout in ("unified", "split"):
         result = asyncio.run(run(args.lines, layout))
         first_ok = result.first_paint <= FIRST_PAINT_GOAL
         gap_ok = result.max_gap <= FRAME_GOAL
         ok = ok and first_ok and gap_ok
+        layouts[layout] = {
+            "rows": result.rows,
+            "first_paint_s": result.first_paint,
+            "max_gap_s": result.max_gap,
+            "slowest_scroll_s": result.slowest_scroll,
+            "rows_painted": result.rows_painted,
+            "first_paint_ok": first_ok,
+            "gap_ok": gap_ok,
+        }
         print(
             f"{layout:>8}: {result.rows:,} rows · first paint "
             f"{result.first_paint * 1000:.0f} ms ({'ok' if first_ok else 'SLOW'}) · "
@@ -201,6 +219,16 @@ def main() -> None:
         )
     assert patch.error is None
     print("goals met" if ok else "goals NOT met")
+    if args.json is not None:
+        figures = {
+            "lines": args.lines,
+            "parse_s": parse_time,
+            "goal_first_paint_s": FIRST_PAINT_GOAL,
+            "goal_max_gap_s": FRAME_GOAL,
+            "layouts": layouts,
+            "goals_met": ok,
+        }
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", "utf-8")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,10 @@ plans, state and usage updates), then times, on the same lines:
 Prints messages/s and MB/s for each, and the ratio to `json.loads`. Goal: the
 inbound path within 3x of `json.loads`.
 
-Usage: `uv run python bench/protocol.py [--messages N] [--repeat R]`
+With `--json FILE`, the figures are also written to FILE as one JSON object
+(bench/run_all.py reads it).
+
+Usage: `uv run python bench/protocol.py [--messages N] [--repeat R] [--json FILE]`
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import json
 import random
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -157,6 +161,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--json", type=Path, metavar="FILE", help="also write the figures to FILE"
+    )
     args = parser.parse_args()
 
     lines = build_stream(args.messages)
@@ -194,6 +201,30 @@ def main() -> None:
     ratio = results["acp-tui inbound (decode+envelope+model)"] / floor
     verdict = "within" if ratio <= 3 else "OUTSIDE"
     print(f"goal: inbound path within 3x of json.loads -> {ratio:.2f}x ({verdict})")
+    if args.json is not None:
+        keys = {
+            "json.loads": "json_loads",
+            "acp-tui inbound (decode+envelope+model)": "inbound",
+            "pydantic validate_json (one pass)": "pydantic_one_pass",
+        }
+        figures = {
+            "messages": args.messages,
+            "megabytes": megabytes,
+            "repeat": args.repeat,
+            "paths": {
+                keys[name]: {
+                    "seconds": seconds,
+                    "msg_per_s": args.messages / seconds,
+                    "mb_per_s": megabytes / seconds,
+                    "us_per_msg": seconds / args.messages * 1e6,
+                    "x_json_loads": seconds / floor,
+                }
+                for name, seconds in results.items()
+            },
+            "goal_x_json_loads": 3.0,
+            "goal_met": ratio <= 3,
+        }
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", "utf-8")
 
 
 if __name__ == "__main__":

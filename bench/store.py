@@ -13,17 +13,22 @@ Figures only: nothing is asserted. Ops are built before timing (that is the
 translator's cost, not the store's). Each figure is the best of `--repeat` runs
 on fresh stores, to damp noise from a busy machine.
 
+With `--json FILE`, the figures are also written to FILE as one JSON object
+(bench/run_all.py reads it).
+
 Usage: `uv run python bench/store.py [--updates N] [--window W] [--seed S]
-[--repeat R]`
+[--repeat R] [--json FILE]`
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import json
 import random
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from acp_tui.store import (
     UNSET,
@@ -207,6 +212,16 @@ def best_of(
     )
 
 
+def rates(first: float, last: float, total: float) -> dict[str, float]:
+    """The figures of one stream, in updates/s, for `--json`."""
+    return {
+        "first": first,
+        "last": last,
+        "overall": total,
+        "last_over_first": last / first,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--updates", type=int, default=100_000)
@@ -214,6 +229,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--repeat", type=int, default=3, help="runs per figure; the best is shown"
+    )
+    parser.add_argument(
+        "--json", type=Path, metavar="FILE", help="also write the figures to FILE"
     )
     args = parser.parse_args()
 
@@ -233,6 +251,12 @@ def main() -> None:
     print(f"  last  {args.window:,}: {last:,.0f} updates/s")
     print(f"  overall:     {total:,.0f} updates/s")
     print(f"  last/first:  {last / first:.2f}")
+    figures: dict[str, object] = {
+        "updates": len(ops),
+        "window": args.window,
+        "repeat": args.repeat,
+        "realistic": rates(first, last, total),
+    }
 
     one = [
         AppendMessageChunk("m", "agent", {"type": "text", "text": f"word{i} "})
@@ -243,6 +267,9 @@ def main() -> None:
     print(f"  first {args.window:,}: {first:,.0f} updates/s")
     print(f"  last  {args.window:,}: {last:,.0f} updates/s")
     print(f"  last/first:  {last / first:.2f}")
+    figures["one_message"] = rates(first, last, total)
+    if args.json is not None:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", "utf-8")
 
 
 if __name__ == "__main__":

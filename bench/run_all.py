@@ -1,0 +1,720 @@
+"""Run every benchmark and print one table of their headline figures.
+
+Runs bench/protocol.py, bench/store.py, bench/ui.py, bench/terminal.py and
+bench/diff.py one after the other (never side by side: they would share the
+CPUs), each as a subprocess of this interpreter with options chosen to keep
+the whole run under 5 minutes on a slow 2-core machine, and each bounded by a
+timeout. From each output it takes the headline figures and prints them in one
+table: the benchmark, the figure, the measured value, its baseline (the
+reference it is compared to, such as `json.loads` or raw pyte, or else the goal
+itself), the ratio of the two, the goal and whether it is met.
+
+protocol, store and diff write their figures as JSON (`--json FILE`); ui and
+terminal are read from their printed output. A figure that cannot be found is
+shown as "missing" (the run goes on); a benchmark that fails or times out is
+reported under the table, and makes the exit status 1. Goals not met do not:
+these are figures, not tests.
+
+Usage: `uv run python bench/run_all.py [--only NAME[,NAME]] [--markdown]
+[--verbose]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal, TextIO
+
+BENCH_DIR: Final = Path(__file__).resolve().parent
+ROOT: Final = BENCH_DIR.parent
+MISSING: Final = "missing"
+
+JSONObject = Mapping[str, Any]
+
+# --- figures ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Goal:
+    """A threshold on a figure's value (or, with `on_ratio`, on its ratio)."""
+
+    op: Literal["<=", ">="]
+    limit: float
+    on_ratio: bool = False
+
+    def holds(self, value: float | None, ratio: float | None) -> bool | None:
+        """Whether the goal is met; None when the figure it needs is missing."""
+        subject = ratio if self.on_ratio else value
+        if subject is None:
+            return None
+        return subject <= self.limit if self.op == "<=" else subject >= self.limit
+
+    def describe(self, unit: str) -> str:
+        sign = "≤" if self.op == "<=" else "≥"
+        limit = format(self.limit, ",g")
+        if self.on_ratio:
+            return f"{sign} {limit}x"
+        return f"{sign} {limit} {unit}".rstrip()
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One row of the table.
+
+    `verdict` is the benchmark's own verdict where it prints one (it judges the
+    unrounded figures, or every run); otherwise the goals are checked here.
+    `bench_ratio` is likewise the benchmark's own ratio, where it prints one.
+    """
+
+    bench: str
+    name: str
+    value: float | None
+    unit: str = ""
+    baseline: float | None = None
+    baseline_label: str = ""
+    goals: tuple[Goal, ...] = ()
+    goal_note: str = ""
+    verdict: bool | None = None
+    bench_ratio: float | None = None
+
+    @property
+    def ratio(self) -> float | None:
+        if self.bench_ratio is not None:
+            return self.bench_ratio
+        if self.value is None or not self.baseline:
+            return None
+        return self.value / self.baseline
+
+    @property
+    def met(self) -> bool | None:
+        """Met, not met, or None (no goal, or a figure it needs is missing)."""
+        if self.verdict is not None:
+            return self.verdict
+        if not self.goals:
+            return None
+        checks = [goal.holds(self.value, self.ratio) for goal in self.goals]
+        if any(check is None for check in checks):
+            return None
+        return all(checks)
+
+    @property
+    def goal_text(self) -> str:
+        if self.goals:
+            return ", ".join(goal.describe(self.unit) for goal in self.goals)
+        return self.goal_note
+
+
+def number(text: str) -> float:
+    """A printed number (`12,345.6`) as a float."""
+    return float(text.replace(",", ""))
+
+
+def fmt(value: float) -> str:
+    """About three significant digits, thousands separated (`72`, not `72.0`)."""
+    size = abs(value)
+    if size >= 100 or value == int(value):
+        return f"{value:,.0f}"
+    if size >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def with_unit(value: float, unit: str) -> str:
+    if unit == "x":
+        return f"{fmt(value)}x"
+    return f"{fmt(value)} {unit}".rstrip()
+
+
+# --- reading printed output (ui, terminal) -------------------------------------
+
+_NUM: Final = r"(\d[\d,]*(?:\.\d+)?)"
+_VERDICT: Final = re.compile(r"[\s(:](NOT MET|met)\)?\s*$")
+
+
+def search(pattern: str, text: str) -> re.Match[str] | None:
+    return re.search(pattern, text, re.MULTILINE)
+
+
+def found(pattern: str, text: str, group: int = 1) -> float | None:
+    """The number in `group` of the first match of `pattern`, if any."""
+    match = search(pattern, text)
+    if match is None or match.group(group) is None:
+        return None
+    try:
+        return number(match.group(group))
+    except ValueError:
+        return None
+
+
+def verdict_on(pattern: str, text: str) -> bool | None:
+    """The `(met)` / `(NOT MET)` verdict at the end of the line matching `pattern`."""
+    match = search(pattern + r".*$", text)
+    if match is None:
+        return None
+    verdict = _VERDICT.search(match.group(0))
+    if verdict is None:
+        return None
+    return verdict.group(1) == "met"
+
+
+def parse_ui(text: str, data: JSONObject | None = None) -> list[Figure]:
+    """The headline figures of bench/ui.py's printed output."""
+    bench = "ui"
+    figures: list[Figure] = []
+
+    goal = r"goal >= 5,000 chunks/s"
+    chunks = found(goal + rf" at {_NUM}", text)
+    size = f"{chunks:,.0f} chunks" if chunks is not None else "the largest turn"
+    figures.append(
+        Figure(
+            bench,
+            f"streaming throughput, {size}",
+            found(goal + rf"[^:\n]*:\s*{_NUM}", text),
+            "chunks/s",
+            5000,
+            "goal",
+            (Goal(">=", 5000),),
+            verdict=verdict_on(goal, text),
+        )
+    )
+
+    gap = r"largest gap between frames while streaming"
+    figures.append(
+        Figure(
+            bench,
+            "largest frame gap while streaming",
+            found(gap + rf":\s*{_NUM}\s*ms", text),
+            "ms",
+            100,
+            "goal",
+            (Goal("<=", 100),),
+            verdict=verdict_on(gap, text),
+        )
+    )
+
+    # "paced at 1,000/s: cpu ratios 1.96 (x2 chunks), 2.79 (x3 chunks)": the
+    # last ratio against linear growth (the chunk factor).
+    line = search(r"^paced at .*cpu ratios.*$", text)
+    pairs = re.findall(rf"{_NUM}\s*\(x{_NUM} chunks\)", line.group(0)) if line else []
+    cpu_ratio = number(pairs[-1][0]) if pairs else None
+    factor = number(pairs[-1][1]) if pairs else None
+    figures.append(
+        Figure(
+            bench,
+            "long paragraph, paced: CPU growth "
+            + (f"for x{factor:g} chunks" if factor is not None else "(last step)"),
+            cpu_ratio,
+            "x",
+            factor,
+            "linear",
+            goal_note="linear, not quadratic",
+        )
+    )
+
+    first = r"time to first frame"
+    figures.append(
+        Figure(
+            bench,
+            "time to first frame",
+            found(first + rf"[^\n]*?:\s*{_NUM}\s*ms", text),
+            "ms",
+            500,
+            "goal",
+            (Goal("<=", 500),),
+            verdict=verdict_on(first, text),
+        )
+    )
+    figures.append(
+        Figure(
+            bench,
+            "first frame from a cold start",
+            found(rf"from a cold start[^\n]*?:\s*{_NUM}\s*ms", text),
+            "ms",
+        )
+    )
+
+    updates = found(rf"replay of {_NUM} updates", text)
+    replay = f"{updates:,.0f}-update" if updates is not None else "a"
+    interactive = r"time to interactive"
+    figures.append(
+        Figure(
+            bench,
+            f"time to interactive after a {replay} replay",
+            found(interactive + rf"[^:\n]*:\s*{_NUM}\s*s\b", text),
+            "s",
+            2,
+            "goal",
+            (Goal("<=", 2),),
+            verdict=verdict_on(interactive, text),
+        )
+    )
+    return figures
+
+
+def parse_terminal(text: str, data: JSONObject | None = None) -> list[Figure]:
+    """The headline figures of bench/terminal.py's printed output."""
+    bench = "terminal"
+    history = found(rf"pyte HistoryScreen\s+{_NUM}\s*MB/s", text)
+    baseline = "raw pyte HistoryScreen"
+    megabytes = found(rf"terminal bench:\s*{_NUM}\s*MB", text)
+    runs = found(rf"\(prompt sent[^\n]*?,\s*{_NUM} runs", text)
+    what = f"{megabytes:g} MB" if megabytes is not None else "build output"
+    if runs is not None:
+        what += f", median of {runs:g} runs"
+    effective = r"^\s*effective"
+    figures = [
+        Figure(
+            bench,
+            f"effective throughput, {what}",
+            found(effective + rf"\s+{_NUM}\s*MB/s", text),
+            "MB/s",
+            history,
+            baseline,
+            (Goal(">=", 20), Goal(">=", 40, on_ratio=True)),
+            verdict=verdict_on(effective, text),
+            bench_ratio=found(rf"{_NUM}x raw HistoryScreen", text),
+        ),
+        Figure(
+            bench,
+            "TerminalEmulator alone (every byte)",
+            found(rf"TerminalEmulator\s+{_NUM}\s*MB/s", text),
+            "MB/s",
+            history,
+            baseline,
+        ),
+    ]
+
+    gap = r"largest frame gap"
+    figures.append(
+        Figure(
+            bench,
+            "largest frame gap, worst run",
+            found(r"^\s*" + gap + rf"\s+{_NUM}\s*ms", text),
+            "ms",
+            100,
+            "goal",
+            (Goal("<=", 100),),
+            verdict=verdict_on(r"^\s*" + gap, text),
+        )
+    )
+
+    retained = found(rf"the store holds\s+{_NUM}\s*MB", text)
+    figures.append(
+        Figure(
+            bench,
+            "peak RSS growth, median run",
+            found(rf"peak RSS[^\n]*?,\s*{_NUM}\s*MB above", text),
+            "MB",
+            3 * retained + 64 if retained is not None else None,
+            "cap",
+            goal_note="≤ cap (3x retained + 64 MB), every run",
+            verdict=verdict_on(r"memory bounded", text),
+        )
+    )
+    return figures
+
+
+# --- reading JSON figures (protocol, store, diff) ------------------------------
+
+
+def get(data: JSONObject | None, *keys: str) -> float | None:
+    """The number at `data[k1][k2]...`, or None if absent or not a number."""
+    node: Any = data
+    for key in keys:
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    if isinstance(node, bool) or not isinstance(node, int | float):
+        return None
+    return float(node)
+
+
+def get_bool(data: JSONObject | None, *keys: str) -> bool | None:
+    node: Any = data
+    for key in keys:
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    return node if isinstance(node, bool) else None
+
+
+def parse_protocol(text: str, data: JSONObject | None) -> list[Figure]:
+    """bench/protocol.py's figures (`--json`): time per message vs json.loads."""
+    floor = get(data, "paths", "json_loads", "us_per_msg")
+    limit = get(data, "goal_x_json_loads") or 3.0
+    messages = get(data, "messages")
+    stream = f", {messages:,.0f} v2 updates" if messages is not None else ""
+    return [
+        Figure(
+            "protocol",
+            f"inbound parse+validate{stream}",
+            get(data, "paths", "inbound", "us_per_msg"),
+            "µs/msg",
+            floor,
+            "json.loads",
+            (Goal("<=", limit, on_ratio=True),),
+            verdict=get_bool(data, "goal_met"),
+            bench_ratio=get(data, "paths", "inbound", "x_json_loads"),
+        ),
+        Figure(
+            "protocol",
+            "pydantic validate_json, one pass",
+            get(data, "paths", "pydantic_one_pass", "us_per_msg"),
+            "µs/msg",
+            floor,
+            "json.loads",
+            bench_ratio=get(data, "paths", "pydantic_one_pass", "x_json_loads"),
+        ),
+    ]
+
+
+def parse_store(text: str, data: JSONObject | None) -> list[Figure]:
+    """bench/store.py's figures (`--json`): rates and the slow-down ratios."""
+    updates = get(data, "updates")
+    window = get(data, "window")
+    count = f"{updates:,.0f} " if updates is not None else ""
+    last = f"{window:,.0f}" if window is not None else "window"
+    rows: list[Figure] = []
+    for key, label in (
+        ("realistic", f"realistic stream, {count}ops"),
+        ("one_message", f"one message, {count}chunks"),
+    ):
+        goals = (Goal(">=", 100_000),) if key == "realistic" else ()
+        rows.append(
+            Figure(
+                "store",
+                label,
+                get(data, key, "overall"),
+                "updates/s",
+                100_000 if goals else None,
+                "goal" if goals else "",
+                goals,
+            )
+        )
+        rows.append(
+            Figure(
+                "store",
+                f"{label}, last/first {last} rate",
+                get(data, key, "last_over_first"),
+                "",
+                1.0,
+                "no slow-down",
+                goal_note="≈ 1",
+            )
+        )
+    return rows
+
+
+def parse_diff(text: str, data: JSONObject | None) -> list[Figure]:
+    """bench/diff.py's figures (`--json`): first paint and frame gaps, per layout."""
+    lines = get(data, "lines")
+    patch = f"{lines:,.0f} lines" if lines is not None else "patch"
+    paint_goal = 1000 * (get(data, "goal_first_paint_s") or 1.0)
+    gap_goal = 1000 * (get(data, "goal_max_gap_s") or 0.1)
+    rows: list[Figure] = []
+    for measure, goal, key, ok in (
+        ("first paint", paint_goal, "first_paint_s", "first_paint_ok"),
+        ("largest gap scrolling", gap_goal, "max_gap_s", "gap_ok"),
+    ):
+        for layout in ("unified", "split"):
+            seconds = get(data, "layouts", layout, key)
+            rows.append(
+                Figure(
+                    "diff",
+                    f"{measure}, {patch}, {layout}",
+                    None if seconds is None else seconds * 1000,
+                    "ms",
+                    goal,
+                    "goal",
+                    (Goal("<=", goal),),
+                    verdict=get_bool(data, "layouts", layout, ok),
+                )
+            )
+    return rows
+
+
+# --- running ---------------------------------------------------------------------
+
+Parser = Callable[[str, JSONObject | None], list[Figure]]
+
+
+@dataclass(frozen=True)
+class Bench:
+    """One benchmark script, how to run it, and how to read its figures."""
+
+    name: str
+    script: Path
+    args: tuple[str, ...]
+    timeout: float
+    parse: Parser
+    json: bool = False
+
+
+# Runtimes on the 2-core development machine, quiet / shared with a test run:
+# protocol 6-10 s, store 2-4 s, ui 45-90 s (each figure from one fresh process;
+# `--repeat 2` doubles it, which a busy machine cannot fit in 5 minutes),
+# terminal 30-60 s (its goals judged on the median of 5 runs), diff 10-13 s.
+BENCHES: Final = (
+    Bench("protocol", BENCH_DIR / "protocol.py", (), 60, parse_protocol, json=True),
+    Bench("store", BENCH_DIR / "store.py", (), 60, parse_store, json=True),
+    Bench("ui", BENCH_DIR / "ui.py", ("--repeat", "1"), 180, parse_ui),
+    Bench(
+        "terminal", BENCH_DIR / "terminal.py", ("--repeat", "5"), 150, parse_terminal
+    ),
+    Bench("diff", BENCH_DIR / "diff.py", (), 60, parse_diff, json=True),
+)
+
+
+@dataclass
+class Outcome:
+    """What running one benchmark gave."""
+
+    bench: str
+    figures: list[Figure]
+    seconds: float
+    error: str | None = None
+    stdout: str = ""
+    stderr: str = ""
+    command: list[str] = field(default_factory=list)
+
+
+def _text(output: str | bytes | None) -> str:
+    if output is None:
+        return ""
+    if isinstance(output, bytes):
+        return output.decode("utf-8", "replace")
+    return output
+
+
+def _kill_group(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def run_bench(bench: Bench, python: str = sys.executable) -> Outcome:
+    """Run one benchmark (in its own process group, bounded) and read its figures.
+
+    Output is unbuffered, so a run that times out still yields what it printed.
+    """
+    with tempfile.TemporaryDirectory(prefix="acp-tui-bench-") as tmp:
+        json_path = Path(tmp) / f"{bench.name}.json"
+        command = [python, str(bench.script), *bench.args]
+        if bench.json:
+            command += ["--json", str(json_path)]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        error: str | None = None
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            stdout, stderr = process.communicate(timeout=bench.timeout)
+        except subprocess.TimeoutExpired as expired:
+            _kill_group(process)
+            error = f"timed out after {bench.timeout:g} s"
+            # A second communicate() returns everything, from the start.
+            try:
+                stdout, stderr = process.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                # Something outside the group holds the pipes: keep what came.
+                stdout, stderr = _text(expired.stdout), _text(expired.stderr)
+        finally:
+            _kill_group(process)  # whatever it left behind
+        seconds = time.perf_counter() - start
+        last = stderr.strip().splitlines()[-1:] or ["no error output"]
+        if error is None and process.returncode != 0:
+            error = f"exit status {process.returncode}: {last[0]}"
+        elif error is not None:
+            printed = "printed nothing" if not stdout.strip() else "output cut short"
+            error += f" ({printed}; stderr: {last[0]})"
+        data: JSONObject | None = None
+        if bench.json and json_path.exists():
+            try:
+                loaded = json.loads(json_path.read_text("utf-8"))
+            except ValueError as exc:
+                error = error or f"unreadable --json output: {exc}"
+            else:
+                data = loaded if isinstance(loaded, Mapping) else None
+        elif bench.json and error is None:
+            error = "wrote no --json output"
+    figures = bench.parse(stdout, data)
+    return Outcome(bench.name, figures, seconds, error, stdout, stderr, command)
+
+
+def select(benches: Sequence[Bench], only: Sequence[str] | None) -> list[Bench]:
+    """The benchmarks named in `only` (names, or comma-separated lists), in order."""
+    if not only:
+        return list(benches)
+    names = {name.strip() for item in only for name in item.split(",") if name.strip()}
+    known = {bench.name for bench in benches}
+    unknown = sorted(names - known)
+    if unknown:
+        raise ValueError(
+            f"unknown benchmark(s): {', '.join(unknown)} "
+            f"(known: {', '.join(b.name for b in benches)})"
+        )
+    return [bench for bench in benches if bench.name in names]
+
+
+# --- the table --------------------------------------------------------------------
+
+HEADER: Final = ("benchmark", "figure", "measured", "baseline", "ratio", "goal", "met")
+RIGHT: Final = frozenset({2, 4})
+"""Columns aligned right (measured, ratio)."""
+
+
+def cells(figure: Figure) -> tuple[str, ...]:
+    """One table row of text."""
+    measured = MISSING if figure.value is None else with_unit(figure.value, figure.unit)
+    label = figure.baseline_label
+    if figure.baseline is not None:
+        baseline = with_unit(figure.baseline, figure.unit)
+        baseline += f" ({label})" if label else ""
+    else:
+        baseline = f"{MISSING} ({label})" if label else ""
+    ratio = "" if figure.ratio is None else f"{fmt(figure.ratio)}x"
+    met = figure.met
+    if met is None:
+        verdict = MISSING if figure.goals and figure.value is None else "—"
+    else:
+        verdict = "met" if met else "NOT MET"
+    return (
+        figure.bench,
+        figure.name,
+        measured,
+        baseline,
+        ratio,
+        figure.goal_text,
+        verdict,
+    )
+
+
+def plain_table(figures: Sequence[Figure]) -> str:
+    """An aligned text table."""
+    rows = [HEADER, *(cells(figure) for figure in figures)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
+
+    def line(row: Sequence[str]) -> str:
+        parts = [
+            cell.rjust(width) if i in RIGHT else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        return "  ".join(parts).rstrip()
+
+    rule = "  ".join("-" * width for width in widths)
+    return "\n".join([line(rows[0]), rule, *(line(row) for row in rows[1:])])
+
+
+def markdown_table(figures: Sequence[Figure]) -> str:
+    """A GitHub-flavoured Markdown table."""
+
+    def line(row: Sequence[str]) -> str:
+        return "| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+
+    rule = "| " + " | ".join(
+        "---:" if i in RIGHT else "---" for i in range(len(HEADER))
+    )
+    return "\n".join(
+        [line(HEADER), rule + " |", *(line(cells(figure)) for figure in figures)]
+    )
+
+
+def duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest:02d} s"
+
+
+def summary(outcomes: Sequence[Outcome], total: float) -> list[str]:
+    """The lines under the table: runtimes, failures, missing figures."""
+    each = ", ".join(f"{o.bench} {duration(o.seconds)}" for o in outcomes)
+    lines = [
+        f"Total runtime {duration(total)} ({each}); "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()}."
+    ]
+    for outcome in outcomes:
+        if outcome.error is not None:
+            lines.append(f"FAILED: {outcome.bench}: {outcome.error}")
+        missing = [f.name for f in outcome.figures if f.value is None]
+        if missing and outcome.error is None:
+            lines.append(
+                f"Missing from {outcome.bench}'s output: {'; '.join(missing)}."
+            )
+    return lines
+
+
+def report(
+    outcomes: Sequence[Outcome], total: float, markdown: bool, out: TextIO
+) -> None:
+    figures = [figure for outcome in outcomes for figure in outcome.figures]
+    table = markdown_table(figures) if markdown else plain_table(figures)
+    out.write(table + "\n\n")
+    out.write("\n".join(summary(outcomes, total)) + "\n")
+
+
+def main(argv: Sequence[str] | None = None, benches: Sequence[Bench] = BENCHES) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        help=f"run only these ({', '.join(b.name for b in benches)}); "
+        "repeat it or separate names with commas",
+    )
+    parser.add_argument(
+        "--markdown", action="store_true", help="print the table as Markdown"
+    )
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="also echo each benchmark's own output (to stderr)",
+    )
+    args = parser.parse_args(argv)
+    try:
+        chosen = select(benches, args.only)
+    except ValueError as exc:
+        parser.error(str(exc))
+
+    outcomes: list[Outcome] = []
+    start = time.perf_counter()
+    for n, bench in enumerate(chosen, 1):
+        shown = " ".join([f"bench/{bench.script.name}", *bench.args])
+        print(f"[{n}/{len(chosen)}] {shown} ...", file=sys.stderr, flush=True)
+        outcome = run_bench(bench)
+        status = "ok" if outcome.error is None else f"FAILED ({outcome.error})"
+        print(
+            f"      {duration(outcome.seconds)}, {status}", file=sys.stderr, flush=True
+        )
+        if args.verbose:
+            sys.stderr.write(outcome.stdout)
+            if outcome.error is not None:
+                sys.stderr.write(outcome.stderr)
+        outcomes.append(outcome)
+    total = time.perf_counter() - start
+    report(outcomes, total, args.markdown, sys.stdout)
+    return 1 if any(outcome.error is not None for outcome in outcomes) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,635 @@
+"""bench/run_all.py: reading each benchmark's figures, the table, running benches.
+
+The parsers are fed captured outputs of the real benches (trimmed); no real
+benchmark runs here. The few tests that run a process run tiny stand-in scripts.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BENCH_DIR = Path(__file__).resolve().parents[1] / "bench"
+sys.path.insert(0, str(BENCH_DIR))
+try:
+    import run_all
+    from run_all import Bench, Figure, Goal
+finally:
+    sys.path.remove(str(BENCH_DIR))
+
+# --- captured outputs -----------------------------------------------------------
+
+UI_OUTPUT = """\
+acp-tui UI bench, ACP v2, headless 120x40, 
+best of 1 run(s) per figure, each in a fresh process
+
+Streaming a markdown turn (agent_message_chunk + tool-call updates),
+the agent writing as fast as the pipe takes it
+  chunks tool upd  on screen  in store  chunks/s     cpu  frames  max gap
+   2,500      125      0.21s     0.10s    12,023   0.19s       6     58ms
+   5,000      250      0.44s     0.30s    11,481   0.43s      10    100ms
+  10,000      500      0.65s     0.54s    15,376   0.57s      11    159ms
+time ratios: 2.09 (x2 chunks), 3.13 (x4 chunks)
+goal >= 5,000 chunks/s at 10,000: 15,376 (met)
+
+One long paragraph (no line break), one word per chunk
+  chunks      pace  on screen     lag     cpu  frames  max gap
+   1,000     flood      0.09s   0.00s   0.08s       4     35ms
+   2,000     flood      0.22s   0.00s   0.19s       5     57ms
+   3,000     flood      0.25s   0.00s   0.21s       6     70ms
+   1,000   1,000/s      1.08s   0.08s   0.67s      40     59ms
+   2,000   1,000/s      2.07s   0.07s   1.31s      65     65ms
+   3,000   1,000/s      3.10s   0.10s   1.86s     109     58ms
+flood: time ratios 2.52 (x2 chunks), 2.93 (x3 chunks)
+paced at 1,000/s: cpu ratios 1.96 (x2 chunks), 2.79 (x3 chunks)
+(linear: 2 and 3; re-rendering the paragraph on every chunk is quadratic: 4 and 9;
+ the peer that does takes 12 s / 49 s / 113 s)
+
+A paced markdown turn (a fast agent, every chunk flushed alone)
+5,000 chunks at 1,000/s: on screen 5.18s (lag 0.18s), cpu 4.81s, 89 frames, max gap 127ms
+
+largest gap between frames while streaming: 159 ms (goal <= 100 ms: NOT MET)
+
+time to first frame (app built -> prompt painted; agent still initialising: True): 161 ms (goal <= 500 ms: met)
+  from a cold start (python started, imports and all): 1362 ms
+
+replay of 10,000 updates (1,024 timeline entries), from building the app:
+  in store 1.08s, on screen 1.22s, key echoed 1.22s, largest frame gap 403 ms
+goal time to interactive <= 2 s: 1.22s (met)
+"""  # noqa: E501, W291
+
+TERMINAL_OUTPUT = """\
+acp-tui terminal bench: 10 MB of coloured build output in 4 KB terminal_output_chunks (v2), headless 120x40
+
+raw emulation of the first 1 MB, 4 KB chunks:
+  pyte Screen            1.15 MB/s
+  pyte HistoryScreen     0.31 MB/s
+  TerminalEmulator       4.60 MB/s (every byte emulated)
+
+the app (prompt sent -> marker on screen in the card), 5 runs: 33.8, 33.0, 32.3, 27.6, 21.1 MB/s; the median run:
+  10 MB on screen after 0.31 s (in the store after 0.31 s), 8 frames, cpu 0.29 s
+  bytes emulated by the card: 0.10 MB (1.0% of the output)
+  peak RSS 86 MB, 14 MB above the 72 MB before the prompt; the store holds 10.0 MB (cap 33.6 MB), the card's scrollback 90 lines (cap 2000)
+
+goals:
+  effective 32.3 MB/s, 106x raw HistoryScreen, 28x raw Screen (goal >= 20 MB/s and >= 40x: met)
+  largest frame gap 72 ms, the worst of all runs (goal <= 100 ms: met)
+  memory bounded by the caps (scrollback <= 2000 lines, RSS growth <= 3x retained output + 64 MB, every run): met
+"""  # noqa: E501
+
+PROTOCOL_JSON: dict[str, Any] = {
+    "messages": 50000,
+    "megabytes": 17.6,
+    "repeat": 5,
+    "paths": {
+        "json_loads": {
+            "seconds": 0.2082,
+            "msg_per_s": 240138.0,
+            "mb_per_s": 84.5,
+            "us_per_msg": 4.164,
+            "x_json_loads": 1.0,
+        },
+        "inbound": {
+            "seconds": 0.4348,
+            "msg_per_s": 115000.0,
+            "mb_per_s": 40.5,
+            "us_per_msg": 8.696,
+            "x_json_loads": 2.0884,
+        },
+        "pydantic_one_pass": {
+            "seconds": 0.3141,
+            "msg_per_s": 159164.0,
+            "mb_per_s": 56.0,
+            "us_per_msg": 6.283,
+            "x_json_loads": 1.5087,
+        },
+    },
+    "goal_x_json_loads": 3.0,
+    "goal_met": True,
+}
+
+STORE_JSON: dict[str, Any] = {
+    "updates": 100000,
+    "window": 10000,
+    "repeat": 3,
+    "realistic": {
+        "first": 562269.0,
+        "last": 556352.0,
+        "overall": 549854.0,
+        "last_over_first": 0.9895,
+    },
+    "one_message": {
+        "first": 854829.0,
+        "last": 864331.0,
+        "overall": 851000.0,
+        "last_over_first": 1.0111,
+    },
+}
+
+DIFF_JSON: dict[str, Any] = {
+    "lines": 20000,
+    "parse_s": 0.094,
+    "goal_first_paint_s": 1.0,
+    "goal_max_gap_s": 0.1,
+    "layouts": {
+        "unified": {
+            "rows": 20002,
+            "first_paint_s": 0.306,
+            "max_gap_s": 0.0567,
+            "slowest_scroll_s": 0.0562,
+            "rows_painted": 6400,
+            "first_paint_ok": True,
+            "gap_ok": True,
+        },
+        "split": {
+            "rows": 15002,
+            "first_paint_s": 0.180,
+            "max_gap_s": 0.1004,
+            "slowest_scroll_s": 0.0593,
+            "rows_painted": 7400,
+            "first_paint_ok": True,
+            "gap_ok": False,
+        },
+    },
+    "goals_met": False,
+}
+
+
+def by_name(figures: Sequence[Figure]) -> dict[str, Figure]:
+    return {figure.name: figure for figure in figures}
+
+
+def drop_line(text: str, containing: str) -> str:
+    kept = [line for line in text.splitlines() if containing not in line]
+    assert len(kept) < len(text.splitlines()), containing
+    return "\n".join(kept) + "\n"
+
+
+# --- ui -------------------------------------------------------------------------
+
+
+def test_ui_headline_figures_and_verdicts() -> None:
+    figures = by_name(run_all.parse_ui(UI_OUTPUT))
+
+    streaming = figures["streaming throughput, 10,000 chunks"]
+    assert (streaming.value, streaming.unit, streaming.baseline) == (
+        15376,
+        "chunks/s",
+        5000,
+    )
+    assert streaming.ratio == pytest.approx(15376 / 5000)
+    assert streaming.met is True
+
+    gap = figures["largest frame gap while streaming"]
+    assert (gap.value, gap.unit, gap.met) == (159, "ms", False)
+
+    paragraph = figures["long paragraph, paced: CPU growth for x3 chunks"]
+    assert (paragraph.value, paragraph.baseline, paragraph.met) == (2.79, 3, None)
+
+    first = figures["time to first frame"]
+    assert (first.value, first.met) == (161, True)
+    cold = figures["first frame from a cold start"]
+    assert (cold.value, cold.baseline, cold.met) == (1362, None, None)
+
+    replay = figures["time to interactive after a 10,000-update replay"]
+    assert (replay.value, replay.unit, replay.baseline, replay.met) == (
+        1.22,
+        "s",
+        2,
+        True,
+    )
+
+
+def test_ui_missing_figure_is_reported_not_raised() -> None:
+    text = drop_line(UI_OUTPUT, "goal time to interactive")
+    figures = run_all.parse_ui(text)
+
+    assert len(figures) == len(run_all.parse_ui(UI_OUTPUT))
+    replay = by_name(figures)["time to interactive after a 10,000-update replay"]
+    assert replay.value is None
+    assert replay.met is None
+    row = run_all.cells(replay)
+    assert row[2] == "missing"
+    assert row[6] == "missing"
+    assert row[4] == ""  # no ratio without a value
+    assert by_name(figures)["time to first frame"].value == 161
+
+
+def test_ui_verdict_in_new_words_is_judged_against_the_goal() -> None:
+    text = UI_OUTPUT.replace("15,376 (met)", "15,376 (fine)").replace(
+        "159 ms (goal <= 100 ms: NOT MET)", "159 ms"
+    )
+    figures = by_name(run_all.parse_ui(text))
+
+    streaming = figures["streaming throughput, 10,000 chunks"]
+    assert streaming.verdict is None
+    assert streaming.met is True  # 15,376 >= 5,000, judged here
+    gap = figures["largest frame gap while streaming"]
+    assert (gap.value, gap.verdict, gap.met) == (159, None, False)
+
+
+# --- terminal -------------------------------------------------------------------
+
+
+def test_terminal_figures_against_raw_pyte() -> None:
+    figures = by_name(run_all.parse_terminal(TERMINAL_OUTPUT))
+
+    effective = figures["effective throughput, 10 MB, median of 5 runs"]
+    assert (effective.value, effective.baseline) == (32.3, 0.31)
+    assert effective.baseline_label == "raw pyte HistoryScreen"
+    # The bench's own ratio (from unrounded rates), not 32.3 / 0.31.
+    assert effective.ratio == 106
+    assert effective.met is True
+    assert effective.goal_text == "≥ 20 MB/s, ≥ 40x"
+
+    emulator = figures["TerminalEmulator alone (every byte)"]
+    assert emulator.value == 4.60
+    assert emulator.ratio == pytest.approx(4.60 / 0.31)
+
+    gap = figures["largest frame gap, worst run"]
+    assert (gap.value, gap.met) == (72, True)
+
+    memory = figures["peak RSS growth, median run"]
+    assert (memory.value, memory.baseline, memory.met) == (14, 3 * 10.0 + 64, True)
+
+
+def test_terminal_compound_goal_judged_here_without_a_verdict() -> None:
+    slow = TERMINAL_OUTPUT.replace(
+        "effective 32.3 MB/s, 106x", "effective 18.5 MB/s, 60x"
+    ).replace("40x: met)", "40x)")
+    effective = run_all.parse_terminal(slow)[0]
+
+    assert effective.verdict is None
+    assert (effective.value, effective.ratio) == (18.5, 60)
+    assert effective.met is False  # 60x is enough, 18.5 MB/s is not
+
+
+def test_terminal_without_raw_rates_keeps_its_own_figures() -> None:
+    text = drop_line(TERMINAL_OUTPUT, "pyte HistoryScreen")
+    figures = run_all.parse_terminal(text)
+
+    effective, emulator = figures[0], figures[1]
+    assert effective.baseline is None
+    assert effective.value == 32.3
+    assert effective.ratio == 106  # printed on the goal line
+    assert emulator.ratio is None
+    assert run_all.cells(emulator)[3] == "missing (raw pyte HistoryScreen)"
+
+
+@pytest.mark.parametrize(
+    ("parse", "output"),
+    [(run_all.parse_ui, UI_OUTPUT), (run_all.parse_terminal, TERMINAL_OUTPUT)],
+)
+def test_empty_output_gives_every_row_as_missing(
+    parse: run_all.Parser, output: str
+) -> None:
+    full = parse(output, None)
+    empty = parse("", None)
+
+    assert len(empty) == len(full)
+    assert all(figure.value is None for figure in empty)
+    assert all(run_all.cells(figure)[2] == "missing" for figure in empty)
+    assert all(figure.value is not None for figure in full)
+
+
+# --- JSON benches ----------------------------------------------------------------
+
+
+def test_protocol_from_json() -> None:
+    inbound, pydantic_pass = run_all.parse_protocol("", PROTOCOL_JSON)
+
+    assert inbound.name == "inbound parse+validate, 50,000 v2 updates"
+    assert (inbound.value, inbound.unit, inbound.baseline) == (8.696, "µs/msg", 4.164)
+    assert inbound.baseline_label == "json.loads"
+    assert inbound.ratio == 2.0884
+    assert inbound.goal_text == "≤ 3x"
+    assert inbound.met is True
+    assert pydantic_pass.ratio == 1.5087
+    assert pydantic_pass.met is None
+
+
+def test_protocol_goal_judged_here_when_the_verdict_is_absent() -> None:
+    data = copy.deepcopy(PROTOCOL_JSON)
+    del data["goal_met"]
+    data["paths"]["inbound"]["x_json_loads"] = 3.4
+
+    inbound = run_all.parse_protocol("", data)[0]
+    assert inbound.verdict is None
+    assert inbound.met is False
+
+
+def test_store_from_json() -> None:
+    figures = by_name(run_all.parse_store("", STORE_JSON))
+
+    realistic = figures["realistic stream, 100,000 ops"]
+    assert (realistic.value, realistic.baseline, realistic.met) == (
+        549854,
+        100_000,
+        True,
+    )
+    steady = figures["realistic stream, 100,000 ops, last/first 10,000 rate"]
+    assert (steady.value, steady.baseline, steady.met) == (0.9895, 1.0, None)
+    assert steady.goal_text == "≈ 1"
+    one = figures["one message, 100,000 chunks"]
+    assert (one.value, one.goals, one.met) == (851000, (), None)
+
+
+def test_diff_from_json_in_milliseconds_with_the_bench_verdicts() -> None:
+    figures = by_name(run_all.parse_diff("", DIFF_JSON))
+
+    paint = figures["first paint, 20,000 lines, unified"]
+    assert paint.value == pytest.approx(306)
+    assert (paint.baseline, paint.met) == (1000, True)
+    gap = figures["largest gap scrolling, 20,000 lines, split"]
+    assert gap.value == pytest.approx(100.4)
+    assert gap.met is False
+    # Rounded, it would read 100 ms: the bench's verdict is the one shown.
+    assert run_all.cells(gap)[2:] == (
+        "100 ms",
+        "100 ms (goal)",
+        "1.00x",
+        "≤ 100 ms",
+        "NOT MET",
+    )
+
+
+@pytest.mark.parametrize(
+    "parse", [run_all.parse_protocol, run_all.parse_store, run_all.parse_diff]
+)
+def test_json_bench_without_json_shows_missing(parse: run_all.Parser) -> None:
+    figures = parse("", None)
+
+    assert figures
+    assert all(figure.value is None for figure in figures)
+    table = run_all.plain_table(figures)
+    assert table.count("missing") >= len(figures)
+
+
+def test_partial_json_keeps_what_is_there() -> None:
+    data = {key: STORE_JSON[key] for key in ("updates", "window", "realistic")}
+    figures = by_name(run_all.parse_store("", data))
+
+    assert figures["realistic stream, 100,000 ops"].value == 549854
+    assert figures["one message, 100,000 chunks"].value is None
+    # A value of the wrong type counts as missing too.
+    data = copy.deepcopy(STORE_JSON)
+    data["realistic"]["overall"] = "fast"
+    assert run_all.parse_store("", data)[0].value is None
+
+
+# --- goals, figures, table ------------------------------------------------------
+
+
+def test_goal_on_value_or_ratio() -> None:
+    at_most = Goal("<=", 100)
+    assert at_most.holds(100, None) is True
+    assert at_most.holds(100.5, None) is False
+    assert at_most.holds(None, 0.5) is None
+    assert at_most.describe("ms") == "≤ 100 ms"
+    on_ratio = Goal(">=", 40, on_ratio=True)
+    assert on_ratio.holds(1.0, 41) is True
+    assert on_ratio.holds(1000, None) is None
+    assert on_ratio.describe("MB/s") == "≥ 40x"
+    assert Goal(">=", 100_000).describe("updates/s") == "≥ 100,000 updates/s"
+
+
+def test_figure_with_a_goal_and_no_value_is_not_judged() -> None:
+    figure = Figure("x", "rate", None, "MB/s", 10, "goal", (Goal(">=", 5),))
+    assert figure.ratio is None
+    assert figure.met is None
+    assert run_all.cells(figure) == (
+        "x",
+        "rate",
+        "missing",
+        "10 MB/s (goal)",
+        "",
+        "≥ 5 MB/s",
+        "missing",
+    )
+
+
+def sample_figures() -> list[Figure]:
+    return [
+        *run_all.parse_protocol("", PROTOCOL_JSON),
+        *run_all.parse_store("", STORE_JSON),
+        *run_all.parse_ui(drop_line(UI_OUTPUT, "from a cold start")),
+        *run_all.parse_terminal(TERMINAL_OUTPUT),
+        *run_all.parse_diff("", DIFF_JSON),
+    ]
+
+
+def test_plain_table_columns_line_up() -> None:
+    figures = sample_figures()
+    lines = run_all.plain_table(figures).splitlines()
+
+    header, rule, rows = lines[0], lines[1], lines[2:]
+    assert len(rows) == len(figures)
+    spans = [match.span() for match in re.finditer(r"-+", rule)]
+    assert len(spans) == len(run_all.HEADER)
+    for line, expected in zip(
+        [header, *rows],
+        [run_all.HEADER, *(run_all.cells(f) for f in figures)],
+        strict=True,
+    ):
+        padded = line.ljust(len(rule))
+        assert tuple(padded[a:b].strip() for a, b in spans) == expected
+    measured = spans[2]
+    for line in rows:  # measured values are right-aligned
+        assert line[measured[1] - 1] != " "
+    cold = by_name(figures)["first frame from a cold start"]
+    assert "missing" in rows[figures.index(cold)]
+
+
+def test_markdown_table() -> None:
+    figures = sample_figures()
+    lines = run_all.markdown_table(figures).splitlines()
+
+    assert len(lines) == 2 + len(figures)
+    assert lines[1] == "| --- | --- | ---: | --- | ---: | --- | --- |"
+    for line in lines:
+        assert line.startswith("| ")
+        assert line.endswith(" |")
+        assert len(re.split(r"(?<!\\)\|", line)) == len(run_all.HEADER) + 2
+    assert (
+        "| protocol | inbound parse+validate, 50,000 v2 updates | 8.70 µs/msg "
+        "| 4.16 µs/msg (json.loads) | 2.09x | ≤ 3x | met |"
+    ) in lines
+    piped = Figure("a|b", "x | y", 1.0)
+    assert (
+        run_all.markdown_table([piped])
+        .splitlines()[2]
+        .startswith("| a\\|b | x \\| y | 1 |")
+    )
+
+
+def test_summary_names_failures_and_missing_figures() -> None:
+    ok = run_all.Outcome("protocol", run_all.parse_protocol("", PROTOCOL_JSON), 9.2)
+    partial = run_all.Outcome(
+        "ui", run_all.parse_ui(drop_line(UI_OUTPUT, "from a cold start")), 88.4
+    )
+    failed = run_all.Outcome(
+        "diff", run_all.parse_diff("", None), 120.0, "timed out after 120 s"
+    )
+
+    lines = run_all.summary([ok, partial, failed], 217.6)
+    assert lines[0].startswith(
+        "Total runtime 3 min 38 s (protocol 9 s, ui 1 min 28 s, diff 2 min 00 s)"
+    )
+    assert "FAILED: diff: timed out after 120 s" in lines
+    assert "Missing from ui's output: first frame from a cold start." in lines
+    assert not any("protocol" in line for line in lines[1:])
+
+
+def test_select_by_name_in_bench_order() -> None:
+    chosen = run_all.select(run_all.BENCHES, ["diff,protocol", "ui"])
+    assert [bench.name for bench in chosen] == ["protocol", "ui", "diff"]
+    assert run_all.select(run_all.BENCHES, None) == list(run_all.BENCHES)
+    with pytest.raises(ValueError, match=r"unknown benchmark.*: nope"):
+        run_all.select(run_all.BENCHES, ["ui,nope"])
+
+
+def test_every_bench_script_exists_and_the_json_ones_take_the_option() -> None:
+    names = [bench.name for bench in run_all.BENCHES]
+    assert names == ["protocol", "store", "ui", "terminal", "diff"]
+    for bench in run_all.BENCHES:
+        source = bench.script.read_text("utf-8")
+        assert ('"--json"' in source) == bench.json, bench.name
+        for option in bench.args[::2]:
+            assert f'"{option}"' in source, (bench.name, option)
+
+
+# --- running (stand-in scripts, not the real benches) ---------------------------
+
+
+def stand_in(tmp_path: Path, name: str, body: str) -> Path:
+    script = tmp_path / f"{name}.py"
+    script.write_text(body, "utf-8")
+    return script
+
+
+@pytest.mark.subprocess
+def test_run_bench_reads_stdout(tmp_path: Path) -> None:
+    script = stand_in(tmp_path, "ui", f"import sys\nsys.stdout.write({UI_OUTPUT!r})\n")
+    outcome = run_all.run_bench(Bench("ui", script, (), 30, run_all.parse_ui))
+
+    assert outcome.error is None
+    assert outcome.stdout == UI_OUTPUT
+    assert by_name(outcome.figures)["time to first frame"].value == 161
+
+
+@pytest.mark.subprocess
+def test_run_bench_passes_a_json_file_and_reads_it(tmp_path: Path) -> None:
+    script = stand_in(
+        tmp_path,
+        "diff",
+        "import json, sys\n"
+        "path = sys.argv[sys.argv.index('--json') + 1]\n"
+        f"open(path, 'w').write(json.dumps({DIFF_JSON!r}))\n"
+        "print('goals NOT met')\n",
+    )
+    bench = Bench("diff", script, ("--lines", "20000"), 30, run_all.parse_diff, True)
+    outcome = run_all.run_bench(bench)
+
+    assert outcome.error is None
+    assert outcome.command[2:4] == ["--lines", "20000"]
+    assert outcome.command[4] == "--json"
+    assert by_name(outcome.figures)["first paint, 20,000 lines, split"].value == (
+        pytest.approx(180)
+    )
+
+
+@pytest.mark.subprocess
+def test_run_bench_failure_keeps_partial_figures(tmp_path: Path) -> None:
+    head = UI_OUTPUT.split("time to first frame")[0]
+    script = stand_in(
+        tmp_path,
+        "ui",
+        f"import sys\nsys.stdout.write({head!r})\n"
+        "sys.stderr.write('Traceback...\\nTimeoutError: the key\\n')\n"
+        "sys.exit(3)\n",
+    )
+    outcome = run_all.run_bench(Bench("ui", script, (), 30, run_all.parse_ui))
+
+    assert outcome.error == "exit status 3: TimeoutError: the key"
+    figures = by_name(outcome.figures)
+    assert figures["streaming throughput, 10,000 chunks"].value == 15376
+    assert figures["time to first frame"].value is None
+
+
+@pytest.mark.subprocess
+def test_run_bench_json_bench_that_writes_nothing_fails(tmp_path: Path) -> None:
+    script = stand_in(tmp_path, "store", "print('no json here')\n")
+    bench = Bench("store", script, (), 30, run_all.parse_store, True)
+    outcome = run_all.run_bench(bench)
+
+    assert outcome.error == "wrote no --json output"
+    assert all(figure.value is None for figure in outcome.figures)
+
+
+@pytest.mark.subprocess
+def test_run_bench_timeout_kills_and_keeps_what_was_printed(tmp_path: Path) -> None:
+    script = stand_in(
+        tmp_path,
+        "terminal",
+        "import subprocess, sys, threading\n"
+        "print('  pyte HistoryScreen     0.31 MB/s')\n"
+        # A grandchild in the same process group, holding the pipe open.
+        "child = subprocess.Popen([sys.executable, '-c', "
+        "'import threading; threading.Event().wait()'])\n"
+        "print('grandchild', child.pid)\n"
+        "threading.Event().wait()\n",
+    )
+    bench = Bench("terminal", script, (), 3, run_all.parse_terminal)
+    outcome = run_all.run_bench(bench)
+
+    assert outcome.error == (
+        "timed out after 3 s (output cut short; stderr: no error output)"
+    )
+    assert outcome.figures[0].baseline == 0.31
+    assert outcome.figures[0].value is None
+    # The whole group was killed: the pipes closed, the grandchild is gone
+    # (or a zombie waiting for init to reap it).
+    match = re.search(r"grandchild (\d+)", outcome.stdout)
+    assert match is not None
+    assert not alive(int(match.group(1)))
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, killed but not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(") ", 1)[1][0] != "Z"
+
+
+@pytest.mark.subprocess
+def test_main_prints_the_table_and_fails_when_a_bench_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = stand_in(
+        tmp_path, "terminal", f"import sys\nsys.stdout.write({TERMINAL_OUTPUT!r})\n"
+    )
+    bad = stand_in(tmp_path, "ui", "raise SystemExit('ui broke')\n")
+    benches = (
+        Bench("ui", bad, (), 30, run_all.parse_ui),
+        Bench("terminal", good, (), 30, run_all.parse_terminal),
+    )
+
+    assert run_all.main(["--markdown"], benches) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("| benchmark | figure | measured |")
+    assert "| terminal | largest frame gap, worst run | 72 ms |" in out
+    assert "| ui | time to first frame | missing |" in out
+    assert "FAILED: ui: exit status 1: ui broke" in out
+
+    assert run_all.main(["--only", "terminal"], benches) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == list(run_all.HEADER)
+    assert not any(line.startswith("ui ") for line in out.splitlines())
