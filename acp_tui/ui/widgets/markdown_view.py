@@ -22,6 +22,7 @@ app.
 from __future__ import annotations
 
 from bisect import bisect_right
+from time import perf_counter
 from typing import ClassVar, Final
 
 from rich.style import Style
@@ -144,6 +145,8 @@ class MarkdownView(Widget, can_focus=False):
         self._lines: list[tuple[Strip, str]] = []
         self.renders = 0
         """How many blocks were rendered (tests check that appends stay local)."""
+        self.render_seconds = 0.0
+        """Time spent drawing blocks so far (the message's flush throttle)."""
 
     # ------------------------------------------------------------------ content
 
@@ -225,11 +228,13 @@ class MarkdownView(Widget, can_focus=False):
         cached = self._cache.get(block.key)
         if cached is not None and cached[0] == width:
             return cached[1], cached[2]
+        started = perf_counter()
         lines = render_block(block, width, self._markdown_theme())
         strips = [Strip(line) for line in lines]
         texts = [line_text(line) for line in lines]
         self._cache[block.key] = (width, strips, texts)
         self.renders += 1
+        self.render_seconds += perf_counter() - started
         return strips, texts
 
     def _layout(self, width: int) -> None:

@@ -7,11 +7,11 @@ see `acp_tui.ui.widgets.markdown_view`) and appended to as chunks arrive.
 frame re-wraps it, so while one long paragraph grows every flush costs in
 proportion to its length. Flushing on every batch (or, as Textual's
 `MarkdownStream` does, as soon as the previous append returned) makes a paragraph
-of N chunks cost O(N²). Here, after a flush the next one waits as long as the last
-took, from the append until the frame that showed it (`FLUSH_SPACING` times that,
-at most `MAX_FLUSH_DELAY`, at least `MIN_FLUSH_INTERVAL` between starts):
-rendering takes at most about half the wall-clock time whatever the paragraph's
-length, so N chunks cost O(N).
+of N chunks cost O(N²). Here one flush is shown per frame, and the next one waits
+as long as the last cost (parsing the tail, and drawing its lines for the frame:
+`FLUSH_SPACING` times that, at most `MAX_FLUSH_DELAY`, at least
+`MIN_FLUSH_INTERVAL` between starts): rendering takes at most about half the time
+whatever the paragraph's length, so N chunks cost O(N).
 
 Thoughts are collapsed by default. Agent text is never markup: the markdown is
 drawn from plain strings, and control characters are stripped first.
@@ -77,6 +77,8 @@ class MessageView(Widget):
         """A flush is scheduled or under way (it reschedules itself)."""
         self._next_flush = 0.0
         self._flush_started = 0.0
+        self._append_cost = 0.0
+        self._render_mark = 0.0
         self.flushes = 0
         """How many appends were made to the markdown (for tests and benchmarks)."""
         self._markdown: MarkdownView | None = None
@@ -151,14 +153,22 @@ class MessageView(Widget):
             return
         text = _safe("".join(self._pending))
         self._pending.clear()
+        self._render_mark = markdown.render_seconds
         self._flush_started = time.perf_counter()
         markdown.append(text)
+        self._append_cost = time.perf_counter() - self._flush_started
         self.flushes += 1
         self.call_after_refresh(self._flushed)
 
     def _flushed(self) -> None:
         now = time.perf_counter()
-        pause = (now - self._flush_started) * self.FLUSH_SPACING
+        markdown = self._markdown
+        drawn = markdown.render_seconds - self._render_mark if markdown else 0.0
+        # What this flush cost: the append (parsing the tail) and drawing the
+        # tail's lines for the frame. Not the wall-clock time until the frame,
+        # which a flooding agent inflates with reading (the pause then grew with
+        # the gap it caused).
+        pause = (self._append_cost + drawn) * self.FLUSH_SPACING
         self._next_flush = max(
             now + min(pause, self.MAX_FLUSH_DELAY),
             self._flush_started + self.MIN_FLUSH_INTERVAL,
