@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from acp_tui.client.connection import ClientFeatures, Connection, connect
 from acp_tui.client.errors import AgentError
 from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
-from acp_tui.client.session import AcpClient
+from acp_tui.client.session import AcpClient, plain_store
 from acp_tui.config import McpServerSettings
 from acp_tui.export import session_document, terminal_text
 from acp_tui.protocol.dispatcher import Diagnostic
@@ -41,6 +42,7 @@ from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.store.changes import Change
 from acp_tui.store.model import block_text
 from acp_tui.store.store import SessionStore
+from acp_tui.transcripts import transcript_store_factory
 
 __all__ = [
     "EXIT_AGENT",
@@ -80,6 +82,8 @@ class PrintOptions:
     permissions: Literal["allow", "reject"] = "reject"
     timeout: float | None = None
     mcp_servers: dict[str, McpServerSettings] = field(default_factory=dict)
+    save_transcripts: bool = True
+    """Save the session's transcript as it grows (`acp_tui.transcripts`)."""
 
 
 class _Run:
@@ -130,8 +134,7 @@ async def run_print(options: PrintOptions, out: TextIO, err: TextIO) -> int:
     except AGENT_FAILURES as error:
         code = run.fail(error)
     if options.output_format == "json":
-        json.dump(run.document(), out, ensure_ascii=False, indent=2)
-        out.write("\n")
+        _write_json(run.document(), out)
         out.flush()
     return code
 
@@ -145,6 +148,11 @@ async def _run(run: _Run) -> int:
         ),
         mcp_servers=options.mcp_servers,
         on_diagnostic=run.diagnostic,
+        store_factory=(
+            transcript_store_factory(options.name)
+            if options.save_transcripts
+            else plain_store
+        ),
     )
     async with connect(
         run.launcher.open_stream,
@@ -213,6 +221,37 @@ async def _turn(run: _Run, client: AcpClient, store: SessionStore) -> str | None
     return result[0] if result else None
 
 
+def _write_json(value: Any, out: TextIO) -> None:
+    r"""Write `value` as indented JSON that is safe to show on a terminal.
+
+    `json.dumps` escapes the C0 controls (ESC, BEL...) but, with
+    `ensure_ascii=False`, writes C1 controls (U+0080-U+009F, which some terminals
+    obey as CSI, OSC...) and bidi overrides (U+202E...) raw. Those, and every
+    other non-printable character (lone surrogates too, which UTF-8 cannot even
+    encode), become `\u` escapes: the same JSON value, and readable text stays
+    readable.
+    """
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    out.write(_UNPRINTABLE_JSON.sub(_json_escape, text))
+    out.write("\n")
+
+
+_UNPRINTABLE_JSON: Final = re.compile(r"[^\n -~]")
+"""Candidates for escaping: everything but printable ASCII and the newlines of the
+indentation. Non-ASCII characters only occur inside JSON strings."""
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char.isprintable():
+        return char
+    code = ord(char)
+    if code > 0xFFFF:  # a UTF-16 surrogate pair, as JSON spells it
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
 def _exit_code(run: _Run, stop_reason: str | None) -> int:
     if run.timed_out:
         run.warn(
@@ -253,8 +292,7 @@ async def list_sessions(options: PrintOptions, out: TextIO, err: TextIO) -> int:
     except AGENT_FAILURES as error:
         return run.fail(error)
     if options.output_format == "json":
-        json.dump([s.raw for s in sessions], out, ensure_ascii=False, indent=2)
-        out.write("\n")
+        _write_json([s.raw for s in sessions], out)
         return EXIT_OK
     if not sessions:
         print("no sessions", file=out)

@@ -36,7 +36,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal, TypeAlias
 
 import anyio
 from pydantic import ValidationError
@@ -63,7 +63,15 @@ from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 
-__all__ = ["AcpClient", "SessionFeatures", "SessionSummary", "UnsupportedOperation"]
+__all__ = [
+    "AcpClient",
+    "SessionFeatures",
+    "SessionOpening",
+    "SessionSummary",
+    "StoreFactory",
+    "UnsupportedOperation",
+    "plain_store",
+]
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +103,28 @@ class SessionSummary:
     title: str | None
     updated_at: str | None
     raw: JSONObject
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOpening:
+    """What a store factory is told about the session it makes a store for."""
+
+    session_id: str
+    cwd: Path
+    how: Literal["new", "load", "resume"]
+    """`new` (`session/new`), `load` (reattached with the history replayed: v1
+    `session/load`, v2 `session/resume` with `replayFrom`), `resume` (reattached
+    without a replay)."""
+    protocol_version: int
+
+
+StoreFactory: TypeAlias = Callable[[SessionOpening], SessionStore]
+"""Makes the store of a session the client opens (say, one that saves its ops)."""
+
+
+def plain_store(opening: SessionOpening) -> SessionStore:
+    """The default store factory: a plain in-memory `SessionStore`."""
+    return SessionStore(opening.session_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +182,7 @@ class AcpClient:
         features: Which client methods are served (v1 `fs` and `terminal`).
         mcp_servers: MCP servers to pass on new and resumed sessions.
         on_diagnostic: Told about malformed updates (also logged).
+        store_factory: Makes each session's store (default: `plain_store`).
     """
 
     def __init__(
@@ -161,6 +192,7 @@ class AcpClient:
         features: ClientFeatures | None = None,
         mcp_servers: Mapping[str, McpServerSettings] | None = None,
         on_diagnostic: Callable[[Diagnostic], None] | None = None,
+        store_factory: StoreFactory = plain_store,
     ) -> None:
         self.prompter = prompter
         self.features = features or ClientFeatures()
@@ -170,6 +202,7 @@ class AcpClient:
         self._sessions: dict[str, _Session] = {}
         self._early: dict[str, list[Any]] = {}
         self._pending_new = 0
+        self._store_factory = store_factory
 
     # ---------------------------------------------------------------- wiring
 
@@ -268,8 +301,14 @@ class AcpClient:
 
     # ---------------------------------------------------------------- sessions
 
-    def _open(self, session_id: str, cwd: Path, extra: Sequence[Path]) -> _Session:
-        store = SessionStore(session_id)
+    def _open(
+        self,
+        session_id: str,
+        cwd: Path,
+        extra: Sequence[Path],
+        how: Literal["new", "load", "resume"] = "new",
+    ) -> _Session:
+        store = self._store_factory(SessionOpening(session_id, cwd, how, self.version))
         translator = translate_v1.V1Translator(store) if self.version == 1 else None
         roots = FileSystemAccess(cwd, list(extra))
         session = _Session(store, cwd, roots, translator)
@@ -388,7 +427,8 @@ class AcpClient:
         if self.version == 2 and replay:
             params["replayFrom"] = {"type": "start"}
         # Open first: replayed updates arrive before the response.
-        session = self._open(session_id, cwd, additional_directories)
+        how: Literal["load", "resume"] = "load" if replay else "resume"
+        session = self._open(session_id, cwd, additional_directories, how)
         try:
             raw = await self._call(method, params)
             if self.version == 1:
@@ -396,9 +436,17 @@ class AcpClient:
                 result1 = model.model_validate(raw)
                 assert session.v1 is not None
                 session.v1.modes = result1.modes
-                options = session.v1.config_options(
-                    json_list(result1.config_options or [])
+                # The modes come with the response, after the replay: options
+                # the replay stored stay (unless the response lists its own),
+                # and get the mode option the replay could not synthesise yet.
+                agent_options = (
+                    json_list(result1.config_options)
+                    if result1.config_options is not None
+                    else [dict(o) for o in session.store.config_options]
                 )
+                options = session.v1.config_options(agent_options)
+                if result1.config_options is None and len(options) > len(agent_options):
+                    session.store.apply(ops.SetConfigOptions(options))
                 commands: list[JSONObject] = []
             else:
                 result2 = v2.ResumeSessionResponse.model_validate(raw or {})

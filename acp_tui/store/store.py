@@ -42,7 +42,7 @@ import base64
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeAlias
 
@@ -83,7 +83,7 @@ from acp_tui.store.ops import (
     SetState,
     UpsertMessage,
 )
-from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch
+from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, plain_json
 
 __all__ = ["DEFAULT_MAX_TERMINAL_BYTES", "Listener", "SessionStore", "TimelineKind"]
 
@@ -126,15 +126,7 @@ def _patched_meta(
     return MappingProxyType(merged)
 
 
-def _plain(value: object) -> JSONValue:
-    """Return a JSON-ready deep copy (plain dicts and lists) of a JSON value."""
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
-        return [_plain(v) for v in value]
-    raise TypeError(f"not a JSON value: {type(value).__name__}")
+_plain = plain_json
 
 
 class _MessageState:

@@ -16,7 +16,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Final, Literal, TypeAlias, TypeVar
 
-__all__ = ["UNSET", "JSONObject", "JSONValue", "Patch", "Unset"]
+__all__ = ["UNSET", "JSONObject", "JSONValue", "Patch", "Unset", "plain_json"]
 
 JSONValue: TypeAlias = (
     "Mapping[str, JSONValue] | Sequence[JSONValue] | str | int | float | bool | None"
@@ -46,3 +46,21 @@ _T = TypeVar("_T")
 
 Patch: TypeAlias = _T | Unset | None
 """A three-state patch field: `UNSET` = unchanged, `None` = clear, value = replace."""
+
+
+def plain_json(value: object) -> JSONValue:
+    """A JSON-ready deep copy (plain dicts and lists) of a JSON value.
+
+    The store holds wire objects as read-only views (mapping proxies, tuples);
+    `json.dumps` and callers that mutate need plain ones.
+
+    Raises:
+        TypeError: `value` holds something that is not JSON.
+    """
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): plain_json(v) for k, v in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+        return [plain_json(v) for v in value]
+    raise TypeError(f"not a JSON value: {type(value).__name__}")

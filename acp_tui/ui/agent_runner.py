@@ -26,12 +26,14 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol
 import anyio
 from textual.app import App
 
+from acp_tui import paths
 from acp_tui.client.ports import RememberingPrompter
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import AgentCommand, ConnectionClosed
 from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
+from acp_tui.transcripts import close_transcript, transcript_store_factory
 from acp_tui.ui.bridge import ModalPermissionPrompter, StoreBridge
 from acp_tui.ui.messages import (
     AgentConnected,
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
     from acp_tui.client.prompt_content import PromptCapabilities
     from acp_tui.client.session import AcpClient, SessionFeatures, SessionSummary
     from acp_tui.config import McpServerSettings
+    from acp_tui.protocol.dispatcher import Diagnostic
 
 __all__ = [
     "AgentRunner",
@@ -65,6 +68,15 @@ SETUP_TIMEOUT: Final = 120.0
 CALL_TIMEOUT: Final = 30.0
 """Seconds allowed for quick calls made on the user's behalf (list, config)."""
 
+CANCEL_GRACE: Final = 15.0
+"""Seconds the agent gets to end a turn after `session/cancel`; past them the user
+is told the agent is not responding (and that a restart stops it)."""
+
+DIAGNOSTIC_NOTICES: Final = 3
+"""Protocol problems (unreadable lines, malformed updates...) shown as
+notifications per connection; the ones after are only logged, so a flood of bad
+lines cannot bury the screen in notifications."""
+
 
 @dataclass(frozen=True, slots=True)
 class AgentSettings:
@@ -76,6 +88,8 @@ class AgentSettings:
     choice: ProtocolChoice = "auto"
     init_timeout: float = 60.0
     mcp_servers: dict[str, McpServerSettings] = field(default_factory=dict)
+    save_transcripts: bool = True
+    """Save every session's transcript as it grows (`acp_tui.transcripts`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +159,10 @@ class AgentRunner:
         self._launcher: AgentLauncher | None = None
         self._scope: anyio.CancelScope | None = None
         self._stopped = anyio.Event()
+        self._turn_ended = anyio.Event()
+        """Set when the current turn ends (or the connection does)."""
+        self._diagnostics = 0
+        """Protocol problems reported on this connection so far."""
         self.prompter = RememberingPrompter(
             ModalPermissionPrompter(app, self._tool_call)
         )
@@ -220,6 +238,7 @@ class AgentRunner:
 
         self._stopped = anyio.Event()
         self._scope = anyio.CancelScope()
+        self._diagnostics = 0
         try:
             with self._scope:
                 await self._run(request)
@@ -251,14 +270,16 @@ class AgentRunner:
             self.connection = None
             self.in_turn = False
             self.cancelling = False
+            self._turn_ended.set()
             if self.bridge is not None:
+                close_transcript(self.bridge.store)
                 self.bridge.close()
                 self.bridge = None
 
     async def _run(self, request: SessionRequest) -> None:
         from acp_tui.client.connection import ClientFeatures, connect
         from acp_tui.client.prompt_content import prompt_capabilities
-        from acp_tui.client.session import AcpClient
+        from acp_tui.client.session import AcpClient, plain_store
 
         settings = self.settings
         client = AcpClient(
@@ -270,6 +291,12 @@ class AgentRunner:
                 terminal_auth=True,
             ),
             mcp_servers=settings.mcp_servers,
+            on_diagnostic=self._diagnostic,
+            store_factory=(
+                transcript_store_factory(settings.name)
+                if settings.save_transcripts
+                else plain_store
+            ),
         )
         async with connect(
             self.launcher.open_stream,
@@ -278,6 +305,7 @@ class AgentRunner:
             features=client.features,
             on_request=client.handle_request,
             on_notification=client.handle_notification,
+            on_diagnostic=self._diagnostic,
         ) as connection:
             client.attach(connection)
             self.client = client
@@ -317,8 +345,13 @@ class AgentRunner:
         self.app.post_message(SessionStarted(store))
 
     async def _open(self, request: SessionRequest) -> SessionStore:
-        """Open the requested session, asking for a login or a pick as needed."""
+        """Open the requested session, asking for a login or a pick as needed.
+
+        A resume that may fall back (a restart) starts a new session when the
+        agent refuses it, or cannot resume or load sessions at all.
+        """
         from acp_tui.client.auth import is_auth_required
+        from acp_tui.client.session import UnsupportedOperation
 
         client = self._client()
         while True:
@@ -334,8 +367,8 @@ class AgentRunner:
                         store = await client.new_session(cwd)
                 self.session_cwd = cwd
                 return store
-            except RpcError as error:
-                if is_auth_required(error):
+            except (RpcError, UnsupportedOperation) as error:
+                if isinstance(error, RpcError) and is_auth_required(error):
                     await self._login(client, str(error))
                 elif request.action == "resume" and request.fallback_new:
                     self._notice(
@@ -378,6 +411,7 @@ class AgentRunner:
             if store is None:  # pragma: no cover - a session is open by now
                 continue
             self.in_turn = True
+            self._turn_ended = anyio.Event()
             self.app.post_message(PromptStarted(prompt_id, text))
             try:
                 blocks = await anyio.to_thread.run_sync(
@@ -392,6 +426,18 @@ class AgentRunner:
             finally:
                 self.in_turn = False
                 self.cancelling = False
+                self._turn_ended.set()
+
+    def _diagnostic(self, diagnostic: Diagnostic) -> None:
+        """Show the first few protocol problems of a connection (all are logged)."""
+        self._diagnostics += 1
+        if self._diagnostics <= DIAGNOSTIC_NOTICES:
+            self._notice(f"the agent sent a bad message: {diagnostic}")
+        elif self._diagnostics == DIAGNOSTIC_NOTICES + 1:
+            self._notice(
+                "the agent keeps sending bad messages; further ones are only "
+                f"logged ({paths.log_dir() / 'acp-tui.log'})"
+            )
 
     def _client(self) -> AcpClient:
         if self.client is None:
@@ -401,10 +447,25 @@ class AgentRunner:
     # ------------------------------------------------ actions for the UI layer
 
     async def cancel(self) -> None:
-        """Cancel the running turn, if any ("cancelling…" until it ends)."""
-        if self.client is not None and self.store is not None and self.in_turn:
-            self.cancelling = True
-            await self.client.cancel(self.store.session_id)
+        """Cancel the running turn, if any ("cancelling…" until it ends).
+
+        If the agent does not end the turn within `CANCEL_GRACE` seconds, the
+        user is told so, and that a restart (ctrl+r) stops the agent.
+        """
+        if self.client is None or self.store is None or not self.in_turn:
+            return
+        self.cancelling = True
+        turn_ended = self._turn_ended
+        await self.client.cancel(self.store.session_id)
+        with anyio.move_on_after(CANCEL_GRACE):
+            await turn_ended.wait()
+        if not turn_ended.is_set():
+            self.app.post_message(
+                AgentFailed(
+                    f"the agent did not end the turn within {CANCEL_GRACE:g} s of "
+                    "the cancel request; press ctrl+r to restart it"
+                )
+            )
 
     async def list_sessions(self) -> list[SessionSummary]:
         """The agent's sessions for this project's directory.

@@ -28,12 +28,15 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from acp_tui.client.options import cycle_value
+from acp_tui.drafts import DraftStore
 from acp_tui.history import PromptHistory
+from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.render.highlight import COMMON_LANGUAGES, warm_lexer
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
+from acp_tui.transcripts import list_transcripts, read_transcript
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.bridge import tune_garbage_collector
 from acp_tui.ui.commands import ACTIONS, config_entries
@@ -132,6 +135,13 @@ class AcpTuiApp(App[None]):
         self._rendered_store: SessionStore | None = None
         self._last_notice: str | None = None
         self._turns_seen = 0
+        self._drafts = DraftStore.for_project(settings.cwd)
+        """The prompt's draft and the prompts not taken by the agent yet."""
+        self._unsent: dict[int, str] = {}
+        """Prompts queued for the runner that it has not started, by id."""
+        self._leaving_transcript: asyncio.Future[str] | None = None
+        """While a saved transcript is shown instead of the first session: the
+        user's way out (ctrl+n "new" or f2 "pick")."""
 
     def exit(
         self,
@@ -184,6 +194,7 @@ class AcpTuiApp(App[None]):
         yield PromptInput(
             id="prompt",
             history=PromptHistory.for_project(self.settings.cwd),
+            drafts=self._drafts,
             cwd=self.settings.cwd,
         )
         yield StatusBar(id="status")
@@ -294,6 +305,7 @@ class AcpTuiApp(App[None]):
             return  # shut down while rendering
         self.query_one(PlanPanel).update_plans(store.plans())
         prompt = self.query_one(PromptInput)
+        prompt.set_read_only(None)
         prompt.set_commands(store.commands)
         if self.runner.prompt_caps is not None:
             prompt.set_capabilities(self.runner.prompt_caps)
@@ -332,8 +344,10 @@ class AcpTuiApp(App[None]):
     async def on_session_updated(self, message: SessionUpdated) -> None:
         """Apply one coalesced batch of store changes."""
         store = message.store
-        if store is not self.store:
+        if store is not self.store or store is not self._rendered_store:
             return  # a batch from a session we switched away from
+        if not self.query(Conversation):
+            return  # quitting: the screen's widgets are gone
         await self._conversation.apply_changes(store, message.changes)
         kinds = {change.kind for change in message.changes}
         if "plan" in kinds:
@@ -370,10 +384,12 @@ class AcpTuiApp(App[None]):
         if fresh:
             self._last_notice = fresh[-1].notice_id
         for notice in fresh[-3:]:
+            # Agent text: escaped, and never parsed as markup.
             self.notify(
-                notice.description or notice.title,
-                title=notice.title,
+                printable(notice.description or notice.title),
+                title=printable(notice.title),
                 severity="error" if notice.severity == "error" else "warning",
+                markup=False,
             )
 
     async def on_agent_failed(self, message: AgentFailed) -> None:
@@ -384,18 +400,27 @@ class AcpTuiApp(App[None]):
                     pending.mark("lost")
             self.query_one(StartView).finished()
             await self._conversation.mount(CrashBanner(message.text, message.details))
+            if not self.is_running:
+                return  # shut down while mounting: the widgets are gone
             self._conversation.scroll_end(animate=False)
             self._status.phase = "agent stopped (ctrl+r restarts)"
         else:
             await self._conversation.add_banner(message.text, message.details)
+            if not self.is_running:
+                return
         self._refresh_status()
 
     def on_agent_notice(self, message: AgentNotice) -> None:
-        """A passing message (a failed switch, a refused option)."""
-        self.notify(message.text, severity="warning")
+        """A passing message (a failed switch, a refused option, a bad message).
+
+        The text may quote the agent: escaped, and never parsed as markup.
+        """
+        self.notify(printable(message.text), severity="warning", markup=False)
 
     async def on_prompt_started(self, message: PromptStarted) -> None:
         """A prompt went out: shown as sending until the agent shows it back."""
+        if self._unsent.pop(message.prompt_id, None) is not None:
+            self._drafts.save_queued(list(self._unsent.values()))
         conversation = self._conversation
         pending = [
             w
@@ -436,6 +461,8 @@ class AcpTuiApp(App[None]):
         runner = self.runner
         busy = runner.in_turn or self.store is None or not runner.prompts.empty()
         runner.prompts.put_nowait((prompt_id, message.text))
+        self._unsent[prompt_id] = message.text
+        self._drafts.save_queued(list(self._unsent.values()))  # kept over a restart
         if busy:
             await self._conversation.add_queued(prompt_id, message.text)
         self._refresh_status()
@@ -478,7 +505,10 @@ class AcpTuiApp(App[None]):
         if output:
             text += f"\n{output}"
         self.notify(
-            text, title="Login", severity="information" if code == 0 else "error"
+            printable(text, keep="\n"),
+            title="Login",
+            severity="information" if code == 0 else "error",
+            markup=False,
         )
         self._start_agent(message.request, "Reconnecting to")
 
@@ -499,15 +529,35 @@ class AcpTuiApp(App[None]):
                 screen.dismiss(None)
 
     async def choose_session(self) -> SessionRequest | None:
-        """The session picker, for the runner's first session."""
-        return self._request_for(await self._ask(self._picker()))
+        """The session picker, for the runner's first session.
+
+        A session only saved on this computer, with an agent that cannot reopen
+        sessions, is shown read-only; the runner then waits until the user
+        leaves it (ctrl+n starts a new session, f2 picks again).
+        """
+        while True:
+            pick = await self._ask(self._picker())
+            if pick is None or pick.transcript is None or self._can_reopen():
+                return self._request_for(pick)
+            if not await self._show_transcript(pick):
+                continue
+            self._leaving_transcript = asyncio.get_running_loop().create_future()
+            try:
+                choice = await self._leaving_transcript
+            finally:
+                self._leaving_transcript = None
+            if choice == "new":
+                return SessionRequest("new")
 
     def _picker(self) -> SessionPickerScreen:
         runner = self.runner
         delete = runner.delete_session if runner.session_features.delete else None
         current = self.store.session_id if self.store is not None else None
         return SessionPickerScreen(
-            runner.list_sessions, delete=delete, current_session_id=current
+            runner.list_sessions,
+            delete=delete,
+            current_session_id=current,
+            saved=functools.partial(list_transcripts, self.settings.name),
         )
 
     @staticmethod
@@ -517,7 +567,39 @@ class AcpTuiApp(App[None]):
         if pick.action == "new" or pick.session_id is None:
             return SessionRequest("new")
         cwd = Path(pick.cwd) if pick.cwd and Path(pick.cwd).is_absolute() else None
-        return SessionRequest("resume", pick.session_id, cwd)
+        # A session the agent did not list may be unknown to it: then start anew.
+        saved_only = pick.transcript is not None
+        return SessionRequest("resume", pick.session_id, cwd, fallback_new=saved_only)
+
+    # ------------------------------------------------------ saved transcripts
+
+    def _can_reopen(self) -> bool:
+        """Whether the agent can resume or load sessions."""
+        features = self.runner.session_features
+        return features.replay or features.resume
+
+    async def _show_transcript(self, pick: SessionPick) -> bool:
+        """Show a saved transcript read-only (the agent cannot reopen it)."""
+        assert pick.transcript is not None
+        loaded = await asyncio.to_thread(
+            read_transcript, pick.transcript, session_id=pick.session_id
+        )
+        if loaded is None:
+            self.notify("could not read the saved transcript", severity="error")
+            return False
+        store = loaded.store
+        if self._rendered_store is not None:
+            await self._conversation.reset()
+        self._rendered_store = store
+        await self._conversation.apply_changes(store, ())
+        self.query_one(PlanPanel).update_plans(store.plans())
+        self.query_one(StartView).finished()
+        self.query_one(PromptInput).set_read_only("Saved transcript (read only)")
+        status = self._status
+        status.store = store
+        status.phase = "saved transcript (read only)"
+        self._refresh_status()
+        return True
 
     async def choose_auth(
         self, choices: Sequence[AuthChoice], message: str
@@ -543,12 +625,27 @@ class AcpTuiApp(App[None]):
 
     def action_pick_session(self) -> None:
         """Open the session picker and switch to the chosen session."""
+        if self._leave_transcript("pick"):
+            return
         if not self.runner.connected or self.store is None:
             self.notify("the agent is not connected yet", severity="warning")
             return
         self.push_screen(self._picker(), callback=self._switch_to)
 
+    def _leave_transcript(self, choice: str) -> bool:
+        """Leave the transcript shown before the first session, if it is."""
+        leaving = self._leaving_transcript
+        if leaving is None or leaving.done():
+            return False
+        leaving.set_result(choice)
+        return True
+
     def _switch_to(self, pick: SessionPick | None) -> None:
+        if pick is not None and pick.transcript is not None and not self._can_reopen():
+            self.run_worker(
+                self._show_transcript(pick), group="session", exit_on_error=False
+            )
+            return
         request = self._request_for(pick)
         if request is not None:
             self.run_worker(
@@ -559,6 +656,8 @@ class AcpTuiApp(App[None]):
 
     def action_new_session(self) -> None:
         """Start a new session with the same agent."""
+        if self._leave_transcript("new"):
+            return
         if not self.runner.connected:
             self.notify("the agent is not connected", severity="warning")
             return

@@ -4,6 +4,12 @@ The screen does no protocol work. It is given an async `load` callable (the app
 wraps `AcpClient.list_sessions`) and, optionally, an async `delete`; it returns a
 `SessionPick` (or `None` on Esc) through `dismiss`.
 
+Given `saved` (the app passes `acp_tui.transcripts.list_transcripts` for its
+agent), the transcripts saved on this computer are listed too: after the agent's
+sessions, those the agent did not list (marked "saved locally"; never the current
+session), or alone when the agent cannot list its sessions (`load` raised). A pick
+of such a row carries the transcript's path.
+
 Keys: type to filter (title, cwd and session id, case-insensitive), Up/Down and
 PageUp/PageDown move, Enter picks, Ctrl+D (or Delete at the end of the filter)
 deletes the highlighted session after a confirmation, Esc closes. Focus stays in
@@ -15,9 +21,11 @@ Every string from the agent (titles, paths, ids, error messages) is shown as
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
 from textual import on
@@ -31,6 +39,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from acp_tui.protocol.framing import printable
+from acp_tui.transcripts import TranscriptInfo
 
 if TYPE_CHECKING:
     from acp_tui.client.session import SessionSummary
@@ -59,6 +68,9 @@ class SessionPick:
     """The session to resume (`None` for a new session)."""
     cwd: str | None = None
     """The session's working directory as listed by the agent."""
+    transcript: Path | None = None
+    """Set for a session saved on this computer that the agent did not list: its
+    transcript file (`acp_tui.transcripts`)."""
 
 
 def relative_time(stamp: str | None, now: datetime) -> str:
@@ -186,6 +198,7 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         current_session_id: The session the app is showing (marked, not deletable).
         title: The dialog's heading.
         now: The clock for relative times (tests pass a fixed one).
+        saved: Returns the transcripts saved on this computer (run in a thread).
     """
 
     DEFAULT_CSS = """
@@ -237,9 +250,15 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         current_session_id: str | None = None,
         title: str = "Sessions",
         now: Callable[[], datetime] | None = None,
+        saved: Callable[[], Sequence[TranscriptInfo]] | None = None,
     ) -> None:
         super().__init__()
         self._load = load
+        self._load_saved = saved
+        self.saved_only: dict[str, TranscriptInfo] = {}
+        """The listed sessions known only from a saved transcript, by id."""
+        self._note = ""
+        """Shown under the list while sessions are visible."""
         self._delete = delete
         self.current_session_id = current_session_id
         """The session the app is showing (marked in the list)."""
@@ -296,15 +315,52 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         return [s for s in self.sessions if _matches(s, needle)]
 
     async def _load_sessions(self) -> None:
+        failure: str | None = None
         try:
             sessions = list(await self._load())
         except Exception as exc:  # shown to the user; never a traceback
-            self.loaded = True
-            self._set_status(f"Could not load sessions: {_describe(exc)}", error=True)
-            return
+            sessions, failure = [], _describe(exc)
+        extra = await self._saved_sessions({s.session_id for s in sessions})
         self.loaded = True
-        self.sessions = sessions
+        if failure is not None and not extra:
+            self._set_status(f"Could not load sessions: {failure}", error=True)
+            return
+        if failure is not None:
+            self._note = (
+                f"The agent did not list its sessions ({failure}): these are "
+                "the ones saved on this computer."
+            )
+        self.sessions = sessions + extra
         self._rebuild(highlight_first=True)
+
+    async def _saved_sessions(self, listed: set[str]) -> list[SessionSummary]:
+        """The saved transcripts the agent did not list, as rows."""
+        if self._load_saved is None:
+            return []
+        from acp_tui.client.session import SessionSummary
+
+        try:
+            saved = await asyncio.to_thread(self._load_saved)
+        except Exception:  # a broken data directory: the agent's list still shows
+            return []
+        rows: list[SessionSummary] = []
+        for info in saved:
+            if info.session_id in listed or info.session_id == self.current_session_id:
+                continue
+            if info.session_id in self.saved_only:
+                continue
+            self.saved_only[info.session_id] = info
+            title = (info.title or "").strip().splitlines()
+            rows.append(
+                SessionSummary(
+                    info.session_id,
+                    info.cwd,
+                    title[0] if title else None,
+                    info.updated_at,
+                    {},
+                )
+            )
+        return rows
 
     def _set_status(self, text: str, *, error: bool = False) -> None:
         status = self.query_one("#session-status", Static)
@@ -320,6 +376,8 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         ]
         if summary.session_id == self.current_session_id:
             parts.append(("  ● current", "$success"))
+        if summary.session_id in self.saved_only:
+            parts.append(("  saved locally", _MUTED))
         details = [printable(summary.cwd)]
         when = relative_time(summary.updated_at, self._now())
         if when:
@@ -369,7 +427,7 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         elif not visible:
             self._set_status(f"No sessions match “{printable(self.filter_text)}”.")
         else:
-            self._set_status("")
+            self._set_status(self._note)
 
     def highlighted_session(self) -> SessionSummary | None:
         """The session under the cursor (`None` on the "new session" row)."""
@@ -399,7 +457,9 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
             return
         summary = self._rows.get(option.id or "")
         if summary is not None:
-            self.dismiss(SessionPick("resume", summary.session_id, summary.cwd))
+            saved = self.saved_only.get(summary.session_id)
+            path = saved.path if saved is not None else None
+            self.dismiss(SessionPick("resume", summary.session_id, summary.cwd, path))
 
     def action_move(self, delta: int) -> None:
         """Move the highlight by `delta` rows."""
@@ -438,6 +498,9 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         label = session_label(summary)
         if summary.session_id == self.current_session_id:
             self._set_status(f"“{label}” is the current session.", error=True)
+            return
+        if summary.session_id in self.saved_only:
+            self._set_status(f"“{label}” is only saved on this computer.", error=True)
             return
 
         def confirmed(answer: bool | None) -> None:

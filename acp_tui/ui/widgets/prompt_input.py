@@ -11,6 +11,12 @@
 * `/` at the start completes the agent's commands and `@` completes files under
   the working directory (`PromptCompletion`). While the first word is a known
   command that takes input, its hint shows in the bottom border.
+* With a `DraftStore`, the text survives a restart: it is saved `DRAFT_DELAY`
+  seconds after the last change and when the prompt goes away, restored (after
+  any prompts that were still queued) when it mounts, and cleared when sent. An
+  unedited history entry shown by Up/Down is not saved as the draft.
+* `set_read_only(reason)` (a saved transcript is shown): the reason shows in the
+  top border and Enter only repeats it; the text stays.
 
 The completion dropdown lives in a screen overlay, so the prompt mounts it into its
 screen when it is mounted and removes it when it goes; the app composes only the
@@ -27,16 +33,23 @@ from typing import Final
 from textual import events
 from textual.content import Content
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import TextArea
 
 from acp_tui.client.prompt_content import PromptCapabilities
+from acp_tui.drafts import Draft, DraftStore
 from acp_tui.history import PromptHistory
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets.prompt_completion import PromptCompletion, SlashCommand
 
-__all__ = ["PLACEHOLDER", "PromptInput"]
+__all__ = ["DRAFT_DELAY", "PLACEHOLDER", "READ_ONLY_PLACEHOLDER", "PromptInput"]
 
 PLACEHOLDER: Final = "Message the agent — / for commands, @ for files"
+
+READ_ONLY_PLACEHOLDER: Final = "ctrl+n starts a new session · f2 picks another"
+
+DRAFT_DELAY: Final = 0.5
+"""Seconds after the last change before the draft is saved."""
 
 _NEWLINE_KEYS: Final = frozenset({"shift+enter", "ctrl+j"})
 
@@ -48,6 +61,7 @@ class PromptInput(TextArea):
         id: The widget id.
         history: Where sent prompts go and Up/Down browse (None: no history).
         cwd: The working directory `@` completes files from (None: no files).
+        drafts: Where the draft is saved and restored from (None: not saved).
     """
 
     DEFAULT_CSS = """
@@ -80,11 +94,15 @@ class PromptInput(TextArea):
         id: str | None = None,
         history: PromptHistory | None = None,
         cwd: Path | None = None,
+        drafts: DraftStore | None = None,
     ) -> None:
         super().__init__(
             id=id, soft_wrap=True, show_line_numbers=False, placeholder=PLACEHOLDER
         )
         self._history = history
+        self._drafts = drafts
+        self._draft_timer: Timer | None = None
+        self._refusal: str | None = None
         self._recalled: str | None = None
         self._commands: tuple[SlashCommand, ...] = ()
         self.completion = PromptCompletion(
@@ -130,25 +148,61 @@ class PromptInput(TextArea):
         """
         self.completion.capabilities = caps
 
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why prompts cannot be sent now (None: they can)."""
+        return self._refusal
+
+    def set_read_only(self, reason: str | None) -> None:
+        """Refuse to send (showing `reason`), or accept again with None."""
+        self._refusal = reason
+        self.border_title = Content(reason) if reason else None
+        self.placeholder = READ_ONLY_PLACEHOLDER if reason else PLACEHOLDER
+
     def action_submit(self) -> None:
         """Send the prompt (blank prompts are ignored)."""
         text = self.text
         if not text.strip():
             return
+        if self._refusal is not None:
+            self.notify(
+                f"{self._refusal}: {READ_ONLY_PLACEHOLDER}",
+                severity="warning",
+                markup=False,
+            )
+            return
         if self._history is not None:
             self._history.add(text)
         self._recalled = None
         self.clear()
+        self.save_draft()  # at once: a sent prompt must not come back as a draft
         self.post_message(self.Submitted(self, text))
+
+    def save_draft(self) -> None:
+        """Save the text as the draft now (an unedited history entry is not)."""
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+            self._draft_timer = None
+        if self._drafts is not None and not self._showing_recalled_entry():
+            self._drafts.save_text(self.text)
 
     # -- lifecycle ----------------------------------------------------------------
 
     def on_mount(self) -> None:
-        """Put the completion dropdown in this screen's overlay."""
+        """Put the completion dropdown in this screen's overlay; restore the draft."""
         self.screen.mount(self.completion)
+        if self._drafts is not None:
+            saved = self._drafts.draft
+            if not saved.empty and not self.text:
+                text = saved.combined()
+                self.load_text(text)
+                self.move_cursor(self.document.end)
+                # Queued prompts are in the text now: saved as the draft only.
+                self._drafts.save(Draft(text))
 
     def on_unmount(self) -> None:
-        """Take the dropdown away with the prompt."""
+        """Take the dropdown away with the prompt; save the draft."""
+        self.save_draft()
         if self.completion.is_attached:
             self.completion.remove()
 
@@ -209,9 +263,15 @@ class PromptInput(TextArea):
         return self._recalled is not None and self.text == self._recalled
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        """Keep the command hint in step with the text."""
+        """Keep the command hint in step with the text; save the draft soon."""
         if event.text_area is self:
             self._show_hint()
+            if self._drafts is not None:
+                if self._draft_timer is not None:
+                    self._draft_timer.stop()
+                self._draft_timer = self.set_timer(
+                    DRAFT_DELAY, self.save_draft, name="save-draft"
+                )
 
     def _show_hint(self) -> None:
         hint = self.command_hint

@@ -519,3 +519,87 @@ async def test_symlink_loop_is_refused(access: FileSystemAccess, root: Path) -> 
         assert caught.value.code == INVALID_PARAMS
     assert (root / "loop").is_symlink()
     assert leftovers(root) == []
+
+
+# -- atomicity and confinement, more closely -----------------------------------------
+
+
+async def test_write_replaces_the_file_rather_than_rewriting_it(
+    access: FileSystemAccess, root: Path
+) -> None:
+    """A reader holding the old file (here a hard link) never sees new bytes."""
+    target = root / "a.txt"
+    target.write_text("original\n")
+    old = root / "old-link"
+    os.link(target, old)
+    before = target.stat().st_ino
+    await access.write_text_file(str(target), "new content\n")
+    assert target.read_text() == "new content\n"
+    assert old.read_text() == "original\n"
+    assert target.stat().st_ino != before
+
+
+async def test_write_is_complete_and_fsynced_before_the_rename(
+    access: FileSystemAccess, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = root / "a.txt"
+    target.write_text("original\n")
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        events.append("fsync")
+        real_fsync(fd)
+
+    def replace(src: str, dst: str) -> None:
+        events.append("replace")
+        assert Path(src).read_text() == "new content\n"
+        assert target.read_text() == "original\n"  # untouched until the rename
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    await access.write_text_file(str(target), "new content\n")
+    assert events[:2] == ["fsync", "replace"]
+    assert target.read_text() == "new content\n"
+    assert leftovers(root) == []
+
+
+async def test_writes_outside_every_root_are_refused_and_leave_nothing(
+    access: FileSystemAccess, root: Path, outside: Path, tmp_path: Path
+) -> None:
+    sibling = tmp_path / "project-evil"
+    sibling.mkdir()
+    for path in (
+        outside / "new.txt",
+        outside / "deeper" / "new.txt",
+        sibling / "x.txt",
+        tmp_path / "top.txt",
+    ):
+        with pytest.raises(RpcError) as caught:
+            await access.write_text_file(str(path), "pwned")
+        assert caught.value.code == INVALID_PARAMS
+        assert caught.value.data["path"] == str(path)
+        assert "pwned" not in repr(caught.value.data)
+    assert entries(outside) == ["secret.txt"]
+    assert entries(sibling) == []
+    assert not (tmp_path / "top.txt").exists()
+
+
+async def test_a_root_swapped_for_a_symlink_later_is_checked_again(
+    root: Path, outside: Path, tmp_path: Path
+) -> None:
+    """Roots are resolved at each call, not once: a moved root confines anew."""
+    via = tmp_path / "via"
+    via.symlink_to(root)
+    access = FileSystemAccess(via)
+    await access.write_text_file(str(via / "a.txt"), "inside\n")
+    assert (root / "a.txt").read_text() == "inside\n"
+    via.unlink()
+    via.symlink_to(outside)
+    await access.write_text_file(str(via / "b.txt"), "still inside the root\n")
+    assert (outside / "b.txt").read_text() == "still inside the root\n"
+    with pytest.raises(RpcError) as caught:
+        await access.write_text_file(str(root / "c.txt"), "x")
+    assert caught.value.code == INVALID_PARAMS
+    assert not (root / "c.txt").exists()

@@ -1226,6 +1226,30 @@ async def test_v1_load_response_config_options_and_modes_are_stored() -> None:
         assert [o.get("id") for o in store.config_options] == ["model", "mode"]
 
 
+async def test_v1_replayed_config_options_survive_a_load_response_without_them() -> (
+    None
+):
+    async with open_harness(v1_init(loadSession=True)) as h:
+        call = h.start(h.client.resume_session, "old", CWD, replay=True)
+        request = await h.peer.expect_request("session/load")
+        await h.peer.update(
+            "old",
+            {"sessionUpdate": "config_option_update", "configOptions": [V1_OPTION_A]},
+        )
+        await h.peer.reply(
+            request,
+            {
+                "modes": {
+                    "currentModeId": "ask",
+                    "availableModes": [{"id": "ask", "name": "Ask"}],
+                },
+            },
+        )
+        store = await call.wait()
+        # The replayed option stays, and the modes (known only now) join it.
+        assert [o.get("id") for o in store.config_options] == ["model", "mode"]
+
+
 async def test_v1_resume_without_replay() -> None:
     async with open_harness(v1_init(sessionCapabilities={"resume": {}})) as h:
         call = h.start(h.client.resume_session, "old", CWD, replay=False)

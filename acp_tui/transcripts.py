@@ -1,0 +1,765 @@
+"""Session transcripts, saved as they grow, so a crash loses nothing.
+
+Every session store the app (or `acp-tui print`) opens is a `JournaledStore` whose
+ops are appended to a JSON-lines file:
+
+    paths.data_dir() / "transcripts" / <agent slug> / <session slug>.jsonl
+
+Slugs are safe file names: letters, digits, `_`, `-` and inner `.` are kept, any
+other character is `%XX`-escaped (UTF-8 bytes), and very long ones are cut and
+end in `~` and a hash. The real ids are stored inside the file, so a name never
+has to be decoded. Each line is one JSON object:
+
+* an `open` header, `{"open": {"sessionId", "agent", "protocolVersion", "cwd",
+  "time", "how"}}`, once per store opened for the session. `how` is `new`
+  (`session/new`), `load` (reattached with the history replayed: v1
+  `session/load`, v2 `session/resume` with `replayFrom`) or `resume` (reattached
+  without a replay). A header and the op lines after it form a *segment*;
+* an op record (`acp_tui.store.journal.op_to_record`), `{"op": ..., ...}`.
+
+Beside each transcript, `<session slug>.summary.json` holds what the session list
+needs (title, first user text, message count), rewritten atomically when one of
+them changes, so `list_transcripts` reads one small file per session.
+
+Invariants:
+
+* The writer appends once per `apply` / `apply_many` call (open, write, close: no
+  file handle is kept, so a store can be dropped at any time), so an app crash
+  loses nothing already applied (no fsync: an OS crash may). A store that
+  never gets a message writes nothing: the file starts (header first) with the
+  first message op, or once a few hundred lines are waiting.
+* Terminal output is capped per terminal at the store's `max_terminal_bytes`
+  (since the terminal's last reset): later bytes are not journaled, and when the
+  terminal exits, its retained tail is journaled as one snapshot
+  (`PatchTerminal.output`), so the rebuilt terminal ends like the live one (with
+  its `droppedBytes` count restarted). A flood cannot grow the file without bound.
+* The reader rebuilds the last segment (of the session asked for) that holds any
+  message, skipping lines that are not JSON or not a valid record (it counts them).
+  An op that fails to apply is skipped and counted too.
+* Nothing here raises on I/O errors: they are logged and the session carries on.
+
+This module imports the standard library, `acp_tui.paths` and `acp_tui.store` only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final, Literal, Protocol, TypeAlias
+
+from acp_tui import paths
+from acp_tui.store.journal import JournaledStore, encode_op, op_from_record
+from acp_tui.store.model import block_text
+from acp_tui.store.ops import (
+    AppendMessageChunk,
+    AppendTerminalOutput,
+    Op,
+    PatchSessionInfo,
+    PatchTerminal,
+    UpsertMessage,
+)
+from acp_tui.store.store import SessionStore
+from acp_tui.store.values import UNSET
+
+__all__ = [
+    "FORMAT_VERSION",
+    "LoadedTranscript",
+    "OpenHow",
+    "StoreOpening",
+    "TranscriptHeader",
+    "TranscriptInfo",
+    "TranscriptWriter",
+    "close_transcript",
+    "journaled_store",
+    "list_transcripts",
+    "read_transcript",
+    "slug",
+    "transcript_file",
+    "transcript_store_factory",
+    "transcripts_dir",
+]
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION: Final = 1
+"""The `version` written in every header."""
+
+OpenHow: TypeAlias = Literal["new", "load", "resume"]
+"""How a store was opened: see the module docstring."""
+
+PENDING_LINES: Final = 500
+"""Lines held back while no message has come (then the file is started anyway)."""
+
+TITLE_CHARS: Final = 200
+"""The most characters of the first user message kept as a fallback title."""
+
+SUMMARY_INTERVAL: Final = 2.0
+"""Seconds between two rewrites of a summary for its message count alone (a
+replay adds hundreds of messages a second)."""
+
+_SAFE: Final = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
+)
+_MAX_SLUG: Final = 150
+_SUMMARY_SUFFIX: Final = ".summary.json"
+_MESSAGE_OPS: Final = (UpsertMessage, AppendMessageChunk)
+_APPEND_FLAGS: Final = (
+    os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+# --- names --------------------------------------------------------------------
+
+
+def slug(text: str) -> str:
+    """A file name for an id: safe characters kept, others `%XX`-escaped.
+
+    A leading `.` is escaped (no hidden files, no `..`); an empty id is `%`. Past
+    150 characters the slug is cut and ends in `~` and 16 hex digits of a hash.
+
+    Args:
+        text: An agent name or a session id.
+    """
+    if not text:
+        return "%"
+    out: list[str] = []
+    for index, char in enumerate(text):
+        if char in _SAFE and not (index == 0 and char == "."):
+            out.append(char)
+        else:
+            out.extend(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+    name = "".join(out)
+    if len(name) > _MAX_SLUG:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        name = f"{name[: _MAX_SLUG - 17]}~{digest[:16]}"
+    return name
+
+
+def transcripts_dir(agent: str | None = None) -> Path:
+    """The transcripts directory, or one agent's directory in it."""
+    root = paths.data_dir() / "transcripts"
+    return root if agent is None else root / slug(agent)
+
+
+def transcript_file(agent: str, session_id: str) -> Path:
+    """The transcript file of one agent's session."""
+    return transcripts_dir(agent) / f"{slug(session_id)}.jsonl"
+
+
+def _summary_file(transcript: Path) -> Path:
+    return transcript.with_name(transcript.name[: -len(".jsonl")] + _SUMMARY_SUFFIX)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+# --- header -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptHeader:
+    """What an `open` line records about the store that was opened."""
+
+    session_id: str
+    agent: str
+    protocol_version: int
+    cwd: str
+    how: OpenHow
+    time: str
+    """When the store was opened (ISO 8601, UTC)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The header's JSON object."""
+        return {
+            "version": FORMAT_VERSION,
+            "sessionId": self.session_id,
+            "agent": self.agent,
+            "protocolVersion": self.protocol_version,
+            "cwd": self.cwd,
+            "time": self.time,
+            "how": self.how,
+        }
+
+    @classmethod
+    def from_json(cls, value: object) -> TranscriptHeader | None:
+        """Parse a header object; None if it is not one."""
+        if not isinstance(value, dict):
+            return None
+        session_id, agent = value.get("sessionId"), value.get("agent")
+        version, cwd = value.get("protocolVersion"), value.get("cwd")
+        time, how = value.get("time"), value.get("how")
+        if not (
+            isinstance(session_id, str)
+            and isinstance(agent, str)
+            and isinstance(version, int)
+            and isinstance(cwd, str)
+            and isinstance(time, str)
+            and how in ("new", "load", "resume")
+        ):
+            return None
+        return cls(session_id, agent, version, cwd, how, time)
+
+
+# --- writing ------------------------------------------------------------------
+
+
+class _Summary:
+    """What the session list shows, followed op by op (for the current segment)."""
+
+    def __init__(self) -> None:
+        self.message_ids: dict[str, None] = {}
+        self.title: str | None = None
+        self.first_user_id: str | None = None
+        self.first_user_text = ""
+        self.dirty = False
+        self.urgent = False
+        """A change the list shows at once (title, first user text, first message);
+        only the message count waits for `SUMMARY_INTERVAL`."""
+
+    def note(self, op: Op) -> None:
+        if isinstance(op, _MESSAGE_OPS):
+            if op.message_id not in self.message_ids:
+                self.message_ids[op.message_id] = None
+                self.dirty = True
+                self.urgent = self.urgent or len(self.message_ids) == 1
+                if op.role == "user" and self.first_user_id is None:
+                    self.first_user_id = op.message_id
+            if op.message_id == self.first_user_id:
+                self._user_text(op)
+        elif (
+            isinstance(op, PatchSessionInfo)
+            and op.title is not UNSET
+            and op.title != self.title
+        ):
+            self.title = op.title
+            self.dirty = True
+            self.urgent = True
+
+    def _user_text(self, op: UpsertMessage | AppendMessageChunk) -> None:
+        if isinstance(op, AppendMessageChunk):
+            if len(self.first_user_text) >= TITLE_CHARS:
+                return
+            text = self.first_user_text + (block_text(op.block) or "")
+        elif op.content is UNSET:
+            return
+        else:
+            text = "".join(t for b in op.content or () if (t := block_text(b)))
+        text = text[:TITLE_CHARS]
+        if text != self.first_user_text:
+            self.first_user_text = text
+            self.dirty = True
+            self.urgent = True
+
+
+class TranscriptWriter:
+    """Appends a store's ops to its transcript file (a `JournaledStore` sink).
+
+    Args:
+        path: The transcript file (created with its directory when needed).
+        header: Written as the segment's first line.
+    """
+
+    def __init__(self, path: Path, header: TranscriptHeader) -> None:
+        self._path = path
+        self._name = os.fspath(path)
+        self._header = header
+        self._tail_checked = False
+        self._started = False
+        self._pending: list[bytes] = []
+        self._summary = _Summary()
+        self._journaled: dict[str, int] = {}
+        """Output bytes journaled per terminal since its last reset."""
+        self._skipped: dict[str, int] = {}
+        """Output bytes not journaled per terminal since its last reset."""
+        self._errors = 0
+        self._fd: int | None = None
+        self._summary_written = 0.0
+        self._finalizer: weakref.finalize[[int], TranscriptWriter] | None = None
+
+    @property
+    def path(self) -> Path:
+        """The transcript file."""
+        return self._path
+
+    @property
+    def header(self) -> TranscriptHeader:
+        """This segment's header."""
+        return self._header
+
+    @property
+    def started(self) -> bool:
+        """Whether the segment's header was written (a message came)."""
+        return self._started
+
+    def __call__(self, store: SessionStore, ops: Sequence[Op]) -> None:
+        """Journal the ops of one apply call (before they apply to `store`)."""
+        lines: list[bytes] = []
+        for op in ops:
+            for journaled in self._capped(store, op):
+                line = self._line(journaled)
+                if line is not None:
+                    lines.append(line)
+            self._summary.note(op)
+        if not self._started:
+            self._pending.extend(lines)
+            if not self._summary.message_ids and len(self._pending) < PENDING_LINES:
+                return
+            header = {"open": self._header.to_json()}
+            lines = [_dump(header), *self._pending]
+            self._pending = []
+            self._started = True
+        if lines:
+            self._write(lines)
+        summary = self._summary
+        if summary.dirty and (
+            summary.urgent
+            or time.monotonic() - self._summary_written >= SUMMARY_INTERVAL
+        ):
+            self._write_summary()
+
+    # -- terminal cap ---------------------------------------------------------
+
+    def _capped(self, store: SessionStore, op: Op) -> list[Op]:
+        """The ops to journal for `op`, with terminal output capped."""
+        cap = store.max_terminal_bytes
+        if isinstance(op, AppendTerminalOutput):
+            used = self._journaled.get(op.terminal_id, 0)
+            room = max(cap - used, 0)
+            if len(op.data) <= room:
+                self._journaled[op.terminal_id] = used + len(op.data)
+                return [op]
+            self._journaled[op.terminal_id] = cap
+            skipped = self._skipped.get(op.terminal_id, 0)
+            self._skipped[op.terminal_id] = skipped + len(op.data) - room
+            return (
+                [AppendTerminalOutput(op.terminal_id, op.data[:room])] if room else []
+            )
+        if isinstance(op, PatchTerminal):
+            if op.output is not UNSET:
+                data = op.output or b""
+                if len(data) > cap:
+                    op = dataclasses.replace(op, output=data[len(data) - cap :])
+                self._journaled[op.terminal_id] = min(len(data), cap)
+                self._skipped.pop(op.terminal_id, None)
+                return [op]
+            if op.exit_status is not UNSET and self._skipped.get(op.terminal_id):
+                terminal = store.terminal(op.terminal_id)
+                tail = terminal.output if terminal is not None else b""
+                self._journaled[op.terminal_id] = len(tail)
+                self._skipped.pop(op.terminal_id, None)
+                return [PatchTerminal(op.terminal_id, output=tail), op]
+        return [op]
+
+    # -- file -----------------------------------------------------------------
+
+    def _line(self, op: Op) -> bytes | None:
+        try:
+            return (encode_op(op) + "\n").encode("ascii")
+        except (TypeError, ValueError) as error:  # not JSON: nothing to save
+            log.warning("transcript %s: op not saved: %s", self._path, error)
+            return None
+
+    def _write(self, lines: list[bytes]) -> None:
+        """Append whole lines with one `os.write` (no user-space buffer).
+
+        The file stays open between calls (opening and closing it per call cost
+        more than the rest of journaling during a flood: bench/ui.py), and is
+        closed when the writer is collected or `close()`d. What `os.write`
+        returned is in the kernel: an app crash loses none of it.
+        """
+        data = b"".join(lines)
+        try:
+            fd = self._fd
+            if fd is None:
+                fd = self._open()
+            if not self._tail_checked:
+                self._tail_checked = True
+                if os.fstat(fd).st_size and not _ends_with_newline(self._path):
+                    data = b"\n" + data  # a line cut by a crash stays apart
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        except OSError as error:
+            self._close_file()
+            self._failed("cannot write", error)
+
+    def _open(self) -> int:
+        try:
+            fd = os.open(self._name, _APPEND_FLAGS, 0o600)
+        except FileNotFoundError:  # the first write: make the directory
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self._name, _APPEND_FLAGS, 0o600)
+        self._fd = fd
+        self._finalizer = weakref.finalize(self, _close_quietly, fd)
+        return fd
+
+    def close(self) -> None:
+        """Write a pending summary and close the file (a later write reopens it)."""
+        if self._summary.dirty and self._started:
+            self._write_summary()
+        self._close_file()
+
+    def _close_file(self) -> None:
+        self._fd = None
+        if self._finalizer is not None:
+            self._finalizer()
+            self._finalizer = None
+
+    def _write_summary(self) -> None:
+        summary = self._summary
+        summary.dirty = False
+        summary.urgent = False
+        self._summary_written = time.monotonic()
+        record = {
+            **self._header.to_json(),
+            "title": summary.title,
+            "firstUserText": summary.first_user_text or None,
+            "messages": len(summary.message_ids),
+        }
+        target = _summary_file(self._path)
+        temporary: str | None = None
+        try:
+            fd, temporary = tempfile.mkstemp(
+                dir=target.parent, prefix=".summary-", suffix=".tmp"
+            )
+            with os.fdopen(fd, "wb") as file:
+                file.write(_dump(record))
+            os.replace(temporary, target)
+            temporary = None
+        except OSError as error:
+            self._failed("cannot write the summary of", error)
+        finally:
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+
+    def _failed(self, what: str, error: OSError) -> None:
+        self._errors += 1
+        level = logging.WARNING if self._errors == 1 else logging.DEBUG
+        log.log(level, "%s transcript %s: %s", what, self._path, error)
+
+
+def close_transcript(store: SessionStore) -> None:
+    """Finish the transcript of a journaled store (its pending summary, the file).
+
+    A store that is not journaled to a transcript is left alone.
+    """
+    if isinstance(store, JournaledStore) and isinstance(store.sink, TranscriptWriter):
+        store.sink.close()
+
+
+def _close_quietly(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(fd)
+
+
+def _dump(value: object) -> bytes:
+    # ASCII: a lone surrogate from the wire is escaped, never an encoding error.
+    return (json.dumps(value, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def _ends_with_newline(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            file.seek(-1, os.SEEK_END)
+            return file.read(1) == b"\n"
+    except OSError:
+        return True
+
+
+def journaled_store(
+    agent: str,
+    session_id: str,
+    *,
+    cwd: str | os.PathLike[str],
+    how: OpenHow,
+    protocol_version: int,
+    **store_options: Any,
+) -> JournaledStore:
+    """A store whose ops are saved to the transcript of (agent, session).
+
+    Args:
+        agent: The agent's name (the CLI's `--agent` name).
+        session_id: The ACP session id.
+        cwd: The session's working directory.
+        how: How the store was opened (see `OpenHow`).
+        protocol_version: The negotiated ACP version.
+        **store_options: Passed on to `SessionStore`.
+    """
+    header = TranscriptHeader(
+        session_id, agent, protocol_version, os.fspath(cwd), how, _now()
+    )
+    writer = TranscriptWriter(transcript_file(agent, session_id), header)
+    return JournaledStore(session_id, writer, **store_options)
+
+
+class StoreOpening(Protocol):
+    """What a store factory is told (`acp_tui.client.session.SessionOpening`)."""
+
+    @property
+    def session_id(self) -> str:
+        """The ACP session id."""
+        ...
+
+    @property
+    def cwd(self) -> Path:
+        """The session's working directory."""
+        ...
+
+    @property
+    def how(self) -> OpenHow:
+        """How the store is opened."""
+        ...
+
+    @property
+    def protocol_version(self) -> int:
+        """The negotiated ACP version."""
+        ...
+
+
+def transcript_store_factory(agent: str) -> Callable[[StoreOpening], JournaledStore]:
+    """A store factory for `AcpClient`: every store saves the session's transcript.
+
+    Args:
+        agent: The agent's name, as the transcripts directory files it.
+    """
+
+    def make(opening: StoreOpening) -> JournaledStore:
+        return journaled_store(
+            agent,
+            opening.session_id,
+            cwd=opening.cwd,
+            how=opening.how,
+            protocol_version=opening.protocol_version,
+        )
+
+    return make
+
+
+# --- reading ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedTranscript:
+    """A store rebuilt from a transcript file."""
+
+    store: SessionStore
+    header: TranscriptHeader | None
+    """The rebuilt segment's header (None if its header line was unreadable)."""
+    segments: int
+    """Segments of this session found in the file."""
+    skipped: int
+    """Lines that were not valid records, and ops that failed to apply."""
+
+
+@dataclass(slots=True)
+class _Segment:
+    header: TranscriptHeader | None
+    ops: list[Op] = dataclasses.field(default_factory=list)
+    has_messages: bool = False
+
+
+def read_transcript(
+    path: Path, *, session_id: str | None = None, max_terminal_bytes: int | None = None
+) -> LoadedTranscript | None:
+    """Rebuild a session's store from its transcript file.
+
+    Args:
+        path: The transcript file.
+        session_id: Only segments of this session count (None: any).
+        max_terminal_bytes: The rebuilt store's terminal cap (None: the default).
+
+    Returns:
+        The store of the last segment holding a message (else the last segment),
+        or None if the file cannot be read or holds nothing of the session.
+    """
+    try:
+        file = path.open("rb")
+    except OSError as error:
+        if not isinstance(error, FileNotFoundError):
+            log.warning("cannot read transcript %s: %s", path, error)
+        return None
+    skipped = 0
+    segments = 0
+    best: _Segment | None = None
+    current: _Segment | None = None
+    wanted = True
+    try:
+        with file:
+            for raw in file:
+                if not raw.strip():
+                    continue
+                try:
+                    record = json.loads(raw)
+                except ValueError:
+                    skipped += 1
+                    continue
+                if isinstance(record, dict) and "open" in record:
+                    header = TranscriptHeader.from_json(record["open"])
+                    if header is None:
+                        skipped += 1
+                    wanted = (
+                        session_id is None
+                        or header is None
+                        or header.session_id == session_id
+                    )
+                    best = _better(best, current)
+                    current = _Segment(header) if wanted else None
+                    segments += wanted
+                    continue
+                if not wanted:
+                    continue
+                try:
+                    op = op_from_record(record)
+                except ValueError:
+                    skipped += 1
+                    continue
+                if current is None:  # ops before any header
+                    current = _Segment(None)
+                    segments += 1
+                current.ops.append(op)
+                current.has_messages = current.has_messages or isinstance(
+                    op, _MESSAGE_OPS
+                )
+    except OSError as error:
+        log.warning("cannot read transcript %s: %s", path, error)
+        return None
+    best = _better(best, current)
+    if best is None:
+        return None
+    store_id = session_id or (best.header.session_id if best.header else path.stem)
+    if max_terminal_bytes is None:
+        store = SessionStore(store_id)
+    else:
+        store = SessionStore(store_id, max_terminal_bytes=max_terminal_bytes)
+    for op in best.ops:
+        try:
+            store.apply(op)
+        except Exception:  # a record that decodes but does not apply
+            skipped += 1
+    return LoadedTranscript(store, best.header, segments, skipped)
+
+
+def _better(best: _Segment | None, later: _Segment | None) -> _Segment | None:
+    """The segment to rebuild: the last with messages, else the last one."""
+    if later is None:
+        return best
+    if best is None or later.has_messages or not best.has_messages:
+        return later
+    return best
+
+
+# --- index --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptInfo:
+    """One saved transcript, as the session list shows it."""
+
+    session_id: str
+    agent: str
+    cwd: str
+    title: str | None
+    """The latest session title, else the first user message's text."""
+    updated_at: str
+    """When the file was last written (ISO 8601, UTC)."""
+    messages: int
+    path: Path
+
+
+def list_transcripts(agent: str | None = None) -> list[TranscriptInfo]:
+    """The saved transcripts that hold messages, newest first.
+
+    Reads one small summary file per transcript (a transcript without one, say
+    after a crash, is read whole once).
+
+    Args:
+        agent: Only this agent's transcripts (None: every agent's).
+    """
+    root = transcripts_dir(agent)
+    directories = [root] if agent is not None else _subdirectories(root)
+    found: list[tuple[float, TranscriptInfo]] = []
+    for directory in directories:
+        try:
+            files = [p for p in directory.iterdir() if p.name.endswith(".jsonl")]
+        except OSError:
+            continue
+        for path in files:
+            try:
+                mtime = path.stat().st_mtime
+            except OSError:
+                continue
+            info = _summary(path, mtime) or _scan(path, mtime)
+            if info is not None and info.messages and (agent in (None, info.agent)):
+                found.append((mtime, info))
+    found.sort(key=lambda item: item[0], reverse=True)
+    return [info for _, info in found]
+
+
+def _subdirectories(root: Path) -> list[Path]:
+    try:
+        return sorted(p for p in root.iterdir() if p.is_dir())
+    except OSError:
+        return []
+
+
+def _updated_at(mtime: float) -> str:
+    return datetime.fromtimestamp(mtime, UTC).isoformat(timespec="seconds")
+
+
+def _summary(path: Path, mtime: float) -> TranscriptInfo | None:
+    try:
+        record = json.loads(_summary_file(path).read_bytes())
+    except (OSError, ValueError):
+        return None
+    header = TranscriptHeader.from_json(record)
+    messages = record.get("messages") if isinstance(record, dict) else None
+    if header is None or not isinstance(messages, int):
+        return None
+    title = record.get("title")
+    first = record.get("firstUserText")
+    shown = (
+        title if isinstance(title, str) else first if isinstance(first, str) else None
+    )
+    return TranscriptInfo(
+        header.session_id,
+        header.agent,
+        header.cwd,
+        shown,
+        _updated_at(mtime),
+        messages,
+        path,
+    )
+
+
+def _scan(path: Path, mtime: float) -> TranscriptInfo | None:
+    loaded = read_transcript(path)
+    if loaded is None or loaded.header is None:
+        return None
+    store, header = loaded.store, loaded.header
+    messages = store.messages()
+    title = store.session_info.title
+    if title is None:
+        first = next((m for m in messages if m.role == "user"), None)
+        title = first.text[:TITLE_CHARS] if first is not None and first.text else None
+    return TranscriptInfo(
+        header.session_id,
+        header.agent,
+        header.cwd,
+        title,
+        _updated_at(mtime),
+        len(messages),
+        path,
+    )

@@ -1,0 +1,403 @@
+"""Transcripts: the JSON-lines journal of each session, its reader and its index."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from acp_tui import paths, transcripts
+from acp_tui.client.session import SessionOpening
+from acp_tui.store import (
+    AppendMessageChunk,
+    AppendTerminalOutput,
+    PatchSessionInfo,
+    PatchTerminal,
+    SessionStore,
+    SetAvailableCommands,
+    SetConfigOptions,
+    SetState,
+    UpsertMessage,
+)
+from acp_tui.store.journal import JournaledStore
+from acp_tui.transcripts import (
+    journaled_store,
+    list_transcripts,
+    read_transcript,
+    slug,
+    transcript_file,
+    transcript_store_factory,
+)
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
+    # Summaries are rewritten for every change here (the throttle has its test).
+    monkeypatch.setattr(transcripts, "SUMMARY_INTERVAL", 0.0)
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def open_store(
+    session_id: str = "s1", agent: str = "fake", how: Any = "new", **options: Any
+) -> JournaledStore:
+    return journaled_store(
+        agent, session_id, cwd="/work", how=how, protocol_version=2, **options
+    )
+
+
+def converse(store: SessionStore, user: str = "hello", agent: str = "hi") -> None:
+    store.apply_many(
+        [
+            UpsertMessage(f"u-{user}", "user", content=[text(user)]),
+            SetState("running"),
+        ]
+    )
+    for word in agent.split():
+        store.apply(AppendMessageChunk(f"a-{user}", "agent", text(word + " ")))
+    store.apply(SetState("idle", "end_turn"))
+
+
+def lines(path: Path) -> list[Any]:
+    return [json.loads(line) for line in path.read_bytes().splitlines()]
+
+
+# --- names --------------------------------------------------------------------
+
+
+def test_slug_keeps_safe_characters_and_escapes_the_rest() -> None:
+    assert slug("sess_1-A.b") == "sess_1-A.b"
+    assert slug("a/b c") == "a%2Fb%20c"
+    assert slug("..") == "%2E."
+    assert slug(".hidden") == "%2Ehidden"
+    assert slug("é") == "%C3%A9"
+    assert slug("") == "%"
+    assert slug("%") == "%25"
+
+
+def test_long_slugs_are_cut_with_a_hash() -> None:
+    long_a, long_b = "x" * 300 + "a", "x" * 300 + "b"
+    assert len(slug(long_a)) <= 150
+    assert slug(long_a) != slug(long_b)
+    assert "~" in slug(long_a)
+
+
+@given(st.text(max_size=40), st.text(max_size=40))
+def test_slugs_are_file_names_and_distinct(first: str, second: str) -> None:
+    name = slug(first)
+    assert "/" not in name
+    assert "\0" not in name
+    assert not name.startswith(".")
+    if first != second:
+        assert slug(second) != name
+
+
+def test_the_file_lives_under_the_data_dir_per_agent(tmp_path: Path) -> None:
+    path = transcript_file("python agent.py", "sess/1")
+    assert (
+        path
+        == paths.data_dir() / "transcripts" / "python%20agent.py" / "sess%2F1.jsonl"
+    )
+    assert path.is_relative_to(tmp_path / "home")
+
+
+# --- writing and reading ------------------------------------------------------
+
+
+def test_the_transcript_rebuilds_the_live_store() -> None:
+    store = open_store()
+    store.apply(SetConfigOptions([{"configId": "mode", "currentValue": "ask"}]))
+    converse(store, "hello", "hi there")
+    store.apply(PatchSessionInfo(title="Greeting"))
+    store.apply(PatchTerminal("t", command="ls", output=b"\x00\xff\r\n"))
+    path = transcript_file("fake", "s1")
+    header, *records = lines(path)
+    assert header == {
+        "open": {
+            "version": 1,
+            "sessionId": "s1",
+            "agent": "fake",
+            "protocolVersion": 2,
+            "cwd": "/work",
+            "time": header["open"]["time"],
+            "how": "new",
+        }
+    }
+    assert records[0]["op"] == "SetConfigOptions"  # held back until the message
+    loaded = read_transcript(path)
+    assert loaded is not None
+    assert loaded.store.to_json() == store.to_json()
+    assert loaded.header is not None
+    assert loaded.header.session_id == "s1"
+    assert (loaded.segments, loaded.skipped) == (1, 0)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_each_apply_call_is_on_disk_at_once() -> None:
+    """No buffering between calls: a crash right after an apply loses nothing."""
+    store = open_store()
+    converse(store)
+    path = transcript_file("fake", "s1")
+    before = len(lines(path))
+    store.apply(AppendMessageChunk("late", "agent", text("x")))
+    assert len(lines(path)) == before + 1
+    store.apply_many([SetState("running"), SetState("idle")])
+    assert len(lines(path)) == before + 3
+
+
+def test_a_store_without_messages_writes_nothing() -> None:
+    store = open_store()
+    store.apply(SetConfigOptions([{"configId": "m"}]))
+    store.apply(SetAvailableCommands([{"name": "x"}]))
+    assert not transcript_file("fake", "s1").exists()
+    assert list_transcripts() == []
+
+
+def test_many_lines_without_messages_start_the_file_anyway() -> None:
+    store = open_store()
+    for _ in range(transcripts.PENDING_LINES):
+        store.apply(SetState("running"))
+    assert len(lines(transcript_file("fake", "s1"))) == transcripts.PENDING_LINES + 1
+
+
+def test_the_last_segment_with_messages_is_rebuilt() -> None:
+    first = open_store()
+    converse(first, "one", "first answer")
+    replayed = open_store(how="load")
+    converse(replayed, "one", "first answer")
+    converse(replayed, "two", "second answer")
+    # A third store that got no message: a segment with other ops only.
+    empty = open_store(how="resume")
+    for _ in range(transcripts.PENDING_LINES):
+        empty.apply(SetState("running"))
+
+    path = transcript_file("fake", "s1")
+    assert [r["open"]["how"] for r in lines(path) if "open" in r] == [
+        "new",
+        "load",
+        "resume",
+    ]
+    loaded = read_transcript(path, session_id="s1")
+    assert loaded is not None
+    assert loaded.segments == 3
+    assert loaded.header is not None
+    assert loaded.header.how == "load"
+    assert loaded.store.to_json() == replayed.to_json()
+
+
+def test_segments_of_another_session_are_ignored() -> None:
+    path = transcript_file("fake", "s1")
+    mine = open_store("s1")
+    converse(mine, "mine")
+    # Another id whose file name collides (say, on a case-insensitive disk).
+    other = journaled_store("fake", "S1", cwd="/", how="new", protocol_version=1)
+    other._sink._path = path  # type: ignore[attr-defined]
+    converse(other, "theirs")
+    loaded = read_transcript(path, session_id="s1")
+    assert loaded is not None
+    assert loaded.segments == 1
+    assert [m.text for m in loaded.store.messages() if m.role == "user"] == ["mine"]
+    assert read_transcript(path, session_id="nobody") is None
+
+
+def test_corrupt_lines_are_skipped_and_counted() -> None:
+    store = open_store()
+    converse(store, "hello", "a b c")
+    path = transcript_file("fake", "s1")
+    good = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(
+        good[0]
+        + b"{not json\n"
+        + b"\xff\xfe binary\n"
+        + b'{"op": "Explode"}\n'
+        + b'{"op": "SetState", "state": 3}\n'
+        + b"[1, 2]\n"
+        + b"\n"
+        + b"".join(good[1:])
+        + b'{"op": "AppendMessageChunk", "message_id": "a-hel'  # cut by a crash
+    )
+    loaded = read_transcript(path)
+    assert loaded is not None
+    assert loaded.skipped == 6
+    assert loaded.store.to_json() == store.to_json()
+
+    # A new writer appends after the cut line without gluing onto it.
+    store._sink._tail_checked = False  # type: ignore[attr-defined]
+    store.apply(AppendMessageChunk("a-hello", "agent", text("d")))
+    loaded = read_transcript(path)
+    assert loaded is not None
+    assert loaded.skipped == 6
+    assert loaded.store.to_json() == store.to_json()
+
+
+def test_unreadable_or_missing_files_give_none(tmp_path: Path) -> None:
+    assert read_transcript(tmp_path / "missing.jsonl") is None
+    directory = tmp_path / "dir.jsonl"
+    directory.mkdir()
+    assert read_transcript(directory) is None
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("garbage\n")
+    assert read_transcript(empty) is None
+
+
+def test_io_errors_never_raise(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "home" / "data"
+    blocker.parent.mkdir(parents=True)
+    blocker.write_text("a file where the data directory should be")
+    store = open_store()
+    converse(store, "hello", "still works")
+    message = store.message("a-hello")
+    assert message is not None
+    assert message.text == "still works "
+    assert "cannot write transcript" in caplog.text
+    assert list_transcripts() == []
+
+
+def test_the_factory_takes_what_the_client_tells_it() -> None:
+    opening = SessionOpening("s9", Path("/project"), "load", 1)
+    store = transcript_store_factory("agent x")(opening)
+    converse(store)
+    (header, *_) = lines(transcript_file("agent x", "s9"))
+    assert header["open"]["cwd"] == "/project"
+    assert header["open"]["how"] == "load"
+    assert header["open"]["protocolVersion"] == 1
+
+
+# --- terminal cap -------------------------------------------------------------
+
+
+def journaled_output(path: Path, terminal_id: str) -> int:
+    total = 0
+    for record in lines(path):
+        if record.get("terminal_id") == terminal_id:
+            value = record.get("data") or record.get("output") or ""
+            total += len(base64.b64decode(value))
+    return total
+
+
+def test_terminal_output_is_capped_and_the_tail_saved_at_exit() -> None:
+    store = open_store(max_terminal_bytes=100)
+    converse(store)
+    for n in range(1000):  # 10 KB of output into a 100-byte cap
+        store.apply(AppendTerminalOutput("t", b"line %04d\n" % n))
+    path = transcript_file("fake", "s1")
+    assert journaled_output(path, "t") <= 100
+    store.apply(PatchTerminal("t", exit_status={"exitCode": 0}))
+    assert journaled_output(path, "t") <= 200
+    loaded = read_transcript(path, max_terminal_bytes=100)
+    assert loaded is not None
+    rebuilt, live = loaded.store.terminal("t"), store.terminal("t")
+    assert rebuilt is not None
+    assert live is not None
+    assert rebuilt.output == live.output
+    assert rebuilt.output.endswith(b"line 0999\n")
+    assert rebuilt.exit_status == {"exitCode": 0}
+    assert live.dropped_bytes > 0  # the rebuilt count restarts at the snapshot
+
+
+def test_terminal_cap_restarts_at_a_reset_and_trims_big_snapshots() -> None:
+    store = open_store(max_terminal_bytes=10)
+    converse(store)
+    store.apply(AppendTerminalOutput("t", b"0123456789abc"))
+    store.apply(PatchTerminal("t", output=b"x" * 50 + b"0123456789"))
+    store.apply(AppendTerminalOutput("t", b"AB"))
+    path = transcript_file("fake", "s1")
+    records = [r for r in lines(path) if r.get("terminal_id") == "t"]
+    assert [r["op"] for r in records] == ["AppendTerminalOutput", "PatchTerminal"]
+    assert records[0]["data"] == "MDEyMzQ1Njc4OQ=="  # the first 10 bytes
+    assert records[1]["output"] == "MDEyMzQ1Njc4OQ=="  # the last 10 bytes
+    # "AB" is past the cap again: not saved (until the terminal exits).
+    loaded = read_transcript(path, max_terminal_bytes=10)
+    assert loaded is not None
+    terminal = loaded.store.terminal("t")
+    assert terminal is not None
+    assert terminal.output == b"0123456789"
+
+
+# --- index --------------------------------------------------------------------
+
+
+def test_index_lists_transcripts_newest_first_with_titles() -> None:
+    titled = open_store("s-old")
+    converse(titled, "first question", "answer")
+    titled.apply(PatchSessionInfo(title="A title"))
+    untitled = open_store("s-new")
+    converse(untitled, "what is up\nsecond line", "answer")
+    converse(untitled, "more", "answer")
+    elsewhere = open_store("s-other", agent="other agent")
+    converse(elsewhere)
+    empty = open_store("s-empty")
+    empty.apply(SetState("running"))
+    os.utime(transcript_file("fake", "s-old"), (1_000_000_000, 1_000_000_000))
+
+    found = list_transcripts("fake")
+    assert [i.session_id for i in found] == ["s-new", "s-old"]
+    new, old = found
+    assert new.title == "what is up\nsecond line"
+    assert new.messages == 4
+    assert (new.agent, new.cwd) == ("fake", "/work")
+    assert old.title == "A title"
+    assert old.messages == 2
+    assert old.updated_at == "2001-09-09T01:46:40+00:00"
+    assert old.path == transcript_file("fake", "s-old")
+    everyone = {i.session_id for i in list_transcripts()}
+    assert everyone == {"s-new", "s-old", "s-other"}
+
+
+def test_summary_counts_wait_for_the_interval_but_titles_do_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(transcripts, "SUMMARY_INTERVAL", 3600.0)
+    store = open_store()
+    converse(store, "first question", "answer")  # the first message: at once
+    converse(store, "second", "answer")  # only the count changed: held back
+    (info,) = list_transcripts("fake")
+    assert (info.title, info.messages) == ("first question", 1)
+    store.apply(PatchSessionInfo(title="Named"))  # a title: at once
+    (info,) = list_transcripts("fake")
+    assert (info.title, info.messages) == ("Named", 4)
+    converse(store, "third", "answer")
+    writer = store.sink
+    assert isinstance(writer, transcripts.TranscriptWriter)
+    writer.close()  # closing writes what was held back
+    (info,) = list_transcripts("fake")
+    assert info.messages == 6
+
+
+def test_index_reads_only_the_summaries(monkeypatch: pytest.MonkeyPatch) -> None:
+    store = open_store()
+    converse(store)
+
+    def no_reading(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the index read a whole transcript")
+
+    monkeypatch.setattr(transcripts, "read_transcript", no_reading)
+    (info,) = list_transcripts("fake")
+    assert (info.session_id, info.title, info.messages) == ("s1", "hello", 2)
+
+
+@pytest.mark.parametrize("damage", ["missing", "corrupt"])
+def test_index_falls_back_to_reading_the_transcript(damage: str) -> None:
+    store = open_store()
+    converse(store, "question", "answer")
+    store.apply(PatchSessionInfo(title="Named"))
+    summary = transcript_file("fake", "s1").with_name("s1.summary.json")
+    assert summary.exists()
+    if damage == "missing":
+        summary.unlink()
+    else:
+        summary.write_text("{broken")
+    (info,) = list_transcripts("fake")
+    assert (info.session_id, info.title, info.messages) == ("s1", "Named", 2)
