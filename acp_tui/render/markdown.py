@@ -218,6 +218,7 @@ def _inline_text(token: Token, theme: MarkdownTheme, base: Style) -> Text:
     """An inline token's children as styled text (never markup)."""
     text = Text(style=base, end="")
     styles: list[Style] = []
+    links: list[tuple[str, int]] = []
 
     def current() -> Style:
         style = Style.null()
@@ -243,11 +244,18 @@ def _inline_text(token: Token, theme: MarkdownTheme, base: Style) -> Text:
             styles.append(theme.strike)
         elif kind == "link_open":
             href = child.attrs.get("href")
-            link = theme.link
-            if isinstance(href, str) and href.startswith(("http://", "https://")):
-                link += Style(link=href)
-            styles.append(link)
-        elif kind in ("strong_close", "em_close", "s_close", "link_close"):
+            links.append((href if isinstance(href, str) else "", len(text)))
+            styles.append(theme.link)
+        elif kind == "link_close":
+            if styles:
+                styles.pop()
+            if links:
+                # No terminal hyperlink (an escape sequence carrying the agent's
+                # URL): the target is shown after the text when it differs.
+                href, start = links.pop()
+                if href and href not in text.plain[start:]:
+                    text.append(f" ({href})", current())
+        elif kind in ("strong_close", "em_close", "s_close"):
             if styles:
                 styles.pop()
         elif kind == "image":

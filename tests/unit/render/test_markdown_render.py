@@ -49,7 +49,9 @@ def test_every_block_kind_renders_its_text() -> None:
     assert "▌ quoted bold" in lines
     assert "│ 1 │ 22 │" in lines
     assert "─" * 60 in lines
-    assert lines[-1] == "Last paragraph, code and bold and a link."
+    assert " ".join(line.strip() for line in lines[-2:]) == (
+        "Last paragraph, code and bold and a link (https://example.com)."
+    )
 
 
 def test_inline_styles_and_syntax_roles_are_applied() -> None:
@@ -64,6 +66,17 @@ def test_inline_styles_and_syntax_roles_are_applied() -> None:
     assert keyword
     assert keyword[0].style is not None
     assert keyword[0].style.bold
+
+
+def test_links_show_their_target_and_are_never_terminal_hyperlinks() -> None:
+    document = MarkdownDocument(
+        "[safe docs](https://evil.example/x) and <https://plain.example>"
+    )
+    (line,) = render_block(document.blocks[0], 200, THEME)
+    assert line_text(line) == (
+        "safe docs (https://evil.example/x) and https://plain.example"
+    )
+    assert all(segment.style is None or not segment.style.link for segment in line)
 
 
 def test_markup_and_escapes_are_text() -> None:
