@@ -129,10 +129,13 @@ class StatusBar(Static):
         store = self.store
         if store is None:
             parts.append(self.phase)
+        elif self.phase != "connected":
+            # Disconnected (the agent stopped, a saved transcript...): the
+            # store's last state (say `running`) is not happening any more.
+            parts.append(self.phase)
         else:
             parts.append(self._state_text(store))
-            if self.phase != "connected":
-                parts.append(self.phase)
+        if store is not None:
             for category in ("mode", "model"):
                 current = current_name(store.config_options, category)
                 if current:
