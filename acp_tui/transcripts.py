@@ -28,9 +28,11 @@ Invariants:
   loses nothing already applied (no fsync: an OS crash may). A store that
   never gets a message writes nothing: the file starts (header first) with the
   first message op, or once a few hundred lines are waiting.
-* Terminal output is capped per terminal at the store's `max_terminal_bytes`
-  (since the terminal's last reset): later bytes are not journaled, and when the
-  terminal exits, its retained tail is journaled as one snapshot
+* Terminal output is capped per terminal at `JOURNAL_TERMINAL_BYTES` (or the
+  store's `max_terminal_bytes` if smaller) since the terminal's last reset: later
+  bytes are not journaled (a 10 MB build would otherwise be encoded a second time,
+  as 13 MB of base64, while it streams: bench/terminal.py), and when the terminal
+  exits, the last `JOURNAL_TERMINAL_BYTES` it retained are journaled as one snapshot
   (`PatchTerminal.output`), so the rebuilt terminal ends like the live one (with
   its `droppedBytes` count restarted). A flood cannot grow the file without bound.
 * The reader rebuilds the last segment (of the session asked for) that holds any
@@ -103,6 +105,9 @@ PENDING_LINES: Final = 500
 
 TITLE_CHARS: Final = 200
 """The most characters of the first user message kept as a fallback title."""
+
+JOURNAL_TERMINAL_BYTES: Final = 2 * 1024 * 1024
+"""Terminal output journaled per terminal while it runs (and its tail at exit)."""
 
 SUMMARY_INTERVAL: Final = 2.0
 """Seconds between two rewrites of a summary for its message count alone (a
@@ -333,7 +338,7 @@ class TranscriptWriter:
 
     def _capped(self, store: SessionStore, op: Op) -> list[Op]:
         """The ops to journal for `op`, with terminal output capped."""
-        cap = store.max_terminal_bytes
+        cap = min(store.max_terminal_bytes, JOURNAL_TERMINAL_BYTES)
         if isinstance(op, AppendTerminalOutput):
             used = self._journaled.get(op.terminal_id, 0)
             room = max(cap - used, 0)
@@ -356,7 +361,7 @@ class TranscriptWriter:
                 return [op]
             if op.exit_status is not UNSET and self._skipped.get(op.terminal_id):
                 terminal = store.terminal(op.terminal_id)
-                tail = terminal.output if terminal is not None else b""
+                tail = terminal.output[-cap:] if terminal is not None else b""
                 self._journaled[op.terminal_id] = len(tail)
                 self._skipped.pop(op.terminal_id, None)
                 return [PatchTerminal(op.terminal_id, output=tail), op]

@@ -307,6 +307,24 @@ def test_terminal_output_is_capped_and_the_tail_saved_at_exit() -> None:
     assert live.dropped_bytes > 0  # the rebuilt count restarts at the snapshot
 
 
+def test_the_journal_keeps_less_terminal_output_than_the_store(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(transcripts, "JOURNAL_TERMINAL_BYTES", 50)
+    store = open_store()  # the store keeps its default cap (megabytes)
+    converse(store)
+    for n in range(100):
+        store.apply(AppendTerminalOutput("t", b"line %04d\n" % n))
+    path = transcript_file("fake", "s1")
+    assert journaled_output(path, "t") <= 50
+    store.apply(PatchTerminal("t", exit_status={"exitCode": 0}))
+    loaded = read_transcript(path)
+    assert loaded is not None
+    rebuilt = loaded.store.terminal("t")
+    assert rebuilt is not None
+    assert rebuilt.output == b"line 0095\nline 0096\nline 0097\nline 0098\nline 0099\n"
+
+
 def test_terminal_cap_restarts_at_a_reset_and_trims_big_snapshots() -> None:
     store = open_store(max_terminal_bytes=10)
     converse(store)
