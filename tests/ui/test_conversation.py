@@ -396,7 +396,9 @@ async def test_scrolled_up_view_keeps_its_entries() -> None:
             await show(app, store, *user_turns(n + 1)[n:])
         await wait_for(pilot, lambda: ("message", "u49") in conversation.entries)
         assert mounted <= set(conversation.entries)
-        assert conversation.earlier_count == earlier  # nothing was unmounted
+        # Nothing was unmounted (earlier entries may still have been mounted
+        # above, to fill the screen, which lowers the count).
+        assert conversation.earlier_count <= earlier
 
 
 async def test_reset_removes_the_entries_and_keeps_banners() -> None:
