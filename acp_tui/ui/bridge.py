@@ -173,19 +173,8 @@ def collect_when_idle() -> bool:
     return True
 
 
-BATCH_INTERVAL: Final = 1 / 60
-"""The shortest time between two `SessionUpdated` batches (one per frame at most)."""
-
-
 class StoreBridge:
-    """Coalesces a store's changes into one `SessionUpdated` per frame at most.
-
-    A batch is posted on the target's next turn, or `BATCH_INTERVAL` after the
-    previous one. Not with `call_after_refresh`, whose callbacks only run when
-    the screen next handles a message and finds nothing to repaint: while an
-    agent floods, that made the batches' timing depend on unrelated screen
-    traffic (bench/ui.py traced a frame-less stretch of 180 ms that ended with
-    a burst of layout messages right after such a wake-up).
+    """Coalesces a store's changes into one `SessionUpdated` per refresh.
 
     When the process has tuned the garbage collector (`tune_garbage_collector`,
     which the app does for a real run, once its session is open), the bridge
@@ -203,7 +192,6 @@ class StoreBridge:
         self.target = target
         self._pending: list[Change] = []
         self._scheduled = False
-        self._last_flush = 0.0
         self._last_change = 0.0
         self._idle_timer: Timer | None = None
         self._unsubscribe: Callable[[], None] | None = store.subscribe(self._on_changes)
@@ -224,16 +212,10 @@ class StoreBridge:
     def _on_changes(self, changes: Sequence[Change]) -> None:
         self._pending.extend(changes)
         if not self._scheduled:
-            wait = self._last_flush + BATCH_INTERVAL - time.monotonic()
-            if wait > 0:
-                self.target.set_timer(wait, self._flush, name="store-batch")
-                self._scheduled = True
-            else:
-                self._scheduled = self.target.call_later(self._flush)
+            self._scheduled = self.target.call_after_refresh(self._flush)
 
     def _flush(self) -> None:
         self._scheduled = False
-        self._last_flush = time.monotonic()
         if not self._pending:
             return
         changes, self._pending = self._pending, []
