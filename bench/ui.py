@@ -40,7 +40,7 @@ wrapping `App._display` on the app instance timestamps exactly the frames a user
 would see (`renderable is None`: nothing was dirty, no frame). "On screen" is
 checked on those frames once the store holds the awaited text: a widget the
 compositor placed on screen for that frame shows it in its content (for
-markdown, the block's parsed content).
+markdown, the lines its last block was drawn as).
 
 Figures only: nothing is asserted (wall-clock numbers depend on the machine; the
 CPU seconds of the app's process are printed too).
