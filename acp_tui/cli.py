@@ -10,6 +10,8 @@ Commands:
   acp-tui sessions          list the agent's sessions (session/list, every page)
   acp-tui agents            list the agent catalogue with installed / not found
   acp-tui check             a conformance probe: a pass/fail table per check
+  acp-tui replay FILE       play a `--record` recording into the UI, no agent
+  acp-tui export SESSION    write a saved session as Markdown or JSON
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from acp_tui.config import McpServerSettings
     from acp_tui.protocol.transport import AgentCommand
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "replay_command"]
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -63,6 +65,17 @@ def _connection_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _record_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="record all traffic with the agent, with timestamps, to FILE "
+        "(JSONL; play it with `acp-tui replay FILE`)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (also used by tests)."""
     parser = argparse.ArgumentParser(
@@ -77,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(no full-screen interface)",
     )
     _connection_options(parser)
+    _record_option(parser)
     picking = parser.add_mutually_exclusive_group()
     picking.add_argument(
         "--sessions",
@@ -118,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="after S seconds, send session/cancel and wait for the turn to end",
     )
+    _record_option(printer)
     printer.add_argument("prompt", metavar="PROMPT")
     sessions = commands.add_parser(
         "sessions",
@@ -161,6 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="List the built-in and configured agents: installed (on PATH), "
         "via npx, or not found (with how to install).",
     )
+    _export_parser(commands)
+    _replay_parser(commands)
     return parser
 
 
@@ -181,6 +198,8 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parser.parse_args(argv)
     if args.command == "agents":
         return _agents()
+    if args.command == "export":
+        return _export(args)
 
     from acp_tui.config import ConfigError, load_settings
 
@@ -202,6 +221,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_USAGE
     if args.command == "print" and args.timeout is not None and args.timeout <= 0:
         parser.error("--timeout must be positive")
+    if args.command == "replay":
+        return _replay(args, settings.mcp_servers, settings.theme)
     if not args.agent:
         args.agent = settings.agent
     if not args.agent:
@@ -257,6 +278,7 @@ def _tui(
         mcp_servers=mcp_servers,
         theme=args.theme or theme,
         tune_gc=True,
+        record=args.record,
     ).run()
     return EXIT_OK
 
@@ -322,6 +344,7 @@ def _headless(
         permissions=getattr(args, "permissions", "reject"),
         timeout=getattr(args, "timeout", None),
         mcp_servers=mcp_servers,
+        record=getattr(args, "record", None),
     )
     runner = run_print if args.command == "print" else list_sessions
     result: int = anyio.run(runner, options, sys.stdout, sys.stderr)
@@ -437,6 +460,180 @@ def _check(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
         for line in format_table(report):
             print(line)
     return EXIT_FAILED if report.failed else EXIT_OK
+
+
+def _export_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    exporter = commands.add_parser(
+        "export",
+        help="write a saved session as Markdown or JSON",
+        description="Find the saved transcript of SESSION (an id, or a unique "
+        "prefix of one), rebuild it, and write it as Markdown or as the JSON "
+        "document of `acp-tui print --format json`. Exit codes: 0 written, "
+        "2 no such session, an ambiguous prefix, or an unwritable file.",
+    )
+    exporter.add_argument("session", metavar="SESSION")
+    exporter.add_argument(
+        "--agent", metavar="NAME", help="only this agent's saved sessions"
+    )
+    exporter.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    exporter.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write to FILE (default: standard output)",
+    )
+
+
+def _export(args: argparse.Namespace) -> int:
+    from acp_tui.export import export_text
+    from acp_tui.protocol.framing import printable as safe
+    from acp_tui.transcripts import list_transcripts, read_transcript
+
+    wanted: str = args.session
+    saved = list_transcripts(args.agent)
+    found = [t for t in saved if t.session_id == wanted]
+    if not found:
+        found = [t for t in saved if t.session_id.startswith(wanted)]
+    where = f" of agent {args.agent}" if args.agent else ""
+    if not found:
+        print(
+            safe(f"acp-tui: no saved session{where} matches {wanted!r}"),
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if len({(t.agent, t.session_id) for t in found}) > 1:
+        print(
+            safe(f"acp-tui: {wanted!r} matches several saved sessions:"),
+            file=sys.stderr,
+        )
+        for info in found:
+            print(safe(f"  {info.session_id}  ({info.agent})"), file=sys.stderr)
+        return EXIT_USAGE
+    info = found[0]
+    loaded = read_transcript(info.path, session_id=info.session_id)
+    if loaded is None:
+        print(safe(f"acp-tui: cannot read {info.path}"), file=sys.stderr)
+        return EXIT_USAGE
+    header = loaded.header
+    text = export_text(
+        loaded.store,
+        args.format,
+        protocol_version=header.protocol_version if header else None,
+        agent={"name": info.agent, "title": None, "version": None},
+    )
+    if args.output is None:
+        sys.stdout.write(text)  # made printable by export_text
+        return EXIT_OK
+    try:
+        args.output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        print(safe(f"acp-tui: cannot write {args.output}: {error}"), file=sys.stderr)
+        return EXIT_USAGE
+    print(safe(f"acp-tui: wrote {args.output}"), file=sys.stderr)
+    return EXIT_OK
+
+
+def _replay_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    replayer = commands.add_parser(
+        "replay",
+        help="play a recording (--record) into the UI, without an agent",
+        description="Run the full-screen UI against a replay agent that plays "
+        "FILE, a recording made with --record: the agent's messages come from "
+        "the recording, paced by its timestamps. Each recorded request (such as a "
+        "prompt) waits for the client to make it: type any prompt to play the "
+        "next turn. Exit codes: 0 done, 2 FILE is not a recording.",
+    )
+    replayer.add_argument("file", type=Path, metavar="FILE")
+    pace = replayer.add_mutually_exclusive_group()
+    pace.add_argument(
+        "--speed",
+        type=_positive_seconds,
+        default=1.0,
+        metavar="N",
+        help="play N times as fast as recorded (default: 1)",
+    )
+    pace.add_argument("--instant", action="store_true", help="play without any pauses")
+    replayer.add_argument(
+        "--connection",
+        type=int,
+        default=-1,
+        metavar="K",
+        help="which recorded connection to play, from 0 (default: the last)",
+    )
+    replayer.add_argument(
+        "--client-effects",
+        action="store_true",
+        help="also replay the recorded v1 requests that make acp-tui write files "
+        "or run commands on this machine (only for recordings you trust)",
+    )
+    replayer.add_argument(
+        "--cwd",
+        type=Path,
+        default=None,
+        help="the session's working directory (default: the current one)",
+    )
+    replayer.set_defaults(agent=None, protocol=None, init_timeout=None)
+
+
+def replay_command(
+    file: Path,
+    *,
+    speed: float | None,
+    connection: int = -1,
+    client_effects: bool = False,
+) -> AgentCommand:
+    """The replay agent's command line for a recording (None speed: instant)."""
+    from acp_tui.protocol.transport import AgentCommand
+
+    pace = ["--instant"] if speed is None else ["--speed", repr(speed)]
+    if client_effects:
+        pace.append("--client-effects")
+    return AgentCommand(
+        argv=(
+            sys.executable,
+            "-m",
+            "acp_tui.demo.replay",
+            str(file.resolve()),
+            *pace,
+            "--connection",
+            str(connection),
+        )
+    )
+
+
+def _replay(
+    args: argparse.Namespace,
+    mcp_servers: dict[str, McpServerSettings],
+    theme: str | None,
+) -> int:
+    from acp_tui.protocol.framing import printable as safe
+    from acp_tui.protocol.recording import RecordingError, read_recording
+
+    try:
+        recording = read_recording(args.file)
+    except (OSError, RecordingError) as error:
+        print(safe(f"acp-tui: {error}"), file=sys.stderr)
+        return EXIT_USAGE
+    count = len(recording.connections)
+    if not -count <= args.connection < count:
+        print(
+            safe(f"acp-tui: {args.file} holds {count} connection(s)"), file=sys.stderr
+        )
+        return EXIT_USAGE
+    speed = None if args.instant else args.speed
+    command = replay_command(
+        args.file,
+        speed=speed,
+        connection=args.connection,
+        client_effects=args.client_effects,
+    )
+    return _tui("replay", command, args, mcp_servers, theme)
 
 
 def _setup_logging() -> Path:

@@ -1,4 +1,4 @@
-"""The session as one JSON document: what `acp-tui print --format json` prints.
+"""A session exported: the JSON document of `acp-tui print --format json`, or Markdown.
 
 Keys: `protocolVersion`, `agent{name,title,version}`, `sessionId`, `state`,
 `stopReason`, `timeline`, `messages`, `toolCalls`, `plans`, `terminals` (with
@@ -6,17 +6,39 @@ Keys: `protocolVersion`, `agent{name,title,version}`, `sessionId`, `state`,
 `configOptions`, `commands`, `usage`, `info`, `permissions`, `unknownUpdates`.
 Objects copied from the wire keep exactly their wire keys; a v1 session has the
 same document shape as a v2 one.
+
+`session_markdown` renders the same session as a readable Markdown transcript
+(`acp-tui export`, the app's `/export`). Agent text is data: every control
+character in it is escaped (`printable`), so the file never holds a terminal
+escape sequence.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Literal, TypeAlias
 
-from acp_tui.store.model import Terminal
+from acp_tui.diff.parse import patch_from_texts
+from acp_tui.protocol.framing import printable
+from acp_tui.store.model import Message, Permission, Plan, Terminal, ToolCall
 from acp_tui.store.store import SessionStore
+from acp_tui.store.values import JSONObject
 from acp_tui.terminal.emulator import TerminalEmulator
 
-__all__ = ["session_document", "terminal_text"]
+__all__ = [
+    "EXPORT_FORMATS",
+    "ExportFormat",
+    "export_text",
+    "json_text",
+    "session_document",
+    "session_markdown",
+    "terminal_text",
+]
+
+ExportFormat: TypeAlias = Literal["markdown", "json"]
+EXPORT_FORMATS: Final[tuple[ExportFormat, ...]] = ("markdown", "json")
 
 
 def terminal_text(terminal: Terminal) -> str:
@@ -56,3 +78,314 @@ def session_document(
         return document
     document.update(store.to_json(terminal_text))
     return document
+
+
+def json_text(value: Any) -> str:
+    r"""`value` as indented JSON that is safe to show on a terminal (ends in `\n`).
+
+    `json.dumps` escapes the C0 controls but, with `ensure_ascii=False`, writes
+    C1 controls, bidi overrides and lone surrogates raw: those become `\u`
+    escapes too (the same JSON value; readable text stays readable).
+    """
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    return _UNPRINTABLE_JSON.sub(_json_escape, text) + "\n"
+
+
+_UNPRINTABLE_JSON: Final = re.compile(r"[^\n -~]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char.isprintable():
+        return char
+    code = ord(char)
+    if code > 0xFFFF:  # a UTF-16 surrogate pair, as JSON spells it
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def export_text(
+    store: SessionStore,
+    output_format: ExportFormat,
+    *,
+    protocol_version: int | None,
+    agent: dict[str, Any] | None,
+) -> str:
+    """The session as Markdown or as the JSON document, ready to write to a file."""
+    if output_format == "json":
+        return json_text(
+            session_document(
+                protocol_version=protocol_version, agent=agent, store=store
+            )
+        )
+    name = agent.get("title") or agent.get("name") if agent else None
+    return session_markdown(
+        store,
+        agent=name if isinstance(name, str) else None,
+        protocol_version=protocol_version,
+    )
+
+
+# --- Markdown -------------------------------------------------------------------
+
+
+def session_markdown(
+    store: SessionStore,
+    *,
+    agent: str | None = None,
+    protocol_version: int | None = None,
+) -> str:
+    r"""The session as a Markdown transcript, in timeline order.
+
+    User messages are `## User` sections with the text quoted, agent text is kept
+    as it is (it is Markdown), thoughts sit in `<details>`, tool calls show their
+    kind, title, status and content (diffs in `diff` fences, terminals in plain
+    fences), plans are task lists, permission requests show their outcome, and the
+    session's final state ends the file.
+
+    Args:
+        store: The session.
+        agent: The agent's name, for the header.
+        protocol_version: The ACP version, for the header.
+
+    Returns:
+        The Markdown text (ends with a newline; no control characters but `\n`
+        and `\t`).
+    """
+    out: list[str] = []
+    title = store.session_info.title
+    out.append(f"# {_line(title) if title else 'ACP session'}")
+    out.append("")
+    out.append(f"- Session: `{_code(store.session_id)}`")
+    if agent:
+        out.append(f"- Agent: {_line(agent)}")
+    if protocol_version is not None:
+        out.append(f"- Protocol: ACP v{protocol_version}")
+    if store.session_info.updated_at:
+        out.append(f"- Updated: {_line(store.session_info.updated_at)}")
+    shown_terminals: set[str] = set()
+    for kind, entity_id in store.timeline():
+        block: list[str] = []
+        if kind == "message":
+            message = store.message(entity_id)
+            if message is not None:
+                block = _message_markdown(message)
+        elif kind == "tool_call":
+            call = store.tool_call(entity_id)
+            if call is not None:
+                block = _tool_call_markdown(store, call, shown_terminals)
+        elif kind == "plan":
+            plan = store.plan(entity_id)
+            if plan is not None:
+                block = _plan_markdown(plan)
+        elif kind == "terminal":
+            terminal = store.terminal(entity_id)
+            if terminal is not None and entity_id not in shown_terminals:
+                shown_terminals.add(entity_id)
+                block = ["### Terminal", "", *_terminal_markdown(terminal)]
+        elif kind == "permission":
+            permission = store.permission(entity_id)
+            if permission is not None:
+                block = _permission_markdown(permission)
+        elif kind == "unknown_update":
+            block = _unknown_markdown(store, entity_id)
+        if block:
+            out.append("")
+            out.extend(block)
+    out.append("")
+    out.extend(_state_markdown(store))
+    text = "\n".join(out).replace("\r\n", "\n")
+    return printable(text, keep="\n\t") + "\n"
+
+
+def _line(text: object) -> str:
+    """Agent data on one line: every control character (newlines too) escaped."""
+    return printable(str(text))
+
+
+def _code(text: object) -> str:
+    """One-line text for inline code (backticks cannot end the span)."""
+    return _line(text).replace("`", "'")
+
+
+def _fence(text: str, language: str = "") -> list[str]:
+    """`text` in a code fence longer than any backtick run inside it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{language}", text.rstrip("\n"), fence]
+
+
+def _quote(text: str) -> list[str]:
+    return [f"> {line}".rstrip() for line in text.rstrip("\n").split("\n")]
+
+
+def _block_label(block: JSONObject) -> str:
+    kind = block.get("type")
+    if kind == "resource_link":
+        return (
+            f"[link {_line(block.get('name') or '')}]({_line(block.get('uri') or '')})"
+        )
+    if kind == "resource":
+        resource = block.get("resource")
+        uri = resource.get("uri") if isinstance(resource, Mapping) else None
+        text = resource.get("text") if isinstance(resource, Mapping) else None
+        label = f"*[resource {_line(uri or '')}]*"
+        return label + (
+            "\n\n" + "\n".join(_fence(text)) if isinstance(text, str) else ""
+        )
+    mime = block.get("mimeType")
+    return f"*[{_line(kind)} {_line(mime)}]*" if mime else f"*[{_line(kind)}]*"
+
+
+def _message_body(message: Message) -> str:
+    parts = [
+        run if isinstance(run, str) else _block_label(run) for run in message.runs()
+    ]
+    return "\n\n".join(part for part in parts if part)
+
+
+def _message_markdown(message: Message) -> list[str]:
+    body = _message_body(message)
+    if message.role == "user":
+        return ["## User", "", *_quote(body)] if body else ["## User"]
+    if message.role == "thought":
+        return [
+            "<details>",
+            "<summary>Thought</summary>",
+            "",
+            *_quote(body),
+            "",
+            "</details>",
+        ]
+    return ["## Agent", "", body.rstrip("\n")] if body else ["## Agent"]
+
+
+def _diff_markdown(item: JSONObject) -> list[str]:
+    patch = item.get("patch")
+    if isinstance(patch, Mapping) and isinstance(patch.get("text"), str):
+        return _fence(str(patch["text"]), "diff")
+    new = item.get("newText")
+    if isinstance(new, str):
+        old = item.get("oldText")
+        path = str(item.get("path") or "file")
+        return _fence(
+            patch_from_texts(path, old if isinstance(old, str) else None, new), "diff"
+        )
+    lines: list[str] = []
+    changes = item.get("changes")
+    if isinstance(changes, Sequence) and not isinstance(changes, str):
+        for change in changes:
+            if isinstance(change, Mapping):
+                operation = change.get("operation", "change")
+                where = change.get("path") or "?"
+                if change.get("oldPath"):
+                    where = f"{change.get('oldPath')} → {where}"
+                lines.append(f"- {_line(operation)} `{_code(where)}`")
+    return lines or ["*[diff]*"]
+
+
+def _terminal_markdown(terminal: Terminal) -> list[str]:
+    name = terminal.command or terminal.terminal_id
+    head = f"`$ {_code(name)}`"
+    if terminal.exit_status is not None:
+        code = terminal.exit_status.get("exitCode")
+        signal = terminal.exit_status.get("signal")
+        if signal:
+            head += f" (signal {_line(signal)})"
+        elif code is not None:
+            head += f" (exit {_line(code)})"
+    text = terminal_text(terminal)
+    return [head, "", *_fence(text)] if text else [head]
+
+
+def _tool_call_markdown(
+    store: SessionStore, call: ToolCall, shown_terminals: set[str]
+) -> list[str]:
+    title = _line(call.title) if call.title else f"`{_code(call.tool_call_id)}`"
+    out = [f"### Tool: {title}", "", f"*{_line(call.kind)} · {_line(call.status)}*"]
+    for location in call.locations:
+        line = location.get("line")
+        where = f"{location.get('path', '')}" + (f":{line}" if line is not None else "")
+        out.extend(["", f"@ `{_code(where)}`"])
+    for item in call.content:
+        kind = item.get("type")
+        part: list[str]
+        if kind == "content":
+            block = item.get("content")
+            if isinstance(block, Mapping):
+                text = block.get("text") if block.get("type") == "text" else None
+                part = [str(text)] if isinstance(text, str) else [_block_label(block)]
+            else:
+                part = ["*[content]*"]
+        elif kind == "diff":
+            part = _diff_markdown(item)
+        elif kind == "terminal":
+            terminal_id = str(item.get("terminalId"))
+            terminal = store.terminal(terminal_id)
+            shown_terminals.add(terminal_id)
+            part = (
+                _terminal_markdown(terminal)
+                if terminal is not None
+                else [f"*[terminal `{_code(terminal_id)}`]*"]
+            )
+        else:
+            part = [f"*[{_line(kind)} content]*"]
+        out.extend(["", *part])
+    return out
+
+
+_PLAN_MARKS: Final = {"completed": "[x]", "in_progress": "[ ] (in progress)"}
+
+
+def _plan_markdown(plan: Plan) -> list[str]:
+    out = ["### Plan", ""]
+    for entry in plan.entries:
+        status = str(entry.get("status") or "pending")
+        mark = _PLAN_MARKS.get(status, f"[ ] ({_line(status)})")
+        if status == "pending":
+            mark = "[ ]"
+        content = _line(entry.get("content") or "")
+        out.append(f"- {mark} {content}")
+    return out if plan.entries else ["### Plan", "", "*(empty)*"]
+
+
+def _permission_markdown(permission: Permission) -> list[str]:
+    title = _line(permission.title or "permission requested")
+    subject = permission.subject or {}
+    if subject.get("type") == "command":
+        title += f" — `$ {_code(subject.get('command'))}`"
+    outcome = permission.outcome
+    if outcome is None:
+        answer = "no answer"
+    else:
+        chosen = outcome.get("optionId")
+        names = {o.get("optionId"): o.get("name") for o in permission.options}
+        answer = _line(names.get(chosen) or chosen) if chosen else "cancelled"
+    return [f"**Permission:** {title}: **{answer}**"]
+
+
+def _unknown_markdown(store: SessionStore, entity_id: str) -> list[str]:
+    updates = store.unknown_updates
+    try:
+        raw = updates[int(entity_id)]
+    except (ValueError, IndexError):
+        return []
+    kind = raw.get("sessionUpdate") or raw.get("type") or "?"
+    return [f"*[unknown update `{_code(kind)}`]*"]
+
+
+def _state_markdown(store: SessionStore) -> list[str]:
+    state = store.state
+    out = ["---", "", f"- State: {_line(state.state)}"]
+    stop = state.stop_reason or state.last_stop_reason
+    if stop:
+        out.append(f"- Stop reason: {_line(stop)}")
+    if state.error is not None:
+        message = state.error.get("message") or json.dumps(dict(state.error))
+        out.append(f"- Error: {_line(message)}")
+    usage = store.usage
+    if usage is not None and usage.used is not None:
+        size = f" / {usage.size}" if usage.size is not None else ""
+        out.append(f"- Context: {usage.used}{size} tokens")
+    return out

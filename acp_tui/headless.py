@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,15 +25,21 @@ from typing import Any, Final, Literal, TextIO
 
 import anyio
 
-from acp_tui.client.connection import ClientFeatures, Connection, connect
+from acp_tui.client.connection import (
+    ClientFeatures,
+    Connection,
+    StreamFactory,
+    connect,
+)
 from acp_tui.client.errors import AgentError
 from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
 from acp_tui.client.session import AcpClient, plain_store
 from acp_tui.config import McpServerSettings
-from acp_tui.export import session_document, terminal_text
+from acp_tui.export import json_text, session_document, terminal_text
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.framing import printable
+from acp_tui.protocol.recording import Recorder
 from acp_tui.protocol.transport import (
     AgentCommand,
 )
@@ -84,6 +89,8 @@ class PrintOptions:
     mcp_servers: dict[str, McpServerSettings] = field(default_factory=dict)
     save_transcripts: bool = True
     """Save the session's transcript as it grows (`acp_tui.transcripts`)."""
+    record: Path | None = None
+    """Record the connection's traffic to this JSONL file (`--record`)."""
 
 
 class _Run:
@@ -154,8 +161,12 @@ async def _run(run: _Run) -> int:
             else plain_store
         ),
     )
+    open_stream: StreamFactory = run.launcher.open_stream
+    if options.record is not None:
+        recorder = Recorder(options.record, agent=options.command.display())
+        open_stream = recorder.wrap(open_stream)
     async with connect(
-        run.launcher.open_stream,
+        open_stream,
         choice=options.choice,
         init_timeout=options.init_timeout,
         features=client.features,
@@ -222,34 +233,8 @@ async def _turn(run: _Run, client: AcpClient, store: SessionStore) -> str | None
 
 
 def _write_json(value: Any, out: TextIO) -> None:
-    r"""Write `value` as indented JSON that is safe to show on a terminal.
-
-    `json.dumps` escapes the C0 controls (ESC, BEL...) but, with
-    `ensure_ascii=False`, writes C1 controls (U+0080-U+009F, which some terminals
-    obey as CSI, OSC...) and bidi overrides (U+202E...) raw. Those, and every
-    other non-printable character (lone surrogates too, which UTF-8 cannot even
-    encode), become `\u` escapes: the same JSON value, and readable text stays
-    readable.
-    """
-    text = json.dumps(value, ensure_ascii=False, indent=2)
-    out.write(_UNPRINTABLE_JSON.sub(_json_escape, text))
-    out.write("\n")
-
-
-_UNPRINTABLE_JSON: Final = re.compile(r"[^\n -~]")
-"""Candidates for escaping: everything but printable ASCII and the newlines of the
-indentation. Non-ASCII characters only occur inside JSON strings."""
-
-
-def _json_escape(match: re.Match[str]) -> str:
-    char = match.group()
-    if char.isprintable():
-        return char
-    code = ord(char)
-    if code > 0xFFFF:  # a UTF-16 surrogate pair, as JSON spells it
-        code -= 0x10000
-        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-    return f"\\u{code:04x}"
+    """Write `value` as terminal-safe indented JSON (`export.json_text`)."""
+    out.write(json_text(value))
 
 
 def _exit_code(run: _Run, stop_reason: str | None) -> int:

@@ -46,12 +46,13 @@ from acp_tui.ui.messages import (
 
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
-    from acp_tui.client.connection import Connection
+    from acp_tui.client.connection import Connection, StreamFactory
     from acp_tui.client.launch import AgentLauncher
     from acp_tui.client.prompt_content import PromptCapabilities
     from acp_tui.client.session import AcpClient, SessionFeatures, SessionSummary
     from acp_tui.config import McpServerSettings
     from acp_tui.protocol.dispatcher import Diagnostic
+    from acp_tui.protocol.recording import Recorder
 
 __all__ = [
     "AgentRunner",
@@ -90,6 +91,8 @@ class AgentSettings:
     mcp_servers: dict[str, McpServerSettings] = field(default_factory=dict)
     save_transcripts: bool = True
     """Save every session's transcript as it grows (`acp_tui.transcripts`)."""
+    record: Path | None = None
+    """Record all traffic with the agent to this JSONL file (`--record`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +160,8 @@ class AgentRunner:
         self.prompt_caps: PromptCapabilities | None = None
         """What the agent accepts in prompts (known once connected)."""
         self._launcher: AgentLauncher | None = None
+        self._recorder: Recorder | None = None
+        """Records every connection of this runner (`AgentSettings.record`)."""
         self._scope: anyio.CancelScope | None = None
         self._stopped = anyio.Event()
         self._turn_ended = anyio.Event()
@@ -298,8 +303,17 @@ class AgentRunner:
                 else plain_store
             ),
         )
+        open_stream: StreamFactory = self.launcher.open_stream
+        if settings.record is not None:
+            if self._recorder is None:
+                from acp_tui.protocol.recording import Recorder
+
+                self._recorder = Recorder(
+                    settings.record, agent=settings.command.display()
+                )
+            open_stream = self._recorder.wrap(open_stream)
         async with connect(
-            self.launcher.open_stream,
+            open_stream,
             choice=settings.choice,
             init_timeout=settings.init_timeout,
             features=client.features,

@@ -29,6 +29,7 @@ from textual.widgets import Footer
 
 from acp_tui.client.options import cycle_value
 from acp_tui.drafts import DraftStore
+from acp_tui.export import ExportFormat, export_text
 from acp_tui.history import PromptHistory
 from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
@@ -39,7 +40,12 @@ from acp_tui.store.store import SessionStore
 from acp_tui.transcripts import list_transcripts, read_transcript
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.bridge import tune_garbage_collector
-from acp_tui.ui.commands import ACTIONS, config_entries
+from acp_tui.ui.commands import (
+    ACTIONS,
+    config_entries,
+    export_request,
+    with_local_commands,
+)
 from acp_tui.ui.messages import (
     AgentConnected,
     AgentFailed,
@@ -306,7 +312,7 @@ class AcpTuiApp(App[None]):
         self.query_one(PlanPanel).update_plans(store.plans())
         prompt = self.query_one(PromptInput)
         prompt.set_read_only(None)
-        prompt.set_commands(store.commands)
+        prompt.set_commands(with_local_commands(store.commands))
         if self.runner.prompt_caps is not None:
             prompt.set_capabilities(self.runner.prompt_caps)
         self.query_one(StartView).finished()
@@ -353,7 +359,9 @@ class AcpTuiApp(App[None]):
         if "plan" in kinds:
             self.query_one(PlanPanel).update_plans(store.plans())
         if "commands" in kinds:
-            self.query_one(PromptInput).set_commands(store.commands)
+            self.query_one(PromptInput).set_commands(
+                with_local_commands(store.commands)
+            )
         if "notice" in kinds:
             self._show_notices(store)
         if "state" in kinds:
@@ -457,6 +465,8 @@ class AcpTuiApp(App[None]):
     @on(PromptInput.Submitted)
     async def send_prompt(self, message: PromptInput.Submitted) -> None:
         """Queue the prompt; it is shown as queued unless it goes out at once."""
+        if self._local_command(message.text):
+            return
         prompt_id = next(self._prompt_ids)
         runner = self.runner
         busy = runner.in_turn or self.store is None or not runner.prompts.empty()
@@ -703,6 +713,55 @@ class AcpTuiApp(App[None]):
         """Restart the agent and resume the current session."""
         self._start_agent(self.runner.restart_request(), "Restarting")
 
+    def _local_command(self, text: str) -> bool:
+        """Run `/export ...` here (never sent to the agent); False for a prompt."""
+        store = self._rendered_store
+        request = export_request(
+            text,
+            cwd=self.settings.cwd,
+            session_id=store.session_id if store is not None else "session",
+        )
+        if request is None:
+            return False
+        if isinstance(request, str):
+            self.notify(request, severity="warning", markup=False)
+        else:
+            self.export_session(request.output_format, request.path)
+        return True
+
+    def action_export_session(self) -> None:
+        """Save the session on screen as Markdown in the working directory."""
+        self._local_command("/export markdown")
+
+    def export_session(self, output_format: ExportFormat, path: Path) -> None:
+        """Write the session on screen to `path` and say where."""
+        store = self._rendered_store
+        if store is None:
+            self.notify("no session to export yet", severity="warning")
+            return
+        status = self._status
+        agent = status.agent
+        text = export_text(
+            store,
+            output_format,
+            protocol_version=status.protocol_version,
+            agent=None
+            if agent is None
+            else {"name": agent.name, "title": agent.title, "version": agent.version},
+        )
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as error:
+            self.notify(
+                printable(f"cannot write {path}: {error}"),
+                title="Export failed",
+                severity="error",
+                markup=False,
+            )
+            return
+        self.notify(printable(str(path)), title="Session exported", markup=False)
+
     def action_key_help(self) -> None:
         """Show every key."""
         rows = [(entry.key or "", entry.title) for entry in ACTIONS]
@@ -744,6 +803,7 @@ def make_app(
     mcp_servers: dict[str, McpServerSettings] | None = None,
     theme: str | None = None,
     tune_gc: bool = False,
+    record: Path | None = None,
 ) -> AcpTuiApp:
     """Build the app for an agent command (used by the CLI, tests and benches)."""
     return AcpTuiApp(
@@ -754,6 +814,7 @@ def make_app(
             choice=choice,
             init_timeout=init_timeout,
             mcp_servers=dict(mcp_servers or {}),
+            record=record,
         ),
         request=request,
         theme=theme,

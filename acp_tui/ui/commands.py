@@ -3,19 +3,32 @@
 The app returns these from `get_system_commands`, so they sit beside Textual's own
 (theme, keys, quit). Config values are listed directly ("Model: GPT-5"), which makes
 switching a model two keystrokes plus a few letters of its name.
+
+Local slash commands (`/export`) are handled by the app and never sent to the
+agent; `with_local_commands` adds them to the agent's list for completion.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
 from acp_tui.client.options import option_id, option_kind, select_choices
+from acp_tui.export import EXPORT_FORMATS, ExportFormat
 from acp_tui.protocol.framing import printable
 from acp_tui.store.values import JSONObject
 
-__all__ = ["ACTIONS", "ActionEntry", "config_entries"]
+__all__ = [
+    "ACTIONS",
+    "EXPORT_COMMAND",
+    "ActionEntry",
+    "ExportRequest",
+    "config_entries",
+    "export_request",
+    "with_local_commands",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +40,7 @@ class ActionEntry:
     action: str
     """The action name, without the `action_` prefix."""
     key: str | None = None
-    """The key bound to it, for the key-help screen."""
+    """The key bound to it (or the slash command), for the key-help screen."""
 
 
 ACTIONS: Final[tuple[ActionEntry, ...]] = (
@@ -54,6 +67,12 @@ ACTIONS: Final[tuple[ActionEntry, ...]] = (
         "Restart the agent and resume this session",
         "restart_agent",
         "ctrl+r",
+    ),
+    ActionEntry(
+        "Export session",
+        "Save this session as Markdown in the working directory (or /export json)",
+        "export_session",
+        "/export",
     ),
     ActionEntry("Keys", "Show every key binding", "key_help", "f1"),
     ActionEntry("Quit", "Shut the agent down and quit", "quit", "ctrl+q"),
@@ -101,3 +120,67 @@ def _bind(
         apply(config_id, value)
 
     return run
+
+
+EXPORT_COMMAND: Final[JSONObject] = {
+    "name": "export",
+    "description": "Save this session as Markdown or JSON (not sent to the agent)",
+    "input": {"hint": "[markdown|json] [PATH]"},
+}
+"""The local `/export` command, as a wire `AvailableCommand` for completion."""
+
+
+def with_local_commands(commands: Sequence[JSONObject]) -> list[JSONObject]:
+    """The agent's commands plus the app's own (`/export`), which take precedence."""
+    return [
+        *(c for c in commands if c.get("name") not in ("export", "/export")),
+        EXPORT_COMMAND,
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class ExportRequest:
+    """What `/export` was asked to write."""
+
+    output_format: ExportFormat
+    path: Path
+
+
+def export_request(
+    text: str, *, cwd: Path, session_id: str
+) -> ExportRequest | str | None:
+    """Parse a prompt as `/export [markdown|json] [PATH]`.
+
+    Args:
+        text: The prompt as typed.
+        cwd: Where a relative PATH (and the default file) lives.
+        session_id: Names the default file, `acp-tui-<session id>.md` / `.json`.
+
+    Returns:
+        None if the prompt is not `/export` (it goes to the agent), else the
+        request, or an error message for the user.
+    """
+    stripped = text.strip()
+    name, *_ = stripped.split(maxsplit=1) or [""]
+    if name != "/export":
+        return None
+    rest = stripped.removeprefix("/export").strip()
+    first, _, tail = rest.partition(" ")
+    output_format: ExportFormat | None = None
+    for known in EXPORT_FORMATS:
+        if first.lower() in (known, "md" if known == "markdown" else known):
+            output_format = known
+            rest = tail.strip()
+            break
+    if "\n" in rest:
+        return "/export takes one line: /export [markdown|json] [PATH]"
+    if output_format is None:
+        output_format = "json" if rest.lower().endswith(".json") else "markdown"
+    if rest:
+        path = Path(rest).expanduser()
+        path = path if path.is_absolute() else cwd / path
+    else:
+        suffix = ".json" if output_format == "json" else ".md"
+        safe_id = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)
+        path = cwd / f"acp-tui-{safe_id}{suffix}"
+    return ExportRequest(output_format, path)
