@@ -32,8 +32,9 @@ Invariants:
   store's `max_terminal_bytes` if smaller) since the terminal's last reset: later
   bytes are not journaled (a 10 MB build would otherwise be encoded a second time,
   as 13 MB of base64, while it streams: bench/terminal.py), and when the terminal
-  exits, the last `JOURNAL_TERMINAL_BYTES` it retained are journaled as one snapshot
-  (`PatchTerminal.output`), so the rebuilt terminal ends like the live one (with
+  exits, the last `JOURNAL_TERMINAL_BYTES` it retained (about 10 ms to encode
+  and write) are journaled as one snapshot
+  (`PatchTerminal.output`), so the rebuilt terminal ends as the live one did (with
   its `droppedBytes` count restarted). A flood cannot grow the file without bound.
 * The reader rebuilds the last segment (of the session asked for) that holds any
   message, skipping lines that are not JSON or not a valid record (it counts them).
@@ -106,7 +107,7 @@ PENDING_LINES: Final = 500
 TITLE_CHARS: Final = 200
 """The most characters of the first user message kept as a fallback title."""
 
-JOURNAL_TERMINAL_BYTES: Final = 2 * 1024 * 1024
+JOURNAL_TERMINAL_BYTES: Final = 1024 * 1024
 """Terminal output journaled per terminal while it runs (and its tail at exit)."""
 
 SUMMARY_INTERVAL: Final = 2.0
@@ -361,7 +362,7 @@ class TranscriptWriter:
                 return [op]
             if op.exit_status is not UNSET and self._skipped.get(op.terminal_id):
                 terminal = store.terminal(op.terminal_id)
-                tail = terminal.output[-cap:] if terminal is not None else b""
+                tail = terminal.output_tail(cap) if terminal is not None else b""
                 self._journaled[op.terminal_id] = len(tail)
                 self._skipped.pop(op.terminal_id, None)
                 return [PatchTerminal(op.terminal_id, output=tail), op]
