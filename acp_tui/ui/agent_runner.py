@@ -28,6 +28,7 @@ from textual.app import App
 
 from acp_tui import paths
 from acp_tui.client.ports import RememberingPrompter
+from acp_tui.client.traffic import TrafficLog
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import AgentCommand, ConnectionClosed
 from acp_tui.protocol.version import ProtocolChoice
@@ -162,6 +163,8 @@ class AgentRunner:
         self._launcher: AgentLauncher | None = None
         self._recorder: Recorder | None = None
         """Records every connection of this runner (`AgentSettings.record`)."""
+        self.traffic = TrafficLog()
+        """The last JSON-RPC lines of every connection, for the inspector."""
         self._scope: anyio.CancelScope | None = None
         self._stopped = anyio.Event()
         self._turn_ended = anyio.Event()
@@ -303,7 +306,7 @@ class AgentRunner:
                 else plain_store
             ),
         )
-        open_stream: StreamFactory = self.launcher.open_stream
+        open_stream: StreamFactory = self.traffic.wrap(self.launcher.open_stream)
         if settings.record is not None:
             if self._recorder is None:
                 from acp_tui.protocol.recording import Recorder

@@ -62,6 +62,7 @@ from acp_tui.ui.screens.sessions import SessionPick, SessionPickerScreen
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.crash_banner import CrashBanner
+from acp_tui.ui.widgets.inspector import InspectorPanel
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.start_view import StartView
@@ -109,6 +110,7 @@ class AcpTuiApp(App[None]):
         Binding("f2", "pick_session", "Sessions"),
         Binding("f3", "switch_config", "Settings"),
         Binding("f4", "toggle_plan", "Plan"),
+        Binding("f5", "toggle_inspector", "Inspector", show=False),
         Binding("shift+tab", "cycle_mode", "Mode", priority=True),
         Binding("ctrl+n", "new_session", "New", show=False),
         Binding("ctrl+r", "restart_agent", "Restart", show=False),
@@ -197,6 +199,7 @@ class AcpTuiApp(App[None]):
         with Horizontal(id="main"):
             yield Conversation(id="conversation")
             yield PlanPanel(id="plan-panel")
+            yield InspectorPanel(self.runner.traffic, id="inspector")
         yield PromptInput(
             id="prompt",
             history=PromptHistory.for_project(self.settings.cwd),
@@ -209,6 +212,7 @@ class AcpTuiApp(App[None]):
     def on_mount(self) -> None:
         """Start the agent."""
         self.query_one(PlanPanel).display = False
+        self.query_one(InspectorPanel).display = False
         self.query_one(PromptInput).focus()
         for error in self.theme_errors:
             self.notify(error, title="Theme not loaded", severity="warning")
@@ -708,6 +712,16 @@ class AcpTuiApp(App[None]):
         """Show or hide the plan side panel."""
         panel = self.query_one(PlanPanel)
         panel.display = not panel.display
+
+    def action_toggle_inspector(self) -> None:
+        """Show or hide the protocol inspector (the traffic with the agent)."""
+        inspector = self.query_one(InspectorPanel)
+        inspector.display = not inspector.display
+        if inspector.display:
+            inspector.rebuild()
+            inspector.table.focus()
+        else:
+            self.query_one(PromptInput).focus()
 
     def action_restart_agent(self) -> None:
         """Restart the agent and resume the current session."""

@@ -60,6 +60,12 @@ ACTIONS: Final[tuple[ActionEntry, ...]] = (
         "Toggle plan panel", "Show or hide the plan side panel", "toggle_plan", "f4"
     ),
     ActionEntry(
+        "Protocol inspector",
+        "Show or hide the live JSON-RPC traffic with the agent",
+        "toggle_inspector",
+        "f5",
+    ),
+    ActionEntry(
         "Cancel turn", "Ask the agent to stop the running turn", "cancel_turn", "escape"
     ),
     ActionEntry(
