@@ -193,7 +193,6 @@ class MarkdownDocument:
         tokens = self._parser.parse(tail)
         self.parses += 1
         groups = _split_blocks(tokens)
-        first_changed = len(self.blocks)
         # The blocks before the tail are complete; the tail's old block goes.
         kept = self.blocks[:-1] if self.blocks else []
         first_changed = len(kept)
@@ -277,11 +276,6 @@ def _wrap(text: Text, width: int) -> list[Line]:
 # ---------------------------------------------------------------------- blocks
 
 
-def _children(tokens: Sequence[Token]) -> list[tuple[Token, ...]]:
-    """The child blocks of a container's inner tokens."""
-    return _split_blocks(tokens)
-
-
 def _prefix(lines: list[Line], first: Text, rest: Text) -> list[Line]:
     """Put `first` before the first line and `rest` before the others."""
     head = list(first.render(_console))
@@ -313,7 +307,7 @@ def _render_list(
     ordered = tokens[0].type == "ordered_list_open"
     start = tokens[0].attrs.get("start", 1) if ordered else 1
     number = int(start) if isinstance(start, int | str) and str(start).isdigit() else 1
-    items = _children(tokens[1:-1])
+    items = _split_blocks(tokens[1:-1])
     loose = any(
         t.type == "paragraph_open" and not t.hidden for item in items for t in item
     )
@@ -324,7 +318,7 @@ def _render_list(
     mark_width = max((len(mark) for mark in marks), default=1) + 1
     lines: list[Line] = []
     for mark, item in zip(marks, items, strict=True):
-        inner = _children(item[1:-1])
+        inner = _split_blocks(item[1:-1])
         body = _render_blocks(
             inner, max(width - mark_width, 1), theme, depth + 1, tight=not loose
         ) or [[]]
@@ -445,7 +439,7 @@ def _render(
         return _render_list(tokens, width, theme, depth)
     if kind == "blockquote_open":
         inner = _render_blocks(
-            _children(tokens[1:-1]),
+            _split_blocks(tokens[1:-1]),
             max(width - len(QUOTE_MARK), 1),
             theme,
             depth,
