@@ -12,6 +12,7 @@ Commands:
   acp-tui check             a conformance probe: a pass/fail table per check
   acp-tui replay FILE       play a `--record` recording into the UI, no agent
   acp-tui export SESSION    write a saved session as Markdown or JSON
+  acp-tui serve             serve the app in a web browser (the `serve` extra)
 """
 
 from __future__ import annotations
@@ -178,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _export_parser(commands)
     _replay_parser(commands)
+    _serve_parser(commands)
     return parser
 
 
@@ -237,6 +239,8 @@ def _main(argv: Sequence[str] | None) -> int:
     resolved = _resolve(args.agent)
     if resolved is None:
         return EXIT_USAGE
+    if args.command == "serve":
+        return _serve(args)
     if args.command in ("print", "sessions"):
         return _headless(args, *resolved, settings.mcp_servers)
     if args.command == "check":
@@ -634,6 +638,81 @@ def _replay(
         client_effects=args.client_effects,
     )
     return _tui("replay", command, args, mcp_servers, theme)
+
+
+def _serve_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    server = commands.add_parser(
+        "serve",
+        help="serve the app in a web browser (needs the `serve` extra)",
+        description="Serve the full-screen UI in a web browser through "
+        "textual-serve (install the extra: `pip install 'acp-tui[serve]'`). Each "
+        "browser that opens the page gets its own app and agent process, with the "
+        "connection options given here. Anyone who can reach the address gets an "
+        "agent session on this machine: keep the default host unless you mean it. "
+        "Exit codes: 0 stopped, 2 usage, the extra missing, or the port unusable.",
+    )
+    _connection_options(server)
+    server.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="record each app's traffic with its agent to FILE (JSONL); every "
+        "browser connection starts a new app, which starts FILE anew",
+    )
+    picking = server.add_mutually_exclusive_group()
+    picking.add_argument(
+        "--sessions", action="store_true", help="start each app with the session picker"
+    )
+    picking.add_argument(
+        "--session", metavar="ID", help="resume the agent's session ID in each app"
+    )
+    server.add_argument("--theme", metavar="NAME", help="the colour theme")
+    server.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on (default: 127.0.0.1)",
+    )
+    server.add_argument(
+        "--port",
+        type=int,
+        default=8000,
+        help="the TCP port to listen on (default: 8000)",
+    )
+    server.add_argument(
+        "--public-url",
+        metavar="URL",
+        default=None,
+        help="the URL browsers use to reach the server, if not http://HOST:PORT "
+        "(e.g. behind a proxy)",
+    )
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from acp_tui.ui.serve import ServedApp, serve, served_command
+
+    if not 0 < args.port < 65536:
+        print(f"acp-tui: --port {args.port} is not a TCP port", file=sys.stderr)
+        return EXIT_USAGE
+    app = ServedApp(
+        agent=args.agent,
+        protocol=args.protocol,
+        cwd=args.cwd.resolve(),
+        init_timeout=args.init_timeout,
+        session=args.session,
+        sessions=args.sessions,
+        theme=args.theme,
+        record=args.record,
+    )
+    return serve(
+        served_command(app),
+        host=args.host,
+        port=args.port,
+        public_url=args.public_url,
+        title=f"acp-tui: {args.agent}",
+    )
 
 
 def _setup_logging() -> Path:

@@ -1,0 +1,153 @@
+"""`acp-tui serve`: the app in a web browser, through textual-serve (an optional extra).
+
+textual-serve is a small web server: each browser that opens the page gets a
+websocket and a fresh app process of its own, started from a shell command line
+with Textual's web driver, and xterm.js in the page draws what the app paints.
+This module builds that command line (`served_argv`: the same `acp-tui` app, run
+by the same Python as this process, with the connection options passed through)
+and runs the server (`serve`).
+
+Invariants:
+
+* `textual_serve` is imported only inside `serve`, so the rest of acp-tui works
+  without the extra; without it, `serve` prints how to install it and returns 2.
+* The command line is built with `shlex.join`, so paths and agent command lines
+  with spaces or quotes reach the app unchanged.
+* Every browser connection runs its own app and so its own agent process, in the
+  server's environment: it acts on this machine with the user's rights. The host
+  defaults to 127.0.0.1; any other host gets a warning.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, TextIO
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "EXIT_SERVE_FAILED",
+    "INSTALL_HINT",
+    "ServedApp",
+    "serve",
+    "served_argv",
+    "served_command",
+]
+
+DEFAULT_HOST: Final = "127.0.0.1"
+DEFAULT_PORT: Final = 8000
+EXIT_SERVE_FAILED: Final = 2
+"""The exit status when the extra is missing or the server cannot start."""
+
+INSTALL_HINT: Final = (
+    "acp-tui serve needs the optional extra `serve` (textual-serve): install it "
+    "with `uv sync --extra serve` in a checkout, or `pip install 'acp-tui[serve]'`"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ServedApp:
+    """The options each served app process starts with (None: not passed)."""
+
+    agent: str | None = None
+    protocol: str | None = None
+    cwd: Path | None = None
+    init_timeout: float | None = None
+    session: str | None = None
+    sessions: bool = False
+    theme: str | None = None
+    record: Path | None = None
+
+
+def served_argv(app: ServedApp, python: str | None = None) -> list[str]:
+    """The argument vector of one served app: `python -m acp_tui` and its options.
+
+    Args:
+        app: The options to pass through.
+        python: The interpreter (default: this one, `sys.executable`).
+
+    Returns:
+        The argument vector; paths are made absolute, since the app process
+        starts in the server's working directory.
+    """
+    argv = [python or sys.executable, "-m", "acp_tui"]
+    if app.agent is not None:
+        argv += ["--agent", app.agent]
+    if app.protocol is not None:
+        argv += ["--protocol", app.protocol]
+    if app.cwd is not None:
+        argv += ["--cwd", str(app.cwd.absolute())]
+    if app.init_timeout is not None:
+        argv += ["--init-timeout", repr(app.init_timeout)]
+    if app.sessions:
+        argv.append("--sessions")
+    elif app.session is not None:
+        argv += ["--session", app.session]
+    if app.theme is not None:
+        argv += ["--theme", app.theme]
+    if app.record is not None:
+        argv += ["--record", str(app.record.absolute())]
+    return argv
+
+
+def served_command(app: ServedApp, python: str | None = None) -> str:
+    """`served_argv` as the shell command line textual-serve runs."""
+    return shlex.join(served_argv(app, python))
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(
+    command: str,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    public_url: str | None = None,
+    title: str = "acp-tui",
+    stderr: TextIO | None = None,
+) -> int:
+    """Serve the app that `command` starts until interrupted (Ctrl+C or SIGTERM).
+
+    Args:
+        command: The shell command line of one app process (`served_command`).
+        host: The address to listen on.
+        port: The TCP port to listen on.
+        public_url: The URL browsers reach the server at, when it differs from
+            `http://host:port` (behind a proxy, say).
+        title: The page's title.
+        stderr: Where messages go (default: `sys.stderr`).
+
+    Returns:
+        0 once the server stops, or `EXIT_SERVE_FAILED` if textual-serve is not
+        installed or the server cannot listen.
+    """
+    err = stderr if stderr is not None else sys.stderr
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        print(f"acp-tui: {INSTALL_HINT}", file=err)
+        return EXIT_SERVE_FAILED
+    if not _is_loopback(host):
+        print(
+            f"acp-tui: warning: serving on {host}: anyone who can reach it gets an "
+            "agent session on this machine, with your rights",
+            file=err,
+        )
+    server = Server(command, host=host, port=port, title=title, public_url=public_url)
+    try:
+        server.serve()
+    except OSError as error:
+        print(f"acp-tui: cannot serve on {host}:{port}: {error}", file=err)
+        return EXIT_SERVE_FAILED
+    return 0
