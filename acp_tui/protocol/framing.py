@@ -16,6 +16,7 @@ Invariants:
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -24,6 +25,7 @@ from anyio.abc import ByteReceiveStream
 
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
+    "JOINERS",
     "DecodeError",
     "LineReader",
     "OversizedLine",
@@ -165,11 +167,32 @@ def excerpt(line: bytes, limit: int = 200) -> str:
     return safe
 
 
+JOINERS: Final = frozenset("\u200c\u200d")
+"""Zero-width (non-)joiners: dropped by `printable`. An emoji sequence joined
+with ZWJ is drawn as one glyph by some terminals and as its parts by others, so
+its width is unknowable; its parts side by side are the same emoji, at a width
+every terminal agrees on."""
+
+
+def _made_printable(ch: str, keep: str) -> str:
+    if ch.isprintable() or ch in keep:
+        return ch
+    if ch in JOINERS:
+        return ""
+    if unicodedata.category(ch) == "Zs":  # no-break and other spaces
+        return " "
+    return ch.encode("unicode_escape").decode("ascii")
+
+
 def printable(text: str, keep: str = "") -> str:
     r"""Escape every non-printable character (ESC, BEL, CR, bidi controls...).
 
     Agent-supplied text passes through this before it is written to a real terminal
     by anything other than the sandboxed UI, so it can never act as a control code.
+    Two kinds of character are not escaped, since they are common in ordinary
+    text (a model's "10\u00a0000", an emoji with a skin tone or a job) and cannot
+    act on a terminal: spaces other than U+0020 become a plain space, and
+    zero-width joiners are dropped (see `JOINERS`).
 
     Args:
         text: The text to make safe.
@@ -177,9 +200,4 @@ def printable(text: str, keep: str = "") -> str:
     """
     if text.isprintable():
         return text
-    return "".join(
-        ch
-        if ch.isprintable() or ch in keep
-        else ch.encode("unicode_escape").decode("ascii")
-        for ch in text
-    )
+    return "".join([_made_printable(ch, keep) for ch in text])

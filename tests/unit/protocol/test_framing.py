@@ -16,6 +16,7 @@ from acp_tui.protocol.framing import (
     decode_line,
     encode_message,
     excerpt,
+    printable,
 )
 
 
@@ -140,3 +141,26 @@ def test_excerpt_neutralises_escape_sequences_and_truncates() -> None:
     assert "\x07" not in shown
     assert "\\x1b" in shown
     assert shown.endswith("(319 bytes)")
+
+
+def test_printable_keeps_ordinary_text_and_escapes_controls() -> None:
+    assert printable("plain text") == "plain text"
+    assert printable("red\x1b[31m\x07") == "red\\x1b[31m\\x07"
+    assert printable("a\u202eb") == "a\\u202eb"  # a bidi override is escaped
+    assert printable("a\nb\tc", keep="\n\t") == "a\nb\tc"
+    assert printable("a\nb") == "a\\nb"
+
+
+def test_printable_turns_other_spaces_into_spaces_and_drops_joiners() -> None:
+    # A model's "10 000" with a no-break space, and a thin space.
+    assert printable("10\u00a0000 km\u2009h") == "10 000 km h"
+    # The woman-technologist emoji: ZWJ dropped, both emoji kept side by side.
+    assert printable("\U0001f469\u200d\U0001f4bb done") == "\U0001f469\U0001f4bb done"
+    # Zero-width space and byte-order mark can hide text: still escaped.
+    assert printable("a\u200bb\ufeff") == "a\\u200bb\\ufeff"
+
+
+@given(st.text())
+def test_printable_output_is_always_printable(text: str) -> None:
+    shown = printable(text)
+    assert shown.isprintable()
