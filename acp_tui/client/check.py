@@ -373,6 +373,9 @@ class _Tables:
     client_methods: dict[str, Any]
     agent_methods: dict[str, Any]
     notifications: dict[str, type[WireModel]]
+    """The notifications an agent may send."""
+    agent_notifications: dict[str, type[WireModel]]
+    """The notifications a client may send."""
 
 
 _TABLES: Final = {
@@ -380,11 +383,13 @@ _TABLES: Final = {
         v1.CLIENT_METHODS,
         v1.AGENT_METHODS,
         {**v1.CLIENT_NOTIFICATIONS, **v1.PROTOCOL_NOTIFICATIONS},
+        {**v1.AGENT_NOTIFICATIONS, **v1.PROTOCOL_NOTIFICATIONS},
     ),
     2: _Tables(
         v2.CLIENT_METHODS,
         v2.AGENT_METHODS,
         {**v2.CLIENT_NOTIFICATIONS, **v2.PROTOCOL_NOTIFICATIONS},
+        {**v2.AGENT_NOTIFICATIONS, **v2.PROTOCOL_NOTIFICATIONS},
     ),
 }
 
@@ -479,10 +484,25 @@ class _SchemaFinding:
     count: int = 1
 
 
-class _SchemaCheck:
-    """Validates the messages of one connection against one version's models."""
+Side = Literal["agent", "client"]
+"""Whose messages a schema check validates: the agent's, or acp-tui's own."""
 
-    def __init__(self, label: int, version: ProtocolVersion, traffic: _Traffic) -> None:
+
+class _SchemaCheck:
+    """Validates the messages of one connection against one version's models.
+
+    `traffic.inbound` holds the lines checked, written by `side`; the lines of
+    the other side (`traffic.sent`) only say which request a response answers.
+    """
+
+    def __init__(
+        self,
+        label: int,
+        version: ProtocolVersion,
+        traffic: _Traffic,
+        side: Side = "agent",
+    ) -> None:
+        self.side = side
         self.label = label
         """The version checked on this connection (the row's version)."""
         self.version = version
@@ -490,6 +510,15 @@ class _SchemaCheck:
         always checked against the version it claims)."""
         self.traffic = traffic
         self.tables = _TABLES[version]
+        tables = self.tables
+        agent = side == "agent"
+        self.requests = tables.client_methods if agent else tables.agent_methods
+        """The methods `side` may call."""
+        self.answers = tables.agent_methods if agent else tables.client_methods
+        """The methods whose results `side` returns."""
+        self.notifications = (
+            tables.notifications if agent else tables.agent_notifications
+        )
         self.findings: dict[tuple[str, str], _SchemaFinding] = {}
         self.messages = 0
 
@@ -553,19 +582,20 @@ class _SchemaCheck:
         self._add(where, "; ".join(problems), _tolerated(model, data))
 
     def _request(self, method: str, message: dict[str, Any]) -> None:
-        spec = self.tables.client_methods.get(method)
+        spec = self.requests.get(method)
         if spec is None:
             if not method.startswith(("_", "$/")):
+                callee = "client" if self.side == "agent" else "agent"
                 self._add(
                     method,
-                    f"not a v{self.version} client method "
+                    f"not a v{self.version} {callee} method "
                     "(custom methods start with `_`)",
                 )
             return
         self._check(f"{method} params", spec.params, message.get("params"))
 
     def _notification(self, method: str, message: dict[str, Any]) -> None:
-        model = self.tables.notifications.get(method)
+        model = self.notifications.get(method)
         if model is None:
             if not method.startswith(("_", "$/")):
                 self._add(
@@ -588,7 +618,8 @@ class _SchemaCheck:
     def _response(self, message: dict[str, Any]) -> None:
         method = self.traffic.response_method(message)
         if method is None:
-            self._add("response", "answers no request acp-tui sent (unknown id)")
+            asker = "acp-tui" if self.side == "agent" else "the agent"
+            self._add("response", f"answers no request {asker} sent (unknown id)")
             return
         has_result, has_error = "result" in message, "error" in message
         if has_result == has_error:
@@ -608,8 +639,8 @@ class _SchemaCheck:
                 )
             return
         result = message["result"]
-        spec = self.tables.agent_methods.get(method)
-        if method == "initialize":
+        spec = self.answers.get(method)
+        if method == "initialize" and self.side == "agent":
             answered = (
                 result.get("protocolVersion") if isinstance(result, dict) else None
             )
@@ -627,8 +658,9 @@ class _SchemaCheck:
                     "schema",
                     self.label,
                     "pass",
-                    f"{_plural(self.messages, 'message')} from the agent, all valid "
-                    f"v{self.version}",
+                    f"{_plural(self.messages, 'message')} from "
+                    f"{'the agent' if self.side == 'agent' else 'acp-tui'}, "
+                    f"all valid v{self.version}",
                 )
             ]
         rows = []
@@ -649,19 +681,24 @@ class _SchemaCheck:
 
 
 def check_schema(
-    version: ProtocolVersion, sent: Iterable[bytes], received: Iterable[bytes]
+    version: ProtocolVersion,
+    sent: Iterable[bytes],
+    received: Iterable[bytes],
+    *,
+    side: Side = "agent",
 ) -> list[CheckRow]:
     """The `schema` rows for a recorded exchange (lines without their newline).
 
-    `sent` are acp-tui's lines (their request ids say what a response answers);
-    `received` the agent's, checked strictly against `version`'s models.
+    `received` are the lines checked strictly against `version`'s models: the
+    agent's (`side="agent"`), or acp-tui's own (`side="client"`). `sent` are the
+    other side's lines; their request ids say what a response answers.
     """
     traffic = _Traffic()
     for line in sent:
         traffic.sent(line)
     for line in received:
         traffic.received(line)
-    return _SchemaCheck(version, version, traffic).run()
+    return _SchemaCheck(version, version, traffic, side).run()
 
 
 # ------------------------------------------------------------------------------------

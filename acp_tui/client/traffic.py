@@ -105,24 +105,26 @@ class TrafficEntry:
     connection: int = field(default=0, repr=False)
     """Which connection of the log it was seen on."""
     request_line: bytes | None = field(default=None, repr=False)
-    """For an agent's response: our request's line (what the result must match)."""
+    """For a response: the request's line (what the result must match)."""
     _problem: Any = field(default=_UNCHECKED, repr=False)
 
     @property
     def valid(self) -> bool:
-        """Whether it passed strict schema validation (ours are not checked)."""
+        """Whether it passed strict schema validation."""
         return self.problem is None
 
     @property
     def problem(self) -> str | None:
-        """Why the agent's message is not valid (None: valid, or ours)."""
+        """Why the message is not valid (None: valid).
+
+        The agent's messages and acp-tui's own are both checked: a problem in
+        ours is a bug of acp-tui, and an agent may rightly refuse the message.
+        """
         if self._problem is _UNCHECKED:
             self._problem = self._validate()
         return self._problem  # type: ignore[no-any-return]
 
     def _validate(self) -> str | None:
-        if self.direction == "out":
-            return None
         if self.line is None:
             return self.raw or "oversized line"
         # Imported here: the wire models are slow to import, and the app's first
@@ -131,7 +133,10 @@ class TrafficEntry:
 
         version: Literal[1, 2] = 1 if self.version == 1 else 2
         sent = [self.request_line] if self.request_line is not None else []
-        rows = check_schema(version, sent, [self.line])
+        side: Literal["agent", "client"] = (
+            "agent" if self.direction == "in" else "client"
+        )
+        rows = check_schema(version, sent, [self.line], side=side)
         failed = [row.detail for row in rows if row.result == "fail"]
         return "; ".join(failed) if failed else None
 
@@ -284,6 +289,15 @@ class TrafficLog:
             if "id" in message:
                 entry.kind = "request"
                 entry.id = message["id"]
+                if method == "initialize":  # shaped as the version it offers
+                    params = message.get("params")
+                    offered = (
+                        params.get("protocolVersion")
+                        if isinstance(params, dict)
+                        else None
+                    )
+                    if offered in (1, 2) and not isinstance(offered, bool):
+                        entry.version = int(offered)
                 self._pending[(entry.direction, _id_key(message["id"]))] = entry
                 while len(self._pending) > self.max_entries:
                     del self._pending[next(iter(self._pending))]
@@ -302,8 +316,7 @@ class TrafficLog:
         entry.latency = request.latency = max(entry.seen - request.seen, 0.0)
         entry.request_index = request.index
         request.response_index = entry.index
-        if entry.direction == "in":
-            entry.request_line = request.line
+        entry.request_line = request.line
         if request.method == "initialize":
             result = message.get("result")
             answered = (

@@ -255,3 +255,48 @@ def test_a_new_connection_does_not_match_old_requests() -> None:
     assert entries[3].latency is None
     assert entries[3].method is None
     assert entries[3].version == 2  # the version starts over with the connection
+
+
+def test_our_own_messages_are_validated_too() -> None:
+    log = TrafficLog()
+    log.record("out", line(INIT_REQUEST))
+    log.record("in", line(INIT_RESPONSE))
+    cancel = {
+        "jsonrpc": "2.0",
+        "method": "session/cancel",
+        "params": {"sessionId": "s1"},
+    }
+    log.record("out", line(cancel))
+    log.record("out", line({**cancel, "params": {}}))  # no sessionId
+    log.record("out", line({"jsonrpc": "2.0", "id": 5, "method": "session/nope"}))
+    initialize, _, good, bad, unknown = log.entries()
+    assert initialize.valid  # checked as the v1 it offers
+    assert good.valid
+    assert bad.problem is not None
+    assert "sessionId missing" in bad.problem
+    assert unknown.problem is not None
+    assert "not a v1 agent method" in unknown.problem
+
+
+def test_our_response_is_checked_against_the_agents_request() -> None:
+    log = TrafficLog()
+    log.record("out", line(INIT_REQUEST))
+    log.record("in", line(INIT_RESPONSE))
+    read = {
+        "jsonrpc": "2.0",
+        "id": "r1",
+        "method": "fs/read_text_file",
+        "params": {"sessionId": "s1", "path": "/tmp/x"},
+    }
+    log.record("in", line(read))
+    log.record("out", line({"jsonrpc": "2.0", "id": "r1", "result": {"content": "x"}}))
+    log.record("in", line({**read, "id": "r2"}))
+    log.record("out", line({"jsonrpc": "2.0", "id": "r2", "result": {"text": "x"}}))
+    log.record("out", line({"jsonrpc": "2.0", "id": "r9", "result": {}}))
+    _, _, _, answer, _, wrong, stray = log.entries()
+    assert answer.method == "fs/read_text_file"
+    assert answer.valid
+    assert wrong.problem is not None
+    assert "content missing" in wrong.problem
+    assert stray.problem is not None
+    assert "answers no request the agent sent" in stray.problem
