@@ -12,7 +12,8 @@ import os
 import signal
 import sys
 from contextlib import suppress
-from typing import Protocol
+from pathlib import Path
+from typing import Final, Protocol
 
 __all__ = ["group_alive", "signal_group"]
 
@@ -60,8 +61,17 @@ def signal_group(process: _Signallable, sig: signal.Signals) -> None:
             process.send_signal(sig)
 
 
-def group_alive(pgid: int) -> bool:
-    """Whether any process (zombies included) is left in the group `pgid`."""
+PROC: Final = Path("/proc")
+
+
+def group_alive(pgid: int, *, proc: Path = PROC) -> bool:
+    """Whether any live process is left in the group `pgid`.
+
+    Zombies do not count: a member that exited after its parent did belongs to
+    init, which in a container may never reap it, and it can do nothing more.
+    Where `/proc` tells process states (Linux), it decides; elsewhere any member
+    counts, zombies included.
+    """
     if sys.platform == "win32":  # pragma: no cover - no process groups
         return False
     try:
@@ -69,5 +79,30 @@ def group_alive(pgid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
+        pass
+    states = _member_states(pgid, proc)
+    if states is None:  # no /proc: trust the signal
         return True
-    return True
+    return any(state not in "ZX" for state in states)
+
+
+def _member_states(pgid: int, proc: Path) -> list[str] | None:
+    """The states (`R`, `S`, `Z`...) of the group's members; None without /proc."""
+    try:
+        entries = list(os.scandir(proc))
+    except OSError:
+        return None
+    states = []
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(os.path.join(entry.path, "stat"), "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue  # it exited meanwhile
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) >= 3 and fields[2] == str(pgid).encode():
+            states.append(fields[0].decode("ascii", "replace"))
+    return states if states or proc.joinpath("self").exists() else None

@@ -723,7 +723,7 @@ class StdioTransport:
         signal_group(self._require_process(), sig)
 
     def _group_alive(self) -> bool:
-        """Whether any process (zombies included) is left in the agent's group."""
+        """Whether any live process is left in the agent's group."""
         return group_alive(self._require_process().pid)
 
     async def _wait_leader(self, seconds: float) -> bool:

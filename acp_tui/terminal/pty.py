@@ -404,7 +404,7 @@ class PtyProcess:
         signal_group(self._process, sig)
 
     def _group_alive(self) -> bool:
-        """Whether any process (zombies included) is left in the command's group."""
+        """Whether any live process is left in the command's group."""
         return group_alive(self._process.pid)
 
 
