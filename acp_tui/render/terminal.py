@@ -63,6 +63,12 @@ ANSI_COLOURS: Final[Mapping[str, int]] = {
 DEFAULT_BUDGET: Final = 32 * 1024
 """The most bytes one `TerminalFeed.update` emulates (about 15 ms here)."""
 
+FLOOD_BUDGET: Final = 8 * 1024
+"""Bytes emulated afresh from the tail while output keeps outrunning the budget
+(`update(flooding=True)`): a card shows 16 lines, which a few KB fill, and each
+feed then costs a quarter as much, so the view can follow a flood more often.
+`deepen` re-emulates the full `budget` once the flood is over."""
+
 DEFAULT_HISTORY: Final = 2_000
 """Scrollback lines a feed's emulator keeps."""
 
@@ -259,6 +265,9 @@ class TerminalFeed:
         self.behind = False
         """Whether the last update had more than `budget` bytes to emulate (a flood,
         or a long log at first sight) and emulated only the tail."""
+        self.shallow = False
+        """Whether the emulated tail is a flood's short one (`FLOOD_BUDGET`), which
+        `deepen` replaces with a full `budget` of it."""
         self.fed_bytes = 0
         """Bytes fed to an emulator in all (to measure the work done)."""
 
@@ -277,11 +286,13 @@ class TerminalFeed:
             self._columns = columns
             self._stale = True
 
-    def update(self, terminal: Terminal) -> bool:
+    def update(self, terminal: Terminal, *, flooding: bool = False) -> bool:
         """Feed what arrived since the last update (at most `budget` bytes).
 
         Args:
             terminal: The terminal's current state.
+            flooding: Output is still pouring in: when too far behind, start
+                afresh from a short tail (`FLOOD_BUDGET`), not a full `budget`.
 
         Returns:
             Whether anything the lines show may have changed.
@@ -314,17 +325,30 @@ class TerminalFeed:
                 self._fed = start + retained
                 return True
         # A snapshot, a new size, or too far behind: afresh, from the tail.
-        tail = terminal.output_tail(min(retained, self.budget + 1))
-        offset = tail_offset(tail, self.budget)
+        budget = min(FLOOD_BUDGET, self.budget) if flooding else self.budget
+        tail = terminal.output_tail(min(retained, budget + 1))
+        offset = tail_offset(tail, budget)
         self.emulator = TerminalEmulator(columns, rows, self._history)
         self.emulator.feed(tail[offset:])
         self.fed_bytes += len(tail) - offset
         self.skipped = start + retained - len(tail) + offset
         self.behind = self.skipped > start
+        self.shallow = self.behind and budget < self.budget
         self._fed = start + retained
         self._resets = terminal.resets
         self._stale = False
         return True
+
+    def deepen(self, terminal: Terminal) -> bool:
+        """After a flood: emulate a full `budget` of the tail, if a short one shows.
+
+        Returns:
+            Whether the emulator was replaced (the lines shown changed).
+        """
+        if not self.shallow:
+            return False
+        self._stale = True
+        return self.update(terminal)
 
     @property
     def row_count(self) -> int:

@@ -6,7 +6,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from acp_tui.render.terminal import DEFAULT_BUDGET
+from acp_tui.render.terminal import DEFAULT_BUDGET, FLOOD_BUDGET
 from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
@@ -199,6 +199,35 @@ async def test_a_flood_is_emulated_from_its_tail(store: SessionStore) -> None:
         lines.scroll_home(animate=False, immediate=True)
         await wait_for(pilot, lambda: lines.scroll_y == 0)
         assert "earlier output not shown" in lines.render_line(0).text
+        assert view.plain_text.endswith("line 999")
+
+
+async def test_a_long_flood_follows_a_short_tail_then_deepens(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    running_call(store)
+    app = CardsApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        monkeypatch.setattr(terminal_view, "FLOOD_INTERVAL", 0.0)
+        monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 60.0)
+        chunk = numbered(0, 1000) * 5  # about 50 KB per update: over the budget
+        await apply(pilot, app, ops.AppendTerminalOutput("term", chunk))
+        view = segment(app)
+        assert view.feed.behind
+        fed = view.feed.fed_bytes
+        # Still behind on the next update, and still running: a flood.
+        await apply(pilot, app, ops.AppendTerminalOutput("term", chunk))
+        assert view.feed.shallow
+        assert view.feed.fed_bytes - fed <= FLOOD_BUDGET
+        assert view.plain_text.endswith("line 999")
+        short = view.feed.row_count
+        # The flood stops: after the settle delay the card emulates a full
+        # budget of the tail again, so the scrollback is as deep as before.
+        monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 0.05)
+        await apply(pilot, app, ops.AppendTerminalOutput("term", chunk))
+        assert view.feed.shallow
+        await wait_for(pilot, lambda: not view.feed.shallow)
+        assert view.feed.row_count >= 2 * short
         assert view.plain_text.endswith("line 999")
 
 

@@ -35,6 +35,7 @@ from textual.events import Click, Resize
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -48,6 +49,7 @@ __all__ = [
     "CARD_LINES",
     "FEED_INTERVAL",
     "FLOOD_INTERVAL",
+    "SETTLE_DELAY",
     "TerminalLines",
     "TerminalSegment",
     "skipped_note",
@@ -61,10 +63,15 @@ FEED_INTERVAL: Final = 1 / 30
 that arrives sooner is gathered into the next feed (at most one feed per frame,
 fewer in a flood, when frames come more often than the eye needs)."""
 
-FLOOD_INTERVAL: Final = 0.2
+FLOOD_INTERVAL: Final = 0.075
 """The least time between two feeds while output outruns the budget (the last feed
 emulated only the tail): a flood is unreadable anyway, and the time goes to
-reading it in instead."""
+reading it in instead. Each such feed emulates a short tail (`FLOOD_BUDGET`), so
+the card still moves more than ten times a second."""
+
+SETTLE_DELAY: Final = 0.25
+"""Seconds without a flood's feed after which the card emulates a full budget of
+the tail again (`TerminalFeed.deepen`): the scrollback the flood left short."""
 
 
 def skipped_note(skipped: int) -> str:
@@ -240,6 +247,7 @@ class TerminalSegment(Widget):
         self._last_feed = -FEED_INTERVAL
         self._shown_exit: JSONObject | None = None
         self._deferred = False
+        self._settle: Timer | None = None
 
     def compose(self) -> ComposeResult:
         """Yield the parts (already filled in by `show_segment`)."""
@@ -318,6 +326,13 @@ class TerminalSegment(Widget):
             self._last_feed = monotonic()
         self._update()
 
+    def _deepen(self) -> None:
+        """The flood is over (or slowed down): a full budget of the tail again."""
+        self._settle = None
+        terminal = self.terminal
+        if self.is_attached and terminal is not None and self.feed.deepen(terminal):
+            self._lines.sync()
+
     def _deferred_refresh(self) -> None:
         self._deferred = False
         if self.is_attached:
@@ -330,8 +345,14 @@ class TerminalSegment(Widget):
         header = Content(title)
         if self._header.content != header:
             self._header.update(header)
-        if terminal is not None and self.feed.update(terminal):
+        # Still behind since the last feed, and still running: a flood.
+        flooding = self.feed.behind and exit_label(terminal) is None
+        if terminal is not None and self.feed.update(terminal, flooding=flooding):
             self._lines.sync()
+        if self.feed.shallow:
+            if self._settle is not None:
+                self._settle.stop()
+            self._settle = self.set_timer(SETTLE_DELAY, self._deepen, name="settle")
         self._lines.display = self.feed.row_count > 0
         errors = terminal.errors if terminal is not None else ()
         self._errors.display = bool(errors)

@@ -8,6 +8,7 @@ from rich.segment import Segment
 from rich.style import Style
 
 from acp_tui.render.terminal import (
+    FLOOD_BUDGET,
     TerminalFeed,
     TerminalStyles,
     cell_color,
@@ -299,6 +300,34 @@ def test_far_behind_emulates_only_the_tail(store: SessionStore) -> None:
     feed_ops(store, feed, ops.AppendTerminalOutput("term", b"tail\r\n"))
     assert not feed.behind
     assert feed.plain_text().endswith("line 04999\ntail")
+
+
+def test_a_flood_restarts_from_a_short_tail_and_deepens_after(
+    store: SessionStore,
+) -> None:
+    feed = TerminalFeed(budget=32 * 1024)
+    line = b"\x1b[32mline %05d\x1b[0m\r\n"
+    feed_ops(store, feed, ops.AppendTerminalOutput("term", b"x" * 64 * 1024))
+    assert feed.behind
+    assert not feed.shallow  # not flooding: a full budget of the tail
+    store.apply(
+        ops.AppendTerminalOutput("term", b"".join(line % n for n in range(5000)))
+    )
+    state = store.terminal("term")
+    assert state is not None
+    before = feed.fed_bytes
+    assert feed.update(state, flooding=True)
+    assert feed.fed_bytes - before <= FLOOD_BUDGET
+    assert feed.shallow
+    short = feed.plain_text().splitlines()
+    assert short[-1] == "line 04999"
+    # Once the flood is over: a full budget of the same tail.
+    assert feed.deepen(state)
+    assert not feed.shallow
+    deep = feed.plain_text().splitlines()
+    assert deep[-1] == "line 04999"
+    assert len(deep) > 3 * len(short)
+    assert not feed.deepen(state)  # nothing more to do
 
 
 def test_bytes_dropped_by_the_store_cap_are_skipped() -> None:
