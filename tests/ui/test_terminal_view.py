@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -13,7 +15,7 @@ from acp_tui.store.values import JSONObject
 from acp_tui.ui.screens.terminal import TerminalScreen
 from acp_tui.ui.widgets import terminal_view
 from acp_tui.ui.widgets.terminal_view import CARD_LINES, TerminalLines, TerminalSegment
-from acp_tui.ui.widgets.tool_call_view import ToolCallBody
+from acp_tui.ui.widgets.tool_call_view import QuietTitle, ToolCallBody
 from tests.ui.test_card_snapshots import SnapCompare
 from tests.ui.test_cards import CardsApp, apply, wait_for
 
@@ -229,6 +231,35 @@ async def test_a_long_flood_follows_a_short_tail_then_deepens(
         await wait_for(pilot, lambda: not view.feed.shallow)
         assert view.feed.row_count >= 2 * short
         assert view.plain_text.endswith("line 999")
+
+
+async def test_a_line_count_of_the_same_width_costs_no_layout(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    running_call(store)
+    store.apply(ops.AppendTerminalOutput("term", numbered(0, 30)))
+    app = CardsApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        body = app.card("t1").query_one(ToolCallBody)
+        await wait_for(pilot, lambda: body.title == "terminal · 31 lines")
+        title = body.query_one(QuietTitle)
+        layouts: list[bool] = []
+        original = QuietTitle.refresh
+
+        def spy(self: QuietTitle, *args: Any, layout: bool = False, **kw: Any) -> Any:
+            layouts.append(layout)
+            return original(self, *args, layout=layout, **kw)
+
+        monkeypatch.setattr(QuietTitle, "refresh", spy)
+        await apply(pilot, app, ops.AppendTerminalOutput("term", numbered(30, 40)))
+        await wait_for(pilot, lambda: body.title == "terminal · 41 lines")
+        assert str(title.content).endswith("terminal · 41 lines")
+        assert layouts
+        assert not any(layouts)  # 31 -> 41: same width, a repaint only
+        layouts.clear()
+        await apply(pilot, app, ops.AppendTerminalOutput("term", numbered(40, 100)))
+        await wait_for(pilot, lambda: body.title == "terminal · 101 lines")
+        assert any(layouts)  # one digit more: the title is wider
 
 
 async def test_card_title_counts_the_final_lines(

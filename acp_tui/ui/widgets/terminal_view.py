@@ -33,6 +33,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.events import Click, Resize
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
@@ -248,6 +249,8 @@ class TerminalSegment(Widget):
         self._shown_exit: JSONObject | None = None
         self._deferred = False
         self._settle: Timer | None = None
+        self._reported_lines = 0
+        """The line count the card last read (`show_segment`, `LinesChanged`)."""
 
     def compose(self) -> ComposeResult:
         """Yield the parts (already filled in by `show_segment`)."""
@@ -283,7 +286,24 @@ class TerminalSegment(Widget):
         final = exit_status is not None and exit_status is not self._shown_exit
         self._shown_exit = exit_status
         self.refresh_terminal(force=final)
-        return self.line_count
+        self._reported_lines = self.line_count
+        return self._reported_lines
+
+    class LinesChanged(Message):
+        """A feed after `show_segment` changed the line count.
+
+        The card's title counts the lines, and it reads them only in
+        `show_segment`: without this, a count seen before a deferred feed stayed.
+        """
+
+        def __init__(self, segment: TerminalSegment) -> None:
+            super().__init__()
+            self.segment = segment
+
+    def _report_lines(self) -> None:
+        if self.line_count != self._reported_lines:
+            self._reported_lines = self.line_count
+            self.post_message(self.LinesChanged(self))
 
     @property
     def terminal(self) -> Terminal | None:
@@ -332,11 +352,13 @@ class TerminalSegment(Widget):
         terminal = self.terminal
         if self.is_attached and terminal is not None and self.feed.deepen(terminal):
             self._lines.sync()
+            self._report_lines()
 
     def _deferred_refresh(self) -> None:
         self._deferred = False
         if self.is_attached:
             self.refresh_terminal()
+            self._report_lines()
 
     def _update(self) -> None:
         terminal = self.terminal

@@ -363,6 +363,34 @@ def _render_segment(
     return Content(printable(f"[{item.get('type')} content]"))
 
 
+class QuietTitle(CollapsibleTitle):
+    """A collapsible's title whose changes of the same width cost no layout.
+
+    The body's title counts the content's lines ("terminal · 1234 lines"), so
+    while a terminal streams it changes with every feed. `CollapsibleTitle`
+    relayouts the whole screen on each change (its width is `auto`); a count of
+    the same number of digits cannot move anything, so it only repaints itself.
+    """
+
+    def __init__(self, *, label: str, template: CollapsibleTitle) -> None:
+        self._shown_width = -1  # before the label's first watcher runs
+        super().__init__(
+            label=label,
+            collapsed_symbol=template.collapsed_symbol,
+            expanded_symbol=template.expanded_symbol,
+            collapsed=template.collapsed,
+        )
+
+    def _update_label(self) -> None:
+        symbol = self.collapsed_symbol if self.collapsed else self.expanded_symbol
+        label = self.label
+        assert isinstance(label, Content)
+        content = Content.assemble(symbol, " ", label)
+        width = content.cell_length
+        self.update(content, layout=width != self._shown_width)
+        self._shown_width = width
+
+
 class ToolCallBody(Collapsible):
     """The card's collapsible content; remembers whether the user toggled it."""
 
@@ -382,6 +410,7 @@ class ToolCallBody(Collapsible):
         self, *children: Widget, collapsed: bool, title: str = "output"
     ) -> None:
         super().__init__(*children, title=title, collapsed=collapsed)
+        self._title = QuietTitle(label=title, template=self._title)
         self.user_toggled = False
         """Whether the user opened or closed it (then the card stops deciding)."""
         self._quiet_scrolls = 0
@@ -681,6 +710,17 @@ class ToolCallView(Widget):
             del keys[len(segments) :]
             del self._segment_lines[len(segments) :]
             del self._segment_factories[len(segments) :]
+
+    def on_terminal_segment_lines_changed(
+        self, message: TerminalSegment.LinesChanged
+    ) -> None:
+        """A terminal fed later than the card's sync: recount the title's lines."""
+        message.stop()
+        widgets = self._segment_widgets
+        if message.segment in widgets:
+            index = widgets.index(message.segment)
+            self._segment_lines[index] = message.segment.line_count
+            self._sync_body(self.tool_call)
 
     def _segment_key(
         self, segment: _Segment, items: Sequence[JSONObject]
