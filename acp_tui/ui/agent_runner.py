@@ -1,4 +1,4 @@
-"""The agent connection run by the app's long-lived worker.
+"""The agent connection run by a session tab's long-lived worker.
 
 One `AgentRunner.run()` call is one connection: start the agent, negotiate, open a
 session (new, resumed, or picked by the user), then send prompts from a queue, one
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 import anyio
-from textual.app import App
+from textual.message_pump import MessagePump
 
 from acp_tui import paths
 from acp_tui.client.ports import RememberingPrompter
@@ -35,7 +35,7 @@ from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
 from acp_tui.transcripts import close_transcript, transcript_store_factory
-from acp_tui.ui.bridge import ModalPermissionPrompter, StoreBridge
+from acp_tui.ui.bridge import DialogHost, ModalPermissionPrompter, StoreBridge
 from acp_tui.ui.messages import (
     AgentConnected,
     AgentFailed,
@@ -109,8 +109,12 @@ class SessionRequest:
     """If resuming fails (the agent lost the session), start a new one instead."""
 
 
-class RunnerUI(Protocol):
-    """What the runner asks of the user interface."""
+class RunnerUI(DialogHost, Protocol):
+    """What the runner asks of the user interface (its session's tab).
+
+    `ask_user` shows the permission dialogs; the methods below ask the user to
+    pick a session or a login method.
+    """
 
     async def choose_session(self) -> SessionRequest | None:
         """Let the user pick a session (None: start a new one)."""
@@ -140,13 +144,17 @@ class AgentRunner:
     """Owns the client, the current session's store and the prompt queue.
 
     Args:
-        app: Receives the messages and shows permission dialogs.
-        ui: Asks the user to pick sessions and login methods.
+        target: Receives the messages (the session's tab, so they never reach
+            another tab).
+        ui: Shows permission dialogs, asks the user to pick sessions and login
+            methods.
         settings: The agent to run.
     """
 
-    def __init__(self, app: App[None], ui: RunnerUI, settings: AgentSettings) -> None:
-        self.app = app
+    def __init__(
+        self, target: MessagePump, ui: RunnerUI, settings: AgentSettings
+    ) -> None:
+        self.target = target
         self.ui = ui
         self.settings = settings
         self.prompts: asyncio.Queue[tuple[int, str]] = asyncio.Queue()
@@ -172,7 +180,7 @@ class AgentRunner:
         self._diagnostics = 0
         """Protocol problems reported on this connection so far."""
         self.prompter = RememberingPrompter(
-            ModalPermissionPrompter(app, self._tool_call)
+            ModalPermissionPrompter(ui, self._tool_call)
         )
         """Answers permission requests; its grants outlive a restart."""
 
@@ -251,11 +259,11 @@ class AgentRunner:
             with self._scope:
                 await self._run(request)
         except LoginInTerminal as login:
-            self.app.post_message(
+            self.target.post_message(
                 TerminalLoginRequested(login.command, login.choice.name, request)
             )
         except AuthCancelled:
-            self.app.post_message(
+            self.target.post_message(
                 AgentFailed(
                     "the agent needs you to log in; restart to choose a method",
                     restartable=True,
@@ -263,12 +271,12 @@ class AgentRunner:
             )
         except AGENT_FAILURES as error:
             failure = self.launcher.explain(error, tail_lines=10)
-            self.app.post_message(
+            self.target.post_message(
                 AgentFailed(failure.message, failure.stderr_tail, restartable=True)
             )
         except Exception as error:  # never a traceback in the UI
             log.exception("agent worker failed")
-            self.app.post_message(
+            self.target.post_message(
                 AgentFailed(f"unexpected error: {error!r}", restartable=True)
             )
         finally:
@@ -328,7 +336,7 @@ class AgentRunner:
             self.client = client
             self.connection = connection
             self.prompt_caps = prompt_capabilities(connection)
-            self.app.post_message(
+            self.target.post_message(
                 AgentConnected(
                     connection.agent,
                     connection.protocol_version,
@@ -358,8 +366,8 @@ class AgentRunner:
         if self.bridge is not None:
             self.bridge.close()
         self.store = store
-        self.bridge = StoreBridge(store, self.app)
-        self.app.post_message(SessionStarted(store))
+        self.bridge = StoreBridge(store, self.target)
+        self.target.post_message(SessionStarted(store))
 
     async def _open(self, request: SessionRequest) -> SessionStore:
         """Open the requested session, asking for a login or a pick as needed.
@@ -429,7 +437,7 @@ class AgentRunner:
                 continue
             self.in_turn = True
             self._turn_ended = anyio.Event()
-            self.app.post_message(PromptStarted(prompt_id, text))
+            self.target.post_message(PromptStarted(prompt_id, text))
             try:
                 blocks = await anyio.to_thread.run_sync(
                     build_prompt,
@@ -439,7 +447,7 @@ class AgentRunner:
                 )
                 await client.prompt(store.session_id, blocks)
             except RpcError as error:
-                self.app.post_message(AgentFailed(f"the prompt failed: {error}"))
+                self.target.post_message(AgentFailed(f"the prompt failed: {error}"))
             finally:
                 self.in_turn = False
                 self.cancelling = False
@@ -477,7 +485,7 @@ class AgentRunner:
         with anyio.move_on_after(CANCEL_GRACE):
             await turn_ended.wait()
         if not turn_ended.is_set():
-            self.app.post_message(
+            self.target.post_message(
                 AgentFailed(
                     f"the agent did not end the turn within {CANCEL_GRACE:g} s of "
                     "the cancel request; press ctrl+r to restart it"
@@ -530,4 +538,4 @@ class AgentRunner:
             self._notice(f"could not change {config_id}: {error or 'timed out'}")
 
     def _notice(self, text: str) -> None:
-        self.app.post_message(AgentNotice(text))
+        self.target.post_message(AgentNotice(text))

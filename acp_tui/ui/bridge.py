@@ -4,7 +4,8 @@
   `SessionUpdated` message per refresh, so streaming chunks never touch the widget
   tree one by one.
 * `ModalPermissionPrompter` answers the client's permission requests with a modal
-  `PermissionScreen`.
+  `PermissionScreen`, shown through a `DialogHost` (the session's tab, which
+  holds the dialog back while another tab is on screen).
 * `tune_garbage_collector` keeps the cyclic garbage collector's pauses short
   while a session streams (the first `StoreBridge` calls it), and
   `collect_when_idle` frees what that held back once the session is quiet.
@@ -12,14 +13,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import time
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Final, Protocol, TypeVar
 
-from textual.app import App
 from textual.message_pump import MessagePump
+from textual.screen import Screen
 from textual.timer import Timer
 
 from acp_tui.client.ports import PermissionRequest
@@ -30,12 +30,15 @@ from acp_tui.ui.messages import SessionUpdated
 from acp_tui.ui.screens.permission import PermissionScreen
 
 __all__ = [
+    "DialogHost",
     "ModalPermissionPrompter",
     "StoreBridge",
     "collect_when_idle",
     "restore_garbage_collector",
     "tune_garbage_collector",
 ]
+
+T = TypeVar("T")
 
 FULL_COLLECTION_THRESHOLD: Final = 4
 """Young (generation 1) collections between two full ones (Python's default: 10).
@@ -239,39 +242,40 @@ class StoreBridge:
         collect_when_idle()
 
 
+class DialogHost(Protocol):
+    """Shows the modal dialogs of one session (see `SessionPane.ask_user`)."""
+
+    async def ask_user(self, screen: Screen[T]) -> T | None:
+        """Show `screen` once its session is on screen; its result.
+
+        Cancelling the call closes the dialog (or never shows it).
+        """
+        ...
+
+
 class ModalPermissionPrompter:
     """A `PermissionPrompter` that asks the user with a modal dialog.
 
     Args:
-        app: The app that shows the dialog.
+        host: Shows the dialog (when its session is on screen).
         tool_call: Looks up the store's copy of a tool call by id, so the dialog
             can show the diff of the tool call it asks about.
     """
 
     def __init__(
         self,
-        app: App[None],
+        host: DialogHost,
         tool_call: Callable[[str], ToolCall | None] | None = None,
     ) -> None:
-        self.app = app
+        self.host = host
         self.tool_call = tool_call
 
     async def ask(self, request: PermissionRequest) -> str | None:
-        """Show the dialog and return the chosen option id (None: cancelled)."""
-        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        """Show the dialog and return the chosen option id (None: cancelled).
 
-        def answered(result: str | None) -> None:
-            if not future.done():
-                future.set_result(result)
-
+        Withdrawn by the agent (this call cancelled): the dialog closes.
+        """
         subject = None
         if self.tool_call is not None and request.tool_call_id is not None:
             subject = self.tool_call(request.tool_call_id)
-        screen = PermissionScreen(request, subject)
-        self.app.push_screen(screen, callback=answered)
-        try:
-            return await future
-        finally:
-            if not future.done() and screen.is_active:
-                # Withdrawn by the agent or cancelled by the user: close the dialog.
-                screen.dismiss(None)
+        return await self.host.ask_user(PermissionScreen(request, subject))

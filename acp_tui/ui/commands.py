@@ -80,8 +80,22 @@ ACTIONS: Final[tuple[ActionEntry, ...]] = (
         "export_session",
         "/export",
     ),
+    ActionEntry(
+        "New tab",
+        "Open a tab with a new session of its own agent (others keep running)",
+        "new_tab",
+        "ctrl+t",
+    ),
+    ActionEntry(
+        "Close tab",
+        "Shut this tab's agent down and close the tab",
+        "close_tab",
+        "alt+w",
+    ),
+    ActionEntry("Next tab", "Show the next tab", "next_tab", "alt+right"),
+    ActionEntry("Previous tab", "Show the previous tab", "previous_tab", "alt+left"),
     ActionEntry("Keys", "Show every key binding", "key_help", "f1"),
-    ActionEntry("Quit", "Shut the agent down and quit", "quit", "ctrl+q"),
+    ActionEntry("Quit", "Shut every tab's agent down and quit", "quit", "ctrl+q"),
 )
 """The app's actions, in palette and key-help order."""
 

@@ -1,4 +1,9 @@
-"""App-wide messages posted by the agent worker and the store bridge."""
+"""Messages posted by the agent worker and the store bridge to their session's tab.
+
+Each tab (`acp_tui.ui.session_pane.SessionPane`) runs its own agent, and these
+messages are posted straight to it. None of them bubbles: a batch, a failure or a
+notice of one session must never reach the app or another tab.
+"""
 
 from __future__ import annotations
 
@@ -29,6 +34,8 @@ __all__ = [
 class AgentConnected(Message):
     """`initialize` succeeded: the agent and the negotiated protocol version."""
 
+    bubble = False
+
     def __init__(
         self,
         agent: AgentIdentity,
@@ -45,6 +52,8 @@ class AgentConnected(Message):
 class SessionStarted(Message):
     """A session is open; its store is ready to render."""
 
+    bubble = False
+
     def __init__(self, store: SessionStore) -> None:
         super().__init__()
         self.store = store
@@ -52,6 +61,8 @@ class SessionStarted(Message):
 
 class SessionUpdated(Message):
     """The store changed: every change since the last refresh, in order."""
+
+    bubble = False
 
     def __init__(self, store: SessionStore, changes: Sequence[Change]) -> None:
         super().__init__()
@@ -62,6 +73,8 @@ class SessionUpdated(Message):
 class PromptStarted(Message):
     """A queued prompt was taken from the queue and sent to the agent."""
 
+    bubble = False
+
     def __init__(self, prompt_id: int, text: str) -> None:
         super().__init__()
         self.prompt_id = prompt_id
@@ -70,6 +83,8 @@ class PromptStarted(Message):
 
 class AgentFailed(Message):
     """The agent could not be used (or a prompt failed): show a banner."""
+
+    bubble = False
 
     def __init__(
         self, text: str, details: Sequence[str] = (), *, restartable: bool = False
@@ -84,6 +99,8 @@ class AgentFailed(Message):
 class AgentNotice(Message):
     """Something the user should know that is not a failure of the agent."""
 
+    bubble = False
+
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
@@ -91,6 +108,8 @@ class AgentNotice(Message):
 
 class TerminalLoginRequested(Message):
     """Run the agent's login command in the terminal, then reconnect."""
+
+    bubble = False
 
     def __init__(
         self, command: AgentCommand, method_name: str, request: SessionRequest

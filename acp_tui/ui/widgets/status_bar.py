@@ -171,9 +171,11 @@ class StatusBar(Static):
         self.set_class(busy and not self.waiting_for_user, "-busy")
         self.set_class(self.waiting_for_user, "-action")
         text = self.status_text()
-        if text != self._shown:  # an unchanged line costs no layout
+        if text != self._shown:
             self._shown = text
-            self.update(Text(text))
+            # One line as wide as the screen, whatever it says: a layout (the
+            # whole screen reflowed) would find that nothing moved.
+            self.update(Text(text), layout=False)
 
     def _tick(self) -> None:
         self._frame += 1

@@ -1,0 +1,897 @@
+"""One session in a tab: its agent, its conversation, prompt, panels and status.
+
+`SessionPane` owns an `AgentRunner` (one agent process per tab, so a turn that
+streams in one tab goes on while another tab starts its agent) and everything the
+app used to compose for its single session. The runner and its store bridge post
+their messages to the pane, and those messages do not bubble (see
+`acp_tui.ui.messages`): a batch or a failure of one tab never reaches another.
+
+The pane is also its runner's `RunnerUI`: the permission dialog, the session
+picker and the login dialog are modal screens awaited through a future. A pane
+that is not on screen holds its dialogs back (`ask_user`): it is marked as
+waiting for the user, the app tells the user which tab asks, and the dialog opens
+once that tab is shown, so a dialog never sits over the wrong session.
+
+The pane reports what its tab label shows (`SessionPane.Changed`, which bubbles
+to the app) and that a session opened (`SessionPane.Opened`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, Literal, TypeVar
+
+import anyio
+from textual import on, work
+from textual.app import ComposeResult, SuspendNotSupported
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
+from textual.widget import Widget
+
+from acp_tui.export import ExportFormat, export_text
+from acp_tui.history import PromptHistory
+from acp_tui.protocol.framing import printable
+from acp_tui.store.changes import Change
+from acp_tui.store.store import SessionStore
+from acp_tui.transcripts import list_transcripts, read_transcript
+from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
+from acp_tui.ui.commands import export_request, with_local_commands
+from acp_tui.ui.messages import (
+    AgentConnected,
+    AgentFailed,
+    AgentNotice,
+    PromptStarted,
+    SessionStarted,
+    SessionUpdated,
+    TerminalLoginRequested,
+)
+from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
+from acp_tui.ui.screens.config import ConfigChoice
+from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.screens.sessions import SessionPick, SessionPickerScreen
+from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.crash_banner import CrashBanner
+from acp_tui.ui.widgets.inspector import InspectorPanel
+from acp_tui.ui.widgets.plan_panel import PlanPanel
+from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.start_view import StartView
+from acp_tui.ui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from acp_tui.client.auth import AuthChoice
+    from acp_tui.drafts import DraftStore
+
+__all__ = ["Activity", "SessionPane", "TabLabel"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+SHUTDOWN_WAIT: Final = 15.0
+"""Seconds a tab waits for its agent worker to shut the agent down (its own
+steps are bounded too: close stdin, wait, SIGTERM, SIGKILL)."""
+
+TITLE_WIDTH: Final = 24
+"""Characters of a session title shown in a tab label (the status bar has more)."""
+
+Activity = Literal[
+    "starting", "idle", "running", "done", "waiting", "stopped", "transcript"
+]
+"""What a tab's session is doing, as its label shows it."""
+
+MARKERS: Final[dict[Activity, tuple[str, str]]] = {
+    "starting": ("○", "$text-muted"),
+    "idle": ("", ""),
+    "running": ("●", "$text-accent"),
+    "done": ("✓", "$text-success"),
+    "waiting": ("! needs you", "bold $text-warning"),
+    "stopped": ("✕ stopped", "$text-error"),
+    "transcript": ("(saved)", "$text-muted"),
+}
+"""The state marker after a tab label: text and style."""
+
+
+@dataclass(frozen=True, slots=True)
+class TabLabel:
+    """What a tab label shows (agent text is kept as data: never markup)."""
+
+    agent: str
+    title: str | None
+    activity: Activity
+
+    def render(self, number: int | None = None) -> Content:
+        """The label: `2 Fake Agent · Greeting ●` (plain text plus styles)."""
+        parts: list[str | tuple[str, str]] = []
+        if number is not None:
+            parts.append((f"{number} ", "dim"))
+        parts.append(printable(self.agent))
+        if self.title:
+            title = printable(self.title)
+            if len(title) > TITLE_WIDTH:
+                title = title[: TITLE_WIDTH - 1] + "…"
+            parts.append(f" · {title}")
+        marker, style = MARKERS[self.activity]
+        if marker:
+            parts.append((f" {marker}", style))
+        return Content.assemble(*parts)
+
+
+class SessionPane(Widget):
+    """One session with its own agent: conversation, panels, prompt and status.
+
+    Args:
+        settings: The agent to run (each pane starts its own process).
+        request: The first session to open (new, resume an id, or pick).
+        history: The prompt history (shared by the app's tabs).
+        drafts: Where the prompt's draft and queued prompts are kept (None: not
+            kept; only the first tab keeps them, as two tabs writing one
+            project's file would overwrite each other).
+        id: The widget id.
+    """
+
+    DEFAULT_CSS = """
+    SessionPane {
+        layout: vertical;
+        height: 1fr;
+    }
+    """
+
+    class Changed(Message):
+        """What the pane's tab label shows may have changed (bubbles to the app)."""
+
+        def __init__(self, pane: SessionPane) -> None:
+            super().__init__()
+            self.pane = pane
+
+    class Opened(Message):
+        """A session opened in the pane (bubbles to the app)."""
+
+        def __init__(self, pane: SessionPane) -> None:
+            super().__init__()
+            self.pane = pane
+
+    class WantsAttention(Message):
+        """A pane that is not on screen holds a dialog back (bubbles to the app)."""
+
+        def __init__(self, pane: SessionPane, what: str) -> None:
+            super().__init__()
+            self.pane = pane
+            self.what = what
+
+    def __init__(
+        self,
+        settings: AgentSettings,
+        *,
+        request: SessionRequest | None = None,
+        history: PromptHistory | None = None,
+        drafts: DraftStore | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.settings = settings
+        self.runner = AgentRunner(self, self, settings)
+        self.request = request or SessionRequest()
+        """The first session to open (read when the agent starts)."""
+        self._history = history
+        self._drafts = drafts
+        """The prompt's draft and the prompts not taken by the agent yet."""
+        self._connection_lock = asyncio.Lock()
+        self._connection_task: asyncio.Future[None] | None = None
+        self._prompt_ids = itertools.count(1)
+        self._rendered_store: SessionStore | None = None
+        self._last_notice: str | None = None
+        self._turns_seen = 0
+        self._unsent: dict[int, str] = {}
+        """Prompts queued for the runner that it has not started, by id."""
+        self._leaving_transcript: asyncio.Future[str] | None = None
+        """While a saved transcript is shown instead of the first session: the
+        user's way out (ctrl+n "new" or f2 "pick")."""
+        self.shown = True
+        """The pane is the tab on screen (the app keeps this up to date)."""
+        self._shown_waiters: list[asyncio.Future[None]] = []
+        self._asking = 0
+        """Dialogs of this pane open or held back until it is shown."""
+        self.closing = False
+        """The tab is being closed: its agent is not started again."""
+        self._label: TabLabel | None = None
+        self._started = False
+        self._turns_on_screen = 0
+        """Turns ended in the session by the time the pane was last shown: more
+        than that and the pane is hidden marks the tab "done" (unseen output)."""
+
+    # ------------------------------------------------------------- the basics
+
+    @property
+    def store(self) -> SessionStore | None:
+        """The session's store, once a session is open."""
+        return self.runner.store
+
+    @property
+    def connection_task(self) -> asyncio.Future[None] | None:
+        """The running connection (awaited, bounded, when the app quits)."""
+        return self._connection_task
+
+    @property
+    def _live(self) -> bool:
+        """The pane's widgets are there (not closed, the app not quitting)."""
+        return self.is_attached and self.app.is_running
+
+    def compose(self) -> ComposeResult:
+        """Build the child widgets."""
+        yield StartView(self.runner.stderr_tail, id="start-view")
+        with Horizontal(id="main"):
+            yield Conversation(id="conversation")
+            yield PlanPanel(id="plan-panel")
+            yield InspectorPanel(self.runner.traffic, id="inspector")
+        yield PromptInput(
+            id="prompt",
+            history=self._history,
+            drafts=self._drafts,
+            cwd=self.settings.cwd,
+        )
+        yield StatusBar(id="status")
+
+    def on_mount(self) -> None:
+        """Hide the side panels; the prompt has the focus."""
+        self.query_one(PlanPanel).display = False
+        self.query_one(InspectorPanel).display = False
+        if self.shown:
+            self.query_one(PromptInput).focus()
+
+    def start(self) -> None:
+        """Start the agent (once; the app calls it when the first frame is up)."""
+        if self._started:
+            return
+        self._started = True
+        self._start_agent(self.request, "Starting")
+
+    def set_shown(self, shown: bool) -> None:
+        """The app shows or hides this pane's tab; held dialogs open once shown."""
+        self.shown = shown
+        store = self.store
+        self._turns_on_screen = store.state.turns_ended if store is not None else 0
+        if not shown:
+            return
+        if self.is_attached:
+            self._label_may_change()
+        if self._live:  # the tab's own focus: the inspector if open, else the prompt
+            inspector = self.query_one(InspectorPanel)
+            if inspector.display:
+                inspector.table.focus()
+            else:
+                self.query_one(PromptInput).focus()
+        waiters, self._shown_waiters = self._shown_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    # ------------------------------------------------------------- tab label
+
+    @property
+    def activity(self) -> Activity:
+        """What the session is doing, for the tab label."""
+        status = self._status if self.is_mounted else None
+        if self._asking or (status is not None and status.waiting_for_user):
+            return "waiting"
+        if status is None:
+            return "starting"
+        if status.phase.startswith("agent stopped"):
+            return "stopped"
+        if status.phase.startswith("saved transcript"):
+            return "transcript"
+        if status.phase != "connected" or self.store is None:
+            return "starting"
+        if self.runner.in_turn or status.busy or status.cancelling:
+            return "running"
+        if not self.shown and self.store.state.turns_ended > self._turns_on_screen:
+            return "done"  # a turn ended while another tab was on screen
+        return "idle"
+
+    @property
+    def label(self) -> TabLabel:
+        """What the tab label shows."""
+        status = self._status if self.is_mounted else None
+        agent = status.agent if status is not None else None
+        name = agent.display_name if agent is not None else self.settings.name
+        store = self._rendered_store
+        title = store.session_info.title if store is not None else None
+        return TabLabel(name, title, self.activity)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Notify; from a tab that is not on screen, the title says which one.
+
+        (A toast's title is plain text, so the agent's name and the session
+        title in it are never parsed as markup.)
+        """
+        if not self.shown:
+            where = replace(self.label, activity="idle").render().plain
+            title = f"{where}: {title}" if title else where
+        super().notify(
+            message, title=title, severity=severity, timeout=timeout, markup=markup
+        )
+
+    def _label_may_change(self) -> None:
+        label = self.label
+        if label != self._label:
+            self._label = label
+            self.post_message(self.Changed(self))
+
+    # --------------------------------------------------------------- the agent
+
+    def _start_agent(self, request: SessionRequest, phase: str) -> None:
+        if self.closing:
+            return
+        self.query_one(StartView).starting(
+            self.settings.name, self.settings.command.display(), phase
+        )
+        self._status.phase = "starting"
+        self._refresh_status()
+        self.run_agent(request)
+
+    @work(
+        exclusive=True,
+        group="agent",
+        exit_on_error=False,
+        description="Agent connection",
+    )
+    async def run_agent(self, request: SessionRequest) -> None:
+        """The long-lived agent worker (one connection).
+
+        The connection runs in a task of its own, shielded from this worker:
+        Textual cancels workers with a bare `Task.cancel()` (a restart replacing
+        this exclusive worker, the tab closed or the app's loop ending), which
+        would cut the transport's shielded shutdown short and could leave the
+        agent running. A cancelled worker instead asks the runner to stop (an
+        anyio cancellation, which that shutdown honours) and waits for it,
+        bounded. The lock keeps one connection at a time: a restart's new
+        connection starts only once the old one is down.
+        """
+        async with self._connection_lock:
+            if self.closing:
+                return
+            task = asyncio.ensure_future(self.runner.run(request))
+            self._connection_task = task
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                self.runner.request_stop()
+                await asyncio.wait({task}, timeout=SHUTDOWN_WAIT)
+                raise
+
+    async def stop_agent(self) -> None:
+        """Stop the agent for good (the tab closes), bounded by `SHUTDOWN_WAIT`."""
+        self.closing = True
+        with anyio.move_on_after(SHUTDOWN_WAIT):
+            await self.runner.stop()
+        task = self._connection_task
+        if task is not None and not task.done():
+            await asyncio.wait({task}, timeout=SHUTDOWN_WAIT)
+
+    @property
+    def _status(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    @property
+    def _conversation(self) -> Conversation:
+        return self.query_one(Conversation)
+
+    def _refresh_status(self) -> None:
+        status = self._status
+        status.queued = self.runner.prompts.qsize()
+        status.cancelling = self.runner.cancelling
+        store = self.store
+        status.waiting_for_user = store is not None and bool(
+            store.pending_permissions()
+        )
+        status.refresh_status()
+        self._label_may_change()
+
+    def on_agent_connected(self, message: AgentConnected) -> None:
+        """Show who we talk to."""
+        status = self._status
+        status.agent = message.agent
+        status.protocol_version = message.protocol_version
+        status.phase = "opening session"
+        self._refresh_status()
+        self.query_one(StartView).starting(
+            message.agent.display_name,
+            self.settings.command.display(),
+            "Opening a session with",
+        )
+        for reason in message.fallbacks:
+            log.info("protocol fallback: %s", reason)
+
+    async def on_session_started(self, message: SessionStarted) -> None:
+        """A session is open: render its store (all of it, after a replay)."""
+        store = message.store
+        if self._rendered_store is not None and self._rendered_store is not store:
+            await self._conversation.reset()
+        self._rendered_store = store
+        self._turns_seen = store.state.turns_ended
+        notices = store.notices
+        self._last_notice = notices[-1].notice_id if notices else None
+        await self._conversation.apply_changes(store, ())
+        if not self._live:
+            return  # shut down while rendering
+        self.query_one(PlanPanel).update_plans(store.plans())
+        prompt = self.query_one(PromptInput)
+        prompt.set_read_only(None)
+        prompt.set_commands(with_local_commands(store.commands))
+        if self.runner.prompt_caps is not None:
+            prompt.set_capabilities(self.runner.prompt_caps)
+        self.query_one(StartView).finished()
+        for banner in self.query(CrashBanner):
+            banner.restarted()
+        status = self._status
+        status.store = store
+        status.phase = "connected"
+        self._refresh_status()
+        self.post_message(self.Opened(self))
+
+    async def on_session_updated(self, message: SessionUpdated) -> None:
+        """Apply one coalesced batch of store changes."""
+        store = message.store
+        if store is not self.store or store is not self._rendered_store:
+            return  # a batch from a session we switched away from
+        if not self._live:
+            return  # closing or quitting: the widgets are going
+        await self._conversation.apply_changes(store, message.changes)
+        kinds = {change.kind for change in message.changes}
+        if "plan" in kinds:
+            self.query_one(PlanPanel).update_plans(store.plans())
+        if "commands" in kinds:
+            self.query_one(PromptInput).set_commands(
+                with_local_commands(store.commands)
+            )
+        if "notice" in kinds:
+            self._show_notices(store)
+        if "state" in kinds:
+            await self._report_turn_error(store)
+        if kinds & {"message", "state"}:
+            await self._settle_sent_prompts(message.changes)
+        if self._live:
+            self._refresh_status()
+
+    async def _report_turn_error(self, store: SessionStore) -> None:
+        """A v2 turn that ended in `error` gets a banner with the agent's reason."""
+        state = store.state
+        if state.turns_ended <= self._turns_seen:
+            return
+        self._turns_seen = state.turns_ended
+        if state.last_stop_reason != "error" and state.error is None:
+            return
+        error = state.error or {}
+        reason = error.get("message") or "no reason given"
+        code = error.get("code")
+        detail = f" ({code})" if code is not None else ""
+        await self._conversation.add_banner(f"The turn failed: {reason}{detail}")
+
+    def _show_notices(self, store: SessionStore) -> None:
+        notices = store.notices
+        ids = [notice.notice_id for notice in notices]
+        start = ids.index(self._last_notice) + 1 if self._last_notice in ids else 0
+        fresh = notices[start:]
+        if fresh:
+            self._last_notice = fresh[-1].notice_id
+        for notice in fresh[-3:]:
+            # Agent text: escaped, and never parsed as markup.
+            self.notify(
+                printable(notice.description or notice.title),
+                title=printable(notice.title),
+                severity="error" if notice.severity == "error" else "warning",
+                markup=False,
+            )
+
+    async def on_agent_failed(self, message: AgentFailed) -> None:
+        """Show a banner; the conversation stays and the app keeps running."""
+        if not self._live:
+            return
+        if message.restartable:
+            for pending in self._conversation.pending_prompts():
+                if pending.state == "sending":
+                    pending.mark("lost")
+            self.query_one(StartView).finished()
+            await self._conversation.mount(CrashBanner(message.text, message.details))
+            if not self._live:
+                return  # shut down while mounting: the widgets are gone
+            self._conversation.scroll_end(animate=False)
+            self._status.phase = "agent stopped (ctrl+r restarts)"
+        else:
+            await self._conversation.add_banner(message.text, message.details)
+            if not self._live:
+                return
+        self._refresh_status()
+
+    def on_agent_notice(self, message: AgentNotice) -> None:
+        """A passing message (a failed switch, a refused option, a bad message).
+
+        The text may quote the agent: escaped, and never parsed as markup.
+        """
+        self.notify(printable(message.text), severity="warning", markup=False)
+
+    async def on_prompt_started(self, message: PromptStarted) -> None:
+        """A prompt went out: shown as sending until the agent shows it back."""
+        if self._unsent.pop(message.prompt_id, None) is not None:
+            self._save_queued()
+        if not self._live:
+            return
+        conversation = self._conversation
+        pending = [
+            w
+            for w in conversation.pending_prompts()
+            if w.prompt_id == message.prompt_id
+        ]
+        if pending:
+            pending[0].mark("sending")
+        else:
+            await conversation.add_queued(message.prompt_id, message.text, sending=True)
+        await self._settle_sent_prompts(())
+        if self._live:
+            self._refresh_status()
+
+    async def _settle_sent_prompts(self, changes: Sequence[Change]) -> None:
+        """Drop "sending" prompts once the agent has shown them or finished."""
+        store = self.store
+        if store is None:
+            return
+        acknowledged = any(
+            change.kind == "message"
+            and change.action == "added"
+            and change.id is not None
+            and (message := store.message(change.id)) is not None
+            and message.role == "user"
+            for change in changes
+        )
+        if acknowledged:  # shown back by the agent: no longer pending or lost
+            for pending in self._conversation.pending_prompts():
+                if pending.state != "queued":
+                    await pending.remove()
+        elif not self.runner.in_turn:
+            await self._conversation.remove_queued(None)
+
+    def _save_queued(self) -> None:
+        if self._drafts is not None:
+            self._drafts.save_queued(list(self._unsent.values()))
+
+    @on(PromptInput.Submitted)
+    async def send_prompt(self, message: PromptInput.Submitted) -> None:
+        """Queue the prompt; it is shown as queued unless it goes out at once."""
+        message.stop()
+        if self._local_command(message.text):
+            return
+        prompt_id = next(self._prompt_ids)
+        runner = self.runner
+        busy = runner.in_turn or self.store is None or not runner.prompts.empty()
+        runner.prompts.put_nowait((prompt_id, message.text))
+        self._unsent[prompt_id] = message.text
+        self._save_queued()  # kept over a restart
+        if busy:
+            await self._conversation.add_queued(prompt_id, message.text)
+        self._refresh_status()
+
+    @on(CrashBanner.RestartPressed)
+    def _restart_pressed(self, message: CrashBanner.RestartPressed) -> None:
+        message.stop()
+        self.action_restart_agent()
+
+    async def on_terminal_login_requested(
+        self, message: TerminalLoginRequested
+    ) -> None:
+        """Run the agent's login command in the real terminal, then reconnect."""
+        command = message.command
+        env = {**os.environ, **command.env}
+        cwd = command.cwd or self.settings.cwd
+        try:
+            with self.app.suspend():
+                print(f"acp-tui: running {command.display()} to log in", flush=True)
+                done = await anyio.run_process(
+                    list(command.argv),
+                    env=env,
+                    cwd=cwd,
+                    check=False,
+                    stdin=None,
+                    stdout=None,
+                    stderr=None,
+                )
+                code = done.returncode
+            output = ""
+        except SuspendNotSupported:  # headless (tests) or no real terminal
+            result = await anyio.run_process(
+                list(command.argv), env=env, cwd=cwd, check=False
+            )
+            code = result.returncode
+            output = result.stdout.decode(errors="replace").strip()
+        except OSError as error:
+            await self._conversation.add_banner(f"could not run the login: {error}")
+            return
+        text = f"{message.method_name}: the login command exited with {code}"
+        if output:
+            text += f"\n{output}"
+        self.notify(
+            printable(text, keep="\n"),
+            title="Login",
+            severity="information" if code == 0 else "error",
+            markup=False,
+        )
+        if self._live:
+            self._start_agent(message.request, "Reconnecting to")
+
+    # ---------------------------------------------------------- RunnerUI port
+
+    async def ask_user(self, screen: Screen[T]) -> T | None:
+        """Show a dialog of this session and wait for its answer.
+
+        While another tab is on screen the dialog is held back: the tab is
+        marked as waiting for the user, the app says which tab asks, and the
+        dialog opens once this tab is shown. Cancelled (the agent withdrew
+        the request, or the connection ended), the dialog closes.
+        """
+        self._asking += 1
+        self._label_may_change()
+        try:
+            if not self.shown:
+                what = (
+                    "permission"
+                    if isinstance(screen, PermissionScreen)
+                    else "an answer"
+                )
+                self.post_message(self.WantsAttention(self, what))
+                while not self.shown:
+                    waiter = asyncio.get_running_loop().create_future()
+                    self._shown_waiters.append(waiter)
+                    await waiter
+            return await self._show(screen)
+        finally:
+            self._asking -= 1
+            if self.is_attached:
+                self._label_may_change()
+
+    async def _show(self, screen: Screen[T]) -> T | None:
+        future: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
+
+        def answered(result: T | None) -> None:
+            if not future.done():
+                future.set_result(result)
+
+        self.app.push_screen(screen, callback=answered)
+        try:
+            return await future
+        finally:
+            if not future.done() and screen.is_active:
+                screen.dismiss(None)
+
+    async def choose_session(self) -> SessionRequest | None:
+        """The session picker, for the runner's first session.
+
+        A session only saved on this computer, with an agent that cannot reopen
+        sessions, is shown read-only; the runner then waits until the user
+        leaves it (ctrl+n starts a new session, f2 picks again).
+        """
+        while True:
+            pick = await self.ask_user(self._picker())
+            if pick is None or pick.transcript is None or self._can_reopen():
+                return self._request_for(pick)
+            if not await self._show_transcript(pick):
+                continue
+            self._leaving_transcript = asyncio.get_running_loop().create_future()
+            try:
+                choice = await self._leaving_transcript
+            finally:
+                self._leaving_transcript = None
+            if choice == "new":
+                return SessionRequest("new")
+
+    def _picker(self) -> SessionPickerScreen:
+        runner = self.runner
+        delete = runner.delete_session if runner.session_features.delete else None
+        current = self.store.session_id if self.store is not None else None
+        return SessionPickerScreen(
+            runner.list_sessions,
+            delete=delete,
+            current_session_id=current,
+            saved=functools.partial(list_transcripts, self.settings.name),
+        )
+
+    @staticmethod
+    def _request_for(pick: SessionPick | None) -> SessionRequest | None:
+        if pick is None:
+            return None
+        if pick.action == "new" or pick.session_id is None:
+            return SessionRequest("new")
+        cwd = Path(pick.cwd) if pick.cwd and Path(pick.cwd).is_absolute() else None
+        # A session the agent did not list may be unknown to it: then start anew.
+        saved_only = pick.transcript is not None
+        return SessionRequest("resume", pick.session_id, cwd, fallback_new=saved_only)
+
+    def _can_reopen(self) -> bool:
+        """Whether the agent can resume or load sessions."""
+        features = self.runner.session_features
+        return features.replay or features.resume
+
+    async def _show_transcript(self, pick: SessionPick) -> bool:
+        """Show a saved transcript read-only (the agent cannot reopen it)."""
+        assert pick.transcript is not None
+        loaded = await asyncio.to_thread(
+            read_transcript, pick.transcript, session_id=pick.session_id
+        )
+        if loaded is None:
+            self.notify("could not read the saved transcript", severity="error")
+            return False
+        if not self._live:
+            return False
+        store = loaded.store
+        if self._rendered_store is not None:
+            await self._conversation.reset()
+        self._rendered_store = store
+        await self._conversation.apply_changes(store, ())
+        self.query_one(PlanPanel).update_plans(store.plans())
+        self.query_one(StartView).finished()
+        self.query_one(PromptInput).set_read_only("Saved transcript (read only)")
+        status = self._status
+        status.store = store
+        status.phase = "saved transcript (read only)"
+        self._refresh_status()
+        return True
+
+    async def choose_auth(
+        self, choices: Sequence[AuthChoice], message: str
+    ) -> AuthChoice | None:
+        """The login dialog: which of the agent's methods to use."""
+        views = [
+            AuthMethodView(c.method_id, c.name, c.description, c.kind == "terminal")
+            for c in choices
+        ]
+        agent = self._status.agent
+        name = agent.display_name if agent is not None else self.settings.name
+        chosen = await self.ask_user(
+            AuthScreen(views, agent_name=name, message=message)
+        )
+        return next((c for c in choices if c.method_id == chosen), None)
+
+    # ----------------------------------------------------------------- actions
+
+    def action_cancel_turn(self) -> None:
+        """Esc: cancel the running turn ("cancelling…" until it ends)."""
+        if self.runner.in_turn and not self.runner.cancelling:
+            self.run_worker(self.runner.cancel(), group="cancel", exit_on_error=False)
+            self.runner.cancelling = True
+            self._refresh_status()
+
+    def action_pick_session(self) -> None:
+        """Open the session picker and switch to the chosen session."""
+        if self._leave_transcript("pick"):
+            return
+        if not self.runner.connected or self.store is None:
+            self.notify("the agent is not connected yet", severity="warning")
+            return
+        self.app.push_screen(self._picker(), callback=self._switch_to)
+
+    def _leave_transcript(self, choice: str) -> bool:
+        """Leave the transcript shown before the first session, if it is."""
+        leaving = self._leaving_transcript
+        if leaving is None or leaving.done():
+            return False
+        leaving.set_result(choice)
+        return True
+
+    def _switch_to(self, pick: SessionPick | None) -> None:
+        if pick is not None and pick.transcript is not None and not self._can_reopen():
+            self.run_worker(
+                self._show_transcript(pick), group="session", exit_on_error=False
+            )
+            return
+        request = self._request_for(pick)
+        if request is not None:
+            self.run_worker(
+                self.runner.switch_session(request),
+                group="session",
+                exit_on_error=False,
+            )
+
+    def action_new_session(self) -> None:
+        """Start a new session with the same agent."""
+        if self._leave_transcript("new"):
+            return
+        if not self.runner.connected:
+            self.notify("the agent is not connected", severity="warning")
+            return
+        self._switch_to(SessionPick("new"))
+
+    def config_chosen(self, choice: ConfigChoice | None) -> None:
+        """The config switcher's answer (None: closed without a choice)."""
+        if choice is not None:
+            self.set_config(choice.config_id, choice.value)
+
+    def set_config(self, config_id: str, value: str | bool) -> None:
+        """Ask the agent to change one option."""
+        self.run_worker(
+            self.runner.set_config(config_id, value),
+            group="config",
+            exit_on_error=False,
+        )
+
+    def action_toggle_plan(self) -> None:
+        """Show or hide the plan side panel."""
+        panel = self.query_one(PlanPanel)
+        panel.display = not panel.display
+
+    def action_toggle_inspector(self) -> None:
+        """Show or hide the protocol inspector (the traffic with the agent)."""
+        inspector = self.query_one(InspectorPanel)
+        inspector.display = not inspector.display
+        if inspector.display:
+            inspector.rebuild()
+            inspector.table.focus()
+        else:
+            self.query_one(PromptInput).focus()
+
+    def action_restart_agent(self) -> None:
+        """Restart the agent and resume the current session."""
+        self._start_agent(self.runner.restart_request(), "Restarting")
+
+    def _local_command(self, text: str) -> bool:
+        """Run `/export ...` here (never sent to the agent); False for a prompt."""
+        store = self._rendered_store
+        request = export_request(
+            text,
+            cwd=self.settings.cwd,
+            session_id=store.session_id if store is not None else "session",
+        )
+        if request is None:
+            return False
+        if isinstance(request, str):
+            self.notify(request, severity="warning", markup=False)
+        else:
+            self.export_session(request.output_format, request.path)
+        return True
+
+    def action_export_session(self) -> None:
+        """Save the session on screen as Markdown in the working directory."""
+        self._local_command("/export markdown")
+
+    def export_session(self, output_format: ExportFormat, path: Path) -> None:
+        """Write the session on screen to `path` and say where."""
+        store = self._rendered_store
+        if store is None:
+            self.notify("no session to export yet", severity="warning")
+            return
+        status = self._status
+        agent = status.agent
+        text = export_text(
+            store,
+            output_format,
+            protocol_version=status.protocol_version,
+            agent=None
+            if agent is None
+            else {"name": agent.name, "title": agent.title, "version": agent.version},
+        )
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as error:
+            self.notify(
+                printable(f"cannot write {path}: {error}"),
+                title="Export failed",
+                severity="error",
+                markup=False,
+            )
+            return
+        self.notify(printable(str(path)), title="Session exported", markup=False)
