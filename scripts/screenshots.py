@@ -58,10 +58,16 @@ class Scene:
     """Show the start of the conversation instead of its tail."""
     size: tuple[int, int] = SIZE
     ready: Callable[[AcpTuiApp], bool] = field(default=lambda app: True)
+    then: Sequence[str] = ()
+    """Prompts sent once the keys were pressed and `ready` holds (a new tab's)."""
 
 
 def _is_permission(app: AcpTuiApp) -> bool:
     return isinstance(app.screen, PermissionScreen)
+
+
+def _second_tab_open(app: AcpTuiApp) -> bool:
+    return len(app.panes) == 2 and app.store is not None
 
 
 SCENES: Final = (
@@ -94,6 +100,14 @@ SCENES: Final = (
         "The session picker (F2)",
         prompts=("/title Refactor the greeting module", "Hello!"),
         keys=("f2",),
+    ),
+    Scene(
+        "tabs",
+        "Two sessions in tabs, each with its own agent (ctrl+t opens one)",
+        prompts=("/title Refactor the greeting module", "Hello!"),
+        keys=("ctrl+t",),
+        ready=_second_tab_open,
+        then=("/plan",),
     ),
     Scene("settings", "The session settings switcher (F3)", keys=("f3",)),
     Scene("keys", "Key help (F1)", keys=("f1",)),
@@ -158,6 +172,8 @@ async def shoot(scene: Scene, out: Path) -> Path:
             for key in scene.keys:
                 await pilot.press(key)
             await _wait(pilot, lambda: scene.ready(app))
+            for prompt in scene.then:
+                await _send(pilot, app, prompt, scene.answer_permissions)
             await pilot.pause(0.3)  # let the last refresh land
             return Path(app.save_screenshot(f"{scene.name}.svg", path=str(out)))
     finally:
