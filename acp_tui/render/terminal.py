@@ -324,8 +324,13 @@ class TerminalFeed:
                 self.fed_bytes += pending
                 self._fed = start + retained
                 return True
-        # A snapshot, a new size, or too far behind: afresh, from the tail.
-        budget = min(FLOOD_BUDGET, self.budget) if flooding else self.budget
+        # A snapshot, a new size, or too far behind: afresh, from the tail. Only
+        # the last is a flood's doing (a new size re-emulates a full budget).
+        fell_behind = (
+            terminal.resets == self._resets and not self._stale and not geometry_changed
+        )
+        flood = flooding and fell_behind
+        budget = min(FLOOD_BUDGET, self.budget) if flood else self.budget
         tail = terminal.output_tail(min(retained, budget + 1))
         offset = tail_offset(tail, budget)
         self.emulator = TerminalEmulator(columns, rows, self._history)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from textual.command import CommandPalette
 from textual.pilot import Pilot
-from textual.widgets import Tab, TabbedContent, Tabs
+from textual.widgets import Tab, Tabs
 
 from acp_tui.drafts import DraftStore
 from acp_tui.protocol.transport import AgentCommand, StdioTransport
@@ -57,7 +57,7 @@ def tab_labels(app: AcpTuiApp) -> list[str]:
 
 
 def tab_bar_shown(app: AcpTuiApp) -> bool:
-    return app.query_one("#tabs", TabbedContent).query_one(Tabs).display
+    return app.query_one("#tab-bar", Tabs).display
 
 
 def agent_text(pane: SessionPane) -> str:
@@ -113,7 +113,7 @@ async def test_a_second_tab_starts_its_own_agent_while_a_turn_runs(
         assert first.runner.in_turn  # still running in the other tab
         assert app.store is second.store
         assert second.store is not first.store
-        shown = [pane.parent.display for pane in app.panes]  # type: ignore[union-attr]
+        shown = [pane.display for pane in app.panes]
         assert shown == [False, True]
 
         # Actions act on the tab on screen: escape has no turn to cancel here,
@@ -127,7 +127,7 @@ async def test_a_second_tab_starts_its_own_agent_while_a_turn_runs(
         await pilot.press("alt+1")
         await wait_for(pilot, lambda: app.active_pane is first)
         assert app.focused is first.query_one(PromptInput)
-        assert [pane.parent.display for pane in app.panes] == [True, False]  # type: ignore[union-attr]
+        assert [pane.display for pane in app.panes] == [True, False]
         await pilot.press("escape")  # cancels the first tab's turn
         first_store, second_store = first.store, second.store
         assert first_store is not None
