@@ -474,6 +474,28 @@ async def test_bridge_coalesces_a_burst_into_one_batch() -> None:
             bridge.close()
 
 
+async def test_bridge_hands_over_at_most_one_batch_per_interval(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(bridge, "BATCH_INTERVAL", 1.0)
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        handler = StoreBridge(store, app)
+        try:
+            store.apply(ops.AppendMessageChunk("a1", "agent", text("first ")))
+            await wait_for(pilot, lambda: app.batches == 1)
+            # More changes soon after: they wait for the rest of the interval.
+            store.apply(ops.AppendMessageChunk("a1", "agent", text("second ")))
+            store.apply(ops.AppendMessageChunk("a1", "agent", text("third")))
+            await pilot.pause(0.05)
+            assert app.batches == 1
+            await wait_for(pilot, lambda: app.batches == 2)
+            message = view(app, "a1")
+            await wait_for(pilot, lambda: message.text == "first second third")
+        finally:
+            handler.close()
+
+
 @pytest.mark.parametrize("entries", [1, 30])
 async def test_a_full_store_renders_its_newest_entry(entries: int) -> None:
     app, store = ConversationApp(), SessionStore("s")
