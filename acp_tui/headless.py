@@ -47,7 +47,7 @@ from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.store.changes import Change
 from acp_tui.store.model import block_text
 from acp_tui.store.store import SessionStore
-from acp_tui.transcripts import transcript_store_factory
+from acp_tui.transcripts import close_transcript, transcript_store_factory
 
 __all__ = [
     "EXIT_AGENT",
@@ -140,6 +140,9 @@ async def run_print(options: PrintOptions, out: TextIO, err: TextIO) -> int:
         code = await _run(run)
     except AGENT_FAILURES as error:
         code = run.fail(error)
+    finally:
+        if run.store is not None:
+            close_transcript(run.store)  # its summary, now, not in 2 s
     if options.output_format == "json":
         _write_json(run.document(), out)
         out.flush()

@@ -80,29 +80,28 @@ def group_alive(pgid: int, *, proc: Path = PROC) -> bool:
         return False
     except PermissionError:
         pass
-    states = _member_states(pgid, proc)
-    if states is None:  # no /proc: trust the signal
-        return True
-    return any(state not in "ZX" for state in states)
+    live = _live_member(pgid, proc)
+    return True if live is None else live  # no /proc: trust the signal
 
 
-def _member_states(pgid: int, proc: Path) -> list[str] | None:
-    """The states (`R`, `S`, `Z`...) of the group's members; None without /proc."""
+def _live_member(pgid: int, proc: Path) -> bool | None:
+    """Whether a member of the group is not a zombie; None without /proc."""
     try:
-        entries = list(os.scandir(proc))
+        entries = os.scandir(proc)
     except OSError:
         return None
-    states = []
-    for entry in entries:
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(os.path.join(entry.path, "stat"), "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue  # it exited meanwhile
-        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) >= 3 and fields[2] == str(pgid).encode():
-            states.append(fields[0].decode("ascii", "replace"))
-    return states if states or proc.joinpath("self").exists() else None
+    group = str(pgid).encode()
+    with entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(os.path.join(entry.path, "stat"), "rb") as handle:
+                    stat = handle.read()
+            except OSError:
+                continue  # it exited meanwhile
+            # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            if len(fields) >= 3 and fields[2] == group and fields[0] not in b"ZX":
+                return True
+    return False if proc.joinpath("self").exists() else None

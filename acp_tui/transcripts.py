@@ -23,9 +23,9 @@ them changes, so `list_transcripts` reads one small file per session.
 
 Invariants:
 
-* The writer appends once per `apply` / `apply_many` call (open, write, close: no
-  file handle is kept, so a store can be dropped at any time), so an app crash
-  loses nothing already applied (no fsync: an OS crash may). A store that
+* The writer appends once per `apply` / `apply_many` call, with one `os.write` on
+  a file it keeps open until `close_transcript` (or until it is collected), so an
+  app crash loses nothing already applied (no fsync: an OS crash may). A store that
   never gets a message writes nothing: the file starts (header first) with the
   first message op, or once a few hundred lines are waiting.
 * Terminal output is capped per terminal at `JOURNAL_TERMINAL_BYTES` (or the
@@ -287,27 +287,12 @@ class TranscriptWriter:
         self._summary = _Summary()
         self._journaled: dict[str, int] = {}
         """Output bytes journaled per terminal since its last reset."""
-        self._skipped: dict[str, int] = {}
+        self._skipped: set[str] = set()
         """Output bytes not journaled per terminal since its last reset."""
         self._errors = 0
         self._fd: int | None = None
         self._summary_written = 0.0
         self._finalizer: weakref.finalize[[int], TranscriptWriter] | None = None
-
-    @property
-    def path(self) -> Path:
-        """The transcript file."""
-        return self._path
-
-    @property
-    def header(self) -> TranscriptHeader:
-        """This segment's header."""
-        return self._header
-
-    @property
-    def started(self) -> bool:
-        """Whether the segment's header was written (a message came)."""
-        return self._started
 
     def __call__(self, store: SessionStore, ops: Sequence[Op]) -> None:
         """Journal the ops of one apply call (before they apply to `store`)."""
@@ -347,8 +332,7 @@ class TranscriptWriter:
                 self._journaled[op.terminal_id] = used + len(op.data)
                 return [op]
             self._journaled[op.terminal_id] = cap
-            skipped = self._skipped.get(op.terminal_id, 0)
-            self._skipped[op.terminal_id] = skipped + len(op.data) - room
+            self._skipped.add(op.terminal_id)
             return (
                 [AppendTerminalOutput(op.terminal_id, op.data[:room])] if room else []
             )
@@ -358,13 +342,13 @@ class TranscriptWriter:
                 if len(data) > cap:
                     op = dataclasses.replace(op, output=data[len(data) - cap :])
                 self._journaled[op.terminal_id] = min(len(data), cap)
-                self._skipped.pop(op.terminal_id, None)
+                self._skipped.discard(op.terminal_id)
                 return [op]
-            if op.exit_status is not UNSET and self._skipped.get(op.terminal_id):
+            if op.exit_status is not UNSET and op.terminal_id in self._skipped:
                 terminal = store.terminal(op.terminal_id)
                 tail = terminal.output_tail(cap) if terminal is not None else b""
                 self._journaled[op.terminal_id] = len(tail)
-                self._skipped.pop(op.terminal_id, None)
+                self._skipped.discard(op.terminal_id)
                 return [PatchTerminal(op.terminal_id, output=tail), op]
         return [op]
 
@@ -609,7 +593,7 @@ def read_transcript(
                     continue
                 try:
                     record = json.loads(raw)
-                except ValueError:
+                except (ValueError, RecursionError):  # a damaged or edited line
                     skipped += 1
                     continue
                 if isinstance(record, dict) and "open" in record:
@@ -629,7 +613,7 @@ def read_transcript(
                     continue
                 try:
                     op = op_from_record(record)
-                except ValueError:
+                except (ValueError, RecursionError):
                     skipped += 1
                     continue
                 if current is None:  # ops before any header

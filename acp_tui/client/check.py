@@ -47,7 +47,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeAlias
 
 import anyio
 import anyio.to_thread
@@ -1184,9 +1184,10 @@ def _turn_end_index(run: _Run, mark: int, session_id: str) -> int | None:
     return None
 
 
-def _advertised(
-    run: _Run, what: Literal["list", "replay", "close", "delete"]
-) -> str | None:
+_SessionMethod: TypeAlias = Literal["list", "replay", "close", "delete"]
+
+
+def _advertised(run: _Run, what: _SessionMethod) -> str | None:
     """None if advertised, else the capability that is missing."""
     result = run.connection.initialize_result
     if isinstance(result, v2.InitializeResponse):
@@ -1207,18 +1208,24 @@ def _advertised(
     return None
 
 
-def _not_advertised(run: _Run, name: str, capability: str) -> None:
-    run.row(name, "skip", f"the agent does not advertise {capability}")
+def _can_run(run: _Run, name: str, what: _SessionMethod) -> bool:
+    """Whether step `name` can run: `what` is advertised and the connection lives.
+
+    If not, the step's row says why it was skipped.
+    """
+    missing = _advertised(run, what)
+    if missing is not None:
+        run.row(name, "skip", f"the agent does not advertise {missing}")
+        return False
+    if run.closed:
+        run.row(name, "skip", "the connection ended")
+        return False
+    return True
 
 
 async def _list(run: _Run, session_id: str) -> None:
     name = "session/list"
-    missing = _advertised(run, "list")
-    if missing is not None:
-        _not_advertised(run, name, missing)
-        return
-    if run.closed:
-        run.row(name, "skip", "the connection ended")
+    if not _can_run(run, name, "list"):
         return
     try:
         with anyio.fail_after(run.options.timeout):
@@ -1234,12 +1241,7 @@ async def _list(run: _Run, session_id: str) -> None:
 
 async def _replay(run: _Run, session_id: str, first_turn: _FirstTurn | None) -> None:
     name = "session/resume replay" if run.version == 2 else "session/load replay"
-    missing = _advertised(run, "replay")
-    if missing is not None:
-        _not_advertised(run, name, missing)
-        return
-    if run.closed:
-        run.row(name, "skip", "the connection ended")
+    if not _can_run(run, name, "replay"):
         return
     if first_turn is None:
         run.row(name, "skip", "no earlier turn to replay")
@@ -1274,12 +1276,7 @@ async def _replay(run: _Run, session_id: str, first_turn: _FirstTurn | None) -> 
 
 async def _close(run: _Run, session_id: str) -> bool:
     name = "session/close"
-    missing = _advertised(run, "close")
-    if missing is not None:
-        _not_advertised(run, name, missing)
-        return False
-    if run.closed:
-        run.row(name, "skip", "the connection ended")
+    if not _can_run(run, name, "close"):
         return False
     try:
         with anyio.fail_after(run.options.timeout):
@@ -1294,12 +1291,7 @@ async def _close(run: _Run, session_id: str) -> bool:
 async def _delete(run: _Run, session_id: str, closed: bool) -> None:
     """`session/delete`, if advertised: also tidies up the probe's session."""
     name = "session/delete"
-    missing = _advertised(run, "delete")
-    if missing is not None:
-        _not_advertised(run, name, missing)
-        return
-    if run.closed:
-        run.row(name, "skip", "the connection ended")
+    if not _can_run(run, name, "delete"):
         return
     try:
         with anyio.fail_after(run.options.timeout):

@@ -445,7 +445,7 @@ class AcpClient:
                     else [dict(o) for o in session.store.config_options]
                 )
                 options = session.v1.config_options(agent_options)
-                if result1.config_options is None and len(options) > len(agent_options):
+                if result1.config_options is None and session.v1.mode_synthesised:
                     session.store.apply(ops.SetConfigOptions(options))
                 commands: list[JSONObject] = []
             else:

@@ -310,12 +310,11 @@ class TerminalFeed:
         retained = terminal.output_size
         start = terminal.dropped_bytes
         self.behind = False
-        if (
-            terminal.resets == self._resets
-            and not self._stale
-            and not geometry_changed
-            and self._fed >= start
-        ):
+        # The same output, size and terminal as at the last feed: only new bytes.
+        continuous = (
+            terminal.resets == self._resets and not self._stale and not geometry_changed
+        )
+        if continuous and self._fed >= start:
             pending = start + retained - self._fed
             if pending == 0:
                 return True  # Only the header or the exit status changed.
@@ -326,10 +325,7 @@ class TerminalFeed:
                 return True
         # A snapshot, a new size, or too far behind: afresh, from the tail. Only
         # the last is a flood's doing (a new size re-emulates a full budget).
-        fell_behind = (
-            terminal.resets == self._resets and not self._stale and not geometry_changed
-        )
-        flood = flooding and fell_behind
+        flood = flooding and continuous
         budget = min(FLOOD_BUDGET, self.budget) if flood else self.budget
         tail = terminal.output_tail(min(retained, budget + 1))
         offset = tail_offset(tail, budget)

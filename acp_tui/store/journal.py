@@ -35,6 +35,7 @@ import binascii
 import dataclasses
 import json
 import logging
+import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, TypeAlias
 
@@ -68,6 +69,8 @@ OP_TYPES: Final[dict[str, type[Any]]] = {
 
 # --- field kinds, from the annotations ----------------------------------------
 
+_ROLES: Final = typing.get_args(ops.MessageRole)
+
 
 def _is_json(value: object) -> bool:
     """Whether `value` is plain JSON as `json.loads` produces it."""
@@ -91,7 +94,7 @@ _CHECKS: Final[dict[str, tuple[str, Callable[[object], bool]]]] = {
     "bytes": ("a base64 string", lambda v: isinstance(v, str)),
     "MessageRole": (
         '"user", "agent" or "thought"',
-        lambda v: v in ("user", "agent", "thought"),
+        lambda v: v in _ROLES,
     ),
     "JSONObject": ("a JSON object", _is_object),
     "JSONValue": ("a JSON value", _is_json),

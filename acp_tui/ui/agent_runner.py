@@ -287,10 +287,8 @@ class AgentRunner:
             self.in_turn = False
             self.cancelling = False
             self._turn_ended.set()
-            if self.bridge is not None:
-                close_transcript(self.bridge.store)
-                self.bridge.close()
-                self.bridge = None
+            self._drop_bridge()
+            self.bridge = None
 
     async def _run(self, request: SessionRequest) -> None:
         from acp_tui.client.connection import ClientFeatures, connect
@@ -362,9 +360,14 @@ class AgentRunner:
                 raise failure[0]
             raise ConnectionClosed(closed[0] if closed else "the connection ended")
 
-    def _install(self, store: SessionStore) -> None:
+    def _drop_bridge(self) -> None:
+        """Stop following the current store, and finish its transcript."""
         if self.bridge is not None:
+            close_transcript(self.bridge.store)
             self.bridge.close()
+
+    def _install(self, store: SessionStore) -> None:
+        self._drop_bridge()
         self.store = store
         self.bridge = StoreBridge(store, self.target)
         self.target.post_message(SessionStarted(store))

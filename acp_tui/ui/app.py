@@ -39,7 +39,6 @@ from textual.widgets import Footer, Tab, Tabs
 
 from acp_tui.client.options import cycle_value
 from acp_tui.drafts import DraftStore
-from acp_tui.export import ExportFormat
 from acp_tui.history import PromptHistory
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.protocol.version import ProtocolChoice
@@ -489,10 +488,6 @@ class AcpTuiApp(App[None]):
     def action_export_session(self) -> None:
         """Save the session on screen as Markdown in the working directory."""
         self._active.action_export_session()
-
-    def export_session(self, output_format: ExportFormat, path: Path) -> None:
-        """Write the session on screen to `path` and say where."""
-        self._active.export_session(output_format, path)
 
     def action_key_help(self) -> None:
         """Show every key."""

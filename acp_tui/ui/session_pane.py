@@ -257,6 +257,8 @@ class SessionPane(Widget):
 
     def set_shown(self, shown: bool) -> None:
         """The app shows or hides this pane's tab; held dialogs open once shown."""
+        if not shown and not self.shown:
+            return  # already hidden: keep what happened there since (a turn ended)
         self.shown = shown
         store = self.store
         self._turns_on_screen = store.state.turns_ended if store is not None else 0

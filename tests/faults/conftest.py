@@ -17,13 +17,11 @@ from typing import Any
 
 import anyio
 import pytest
-from textual.pilot import Pilot
 
 from acp_tui.cli import main
 from acp_tui.protocol import transport
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import AcpTuiApp, make_app
-from acp_tui.ui.widgets.message_view import MessageView
 from tests.integration.test_transport import process_gone
 
 FAULT_AGENT = Path(__file__).resolve().parents[1] / "fakes" / "fault_agent.py"
@@ -140,20 +138,6 @@ def fault_app(
     """The app, running the fault agent."""
     command = AgentCommand(argv=argv(fault, version, *options))
     return make_app(command, "fault", cwd=cwd, init_timeout=init_timeout)
-
-
-async def wait_for(
-    pilot: Pilot[None], condition: Callable[[], bool], bound: float = 10.0
-) -> None:
-    """Let the app run until `condition` holds (bounded)."""
-    with anyio.fail_after(bound):
-        while not condition():
-            await pilot.pause(0.01)
-
-
-def agent_text(app: AcpTuiApp) -> str:
-    """The agent text on screen (what the message views were given)."""
-    return "".join(v.text for v in app.query(MessageView) if v.role == "agent")
 
 
 def store_agent_text(app: AcpTuiApp) -> str:

@@ -33,21 +33,15 @@ from tests.fakes.fault_agent import (
 from tests.faults.conftest import (
     SIZE,
     Pids,
-    agent_text,
     assert_no_traceback,
     fault_app,
     notifications,
     screen_text,
     store_agent_text,
-    wait_for,
 )
+from tests.ui.test_app import agent_text, turn_ended, wait_for
 
 pytestmark = pytest.mark.subprocess
-
-
-def turn_ended(app: AcpTuiApp) -> bool:
-    store = app.store
-    return store is not None and store.state.is_idle and store.state.turns_ended >= 1
 
 
 def crash_banner(app: AcpTuiApp) -> CrashBanner | None:

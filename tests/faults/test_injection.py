@@ -29,14 +29,13 @@ from tests.faults.conftest import (
     Pids,
     PrintRunner,
     agent_option,
-    agent_text,
     argv,
     assert_no_traceback,
     screen_lines,
     screen_text,
     store_agent_text,
-    wait_for,
 )
+from tests.ui.test_app import agent_text, wait_for
 from tests.ui.test_terminal_security import CaptureDriver
 
 pytestmark = pytest.mark.subprocess

@@ -19,14 +19,13 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
-from textual.pilot import Pilot
 
 from acp_tui.cli import build_parser, main, replay_command
 from acp_tui.demo.pacing import DELAY_ENV
 from acp_tui.protocol.recording import read_recording
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import AcpTuiApp, make_app
-from acp_tui.ui.widgets.message_view import MessageView
+from tests.ui.test_app import agent_text, turn_ended, wait_for
 
 pytestmark = pytest.mark.subprocess
 
@@ -143,32 +142,14 @@ def test_record_is_an_option_of_the_app_and_of_print() -> None:
 # --- The app. ----------------------------------------------------------------------
 
 
-async def wait_for(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
-    """Let the app run until `condition` holds (bounded: about 20 s)."""
-    for _ in range(2000):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("condition not met in time")
-
-
-def turn_ended(app: AcpTuiApp) -> bool:
-    store = app.store
-    return store is not None and store.state.is_idle and store.state.turns_ended >= 1
-
-
-def agent_text(app: AcpTuiApp) -> str:
-    return "".join(v.text for v in app.query(MessageView) if v.role == "agent")
-
-
 async def run_turn(app: AcpTuiApp, prompt: str, shown: Callable[[str], bool]) -> str:
     """Send `prompt`, wait for the end of the turn and for `shown(agent text)`."""
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
+        await wait_for(pilot, lambda: app.store is not None, bound=20.0)
         await pilot.press(*prompt)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: turn_ended(app))
-        await wait_for(pilot, lambda: shown(agent_text(app)))
+        await wait_for(pilot, lambda: turn_ended(app), bound=20.0)
+        await wait_for(pilot, lambda: shown(agent_text(app)), bound=20.0)
         text = agent_text(app)
         await app.runner.stop()
     return text

@@ -37,9 +37,11 @@ def fake_app(scenario: str, cwd: Path) -> AcpTuiApp:
     return make_app(command, "fake", cwd=cwd, init_timeout=10.0)
 
 
-async def wait_for(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
-    """Let the app run until `condition` holds (bounded: about 10 s)."""
-    for _ in range(1000):
+async def wait_for(
+    pilot: Pilot[None], condition: Callable[[], bool], bound: float = 10.0
+) -> None:
+    """Let the app run until `condition` holds (for about `bound` seconds at most)."""
+    for _ in range(round(bound / 0.01)):
         if condition():
             return
         await pilot.pause(0.01)

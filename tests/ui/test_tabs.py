@@ -8,7 +8,6 @@ quitting reaps the agents.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,9 +16,9 @@ from textual.pilot import Pilot
 from textual.widgets import Tab, Tabs
 
 from acp_tui.drafts import DraftStore
-from acp_tui.protocol.transport import AgentCommand, StdioTransport
+from acp_tui.protocol.transport import StdioTransport
 from acp_tui.store.ops import PatchSessionInfo
-from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.widgets import start_view
@@ -28,7 +27,7 @@ from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.status_bar import StatusBar
-from tests.ui.test_app import FAKE_AGENT, SIZE, wait_for
+from tests.ui.test_app import SIZE, _home, fake_app, wait_for
 from tests.ui.test_app_snapshots import PROJECT, SnapCompare, full_turn, run
 from tests.ui.test_app_snapshots import SIZE as SNAPSHOT_SIZE
 from tests.ui.test_app_snapshots import app_for as snapshot_app
@@ -36,14 +35,7 @@ from tests.ui.test_app_snapshots import app_for as snapshot_app
 pytestmark = pytest.mark.subprocess
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
-
-
-def fake_app(scenario: str, cwd: Path) -> AcpTuiApp:
-    command = AgentCommand(argv=(sys.executable, str(FAKE_AGENT), scenario))
-    return make_app(command, "fake", cwd=cwd, init_timeout=10.0)
+__all__ = ["_home"]  # the autouse fixture: a private ACP_TUI_HOME per test
 
 
 def transport(pane: SessionPane) -> StdioTransport:
@@ -75,6 +67,18 @@ async def open_second_tab(pilot: Pilot[None], app: AcpTuiApp) -> SessionPane:
     second = app.panes[1]
     await wait_for(pilot, lambda: second.store is not None)
     return second
+
+
+async def hidden_second_tab(
+    pilot: Pilot[None], app: AcpTuiApp
+) -> tuple[SessionPane, SessionPane]:
+    """Open a second tab, then show the first again: (first, hidden second)."""
+    await wait_for(pilot, lambda: app.store is not None)
+    first = app.panes[0]
+    second = await open_second_tab(pilot, app)
+    await pilot.press("alt+1")
+    await wait_for(pilot, lambda: app.active_pane is first)
+    return first, second
 
 
 async def test_the_tab_bar_shows_only_with_two_tabs(tmp_path: Path) -> None:
@@ -265,11 +269,7 @@ async def test_a_permission_request_in_a_hidden_tab_waits_for_that_tab(
 ) -> None:
     app = fake_app("v2", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        first = app.panes[0]
-        second = await open_second_tab(pilot, app)
-        await pilot.press("alt+1")
-        await wait_for(pilot, lambda: app.active_pane is first)
+        first, second = await hidden_second_tab(pilot, app)
 
         # A prompt goes out in the hidden tab; its turn asks for permission.
         second.runner.prompts.put_nowait((1, "hello"))
@@ -322,11 +322,7 @@ async def test_a_turn_ending_in_a_hidden_tab_marks_it_until_shown(
 ) -> None:
     app = fake_app("v2", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        first = app.panes[0]
-        second = await open_second_tab(pilot, app)
-        await pilot.press("alt+1")
-        await wait_for(pilot, lambda: app.active_pane is first)
+        _, second = await hidden_second_tab(pilot, app)
         second.runner.prompts.put_nowait((1, "turn-error"))  # ends at once
         await wait_for(pilot, lambda: tab_labels(app)[1] == "2 Fake Agent ✓")
         assert second.activity == "done"

@@ -21,7 +21,6 @@ app.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from time import perf_counter
 from typing import ClassVar, Final
 
@@ -140,7 +139,6 @@ class MarkdownView(Widget, can_focus=False):
         self._cache: dict[int, tuple[int, list[Strip], list[str]]] = {}
         """Rendered lines by block key: (width, strips, plain text lines)."""
         self._layout_width = -1
-        self._starts: list[int] = []
         """The first line of each block in `_layout_blocks`."""
         self._lines: list[tuple[Strip, str]] = []
         self.renders = 0
@@ -245,16 +243,13 @@ class MarkdownView(Widget, can_focus=False):
         for key in [key for key in self._cache if key not in keys]:
             del self._cache[key]
         lines: list[tuple[Strip, str]] = []
-        starts: list[int] = []
         blank = Strip([])
         for index, block in enumerate(blocks):
             strips, texts = self._block_lines(block, width)
             if index:
                 lines.append((blank, ""))
-            starts.append(len(lines))
             lines.extend(zip(strips, texts, strict=True))
         self._lines = lines
-        self._starts = starts
         self._layout_width = width
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
@@ -289,10 +284,6 @@ class MarkdownView(Widget, can_focus=False):
                 )
                 strip = Strip(list(styled.render(self.app.console)))
         return strip.apply_style(base).crop_extend(0, width, base).apply_offsets(0, y)
-
-    def block_at_line(self, y: int) -> int:
-        """The index of the block that line `y` belongs to (tests)."""
-        return max(bisect_right(self._starts, y) - 1, 0)
 
     # ---------------------------------------------------------------- selection
 

@@ -367,8 +367,9 @@ class TerminalSegment(Widget):
         header = Content(title)
         if self._header.content != header:
             self._header.update(header)
+        label = exit_label(terminal)
         # Still behind since the last feed, and still running: a flood.
-        flooding = self.feed.behind and exit_label(terminal) is None
+        flooding = self.feed.behind and label is None
         if terminal is not None and self.feed.update(terminal, flooding=flooding):
             self._lines.sync()
         if self.feed.shallow:
@@ -382,7 +383,6 @@ class TerminalSegment(Widget):
             self._errors.update(
                 Content("\n".join(printable(f"⚠ {error}") for error in errors))
             )
-        label = exit_label(terminal)
         self._status.display = label is not None
         if label is not None:
             text, ok = label
