@@ -18,12 +18,14 @@ Commands:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tui import __version__
+from acp_tui.ui.serve import DEFAULT_HOST, DEFAULT_PORT
 
 if TYPE_CHECKING:
     from acp_tui.config import McpServerSettings
@@ -66,15 +68,12 @@ def _connection_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _record_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--record",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="record all traffic with the agent, with timestamps, to FILE "
-        "(JSONL; play it with `acp-tui replay FILE`)",
-    )
+def _record_option(
+    parser: argparse.ArgumentParser,
+    help: str = "record all traffic with the agent, with timestamps, to FILE "
+    "(JSONL; play it with `acp-tui replay FILE`)",
+) -> None:
+    parser.add_argument("--record", type=Path, default=None, metavar="FILE", help=help)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -239,14 +238,15 @@ def _main(argv: Sequence[str] | None) -> int:
     resolved = _resolve(args.agent)
     if resolved is None:
         return EXIT_USAGE
+    name, command = resolved
+    if command.cwd is None:  # a user agent may pin its own working directory
+        resolved = name, dataclasses.replace(command, cwd=args.cwd)
     if args.command == "serve":
         return _serve(args)
     if args.command in ("print", "sessions"):
         return _headless(args, *resolved, settings.mcp_servers)
     if args.command == "check":
         return _check(*resolved, args)
-    if resolved is None:
-        return EXIT_USAGE
     if args.probe:
         return _probe(*resolved, args)
     return _tui(*resolved, args, settings.mcp_servers, settings.theme)
@@ -259,14 +259,11 @@ def _tui(
     mcp_servers: dict[str, McpServerSettings],
     theme: str | None,
 ) -> int:
-    import dataclasses
 
     from acp_tui.ui.agent_runner import SessionRequest
     from acp_tui.ui.app import make_app
 
     _setup_logging()
-    if command.cwd is None:
-        command = dataclasses.replace(command, cwd=args.cwd)
     request = SessionRequest()
     if args.sessions:
         request = SessionRequest("pick")
@@ -328,15 +325,12 @@ def _headless(
     command: AgentCommand,
     mcp_servers: dict[str, McpServerSettings],
 ) -> int:
-    import dataclasses
 
     import anyio
 
     from acp_tui.headless import PrintOptions, list_sessions, run_print
 
     _setup_logging()
-    if command.cwd is None:
-        command = dataclasses.replace(command, cwd=args.cwd)
     options = PrintOptions(
         command=command,
         name=name,
@@ -356,7 +350,6 @@ def _headless(
 
 
 def _probe(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
-    import dataclasses
 
     import anyio
 
@@ -365,8 +358,6 @@ def _probe(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
     from acp_tui.protocol.framing import printable as safe
 
     log_file = _setup_logging()
-    if command.cwd is None:  # a user agent may pin its own working directory
-        command = dataclasses.replace(command, cwd=args.cwd)
     print(
         safe(f"acp-tui {__version__}: starting {name} ({command.display()}) …"),
         file=sys.stderr,
@@ -423,7 +414,6 @@ def _positive_seconds(text: str) -> float:
 
 
 def _check(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
-    import dataclasses
 
     import anyio
 
@@ -438,8 +428,6 @@ def _check(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
     from acp_tui.protocol.framing import printable as safe
 
     log_file = _setup_logging()
-    if command.cwd is None:  # the agent runs here; its sessions in a temp dir
-        command = dataclasses.replace(command, cwd=args.cwd)
     print(
         safe(f"acp-tui {__version__}: checking {name} ({command.display()}) …"),
         file=sys.stderr,
@@ -654,11 +642,8 @@ def _serve_parser(
         "Exit codes: 0 stopped, 2 usage, the extra missing, or the port unusable.",
     )
     _connection_options(server)
-    server.add_argument(
-        "--record",
-        type=Path,
-        default=None,
-        metavar="FILE",
+    _record_option(
+        server,
         help="record each app's traffic with its agent to FILE (JSONL); every "
         "browser connection starts a new app, which starts FILE anew",
     )
@@ -672,14 +657,14 @@ def _serve_parser(
     server.add_argument("--theme", metavar="NAME", help="the colour theme")
     server.add_argument(
         "--host",
-        default="127.0.0.1",
-        help="the address to listen on (default: 127.0.0.1)",
+        default=DEFAULT_HOST,
+        help=f"the address to listen on (default: {DEFAULT_HOST})",
     )
     server.add_argument(
         "--port",
         type=int,
-        default=8000,
-        help="the TCP port to listen on (default: 8000)",
+        default=DEFAULT_PORT,
+        help=f"the TCP port to listen on (default: {DEFAULT_PORT})",
     )
     server.add_argument(
         "--public-url",
@@ -721,9 +706,8 @@ def _setup_logging() -> Path:
 
     from acp_tui import paths
 
-    directory = paths.log_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    log_file = directory / "acp-tui.log"
+    log_file = paths.log_file()
+    log_file.parent.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(
         filename=log_file,
         level=logging.INFO,

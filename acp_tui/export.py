@@ -335,7 +335,11 @@ def _tool_call_markdown(
     return out
 
 
-_PLAN_MARKS: Final = {"completed": "[x]", "in_progress": "[ ] (in progress)"}
+_PLAN_MARKS: Final = {
+    "pending": "[ ]",
+    "completed": "[x]",
+    "in_progress": "[ ] (in progress)",
+}
 
 
 def _plan_markdown(plan: Plan) -> list[str]:
@@ -343,8 +347,6 @@ def _plan_markdown(plan: Plan) -> list[str]:
     for entry in plan.entries:
         status = str(entry.get("status") or "pending")
         mark = _PLAN_MARKS.get(status, f"[ ] ({_line(status)})")
-        if status == "pending":
-            mark = "[ ]"
         content = _line(entry.get("content") or "")
         out.append(f"- {mark} {content}")
     return out if plan.entries else ["### Plan", "", "*(empty)*"]

@@ -34,7 +34,7 @@ from acp_tui.client.connection import (
 from acp_tui.client.errors import AgentError
 from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
-from acp_tui.client.session import AcpClient, plain_store
+from acp_tui.client.session import AcpClient
 from acp_tui.config import McpServerSettings
 from acp_tui.export import json_text, session_document, terminal_text
 from acp_tui.protocol.dispatcher import Diagnostic
@@ -87,8 +87,6 @@ class PrintOptions:
     permissions: Literal["allow", "reject"] = "reject"
     timeout: float | None = None
     mcp_servers: dict[str, McpServerSettings] = field(default_factory=dict)
-    save_transcripts: bool = True
-    """Save the session's transcript as it grows (`acp_tui.transcripts`)."""
     record: Path | None = None
     """Record the connection's traffic to this JSONL file (`--record`)."""
 
@@ -158,11 +156,7 @@ async def _run(run: _Run) -> int:
         ),
         mcp_servers=options.mcp_servers,
         on_diagnostic=run.diagnostic,
-        store_factory=(
-            transcript_store_factory(options.name)
-            if options.save_transcripts
-            else plain_store
-        ),
+        store_factory=transcript_store_factory(options.name),
     )
     open_stream: StreamFactory = run.launcher.open_stream
     if options.record is not None:

@@ -29,6 +29,7 @@ __all__ = [
     "config_dir",
     "data_dir",
     "log_dir",
+    "log_file",
     "user_themes_dir",
 ]
 
@@ -81,6 +82,11 @@ def log_dir() -> Path:
     if home is not None:
         return home / "logs"
     return Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
+
+
+def log_file() -> Path:
+    """The app's own log file (in `log_dir`)."""
+    return log_dir() / f"{APP_NAME}.log"
 
 
 def cache_dir() -> Path:

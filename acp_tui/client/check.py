@@ -65,7 +65,7 @@ from acp_tui.client.launch import AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
 from acp_tui.client.session import AcpClient, UnsupportedOperation
 from acp_tui.protocol.framing import DecodeError, OversizedLine, decode_line, printable
-from acp_tui.protocol.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, RpcError
+from acp_tui.protocol.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, RpcError, id_key
 from acp_tui.protocol.schema import v1, v2
 from acp_tui.protocol.schema._base import WireModel
 from acp_tui.protocol.transport import (
@@ -78,6 +78,7 @@ from acp_tui.protocol.version import (
     ProtocolChoice,
     ProtocolVersion,
     UnsupportedProtocolVersion,
+    known_version,
 )
 from acp_tui.store.store import SessionStore
 
@@ -275,7 +276,7 @@ class _Traffic:
     def sent(self, line: bytes) -> None:
         data = decode_line(line)
         if isinstance(data, dict) and "id" in data and "method" in data:
-            key = _id_key(data["id"])
+            key = id_key(data["id"])
             self.sent_methods[key] = str(data["method"])
             self.requests.append((self.mark(), key, str(data["method"])))
 
@@ -315,23 +316,18 @@ class _Traffic:
             return False
         for sent_at, key, sent_method in self.requests:
             if sent_at >= mark and sent_method == method:
-                return bool(key == _id_key(message["id"]))
+                return bool(key == id_key(message["id"]))
         return False
 
     def response_method(self, message: dict[str, Any]) -> str | None:
         """The method of the request a response answers, if it is ours."""
         if "method" in message or "id" not in message:
             return None
-        return self.sent_methods.get(_id_key(message["id"]))
+        return self.sent_methods.get(id_key(message["id"]))
 
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
-
-
-def _id_key(value: Any) -> Any:
-    # JSON-RPC ids: 1 and "1" are different ids; True is not 1.
-    return (type(value).__name__, value) if isinstance(value, int | str) else None
 
 
 class _ObservedStream:
@@ -641,13 +637,12 @@ class _SchemaCheck:
         result = message["result"]
         spec = self.answers.get(method)
         if method == "initialize" and self.side == "agent":
-            answered = (
+            answered = known_version(
                 result.get("protocolVersion") if isinstance(result, dict) else None
             )
-            if answered in (1, 2) and not isinstance(answered, bool):
-                spec = _TABLES[answered].agent_methods["initialize"]
-            else:
+            if answered is None:
                 return  # reported by the initialize check
+            spec = _TABLES[answered].agent_methods["initialize"]
         if spec is not None:
             self._check(f"{method} result", spec.result, result)
 
@@ -863,9 +858,7 @@ async def _check_version(
             rows.append(_other_version(version, error))
             why = f"the agent does not speak v{version}"
             _skip_all(rows, version, names, why)
-            answered = error.answered
-            if answered in (1, 2) and not isinstance(answered, bool):
-                negotiated = 1 if answered == 1 else 2
+            negotiated = known_version(error.answered) or negotiated
         except AgentError as error:  # rejected, timed out, or a broken reply
             if _unsupported_version_error(traffic):
                 detail = (

@@ -35,7 +35,9 @@ from itertools import islice
 from typing import Any, Final, Literal
 
 from acp_tui.protocol.framing import DecodeError, OversizedLine, decode_line, printable
+from acp_tui.protocol.jsonrpc import id_key
 from acp_tui.protocol.transport import MessageStream
+from acp_tui.protocol.version import known_version
 
 __all__ = [
     "MAX_BYTES",
@@ -63,11 +65,6 @@ DirectionFilter = Literal["in", "out", "both"]
 StreamOpener = Callable[[], AbstractAsyncContextManager[MessageStream]]
 
 _UNCHECKED: Final[Any] = object()
-
-
-def _id_key(value: Any) -> Any:
-    # JSON-RPC ids: 1 and "1" are different ids; True is not 1.
-    return (type(value).__name__, value) if isinstance(value, int | str) else None
 
 
 @dataclass(slots=True, eq=False)
@@ -211,13 +208,6 @@ class TrafficLog:
             return self._entries[position]
         return None
 
-    def clear(self) -> None:
-        """Forget every entry (indexes keep growing)."""
-        self._entries.clear()
-        self._bytes = 0
-        self._pending.clear()
-        self._parsed = self._total
-
     def begin_connection(self) -> None:
         """A new connection: ids start over (unanswered requests are dropped)."""
         self._connection += 1
@@ -291,14 +281,14 @@ class TrafficLog:
                 entry.id = message["id"]
                 if method == "initialize":  # shaped as the version it offers
                     params = message.get("params")
-                    offered = (
+                    offered = known_version(
                         params.get("protocolVersion")
                         if isinstance(params, dict)
                         else None
                     )
-                    if offered in (1, 2) and not isinstance(offered, bool):
-                        entry.version = int(offered)
-                self._pending[(entry.direction, _id_key(message["id"]))] = entry
+                    if offered is not None:
+                        entry.version = offered
+                self._pending[(entry.direction, id_key(message["id"]))] = entry
                 while len(self._pending) > self.max_entries:
                     del self._pending[next(iter(self._pending))]
             else:
@@ -309,7 +299,7 @@ class TrafficLog:
         entry.kind = "response"
         entry.id = message["id"]
         other: Direction = "out" if entry.direction == "in" else "in"
-        request = self._pending.pop((other, _id_key(message["id"])), None)
+        request = self._pending.pop((other, id_key(message["id"])), None)
         if request is None:
             return
         entry.method = request.method
@@ -319,11 +309,11 @@ class TrafficLog:
         entry.request_line = request.line
         if request.method == "initialize":
             result = message.get("result")
-            answered = (
+            answered = known_version(
                 result.get("protocolVersion") if isinstance(result, dict) else None
             )
-            if answered in (1, 2) and not isinstance(answered, bool):
-                self._version = int(answered)
+            if answered is not None:
+                self._version = answered
 
 
 class TrafficStream:

@@ -29,6 +29,7 @@ __all__ = [
     "Response",
     "RpcError",
     "error_response",
+    "id_key",
     "parse_message",
 ]
 
@@ -122,6 +123,15 @@ class InvalidMessage:
 
 
 Message: TypeAlias = Request | Notification | Response | ErrorResponse
+
+
+def id_key(value: Any) -> tuple[str, int | str] | None:
+    """A hashable key that tells request ids apart as JSON-RPC does.
+
+    1 and "1" are different ids, and so are `true` and 1; a value that is neither
+    a number nor a string gives None.
+    """
+    return (type(value).__name__, value) if isinstance(value, int | str) else None
 
 
 def _is_id(value: Any) -> TypeGuard[RequestId]:

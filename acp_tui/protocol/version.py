@@ -18,12 +18,24 @@ __all__ = [
     "ProtocolVersion",
     "UnsupportedProtocolVersion",
     "is_version_at_least",
+    "known_version",
     "negotiate",
     "offers_for",
 ]
 
 ProtocolVersion: TypeAlias = Literal[1, 2]
 """A protocol version acp-tui speaks."""
+
+
+def known_version(value: object) -> ProtocolVersion | None:
+    """`value` (a wire `protocolVersion`) as a version acp-tui speaks, else None.
+
+    JSON `true` is not 1.
+    """
+    if isinstance(value, bool) or value not in (1, 2):
+        return None
+    return 1 if value == 1 else 2
+
 
 ProtocolChoice: TypeAlias = Literal["auto", "1", "2"]
 """What the user asked for: `auto` offers 2 and falls back to 1."""

@@ -90,8 +90,6 @@ class AgentSettings:
     choice: ProtocolChoice = "auto"
     init_timeout: float = 60.0
     mcp_servers: dict[str, McpServerSettings] = field(default_factory=dict)
-    save_transcripts: bool = True
-    """Save every session's transcript as it grows (`acp_tui.transcripts`)."""
     record: Path | None = None
     """Record all traffic with the agent to this JSONL file (`--record`)."""
 
@@ -293,7 +291,7 @@ class AgentRunner:
     async def _run(self, request: SessionRequest) -> None:
         from acp_tui.client.connection import ClientFeatures, connect
         from acp_tui.client.prompt_content import prompt_capabilities
-        from acp_tui.client.session import AcpClient, plain_store
+        from acp_tui.client.session import AcpClient
 
         settings = self.settings
         client = AcpClient(
@@ -306,11 +304,8 @@ class AgentRunner:
             ),
             mcp_servers=settings.mcp_servers,
             on_diagnostic=self._diagnostic,
-            store_factory=(
-                transcript_store_factory(settings.name)
-                if settings.save_transcripts
-                else plain_store
-            ),
+            # Every session's transcript is saved as it grows.
+            store_factory=transcript_store_factory(settings.name),
         )
         open_stream: StreamFactory = self.traffic.wrap(self.launcher.open_stream)
         if settings.record is not None:
@@ -464,7 +459,7 @@ class AgentRunner:
         elif self._diagnostics == DIAGNOSTIC_NOTICES + 1:
             self._notice(
                 "the agent keeps sending bad messages; further ones are only "
-                f"logged ({paths.log_dir() / 'acp-tui.log'})"
+                f"logged ({paths.log_file()})"
             )
 
     def _client(self) -> AcpClient:

@@ -34,6 +34,7 @@ from rich.console import RenderableType
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Tab, Tabs
 
@@ -188,7 +189,7 @@ class AcpTuiApp(App[None]):
         message: RenderableType | None = None,
     ) -> None:
         """Exit once every tab's agent is shut down (bounded by `SHUTDOWN_WAIT`)."""
-        running = [pane.runner for pane in self._panes if pane.runner.running]
+        running = [pane for pane in self._panes if pane.runner.running]
         if self._exiting or not running:
             super().exit(result, return_code, message)
             return
@@ -199,8 +200,8 @@ class AcpTuiApp(App[None]):
                 pane.closing = True  # no restart while quitting
             with anyio.move_on_after(SHUTDOWN_WAIT):
                 async with anyio.create_task_group() as group:
-                    for runner in running:
-                        group.start_soon(runner.stop)
+                    for pane in running:
+                        group.start_soon(pane.stop_agent)
             super(AcpTuiApp, self).exit(result, return_code, message)
 
         self.run_worker(stop_then_exit(), group="quit", exit_on_error=False)
@@ -230,16 +231,19 @@ class AcpTuiApp(App[None]):
 
     def compose(self) -> ComposeResult:
         """Build the child widgets: the tab bar, one pane per tab, the footer."""
-        numbered = len(self._panes) > 1
-        yield Tabs(*(self._tab_for(p, numbered) for p in self._panes), id="tab-bar")
+        yield Tabs(*(self._tab_for(p) for p in self._panes), id="tab-bar")
         for pane in self._panes:
             pane.display = pane is self._active
             yield pane
         yield Footer()
 
-    def _tab_for(self, pane: SessionPane, numbered: bool) -> Tab:
-        number = self._panes.index(pane) + 1 if numbered else None
-        return Tab(pane.label.render(number), id=self._tab_id(pane))
+    def _tab_for(self, pane: SessionPane) -> Tab:
+        return Tab(self._label_of(pane), id=self._tab_id(pane))
+
+    def _label_of(self, pane: SessionPane) -> Content:
+        """The pane's tab label, numbered when there are two tabs or more."""
+        number = self._panes.index(pane) + 1 if len(self._panes) > 1 else None
+        return pane.label.render(number)
 
     @staticmethod
     def _tab_id(pane: SessionPane) -> str:
@@ -296,11 +300,8 @@ class AcpTuiApp(App[None]):
             self._relabel(pane)
 
     def _relabel(self, pane: SessionPane) -> None:
-        tabs = self._tabs.query(f"#{self._tab_id(pane)}").results(Tab)
-        numbered = len(self._panes) > 1
-        number = self._panes.index(pane) + 1 if numbered else None
-        for tab in tabs:
-            tab.label = pane.label.render(number)
+        for tab in self._tabs.query(f"#{self._tab_id(pane)}").results(Tab):
+            tab.label = self._label_of(pane)
 
     @on(SessionPane.Changed)
     def _pane_changed(self, message: SessionPane.Changed) -> None:
@@ -326,7 +327,7 @@ class AcpTuiApp(App[None]):
         if pane not in self._panes:
             return
         number = self._panes.index(pane) + 1
-        label = pane.label.render(number if len(self._panes) > 1 else None)
+        label = self._label_of(pane)
         # alt+N where the terminal reports it (the kitty keyboard protocol); xterm
         # and tmux send ESC N, which Textual reads as a macOS option character.
         jump = f" (tab {number}: alt+{number}, or alt+→ / alt+←)"
@@ -352,7 +353,7 @@ class AcpTuiApp(App[None]):
         self._panes.append(pane)
         pane.display = False  # until its tab is activated
         await self.mount(pane, before=self.query_one(Footer))
-        await self._tabs.add_tab(self._tab_for(pane, True))
+        await self._tabs.add_tab(self._tab_for(pane))
         self._show_tab_bar()
         self._tabs.active = self._tab_id(pane)
         pane.start()

@@ -14,6 +14,7 @@ from acp_tui.protocol.jsonrpc import (
     Response,
     RpcError,
     error_response,
+    id_key,
     parse_message,
 )
 
@@ -74,3 +75,11 @@ def test_error_response_shape() -> None:
         "error": {"code": -32600, "message": "Invalid Request"},
     }
     assert RpcError(-32602, "Invalid params", "x").to_object()["data"] == "x"
+
+
+def test_id_keys_tell_ids_apart_as_json_rpc_does() -> None:
+    assert id_key(1) == id_key(1)
+    assert id_key(1) != id_key("1")
+    assert id_key(True) != id_key(1)
+    assert id_key(None) is None
+    assert id_key([1]) is None

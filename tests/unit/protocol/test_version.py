@@ -9,6 +9,7 @@ import pytest
 from acp_tui.protocol.version import (
     UnsupportedProtocolVersion,
     is_version_at_least,
+    known_version,
     negotiate,
     offers_for,
 )
@@ -52,3 +53,11 @@ def test_unknown_versions_compare_conservatively() -> None:
     assert not is_version_at_least(3, 1)
     with pytest.raises(ValueError, match="unknown"):
         is_version_at_least(2, 3)
+
+
+def test_known_version() -> None:
+    assert known_version(1) == 1
+    assert known_version(2) == 2
+    assert known_version(2.0) == 2
+    for value in (True, False, 3, 0, "2", None, [2]):
+        assert known_version(value) is None
