@@ -36,8 +36,9 @@ HEADLESS = [
     "acp_tui.diff",
 ]
 
+# dir() runs a module that loads lazily (acp_tui.protocol.schema.v1).
 PROBE = (
-    "import importlib, sys; importlib.import_module(sys.argv[1]); "
+    "import importlib, sys; dir(importlib.import_module(sys.argv[1])); "
     "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
 )
 

@@ -374,20 +374,20 @@ class _Tables:
     """The notifications a client may send."""
 
 
-_TABLES: Final = {
-    1: _Tables(
-        v1.CLIENT_METHODS,
-        v1.AGENT_METHODS,
-        {**v1.CLIENT_NOTIFICATIONS, **v1.PROTOCOL_NOTIFICATIONS},
-        {**v1.AGENT_NOTIFICATIONS, **v1.PROTOCOL_NOTIFICATIONS},
-    ),
-    2: _Tables(
-        v2.CLIENT_METHODS,
-        v2.AGENT_METHODS,
-        {**v2.CLIENT_NOTIFICATIONS, **v2.PROTOCOL_NOTIFICATIONS},
-        {**v2.AGENT_NOTIFICATIONS, **v2.PROTOCOL_NOTIFICATIONS},
-    ),
-}
+@functools.cache
+def _tables(version: int) -> _Tables:
+    """The method tables of `version`, built on first use.
+
+    The v1 models load lazily, and the inspector imports this module for v2
+    sessions too.
+    """
+    schema = v1 if version == 1 else v2
+    return _Tables(
+        schema.CLIENT_METHODS,
+        schema.AGENT_METHODS,
+        {**schema.CLIENT_NOTIFICATIONS, **schema.PROTOCOL_NOTIFICATIONS},
+        {**schema.AGENT_NOTIFICATIONS, **schema.PROTOCOL_NOTIFICATIONS},
+    )
 
 
 def _json_path(data: Any, loc: Sequence[int | str], missing: bool) -> list[str]:
@@ -505,7 +505,7 @@ class _SchemaCheck:
         """The version spoken: whose models apply (the `initialize` result is
         always checked against the version it claims)."""
         self.traffic = traffic
-        self.tables = _TABLES[version]
+        self.tables = _tables(version)
         tables = self.tables
         agent = side == "agent"
         self.requests = tables.client_methods if agent else tables.agent_methods
@@ -642,7 +642,7 @@ class _SchemaCheck:
             )
             if answered is None:
                 return  # reported by the initialize check
-            spec = _TABLES[answered].agent_methods["initialize"]
+            spec = _tables(answered).agent_methods["initialize"]
         if spec is not None:
             self._check(f"{method} result", spec.result, result)
 

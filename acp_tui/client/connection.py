@@ -156,24 +156,23 @@ def initialize_params(
     A v2 offer carries the v1 `clientInfo` and `clientCapabilities` too (see the
     module docstring); a v1 offer is plain v1.
     """
-    v1_capabilities = v1.ClientCapabilities(
-        fs=v1.FileSystemCapabilities(
-            read_text_file=features.read_text_file,
-            write_text_file=features.write_text_file,
-        ),
-        terminal=features.terminal,
-    )
-    if features.terminal_auth:
-        v1_capabilities.auth = v1.AuthCapabilities(terminal=True)
-    v1_info = v1.Implementation(
-        name=identity.name, title=identity.title, version=identity.version
-    )
     if offer == 1:
+        capabilities = v1.ClientCapabilities(
+            fs=v1.FileSystemCapabilities(
+                read_text_file=features.read_text_file,
+                write_text_file=features.write_text_file,
+            ),
+            terminal=features.terminal,
+        )
+        if features.terminal_auth:
+            capabilities.auth = v1.AuthCapabilities(terminal=True)
         return to_wire(
             v1.InitializeRequest(
                 protocol_version=1,
-                client_capabilities=v1_capabilities,
-                client_info=v1_info,
+                client_capabilities=capabilities,
+                client_info=v1.Implementation(
+                    name=identity.name, title=identity.title, version=identity.version
+                ),
             )
         )
     request = v2.InitializeRequest(
@@ -188,8 +187,20 @@ def initialize_params(
             terminal=v2.TerminalAuthCapabilities()
         )
     params = to_wire(request)
-    params["clientInfo"] = to_wire(v1_info)
-    params["clientCapabilities"] = to_wire(v1_capabilities)
+    # The v1 fields as plain JSON, not through the v1 models: a v2 offer must not
+    # load them (see acp_tui.protocol.schema). A test checks that they are what
+    # the v1 models give and validate as v1.
+    params["clientInfo"] = dict(params["info"])  # v1 Implementation: same fields
+    v1_capabilities: dict[str, Any] = {
+        "fs": {
+            "readTextFile": features.read_text_file,
+            "writeTextFile": features.write_text_file,
+        },
+        "terminal": features.terminal,
+    }
+    if features.terminal_auth:
+        v1_capabilities["auth"] = {"terminal": True}
+    params["clientCapabilities"] = v1_capabilities
     return params
 
 

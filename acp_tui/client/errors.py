@@ -8,6 +8,7 @@ __all__ = [
     "BrokenInitializeReply",
     "InitializeRejected",
     "InitializeTimeout",
+    "UnsupportedOperation",
 ]
 
 
@@ -35,3 +36,7 @@ class InitializeRejected(AgentError):
 
 class BrokenInitializeReply(AgentError):
     """The agent's `initialize` result does not match the version it claims."""
+
+
+class UnsupportedOperation(Exception):
+    """The agent does not offer this operation (per its capabilities)."""

@@ -9,13 +9,13 @@ agent ended and the last lines it wrote to stderr. Every front end (the app,
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Final
 
-from acp_tui.client.errors import AgentError, AgentExited
-from acp_tui.client.session import UnsupportedOperation
-from acp_tui.protocol.dispatcher import RequestTimeout
-from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.client.errors import AgentError, AgentExited, UnsupportedOperation
+from acp_tui.protocol.jsonrpc import RequestTimeout, RpcError
 from acp_tui.protocol.transport import (
     AgentCommand,
     AgentStartError,
@@ -56,9 +56,39 @@ class AgentLauncher:
         self.name = name
         self.transport: StdioTransport | None = None
         """The transport of the latest connection attempt."""
+        self._early: StdioTransport | None = None
+        """Started by `start_early`, not yet taken by `open_stream`."""
 
-    def open_stream(self) -> StdioTransport:
-        """A `StreamFactory` for `connect()`: a fresh transport per attempt."""
+    async def start_early(self) -> None:
+        """Start the agent now, ahead of `connect()`; its first stream is this one.
+
+        An agent takes from a tenth of a second to many seconds to boot, and the
+        client stack (the pydantic wire models) takes about 0.4 s to import: a
+        front end that starts the agent first and imports after overlaps the two.
+        Call `discard_early` once `connect()` is done (or was never reached).
+
+        Raises:
+            AgentStartError: The agent could not be started.
+        """
+        await self.discard_early()
+        transport = StdioTransport(self.command, name=self.name)
+        await transport.__aenter__()
+        self.transport = self._early = transport
+
+    async def discard_early(self) -> None:
+        """Stop an agent started early that no `open_stream()` call took."""
+        early, self._early = self._early, None
+        if early is not None:
+            await early.__aexit__(None, None, None)
+
+    def open_stream(self) -> AbstractAsyncContextManager[StdioTransport]:
+        """A `StreamFactory` for `connect()`: a fresh transport per attempt.
+
+        The first attempt after `start_early` gets the agent already started.
+        """
+        early, self._early = self._early, None
+        if early is not None:
+            return _Started(early)
         self.transport = StdioTransport(self.command, name=self.name)
         return self.transport
 
@@ -83,3 +113,25 @@ class AgentLauncher:
                 message += f"; the agent {self.transport.exit_description()}"
             tail = tuple(self.transport.stderr_tail()[-tail_lines:])
         return AgentFailure(message, tail)
+
+
+class _Started:
+    """A transport already started, as the context manager `connect()` enters.
+
+    Entering it does nothing more; leaving it shuts the agent down, as leaving a
+    `StdioTransport` that was entered here would.
+    """
+
+    def __init__(self, transport: StdioTransport) -> None:
+        self._transport = transport
+
+    async def __aenter__(self) -> StdioTransport:
+        return self._transport
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self._transport.__aexit__(exc_type, exc, tb)

@@ -130,10 +130,11 @@ def prompt_capabilities(connection: Connection) -> PromptCapabilities:
         v1: `agentCapabilities.promptCapabilities`; v2: `capabilities.session.prompt`
         (an absent or null entry means unsupported).
     """
-    from acp_tui.protocol.schema import v1  # the wire models load on first use
+    # The wire models load on first use; a v2 check, as v1's load lazily.
+    from acp_tui.protocol.schema import v2
 
     result = connection.initialize_result
-    if isinstance(result, v1.InitializeResponse):
+    if not isinstance(result, v2.InitializeResponse):
         v1_caps = result.agent_capabilities.prompt_capabilities
         return PromptCapabilities(
             image=v1_caps.image,

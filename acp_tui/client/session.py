@@ -44,6 +44,7 @@ from pydantic import ValidationError
 from acp_tui.client import translate_v1, translate_v2
 from acp_tui.client._wire import json_list
 from acp_tui.client.connection import ClientFeatures, Connection
+from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.fs import FileSystemAccess
 from acp_tui.client.ports import PermissionChoice, PermissionPrompter, PermissionRequest
 from acp_tui.client.terminals import ClientTerminals
@@ -88,10 +89,6 @@ TERMINAL_METHODS: Final = frozenset(
     }
 )
 """The v1 client-owned terminal methods (served when `features.terminal` is on)."""
-
-
-class UnsupportedOperation(Exception):
-    """The agent does not offer this operation (per its capabilities)."""
 
 
 @dataclass(frozen=True, slots=True)

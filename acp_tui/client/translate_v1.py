@@ -24,6 +24,7 @@ this module absorbs, so that nothing above the client layer knows the version:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -89,8 +90,14 @@ def _is_mode_select(option: JSONObject) -> bool:
     return option.get("category") == "mode" and option.get("type") == "select"
 
 
-_SEGMENT_BREAKS: Final = frozenset({v1.ToolCall, v1.SessionToolCallUpdate, v1.Plan})
-"""Updates after which an id-less chunk starts a new message."""
+@functools.cache
+def _segment_breaks() -> frozenset[type]:
+    """Updates after which an id-less chunk starts a new message.
+
+    A function, not a module constant: the v1 models load on first use
+    (`acp_tui.protocol.schema`), and importing this module must not use them.
+    """
+    return frozenset({v1.ToolCall, v1.SessionToolCallUpdate, v1.Plan})
 
 
 class V1Translator:
@@ -127,7 +134,7 @@ class V1Translator:
         handler = self._handlers.get(type(update))
         if handler is None:
             return [ops.RecordUnknownUpdate(to_wire(update))]
-        if type(update) in _SEGMENT_BREAKS:
+        if type(update) in _segment_breaks():
             # Text after a tool call or plan starts a new message, so it is shown
             # after it (an id-less chunk would otherwise join a message above it).
             self.end_message()

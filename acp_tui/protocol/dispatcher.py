@@ -60,6 +60,7 @@ from acp_tui.protocol.jsonrpc import (
     Notification,
     Request,
     RequestId,
+    RequestTimeout,
     Response,
     RpcError,
     error_response,
@@ -126,15 +127,6 @@ class RequestContext:
     """If a handler sets this, `$/cancel_request` only sets `cancel_requested`, and the
     handler must answer (with a valid result or `RpcError(-32800)`). Otherwise the
     handler is cancelled and the dispatcher answers `-32800`."""
-
-
-class RequestTimeout(TimeoutError):
-    """An outbound request got no response in time. `$/cancel_request` was sent."""
-
-    def __init__(self, method: str, timeout: float) -> None:
-        super().__init__(f"{method} got no response within {timeout:g} s")
-        self.method = method
-        self.timeout = timeout
 
 
 RequestHandler = Callable[[str, Any, RequestContext], Awaitable[Any]]

@@ -26,6 +26,7 @@ __all__ = [
     "Notification",
     "Request",
     "RequestId",
+    "RequestTimeout",
     "Response",
     "RpcError",
     "error_response",
@@ -188,3 +189,12 @@ def parse_message(data: Any) -> Message | InvalidMessage:
 def error_response(request_id: RequestId | None, error: RpcError) -> dict[str, Any]:
     """Build the wire form of an error reply."""
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_object()}
+
+
+class RequestTimeout(TimeoutError):
+    """An outbound request got no response in time. `$/cancel_request` was sent."""
+
+    def __init__(self, method: str, timeout: float) -> None:
+        super().__init__(f"{method} got no response within {timeout:g} s")
+        self.method = method
+        self.timeout = timeout

@@ -11,7 +11,8 @@ widget: it asks the user through the `RunnerUI` port and reports through message
 
 The client stack (the pydantic wire models above all) is imported inside the
 methods that use it, not at module level: it takes longer to import than Textual
-itself, and the app's first frame must not wait for it.
+itself, and the app's first frame must not wait for it. The agent is started before
+that import (`AgentLauncher.start_early`), so the two overlap.
 """
 
 from __future__ import annotations
@@ -255,7 +256,12 @@ class AgentRunner:
         self._diagnostics = 0
         try:
             with self._scope:
-                await self._run(request)
+                # The agent boots while `_run` imports the client stack.
+                await self.launcher.start_early()
+                try:
+                    await self._run(request)
+                finally:
+                    await self.launcher.discard_early()
         except LoginInTerminal as login:
             self.target.post_message(
                 TerminalLoginRequested(login.command, login.choice.name, request)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from acp_tui.client.connection import ClientFeatures, ClientIdentity, initialize_params
+from acp_tui.protocol.schema import v1 as schema_v1
+from acp_tui.protocol.schema._base import to_wire
 
 
 def test_terminal_auth_is_declared_in_both_versions_when_enabled() -> None:
@@ -20,3 +24,25 @@ def test_terminal_auth_is_not_declared_by_default() -> None:
     assert "auth" not in v2["clientCapabilities"]
     v1 = initialize_params(1, ClientIdentity(), ClientFeatures())
     assert "auth" not in v1["clientCapabilities"]
+
+
+@pytest.mark.parametrize("terminal_auth", [False, True])
+@pytest.mark.parametrize("fs", [False, True])
+def test_a_v2_offer_carries_the_v1_fields_as_the_v1_models_give_them(
+    terminal_auth: bool, fs: bool
+) -> None:
+    """Built as plain JSON (a v2 offer must not load the v1 models), they are
+    exactly what a v1 offer sends, and valid v1."""
+    features = ClientFeatures(
+        read_text_file=fs,
+        write_text_file=fs,
+        terminal=fs,
+        terminal_auth=terminal_auth,
+    )
+    identity = ClientIdentity(name="n", title="t", version="9")
+    v2 = initialize_params(2, identity, features)
+    v1 = initialize_params(1, identity, features)
+    assert v2["clientInfo"] == v1["clientInfo"]
+    assert v2["clientCapabilities"] == v1["clientCapabilities"]
+    request = schema_v1.InitializeRequest.model_validate({**v2, "protocolVersion": 1})
+    assert to_wire(request.client_capabilities) == v2["clientCapabilities"]

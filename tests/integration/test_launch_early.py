@@ -1,0 +1,70 @@
+"""`AgentLauncher.start_early`: the agent boots while the client stack imports.
+
+The first `open_stream()` after `start_early` hands over the process already
+running; leaving it shuts that process down as leaving a fresh transport would.
+An early start nobody took is stopped by `discard_early`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from acp_tui.client.launch import AgentLauncher
+from acp_tui.protocol.transport import AgentCommand, AgentStartError
+
+pytestmark = pytest.mark.subprocess
+
+ECHO = Path(__file__).resolve().parent.parent / "fakes" / "procs" / "echo.py"
+TIMEOUT = 20
+"""Bound for a start, a line and a bounded shutdown on a loaded machine."""
+
+
+@pytest.fixture(autouse=True)
+def acp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
+
+
+def launcher() -> AgentLauncher:
+    return AgentLauncher(AgentCommand((sys.executable, str(ECHO), "up")), "echo")
+
+
+async def test_the_first_stream_is_the_agent_started_early() -> None:
+    agents = launcher()
+    with anyio.fail_after(TIMEOUT):
+        await agents.start_early()
+        early = agents.transport
+        assert early is not None
+        assert early.returncode is None  # running before anyone asked for it
+        async with agents.open_stream() as stream:
+            assert stream is early
+            await stream.send(b"ping\n")
+            assert await stream.receive() == b"ping"
+        assert early.returncode == 0  # leaving the stream shut the agent down
+        async with agents.open_stream() as again:  # a reconnect starts a new one
+            assert again is not early
+            assert again.pid != early.pid
+        await agents.discard_early()  # nothing left to discard
+    assert agents.transport is again
+
+
+async def test_an_early_start_nobody_took_is_stopped() -> None:
+    agents = launcher()
+    with anyio.fail_after(TIMEOUT):
+        await agents.start_early()
+        early = agents.transport
+        assert early is not None
+        assert early.returncode is None
+        await agents.discard_early()
+    assert early.returncode is not None
+    assert early.exit_description() != "still running"
+
+
+async def test_an_agent_that_cannot_start_fails_early() -> None:
+    agents = AgentLauncher(AgentCommand(("/nonexistent/agent-binary",)), "missing")
+    with anyio.fail_after(TIMEOUT), pytest.raises(AgentStartError):
+        await agents.start_early()
+    await agents.discard_early()
