@@ -75,6 +75,7 @@ from textual.widgets import Static, TextArea
 from acp_tui.paths import HOME_ENV_VAR
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.store.store import SessionStore
+from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.widgets.markdown_view import MarkdownView
 
@@ -302,8 +303,16 @@ class ReplayResult:
     entries: int = 0
 
 
-async def replay(protocol: int, updates: int, cwd: Path) -> ReplayResult:
-    """App start -> a replay of `updates` updates rendered and a key echoed."""
+async def replay(
+    protocol: int, updates: int, cwd: Path, *, resume: bool = True
+) -> ReplayResult:
+    """App start -> a replay of `updates` updates rendered and a key echoed.
+
+    With `resume`, the app resumes session `s1` as `--session s1` does (v2
+    `session/resume` from the start, v1 `session/load`): the agent replays the
+    history before it answers. Without, the agent floods the history right after
+    answering `session/new`, so the UI renders it while it streams in.
+    """
     start = time.perf_counter()
     app = make_app(
         agent_command(protocol, "--replay", str(updates)),
@@ -311,6 +320,7 @@ async def replay(protocol: int, updates: int, cwd: Path) -> ReplayResult:
         cwd=cwd,
         init_timeout=30.0,
         tune_gc=True,
+        request=SessionRequest("resume", "s1") if resume else None,
     )
     frames = Frames(app)
     frames.watch("REPLAY-DONE", lambda: last_text(app.store, "REPLAY-DONE"))
@@ -359,7 +369,14 @@ async def child(kind: str, params: dict[str, Any]) -> dict[str, Any]:
             )
         if kind == "start":
             return asdict(await first_frame(protocol, cwd))
-        return asdict(await replay(protocol, int(params["updates"]), cwd))
+        return asdict(
+            await replay(
+                protocol,
+                int(params["updates"]),
+                cwd,
+                resume=bool(params.get("resume", True)),
+            )
+        )
 
 
 def measure(kind: str, **params: Any) -> dict[str, Any]:

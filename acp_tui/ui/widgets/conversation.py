@@ -484,6 +484,11 @@ class Conversation(VerticalScroll):
         """Mount earlier entries while the screen is not full."""
         if not self._first:
             return
+        if self._sync_timer is not None:
+            # Newer entries wait to be mounted (a flood): they may well fill the
+            # screen by themselves and unmount what would be mounted here. The
+            # deferred sync asks for a fill again.
+            return
         if not all(widget.is_mounted for widget in self.entries.values()):
             # Still composing: the height known now is not theirs yet.
             self.call_after_refresh(self._request_fill)
