@@ -260,6 +260,14 @@ def parse_ui(text: str, data: JSONObject | None = None) -> list[Figure]:
             verdict=verdict_on(interactive, text),
         )
     )
+    figures.append(
+        Figure(
+            bench,
+            f"key echoed after a {replay} flood after session/new",
+            found(rf"flooded right after session/new[^\n]*?after\s*{_NUM}\s*s", text),
+            "s",
+        )
+    )
     return figures
 
 
