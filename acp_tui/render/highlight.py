@@ -25,8 +25,8 @@ FILENAME_INDEX: Final = ""
 """Pseudo-language: the filename index `get_lexer_for_filename` loads once."""
 
 COMMON_LANGUAGES: Final = (
-    FILENAME_INDEX,
     "python",
+    FILENAME_INDEX,
     "bash",
     "json",
     "diff",
@@ -46,7 +46,8 @@ COMMON_LANGUAGES: Final = (
     "java",
     "sql",
 )
-"""What agents commonly show, most common first (Pygments aliases)."""
+"""What agents commonly show, most common first (Pygments aliases): Python code
+fences first, then the filename index that diffs and file reads use."""
 
 
 def warm_lexer(language: str) -> bool:

@@ -226,6 +226,11 @@ class AgentRunner:
     # --------------------------------------------------------------- lifecycle
 
     @property
+    def busy(self) -> bool:
+        """A turn runs, or a prompt waits to be sent."""
+        return self.in_turn or not self.prompts.empty()
+
+    @property
     def running(self) -> bool:
         """A connection is being run (the agent process may be up)."""
         return self._scope is not None

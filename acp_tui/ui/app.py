@@ -423,13 +423,16 @@ class AcpTuiApp(App[None]):
 
         The first code fence of a language would otherwise stall a frame while
         its lexer compiles (see `render.highlight`); one per step, and only after
-        `WARM_QUIET` seconds without store changes in any tab, so no streaming
+        `WARM_QUIET` seconds without store changes in any tab, and never while a
+        turn runs or a prompt waits (a turn may pause longer), so no streaming
         frame waits.
         """
         if not self._to_warm:
             return
         bridges = [p.runner.bridge for p in self._panes if p.runner.bridge is not None]
         quiet = min((b.quiet_for() for b in bridges), default=WARM_QUIET)
+        if any(pane.runner.busy for pane in self._panes):
+            quiet = 0.0
         if quiet < WARM_QUIET:
             self.set_timer(WARM_QUIET - quiet, self._warm_lexers, name="warm-lexers")
             return

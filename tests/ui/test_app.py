@@ -10,6 +10,8 @@ import pytest
 from textual.pilot import Pilot
 
 from acp_tui.protocol.transport import AgentCommand
+from acp_tui.render.highlight import COMMON_LANGUAGES
+from acp_tui.ui import app as app_module
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.conversation import Banner
@@ -236,6 +238,27 @@ async def test_restart_while_running_replaces_the_agent(tmp_path: Path) -> None:
         assert second is not first
         assert second.returncode is None
         assert app.runner.running
+
+
+async def test_no_lexer_is_compiled_while_a_turn_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn that sends nothing for a while is not a quiet session: a compile
+    (20-70 ms) would hold back the first frames of its answer."""
+    monkeypatch.setattr(app_module, "WARM_STEP", 0.3)  # some are left to warm
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"hang", "enter")
+        await wait_for(pilot, lambda: app.runner.in_turn)
+        left = app.lexers_to_warm
+        assert len(left) > len(COMMON_LANGUAGES) // 2
+        bridge = app.runner.bridge
+        assert bridge is not None
+        await wait_for(pilot, lambda: bridge.quiet_for() > 3 * app_module.WARM_STEP)
+        assert app.lexers_to_warm == left
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.lexers_to_warm)
 
 
 async def test_lexers_are_compiled_once_the_session_is_quiet(tmp_path: Path) -> None:
