@@ -227,8 +227,14 @@ class AgentRunner:
 
     @property
     def busy(self) -> bool:
-        """A turn runs, or a prompt waits to be sent."""
-        return self.in_turn or not self.prompts.empty()
+        """A turn runs (as the prompt request or the agent's state says: a v2
+        prompt is answered at once), or a prompt waits to be sent."""
+        store = self.store
+        return (
+            self.in_turn
+            or not self.prompts.empty()
+            or (store is not None and store.state.is_busy)
+        )
 
     @property
     def running(self) -> bool:
