@@ -227,8 +227,11 @@ class AgentRunner:
 
     @property
     def busy(self) -> bool:
-        """A turn runs (as the prompt request or the agent's state says: a v2
-        prompt is answered at once), or a prompt waits to be sent."""
+        """A turn runs, or a prompt waits to be sent.
+
+        A turn runs while its prompt request is open or while the agent's state
+        is not idle (a v2 prompt request is answered at once).
+        """
         store = self.store
         return (
             self.in_turn

@@ -50,6 +50,7 @@ from textual.widgets import Static
 from acp_tui.protocol.framing import printable
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
+from acp_tui.ui.widgets.markdown_view import MarkdownStyles
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.plan_view import PlanView
@@ -254,6 +255,7 @@ class Conversation(VerticalScroll):
     def compose(self) -> ComposeResult:
         """The hint about earlier entries comes first, always."""
         yield self._earlier
+        yield MarkdownStyles()  # hidden: the styles every message's markdown shares
 
     # ------------------------------------------------------------ widgets
 

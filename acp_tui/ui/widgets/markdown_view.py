@@ -15,8 +15,12 @@ over an `acp_tui.render.markdown.MarkdownDocument`:
   the cache.
 
 Styles come from component classes filled in with theme variables (no literal
-colours). Text can be selected with the mouse and copied, as in the rest of the
-app.
+colours). They live on one hidden `MarkdownStyles` per screen, not on every
+`MarkdownView`: Textual resolves each component class of a widget against the
+whole stylesheet when it mounts, and 35 of them cost about 10 ms per agent message
+(bench/ui.py: a tenth of a paced turn's time went into mounting them). Every view
+on the screen shares the `MarkdownTheme` its `MarkdownStyles` builds. Text can be
+selected with the mouse and copied, as in the rest of the app.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from acp_tui.render.markdown import (
     render_block,
 )
 
-__all__ = ["MarkdownView"]
+__all__ = ["MarkdownStyles", "MarkdownView"]
 
 _HEADINGS: Final = tuple(f"markdown-view--h{level}" for level in range(1, 7))
 _ROLES: Final = (
@@ -55,16 +59,16 @@ _SYNTAX: Final = {
 }
 
 
-class MarkdownView(Widget, can_focus=False):
-    """Markdown that grows at the end, rendered one cached block at a time.
+_DEFAULT_THEME: Final = MarkdownTheme()
+"""For a view whose `MarkdownStyles` is not mounted yet (uncoloured)."""
 
-    Args:
-        markdown: The document to show first.
-        id: The widget id.
-        classes: CSS classes.
+
+class MarkdownStyles(Widget):
+    """The markdown component styles of a screen, shared by its `MarkdownView`s.
+
+    Hidden; `theme` is the `MarkdownTheme` its component classes make, built once
+    per stylesheet or theme change (see the module docstring).
     """
-
-    ALLOW_SELECT = True
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         *_HEADINGS,
@@ -84,9 +88,8 @@ class MarkdownView(Widget, can_focus=False):
     }
 
     DEFAULT_CSS = """
-    MarkdownView {
-        height: auto;
-        padding: 0 1;
+    MarkdownStyles {
+        display: none;
         & > .markdown-view--h1 {
             color: $markdown-h1-color;
             text-style: bold underline;
@@ -130,12 +133,72 @@ class MarkdownView(Widget, can_focus=False):
     }
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._theme: MarkdownTheme | None = None
+
+    def notify_style_update(self) -> None:
+        """The theme or CSS changed: build the markdown theme again."""
+        super().notify_style_update()
+        self._theme = None
+
+    @property
+    def theme(self) -> MarkdownTheme:
+        """The markdown styles, from the component classes."""
+        if self._theme is None:
+            style = self.get_component_rich_style
+
+            def plain(name: str) -> Style:
+                # Component styles carry the widget's background; the lines get
+                # it from the view, so only keep what the part changes.
+                return style(name, partial=True)
+
+            self._theme = MarkdownTheme(
+                text=Style.null(),
+                headings=tuple(plain(name) for name in _HEADINGS),
+                strong=plain("markdown-view--strong"),
+                emphasis=plain("markdown-view--em"),
+                strike=plain("markdown-view--strike"),
+                code_inline=plain("markdown-view--code-inline"),
+                link=plain("markdown-view--link"),
+                bullet=plain("markdown-view--bullet"),
+                quote=plain("markdown-view--quote"),
+                quote_mark=plain("markdown-view--quote-mark"),
+                code_block=plain("markdown-view--code-block"),
+                table_border=plain("markdown-view--table-border"),
+                table_header=plain("markdown-view--table-header"),
+                rule=plain("markdown-view--rule"),
+                syntax={role: plain(name) for role, name in _SYNTAX.items()},
+            )
+        return self._theme
+
+
+class MarkdownView(Widget, can_focus=False):
+    """Markdown that grows at the end, rendered one cached block at a time.
+
+    Args:
+        markdown: The document to show first.
+        id: The widget id.
+        classes: CSS classes.
+    """
+
+    ALLOW_SELECT = True
+
+    DEFAULT_CSS = """
+    MarkdownView {
+        height: auto;
+        padding: 0 1;
+    }
+    """
+
     def __init__(
         self, markdown: str = "", *, id: str | None = None, classes: str | None = None
     ) -> None:
         super().__init__(id=id, classes=classes)
         self.document = MarkdownDocument(markdown)
         self._theme: MarkdownTheme | None = None
+        self._styles: MarkdownStyles | None = None
+        """Where the theme comes from (found on the screen when first needed)."""
         self._cache: dict[int, tuple[int, list[Strip], list[str]]] = {}
         """Rendered lines by block key: (width, strips, plain text lines)."""
         self._layout_width = -1
@@ -188,36 +251,32 @@ class MarkdownView(Widget, can_focus=False):
     def notify_style_update(self) -> None:
         """The theme or CSS changed: draw everything again."""
         super().notify_style_update()
+        self._restyle()
+
+    def on_mount(self) -> None:
+        """Find the screen's `MarkdownStyles` (add one if it has none)."""
+        found = list(self.screen.query(MarkdownStyles).results())
+        if found:
+            self._styles = found[0]
+            return
+        # A screen without one (a test app): add it, and draw again once its
+        # styles are known (default markdown styles until then).
+        self._styles = MarkdownStyles()
+        self.screen.mount(self._styles)
+        self.call_after_refresh(self._restyle)
+
+    def _restyle(self) -> None:
         self._theme = None
         self._cache.clear()
         self._layout_width = -1
+        self.refresh(layout=True)
 
     def _markdown_theme(self) -> MarkdownTheme:
         if self._theme is None:
-            style = self.get_component_rich_style
-
-            def plain(name: str) -> Style:
-                # Component styles carry the widget's background; the lines get
-                # it from the widget, so only keep what the part changes.
-                return style(name, partial=True)
-
-            self._theme = MarkdownTheme(
-                text=Style.null(),
-                headings=tuple(plain(name) for name in _HEADINGS),
-                strong=plain("markdown-view--strong"),
-                emphasis=plain("markdown-view--em"),
-                strike=plain("markdown-view--strike"),
-                code_inline=plain("markdown-view--code-inline"),
-                link=plain("markdown-view--link"),
-                bullet=plain("markdown-view--bullet"),
-                quote=plain("markdown-view--quote"),
-                quote_mark=plain("markdown-view--quote-mark"),
-                code_block=plain("markdown-view--code-block"),
-                table_border=plain("markdown-view--table-border"),
-                table_header=plain("markdown-view--table-header"),
-                rule=plain("markdown-view--rule"),
-                syntax={role: plain(name) for role, name in _SYNTAX.items()},
-            )
+            styles = self._styles
+            if styles is None or not styles.is_mounted:
+                return _DEFAULT_THEME
+            self._theme = styles.theme
         return self._theme
 
     # ------------------------------------------------------------------- layout
