@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import codecs
 import collections
+import fcntl
 import os
 import re
 import shlex
@@ -118,6 +119,14 @@ exit status so that `ConnectionClosed.reason` can say how it ended."""
 
 STDERR_READ_SIZE: Final = 64 * 1024
 """Bytes asked of the stderr pipe per read (the Linux pipe buffer size)."""
+
+STDOUT_PIPE_SIZE: Final = 1024 * 1024
+"""Capacity asked for the agent's stdout pipe (Linux `F_SETPIPE_SZ`; at most
+`/proc/sys/fs/pipe-max-size`, 1 MiB by default; elsewhere the system's default).
+With the default 64 KiB, an agent that floods (terminal output, a replay) fills
+the pipe after a dozen 5 KB lines and waits for acp-tui to read them: a context
+switch both ways per 64 KiB, which on a two-core machine held bench/terminal.py's
+10 MB to about 15 MB/s; with 1 MiB, about 29 MB/s."""
 
 STDERR_LINE_MAX_CHARS: Final = 4096
 """Longest stderr line kept in the ring buffer; longer lines are cut and marked. The
@@ -395,6 +404,51 @@ def _open_log(directory: Path, name: str, pid: int) -> tuple[Path, BinaryIO]:
     return path, path.open("ab")
 
 
+class _PipeReader(ByteReceiveStream):
+    """The non-blocking read end of a pipe, read when the event loop says so.
+
+    `anyio.wait_readable` waits for data. The agent's stdout is a pipe made here
+    rather than by `anyio.open_process`, so that its capacity can be raised
+    (`STDOUT_PIPE_SIZE`).
+    """
+
+    def __init__(self, fd: int) -> None:
+        os.set_blocking(fd, False)
+        self._fd = fd
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        while True:
+            if self._fd < 0:
+                raise anyio.ClosedResourceError
+            try:
+                data = os.read(self._fd, max_bytes)
+            except BlockingIOError:
+                await anyio.wait_readable(self._fd)
+                continue
+            if not data:
+                raise anyio.EndOfStream
+            return data
+
+    async def aclose(self) -> None:
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            anyio.notify_closing(fd)  # a pending receive() ends, not hangs
+            os.close(fd)
+        await anyio.lowlevel.checkpoint()
+
+
+def _stdout_pipe() -> tuple[int, int]:
+    """A pipe for the agent's stdout, as large as allowed: (read end, write end)."""
+    read_end, write_end = os.pipe()
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if set_size is not None:
+        # Refused above the system's maximum for an unprivileged user: the pipe
+        # keeps its default size then.
+        with suppress(OSError):
+            fcntl.fcntl(write_end, set_size, STDOUT_PIPE_SIZE)
+    return read_end, write_end
+
+
 class StdioTransport:
     """Run an agent as a subprocess and talk to it over its stdin and stdout.
 
@@ -429,6 +483,7 @@ class StdioTransport:
         self._log_dir = log_dir
         self._max_line_bytes = max_line_bytes
         self._process: Process | None = None
+        self._stdout: _PipeReader | None = None
         self._reader: LineReader | None = None
         self._task_group: TaskGroup | None = None
         self._send_lock = anyio.Lock()
@@ -513,10 +568,8 @@ class StdioTransport:
         process = await self._spawn()
         self._process = process
         try:
-            assert process.stdout is not None
-            self._reader = LineReader(
-                process.stdout, max_line_bytes=self._max_line_bytes
-            )
+            assert self._stdout is not None
+            self._reader = LineReader(self._stdout, max_line_bytes=self._max_line_bytes)
             log_dir = self._log_dir if self._log_dir is not None else paths.log_dir()
             try:
                 self._log_path, self._log_file = await anyio.to_thread.run_sync(
@@ -623,24 +676,31 @@ class StdioTransport:
         if command.cwd is not None and not await anyio.Path(command.cwd).is_dir():
             raise self._start_error(f"working directory {str(command.cwd)!r} not found")
         env = {**os.environ, **command.env}
+        read_end, write_end = _stdout_pipe()
         try:
-            return await anyio.open_process(
+            process = await anyio.open_process(
                 list(command.argv),
                 stdin=PIPE,
-                stdout=PIPE,
+                stdout=write_end,
                 stderr=PIPE,
                 cwd=command.cwd,
                 env=env,
                 start_new_session=True,
             )
         except OSError as error:
+            os.close(read_end)
             if error.strerror and error.filename is not None:
                 reason = f"{error.strerror}: {str(error.filename)!r}"
             else:
                 reason = error.strerror or str(error)
             raise self._start_error(reason) from error
         except ValueError as error:  # e.g. a NUL byte in an argument
+            os.close(read_end)
             raise self._start_error(str(error)) from error
+        finally:
+            os.close(write_end)  # the agent has its copy: EOF when it closes it
+        self._stdout = _PipeReader(read_end)
+        return process
 
     async def _pump_stderr(self) -> None:
         """Drain stderr into the ring buffer and the log until EOF (or closing)."""
@@ -774,6 +834,8 @@ class StdioTransport:
     async def _close_pipes(self, process: Process) -> None:
         """Close all three pipes; `receive()` then ends with `EndOfStream`."""
         with anyio.move_on_after(PIPE_CLOSE_TIMEOUT):
+            if self._stdout is not None:
+                await self._stdout.aclose()
             if process.returncode is not None:
                 # Also closes the underlying pipe transports (no ResourceWarning).
                 with suppress(Exception):

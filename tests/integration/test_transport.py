@@ -215,6 +215,18 @@ async def test_64_mib_line_from_the_child_arrives_intact() -> None:
     print(f"64 MiB line received and checked in {elapsed:.2f} s")
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="F_SETPIPE_SZ is Linux's")
+async def test_the_agents_stdout_pipe_is_enlarged() -> None:
+    """A flooding agent fills 1 MiB before it waits for acp-tui, not 64 KiB."""
+    allowed = int(await anyio.Path("/proc/sys/fs/pipe-max-size").read_text())
+    if allowed < transport_module.STDOUT_PIPE_SIZE:
+        pytest.skip(f"pipes are capped at {allowed} bytes here")
+    async with StdioTransport(fake("pipe_size.py"), name="pipe") as transport:
+        with anyio.fail_after(TIMEOUT):
+            size = int(await receive_line(transport))
+    assert size == transport_module.STDOUT_PIPE_SIZE
+
+
 async def test_oversized_line_from_the_child_is_reported() -> None:
     async with StdioTransport(
         fake("big_line.py", "100000"), name="big", max_line_bytes=1000
