@@ -63,11 +63,13 @@ ANSI_COLOURS: Final[Mapping[str, int]] = {
 DEFAULT_BUDGET: Final = 32 * 1024
 """The most bytes one `TerminalFeed.update` emulates (about 15 ms here)."""
 
-FLOOD_BUDGET: Final = 8 * 1024
+FLOOD_BUDGET: Final = 4 * 1024
 """Bytes emulated afresh from the tail while output keeps outrunning the budget
-(`update(flooding=True)`): a card shows 16 lines, which a few KB fill, and each
-feed then costs a quarter as much, so the view can follow a flood more often.
-`deepen` re-emulates the full `budget` once the flood is over."""
+(`update(flooding=True)`): a card shows 16 lines, which 4 KB of coloured build
+output fills twice over, and each feed then costs an eighth as much, so the view
+can follow a flood more often. `deepen` re-emulates the full `budget` once the
+flood is over. (8 KB: bench/terminal.py's worst frame gap 100-132 ms and a median
+of 21.6 MB/s; 4 KB: 86 ms and 25.7 MB/s, six runs each.)"""
 
 DEFAULT_HISTORY: Final = 2_000
 """Scrollback lines a feed's emulator keeps."""
