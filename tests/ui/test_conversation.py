@@ -36,7 +36,7 @@ from acp_tui.ui.widgets.conversation import (
     EarlierEntries,
     QueuedPrompt,
 )
-from acp_tui.ui.widgets.markdown_view import MarkdownView
+from acp_tui.ui.widgets.markdown_view import MarkdownStyles, MarkdownView
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
@@ -541,3 +541,71 @@ def test_garbage_frozen_while_streaming_is_freed_when_idle(
     monkeypatch.setattr(bridge, "IDLE_COLLECT_GROWTH", 0)
     assert collect_when_idle()
     assert ref() is None
+
+
+class BareMarkdownApp(App[None]):
+    """A `MarkdownView` on a screen with no `Conversation` (and so no styles)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        register_themes(self, dirs=[])
+        self.theme = "acp-dark"
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
+
+    def compose(self) -> ComposeResult:
+        yield MarkdownView("# Title\n\nSome **bold** text.")
+
+
+async def test_markdown_styles_are_shared_by_every_message() -> None:
+    """One hidden `MarkdownStyles` per conversation carries the component styles;
+    each message's view draws with its theme (and has no component classes of its
+    own: resolving them cost ~10 ms per message mount)."""
+    app = ConversationApp()
+    async with app.run_test(size=SIZE) as pilot:
+        store = SessionStore("s1")
+        await show(
+            app,
+            store,
+            ops.UpsertMessage("a1", "agent", content=[text("# One")]),
+            ops.UpsertMessage("a2", "agent", content=[text("# Two")]),
+        )
+        await pilot.pause()
+        styles = app.conversation.query_one(MarkdownStyles)
+        assert not styles.display
+        views = list(app.conversation.query(MarkdownView))
+        assert len(views) == 2
+        assert not MarkdownView._get_component_classes()
+        heading = styles.theme.headings[0]
+        assert heading.bold  # from the CSS: `text-style: bold underline`
+        assert heading.color is not None  # `$markdown-h1-color`
+        for markdown in views:
+            assert markdown._markdown_theme() is styles.theme
+
+
+async def test_a_markdown_view_without_a_conversation_brings_its_styles() -> None:
+    app = BareMarkdownApp()
+    async with app.run_test(size=SIZE) as pilot:
+        markdown = app.query_one(MarkdownView)
+        await wait_for(pilot, lambda: bool(app.screen.query(MarkdownStyles)))
+        styles = app.screen.query_one(MarkdownStyles)
+        await wait_for(pilot, lambda: markdown._markdown_theme() is styles.theme)
+        await pilot.pause()
+        assert styles.theme.headings[0].color is not None  # the CSS reached it
+        assert markdown.plain_text.startswith("Title")
+
+
+async def test_a_theme_switch_restyles_mounted_markdown() -> None:
+    app = ConversationApp()
+    async with app.run_test(size=SIZE) as pilot:
+        store = SessionStore("s1")
+        await show(app, store, ops.UpsertMessage("a1", "agent", content=[text("# H")]))
+        await pilot.pause()
+        markdown = app.conversation.query_one(MarkdownView)
+        dark = markdown._markdown_theme().headings[0]
+        app.theme = "acp-light"
+        await pilot.pause()
+        await pilot.pause()
+        light = markdown._markdown_theme().headings[0]
+        assert light.color != dark.color
