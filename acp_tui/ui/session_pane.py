@@ -228,7 +228,11 @@ class SessionPane(Widget):
 
     def compose(self) -> ComposeResult:
         """Build the child widgets."""
-        yield StartView(self.runner.stderr_tail, id="start-view")
+        yield StartView(
+            self.runner.stderr_tail,
+            messages=lambda: self.runner.traffic.total,
+            id="start-view",
+        )
         with Horizontal(id="main"):
             yield Conversation(id="conversation")
             yield PlanPanel(id="plan-panel")

@@ -27,6 +27,11 @@ TAIL: Final = 8
 """How many stderr lines are shown."""
 
 
+PROGRESS_FROM: Final = 100
+"""Messages exchanged since the start from which the title counts them (a
+resumed session's replay; a plain start exchanges a handful)."""
+
+
 def _now() -> float:
     """The clock for the elapsed time (replaced by snapshot tests)."""
     return time.monotonic()
@@ -35,8 +40,12 @@ def _now() -> float:
 class StartView(Vertical):
     """Agent name, command line, elapsed time and the stderr tail.
 
+    While a resumed session replays a long history, the title counts the
+    messages exchanged since the start, so a slow open visibly progresses.
+
     Args:
         stderr: Returns the agent's latest stderr lines.
+        messages: Returns how many messages were exchanged so far (ever).
     """
 
     DEFAULT_CSS = """
@@ -53,10 +62,16 @@ class StartView(Vertical):
     """
 
     def __init__(
-        self, stderr: Callable[[], Sequence[str]], *, id: str | None = None
+        self,
+        stderr: Callable[[], Sequence[str]],
+        *,
+        messages: Callable[[], int] | None = None,
+        id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self._stderr = stderr
+        self._messages = messages
+        self._messages_before = 0
         self._title = "Starting…"
         self._command = ""
         self._since = _now()
@@ -79,6 +94,7 @@ class StartView(Vertical):
         self._title = f"{phase} {name}…"
         self._command = command
         self._since = _now()
+        self._messages_before = self._messages() if self._messages else 0
         self._shown = ()
         self.display = True
         self._render_title()
@@ -95,6 +111,9 @@ class StartView(Vertical):
     def _render_title(self) -> None:
         elapsed = int(_now() - self._since)
         suffix = f" ({elapsed}s)" if elapsed else ""
+        exchanged = self._messages() - self._messages_before if self._messages else 0
+        if exchanged >= PROGRESS_FROM:
+            suffix = f" {exchanged:,} messages{suffix}"
         self.query_one("#start-title", Static).update(
             Text(printable(self._title + suffix))
         )
