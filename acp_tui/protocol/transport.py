@@ -427,6 +427,10 @@ class _PipeReader(ByteReceiveStream):
                 continue
             if not data:
                 raise anyio.EndOfStream
+            # A checkpoint even when data was there at once: an agent that writes
+            # without pause (an endless line being discarded) must not starve the
+            # event loop, as a read that never waits would.
+            await anyio.lowlevel.checkpoint()
             return data
 
     async def aclose(self) -> None:

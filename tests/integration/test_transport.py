@@ -227,6 +227,27 @@ async def test_the_agents_stdout_pipe_is_enlarged() -> None:
     assert size == transport_module.STDOUT_PIPE_SIZE
 
 
+async def test_a_read_that_finds_data_waiting_still_yields() -> None:
+    """An agent that writes without pause (an endless line being discarded) must
+    not starve the event loop: each read is a checkpoint, data or not."""
+    read_end, write_end = os.pipe()
+    reader = transport_module._PipeReader(read_end)
+    try:
+        os.write(write_end, b"x" * 1000)
+        others: list[str] = []
+
+        async def other() -> None:
+            others.append("ran")
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(other)
+            assert await reader.receive() == b"x" * 1000
+            assert others == ["ran"]  # it ran while the read had data at once
+    finally:
+        await reader.aclose()
+        os.close(write_end)
+
+
 async def test_oversized_line_from_the_child_is_reported() -> None:
     async with StdioTransport(
         fake("big_line.py", "100000"), name="big", max_line_bytes=1000
