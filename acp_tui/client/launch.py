@@ -71,9 +71,11 @@ class AgentLauncher:
             AgentStartError: The agent could not be started.
         """
         await self.discard_early()
-        transport = StdioTransport(self.command, name=self.name)
+        # The latest attempt from now on: a failure to start explains itself
+        # with this transport's (empty) stderr, not an earlier run's.
+        transport = self.transport = StdioTransport(self.command, name=self.name)
         await transport.__aenter__()
-        self.transport = self._early = transport
+        self._early = transport
 
     async def discard_early(self) -> None:
         """Stop an agent started early that no `open_stream()` call took."""

@@ -680,8 +680,10 @@ class StdioTransport:
         if command.cwd is not None and not await anyio.Path(command.cwd).is_dir():
             raise self._start_error(f"working directory {str(command.cwd)!r} not found")
         env = {**os.environ, **command.env}
-        read_end, write_end = _stdout_pipe()
+        read_end = write_end = -1
+        started = False
         try:
+            read_end, write_end = _stdout_pipe()
             process = await anyio.open_process(
                 list(command.argv),
                 stdin=PIPE,
@@ -691,18 +693,20 @@ class StdioTransport:
                 env=env,
                 start_new_session=True,
             )
+            started = True
         except OSError as error:
-            os.close(read_end)
             if error.strerror and error.filename is not None:
                 reason = f"{error.strerror}: {str(error.filename)!r}"
             else:
                 reason = error.strerror or str(error)
             raise self._start_error(reason) from error
         except ValueError as error:  # e.g. a NUL byte in an argument
-            os.close(read_end)
             raise self._start_error(str(error)) from error
         finally:
-            os.close(write_end)  # the agent has its copy: EOF when it closes it
+            if write_end >= 0:
+                os.close(write_end)  # the agent has its copy: EOF when it closes it
+            if not started and read_end >= 0:
+                os.close(read_end)  # failed or cancelled: nothing will read it
         self._stdout = _PipeReader(read_end)
         return process
 

@@ -7,6 +7,8 @@ An early start nobody took is stopped by `discard_early`.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from pathlib import Path
 
@@ -68,3 +70,47 @@ async def test_an_agent_that_cannot_start_fails_early() -> None:
     with anyio.fail_after(TIMEOUT), pytest.raises(AgentStartError):
         await agents.start_early()
     await agents.discard_early()
+
+
+def pipe_fds() -> int:
+    """How many pipe ends this process holds open (Linux: /proc/self/fd)."""
+    count = 0
+    for entry in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):
+            count += os.readlink(entry).startswith("pipe:")
+    return count
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="/proc/self/fd")
+@pytest.mark.parametrize("delay", [0.0, 0.0005, 0.001, 0.002, 0.005, 0.05])
+async def test_a_start_cancelled_midway_leaves_no_pipe_open(delay: float) -> None:
+    """Cancelled at any point of the start (as the runner is, on quit), then
+    discarded: every pipe end is closed (asyncio closes its own ones a moment
+    later, hence the bounded wait)."""
+    agents = launcher()
+    before = pipe_fds()
+    with anyio.fail_after(TIMEOUT):
+        with anyio.move_on_after(delay):
+            try:
+                await agents.start_early()
+                await anyio.sleep(TIMEOUT)  # cancelled here if not earlier
+            finally:
+                await agents.discard_early()
+        while pipe_fds() != before:  # noqa: ASYNC110 - no event to wait on
+            await anyio.sleep(0.01)
+    assert pipe_fds() == before
+
+
+async def test_a_failed_restart_does_not_show_the_last_runs_stderr() -> None:
+    agents = launcher()
+    with anyio.fail_after(TIMEOUT):
+        await agents.start_early()
+        async with agents.open_stream() as stream:
+            await stream.send(b"ping\n")
+            assert await stream.receive() == b"ping"
+    assert agents.transport is not None
+    assert agents.transport.stderr_tail() == ["up"]  # echo.py says so on stderr
+    agents.command = AgentCommand(("/nonexistent/agent-binary",))
+    with anyio.fail_after(TIMEOUT), pytest.raises(AgentStartError) as failed:
+        await agents.start_early()
+    assert agents.explain(failed.value).stderr_tail == ()

@@ -609,3 +609,33 @@ async def test_a_theme_switch_restyles_mounted_markdown() -> None:
         await pilot.pause()
         light = markdown._markdown_theme().headings[0]
         assert light.color != dark.color
+
+
+class TwoConversationsApp(ConversationApp):
+    """Two conversations on one screen, as two tabs put them."""
+
+    def compose(self) -> ComposeResult:
+        yield Conversation(id="first")
+        yield Conversation(id="conversation")
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.query_one("#conversation", Conversation)
+
+
+async def test_markdown_keeps_following_the_theme_when_another_tab_closes() -> None:
+    """Each view draws with its own conversation's styles: those of a closed tab
+    (removed, so no longer told of theme changes) must not be the ones it uses."""
+    app = TwoConversationsApp()
+    async with app.run_test(size=SIZE) as pilot:
+        store = SessionStore("s1")
+        await show(app, store, ops.UpsertMessage("a1", "agent", content=[text("# H")]))
+        await pilot.pause()
+        markdown = app.conversation.query_one(MarkdownView)
+        assert markdown._styles is app.conversation.query_one(MarkdownStyles)
+        dark = markdown._markdown_theme().headings[0]
+        await app.query_one("#first", Conversation).remove()
+        app.theme = "acp-light"
+        await pilot.pause()
+        await pilot.pause()
+        assert markdown._markdown_theme().headings[0].color != dark.color

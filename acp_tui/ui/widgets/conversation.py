@@ -334,6 +334,9 @@ class Conversation(VerticalScroll):
             if self._sync_timer is None:
                 self._sync_timer = self.set_timer(wait, self._deferred_sync)
             return set()
+        if self._sync_timer is not None:  # this sync does the deferred one's work
+            self._sync_timer.stop()
+            self._sync_timer = None
         self._timeline_revision = store.timeline_revision
         keys: list[Key] = [key for key in store.timeline() if key[0] in SHOWN_KINDS]
         known = len(self._keys)
@@ -386,6 +389,8 @@ class Conversation(VerticalScroll):
             if store is not None:
                 await self._sync_timeline(store)
                 await self._trim()
+        if self._first:  # a fill skipped while this sync was pending
+            self.call_after_refresh(self._request_fill)
 
     async def _update_entries(
         self, store: SessionStore, changes: Sequence[Change], mounted: set[Key]

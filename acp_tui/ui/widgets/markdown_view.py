@@ -254,16 +254,29 @@ class MarkdownView(Widget, can_focus=False):
         self._restyle()
 
     def on_mount(self) -> None:
-        """Find the screen's `MarkdownStyles` (add one if it has none)."""
-        found = list(self.screen.query(MarkdownStyles).results())
-        if found:
-            self._styles = found[0]
+        """Find the `MarkdownStyles` to draw with (add one if there is none)."""
+        self._styles = self._find_styles()
+        if self._styles is not None:
             return
-        # A screen without one (a test app): add it, and draw again once its
-        # styles are known (default markdown styles until then).
+        # No container of this view holds one (a test app): put one on the
+        # screen, and draw again once its styles are known (default markdown
+        # styles until then).
         self._styles = MarkdownStyles()
         self.screen.mount(self._styles)
         self.call_after_refresh(self._restyle)
+
+    def _find_styles(self) -> MarkdownStyles | None:
+        """The `MarkdownStyles` of the nearest container that holds one.
+
+        The nearest, not any on the screen: each tab's conversation has its own,
+        and a closed tab's must not be used by another (it no longer follows
+        theme changes); and a walk up the tree costs the same however long the
+        conversation on screen is.
+        """
+        for ancestor in self.ancestors:
+            for styles in ancestor.query_children(MarkdownStyles):
+                return styles
+        return None
 
     def _restyle(self) -> None:
         self._theme = None
@@ -274,7 +287,7 @@ class MarkdownView(Widget, can_focus=False):
     def _markdown_theme(self) -> MarkdownTheme:
         if self._theme is None:
             styles = self._styles
-            if styles is None or not styles.is_mounted:
+            if styles is None or not styles.is_attached:
                 return _DEFAULT_THEME
             self._theme = styles.theme
         return self._theme
