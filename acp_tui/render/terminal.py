@@ -34,7 +34,7 @@ from rich.style import Style
 from rich.text import Text
 
 from acp_tui.store.model import Terminal
-from acp_tui.terminal.emulator import TerminalEmulator, tail_offset
+from acp_tui.terminal.emulator import TerminalEmulator, line_tail_offset, tail_offset
 
 __all__ = [
     "ANSI_COLOURS",
@@ -63,13 +63,18 @@ ANSI_COLOURS: Final[Mapping[str, int]] = {
 DEFAULT_BUDGET: Final = 32 * 1024
 """The most bytes one `TerminalFeed.update` emulates (about 15 ms here)."""
 
-FLOOD_BUDGET: Final = 4 * 1024
-"""Bytes emulated afresh from the tail while output keeps outrunning the budget
-(`update(flooding=True)`): a card shows 16 lines, which 4 KB of coloured build
-output fills twice over, and each feed then costs an eighth as much, so the view
-can follow a flood more often. `deepen` re-emulates the full `budget` once the
-flood is over. (8 KB: bench/terminal.py's worst frame gap 100-132 ms and a median
-of 21.6 MB/s; 4 KB: 86 ms and 25.7 MB/s, six runs each.)"""
+FLOOD_LINES: Final = 32
+"""Lines emulated afresh from the tail while output keeps outrunning the budget
+(`update(flooding=True)`): twice the 16 a card shows, so its height holds steady
+while the flood lasts (a tail of so many bytes instead could hold 4 lines or 40,
+and the card jumped between them). `deepen` re-emulates the full `budget` once
+the flood is over."""
+
+FLOOD_BUDGET: Final = 16 * 1024
+"""The most bytes such a tail holds (long lines, or a progress bar redrawn with
+carriage returns: few line feeds). Build output of ~100-byte lines makes tails of
+about 3 KB: bench/terminal.py measured a fixed 8 KB tail at a worst frame gap of
+100-132 ms and a median 21.6 MB/s, a fixed 4 KB one at 86 ms and 25.7 MB/s."""
 
 DEFAULT_HISTORY: Final = 2_000
 """Scrollback lines a feed's emulator keeps."""
@@ -268,7 +273,7 @@ class TerminalFeed:
         """Whether the last update had more than `budget` bytes to emulate (a flood,
         or a long log at first sight) and emulated only the tail."""
         self.shallow = False
-        """Whether the emulated tail is a flood's short one (`FLOOD_BUDGET`), which
+        """Whether the emulated tail is a flood's short one (`FLOOD_LINES`), which
         `deepen` replaces with a full `budget` of it."""
         self.fed_bytes = 0
         """Bytes fed to an emulator in all (to measure the work done)."""
@@ -294,7 +299,8 @@ class TerminalFeed:
         Args:
             terminal: The terminal's current state.
             flooding: Output is still pouring in: when too far behind, start
-                afresh from a short tail (`FLOOD_BUDGET`), not a full `budget`.
+                afresh from a short tail (`FLOOD_LINES` lines, at most
+                `FLOOD_BUDGET` bytes), not a full `budget`.
 
         Returns:
             Whether anything the lines show may have changed.
@@ -331,6 +337,8 @@ class TerminalFeed:
         budget = min(FLOOD_BUDGET, self.budget) if flood else self.budget
         tail = terminal.output_tail(min(retained, budget + 1))
         offset = tail_offset(tail, budget)
+        if flood:
+            offset = max(offset, line_tail_offset(tail, FLOOD_LINES))
         self.emulator = TerminalEmulator(columns, rows, self._history)
         self.emulator.feed(tail[offset:])
         self.fed_bytes += len(tail) - offset

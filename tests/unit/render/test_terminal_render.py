@@ -9,6 +9,7 @@ from rich.style import Style
 
 from acp_tui.render.terminal import (
     FLOOD_BUDGET,
+    FLOOD_LINES,
     TerminalFeed,
     TerminalStyles,
     cell_color,
@@ -321,6 +322,7 @@ def test_a_flood_restarts_from_a_short_tail_and_deepens_after(
     assert feed.shallow
     short = feed.plain_text().splitlines()
     assert short[-1] == "line 04999"
+    assert len(short) == FLOOD_LINES  # short lines: the tail is so many lines
     # Once the flood is over: a full budget of the same tail.
     assert feed.deepen(state)
     assert not feed.shallow
@@ -328,6 +330,23 @@ def test_a_flood_restarts_from_a_short_tail_and_deepens_after(
     assert deep[-1] == "line 04999"
     assert len(deep) > 3 * len(short)
     assert not feed.deepen(state)  # nothing more to do
+
+
+def test_a_flood_of_long_lines_is_cut_at_the_byte_budget(
+    store: SessionStore,
+) -> None:
+    """Few line feeds (long lines, a redrawn progress bar): the tail is bounded
+    by bytes, not lines."""
+    feed = TerminalFeed(budget=64 * 1024)
+    feed_ops(store, feed, ops.AppendTerminalOutput("term", b"x" * 128 * 1024))
+    store.apply(ops.AppendTerminalOutput("term", b"\r[#####   ] 50%" * 20_000))
+    state = store.terminal("term")
+    assert state is not None
+    before = feed.fed_bytes
+    assert feed.update(state, flooding=True)
+    assert feed.shallow
+    assert feed.fed_bytes - before <= FLOOD_BUDGET
+    assert feed.plain_text().splitlines()[-1] == "[#####   ] 50%"
 
 
 def test_bytes_dropped_by_the_store_cap_are_skipped() -> None:

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pyte
 import pytest
 
-from acp_tui.terminal.emulator import MAX_TITLE_LENGTH, TerminalEmulator, tail_offset
+from acp_tui.terminal.emulator import (
+    MAX_TITLE_LENGTH,
+    TerminalEmulator,
+    line_tail_offset,
+    tail_offset,
+)
 
 
 def feed_text(data: bytes, *, columns: int = 80, lines: int = 24) -> str:
@@ -416,6 +421,22 @@ def test_sgr_cache_matches_an_uncached_screen() -> None:
     ours = [emulator.screen.buffer[0][x] for x in range(9)]
     theirs = [reference.buffer[0][x] for x in range(9)]
     assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    ("data", "lines", "offset"),
+    [
+        (b"a\nb\nc\n", 1, 4),
+        (b"a\nb\nc\n", 2, 2),
+        (b"a\nb\nc\n", 3, 0),
+        (b"a\nb\nc\n", 9, 0),
+        (b"a\nb\nc", 1, 4),  # an unterminated last line counts
+        (b"abc", 1, 0),
+        (b"", 1, 0),
+    ],
+)
+def test_line_tail_offset(data: bytes, lines: int, offset: int) -> None:
+    assert line_tail_offset(data, lines) == offset
 
 
 def test_tail_offset_whole_when_short() -> None:
