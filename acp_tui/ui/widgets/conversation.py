@@ -193,10 +193,13 @@ class Conversation(VerticalScroll):
     }
     """
 
-    MIN_ENTRIES: ClassVar[int] = 8
+    MIN_ENTRIES: ClassVar[int] = 6
     """Entries kept mounted at least (also how many a full store starts with)."""
-    SCREENS: ClassVar[float] = 2.0
-    """Screens of content kept mounted at least while following the tail."""
+    SCREENS: ClassVar[float] = 1.5
+    """Screens of content kept mounted at least while following the tail. Every
+    frame of a stream re-lays out every mounted widget: 1.5 screens rather than 2
+    made a paced turn's worst frame gap 90 ms instead of 114 (bench/ui.py, five
+    runs each); scrolling up mounts more as the top comes near."""
     TRIM_SLACK: ClassVar[int] = 8
     """Extra entries tolerated before trimming (trims happen in batches)."""
     LOAD_BATCH: ClassVar[int] = 8
