@@ -279,28 +279,42 @@ class TerminalFeed:
         """Bytes fed to an emulator in all (to measure the work done)."""
 
     @property
+    def started(self) -> bool:
+        """Whether an `update` has taken the terminal in.
+
+        After that, only what arrives is fed, unless the tail is emulated afresh.
+        """
+        return self._resets >= 0
+
+    @property
     def columns(self) -> int:
         """The emulator's width."""
         return self.emulator.columns
 
-    def set_width(self, columns: int) -> None:
+    def set_width(self, columns: int) -> bool:
         """Emulate at a new width from the next `update` (the tail is re-fed).
 
         Ignored when the terminal reports its own size.
+
+        Returns:
+            Whether the width asked for changed.
         """
         columns = max(1, columns)
-        if columns != self._columns:
-            self._columns = columns
-            self._stale = True
+        if columns == self._columns:
+            return False
+        self._columns = columns
+        self._stale = True
+        return True
 
     def update(self, terminal: Terminal, *, flooding: bool = False) -> bool:
         """Feed what arrived since the last update (at most `budget` bytes).
 
         Args:
             terminal: The terminal's current state.
-            flooding: Output is still pouring in: when too far behind, start
-                afresh from a short tail (`FLOOD_LINES` lines, at most
-                `FLOOD_BUDGET` bytes), not a full `budget`.
+            flooding: Output is still pouring in: whenever the tail is emulated
+                afresh (too far behind, a new width, a snapshot), take a short
+                one (`FLOOD_LINES` lines, at most `FLOOD_BUDGET` bytes), not a
+                full `budget`; `deepen` takes the full one once it is over.
 
         Returns:
             Whether anything the lines show may have changed.
@@ -331,13 +345,14 @@ class TerminalFeed:
                 self.fed_bytes += pending
                 self._fed = start + retained
                 return True
-        # A snapshot, a new size, or too far behind: afresh, from the tail. Only
-        # the last is a flood's doing (a new size re-emulates a full budget).
-        flood = flooding and continuous
-        budget = min(FLOOD_BUDGET, self.budget) if flood else self.budget
+        # A snapshot, a new size, or too far behind: afresh, from the tail. In a
+        # flood, a short one even for a new size: a card laid out while output
+        # pours in would otherwise emulate a full budget twice (at the width it
+        # guessed, then at its own) inside one frame gap.
+        budget = min(FLOOD_BUDGET, self.budget) if flooding else self.budget
         tail = terminal.output_tail(min(retained, budget + 1))
         offset = tail_offset(tail, budget)
-        if flood:
+        if flooding:
             offset = max(offset, line_tail_offset(tail, FLOOD_LINES))
         self.emulator = TerminalEmulator(columns, rows, self._history)
         self.emulator.feed(tail[offset:])

@@ -233,6 +233,52 @@ async def test_a_long_flood_follows_a_short_tail_then_deepens(
         assert view.plain_text.endswith("line 999")
 
 
+async def test_a_running_terminal_first_seen_far_behind_starts_from_a_short_tail(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A card that appears while output pours in emulates a flood's short tail,
+    both before mount (at a guessed width) and at its own width, not a full
+    budget each time; the settle timer deepens it once the output stops."""
+    running_call(store)
+    monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 60.0)
+    store.apply(ops.AppendTerminalOutput("term", numbered(0, 1000) * 5))
+    app = CardsApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        view = segment(app)
+        lines = view.query_one(TerminalLines)
+        await wait_for(pilot, lambda: view.feed.columns == lines.size.width - 1)
+        assert view.feed.shallow
+        assert view.feed.fed_bytes <= 2 * FLOOD_BUDGET
+        assert view.plain_text.endswith("line 999")
+        # Once the output stops, a full budget of the tail.
+        monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 0.05)
+        await apply(pilot, app, ops.AppendTerminalOutput("term", numbered(0, 1000)))
+        await wait_for(pilot, lambda: not view.feed.shallow)
+        assert view.feed.row_count > 100
+
+
+async def test_the_card_takes_its_width_without_a_resize_event(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual sends no `Resize` to a widget first laid out while it scrolled
+    into view: the next feed still emulates at the lines' width."""
+    running_call(store)
+    app = CardsApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        monkeypatch.setattr(terminal_view, "FEED_INTERVAL", 0.0)
+        # Taller than the card: its size no longer changes (no Resize to come).
+        await apply(pilot, app, ops.AppendTerminalOutput("term", numbered(0, 30)))
+        view = segment(app)
+        lines = view.query_one(TerminalLines)
+        await wait_for(pilot, lambda: lines.size.height == CARD_LINES)
+        width = lines.scrollable_content_region.width
+        assert view.feed.columns == width
+        view.feed.set_width(width // 2)  # as if it had guessed so and got no Resize
+        await apply(pilot, app, ops.AppendTerminalOutput("term", b"x" * width))
+        assert view.feed.columns == width
+        assert view.plain_text.endswith("\n" + "x" * width)  # one line, not two
+
+
 async def test_a_line_count_of_the_same_width_costs_no_layout(
     store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -112,9 +112,7 @@ class TerminalScreen(Screen[None]):
             return
         self._last_feed = now
         terminal = self.store.terminal(self.terminal_id)
-        width = self._lines.scrollable_content_region.width
-        if width > 0:
-            self.feed.set_width(width)
+        self._lines.fit_width()
         title = printable(terminal_title(terminal, self.terminal_id))
         self._title.update(Content(title))
         if terminal is not None and self.feed.update(terminal):

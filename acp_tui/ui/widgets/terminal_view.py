@@ -201,12 +201,21 @@ class TerminalLines(ScrollView, can_focus=True):
         return strip.crop_extend(scroll_x, scroll_x + width, None).apply_style(style)
 
     def on_resize(self, event: Resize) -> None:
-        """Emulate at the new width (re-fed from the tail on the next update)."""
+        """Emulate at the new width (in a card at once, else at the next update)."""
+        if self.opener is not None:
+            self.opener.refit()
+        else:
+            self.fit_width()
+
+    def fit_width(self) -> bool:
+        """Ask the feed for this widget's width; return whether that changed it.
+
+        Not only on `Resize`: Textual sends none to a widget whose first region
+        was taken while it scrolled into view (the card then kept the width it
+        guessed before mount, 80 columns, in 2 of 4 runs of bench/terminal.py).
+        """
         width = self.scrollable_content_region.width
-        if width > 0 and width != self.feed.columns:
-            self.feed.set_width(width)
-            if self.opener is not None:
-                self.opener.refresh_terminal()
+        return width > 0 and self.feed.set_width(width)
 
     def action_open_full_screen(self) -> None:
         """Open the full-screen view of this terminal."""
@@ -346,6 +355,21 @@ class TerminalSegment(Widget):
             self._last_feed = monotonic()
         self._update()
 
+    def refit(self) -> None:
+        """Re-emulate at once if the lines' width changed.
+
+        Not after the feed interval: the lines are at the old width until then,
+        and in a flood a feed had often just been made, so the wait was a whole
+        `FLOOD_INTERVAL` on top of the layout that sized the card.
+        """
+        if self.is_attached and self._lines.fit_width():
+            self.refresh_terminal(force=True)
+            self._report_lines()
+
+    def on_mount(self) -> None:
+        """Take the width the layout gives (built before mount, it guessed one)."""
+        self.call_after_refresh(self.refit)
+
     def _deepen(self) -> None:
         """The flood is over (or slowed down): a full budget of the tail again."""
         self._settle = None
@@ -368,8 +392,19 @@ class TerminalSegment(Widget):
         if self._header.content != header:
             self._header.update(header)
         label = exit_label(terminal)
-        # Still behind since the last feed, and still running: a flood.
-        flooding = self.feed.behind and label is None
+        # Still running, and still behind since the last feed (or, at first
+        # sight, more than a budget behind): a flood. Its tail is what the card
+        # shows; the settle timer deepens it once the output slows down.
+        flooding = label is None and (
+            self.feed.behind
+            or (
+                not self.feed.started
+                and terminal is not None
+                and terminal.output_size > self.feed.budget
+            )
+        )
+        if self.is_mounted:
+            self._lines.fit_width()
         if terminal is not None and self.feed.update(terminal, flooding=flooding):
             self._lines.sync()
         if self.feed.shallow:

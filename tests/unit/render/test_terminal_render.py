@@ -366,12 +366,36 @@ def test_width_change_re_emulates(store: SessionStore) -> None:
     feed = TerminalFeed(columns=10)
     feed_ops(store, feed, ops.AppendTerminalOutput("term", b"0123456789abcdef\r\n"))
     assert feed.plain_text() == "0123456789\nabcdef"
-    feed.set_width(20)
+    assert feed.set_width(20)
+    assert not feed.set_width(20)  # already asked for
     state = store.terminal("term")
     assert state is not None
     assert feed.update(state)
     assert feed.columns == 20
     assert feed.plain_text() == "0123456789abcdef"
+
+
+def test_a_width_change_in_a_flood_re_emulates_a_short_tail(
+    store: SessionStore,
+) -> None:
+    feed = TerminalFeed(columns=40, budget=32 * 1024)
+    line = b"\x1b[32mline %05d\x1b[0m\r\n"
+    state = feed_ops(
+        store,
+        feed,
+        ops.AppendTerminalOutput("term", b"".join(line % n for n in range(5000))),
+    )
+    assert feed.behind
+    feed.set_width(60)
+    before = feed.fed_bytes
+    assert feed.update(state, flooding=True)
+    assert feed.columns == 60
+    assert feed.fed_bytes - before <= FLOOD_BUDGET
+    assert feed.shallow  # `deepen` takes the full budget at the new width
+    assert len(feed.plain_text().splitlines()) == FLOOD_LINES
+    assert feed.deepen(state)
+    assert feed.columns == 60
+    assert len(feed.plain_text().splitlines()) > FLOOD_LINES
 
 
 def test_reported_size_wins_over_the_width(store: SessionStore) -> None:
