@@ -76,6 +76,7 @@ __all__ = [
     "RequestContext",
     "RequestHandler",
     "RequestTimeout",
+    "yield_to_busy_loop",
 ]
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,35 @@ log = logging.getLogger(__name__)
 READ_SLICE: Final = 0.002
 """Seconds of back-to-back line handling after which the read loop yields to the
 event loop, so a flood of updates cannot starve the UI's frames."""
+
+BUSY_TURN: Final = 0.0003
+"""Seconds the rest of the event loop took for one turn, at or above which it
+counts as busy (an idle loop hands the turn back within some microseconds)."""
+
+BUSY_TURNS: Final = 6
+"""Turns of the event loop the read loop gives a busy loop at the end of a slice.
+
+One turn was not enough: what the UI does for a change is a chain of steps, one
+turn each (a tool-call card mounts level by level, each level's mount awaited by
+its parent, then the layout and the frame), and a flood put a whole `READ_SLICE`
+of reading between every two of them (bench/terminal.py: the frame gap around a
+card that appears during a flood). An idle loop still costs the reader one turn
+per slice, and a loop that stays busy cannot starve it: it reads a slice after
+at most this many turns."""
+
+
+async def yield_to_busy_loop() -> None:
+    """Let the rest of the event loop run, for more than one turn while it is busy.
+
+    Each turn is a checkpoint; another follows while the last took the others at
+    least `BUSY_TURN`, up to `BUSY_TURNS` in all.
+    """
+    for _ in range(BUSY_TURNS):
+        started = time.monotonic()
+        await anyio.lowlevel.checkpoint()
+        if time.monotonic() - started < BUSY_TURN:
+            return
+
 
 CANCEL_REQUEST: Final = "$/cancel_request"
 
@@ -218,7 +248,7 @@ class Dispatcher:
                     if time.monotonic() - slice_started > READ_SLICE:
                         # A flooding agent's lines are all buffered, so reading
                         # never waits; let the rest of the loop (the UI) run.
-                        await anyio.lowlevel.checkpoint()
+                        await yield_to_busy_loop()
                         slice_started = time.monotonic()
                 # Fail our pending requests now, before waiting for the handler
                 # tasks: a handler (shielded or not) waiting on one of them would

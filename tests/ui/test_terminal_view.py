@@ -257,6 +257,37 @@ async def test_a_running_terminal_first_seen_far_behind_starts_from_a_short_tail
         assert view.feed.row_count > 100
 
 
+async def test_an_exit_that_ends_a_flood_shows_the_short_tail_then_deepens(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exit's frame does not wait for a full budget to be emulated: the
+    flood's short tail shows with the badge at once, the full one after."""
+    running_call(store)
+    app = CardsApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        monkeypatch.setattr(terminal_view, "FLOOD_INTERVAL", 0.0)
+        monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 60.0)
+        chunk = numbered(0, 1000) * 5  # about 50 KB per update: over the budget
+        await apply(pilot, app, ops.AppendTerminalOutput("term", chunk))
+        await apply(pilot, app, ops.AppendTerminalOutput("term", chunk))
+        view = segment(app)
+        assert view.feed.shallow
+        fed = view.feed.fed_bytes
+        monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 0.05)
+        await apply(
+            pilot,
+            app,
+            ops.AppendTerminalOutput("term", chunk),
+            ops.PatchTerminal("term", exit_status={"exitCode": 0}),
+        )
+        assert view.feed.fed_bytes - fed <= FLOOD_BUDGET
+        assert view.plain_text.endswith("line 999\nexit 0")
+        short = view.feed.row_count
+        await wait_for(pilot, lambda: not view.feed.shallow)
+        assert view.feed.row_count >= 2 * short
+        assert view.plain_text.endswith("line 999\nexit 0")
+
+
 async def test_the_card_takes_its_width_without_a_resize_event(
     store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

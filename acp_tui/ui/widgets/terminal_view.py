@@ -394,13 +394,18 @@ class TerminalSegment(Widget):
         label = exit_label(terminal)
         # Still running, and still behind since the last feed (or, at first
         # sight, more than a budget behind): a flood. Its tail is what the card
-        # shows; the settle timer deepens it once the output slows down.
-        flooding = label is None and (
-            self.feed.behind
-            or (
-                not self.feed.started
-                and terminal is not None
-                and terminal.output_size > self.feed.budget
+        # shows; the settle timer deepens it once the output slows down. That
+        # holds at the exit too, when it ends a flood: the final frame shows at
+        # once, and the full budget follows.
+        flooding = self.feed.shallow or (
+            label is None
+            and (
+                self.feed.behind
+                or (
+                    not self.feed.started
+                    and terminal is not None
+                    and terminal.output_size > self.feed.budget
+                )
             )
         )
         if self.is_mounted:

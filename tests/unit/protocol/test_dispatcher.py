@@ -8,11 +8,14 @@ test while the bytes cross real pipes and a real process.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
 import sys
 import tempfile
+import time
+from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -26,6 +29,8 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 from acp_tui.protocol.dispatcher import (
+    BUSY_TURN,
+    BUSY_TURNS,
     Diagnostic,
     Dispatcher,
     RequestContext,
@@ -517,3 +522,51 @@ async def test_peer_closing_fails_pending_requests(link: str) -> None:
                 with pytest.raises(ConnectionClosed):
                     await dispatcher.request("session/new", {})
     assert dispatcher.closed
+
+
+class BufferedLines:
+    """A stream whose lines are all buffered: `receive` never waits or yields,
+    as when a flooding agent filled the pipe (a memory stream checkpoints on
+    every line)."""
+
+    def __init__(self, lines: list[bytes]) -> None:
+        self.lines = deque(lines)
+        self.done = anyio.Event()
+
+    async def receive(self) -> bytes:
+        if not self.lines:
+            await self.done.wait()
+            raise anyio.EndOfStream
+        return self.lines.popleft()
+
+    async def send(self, line: bytes) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        self.done.set()
+
+
+async def test_a_flood_gives_a_busy_loop_several_turns_per_slice() -> None:
+    """Between two slices of reading, a busy event loop (a UI working through a
+    chain of steps, one turn each) gets up to `BUSY_TURNS` turns, not one; and
+    the flood is still read while the loop stays busy."""
+    line = json.dumps({"jsonrpc": "2.0", "method": "note", "params": {"n": 1}})
+    stream = BufferedLines([line.encode()] * 200_000)
+    recorder = Recorder()
+    dispatcher = Dispatcher(stream, on_notification=recorder.on_notification)
+    seen: list[int] = []
+    with anyio.fail_after(TIMEOUT):
+        async with dispatcher.running():
+            await anyio.lowlevel.checkpoint()  # the reading has started
+            for _ in range(4 * BUSY_TURNS):
+                # One step of a busy loop: a turn that takes longer than BUSY_TURN.
+                until = time.monotonic() + 3 * BUSY_TURN
+                while time.monotonic() < until:
+                    pass
+                seen.append(len(recorder.notifications))
+                await anyio.lowlevel.checkpoint()
+            await stream.aclose()
+    # Read between steps only every BUSY_TURNS steps (one turn each: every step).
+    reads = sum(1 for a, b in itertools.pairwise(seen) if b != a)
+    assert 1 <= reads <= len(seen) // BUSY_TURNS + 1
+    assert seen[-1] > seen[0]
