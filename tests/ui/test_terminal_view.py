@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -238,7 +239,7 @@ async def test_a_running_terminal_first_seen_far_behind_starts_from_a_short_tail
 ) -> None:
     """A card that appears while output pours in emulates a flood's short tail,
     both before mount (at a guessed width) and at its own width, not a full
-    budget each time; the settle timer deepens it once the output stops."""
+    budget each time."""
     running_call(store)
     monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 60.0)
     store.apply(ops.AppendTerminalOutput("term", numbered(0, 1000) * 5))
@@ -250,18 +251,40 @@ async def test_a_running_terminal_first_seen_far_behind_starts_from_a_short_tail
         assert view.feed.shallow
         assert view.feed.fed_bytes <= 2 * FLOOD_BUDGET
         assert view.plain_text.endswith("line 999")
-        # Once the output stops, a full budget of the tail.
-        monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 0.05)
-        await apply(pilot, app, ops.AppendTerminalOutput("term", numbered(0, 1000)))
-        await wait_for(pilot, lambda: not view.feed.shallow)
+
+
+async def test_a_short_first_tail_deepens_while_output_trickles_in(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Output that keeps coming, but slower than a flood (each append within
+    the budget), does not hold off the full tail: only a flood's feeds restart
+    the settle delay."""
+    running_call(store)
+    delay = 0.1
+    monkeypatch.setattr(terminal_view, "SETTLE_DELAY", delay)
+    monkeypatch.setattr(terminal_view, "FEED_INTERVAL", 0.0)
+    store.apply(ops.AppendTerminalOutput("term", numbered(0, 1000) * 5))
+    app = CardsApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        view = segment(app)
+        started = time.monotonic()
+        appends = 0
+        # One line at a time, more often than the settle delay, for 5 delays.
+        while appends < 10 or time.monotonic() - started < 5 * delay:
+            await apply(pilot, app, ops.AppendTerminalOutput("term", b"more\r\n"))
+            await pilot.pause(delay / 5)
+            appends += 1
+        assert not view.feed.shallow
         assert view.feed.row_count > 100
+        assert view.plain_text.endswith("more")
 
 
-async def test_an_exit_that_ends_a_flood_shows_the_short_tail_then_deepens(
+async def test_an_exit_that_ends_a_flood_shows_the_short_tail_at_once(
     store: SessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The exit's frame does not wait for a full budget to be emulated: the
-    flood's short tail shows with the badge at once, the full one after."""
+    flood's short tail shows with the badge at once (the settle timer deepens
+    it later, as after any flood)."""
     running_call(store)
     app = CardsApp(store)
     async with app.run_test(size=SIZE) as pilot:
@@ -273,7 +296,6 @@ async def test_an_exit_that_ends_a_flood_shows_the_short_tail_then_deepens(
         view = segment(app)
         assert view.feed.shallow
         fed = view.feed.fed_bytes
-        monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 0.05)
         await apply(
             pilot,
             app,
@@ -281,11 +303,30 @@ async def test_an_exit_that_ends_a_flood_shows_the_short_tail_then_deepens(
             ops.PatchTerminal("term", exit_status={"exitCode": 0}),
         )
         assert view.feed.fed_bytes - fed <= FLOOD_BUDGET
+        assert view.feed.shallow
         assert view.plain_text.endswith("line 999\nexit 0")
-        short = view.feed.row_count
-        await wait_for(pilot, lambda: not view.feed.shallow)
-        assert view.feed.row_count >= 2 * short
-        assert view.plain_text.endswith("line 999\nexit 0")
+
+
+async def test_a_new_width_is_taken_soon_even_in_a_flood(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resize re-emulates at the new width within `FEED_INTERVAL`, not after
+    a flood's (longer) `FLOOD_INTERVAL`."""
+    running_call(store)
+    app = CardsApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 60.0)
+        chunk = numbered(0, 1000) * 5  # over the budget: the feed is behind
+        await apply(pilot, app, ops.AppendTerminalOutput("term", chunk))
+        view = segment(app)
+        lines = view.query_one(TerminalLines)
+        await wait_for(pilot, lambda: view.feed.columns == lines.size.width - 1)
+        assert view.feed.behind
+        monkeypatch.setattr(terminal_view, "FLOOD_INTERVAL", 600.0)
+        before = view.feed.columns
+        await pilot.resize_terminal(SIZE[0] - 20, SIZE[1])
+        await wait_for(pilot, lambda: view.feed.columns == lines.size.width - 1)
+        assert view.feed.columns < before
 
 
 async def test_the_card_takes_its_width_without_a_resize_event(

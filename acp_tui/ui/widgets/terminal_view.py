@@ -256,7 +256,8 @@ class TerminalSegment(Widget):
         self._errors.display = False
         self._last_feed = -FEED_INTERVAL
         self._shown_exit: JSONObject | None = None
-        self._deferred = False
+        self._deferred: Timer | None = None
+        """The pending gathered refresh (`refresh_terminal`), if any."""
         self._settle: Timer | None = None
         self._reported_lines = 0
         """The line count the card last read (`show_segment`, `LinesChanged`)."""
@@ -333,22 +334,28 @@ class TerminalSegment(Widget):
             + int(self._status.display)
         )
 
-    def refresh_terminal(self, *, force: bool = False) -> None:
+    def refresh_terminal(self, *, force: bool = False, soon: bool = False) -> None:
         """Bring the view up to date with the store (at most once per `FEED_INTERVAL`).
 
-        Sooner calls are gathered into one, after the interval.
+        Sooner calls are gathered into one, after the interval (`FLOOD_INTERVAL`
+        in a flood).
 
         Args:
             force: Feed now, whenever the last feed was (still within the budget).
+            soon: `FEED_INTERVAL` after the last feed even in a flood (a new width:
+                the lines show the old one until then).
         """
         if self.is_mounted and not force:
             now = monotonic()
-            interval = FLOOD_INTERVAL if self.feed.behind else FEED_INTERVAL
-            wait = self._last_feed + interval - now
+            flood = self.feed.behind and not soon
+            wait = self._last_feed + (FLOOD_INTERVAL if flood else FEED_INTERVAL) - now
             if wait > 0:
-                if not self._deferred:
-                    self._deferred = True
-                    self.set_timer(wait, self._deferred_refresh)
+                pending = self._deferred
+                if pending is not None and soon:
+                    pending.stop()  # a flood's longer wait: take the shorter one
+                    pending = None
+                if pending is None:
+                    self._deferred = self.set_timer(wait, self._deferred_refresh)
                 return
             self._last_feed = now
         elif self.is_mounted:
@@ -356,14 +363,16 @@ class TerminalSegment(Widget):
         self._update()
 
     def refit(self) -> None:
-        """Re-emulate at once if the lines' width changed.
+        """Re-emulate soon if the lines' width changed.
 
-        Not after the feed interval: the lines are at the old width until then,
-        and in a flood a feed had often just been made, so the wait was a whole
-        `FLOOD_INTERVAL` on top of the layout that sized the card.
+        Within `FEED_INTERVAL` of the last feed, not a flood's `FLOOD_INTERVAL`:
+        the lines are at the old width until then, and as a card is laid out in a
+        flood a feed has often just been made, so the wait was a whole flood
+        interval on top of the layout. Not at once either: a window being dragged
+        sends a `Resize` after another, and each width is a full re-emulation.
         """
         if self.is_attached and self._lines.fit_width():
-            self.refresh_terminal(force=True)
+            self.refresh_terminal(soon=True)
             self._report_lines()
 
     def on_mount(self) -> None:
@@ -379,7 +388,7 @@ class TerminalSegment(Widget):
             self._report_lines()
 
     def _deferred_refresh(self) -> None:
-        self._deferred = False
+        self._deferred = None
         if self.is_attached:
             self.refresh_terminal()
             self._report_lines()
@@ -412,7 +421,10 @@ class TerminalSegment(Widget):
             self._lines.fit_width()
         if terminal is not None and self.feed.update(terminal, flooding=flooding):
             self._lines.sync()
-        if self.feed.shallow:
+        # A flood's feed (re)starts the settle delay; a short tail taken for
+        # another reason (first sight, a new width) deepens once the delay is over
+        # even if output keeps trickling in (it is not behind then).
+        if self.feed.shallow and (self.feed.behind or self._settle is None):
             if self._settle is not None:
                 self._settle.stop()
             self._settle = self.set_timer(SETTLE_DELAY, self._deepen, name="settle")
@@ -432,7 +444,7 @@ class TerminalSegment(Widget):
     @property
     def plain_text(self) -> str:
         """Header, note, output lines and exit badge as plain text."""
-        if self._deferred:
+        if self._deferred is not None:
             self._update()  # Reading it (tests, export) catches up at once.
         parts = [_plain(self._header)]
         if self._errors.display:

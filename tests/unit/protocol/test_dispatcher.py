@@ -35,6 +35,7 @@ from acp_tui.protocol.dispatcher import (
     Dispatcher,
     RequestContext,
     RequestTimeout,
+    yield_to_busy_loop,
 )
 from acp_tui.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, OversizedLine
 from acp_tui.protocol.jsonrpc import RpcError
@@ -570,3 +571,38 @@ async def test_a_flood_gives_a_busy_loop_several_turns_per_slice() -> None:
     reads = sum(1 for a, b in itertools.pairwise(seen) if b != a)
     assert 1 <= reads <= len(seen) // BUSY_TURNS + 1
     assert seen[-1] > seen[0]
+
+
+async def test_an_idle_loop_gets_one_turn_a_busy_one_several(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The read loop's yield costs an idle event loop one turn; it goes on only
+    while the turns are busy, and stops after `BUSY_TURNS`."""
+    real = anyio.lowlevel.checkpoint
+    turns = 0
+
+    async def counted() -> None:
+        nonlocal turns
+        turns += 1
+        await real()
+
+    monkeypatch.setattr(anyio.lowlevel, "checkpoint", counted)
+    with anyio.fail_after(TIMEOUT):
+        await yield_to_busy_loop()
+        assert turns < BUSY_TURNS  # one, unless the machine stalled this loop
+        turns = 0
+        done = anyio.Event()
+
+        async def busy() -> None:
+            while not done.is_set():
+                until = time.monotonic() + 3 * BUSY_TURN
+                while time.monotonic() < until:
+                    pass
+                await real()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(busy)
+            await real()  # the busy task is running
+            await yield_to_busy_loop()
+            done.set()
+        assert turns == BUSY_TURNS
