@@ -47,6 +47,10 @@ def numbered(first: int, last: int) -> bytes:
     return b"".join(b"line %03d\r\n" % n for n in range(first, last))
 
 
+FLOOD_CHUNK = numbered(0, 1000) * 5
+"""About 50 KB in one update: more than a card's budget, so the feed is behind."""
+
+
 @pytest.fixture
 def store() -> SessionStore:
     return SessionStore("sess_1")
@@ -213,7 +217,7 @@ async def test_a_long_flood_follows_a_short_tail_then_deepens(
     async with app.run_test(size=SIZE) as pilot:
         monkeypatch.setattr(terminal_view, "FLOOD_INTERVAL", 0.0)
         monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 60.0)
-        chunk = numbered(0, 1000) * 5  # about 50 KB per update: over the budget
+        chunk = FLOOD_CHUNK
         await apply(pilot, app, ops.AppendTerminalOutput("term", chunk))
         view = segment(app)
         assert view.feed.behind
@@ -242,7 +246,7 @@ async def test_a_running_terminal_first_seen_far_behind_starts_from_a_short_tail
     budget each time."""
     running_call(store)
     monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 60.0)
-    store.apply(ops.AppendTerminalOutput("term", numbered(0, 1000) * 5))
+    store.apply(ops.AppendTerminalOutput("term", FLOOD_CHUNK))
     app = CardsApp(store)
     async with app.run_test(size=SIZE) as pilot:
         view = segment(app)
@@ -263,7 +267,7 @@ async def test_a_short_first_tail_deepens_while_output_trickles_in(
     delay = 0.1
     monkeypatch.setattr(terminal_view, "SETTLE_DELAY", delay)
     monkeypatch.setattr(terminal_view, "FEED_INTERVAL", 0.0)
-    store.apply(ops.AppendTerminalOutput("term", numbered(0, 1000) * 5))
+    store.apply(ops.AppendTerminalOutput("term", FLOOD_CHUNK))
     app = CardsApp(store)
     async with app.run_test(size=SIZE) as pilot:
         view = segment(app)
@@ -290,7 +294,7 @@ async def test_an_exit_that_ends_a_flood_shows_the_short_tail_at_once(
     async with app.run_test(size=SIZE) as pilot:
         monkeypatch.setattr(terminal_view, "FLOOD_INTERVAL", 0.0)
         monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 60.0)
-        chunk = numbered(0, 1000) * 5  # about 50 KB per update: over the budget
+        chunk = FLOOD_CHUNK
         await apply(pilot, app, ops.AppendTerminalOutput("term", chunk))
         await apply(pilot, app, ops.AppendTerminalOutput("term", chunk))
         view = segment(app)
@@ -316,7 +320,7 @@ async def test_a_new_width_is_taken_soon_even_in_a_flood(
     app = CardsApp(store)
     async with app.run_test(size=SIZE) as pilot:
         monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 60.0)
-        chunk = numbered(0, 1000) * 5  # over the budget: the feed is behind
+        chunk = FLOOD_CHUNK
         await apply(pilot, app, ops.AppendTerminalOutput("term", chunk))
         view = segment(app)
         lines = view.query_one(TerminalLines)

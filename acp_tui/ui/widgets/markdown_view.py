@@ -15,11 +15,11 @@ over an `acp_tui.render.markdown.MarkdownDocument`:
   the cache.
 
 Styles come from component classes filled in with theme variables (no literal
-colours). They live on one hidden `MarkdownStyles` per screen, not on every
+colours). They live on one hidden `MarkdownStyles` per conversation, not on every
 `MarkdownView`: Textual resolves each component class of a widget against the
 whole stylesheet when it mounts, and 35 of them cost about 10 ms per agent message
 (bench/ui.py: a tenth of a paced turn's time went into mounting them). Every view
-on the screen shares the `MarkdownTheme` its `MarkdownStyles` builds. Text can be
+in the conversation shares the `MarkdownTheme` its `MarkdownStyles` builds. Text can be
 selected with the mouse and copied, as in the rest of the app.
 """
 
@@ -64,7 +64,7 @@ _DEFAULT_THEME: Final = MarkdownTheme()
 
 
 class MarkdownStyles(Widget):
-    """The markdown component styles of a screen, shared by its `MarkdownView`s.
+    """The markdown component styles shared by the `MarkdownView`s below its parent.
 
     Hidden; `theme` is the `MarkdownTheme` its component classes make, built once
     per stylesheet or theme change (see the module docstring).
@@ -198,7 +198,7 @@ class MarkdownView(Widget, can_focus=False):
         self.document = MarkdownDocument(markdown)
         self._theme: MarkdownTheme | None = None
         self._styles: MarkdownStyles | None = None
-        """Where the theme comes from (found on the screen when first needed)."""
+        """Where the theme comes from (the nearest one up the tree, found on mount)."""
         self._cache: dict[int, tuple[int, list[Strip], list[str]]] = {}
         """Rendered lines by block key: (width, strips, plain text lines)."""
         self._layout_width = -1

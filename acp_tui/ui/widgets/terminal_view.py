@@ -201,7 +201,7 @@ class TerminalLines(ScrollView, can_focus=True):
         return strip.crop_extend(scroll_x, scroll_x + width, None).apply_style(style)
 
     def on_resize(self, event: Resize) -> None:
-        """Emulate at the new width (in a card at once, else at the next update)."""
+        """Emulate at the new width (a card soon, the full screen at its next poll)."""
         if self.opener is not None:
             self.opener.refit()
         else:
@@ -401,22 +401,7 @@ class TerminalSegment(Widget):
         if self._header.content != header:
             self._header.update(header)
         label = exit_label(terminal)
-        # Still running, and still behind since the last feed (or, at first
-        # sight, more than a budget behind): a flood. Its tail is what the card
-        # shows; the settle timer deepens it once the output slows down. That
-        # holds at the exit too, when it ends a flood: the final frame shows at
-        # once, and the full budget follows.
-        flooding = self.feed.shallow or (
-            label is None
-            and (
-                self.feed.behind
-                or (
-                    not self.feed.started
-                    and terminal is not None
-                    and terminal.output_size > self.feed.budget
-                )
-            )
-        )
+        flooding = self._flooding(terminal, running=label is None)
         if self.is_mounted:
             self._lines.fit_width()
         if terminal is not None and self.feed.update(terminal, flooding=flooding):
@@ -440,6 +425,28 @@ class TerminalSegment(Widget):
             text, ok = label
             self._status.set_class(not ok, "-failed")
             self._status.update(Content(printable(text)))
+
+    def _flooding(self, terminal: Terminal | None, *, running: bool) -> bool:
+        """Whether to feed as in a flood (a short tail when emulating afresh).
+
+        A flood is output still running and still behind since the last feed, or,
+        at first sight, more than a budget behind. Its tail is what the card
+        shows; the settle timer deepens it once the output slows down. That holds
+        at the exit too when it ends a flood: the final frame shows at once, and
+        the full budget follows.
+        """
+        feed = self.feed
+        if feed.shallow:
+            return True
+        if not running:
+            return False
+        if feed.behind:
+            return True
+        return (
+            not feed.started
+            and terminal is not None
+            and terminal.output_size > feed.budget
+        )
 
     @property
     def plain_text(self) -> str:
