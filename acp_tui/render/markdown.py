@@ -151,6 +151,23 @@ def _split_blocks(tokens: Sequence[Token]) -> list[tuple[Token, ...]]:
     return blocks
 
 
+_parser: MarkdownIt | None = None
+
+
+def _shared_parser() -> MarkdownIt:
+    """The one parser every document uses, built on first use.
+
+    Building a `MarkdownIt` (its rule chains and linkify's patterns) cost about
+    1 ms, more than parsing a streamed message's tail, and a conversation makes
+    a document per message. `parse` keeps no state between calls (each gets a
+    fresh `StateCore`), and documents are parsed on one thread, one at a time.
+    """
+    global _parser
+    if _parser is None:
+        _parser = MarkdownIt("gfm-like")
+    return _parser
+
+
 class MarkdownDocument:
     """A markdown source and its top-level blocks, appended to incrementally.
 
@@ -159,7 +176,7 @@ class MarkdownDocument:
     """
 
     def __init__(self, source: str = "") -> None:
-        self._parser = MarkdownIt("gfm-like")
+        self._parser = _shared_parser()
         self.source = ""
         self.blocks: list[Block] = []
         self._tail_start = 0

@@ -13,6 +13,7 @@ import pytest
 from rich.color import Color
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.dom import DOMNode
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Static
@@ -457,6 +458,46 @@ async def test_collapsing_off_screen_does_not_scroll(store: SessionStore) -> Non
         await wait_for(pilot, lambda: app.card("t7").collapsed)
         await pilot.pause()
         assert box.scroll_y == 0
+
+
+async def test_a_card_mounts_styled_once(store: SessionStore) -> None:
+    """A card built completed mounts collapsed, with its status class, and
+    mounting restyles none of its widgets a second time: the classes are set
+    before mounting (`Collapsible` would otherwise set `-collapsed` once mounted
+    and restyle the whole body)."""
+    app = CardsApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        restyled: list[DOMNode] = []
+        original = app.update_styles
+
+        def spy(node: DOMNode, animate: bool = True) -> None:
+            restyled.append(node)
+            original(node, animate)
+
+        app.update_styles = spy  # type: ignore[method-assign]
+        await apply(
+            pilot,
+            app,
+            ops.PatchToolCall("t1", status="completed", content=[text_item("x")]),
+        )
+        card = app.card("t1")
+        body = card.query_one(ToolCallBody)
+        assert card.has_class("-completed")
+        assert card.collapsed
+        assert body.has_class("-collapsed")
+        assert not card.query_one(ToolCallBody.Contents).display
+        assert all(node is not card and card not in node.ancestors for node in restyled)
+
+
+def test_body_class_follows_collapsing_before_mount() -> None:
+    """Before mounting no watcher runs: the body keeps its class in step itself."""
+    body = ToolCallBody(Static("x"), collapsed=True)
+    assert body.has_class("-collapsed")
+    body.set_collapsed_quietly(False)
+    assert not body.collapsed
+    assert not body.has_class("-collapsed")
+    body.set_collapsed_quietly(True)
+    assert body.has_class("-collapsed")
 
 
 async def test_body_hidden_when_there_is_nothing_to_show(store: SessionStore) -> None:

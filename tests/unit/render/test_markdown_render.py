@@ -142,3 +142,16 @@ def test_blocks_have_unique_keys() -> None:
     keys = [block.key for block in document.blocks]
     assert len(set(keys)) == len(keys)
     assert all(isinstance(block, Block) for block in document.blocks)
+
+
+def test_documents_appended_in_turn_parse_as_if_alone() -> None:
+    """Documents share one parser: appending to each in turn (two messages
+    streaming side by side) gives each the blocks it gets on its own."""
+    first, second = MarkdownDocument(), MarkdownDocument()
+    other = "Some *text*\n\n```bash\nls -l\n```\n\n- a\n- b\n"
+    for left, right in itertools.zip_longest(TOUR, other, fillvalue=""):
+        first.append(left)
+        second.append(right)
+    assert first._parser is second._parser
+    assert text_of(first) == text_of(MarkdownDocument(TOUR))
+    assert text_of(second) == text_of(MarkdownDocument(other))
