@@ -828,3 +828,22 @@ async def test_segment_kinds_get_their_registered_widget(
         await apply(pilot, app, ops.PatchToolCall("t1", content=[text_item("after")]))
         assert card.content_text == "after"
         assert not card.query(_UpperDiff)
+
+
+async def test_a_swapped_segment_is_styled_by_its_classes(store: SessionStore) -> None:
+    """A position that changes kind gets a new widget, mounted before its classes
+    are set: it is restyled then, and looks like one built with the card."""
+    store.apply_many(
+        [
+            ops.PatchToolCall("t1", status="in_progress", content=[diff_item(PATCH)]),
+            ops.PatchToolCall("t2", status="in_progress", content=[text_item("x")]),
+        ]
+    )
+    app = CardsApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await apply(pilot, app, ops.PatchToolCall("t1", content=[text_item("y")]))
+        (swapped,) = app.card("t1").query(ContentSegment)
+        (built,) = app.card("t2").query(ContentSegment)
+        assert swapped.classes == built.classes == {"tool-segment", "-text"}
+        assert swapped.styles.color == built.styles.color
+        assert swapped.styles.color != app.card("t1").styles.color  # muted

@@ -415,7 +415,7 @@ class ToolCallBody(Collapsible):
         # body a second time (the cost of a card's mount, measured: about half of
         # the body's share). Set before mounting, the styles include it at once
         # and the mount handler finds nothing to change.
-        self.set_class(collapsed, "-collapsed", update=False)
+        self.set_class(collapsed, "-collapsed", update=False)  # not attached yet
         self.user_toggled = False
         """Whether the user opened or closed it (then the card stops deciding)."""
         self._quiet_scrolls = 0
@@ -435,7 +435,7 @@ class ToolCallBody(Collapsible):
             if self.is_mounted:  # only then does `Collapsible` scroll
                 self._quiet_scrolls += 1
             else:  # no watcher runs before mounting: keep the class in step
-                self.set_class(collapsed, "-collapsed", update=False)
+                self.set_class(collapsed, "-collapsed", update=self.is_attached)
             self.collapsed = collapsed
 
     def scroll_visible(
@@ -627,9 +627,11 @@ class ToolCallView(Widget):
         self._header_key = key
         self.renders += 1
         status = tool_call.status
-        mounted = self.is_mounted  # before mounting, styles apply when it mounts
+        # Not attached yet (the first snapshot, in the constructor): the styles
+        # are applied when it is mounted, with these classes.
+        attached = self.is_attached
         for name in self.STATUS_CLASSES:
-            self.set_class(status == name, f"-{name}", update=mounted)
+            self.set_class(status == name, f"-{name}", update=attached)
         token = STATUS_TOKENS.get(status, "tool-pending")
         title = tool_call.title or tool_call.name or tool_call.tool_call_id
         self._header.update(
@@ -796,15 +798,17 @@ class ToolCallView(Widget):
 
 
 def _set_classes(widget: Widget, names: frozenset[str]) -> None:
-    """Give `widget` exactly these classes, restyling it only if it is mounted.
+    """Give `widget` exactly these classes, restyling it only if it is attached.
 
-    A widget not mounted yet is styled when it mounts: restyling it here as
-    well (what `set_classes` does) cost about 0.7 ms per new segment.
+    A widget not attached yet is styled when it is mounted (`App._register`
+    applies the stylesheet then): restyling it here as well (what `set_classes`
+    does) cost about 0.7 ms per new segment. One that is attached (a replacement
+    mounted before its classes are set) is styled already, so it is restyled.
     """
     current = widget.classes
     if current == names:
         return
-    if widget.is_mounted:
+    if widget.is_attached:
         widget.set_classes(names)
         return
     widget.remove_class(*(current - names), update=False)
