@@ -490,7 +490,8 @@ async def test_a_card_mounts_styled_once(store: SessionStore) -> None:
 
 
 def test_body_class_follows_collapsing_before_mount() -> None:
-    """Before mounting no watcher runs: the body keeps its class in step itself."""
+    """The class is set from the constructor on, and follows `collapsed` before
+    the body is mounted (Collapsible's watcher runs before mounting too)."""
     body = ToolCallBody(Static("x"), collapsed=True)
     assert body.has_class("-collapsed")
     body.set_collapsed_quietly(False)

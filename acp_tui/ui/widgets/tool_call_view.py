@@ -434,9 +434,7 @@ class ToolCallBody(Collapsible):
         if collapsed != self.collapsed:
             if self.is_mounted:  # only then does `Collapsible` scroll
                 self._quiet_scrolls += 1
-            else:  # no watcher runs before mounting: keep the class in step
-                self.set_class(collapsed, "-collapsed", update=self.is_attached)
-            self.collapsed = collapsed
+            self.collapsed = collapsed  # its watcher sets `-collapsed`, even now
 
     def scroll_visible(
         self,
