@@ -81,6 +81,9 @@ __all__ = [
 
 # --- Shutdown timeouts (seconds). Worst case total: about 9.5 s. ---------------------
 
+SPAWN_TIMEOUT: Final = 10.0
+"""Seconds the (shielded) start of the agent's process may take."""
+
 STDIN_CLOSE_TIMEOUT: Final = 0.5
 """Closing our end of the agent's stdin. It only releases a file descriptor, so this
 bound is a guard against a wedged write, not a wait anyone should ever hit."""
@@ -684,16 +687,27 @@ class StdioTransport:
         started = False
         try:
             read_end, write_end = _stdout_pipe()
-            process = await anyio.open_process(
-                list(command.argv),
-                stdin=PIPE,
-                stdout=write_end,
-                stderr=PIPE,
-                cwd=command.cwd,
-                env=env,
-                start_new_session=True,
-            )
-            started = True
+            # Shielded: cancelled halfway (a quit while the agent starts), asyncio
+            # kills the child it has just forked but, cancelled again while it
+            # waits for that exit, returns without reaping it, and nothing here
+            # gets the process to stop its group. Shielded, the start completes
+            # and the caller's next checkpoint shuts the agent down as usual.
+            with anyio.CancelScope(shield=True) as spawning:
+                spawning.deadline = anyio.current_time() + SPAWN_TIMEOUT
+                process = await anyio.open_process(
+                    list(command.argv),
+                    stdin=PIPE,
+                    stdout=write_end,
+                    stderr=PIPE,
+                    cwd=command.cwd,
+                    env=env,
+                    start_new_session=True,
+                )
+                started = True
+            if not started:
+                raise self._start_error(
+                    f"the process did not start in {SPAWN_TIMEOUT:g} s"
+                )
         except OSError as error:
             if error.strerror and error.filename is not None:
                 reason = f"{error.strerror}: {str(error.filename)!r}"

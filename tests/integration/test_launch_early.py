@@ -11,9 +11,11 @@ import contextlib
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
+from anyio.abc import Process
 
 from acp_tui.client.launch import AgentLauncher
 from acp_tui.protocol.transport import AgentCommand, AgentStartError
@@ -99,6 +101,32 @@ async def test_a_start_cancelled_midway_leaves_no_pipe_open(delay: float) -> Non
         while pipe_fds() != before:  # noqa: ASYNC110 - no event to wait on
             await anyio.sleep(0.01)
     assert pipe_fds() == before
+
+
+async def test_a_start_cancelled_while_spawning_stops_the_agent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cancelled while its process is being created (the narrowest window of a
+    quit during start-up), the start completes under a shield: the transport
+    owns the process, and shuts it down and reaps it."""
+    real_open_process = anyio.open_process
+    agents = launcher()
+    with anyio.fail_after(TIMEOUT):
+        with anyio.CancelScope() as scope:
+
+            async def open_cancelled(*args: Any, **kwargs: Any) -> Process:
+                scope.cancel()  # as if the app quit just as the spawn began
+                return await real_open_process(*args, **kwargs)
+
+            monkeypatch.setattr(anyio, "open_process", open_cancelled)
+            try:
+                await agents.start_early()
+            finally:
+                await agents.discard_early()
+        assert scope.cancelled_caught
+    transport = agents.transport
+    assert transport is not None
+    assert transport.returncode is not None  # started, then stopped and reaped
 
 
 async def test_a_failed_restart_does_not_show_the_last_runs_stderr() -> None:
