@@ -49,6 +49,7 @@ from types import TracebackType
 from typing import Final, Self
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 from anyio.abc import Process
 
@@ -82,6 +83,9 @@ before they get SIGKILL."""
 GROUP_POLL_INTERVAL: Final = 0.02
 """How often to look for leftover group members. They are not our children, so
 there is nothing to wait on: polling `killpg(pgid, 0)` is the only way."""
+
+SPAWN_TIMEOUT: Final = 10.0
+"""Seconds the (shielded) start of a command's process may take."""
 
 CLOSE_TIMEOUT: Final = 1.0
 """Closing the pipes and reaping an exited child: immediate in practice."""
@@ -170,6 +174,38 @@ def _pty_available() -> bool:
     return sys.platform != "win32" and hasattr(os, "openpty")
 
 
+async def _spawn(
+    argv: Sequence[str],
+    cwd: str | Path | None,
+    env: Mapping[str, str],
+    *,
+    stdin: int,
+    stdout: int,
+    stderr: int,
+) -> Process:
+    """Start a command in a new session, under a shield (see `SPAWN_TIMEOUT`).
+
+    Cancelled halfway, asyncio kills the child it has just forked but, cancelled
+    again while it waits for that exit, returns without reaping it. Shielded,
+    the start completes and `PtyProcess._started` stops it as usual.
+
+    Raises:
+        OSError: The program could not be started, or not in time.
+    """
+    with anyio.CancelScope(shield=True) as spawning:
+        spawning.deadline = anyio.current_time() + SPAWN_TIMEOUT
+        return await anyio.open_process(
+            list(argv),
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+        )
+    raise OSError(errno.ETIMEDOUT, f"the command did not start in {SPAWN_TIMEOUT:g} s")
+
+
 class PtyProcess:
     """A command running in a PTY (or, failing that, with pipes).
 
@@ -232,34 +268,33 @@ class PtyProcess:
             except OSError:  # out of PTYs: pipes still work
                 master = slave = None
         if master is None or slave is None:
-            process = await anyio.open_process(
-                list(argv),
-                stdin=DEVNULL,
-                stdout=PIPE,
-                stderr=STDOUT,
-                cwd=cwd,
-                env=environment,
-                start_new_session=True,
+            process = await _spawn(
+                argv, cwd, environment, stdin=DEVNULL, stdout=PIPE, stderr=STDOUT
             )
-            return cls(process, None)
+            return await cls._started(process, None)
         try:
             _set_size(slave, cols, rows)
             os.set_blocking(master, False)
-            process = await anyio.open_process(
-                list(argv),
-                stdin=slave,
-                stdout=slave,
-                stderr=slave,
-                cwd=cwd,
-                env=environment,
-                start_new_session=True,
+            process = await _spawn(
+                argv, cwd, environment, stdin=slave, stdout=slave, stderr=slave
             )
         except BaseException:
             os.close(master)
             raise
         finally:
             os.close(slave)  # the child has its copies; EOF comes when they close
-        return cls(process, master)
+        return await cls._started(process, master)
+
+    @classmethod
+    async def _started(cls, process: Process, master: int | None) -> Self:
+        """Own `process`; stop it again if the start was cancelled meanwhile."""
+        started = cls(process, master)
+        try:
+            await anyio.lowlevel.checkpoint()
+        except BaseException:
+            await started.aclose()
+            raise
+        return started
 
     # -- state -------------------------------------------------------------------
 

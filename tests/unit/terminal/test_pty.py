@@ -10,10 +10,11 @@ import os
 import re
 import signal
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import anyio
 import pytest
+from anyio.abc import Process
 
 from acp_tui.terminal import pty
 from acp_tui.terminal.pty import ExitStatus, PtyProcess, signal_name
@@ -195,3 +196,30 @@ def test_exit_status_from_returncode_and_json() -> None:
     }
     assert signal_name(15) == "SIGTERM"
     assert signal_name(200) == "SIG200"
+
+
+@pytest.mark.parametrize("use_pty", [True, False])
+async def test_a_start_cancelled_while_spawning_stops_the_command(
+    use_pty: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cancelled just as its process is created (a session closing while the agent
+    asks for a terminal), the start completes under a shield and stops the
+    command again: it is reaped, neither left running nor a zombie."""
+    real_open_process = anyio.open_process
+    spawned: list[Process] = []
+    with anyio.fail_after(BOUND):
+        with anyio.CancelScope() as scope:
+
+            async def open_cancelled(*args: Any, **kwargs: Any) -> Process:
+                scope.cancel()  # as if the session closed just as the spawn began
+                process = await real_open_process(*args, **kwargs)
+                spawned.append(process)
+                return process
+
+            monkeypatch.setattr(anyio, "open_process", open_cancelled)
+            await PtyProcess.start(["sleep", "30"], cwd=tmp_path, use_pty=use_pty)
+            pytest.fail("the start was not cancelled")
+        assert scope.cancelled_caught
+    assert len(spawned) == 1
+    assert spawned[0].returncode is not None
+    assert not alive(spawned[0].pid)
