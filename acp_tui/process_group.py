@@ -1,21 +1,64 @@
-"""Signalling a child's whole process group, shared by the transport and the PTY runner.
+"""Starting a child in a process group of its own, and signalling that whole group.
 
 The agent (`acp_tui.protocol.transport`) and the commands of v1 client terminals
 (`acp_tui.terminal.pty`) each start in a process group of their own, so stopping
 one reaches everything it spawned. Both layers are independent of each other, so
-the two helpers live here, below both (stdlib only).
+the helpers live here, below both (the stdlib and anyio).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import Final, Protocol
 
-__all__ = ["group_alive", "signal_group"]
+import anyio
+from anyio.abc import Process
+
+__all__ = ["SPAWN_TIMEOUT", "group_alive", "signal_group", "start_in_new_group"]
+
+SPAWN_TIMEOUT: Final = 10.0
+"""Seconds the (shielded) start of a child's process may take."""
+
+
+async def start_in_new_group(
+    argv: Sequence[str],
+    *,
+    cwd: str | Path | None,
+    env: Mapping[str, str],
+    stdin: int,
+    stdout: int,
+    stderr: int,
+) -> Process:
+    """Start `argv` as the leader of a new session (and group), under a shield.
+
+    Cancelled halfway (a quit while the child starts), asyncio kills the child it
+    has just forked but, cancelled again while it waits for that exit, returns
+    without reaping it, and the caller never gets the process to stop its group.
+    Shielded, the start completes; the caller's next checkpoint then raises the
+    cancellation, and the caller stops the child as usual.
+
+    Raises:
+        OSError: The program could not be started, or not in `SPAWN_TIMEOUT`.
+        ValueError: `argv` holds a NUL character.
+    """
+    with anyio.CancelScope(shield=True) as spawning:
+        spawning.deadline = anyio.current_time() + SPAWN_TIMEOUT
+        return await anyio.open_process(
+            list(argv),
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+        )
+    raise OSError(errno.ETIMEDOUT, f"the process did not start in {SPAWN_TIMEOUT:g} s")
 
 
 class _Signallable(Protocol):

@@ -57,7 +57,7 @@ from anyio.abc import ByteReceiveStream, Process, TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from acp_tui import paths
-from acp_tui.process_group import group_alive, signal_group
+from acp_tui.process_group import group_alive, signal_group, start_in_new_group
 from acp_tui.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, OversizedLine
 
 __all__ = [
@@ -80,9 +80,6 @@ __all__ = [
 ]
 
 # --- Shutdown timeouts (seconds). Worst case total: about 9.5 s. ---------------------
-
-SPAWN_TIMEOUT: Final = 10.0
-"""Seconds the (shielded) start of the agent's process may take."""
 
 STDIN_CLOSE_TIMEOUT: Final = 0.5
 """Closing our end of the agent's stdin. It only releases a file descriptor, so this
@@ -687,27 +684,17 @@ class StdioTransport:
         started = False
         try:
             read_end, write_end = _stdout_pipe()
-            # Shielded: cancelled halfway (a quit while the agent starts), asyncio
-            # kills the child it has just forked but, cancelled again while it
-            # waits for that exit, returns without reaping it, and nothing here
-            # gets the process to stop its group. Shielded, the start completes
-            # and the caller's next checkpoint shuts the agent down as usual.
-            with anyio.CancelScope(shield=True) as spawning:
-                spawning.deadline = anyio.current_time() + SPAWN_TIMEOUT
-                process = await anyio.open_process(
-                    list(command.argv),
-                    stdin=PIPE,
-                    stdout=write_end,
-                    stderr=PIPE,
-                    cwd=command.cwd,
-                    env=env,
-                    start_new_session=True,
-                )
-                started = True
-            if not started:
-                raise self._start_error(
-                    f"the process did not start in {SPAWN_TIMEOUT:g} s"
-                )
+            # Shielded (see `start_in_new_group`): a cancellation during the start
+            # reaches the checkpoint after it, where `__aenter__` shuts down.
+            process = await start_in_new_group(
+                command.argv,
+                cwd=command.cwd,
+                env=env,
+                stdin=PIPE,
+                stdout=write_end,
+                stderr=PIPE,
+            )
+            started = True
         except OSError as error:
             if error.strerror and error.filename is not None:
                 reason = f"{error.strerror}: {str(error.filename)!r}"

@@ -34,7 +34,7 @@ import io
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Final, TypeAlias
 
 from markdown_it import MarkdownIt
@@ -151,9 +151,7 @@ def _split_blocks(tokens: Sequence[Token]) -> list[tuple[Token, ...]]:
     return blocks
 
 
-_parser: MarkdownIt | None = None
-
-
+@cache
 def _shared_parser() -> MarkdownIt:
     """The one parser every document uses, built on first use.
 
@@ -162,10 +160,7 @@ def _shared_parser() -> MarkdownIt:
     a document per message. `parse` keeps no state between calls (each gets a
     fresh `StateCore`), and documents are parsed on one thread, one at a time.
     """
-    global _parser
-    if _parser is None:
-        _parser = MarkdownIt("gfm-like")
-    return _parser
+    return MarkdownIt("gfm-like")
 
 
 class MarkdownDocument:

@@ -53,7 +53,7 @@ import anyio.lowlevel
 import anyio.to_thread
 from anyio.abc import Process
 
-from acp_tui.process_group import group_alive, signal_group
+from acp_tui.process_group import group_alive, signal_group, start_in_new_group
 
 __all__ = [
     "CLOSE_TIMEOUT",
@@ -83,9 +83,6 @@ before they get SIGKILL."""
 GROUP_POLL_INTERVAL: Final = 0.02
 """How often to look for leftover group members. They are not our children, so
 there is nothing to wait on: polling `killpg(pgid, 0)` is the only way."""
-
-SPAWN_TIMEOUT: Final = 10.0
-"""Seconds the (shielded) start of a command's process may take."""
 
 CLOSE_TIMEOUT: Final = 1.0
 """Closing the pipes and reaping an exited child: immediate in practice."""
@@ -174,38 +171,6 @@ def _pty_available() -> bool:
     return sys.platform != "win32" and hasattr(os, "openpty")
 
 
-async def _spawn(
-    argv: Sequence[str],
-    cwd: str | Path | None,
-    env: Mapping[str, str],
-    *,
-    stdin: int,
-    stdout: int,
-    stderr: int,
-) -> Process:
-    """Start a command in a new session, under a shield (see `SPAWN_TIMEOUT`).
-
-    Cancelled halfway, asyncio kills the child it has just forked but, cancelled
-    again while it waits for that exit, returns without reaping it. Shielded,
-    the start completes and `PtyProcess._started` stops it as usual.
-
-    Raises:
-        OSError: The program could not be started, or not in time.
-    """
-    with anyio.CancelScope(shield=True) as spawning:
-        spawning.deadline = anyio.current_time() + SPAWN_TIMEOUT
-        return await anyio.open_process(
-            list(argv),
-            stdin=stdin,
-            stdout=stdout,
-            stderr=stderr,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,
-        )
-    raise OSError(errno.ETIMEDOUT, f"the command did not start in {SPAWN_TIMEOUT:g} s")
-
-
 class PtyProcess:
     """A command running in a PTY (or, failing that, with pipes).
 
@@ -268,15 +233,20 @@ class PtyProcess:
             except OSError:  # out of PTYs: pipes still work
                 master = slave = None
         if master is None or slave is None:
-            process = await _spawn(
-                argv, cwd, environment, stdin=DEVNULL, stdout=PIPE, stderr=STDOUT
+            process = await start_in_new_group(
+                argv,
+                cwd=cwd,
+                env=environment,
+                stdin=DEVNULL,
+                stdout=PIPE,
+                stderr=STDOUT,
             )
             return await cls._started(process, None)
         try:
             _set_size(slave, cols, rows)
             os.set_blocking(master, False)
-            process = await _spawn(
-                argv, cwd, environment, stdin=slave, stdout=slave, stderr=slave
+            process = await start_in_new_group(
+                argv, cwd=cwd, env=environment, stdin=slave, stdout=slave, stderr=slave
             )
         except BaseException:
             os.close(master)
@@ -287,7 +257,11 @@ class PtyProcess:
 
     @classmethod
     async def _started(cls, process: Process, master: int | None) -> Self:
-        """Own `process`; stop it again if the start was cancelled meanwhile."""
+        """Own `process`; stop it again if the start was cancelled meanwhile.
+
+        `start_in_new_group` completes a start under a shield: a cancellation
+        that came during it is raised at the checkpoint here.
+        """
         started = cls(process, master)
         try:
             await anyio.lowlevel.checkpoint()
