@@ -15,6 +15,12 @@ shown as "missing" (the run goes on); a benchmark that fails or times out is
 reported under the table, and makes the exit status 1. Goals not met do not:
 these are figures, not tests.
 
+Under the table, the share of the machine's CPU time the host took (steal, from
+`/proc/stat`) while each benchmark ran. On a shared virtual machine it can be a
+quarter or more while the benches keep both CPUs busy, and every wall-clock
+figure grows with it. So the ui and terminal rows also give the app's own CPU
+time within its largest frame gap.
+
 Usage: `uv run python bench/run_all.py [--only NAME[,NAME]] [--markdown]
 [--verbose]`
 """
@@ -203,6 +209,14 @@ def parse_ui(text: str, data: JSONObject | None = None) -> list[Figure]:
             verdict=verdict_on(gap, text),
         )
     )
+    figures.append(
+        Figure(
+            bench,
+            "largest frame gap while streaming: the app's CPU time in it",
+            found(gap + rf"[^\n]*CPU time in it\s+{_NUM}\s*ms", text),
+            "ms",
+        )
+    )
 
     # "paced at 1,000/s: cpu ratios 1.96 (x2 chunks), 2.79 (x3 chunks)": the
     # last ratio against linear growth (the chunk factor).
@@ -315,6 +329,14 @@ def parse_terminal(text: str, data: JSONObject | None = None) -> list[Figure]:
             "goal",
             (Goal("<=", 100),),
             verdict=verdict_on(r"^\s*" + gap, text),
+        )
+    )
+    figures.append(
+        Figure(
+            bench,
+            "largest frame gap, worst run: the app's CPU time in it",
+            found(r"^\s*" + gap + rf"[^\n]*CPU time in it\s+{_NUM}\s*ms", text),
+            "ms",
         )
     )
 
@@ -496,6 +518,8 @@ class Outcome:
     stdout: str = ""
     stderr: str = ""
     command: list[str] = field(default_factory=list)
+    stolen: float | None = None
+    """CPU seconds the host took from this machine while the bench ran (steal)."""
 
 
 def _text(output: str | bytes | None) -> str:
@@ -504,6 +528,21 @@ def _text(output: str | bytes | None) -> str:
     if isinstance(output, bytes):
         return output.decode("utf-8", "replace")
     return output
+
+
+def host_steal() -> float | None:
+    """CPU seconds the hypervisor has taken from this machine since boot (steal).
+
+    The eighth figure of `/proc/stat`'s `cpu` line, summed over all CPUs, in
+    clock ticks: time a virtual CPU had work but the host ran something else.
+    None where there is no such file (not Linux).
+    """
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _kill_group(process: subprocess.Popen[str]) -> None:
@@ -523,6 +562,7 @@ def run_bench(bench: Bench, python: str = sys.executable) -> Outcome:
             command += ["--json", str(json_path)]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         error: str | None = None
+        steal_before = host_steal()
         start = time.perf_counter()
         process = subprocess.Popen(
             command,
@@ -548,6 +588,12 @@ def run_bench(bench: Bench, python: str = sys.executable) -> Outcome:
         finally:
             _kill_group(process)  # whatever it left behind
         seconds = time.perf_counter() - start
+        steal_after = host_steal()
+        stolen = (
+            None
+            if steal_before is None or steal_after is None
+            else steal_after - steal_before
+        )
         last = stderr.strip().splitlines()[-1:] or ["no error output"]
         if error is None and process.returncode != 0:
             error = f"exit status {process.returncode}: {last[0]}"
@@ -565,7 +611,7 @@ def run_bench(bench: Bench, python: str = sys.executable) -> Outcome:
         elif bench.json and error is None:
             error = "wrote no --json output"
     figures = bench.parse(stdout, data)
-    return Outcome(bench.name, figures, seconds, error, stdout, stderr, command)
+    return Outcome(bench.name, figures, seconds, error, stdout, stderr, command, stolen)
 
 
 def select(benches: Sequence[Bench], only: Sequence[str] | None) -> list[Bench]:
@@ -656,10 +702,23 @@ def duration(seconds: float) -> str:
 def summary(outcomes: Sequence[Outcome], total: float) -> list[str]:
     """The lines under the table: runtimes, failures, missing figures."""
     each = ", ".join(f"{o.bench} {duration(o.seconds)}" for o in outcomes)
+    cpus = os.cpu_count() or 1
     lines = [
         f"Total runtime {duration(total)} ({each}); "
-        f"{os.cpu_count()} CPUs, Python {platform.python_version()}."
+        f"{cpus} CPUs, Python {platform.python_version()}."
     ]
+    stolen = [
+        f"{o.bench} {o.stolen / (o.seconds * cpus):.0%}"
+        for o in outcomes
+        if o.stolen is not None and o.seconds > 0
+    ]
+    if stolen:
+        lines.append(
+            f"CPU time the host took from this machine (steal) while each ran, of "
+            f"its {cpus} CPUs' time: {', '.join(stolen)}. Wall-clock figures grow "
+            "with it: a frame gap is the app's CPU time in it plus the time it "
+            "waited for a CPU."
+        )
     for outcome in outcomes:
         if outcome.error is not None:
             lines.append(f"FAILED: {outcome.bench}: {outcome.error}")
