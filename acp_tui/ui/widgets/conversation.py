@@ -50,6 +50,7 @@ from textual.widgets import Static
 from acp_tui.protocol.framing import printable
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
+from acp_tui.ui.widgets._paint import PlainBackground
 from acp_tui.ui.widgets.markdown_view import MarkdownStyles
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.permission_view import PermissionView
@@ -179,7 +180,7 @@ class EarlierEntries(Static):
             await parent.load_earlier()
 
 
-class Conversation(VerticalScroll):
+class Conversation(PlainBackground, VerticalScroll):
     """Shows a session's timeline; follows the tail unless scrolled up.
 
     Args:

@@ -43,6 +43,7 @@ from acp_tui.render.markdown import (
     line_text,
     render_block,
 )
+from acp_tui.ui.widgets._paint import PaintStyle
 
 __all__ = ["MarkdownStyles", "MarkdownView"]
 
@@ -173,7 +174,7 @@ class MarkdownStyles(Widget):
         return self._theme
 
 
-class MarkdownView(Widget, can_focus=False):
+class MarkdownView(PaintStyle, Widget, can_focus=False):
     """Markdown that grows at the end, rendered one cached block at a time.
 
     Args:
@@ -337,7 +338,7 @@ class MarkdownView(Widget, can_focus=False):
         """One line: a cached strip, cropped or padded to the width."""
         width = self.size.width
         self._layout(width)
-        base = self.rich_style
+        base = self.paint_style
         if not 0 <= y < len(self._lines):
             return Strip.blank(width, base)
         strip, text = self._lines[y]

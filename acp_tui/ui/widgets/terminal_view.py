@@ -45,6 +45,7 @@ from acp_tui.render.terminal import TerminalFeed, exit_label, terminal_title
 from acp_tui.store.model import Terminal
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
+from acp_tui.ui.widgets._paint import PaintStyle
 
 __all__ = [
     "CARD_LINES",
@@ -86,7 +87,7 @@ def skipped_note(skipped: int) -> str:
     return f"… {amount} of earlier output not shown"
 
 
-class TerminalLines(ScrollView, can_focus=True):
+class TerminalLines(PaintStyle, ScrollView, can_focus=True):
     """The emulated lines of a `TerminalFeed`, rendered a line at a time.
 
     Follows the tail (scrolls to the end as lines arrive) unless the user
@@ -190,7 +191,7 @@ class TerminalLines(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y - self.note_rows
         width = self.scrollable_content_region.width
-        style = self.rich_style
+        style = self.paint_style
         if index == -1:
             note = self.get_component_rich_style("terminal-lines--note")
             strip = Strip([Segment(skipped_note(self.feed.skipped), note)])

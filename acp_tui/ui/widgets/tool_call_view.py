@@ -46,6 +46,7 @@ from acp_tui.render.terminal import terminal_title
 from acp_tui.store.model import ToolCall, block_text
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
+from acp_tui.ui.widgets._paint import PlainBackground
 from acp_tui.ui.widgets.diff_view import DiffSegment, change_line, diff_patch_text
 from acp_tui.ui.widgets.terminal_view import TerminalSegment
 
@@ -391,7 +392,7 @@ class QuietTitle(CollapsibleTitle):
         self._shown_width = width
 
 
-class ToolCallBody(Collapsible):
+class ToolCallBody(PlainBackground, Collapsible):
     """The card's collapsible content; remembers whether the user toggled it."""
 
     DEFAULT_CSS = """
@@ -466,7 +467,7 @@ class ToolCallBody(Collapsible):
         )
 
 
-class ToolCallView(Widget):
+class ToolCallView(PlainBackground, Widget):
     """Renders a `ToolCall` and keeps it current with cheap partial updates.
 
     Mounting is the expensive part of a card (a frame with a new card costs
