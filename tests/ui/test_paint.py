@@ -201,12 +201,14 @@ async def test_the_base_style_is_looked_up_once_per_paint(
         expected = textual_lines(lines, whole(lines))
 
         looked_up: list[DOMNode] = []
-        original = DOMNode.rich_style
+        original = vars(DOMNode)["rich_style"]
+        assert isinstance(original, property)
+        getter = original.fget
+        assert getter is not None
 
         def rich_style(self: DOMNode) -> Style:
             looked_up.append(self)
-            assert original.fget is not None
-            result: Style = original.fget(self)
+            result: Style = getter(self)
             return result
 
         monkeypatch.setattr(DOMNode, "rich_style", property(rich_style))
