@@ -25,9 +25,7 @@ from acp_tui.ui.themes import register_themes
 from acp_tui.ui.widgets._paint import PaintStyle, PlainBackground
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_view import MarkdownView
-from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.terminal_view import TerminalLines
-from acp_tui.ui.widgets.tool_call_view import ToolCallBody, ToolCallView
 
 SIZE = (60, 16)
 
@@ -229,10 +227,7 @@ def css_names(widget_type: type[Widget]) -> Iterator[str]:
     ("widget_type", "textual_base"),
     [
         (Conversation, "VerticalScroll"),
-        (ToolCallBody, "Collapsible"),
         (TerminalLines, "ScrollView"),
-        (MessageView, "Widget"),
-        (ToolCallView, "Widget"),
         (MarkdownView, "Widget"),
         (Box, "Vertical"),
     ],
@@ -248,20 +243,45 @@ def test_the_mixins_keep_the_textual_base_css(
     assert "PaintStyle" not in names
 
 
+class Scroller(PlainBackground, VerticalScroll):
+    DEFAULT_CSS = "Scroller { padding: 0 1; background: $boost; }"
+
+
+class ScrollApp(App[None]):
+    def __init__(self, lines: int) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        with Scroller():
+            for n in range(self.lines):
+                yield Static(f"line {n}")
+
+
 async def test_a_scrolling_container_keeps_its_scroll_css() -> None:
-    class Scroller(PlainBackground, VerticalScroll):
-        pass
-
-    class ScrollApp(App[None]):
-        def compose(self) -> ComposeResult:
-            with Scroller():
-                for n in range(40):
-                    yield Static(f"line {n}")
-
-    app = ScrollApp()
+    app = ScrollApp(40)
     async with app.run_test(size=SIZE) as pilot:
         scroller = app.query_one(Scroller)
         await pilot.pause()
         assert scroller.styles.overflow_y == "auto"
         assert scroller.show_vertical_scrollbar
         assert app.query("VerticalScroll").first() is scroller
+
+
+async def test_a_scrollbar_that_appears_leaves_the_row_as_textual_paints_it() -> None:
+    """The scrollbar takes the right columns of the same size: the row painted
+    then is still Textual's own."""
+    app = ScrollApp(3)
+    async with app.run_test(size=SIZE) as pilot:
+        scroller = app.query_one(Scroller)
+        await pilot.pause()
+        assert not scroller.show_vertical_scrollbar
+        before = scroller.render_lines(whole(scroller))
+
+        await scroller.mount_all(Static(f"more {n}") for n in range(40))
+        await pilot.pause()
+        assert scroller.show_vertical_scrollbar
+        after = scroller.render_lines(whole(scroller))
+
+        assert after == textual_lines(scroller, whole(scroller))
+        assert len(after) == len(before) == SIZE[1]

@@ -62,11 +62,20 @@ class PlainBackground(_Mixin):
     (border and padding checks, filters, a new `Strip`): about 35 lines a frame,
     under children that hide most of them. This keeps the last line painted
     and repeats it while nothing it depends on changed (the crop's columns,
-    size, colours, filters, opacity and theme, and the widget's styles, through
-    `notify_style_update`).
+    the size, the content size and gutter (scrollbars shown or not), colours
+    (the background behind it and its own `visual_style`, which a screen
+    pushed over it changes without a style update), filters, opacity and
+    theme, and the widget's styles, through `notify_style_update`).
 
     Only a line that every row of a paint agreed on is kept, and never for a
     widget with a top or bottom border or a border title (those rows differ).
+
+    Used by the conversation only. Message views and tool-call cards, also
+    containers of this kind, were tried: their kept rows sometimes differed
+    from a fresh paint in the foreground colour of blank cells (invisible, but
+    not what Textual paints, and a snapshot test saw it), from an input not
+    found among those above. tests/ui/test_paint.py checks the conversation's
+    rows against Textual's own paint.
     """
 
     _plain_line: tuple[tuple[object, ...], Strip] | None = None
@@ -93,7 +102,10 @@ class PlainBackground(_Mixin):
             crop.x,
             crop.width,
             self.region.size,
+            self.content_size,  # the padding moves with the scrollbars
+            self.gutter,
             *self.background_colors,
+            self.visual_style,  # the content's colours (kept while styles stay)
             self.opacity,
             tuple(self.get_line_filters()),
             id(app.ansi_theme),

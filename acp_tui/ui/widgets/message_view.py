@@ -29,7 +29,6 @@ from textual.widgets import Collapsible, Static
 
 from acp_tui.protocol.framing import printable
 from acp_tui.store.model import Message
-from acp_tui.ui.widgets._paint import PlainBackground
 from acp_tui.ui.widgets.markdown_view import MarkdownView
 
 __all__ = ["MessageView"]
@@ -39,7 +38,7 @@ def _safe(text: str) -> str:
     return printable(text, keep="\n\t")
 
 
-class MessageView(PlainBackground, Widget):
+class MessageView(Widget):
     """Renders a `Message`; agent text is appended to a `MarkdownView` as it streams.
 
     Args:

@@ -46,7 +46,6 @@ from acp_tui.render.terminal import terminal_title
 from acp_tui.store.model import ToolCall, block_text
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
-from acp_tui.ui.widgets._paint import PlainBackground
 from acp_tui.ui.widgets.diff_view import DiffSegment, change_line, diff_patch_text
 from acp_tui.ui.widgets.terminal_view import TerminalSegment
 
@@ -392,7 +391,7 @@ class QuietTitle(CollapsibleTitle):
         self._shown_width = width
 
 
-class ToolCallBody(PlainBackground, Collapsible):
+class ToolCallBody(Collapsible):
     """The card's collapsible content; remembers whether the user toggled it."""
 
     DEFAULT_CSS = """
@@ -467,7 +466,7 @@ class ToolCallBody(PlainBackground, Collapsible):
         )
 
 
-class ToolCallView(PlainBackground, Widget):
+class ToolCallView(Widget):
     """Renders a `ToolCall` and keeps it current with cheap partial updates.
 
     Mounting is the expensive part of a card (a frame with a new card costs
