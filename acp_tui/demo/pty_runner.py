@@ -32,6 +32,8 @@ import anyio
 import anyio.to_thread
 from anyio.abc import Process
 
+from acp_tui.process_group import start_in_new_group
+
 __all__ = ["KILL_GRACE", "ExitStatus", "PtyRun", "signal_name"]
 
 KILL_GRACE: Final = 1.0
@@ -106,14 +108,16 @@ class PtyRun:
             )
             environment = dict(os.environ)
             environment.update({"TERM": "xterm-256color", **self.env})
-            process = await anyio.open_process(
-                list(self.argv),
+            # Shielded (see `start_in_new_group`): a turn cancelled just as the
+            # command starts still gets the process, and the `finally` below
+            # stops and reaps it; unshielded, asyncio could kill it unreaped.
+            process = await start_in_new_group(
+                self.argv,
+                cwd=self.cwd,
+                env=environment,
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,
-                cwd=self.cwd,
-                env=environment,
-                start_new_session=True,
             )
         except BaseException:
             os.close(master)

@@ -11,10 +11,11 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import anyio
 import pytest
+from anyio.abc import Process
 
 from acp_tui.demo import persist
 from acp_tui.demo.config import Config, options
@@ -492,13 +493,56 @@ async def test_pty_run_is_killed_when_cancelled(tmp_path: Path) -> None:
         os.kill(run.pid, 0)
 
 
+async def test_pty_run_cancelled_while_spawning_stops_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn cancelled just as its command is created: the start completes under
+    a shield, and the command is stopped and reaped, not left running or a zombie."""
+    real_open_process = anyio.open_process
+    spawned: list[Process] = []
+
+    async def collect(data: bytes) -> None:
+        pass
+
+    with anyio.fail_after(10):
+        with anyio.CancelScope() as scope:
+
+            async def open_cancelled(*args: Any, **kwargs: Any) -> Process:
+                scope.cancel()  # as if the turn was cancelled as the spawn began
+                process = await real_open_process(*args, **kwargs)
+                spawned.append(process)
+                return process
+
+            monkeypatch.setattr(anyio, "open_process", open_cancelled)
+            await PtyRun(["sleep", "30"], tmp_path).run(collect)
+            pytest.fail("the run was not cancelled")
+        assert scope.cancelled_caught
+    assert len(spawned) == 1
+    assert spawned[0].returncode is not None
+    assert not running_or_zombie(spawned[0].pid)
+
+
+def running_or_zombie(pid: int) -> bool:
+    """Whether `pid` exists at all, running or a zombie nobody reaped."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 # ------------------------------------------------------------------ imports
 
 
-ALLOWED_PREFIXES: Final = ("acp_tui.demo", "acp_tui.protocol", "acp_tui.paths")
+ALLOWED_PREFIXES: Final = (
+    "acp_tui.demo",
+    "acp_tui.protocol",
+    "acp_tui.paths",
+    "acp_tui.process_group",
+)
 
 
-def test_the_demo_imports_only_protocol_and_paths() -> None:
+def test_the_demo_imports_only_protocol_paths_and_process_groups() -> None:
     """No Textual, no Rich, nothing from the client, store or UI layers."""
     for path in sorted(PACKAGE.glob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
