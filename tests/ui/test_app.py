@@ -261,6 +261,21 @@ async def test_no_lexer_is_compiled_while_a_turn_runs(
         await wait_for(pilot, lambda: not app.lexers_to_warm)
 
 
+async def test_the_first_common_lexer_is_compiled_as_the_session_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python's lexer does not wait for a quiet session: a turn answered with a
+    fence soon after the session opened would compile it inside a frame."""
+    monkeypatch.setattr(app_module, "WARM_QUIET", 60.0)  # no quiet warming here
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.lexers_to_warm == COMMON_LANGUAGES
+        await wait_for(pilot, lambda: app.lexers_to_warm != COMMON_LANGUAGES)
+        assert COMMON_LANGUAGES[0] == "python"
+        rest: tuple[str, ...] = COMMON_LANGUAGES[1:]
+        assert app.lexers_to_warm == rest
+
+
 async def test_lexers_are_compiled_once_the_session_is_quiet(tmp_path: Path) -> None:
     app = fake_app("v2", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
