@@ -1,11 +1,16 @@
-"""The base style of a Line API widget, looked up once per paint.
+"""Painting mixins: fewer lookups and repaints per frame, the same cells.
 
+`PaintStyle`: the base style of a Line API widget, looked up once per paint.
 `DOMNode.rich_style` is not cached: every call walks all the widget's ancestors
 (about ten here) and blends their backgrounds and colours. A Line API widget
 that takes it in `render_line` pays that for every line it paints, every frame:
 in bench/terminal.py the card's terminal lines spent about a third of their
 painting time there. `PaintStyle` takes it once per `render_lines` call (one
 paint of one region); styles cannot change in the middle of one.
+
+`PlainBackground`: a container's own rows, all alike, painted once and repeated
+while nothing they depend on changes (the conversation's, every frame of a
+stream).
 """
 
 from __future__ import annotations
@@ -63,9 +68,8 @@ class PlainBackground(_Mixin):
     under children that hide most of them. This keeps the last line painted
     and repeats it while nothing it depends on changed (the crop's columns,
     the size, the content size and gutter (scrollbars shown or not), colours
-    (the background behind it and its own `visual_style`, which a screen
-    pushed over it changes without a style update), filters, opacity and
-    theme, and the widget's styles, through `notify_style_update`).
+    (the background behind it and its own `visual_style`), filters, opacity
+    and theme, and the widget's styles, through `notify_style_update`).
 
     Only a line that every row of a paint agreed on is kept, and never for a
     widget with a top or bottom border or a border title (those rows differ).
