@@ -300,8 +300,11 @@ class AcpTuiApp(App[None]):
             self._relabel(pane)
 
     def _relabel(self, pane: SessionPane) -> None:
-        for tab in self._tabs.query(f"#{self._tab_id(pane)}").results(Tab):
-            tab.label = self._label_of(pane)
+        # No tab bar while the app closes: a pane's late `Changed` (an agent that
+        # answered as the app quit) relabels nothing rather than raise.
+        for tabs in self.query("#tab-bar").results(Tabs):
+            for tab in tabs.query(f"#{self._tab_id(pane)}").results(Tab):
+                tab.label = self._label_of(pane)
 
     @on(SessionPane.Changed)
     def _pane_changed(self, message: SessionPane.Changed) -> None:

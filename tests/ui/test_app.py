@@ -14,6 +14,7 @@ from acp_tui.render.highlight import COMMON_LANGUAGES
 from acp_tui.ui import app as app_module
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.widgets.conversation import Banner
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.message_view import MessageView
@@ -259,6 +260,21 @@ async def test_no_lexer_is_compiled_while_a_turn_runs(
         assert app.lexers_to_warm == left
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.lexers_to_warm)
+
+
+async def test_a_pane_change_after_the_tab_bar_is_gone_is_ignored(
+    tmp_path: Path,
+) -> None:
+    """As the app closes its widgets go first: a session's late `Changed` (seen
+    in CI with claude-agent-acp answering as the test quit) raised NoMatches."""
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await app.query_one("#tab-bar").remove()
+        app.post_message(SessionPane.Changed(app.query_one(SessionPane)))
+        await pilot.pause()
+        assert app.is_running
+    assert app.return_code in (None, 0)
 
 
 async def test_the_first_common_lexer_is_compiled_as_the_session_opens(
