@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import itertools
 import json
 import random
 import resource
@@ -51,6 +50,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import pyte
+from _frames import largest_gap
 from rich.console import RenderableType
 from textual.screen import Screen
 
@@ -249,18 +249,8 @@ class Frames:
     def max_gap(
         self, start: float, start_cpu: float, end: float
     ) -> tuple[float, float]:
-        """The longest time without a frame from `start` to the frame at `end`,
-        and this process's CPU time within it (`start_cpu`: the CPU time at
-        `start`)."""
-        points = [(start, start_cpu)] + [
-            (t, cpu)
-            for t, cpu in zip(self.times, self.cpu, strict=True)
-            if start < t <= end
-        ]
-        (t0, cpu0), (t1, cpu1) = max(
-            itertools.pairwise(points), key=lambda pair: pair[1][0] - pair[0][0]
-        )
-        return t1 - t0, cpu1 - cpu0
+        """The longest gap between frames, `start` to `end`, and the CPU time in it."""
+        return largest_gap(self.times, self.cpu, start, start_cpu, end)
 
 
 def marker_on_screen(screen: Screen[object]) -> bool:

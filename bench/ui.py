@@ -68,6 +68,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from _frames import largest_gap
 from rich.console import RenderableType
 from rich.text import Text
 from textual import events
@@ -139,22 +140,9 @@ class Frames:
         return max(b - a for a, b in itertools.pairwise(points))
 
     def gap_cpu(self, start: float, start_cpu: float, end: float) -> float:
-        """This process's CPU time in the longest gap between `start` and `end`.
-
-        `start` is a time between frames (`start_cpu` the CPU time then), `end`
-        a frame's. Beside the gap's wall-clock length, it tells the app's own
-        work from time the process waited for a CPU (a shared machine: the
-        host's steal, other processes).
-        """
-        points = [(start, start_cpu)] + [
-            (t, cpu)
-            for t, cpu in zip(self.times, self.cpu, strict=True)
-            if start < t <= end
-        ]
-        (_, before), (_, after) = max(
-            itertools.pairwise(points), key=lambda pair: pair[1][0] - pair[0][0]
-        )
-        return after - before
+        """This process's CPU time in the longest gap between `start` and `end`
+        (`start_cpu`: the CPU time at `start`; `end`: a frame's time)."""
+        return largest_gap(self.times, self.cpu, start, start_cpu, end)[1]
 
 
 def on_screen(screen: Screen[object], text: str) -> bool:
