@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import json
 import os
 import subprocess
@@ -133,16 +132,12 @@ class Frames:
         self.ready = ready
         self.seen_at = None
 
-    def max_gap(self, start: float, end: float) -> float:
-        """The longest time without a frame between `start` and `end`."""
-        inside = [t for t in self.times if start <= t <= end]
-        points = [start, *inside, end]
-        return max(b - a for a, b in itertools.pairwise(points))
-
-    def gap_cpu(self, start: float, start_cpu: float, end: float) -> float:
-        """This process's CPU time in the longest gap between `start` and `end`
-        (`start_cpu`: the CPU time at `start`; `end`: a frame's time)."""
-        return largest_gap(self.times, self.cpu, start, start_cpu, end)[1]
+    def max_gap(
+        self, start: float, start_cpu: float, end: float
+    ) -> tuple[float, float]:
+        """The longest time without a frame from `start` to the frame at `end`, and
+        this process's CPU time in it (`start_cpu`: the CPU time at `start`)."""
+        return largest_gap(self.times, self.cpu, start, start_cpu, end)
 
 
 def on_screen(screen: Screen[object], text: str) -> bool:
@@ -261,16 +256,10 @@ async def run_turn(
         assert frames.seen_at is not None
         end = frames.seen_at
         count = sum(1 for t in frames.times if start <= t <= end)
+        gap, gap_cpu = frames.max_gap(start, cpu_start, end)
         await settle(app, pilot)
         return TurnResult(
-            chunks,
-            end - start,
-            in_store - start,
-            frames.max_gap(start, end),
-            count,
-            cpu,
-            frames.gap_cpu(start, cpu_start, end),
-            rate,
+            chunks, end - start, in_store - start, gap, count, cpu, gap_cpu, rate
         )
 
 
@@ -355,7 +344,7 @@ async def replay(
             in_store - start,
             on_screen - start,
             echoed - start,
-            frames.max_gap(frames.times[0], on_screen),
+            frames.max_gap(frames.times[0], frames.cpu[0], on_screen)[0],
             entries,
         )
 
