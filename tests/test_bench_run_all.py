@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.processes import running
+
 BENCH_DIR = Path(__file__).resolve().parents[1] / "bench"
 sys.path.insert(0, str(BENCH_DIR))
 try:
@@ -638,16 +640,7 @@ def test_run_bench_timeout_kills_and_keeps_what_was_printed(tmp_path: Path) -> N
     # (or a zombie waiting for init to reap it).
     match = re.search(r"grandchild (\d+)", outcome.stdout)
     assert match is not None
-    assert not alive(int(match.group(1)))
-
-
-def alive(pid: int) -> bool:
-    """Whether `pid` runs (a zombie, killed but not yet reaped, does not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(") ", 1)[1][0] != "Z"
+    assert not running(int(match.group(1)))
 
 
 @pytest.mark.subprocess

@@ -7,7 +7,6 @@ every message is still recorded and validated against the schema.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from acp_tui.demo.workspace import SEED_FILES
 from acp_tui.protocol.jsonrpc import RpcError
 from tests.demo.recorder import BOUND, JSON, Recorder, allow_always, recording, reject
 from tests.demo.schema_check import validate_messages
+from tests.processes import pid_exists
 from tests.spec_examples import SCHEMAS
 
 pytestmark = pytest.mark.skipif(
@@ -56,14 +56,6 @@ def text_of(updates: list[JSON], kind: str) -> str:
 
 def tool_updates(updates: list[JSON], tool_call_id: str) -> list[JSON]:
     return [u for u in updates if u.get("toolCallId") == tool_call_id]
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 # ----------------------------------------------------------------- options
@@ -310,7 +302,7 @@ async def test_cancel_kills_the_running_command(
         if terminal:
             assert "terminal/kill" in [r["method"] for r in rec.terminal_requests]
             assert rec.terminal_requests[-1]["method"] == "terminal/release"
-        assert not alive(pid)
+        assert not pid_exists(pid)
         status = [u["status"] for u in tool_updates(turn, "call-1") if "status" in u][
             -1
         ]

@@ -18,6 +18,7 @@ from typing import Any, Final
 import pytest
 
 from acp_tui.cli import main
+from tests.processes import pid_exists
 
 pytestmark = pytest.mark.subprocess
 
@@ -400,14 +401,4 @@ def test_timeout_kills_a_long_command(
         (terminal,) = doc["terminals"]
         assert terminal["exitStatus"]["signal"] in ("SIGTERM", "SIGKILL")
     pid = int((workspace(doc) / "run.pid").read_text())
-    assert not _alive(pid)
-
-
-def _alive(pid: int) -> bool:
-    import os
-
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    assert not pid_exists(pid)

@@ -31,6 +31,7 @@ from anyio.abc import ByteReceiveStream
 from acp_tui.demo import persist
 from acp_tui.protocol.framing import LineReader
 from tests.demo.recorder import BOUND, DEMO
+from tests.processes import pid_exists
 
 pytestmark = pytest.mark.subprocess
 
@@ -271,14 +272,6 @@ def _saved_turn(session_id: str) -> list[JSON]:
     ]
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 @pytest.mark.parametrize("how", ["eof", "sigterm"])
 async def test_leaving_while_a_client_terminal_wait_is_pending(
     how: How, tmp_path: Path, project: Path
@@ -325,12 +318,12 @@ async def test_leaving_while_the_agent_runs_a_command_kills_it(
         assert workspace is not None
         await client.until(lambda m: _shows_output(flavour, m))
         pid = int(await anyio.Path(workspace, "run.pid").read_text())
-        assert _alive(pid)
+        assert pid_exists(pid)
 
         client.leave(how)
 
         assert await client.exit_code() == 0
-    assert not _alive(pid)
+    assert not pid_exists(pid)
     events = _saved_turn(session_id)
     exited = [e for e in events if "exitStatus" in e.get("fields", {})]
     assert len(exited) == 1

@@ -11,11 +11,10 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import anyio
 import pytest
-from anyio.abc import Process
 
 from acp_tui.demo import persist
 from acp_tui.demo.config import Config, options
@@ -58,6 +57,7 @@ from acp_tui.demo.workspace import (
 )
 from acp_tui.protocol.framing import encode_message
 from acp_tui.protocol.transport import ConnectionClosed, memory_pair
+from tests.processes import pid_exists, spawned_while_cancelled
 
 PACKAGE: Final = Path(__file__).resolve().parents[2] / "acp_tui" / "demo"
 
@@ -498,37 +498,16 @@ async def test_pty_run_cancelled_while_spawning_stops_the_command(
 ) -> None:
     """A turn cancelled just as its command is created: the start completes under
     a shield, and the command is stopped and reaped, not left running or a zombie."""
-    real_open_process = anyio.open_process
-    spawned: list[Process] = []
 
     async def collect(data: bytes) -> None:
         pass
 
     with anyio.fail_after(10):
-        with anyio.CancelScope() as scope:
-
-            async def open_cancelled(*args: Any, **kwargs: Any) -> Process:
-                scope.cancel()  # as if the turn was cancelled as the spawn began
-                process = await real_open_process(*args, **kwargs)
-                spawned.append(process)
-                return process
-
-            monkeypatch.setattr(anyio, "open_process", open_cancelled)
-            await PtyRun(["sleep", "30"], tmp_path).run(collect)
-            pytest.fail("the run was not cancelled")
-        assert scope.cancelled_caught
-    assert len(spawned) == 1
-    assert spawned[0].returncode is not None
-    assert not running_or_zombie(spawned[0].pid)
-
-
-def running_or_zombie(pid: int) -> bool:
-    """Whether `pid` exists at all, running or a zombie nobody reaped."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+        process = await spawned_while_cancelled(
+            monkeypatch, lambda: PtyRun(["sleep", "30"], tmp_path).run(collect)
+        )
+    assert process.returncode is not None
+    assert not pid_exists(process.pid)
 
 
 # ------------------------------------------------------------------ imports

@@ -9,7 +9,6 @@ The recording client (`recorder.py`) talks raw JSON-RPC to a real
 from __future__ import annotations
 
 import base64
-import os
 from pathlib import Path
 from typing import Any, Final
 
@@ -19,6 +18,7 @@ import pytest
 from acp_tui.protocol.jsonrpc import RpcError
 from tests.demo.recorder import JSON, Recorder, recording
 from tests.demo.schema_check import SchemaReport, validate_messages
+from tests.processes import pid_exists
 from tests.spec_examples import SCHEMAS
 
 pytestmark = pytest.mark.skipif(
@@ -381,12 +381,4 @@ async def test_stopping_the_agent_kills_its_commands(project: Path) -> None:
             if u["sessionUpdate"] == "terminal_update"
         )
         pid = int(await anyio.Path(cwd, "run.pid").read_text())
-    assert not _alive(pid)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    assert not pid_exists(pid)

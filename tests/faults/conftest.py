@@ -22,7 +22,7 @@ from acp_tui.cli import main
 from acp_tui.protocol import transport
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import AcpTuiApp, make_app
-from tests.integration.test_transport import process_gone
+from tests.processes import running
 
 FAULT_AGENT = Path(__file__).resolve().parents[1] / "fakes" / "fault_agent.py"
 SIZE = (100, 30)
@@ -57,7 +57,7 @@ class Pids:
         assert pids, "the fault agent recorded no pids"
         with anyio.fail_after(GONE_BOUND):
             # Not our children: there is nothing to wait on, so poll (bounded).
-            while not all(process_gone(pid) for pid in pids):  # noqa: ASYNC110
+            while any(running(pid) for pid in pids):  # noqa: ASYNC110
                 await anyio.sleep(0.02)
 
     def assert_gone(self) -> None:

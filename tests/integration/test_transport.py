@@ -29,6 +29,7 @@ from acp_tui.protocol.transport import (
     StdioTransport,
     describe_returncode,
 )
+from tests.processes import running
 
 pytestmark = pytest.mark.subprocess
 
@@ -67,23 +68,10 @@ async def receive_line(stream: MessageStream) -> bytes:
     return line
 
 
-def process_gone(pid: int) -> bool:
-    """True once `pid` no longer exists (or is a zombie nobody has reaped yet)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] == "Z"
-
-
 async def wait_until_gone(pid: int, bound: float = 5.0) -> None:
     with anyio.fail_after(bound):
         # Not our child: there is no exit event to wait on, so poll (bounded).
-        while not process_gone(pid):  # noqa: ASYNC110
+        while running(pid):  # noqa: ASYNC110
             await anyio.sleep(0.02)
 
 
@@ -370,7 +358,7 @@ async def test_child_ignoring_sigterm_is_killed_within_the_bound() -> None:
         + transport_module.PROCESS_TERMINATE_TIMEOUT
     )
     assert minimum - 0.1 <= elapsed < SHUTDOWN_BOUND
-    assert process_gone(transport.pid)
+    assert not running(transport.pid)
 
 
 @pytest.mark.parametrize("mode", ["hang", "exit-on-eof"])
@@ -380,7 +368,7 @@ async def test_grandchildren_are_gone_after_shutdown(mode: str) -> None:
         async with transport:
             grandchild = int(await receive_line(transport))
             assert grandchild != transport.pid
-            assert not process_gone(grandchild)
+            assert running(grandchild)
             assert os.getpgid(grandchild) == transport.pid
     if mode == "hang":
         assert transport.returncode == -signal.SIGTERM

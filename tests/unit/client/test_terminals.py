@@ -10,7 +10,6 @@ dispatcher, `AcpClient` and the store exactly as in the app.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -38,6 +37,7 @@ from acp_tui.protocol.transport import AgentCommand, StdioTransport
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.terminal.pty import ExitStatus
+from tests.processes import running
 from tests.unit.client.peer import open_harness, v1_init, v2_init
 
 pytestmark = pytest.mark.subprocess
@@ -49,21 +49,6 @@ FAKE_AGENT: Final = Path(__file__).resolve().parents[2] / "fakes" / "agent.py"
 
 GRANDCHILD: Final = "sleep 30 & echo pids $$ $!; sleep 30"
 """A shell that leaves a background grandchild behind; prints both pids."""
-
-
-def alive(pid: int) -> bool:
-    """Whether `pid` runs (a zombie waiting for its reaper counts as gone)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # pragma: no cover - a reused pid of another user
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return not Path("/proc").is_dir()
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def _setter(event: anyio.Event) -> Callable[[object], None]:
@@ -161,7 +146,7 @@ async def test_create_returns_at_once_while_the_command_runs(tmp_path: Path) -> 
         terminal_id = await terminals.create("sleep", ["30"])
         assert terminals.terminal_ids == (terminal_id,)
         pid = terminals.pid(terminal_id)
-        assert alive(pid)
+        assert running(pid)
         assert terminals.output(terminal_id) == TerminalOutput("", False, None)
         stored = terminals.store.terminal(terminal_id)
         assert stored is not None
@@ -169,7 +154,7 @@ async def test_create_returns_at_once_while_the_command_runs(tmp_path: Path) -> 
         assert stored.cwd == str(await anyio.Path(tmp_path).resolve())
         assert not stored.exited
         await terminals.release(terminal_id)
-        assert not alive(pid)
+        assert not running(pid)
 
 
 async def test_output_keeps_colours_and_carriage_returns(tmp_path: Path) -> None:
@@ -245,7 +230,7 @@ async def test_kill_keeps_the_terminal_valid_and_its_output_readable(
         terminal_id = await terminals.create("sh", ["-c", GRANDCHILD])
         pids = pids_in(await until_printed(store, terminal_id, b"\n"))
         await terminals.kill(terminal_id)
-        assert not any(alive(pid) for pid in pids)
+        assert not any(running(pid) for pid in pids)
         killed = ExitStatus(signal="SIGTERM")
         result = terminals.output(terminal_id)
         assert result.exit_status == killed
@@ -267,7 +252,7 @@ async def test_release_kills_frees_the_id_and_keeps_the_output_in_the_store(
         terminal_id = await terminals.create("sh", ["-c", GRANDCHILD])
         pids = pids_in(await until_printed(store, terminal_id, b"\n"))
         await terminals.release(terminal_id)
-        assert not any(alive(pid) for pid in pids)
+        assert not any(running(pid) for pid in pids)
         assert terminals.terminal_ids == ()
         for call in (terminals.wait_for_exit, terminals.kill, terminals.release):
             with pytest.raises(RpcError) as error:
@@ -328,7 +313,7 @@ async def test_no_orphans_after_aclose_and_no_terminals_after_it(
         pids = pids_in(await until_printed(store, first, b"\n"))
         pids += pids_in(await until_printed(store, second, b"\n"))
         await terminals.aclose()
-        assert not any(alive(pid) for pid in pids)
+        assert not any(running(pid) for pid in pids)
         assert terminals.terminal_ids == ()
         with pytest.raises(RpcError) as error:
             await terminals.create("true")
@@ -346,7 +331,7 @@ async def test_no_orphans_when_the_host_task_group_is_cancelled(
             terminal_id = await terminals.create("sh", ["-c", GRANDCHILD])
             pids = pids_in(await until_printed(store, terminal_id, b"\n"))
             host.cancel_scope.cancel()  # the connection closes: the app quits
-    assert not any(alive(pid) for pid in pids)
+    assert not any(running(pid) for pid in pids)
     stored = store.terminal(terminal_id)
     assert stored is not None
     assert stored.exit_status == {"exitCode": None, "signal": "SIGTERM"}
@@ -469,7 +454,7 @@ async def test_closing_a_session_kills_its_terminals(tmp_path: Path) -> None:
         call = h.start(h.client.close_session, "s1")
         await h.peer.reply(await h.peer.expect_request("session/close"), {})
         await call.wait()
-        assert not any(alive(pid) for pid in pids)
+        assert not any(running(pid) for pid in pids)
         after = await h.peer.call(
             "terminal/output", {"sessionId": "s1", "terminalId": terminal_id}
         )
@@ -487,7 +472,7 @@ async def test_client_aclose_kills_every_sessions_terminals(tmp_path: Path) -> N
         terminal_id = created["result"]["terminalId"]
         pids = pids_in(await until_printed(store, terminal_id, b"\n"))
         await h.client.aclose()
-        assert not any(alive(pid) for pid in pids)
+        assert not any(running(pid) for pid in pids)
         stored = store.terminal(terminal_id)
         assert stored is not None
         assert stored.exit_status == {"exitCode": None, "signal": "SIGTERM"}
@@ -608,9 +593,9 @@ async def test_end_to_end_no_orphans_when_the_connection_closes(
             terminal_id = agent_text(store)
             assert store.terminal_ids_for_tool_call("bg1") == (terminal_id,)
             pids = pids_in(await until_printed(store, terminal_id, b"\n"))
-            assert all(alive(pid) for pid in pids)
+            assert all(running(pid) for pid in pids)
         # Leaving `connect()` (what the app does when it quits) reaped them.
-        assert not any(alive(pid) for pid in pids)
+        assert not any(running(pid) for pid in pids)
     terminal = store.terminal(terminal_id)
     assert terminal is not None
     assert terminal.exit_status == {"exitCode": None, "signal": "SIGTERM"}

@@ -10,34 +10,19 @@ import os
 import re
 import signal
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import anyio
 import pytest
-from anyio.abc import Process
 
 from acp_tui.terminal import pty
 from acp_tui.terminal.pty import ExitStatus, PtyProcess, signal_name
+from tests.processes import running, spawned_while_cancelled
 
 pytestmark = pytest.mark.subprocess
 
 BOUND: Final = 10
 """Seconds any one test may take."""
-
-
-def alive(pid: int) -> bool:
-    """Whether `pid` runs (a zombie waiting for its reaper counts as gone)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # pragma: no cover - a reused pid of another user
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return not Path("/proc").is_dir()
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 async def read_until(process: PtyProcess, marker: bytes) -> bytes:
@@ -120,10 +105,10 @@ async def test_kill_stops_the_whole_group(tmp_path: Path, use_pty: bool) -> None
         ) as proc:
             pids = pids_in(await read_until(proc, b"\n"))
             assert pids[0] == proc.pid
-            assert all(alive(pid) for pid in pids)
+            assert all(running(pid) for pid in pids)
             await proc.kill()
             assert proc.exit_status == ExitStatus(signal="SIGTERM")
-            assert not any(alive(pid) for pid in pids)
+            assert not any(running(pid) for pid in pids)
             assert await read_all(proc) == b""  # the terminal's writers are gone
 
 
@@ -134,7 +119,7 @@ async def test_aclose_kills_and_reaps_a_running_command(tmp_path: Path) -> None:
         await proc.aclose()
         await proc.aclose()  # idempotent
         assert proc.exit_status == ExitStatus(signal="SIGTERM")
-        assert not any(alive(pid) for pid in pids)
+        assert not any(running(pid) for pid in pids)
         assert await proc.read() == b""
         assert proc.pid not in pty._live_groups
 
@@ -149,7 +134,7 @@ async def test_cancelled_caller_still_kills_the_group(tmp_path: Path) -> None:
                 scope.cancel()
                 await proc.wait()  # cancelled here; the shielded close runs anyway
         assert scope.cancelled_caught
-        assert not any(alive(pid) for pid in pids)
+        assert not any(running(pid) for pid in pids)
         assert proc.exit_status == ExitStatus(signal="SIGTERM")
 
 
@@ -205,21 +190,10 @@ async def test_a_start_cancelled_while_spawning_stops_the_command(
     """Cancelled just as its process is created (a session closing while the agent
     asks for a terminal), the start completes under a shield and stops the
     command again: it is reaped, neither left running nor a zombie."""
-    real_open_process = anyio.open_process
-    spawned: list[Process] = []
     with anyio.fail_after(BOUND):
-        with anyio.CancelScope() as scope:
-
-            async def open_cancelled(*args: Any, **kwargs: Any) -> Process:
-                scope.cancel()  # as if the session closed just as the spawn began
-                process = await real_open_process(*args, **kwargs)
-                spawned.append(process)
-                return process
-
-            monkeypatch.setattr(anyio, "open_process", open_cancelled)
-            await PtyProcess.start(["sleep", "30"], cwd=tmp_path, use_pty=use_pty)
-            pytest.fail("the start was not cancelled")
-        assert scope.cancelled_caught
-    assert len(spawned) == 1
-    assert spawned[0].returncode is not None
-    assert not alive(spawned[0].pid)
+        process = await spawned_while_cancelled(
+            monkeypatch,
+            lambda: PtyProcess.start(["sleep", "30"], cwd=tmp_path, use_pty=use_pty),
+        )
+    assert process.returncode is not None
+    assert not running(process.pid)

@@ -1,0 +1,64 @@
+"""Child processes in tests: whether a pid is still there, and a spawn cancelled
+just as it begins."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from anyio.abc import Process
+
+
+def pid_exists(pid: int) -> bool:
+    """Whether `pid` exists at all: running, or a zombie nobody reaped."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` runs (a zombie waiting for its reaper counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - a reused pid of another user
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return not Path("/proc").is_dir()
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def spawned_while_cancelled(
+    monkeypatch: pytest.MonkeyPatch, start: Callable[[], Awaitable[object]]
+) -> Process:
+    """Await `start()` in a scope cancelled just as it calls `anyio.open_process`
+    (as if its caller was cancelled as the spawn began); the process it spawned.
+
+    Fails the test unless `start()` was cancelled and spawned exactly one process.
+    The caller bounds the wait (`anyio.fail_after`).
+    """
+    real_open_process = anyio.open_process
+    spawned: list[Process] = []
+    with anyio.CancelScope() as scope:
+
+        async def open_cancelled(*args: Any, **kwargs: Any) -> Process:
+            scope.cancel()
+            process = await real_open_process(*args, **kwargs)
+            spawned.append(process)
+            return process
+
+        monkeypatch.setattr(anyio, "open_process", open_cancelled)
+        await start()
+        pytest.fail("the start was not cancelled")
+    assert scope.cancelled_caught
+    assert len(spawned) == 1
+    return spawned[0]
