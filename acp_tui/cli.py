@@ -637,9 +637,14 @@ def _serve_parser(
         description="Serve the full-screen UI in a web browser through "
         "textual-serve (install the extra: `pip install 'acp-tui[serve]'`). Each "
         "browser that opens the page gets its own app and agent process, with the "
-        "connection options given here. Anyone who can reach the address gets an "
-        "agent session on this machine: keep the default host unless you mean it. "
-        "Exit codes: 0 stopped, 2 usage, the extra missing, or the port unusable.",
+        "connection options given here. It prints the URL to open, with a token "
+        "made for this run: every request needs that token (after the first page "
+        "load, a cookie carries it) and must name the served address (Host) and, "
+        "from a web page, come from the served origin; anything else gets 403 and "
+        "starts nothing. Whoever has the URL gets an agent session on this "
+        "machine: keep the default host unless you mean it. "
+        "Exit codes: 0 stopped, 2 usage, the extra missing, a bad --public-url, or "
+        "the port unusable.",
     )
     _connection_options(server)
     _record_option(
@@ -671,7 +676,8 @@ def _serve_parser(
         metavar="URL",
         default=None,
         help="the URL browsers use to reach the server, if not http://HOST:PORT "
-        "(e.g. behind a proxy)",
+        "(e.g. behind a proxy, or from other machines with --host 0.0.0.0); the "
+        "only origin and, with the bound address, Host the server accepts",
     )
 
 

@@ -1,7 +1,9 @@
-"""`acp-tui serve`: its options, the served command line, and the missing extra.
+"""`acp-tui serve`: its options, the served command line, the printed URL with its
+token, and the missing extra.
 
-The real server and a browser are driven in tests/serve/test_browser.py; here the
-textual-serve `Server` is replaced by a recorder, so nothing listens.
+The real server is driven in tests/serve/ (test_server.py, and a browser in
+test_browser.py); here `GuardedServer.serve` is replaced by a recorder that only
+prints the URL, so nothing listens.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from typing import ClassVar
 import pytest
 
 from acp_tui.cli import build_parser, main
+from acp_tui.ui import serve_server
 from acp_tui.ui.serve import INSTALL_HINT, ServedApp, served_argv, served_command
+from acp_tui.ui.serve_server import GuardedServer
 
 FAKE_AGENT = Path(__file__).resolve().parent / "fakes" / "agent.py"
 
@@ -28,37 +32,21 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-class RecordingServer:
-    """Stands in for `textual_serve.server.Server`: records, never listens."""
+class RecordingServer(GuardedServer):
+    """The real `GuardedServer`, except that `serve` announces and never listens."""
 
     made: ClassVar[list[RecordingServer]] = []
-
-    def __init__(
-        self,
-        command: str,
-        host: str = "localhost",
-        port: int = 8000,
-        title: str | None = None,
-        public_url: str | None = None,
-    ) -> None:
-        self.command = command
-        self.host = host
-        self.port = port
-        self.title = title
-        self.public_url = public_url
-        self.served = False
-        RecordingServer.made.append(self)
+    """The servers asked to serve, in order."""
 
     def serve(self, debug: bool = False) -> None:
-        self.served = True
+        RecordingServer.made.append(self)
+        self.announce()
 
 
 @pytest.fixture
 def recorder(monkeypatch: pytest.MonkeyPatch) -> type[RecordingServer]:
-    import textual_serve.server
-
     RecordingServer.made = []
-    monkeypatch.setattr(textual_serve.server, "Server", RecordingServer)
+    monkeypatch.setattr(serve_server, "GuardedServer", RecordingServer)
     return RecordingServer
 
 
@@ -200,12 +188,12 @@ def test_serve_runs_the_server_with_the_built_command(
     )
     assert status == 0
     [server] = recorder.made
-    assert server.served
     assert (server.host, server.port, server.public_url) == (
         "127.0.0.1",
         9123,
-        "https://tui.example/",
+        "https://tui.example",
     )
+    assert server.guard.url == f"https://tui.example/?token={server.guard.token}"
     assert shlex.split(server.command) == [
         sys.executable,
         "-m",
@@ -220,7 +208,24 @@ def test_serve_runs_the_server_with_the_built_command(
         "4.0",
         "--sessions",
     ]
-    assert "warning" not in capsys.readouterr().err
+    printed = capsys.readouterr()
+    assert "warning" not in printed.err
+    assert f"  {server.guard.url}\n" in printed.out
+
+
+def test_serve_prints_the_url_with_a_new_token_each_run(
+    recorder: type[RecordingServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", "--port", "8123"]) == 0
+    assert main(["serve", "--port", "8123"]) == 0
+    first, second = recorder.made
+    assert first.guard.token != second.guard.token
+    out = capsys.readouterr().out
+    for server in (first, second):
+        assert len(server.guard.token) >= 43
+        assert f"  http://127.0.0.1:8123/?token={server.guard.token}\n" in out
+    # The token is this process's alone: never on the app's command line.
+    assert first.guard.token not in first.command
 
 
 def test_serve_defaults_to_the_demo_agent_and_the_config(
@@ -250,10 +255,26 @@ def test_serve_warns_when_listening_beyond_loopback(
     recorder: type[RecordingServer], capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["serve", "--host", "0.0.0.0"]) == 0
-    assert recorder.made[0].host == "0.0.0.0"
+    [server] = recorder.made
+    assert server.host == "0.0.0.0"
     err = capsys.readouterr().err
     assert "warning: serving on 0.0.0.0" in err
     assert "agent session on this machine" in err
+    assert "--public-url" in err
+    # The token stays mandatory; browsers elsewhere need the public URL.
+    assert server.guard.url.startswith("http://127.0.0.1:8000/?token=")
+    assert ("192.168.1.5", 8000) not in server.guard.hosts
+
+
+@pytest.mark.parametrize("url", ["tui.example", "ftp://tui.example", "https://x/?a"])
+def test_serve_rejects_a_bad_public_url(
+    recorder: type[RecordingServer], url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", "--public-url", url]) == 2
+    assert f"--public-url {url!r} is not an http:// or https:// URL" in (
+        capsys.readouterr().err
+    )
+    assert recorder.made == []
 
 
 @pytest.mark.parametrize("port", ["0", "65536", "-1"])
@@ -281,6 +302,8 @@ def test_missing_extra_says_how_to_install(
     # A None entry in sys.modules makes `import textual_serve...` raise ImportError.
     monkeypatch.setitem(sys.modules, "textual_serve", None)
     monkeypatch.setitem(sys.modules, "textual_serve.server", None)
+    # serve_server imports textual_serve: import it afresh, as without the extra.
+    monkeypatch.delitem(sys.modules, "acp_tui.ui.serve_server", raising=False)
     assert main(["serve"]) == 2
     err = capsys.readouterr().err
     assert f"acp-tui: {INSTALL_HINT}" in err

@@ -9,23 +9,28 @@ and runs the server (`serve`).
 
 Invariants:
 
-* `textual_serve` is imported only inside `serve`, so the rest of acp-tui works
-  without the extra; without it, `serve` prints how to install it and returns 2.
+* `textual_serve` (through `serve_server`) is imported only inside `serve`, so
+  the rest of acp-tui works without the extra; without it, `serve` prints how to
+  install it and returns 2.
 * The command line is built with `shlex.join`, so paths and agent command lines
   with spaces or quotes reach the app unchanged.
 * Every browser connection runs its own app and so its own agent process, in the
-  server's environment: it acts on this machine with the user's rights. The host
-  defaults to 127.0.0.1; any other host gets a warning.
+  server's environment: it acts on this machine with the user's rights. So every
+  request must carry a token made for this launch and come from the served
+  address, whatever the host (`serve_guard`, applied by `serve_server`); the
+  token is printed in the URL to open and never given to the app process. The
+  host defaults to 127.0.0.1; any other host gets a warning.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TextIO
+
+from acp_tui.ui.serve_guard import ServeGuard, is_loopback
 
 __all__ = [
     "DEFAULT_HOST",
@@ -99,15 +104,6 @@ def served_command(app: ServedApp, python: str | None = None) -> str:
     return shlex.join(served_argv(app, python))
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def serve(
     command: str,
     *,
@@ -115,9 +111,14 @@ def serve(
     port: int = DEFAULT_PORT,
     public_url: str | None = None,
     title: str = "acp-tui",
+    stdout: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> int:
     """Serve the app that `command` starts until interrupted (Ctrl+C or SIGTERM).
+
+    Every request must carry this launch's token and come from the served
+    address (`serve_guard`); the URL to open, with the token, goes to `stdout`
+    once the server listens.
 
     Args:
         command: The shell command line of one app process (`served_command`).
@@ -126,25 +127,33 @@ def serve(
         public_url: The URL browsers reach the server at, when it differs from
             `http://host:port` (behind a proxy, say).
         title: The page's title.
+        stdout: Where the URL goes (default: `sys.stdout`).
         stderr: Where messages go (default: `sys.stderr`).
 
     Returns:
         0 once the server stops, or `EXIT_SERVE_FAILED` if textual-serve is not
-        installed or the server cannot listen.
+        installed, `public_url` is not a usable URL, or the server cannot listen.
     """
     err = stderr if stderr is not None else sys.stderr
     try:
-        from textual_serve.server import Server
+        guard = ServeGuard.create(host, port, public_url)
+    except ValueError as error:
+        print(f"acp-tui: {error}", file=err)
+        return EXIT_SERVE_FAILED
+    try:
+        from acp_tui.ui.serve_server import GuardedServer
     except ImportError:
         print(f"acp-tui: {INSTALL_HINT}", file=err)
         return EXIT_SERVE_FAILED
-    if not _is_loopback(host):
+    if not is_loopback(guard.bind_host.strip("[]")):
         print(
-            f"acp-tui: warning: serving on {host}: anyone who can reach it gets an "
-            "agent session on this machine, with your rights",
+            f"acp-tui: warning: serving on {host}: anyone who can reach it and has "
+            "the URL with its token gets an agent session on this machine, with "
+            "your rights; plain http shows the token to anyone on the way "
+            "(put TLS in front, and pass --public-url)",
             file=err,
         )
-    server = Server(command, host=host, port=port, title=title, public_url=public_url)
+    server = GuardedServer(command, guard=guard, title=title, out=stdout)
     try:
         server.serve()
     except OSError as error:
