@@ -2,8 +2,9 @@
 
 The real command line serves the app (with the built-in demo agent) on a free
 loopback port; Debian's Chromium, driven by Selenium through Debian's chromedriver,
-opens the page, waits for the app, types a prompt and Enter, and the demo agent's
-answer must arrive, seen two ways:
+opens the URL the server printed (its per-launch token is traded for a cookie,
+which the page's WebSocket then carries), waits for the app, types a prompt and
+Enter, and the demo agent's answer must arrive, seen two ways:
 
 * on the page: textual-serve draws the app with xterm.js (WebGL or canvas, so the
   text is not in the DOM). A script injected before the page's own keeps the
@@ -11,6 +12,10 @@ answer must arrive, seen two ways:
   public API (`buffer.active.getLine(y).translateToString()`): the text the
   browser shows;
 * in the session transcript the served app journals under the data dir.
+
+A second test is the attack of issue 20 in the browser: pages on other origins
+(another port of 127.0.0.1, which shares the cookie, and localhost) open a
+WebSocket to the app; both are refused and start no app process.
 
 Every wait is bounded. The server runs in a process group of its own and is always
 stopped; all files (acp-tui's home, XDG dirs, the browser profile) live in
@@ -20,14 +25,11 @@ tmp_path. The browser resolves no host name but 127.0.0.1 and localhost.
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
+import threading
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Final, Literal
 
@@ -41,6 +43,7 @@ from selenium.webdriver.support.wait import WebDriverWait
 
 from acp_tui.transcripts import list_transcripts, read_transcript
 from tests.serve.conftest import Browser
+from tests.serve.running import Served, start_serve, stop_group
 
 pytestmark = [pytest.mark.browser, pytest.mark.subprocess]
 
@@ -50,10 +53,8 @@ REPLY: Final = f"You said: “{PROMPT}”"
 READY_TEXT: Final = ("Message the agent", "│ idle │")
 """The prompt's placeholder and the status bar once the session is open."""
 
-SERVER_START_BOUND: Final = 30.0
 APP_READY_BOUND: Final = 60.0
 REPLY_BOUND: Final = 60.0
-STOP_BOUND: Final = 10.0
 
 CHROMIUM_FLAGS: Final = (
     "--headless",
@@ -100,59 +101,42 @@ return lines.join("\\n");
 """
 
 
-@dataclass(frozen=True)
-class Served:
-    """A running `acp-tui serve`."""
-
-    url: str
-    port: int
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def log_tail(self) -> str:
-        text = self.log.read_text(errors="replace") if self.log.exists() else ""
-        return text[-3000:]
+PROBE_JS: Final = """
+// Open a WebSocket to the served app the way a page's script would; report
+// "open" once the app behind it painted, or how it closed.
+const [url, done] = arguments;
+const socket = new WebSocket(url);
+socket.binaryType = "arraybuffer";
+socket.onmessage = () => { socket.close(); done("open"); };
+socket.onclose = (event) => done(`closed ${event.code}`);
+"""
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+class _BlankPage(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b"<!DOCTYPE html><title>another site</title>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
 
 
-def wait_listening(served: Served, port: int) -> None:
-    """Until the server accepts connections (fails if it exits or takes too long)."""
-    deadline = time.monotonic() + SERVER_START_BOUND
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1.0):
-                return
-        except OSError:
-            pass
-        try:  # the pause between tries doubles as the check that it still runs
-            served.process.wait(timeout=0.1)
-        except subprocess.TimeoutExpired:
-            pass
-        else:
-            pytest.fail(f"acp-tui serve exited early:\n{served.log_tail()}")
-        if time.monotonic() > deadline:
-            pytest.fail(f"acp-tui serve did not listen in time:\n{served.log_tail()}")
-
-
-def stop_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the server's process group, then SIGKILL it if it lingers."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            process.wait(timeout=STOP_BOUND)
-            break
-        except subprocess.TimeoutExpired:
-            continue
-    process.wait(timeout=STOP_BOUND)
+@pytest.fixture
+def other_site() -> Iterator[int]:
+    """A web server on another loopback port (another origin); yields its port."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _BlankPage)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
 
 
 @pytest.fixture
@@ -173,28 +157,11 @@ def served(
 
     Asks for the browser first, so a missing one skips before anything starts.
     """
-    port = free_port()
-    workdir = tmp_path / "project"
-    workdir.mkdir()
-    log = tmp_path / "serve.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "acp_tui", "serve", "--port", str(port)],
-            cwd=workdir,
-            env=isolated_env,
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    server = Served(
-        url=f"http://127.0.0.1:{port}/", port=port, process=process, log=log
-    )
+    server = start_serve(tmp_path / "project", isolated_env)
     try:
-        wait_listening(server, port)
         yield server
     finally:
-        stop_group(process)
+        stop_group(server.process)
 
 
 @pytest.fixture
@@ -219,6 +186,14 @@ def driver(
         yield browser
     finally:
         browser.quit()
+
+
+def open_page(browser: webdriver.Chrome, url: str) -> None:
+    """Open the served page, keeping its xterm `Terminal` for `screen_text`."""
+    browser.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument", {"source": KEEP_TERMINAL_JS}
+    )
+    browser.get(url)
 
 
 def screen_text(browser: webdriver.Chrome) -> str | None:
@@ -267,15 +242,22 @@ def journaled_reply(agent: str) -> tuple[list[str], list[str]] | Literal[False]:
 def test_a_prompt_round_trip_in_chromium(
     served: Served, driver: webdriver.Chrome
 ) -> None:
-    with urllib.request.urlopen(served.url, timeout=10) as response:
+    url, token = served.printed_url()
+    # What any HTTP client gets: the redirect that trades the token for the
+    # cookie, then the page.
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    with opener.open(url, timeout=10) as response:
         page = response.read().decode()
     assert "textual-terminal" in page
     assert f'data-session-websocket-url="ws://127.0.0.1:{served.port}/ws"' in page
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"http://127.0.0.1:{served.port}/", timeout=10)
+    refused.value.close()
+    assert refused.value.code == 403
 
-    driver.execute_cdp_cmd(
-        "Page.addScriptToEvaluateOnNewDocument", {"source": KEEP_TERMINAL_JS}
-    )
-    driver.get(served.url)
+    open_page(driver, url)
+    # The page's own WebSocket got in with the cookie; the token left the URL.
+    assert token not in driver.current_url
     ready = wait_for_screen(driver, served, READY_TEXT, APP_READY_BOUND)
     assert "acp-tui demo agent" in ready
     assert REPLY not in ready
@@ -303,3 +285,37 @@ def test_a_prompt_round_trip_in_chromium(
     users, agents = journal
     assert users == [PROMPT]
     assert any("Hello from the demo agent" in text for text in agents)
+
+
+def probe(browser: webdriver.Chrome, served: Served) -> str:
+    """From the page the browser shows, a WebSocket to the app: how it went."""
+    result = browser.execute_async_script(
+        PROBE_JS, f"ws://127.0.0.1:{served.port}/ws?width=80&height=24"
+    )
+    assert isinstance(result, str)
+    return result
+
+
+def test_a_page_on_another_origin_gets_no_session_in_chromium(
+    served: Served, driver: webdriver.Chrome, other_site: int
+) -> None:
+    """The attack of issue 20, in a real browser that holds the cookie.
+
+    A page on another port of 127.0.0.1 is the same site (cookies ignore ports),
+    so Chromium may send the token cookie with its WebSocket; the Origin check
+    is what stands between it and an agent session. localhost is another site (no
+    cookie). Both are refused and start no app; the served page's own script
+    gets in (the control).
+    """
+    driver.set_script_timeout(APP_READY_BOUND)
+    open_page(driver, served.printed_url()[0])
+    wait_for_screen(driver, served, READY_TEXT, APP_READY_BOUND)
+    assert probe(driver, served) == "open"
+
+    before = served.children()
+    for host in ("127.0.0.1", "localhost"):
+        driver.get(f"http://{host}:{other_site}/")
+        assert driver.title == "another site"
+        assert probe(driver, served) == "closed 1006"
+    assert served.children() <= before, "a page on another origin started an app"
+    assert "refused GET /ws" in served.log_text()
