@@ -277,6 +277,16 @@ def test_serve_rejects_a_bad_public_url(
     assert recorder.made == []
 
 
+def test_serve_rejects_a_bad_host(
+    recorder: type[RecordingServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", "--host", "bad host"]) == 2
+    assert "--host 'bad host' is not a host name or address" in (
+        capsys.readouterr().err
+    )
+    assert recorder.made == []
+
+
 @pytest.mark.parametrize("port", ["0", "65536", "-1"])
 def test_serve_rejects_a_bad_port(
     recorder: type[RecordingServer], port: str, capsys: pytest.CaptureFixture[str]

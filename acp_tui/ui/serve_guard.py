@@ -53,12 +53,14 @@ __all__ = [
     "TOKEN_PARAMETER",
     "Allow",
     "Asked",
+    "Origin",
     "Redirect",
     "Refuse",
     "ServeGuard",
     "Verdict",
     "is_loopback",
     "new_token",
+    "split_host",
 ]
 
 TOKEN_PARAMETER: Final = "token"
@@ -224,15 +226,17 @@ class ServeGuard:
             token: The secret (default: a fresh `new_token()`).
 
         Raises:
-            ValueError: `public_url` is not an http(s) URL with a host, or has a
-                query or fragment.
+            ValueError: `host` is not a host, or `public_url` is not an http(s)
+                URL with a host, or has a query or fragment.
         """
         bind = _normal_host(host.strip("[]"))
+        bind_netloc = f"[{bind}]" if ":" in bind else bind
+        if bind not in WILDCARDS and split_host(bind_netloc, port) is None:
+            raise ValueError(f"--host {host!r} is not a host name or address")
         if public_url is None:
-            shown = bind
+            netloc = bind_netloc
             if bind in WILDCARDS:
-                shown = "::1" if bind == "::" else "127.0.0.1"
-            netloc = f"[{shown}]" if ":" in shown else shown
+                netloc = "[::1]" if bind == "::" else "127.0.0.1"
             url = f"http://{netloc}:{port}"
         else:
             url = public_url.rstrip("/")

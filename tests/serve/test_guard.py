@@ -289,6 +289,12 @@ def test_a_bad_public_url_is_refused(url: str) -> None:
         ServeGuard.create("127.0.0.1", 8000, url)
 
 
+@pytest.mark.parametrize("host", ["bad host", "a/b", "user@host", "h:1"])
+def test_a_bad_bind_host_is_refused(host: str) -> None:
+    with pytest.raises(ValueError, match="--host"):
+        ServeGuard.create(host, 8000)
+
+
 @pytest.mark.parametrize(
     ("host", "loopback"),
     [

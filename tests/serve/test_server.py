@@ -182,7 +182,7 @@ async def test_every_path_needs_the_token(served: Served, target: str) -> None:
 # --- the honest way in -----------------------------------------------------------
 
 
-def test_the_printed_url_carries_a_fresh_token(served: Served) -> None:
+def test_the_printed_url_carries_the_token(served: Served) -> None:
     url, token = served.printed_url()
     assert url == f"http://127.0.0.1:{served.port}/?token={token}"
     assert len(token) >= 43  # secrets.token_urlsafe(32)
