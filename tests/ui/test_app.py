@@ -170,7 +170,11 @@ async def test_allow_always_is_not_asked_again(tmp_path: Path) -> None:
         )
         assert app.store is not None
         outcomes = [p.outcome for p in app.store.permissions()]
-        assert outcomes == [{"outcome": "selected", "optionId": "always"}] * 2
+        # The second, the same `ls`, is allowed by acp-tui once, without asking.
+        assert outcomes == [
+            {"outcome": "selected", "optionId": "always"},
+            {"outcome": "selected", "optionId": "yes"},
+        ]
 
 
 @pytest.mark.parametrize("scenario", ["v2", "v1"])
