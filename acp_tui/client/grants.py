@@ -219,7 +219,7 @@ def grant_scope_of(facts: SubjectFacts) -> GrantScope:
         return GrantScope(facts, None, "the agent did not say what it asks about")
     if not facts.known:
         return GrantScope(
-            facts, None, f"acp-tui does not know requests of type {facts.type!r}"
+            facts, None, f"the subject's type {facts.type!r} is not one it knows"
         )
     if facts.unreadable:
         return GrantScope(facts, None, facts.unreadable)
@@ -372,19 +372,25 @@ def _canonical(value: JSONValue) -> str:
 
 
 def _describe(facts: SubjectFacts) -> str:
-    """The subject in one line: the tool, the command and where, the files."""
+    """The subject in one line: the command and where, or the files; the tool."""
     parts: list[str] = []
-    if facts.type == "tool_call":
-        tool = facts.name or facts.kind or "tool call"
-        if facts.name and facts.kind:
-            tool = f"{facts.name} ({facts.kind})"
-        parts.append(tool)
     if facts.command is not None:
         parts.append(f"`{' '.join(facts.command.split())}`")
         parts.append(f"in {facts.cwd}" if facts.cwd else "(no directory given)")
-    if facts.paths:
-        noun = "edits to" if facts.kind == "edit" else "on"
-        parts.append(f"{noun} {', '.join(facts.paths)}")
+    paths = [path for path in facts.paths if path != facts.cwd]
+    if paths:
+        files = ", ".join(paths)
+        if facts.command is not None:
+            parts.append(f"on {files}")
+        elif facts.kind == "edit":
+            parts.append(f"edits to {files}")
+        else:
+            parts.append(f"{facts.kind or 'tool calls'} on {files}")
+    if facts.type == "tool_call":
+        if facts.name:
+            parts.append(f"by {facts.name}")
+        elif facts.command is not None and facts.kind:
+            return " ".join(parts) + f", kind {facts.kind}"
     return " ".join(parts)
 
 

@@ -109,9 +109,10 @@ def subject_lines(
         lines.append(f"$ {facts.command or ''}")
         if facts.cwd:
             lines.append(f"in {facts.cwd}")
-    if facts.paths:
-        noun = "file" if len(facts.paths) == 1 else "files"
-        lines.append(f"{noun}: {', '.join(facts.paths)}")
+    paths = [path for path in facts.paths if path != facts.cwd]
+    if paths:
+        noun = "file" if len(paths) == 1 else "files"
+        lines.append(f"{noun}: {', '.join(paths)}")
     return [printable(str(line)) for line in lines]
 
 

@@ -107,7 +107,7 @@ async def test_claude_bash_always_covers_that_command_only() -> None:
         assert await answered(h, first, "allow-always") == "allow-always"
         ask = h.prompter.asks[0]
         assert ask.request.grant is not None
-        assert "Bash (execute) `git status`" in ask.request.grant.covers
+        assert "`git status` (no directory given) by Bash" in ask.request.grant.covers
         # The same command, another description: acp-tui allows it once itself.
         again = claude_bash("c2", "git status", "Check the working tree")
         assert await answered(h, again) == "allow-once"
