@@ -29,6 +29,7 @@ from acp_tui.ui.screens.permission import (
 from acp_tui.ui.themes import theme_variable_defaults
 from acp_tui.ui.widgets.diff_view import DiffView
 from acp_tui.ui.widgets.permission_view import PermissionView
+from tests.unit.client.test_traffic import FakeClock
 
 PATCH = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-old\n+new [bold]line[/]\n"
 DIFF: JSONObject = {"type": "diff", "path": "/p/x.py", "patch": {"text": PATCH}}
@@ -173,16 +174,6 @@ async def test_without_an_always_option_nothing_is_said_about_always() -> None:
 # --- keys typed for the prompt ----------------------------------------------------
 
 
-class FakeClock:
-    """The dialog's clock, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def guarded() -> tuple[Host, FakeClock]:
     dialog = PermissionScreen(always_request(None))
     clock = FakeClock()
@@ -240,7 +231,7 @@ async def test_a_key_during_the_guard_restarts_the_quiet_time() -> None:
     assert app.results == ["no"]
 
 
-async def test_the_first_key_after_a_quiet_guard_chooses() -> None:
+async def test_after_a_quiet_guard_a_key_chooses() -> None:
     app, clock = guarded()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()

@@ -7,6 +7,7 @@ held state (options dimmed, the hint) and the armed state are both stable.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 from textual.pilot import Pilot
@@ -14,7 +15,8 @@ from textual.pilot import Pilot
 from acp_tui.client.ports import PermissionChoice, PermissionRequest, grant_scope
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.screens.permission import KEY_IDLE, PermissionScreen
-from tests.ui.test_permission_screen import FakeClock, Host
+from tests.ui.test_permission_screen import Host
+from tests.unit.client.test_traffic import FakeClock
 
 pytestmark = pytest.mark.snapshot
 
@@ -30,17 +32,7 @@ CLAUDE_OPTIONS = (
 
 def dialog(title: str, subject: JSONObject) -> tuple[Host, FakeClock]:
     bare = PermissionRequest("s", "p", title, None, subject, CLAUDE_OPTIONS, "c1")
-    request = PermissionRequest(
-        bare.session_id,
-        bare.permission_id,
-        bare.title,
-        bare.description,
-        bare.subject,
-        bare.options,
-        bare.tool_call_id,
-        grant_scope(bare),
-    )
-    screen = PermissionScreen(request)
+    screen = PermissionScreen(replace(bare, grant=grant_scope(bare)))
     clock = FakeClock()
     screen.clock = clock
     return Host(screen), clock
