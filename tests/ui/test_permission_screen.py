@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from textual.app import App
+from textual import events
+from textual.app import App, ComposeResult
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, Static
 
 from acp_tui.client.ports import PermissionChoice, PermissionRequest, grant_scope
 from acp_tui.store.model import Permission, ToolCall
@@ -208,6 +209,30 @@ async def test_a_key_typed_as_the_dialog_opens_does_not_choose() -> None:
         await pilot.press("y")
         await pilot.pause()
     assert app.results == ["ok"]
+
+
+class Typing(App[None]):
+    """The user types into an input; a dialog opens over it."""
+
+    def compose(self) -> ComposeResult:
+        yield Input()
+
+
+async def test_a_key_typed_just_before_the_dialog_opened_does_not_choose() -> None:
+    """The `y` was read before the dialog was pushed, and handled after."""
+    app = Typing()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("h", "e")
+        dialog = PermissionScreen(always_request(None))
+        dialog.clock = FakeClock()
+        results: list[str | None] = []
+        app.post_message(events.Key("y", "y"))
+        app.push_screen(dialog, callback=results.append)
+        await pilot.pause()
+        assert results == []
+        assert app.screen is dialog
+        assert not dialog.armed
+        assert app.query_one(Input).value == "he"
 
 
 async def test_a_key_during_the_guard_restarts_the_quiet_time() -> None:
