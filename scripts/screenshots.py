@@ -63,7 +63,9 @@ class Scene:
 
 
 def _is_permission(app: AcpTuiApp) -> bool:
-    return isinstance(app.screen, PermissionScreen)
+    """A permission dialog is up and takes keys (its key guard has passed)."""
+    screen = app.screen
+    return isinstance(screen, PermissionScreen) and screen.armed
 
 
 def _second_tab_open(app: AcpTuiApp) -> bool:

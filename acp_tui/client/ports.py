@@ -3,23 +3,32 @@
 The client never shows anything itself. A permission request from the agent goes
 through `PermissionPrompter.ask`, which the Textual app implements with a modal
 dialog and `acp-tui print` with a fixed policy.
+
+`RememberingPrompter` answers again what the user allowed always, and only that:
+a grant is keyed on the exact subject the dialog showed (`grants`), and it
+answers a later request with that request's `allow_once` option, so the agent is
+never told "always" about a request the user did not see.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
+from acp_tui.client.grants import GrantScope, grant_scope_of, subject_facts
+from acp_tui.store.model import ToolCall
 from acp_tui.store.values import JSONObject
 
 __all__ = [
+    "GrantScope",
     "PermissionChoice",
     "PermissionPolicy",
     "PermissionPrompter",
     "PermissionRequest",
     "RememberingPrompter",
     "grant_key",
+    "grant_scope",
 ]
 
 
@@ -48,6 +57,10 @@ class PermissionRequest:
     call appears as a `tool_call` subject."""
     options: Sequence[PermissionChoice]
     tool_call_id: str | None
+    grant: GrantScope | None = None
+    """What an `allow_always` answer lets acp-tui answer by itself later (set by
+    `RememberingPrompter` for the dialog to show); None: acp-tui remembers
+    nothing of this answer."""
 
 
 class PermissionPrompter(Protocol):
@@ -89,50 +102,65 @@ class PermissionPolicy:
         return None
 
 
-def grant_key(request: PermissionRequest) -> tuple[str, ...] | None:
-    """What an "allow always" answer covers: a program, or a kind of tool call.
+def grant_scope(
+    request: PermissionRequest, tool_call: ToolCall | None = None
+) -> GrantScope:
+    """What an "allow always" answer to `request` covers (see `grants`).
 
-    A `command` subject is keyed by its program (`git` in `git push`); a tool
-    call by its kind and tool name (titles vary per call, so they are not part of
-    the key). None when the subject says too little to be remembered safely.
+    Args:
+        request: The request.
+        tool_call: The store's copy of the request's tool call, which completes a
+            subject that names only its id.
     """
-    subject = request.subject or {}
-    if subject.get("type") == "command" or "command" in subject:
-        words = str(subject.get("command") or "").split()
-        return ("command", words[0]) if words else None
-    nested = subject.get("toolCall")
-    fields = nested if isinstance(nested, dict) else subject
-    kind, name = fields.get("kind"), fields.get("name")
-    if not kind and not name:
-        return None
-    return ("tool", str(kind or ""), str(name or ""))
+    return grant_scope_of(subject_facts(request.subject, tool_call))
+
+
+def grant_key(
+    request: PermissionRequest, tool_call: ToolCall | None = None
+) -> tuple[str, ...] | None:
+    """The key of `grant_scope`: None when the request is never remembered."""
+    return grant_scope(request, tool_call).key
 
 
 class RememberingPrompter:
     """Remembers "allow always" answers for the rest of the session.
 
     When the user picks an `allow_always` option, later requests in the same
-    session with the same `grant_key` are answered with that request's own
-    `allow_always` option without asking again (agents may remember too; this
-    covers those that ask anyway). Everything else goes to `inner`.
+    session with the same `grant_key` are answered with their own `allow_once`
+    option without asking again (agents may remember too; this covers those that
+    ask anyway). A request without an `allow_once` option is asked: its
+    `allow_always` might let the agent remember more than the user saw.
+    Everything else goes to `inner`, with the request's `grant` set so the
+    dialog can say what "always" covers.
 
     Args:
         inner: Asks the user.
+        tool_call: Looks up the store's copy of a tool call by id (the subject
+            of a request often names only the id).
     """
 
-    def __init__(self, inner: PermissionPrompter) -> None:
+    def __init__(
+        self,
+        inner: PermissionPrompter,
+        tool_call: Callable[[str], ToolCall | None] | None = None,
+    ) -> None:
         self.inner = inner
+        self.tool_call = tool_call
         self.grants: set[tuple[str, tuple[str, ...]]] = set()
         """`(session_id, grant_key)` pairs the user allowed always."""
 
     async def ask(self, request: PermissionRequest) -> str | None:
         """Answer from a remembered grant, else ask `inner` (and remember)."""
-        key = grant_key(request)
-        always = next((o for o in request.options if o.kind == "allow_always"), None)
+        stored = None
+        if self.tool_call is not None and request.tool_call_id is not None:
+            stored = self.tool_call(request.tool_call_id)
+        scope = grant_scope(request, stored)
+        key = scope.key
+        once = next((o for o in request.options if o.kind == "allow_once"), None)
         granted = key is not None and (request.session_id, key) in self.grants
-        if granted and always is not None:
-            return always.option_id
-        answer = await self.inner.ask(request)
+        if granted and once is not None:
+            return once.option_id
+        answer = await self.inner.ask(replace(request, grant=scope))
         chosen = next((o for o in request.options if o.option_id == answer), None)
         if key is not None and chosen is not None and chosen.kind == "allow_always":
             self.grants.add((request.session_id, key))

@@ -179,7 +179,7 @@ class AgentRunner:
         self._diagnostics = 0
         """Protocol problems reported on this connection so far."""
         self.prompter = RememberingPrompter(
-            ModalPermissionPrompter(ui, self._tool_call)
+            ModalPermissionPrompter(ui, self._tool_call), self._tool_call
         )
         """Answers permission requests; its grants outlive a restart."""
 

@@ -199,6 +199,8 @@ class SessionPane(Widget):
         self.shown = True
         """The pane is the tab on screen (the app keeps this up to date)."""
         self._shown_waiters: list[asyncio.Future[None]] = []
+        self._permission_turn = asyncio.Lock()
+        """Held by the permission dialog on screen: the next waits its turn."""
         self._asking = 0
         """Dialogs of this pane open or held back until it is shown."""
         self.closing = False
@@ -649,10 +651,19 @@ class SessionPane(Widget):
         marked as waiting for the user, the app says which tab asks, and the
         dialog opens once this tab is shown. Cancelled (the agent withdrew
         the request, or the connection ended), the dialog closes.
+
+        Permission dialogs open one at a time, in the order the requests came
+        (an `asyncio.Lock` wakes its waiters first come, first served): stacked
+        as they came, the newest would be answered first, and a key meant for
+        one could land on the next.
         """
+        turn = self._permission_turn if isinstance(screen, PermissionScreen) else None
         self._asking += 1
         self._label_may_change()
+        in_turn = False
         try:
+            if turn is not None:
+                in_turn = await turn.acquire()
             if not self.shown:
                 what = (
                     "permission"
@@ -666,6 +677,8 @@ class SessionPane(Widget):
                     await waiter
             return await self._show(screen)
         finally:
+            if turn is not None and in_turn:
+                turn.release()
             self._asking -= 1
             if self.is_attached:
                 self._label_may_change()

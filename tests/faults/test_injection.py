@@ -22,7 +22,6 @@ from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.agent_runner import AgentSettings
 from acp_tui.ui.app import AcpTuiApp
-from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from tests.fakes.fault_agent import CRASH_STDERR, HOSTILE, HUGE_WORD
 from tests.faults.conftest import (
@@ -35,7 +34,7 @@ from tests.faults.conftest import (
     screen_text,
     store_agent_text,
 )
-from tests.ui.test_app import agent_text, wait_for
+from tests.ui.test_app import agent_text, permission_armed, wait_for
 from tests.ui.test_terminal_security import CaptureDriver
 
 pytestmark = pytest.mark.subprocess
@@ -166,7 +165,7 @@ async def test_app_shows_hostile_text_literally(
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"go", "enter")
         # The permission dialog: its title, description and options.
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: permission_armed(app))
         await wait_for(pilot, lambda: shows_hostile_text(app))
         await pilot.press("n")
         # The message, last in the turn: its end is on screen.

@@ -23,13 +23,12 @@ from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.auth import AuthScreen
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.help import KeyHelpScreen
-from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.screens.sessions import SessionPickerScreen
 from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.status_bar import StatusBar
-from tests.ui.test_app import FAKE_AGENT, SIZE, agent_text, wait_for
+from tests.ui.test_app import FAKE_AGENT, SIZE, agent_text, permission_armed, wait_for
 
 pytestmark = pytest.mark.subprocess
 
@@ -317,7 +316,7 @@ async def test_demo_v1_runs_its_command_in_a_client_terminal(
         assert app.runner.client is not None
         assert app.runner.client.version == 1
         await pilot.press(*"/run", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: permission_armed(app))
         await pilot.press("1")  # allow once
 
         def finished() -> bool:
@@ -353,7 +352,7 @@ async def test_quitting_mid_command_reaps_the_client_terminal(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"/run long", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: permission_armed(app))
         await pilot.press("1")
         await wait_for(pilot, started)
         pid = int(pid_files[0].read_text())

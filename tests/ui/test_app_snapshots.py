@@ -19,14 +19,13 @@ from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.auth import AuthScreen
 from acp_tui.ui.screens.config import ConfigScreen
-from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets import start_view
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.status_bar import StatusBar
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
-from tests.ui.test_app import FAKE_AGENT, turn_ended, wait_for
+from tests.ui.test_app import FAKE_AGENT, permission_armed, turn_ended, wait_for
 
 pytestmark = [pytest.mark.snapshot, pytest.mark.subprocess]
 
@@ -66,7 +65,7 @@ async def connected(pilot: Pilot[None]) -> AcpTuiApp:
 async def full_turn(pilot: Pilot[None]) -> AcpTuiApp:
     app = await connected(pilot)
     await pilot.press(*"hello", "enter")
-    await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+    await wait_for(pilot, lambda: permission_armed(app))
     await pilot.press("y")
     await wait_for(pilot, lambda: turn_ended(app))
     await wait_for(
@@ -127,7 +126,7 @@ def test_permission_dialog_over_the_conversation(snap_compare: SnapCompare) -> N
     async def steps(pilot: Pilot[None]) -> None:
         app = await connected(pilot)
         await pilot.press(*"hello", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: permission_armed(app))
         await pilot.pause(0.2)
 
     assert snap_compare(app_for("v2"), terminal_size=SIZE, run_before=run(steps))

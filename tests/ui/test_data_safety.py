@@ -17,13 +17,12 @@ from acp_tui.store import SetState, UpsertMessage
 from acp_tui.transcripts import journaled_store, read_transcript, transcript_file
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp
-from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.screens.sessions import SessionPickerScreen
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.status_bar import StatusBar
-from tests.ui.test_app import SIZE, fake_app, turn_ended, wait_for
+from tests.ui.test_app import SIZE, fake_app, permission_armed, turn_ended, wait_for
 from tests.ui.test_app_flows import app_for
 from tests.ui.test_screens import static_text
 
@@ -55,7 +54,7 @@ async def test_a_streamed_session_leaves_an_equal_transcript(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"hello", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: permission_armed(app))
         await pilot.press("y")
         await wait_for(pilot, lambda: turn_ended(app))
         assert app.store is not None
@@ -71,7 +70,7 @@ async def test_an_agent_crash_mid_turn_keeps_what_was_streamed(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"hello", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: permission_armed(app))
         await pilot.press("y")
         await wait_for(pilot, lambda: turn_ended(app))
         await pilot.press(*"hang", "enter")

@@ -12,9 +12,8 @@ from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import make_app
 from acp_tui.ui.commands import ExportRequest, export_request, with_local_commands
-from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.prompt_input import PromptInput
-from tests.ui.test_app import FAKE_AGENT, SIZE, turn_ended, wait_for
+from tests.ui.test_app import FAKE_AGENT, SIZE, permission_armed, turn_ended, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -50,7 +49,7 @@ async def test_export_writes_the_session_and_is_not_sent(
             pilot, lambda: "export" in {c.name for c in prompt.completion.commands}
         )
         await pilot.press(*"hello", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: permission_armed(app))
         await pilot.press("y")
         await wait_for(pilot, lambda: turn_ended(app))
         store = app.store

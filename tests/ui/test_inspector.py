@@ -11,10 +11,16 @@ from textual.widgets import Button, Input, Static
 
 from acp_tui.client.traffic import TrafficEntry
 from acp_tui.ui.app import AcpTuiApp
-from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.inspector import InspectorPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
-from tests.ui.test_app import SIZE, _home, fake_app, turn_ended, wait_for
+from tests.ui.test_app import (
+    SIZE,
+    _home,
+    fake_app,
+    permission_armed,
+    turn_ended,
+    wait_for,
+)
 
 pytestmark = pytest.mark.subprocess
 
@@ -148,7 +154,7 @@ async def test_an_invalid_message_from_the_agent_is_flagged(tmp_path: Path) -> N
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"malformed", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: permission_armed(app))
         await pilot.press("y")
         await wait_for(pilot, lambda: turn_ended(app))
         await show_inspector(pilot, app)

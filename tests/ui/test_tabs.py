@@ -27,7 +27,7 @@ from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.status_bar import StatusBar
-from tests.ui.test_app import SIZE, _home, fake_app, wait_for
+from tests.ui.test_app import SIZE, _home, fake_app, permission_armed, wait_for
 from tests.ui.test_app_snapshots import PROJECT, SnapCompare, full_turn, run
 from tests.ui.test_app_snapshots import SIZE as SNAPSHOT_SIZE
 from tests.ui.test_app_snapshots import app_for as snapshot_app
@@ -288,7 +288,7 @@ async def test_a_permission_request_in_a_hidden_tab_waits_for_that_tab(
         assert app.active_pane is first
 
         await pilot.press("alt+2")
-        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: permission_armed(app))
         assert app.active_pane is second
         await pilot.press("alt+1")  # no switching under the dialog
         assert app.active_pane is second

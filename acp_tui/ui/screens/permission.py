@@ -2,11 +2,32 @@
 
 Keys: `1`-`9` pick an option, `y` the first `allow_once`, `n` the first
 `reject_once`, Esc cancels (the request is answered `cancelled`).
+
+Invariants:
+
+* Keys typed for the prompt never answer. For `KEY_GUARD` seconds after the
+  dialog is shown (again: another screen over it took the keyboard) no key, Enter
+  or click chooses an option, and after that not until the keyboard has been
+  quiet for `KEY_IDLE` seconds: a key in the meantime is dropped and restarts the
+  wait. The options are disabled (dimmed) until then and a hint says the keys are
+  held. Clicks wait too: a click aimed at the prompt as the dialog appeared is the
+  same mistake as a key. Esc works at once: cancelling never approves.
+* The subject is shown as the agent stated it, from the same `SubjectFacts` that
+  key an "allow always" grant (`PermissionRequest.grant`), and the dialog says
+  what "always" covers or that acp-tui will ask again. An unknown subject type is
+  listed generically (its type and fields as data), never as a command or a tool
+  call.
+* Agent text is data: every line passes through `printable`, one line at a time,
+  so a newline inside a command is shown, not obeyed.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+import json
+import math
+import time
+from collections.abc import Callable
+from typing import ClassVar, Final
 
 from rich.text import Text
 from textual import events, on
@@ -14,36 +35,98 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Button, Static
 from textual.widgets.button import ButtonVariant
 
+from acp_tui.client.grants import SubjectFacts, subject_facts
 from acp_tui.client.ports import PermissionChoice, PermissionRequest
 from acp_tui.protocol.framing import printable
 from acp_tui.store.model import ToolCall
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets.diff_view import DiffView, diff_document, diff_patch_text
 
-__all__ = ["PermissionScreen", "subject_diffs", "subject_patches", "subject_summary"]
+__all__ = [
+    "KEY_GUARD",
+    "KEY_IDLE",
+    "PermissionScreen",
+    "subject_diffs",
+    "subject_patches",
+    "subject_summary",
+]
+
+KEY_GUARD: Final = 0.5
+"""Seconds after the dialog is shown during which nothing chooses an option
+(the `y` of "hey" arrived 0.08 s after the dialog in issue 20)."""
+
+KEY_IDLE: Final = 1.0
+"""Seconds the keyboard must then be quiet: a key typed while the dialog is not
+armed restarts this. Pauses between words are often longer than 0.2 s, so a
+short quiet time would arm the dialog in the middle of a sentence."""
+
+_UNKNOWN_FIELDS: Final = 6
+"""Fields of an unknown subject listed (the rest are counted)."""
+
+_FIELD_WIDTH: Final = 80
+"""Characters of an unknown subject's field value shown."""
 
 
-def subject_summary(subject: JSONObject | None) -> str:
-    """A one-or-two-line plain description of a permission subject."""
-    if not subject:
-        return ""
-    kind = subject.get("type")
+def subject_summary(
+    subject: JSONObject | None, tool_call: ToolCall | None = None
+) -> str:
+    """A few plain lines describing a permission subject (empty for none).
+
+    Args:
+        subject: The wire subject.
+        tool_call: The store's copy of a `tool_call` subject's tool call.
+    """
+    return "\n".join(
+        subject_lines(subject_facts(subject, tool_call), subject, tool_call)
+    )
+
+
+def subject_lines(
+    facts: SubjectFacts, subject: JSONObject | None, tool_call: ToolCall | None = None
+) -> list[str]:
+    """The subject as printable lines: the tool, the command and where, the files.
+
+    An unknown subject type lists its type and fields (see the module docstring).
+    """
+    if facts.type == "none" or subject is None:
+        return []
+    if not facts.known:
+        return _unknown_lines(facts.type, subject)
     lines: list[str] = []
-    if kind == "command" or "command" in subject:
-        lines.append(f"$ {subject.get('command', '')}")
-        if subject.get("cwd"):
-            lines.append(f"in {subject['cwd']}")
-    else:
-        tool = subject.get("toolCall")
-        fields = tool if isinstance(tool, dict) else subject
-        title = fields.get("title") or fields.get("toolCallId") or kind or "subject"
-        lines.append(f"tool call: {title}")
-        if fields.get("kind"):
-            lines.append(f"kind: {fields['kind']}")
-    return printable("\n".join(str(line) for line in lines), keep="\n")
+    if facts.type == "tool_call":
+        fields = subject.get("toolCall")
+        call_id = fields.get("toolCallId") if isinstance(fields, dict) else None
+        lines.append(f"tool call: {facts.title or call_id or 'untitled'}")
+        if facts.name:
+            lines.append(f"tool: {facts.name} ({facts.kind or 'no kind'})")
+        elif facts.kind:
+            lines.append(f"kind: {facts.kind}")
+    if facts.command is not None or facts.type == "command":
+        lines.append(f"$ {facts.command or ''}")
+        if facts.cwd:
+            lines.append(f"in {facts.cwd}")
+    paths = [path for path in facts.paths if path != facts.cwd]
+    if paths:
+        noun = "file" if len(paths) == 1 else "files"
+        lines.append(f"{noun}: {', '.join(paths)}")
+    return [printable(str(line)) for line in lines]
+
+
+def _unknown_lines(kind: str, subject: JSONObject) -> list[str]:
+    fields = [(key, value) for key, value in subject.items() if key != "type"]
+    lines = [f"subject of unknown type {kind!r}"]
+    for key, value in fields[:_UNKNOWN_FIELDS]:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        if len(text) > _FIELD_WIDTH:
+            text = text[: _FIELD_WIDTH - 1] + "…"
+        lines.append(f"  {key}: {text}")
+    if len(fields) > _UNKNOWN_FIELDS:
+        lines.append(f"  … {len(fields) - _UNKNOWN_FIELDS} more fields")
+    return [printable(line) for line in lines]
 
 
 def subject_diffs(
@@ -93,7 +176,9 @@ class PermissionScreen(ModalScreen[str | None]):
         }
         & #permission-title { text-style: bold; }
         & #permission-subject { color: $text-muted; margin: 1 0; }
+        & #permission-always { color: $text-muted; }
         & #permission-options { height: auto; margin-top: 1; }
+        & #permission-hint { color: $text-muted; margin-top: 1; }
         & #permission-diff {
             height: auto;
             max-height: 16;
@@ -111,6 +196,9 @@ class PermissionScreen(ModalScreen[str | None]):
         Binding("n", "reject", "Reject once"),
     ]
 
+    clock: Callable[[], float] = time.monotonic
+    """The time in seconds (tests set their own)."""
+
     def __init__(
         self, request: PermissionRequest, tool_call: ToolCall | None = None
     ) -> None:
@@ -118,10 +206,23 @@ class PermissionScreen(ModalScreen[str | None]):
         self.request = request
         self.tool_call = tool_call
         """The subject tool call as the store knows it (its diff is shown)."""
+        self.armed = False
+        """Whether keys and clicks choose options (see the module docstring)."""
+        self._shown_at = math.inf
+        """When the dialog was last shown (infinity: not yet)."""
+        self._last_held = -math.inf
+        """When the last key was dropped while the dialog was not armed."""
+        self._arm_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         """Build the child widgets."""
         request = self.request
+        grant = request.grant
+        facts = (
+            grant.subject
+            if grant is not None
+            else subject_facts(request.subject, self.tool_call)
+        )
         with Vertical(id="permission-dialog"):
             yield Static(
                 Text(printable(request.title or "Permission requested")),
@@ -132,9 +233,9 @@ class PermissionScreen(ModalScreen[str | None]):
                     Text(printable(request.description, keep="\n")),
                     id="permission-description",
                 )
-            summary = subject_summary(request.subject)
-            if summary:
-                yield Static(Text(summary), id="permission-subject")
+            lines = subject_lines(facts, request.subject, self.tool_call)
+            if lines:
+                yield Static(Text("\n".join(lines)), id="permission-subject")
             diffs = subject_diffs(request.subject, self.tool_call)
             if diffs:
                 with VerticalScroll(id="permission-diff"):
@@ -142,13 +243,107 @@ class PermissionScreen(ModalScreen[str | None]):
                         view = DiffView(diff_document(item), layout="unified")
                         view.can_focus = False  # focus stays on the options
                         yield view
+            if any(option.kind == "allow_always" for option in request.options):
+                yield Static(Text(printable(self._always())), id="permission-always")
             with Horizontal(id="permission-options"):
                 for number, option in enumerate(request.options[:9], start=1):
                     yield Button(
                         Text(f"{number} {printable(option.name)}"),
                         id=f"option-{number}",
                         variant=_variant(option),
+                        disabled=True,
                     )
+            yield Static(Text(_HELD), id="permission-hint")
+
+    def _always(self) -> str:
+        """What choosing an `allow_always` option makes acp-tui do later."""
+        grant = self.request.grant
+        if grant is None:
+            return "acp-tui will ask again next time (the agent may remember)."
+        return grant.covers
+
+    # ------------------------------------------------------------- key guard
+
+    def on_screen_resume(self) -> None:
+        """Shown (again): hold keys and clicks until the guard has passed."""
+        self._shown_at = self.clock()
+        self._last_held = -math.inf
+        self._set_armed(False)
+        self._schedule_arming()
+
+    def on_screen_suspend(self) -> None:
+        """Another screen is over the dialog: stop the arming timer."""
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+            self._arm_timer = None
+
+    def _ready_at(self) -> float:
+        return max(self._shown_at + KEY_GUARD, self._last_held + KEY_IDLE)
+
+    def _check_armed(self) -> bool:
+        """Arm the dialog if its guard has passed; whether it is armed."""
+        if not self.armed and self.clock() >= self._ready_at():
+            self._set_armed(True)
+        return self.armed
+
+    def _schedule_arming(self) -> None:
+        if self._arm_timer is not None:
+            self._arm_timer.stop()
+        delay = max(self._ready_at() - self.clock(), 0.0) + 0.01
+        self._arm_timer = self.set_timer(delay, self._arming_due)
+
+    def _arming_due(self) -> None:
+        self._arm_timer = None
+        if not self._check_armed():
+            self._schedule_arming()
+
+    def _set_armed(self, armed: bool) -> None:
+        self.armed = armed
+        for button in self.query(Button):
+            button.disabled = not armed
+        hint = self.query_one("#permission-hint", Static)
+        hint.update(Text(self._keys_hint() if armed else _HELD))
+        if armed:
+            if self._arm_timer is not None:
+                self._arm_timer.stop()
+                self._arm_timer = None
+            if self.request.options:
+                self.query_one("#option-1", Button).focus()
+
+    def _keys_hint(self) -> str:
+        keys: list[str] = []
+        if self._first("allow_once") is not None:
+            keys.append("y allow once")
+        if self._first("reject_once") is not None:
+            keys.append("n reject once")
+        count = min(len(self.request.options), 9)
+        keys.append("1 choose" if count == 1 else f"1-{count} choose")
+        keys.append("esc cancel")
+        return " · ".join(keys)
+
+    def on_key(self, event: events.Key) -> None:
+        """Hold keys until armed; then number keys pick the option with that number.
+
+        Esc and keys with ctrl or alt (app shortcuts) pass while held: none of
+        them chooses an option.
+        """
+        if event.key == "escape":
+            return
+        if not self._check_armed():
+            if event.key.startswith(("ctrl+", "alt+")):
+                return
+            event.stop()
+            event.prevent_default()
+            self._last_held = self.clock()
+            self._schedule_arming()
+            return
+        if event.character and event.character in "123456789":
+            index = int(event.character) - 1
+            if index < len(self.request.options):
+                event.stop()
+                self._choose(self.request.options[index])
+
+    # --------------------------------------------------------------- answers
 
     def _choose(self, option: PermissionChoice | None) -> None:
         self.dismiss(option.option_id if option is not None else None)
@@ -159,32 +354,32 @@ class PermissionScreen(ModalScreen[str | None]):
     @on(Button.Pressed)
     def _option_pressed(self, event: Button.Pressed) -> None:
         event.stop()
+        if not self.armed:
+            return
         if event.button.id and event.button.id.startswith("option-"):
             self._choose(self.request.options[int(event.button.id[7:]) - 1])
 
-    def on_key(self, event: events.Key) -> None:
-        """Number keys pick the option with that number."""
-        if event.character and event.character in "123456789":
-            index = int(event.character) - 1
-            if index < len(self.request.options):
-                event.stop()
-                self._choose(self.request.options[index])
-
     def action_allow(self) -> None:
-        """Pick the first `allow_once` option, if offered."""
+        """Pick the first `allow_once` option, if offered (once armed)."""
         option = self._first("allow_once")
-        if option is not None:
+        if option is not None and self._check_armed():
             self._choose(option)
 
     def action_reject(self) -> None:
-        """Pick the first `reject_once` option, if offered."""
+        """Pick the first `reject_once` option, if offered (once armed)."""
         option = self._first("reject_once")
-        if option is not None:
+        if option is not None and self._check_armed():
             self._choose(option)
 
     def action_cancel(self) -> None:
         """Answer `cancelled`."""
         self.dismiss(None)
+
+
+_HELD: Final = (
+    "Keys are held for a moment, so typing meant for the prompt cannot answer."
+)
+"""The hint while the dialog is not armed."""
 
 
 def _variant(option: PermissionChoice) -> ButtonVariant:

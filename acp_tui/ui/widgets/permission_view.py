@@ -2,7 +2,8 @@
 
 The dialog (`screens.permission.PermissionScreen`) asks; this view stays in the
 conversation afterwards: the request's title, what it was about (a command with
-its cwd, or the tool call), and how it was answered. The outcome comes from the
+its cwd, the tool call, or an unknown subject's type and fields, listed as data:
+see `subject_summary`), and how it was answered. The outcome comes from the
 store (`ResolvePermission`): `{"outcome": "selected", "optionId": ...}` is looked
 up in the request's options to tell "allowed once" from "rejected always", and
 `{"outcome": "cancelled"}` reads "cancelled".
