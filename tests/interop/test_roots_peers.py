@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import anyio
 import pytest
 from textual.widgets import OptionList
 
@@ -32,6 +33,7 @@ async def test_opencode_session_from_another_folder_asks_before_resuming_there(
     elsewhere, project = tmp_path / "elsewhere", tmp_path / "project"
     elsewhere.mkdir()
     project.mkdir()
+    resolved = await anyio.to_thread.run_sync(elsewhere.resolve)
     command = AgentCommand(argv=opencode.argv, env=opencode.env)
     # No network: the turn never ends by itself; the session and transcript stay.
     options = PrintOptions(
@@ -67,4 +69,4 @@ async def test_opencode_session_from_another_folder_asks_before_resuming_there(
         assert app.store is not None
         assert app.store.session_id == listed.session_id
         restart = app.runner.restart_request()
-        assert (restart.cwd, restart.root) == (elsewhere, elsewhere)
+        assert (restart.cwd, restart.root) == (elsewhere, resolved)

@@ -106,7 +106,7 @@ async def test_rows_show_the_folder_with_home_as_tilde_and_mark_other_folders() 
             "In an added folder\n  /srv/shared/docs",
             "Relative\n  somewhere",
         ]
-        assert picker(app).elsewhere == {"other", "slash", "home"}
+        assert set(picker(app).elsewhere) == {"other", "slash", "home"}
 
 
 @pytest.mark.parametrize("needle", ["In the project", "subfolder", "added", "Relat"])
@@ -190,6 +190,54 @@ async def test_a_folder_holding_home_is_warned_about() -> None:
         assert static_text(question(app), "#folder-warning") == (
             "⚠ /home holds your whole home folder."
         )
+
+
+async def test_the_question_names_the_folder_the_agent_would_reach() -> None:
+    """A listed folder that climbs out with `..` is shown resolved, and warned of."""
+    sessions = [SessionSummary("up", f"{PROJECT}/../../..", "Climbs out", None, {})]
+    app = folder_picker(sessions)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose(pilot, app, "Climbs")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFolderScreen))
+        text = dialog_text(question(app))
+        assert "started in /home/ada/project/../../.. (that is /), outside" in text
+        assert "read and write files under / and run" in text
+        assert "⚠ / is the whole file system." in text
+        await pilot.press("y")
+        await wait_for(pilot, lambda: bool(app.results))
+        [pick] = app.results
+        assert pick is not None
+        assert pick.root == Path("/")
+
+
+@pytest.fixture
+def linked(tmp_path: Path) -> tuple[Path, Path]:
+    """A project, and the resolved folder its `link` points to, outside it."""
+    project, other = tmp_path / "project", tmp_path / "other"
+    project.mkdir()
+    other.mkdir()
+    (project / "link").symlink_to(other)
+    return project, other.resolve()
+
+
+async def test_a_symlink_out_of_the_project_is_another_folder(
+    linked: tuple[Path, Path],
+) -> None:
+    project, other = linked
+    sessions = [SessionSummary("link", str(project / "link"), "Linked", None, {})]
+    app = folder_picker(sessions, roots=(project,))
+    async with app.run_test(size=SIZE) as pilot:
+        rows = prompts(await loaded(pilot, app))
+        assert rows[1].endswith(" · other folder")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFolderScreen))
+        text = dialog_text(question(app))
+        assert f"started in {project / 'link'} (that is {other})" in text
+        await pilot.press("y")
+        await wait_for(pilot, lambda: bool(app.results))
+        [pick] = app.results
+        assert pick is not None
+        assert pick.root == other
 
 
 async def test_without_roots_nothing_is_marked_and_no_pick_carries_a_root() -> None:

@@ -229,7 +229,9 @@ class ConfirmFolderScreen(ModalScreen[bool]):
 
     Args:
         label: The session's title (already printable).
-        folder: The session's directory, as the agent listed it (absolute).
+        folder: The session's directory, resolved: what the agent would reach.
+        listed: The session's directory as the agent listed it (shown too when
+            it reads otherwise, say through `..` or a symlink).
         project: The directory the agent works in now.
         home: The user's home directory.
     """
@@ -257,14 +259,18 @@ class ConfirmFolderScreen(ModalScreen[bool]):
         Binding("n,escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, label: str, folder: str, project: Path, home: Path) -> None:
+    def __init__(
+        self, label: str, folder: Path, listed: str, project: Path, home: Path
+    ) -> None:
         super().__init__()
         self.label = label
-        self.folder = printable(folder)
-        """The session's directory (printable)."""
+        self.folder = printable(str(folder))
+        """The session's resolved directory (printable)."""
+        self.listed = printable(listed) if listed != str(folder) else None
+        """The directory as listed, when that reads otherwise (printable)."""
         self.project = printable(str(project))
         """The project's directory (printable)."""
-        self.warning = _folder_warning(Path(os.path.normpath(folder)), home)
+        self.warning = _folder_warning(folder, home)
         """The extra warning for `/` or a directory holding the home directory."""
 
     def compose(self) -> ComposeResult:
@@ -278,13 +284,14 @@ class ConfirmFolderScreen(ModalScreen[bool]):
                 ),
                 classes="folder-text",
             )
+            where: list[str | tuple[str, str]] = ["The session was started in "]
+            if self.listed is not None:
+                where += [self.listed, " (that is ", (self.folder, "bold"), ")"]
+            else:
+                where.append((self.folder, "bold"))
             yield Static(
                 Content.assemble(
-                    "The session was started in ",
-                    (self.folder, "bold"),
-                    ", outside this project (",
-                    self.project,
-                    ").",
+                    *where, ", outside this project (", self.project, ")."
                 ),
                 classes="folder-text",
                 id="folder-where",
@@ -418,8 +425,9 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         """The directories the agent may use now (the project first)."""
         self._reopens_saved = reopens_saved
         self._home = home if home is not None else Path.home()
-        self.elsewhere: set[str] = set()
-        """The ids of the sessions whose directory lies outside `roots`."""
+        self.elsewhere: dict[str, Path] = {}
+        """The sessions whose directory lies outside `roots`: id to directory,
+        resolved (symlinks followed, as the client checks roots)."""
         self._load_saved = saved
         self.saved_only: dict[str, TranscriptInfo] = {}
         """The listed sessions known only from a saved transcript, by id."""
@@ -641,11 +649,14 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
 
         def confirmed(answer: bool | None) -> None:
             if answer:
-                self.dismiss(replace(pick, root=Path(summary.cwd)))
+                self.dismiss(replace(pick, root=folder))
             else:
                 self._set_status(f"“{label}” was not resumed.")
 
-        question = ConfirmFolderScreen(label, summary.cwd, self.roots[0], self._home)
+        folder = self.elsewhere[summary.session_id]
+        question = ConfirmFolderScreen(
+            label, folder, summary.cwd, self.roots[0], self._home
+        )
         self.app.push_screen(question, callback=confirmed)
 
     def action_move(self, delta: int) -> None:
@@ -717,21 +728,23 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
             self._set_status(f"Deleted “{label}”.")
 
 
-def _outside(sessions: Sequence[SessionSummary], roots: Sequence[Path]) -> set[str]:
-    """The ids of the sessions whose (absolute) directory lies outside `roots`.
+def _outside(
+    sessions: Sequence[SessionSummary], roots: Sequence[Path]
+) -> dict[str, Path]:
+    """The sessions whose (absolute) directory lies outside `roots`, resolved.
 
     Resolved as the client resolves roots (symlinks followed), in a thread. A
     directory that is not absolute is resumed in the project, so it is not
     outside.
     """
     real_roots = [os.path.realpath(root) for root in roots]
-    outside: set[str] = set()
+    outside: dict[str, Path] = {}
     for summary in sessions:
         if not os.path.isabs(summary.cwd):
             continue
         real = Path(os.path.realpath(summary.cwd))
         if not any(real.is_relative_to(root) for root in real_roots):
-            outside.add(summary.session_id)
+            outside[summary.session_id] = real
     return outside
 
 
