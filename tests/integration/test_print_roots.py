@@ -9,14 +9,14 @@ sent; `FAKE_AGENT_LIST_CWD` makes it list its sessions in another directory, and
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from acp_tui.cli import main
+from tests.ui.test_app_flows import sent
+from tests.ui.test_session_roots import folder
 
 pytestmark = pytest.mark.subprocess
 
@@ -38,24 +38,12 @@ def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    directory = tmp_path / "project"
-    directory.mkdir()
-    (directory / "notes.txt").write_text("project notes\n")
-    return directory
+    return folder(tmp_path / "project", "notes.txt", "project notes\n")
 
 
 @pytest.fixture
 def shared(tmp_path: Path) -> Path:
-    directory = tmp_path / "shared"
-    directory.mkdir()
-    (directory / "lib.txt").write_text("shared lib\n")
-    return directory
-
-
-def sent(record: Path, method: str) -> list[dict[str, Any]]:
-    """The params of every `method` request the fake agent received."""
-    messages = [json.loads(line) for line in record.read_text().splitlines()]
-    return [m.get("params") or {} for m in messages if m.get("method") == method]
+    return folder(tmp_path / "shared", "lib.txt", "shared lib\n")
 
 
 def print_read(

@@ -12,12 +12,18 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input
 
 from acp_tui.client.session import SessionSummary
 from acp_tui.ui.screens.sessions import ConfirmFolderScreen, SessionPickerScreen
 from tests.ui.test_picker_folders import HOME, PROJECT, SESSIONS
-from tests.ui.test_screen_snapshots import NOW, SIZE, ScreenHost, SnapCompare, wait_for
+from tests.ui.test_screen_snapshots import (
+    NOW,
+    SIZE,
+    ScreenHost,
+    SnapCompare,
+    picker_ready,
+    wait_for,
+)
 
 
 def host() -> ScreenHost:
@@ -32,19 +38,16 @@ def host() -> ScreenHost:
 
 
 def ready(*keys: str, asks: bool = False) -> Callable[[Pilot[Any]], Any]:
+    """The picker loaded, `keys` pressed, and with `asks`, the question shown."""
+    picked = picker_ready(*keys)
+
     async def run_before(pilot: Pilot[Any]) -> None:
-        app = pilot.app
-        assert isinstance(app, ScreenHost)
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.pushed, SessionPickerScreen) and app.pushed.loaded,
-        )
-        assert app.pushed is not None
-        app.pushed.query_one(Input).cursor_blink = False
-        await pilot.press(*keys)
+        await picked(pilot)
         if asks:
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFolderScreen))
-        await pilot.pause()
+            await wait_for(
+                pilot, lambda: isinstance(pilot.app.screen, ConfirmFolderScreen)
+            )
+            await pilot.pause()
 
     return run_before
 

@@ -85,6 +85,15 @@ def question(app: ScreenHost[SessionPick | None]) -> ConfirmFolderScreen:
     return screen
 
 
+async def ask(
+    pilot: Pilot[None], app: ScreenHost[SessionPick | None], needle: str
+) -> ConfirmFolderScreen:
+    """Choose `needle`'s row, which asks first; returns the question."""
+    await choose(pilot, app, needle)
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFolderScreen))
+    return question(app)
+
+
 def dialog_text(screen: ConfirmFolderScreen) -> str:
     return " ".join(
         static_text(screen, f"#{name}")
@@ -126,9 +135,7 @@ async def test_a_session_inside_the_roots_resumes_without_a_question(
 async def test_another_folder_asks_and_declining_keeps_the_picker() -> None:
     app = folder_picker()
     async with app.run_test(size=SIZE) as pilot:
-        await choose(pilot, app, "Another")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFolderScreen))
-        text = dialog_text(question(app))
+        text = dialog_text(await ask(pilot, app, "Another"))
         assert "started in /home/ada/other, outside this project" in text
         assert "(/home/ada/project)" in text
         assert "let the agent read and write files under /home/ada/other" in text
@@ -150,8 +157,7 @@ async def test_another_folder_asks_and_declining_keeps_the_picker() -> None:
 async def test_confirming_carries_the_folder_as_the_sessions_root() -> None:
     app = folder_picker()
     async with app.run_test(size=SIZE) as pilot:
-        await choose(pilot, app, "Another")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFolderScreen))
+        await ask(pilot, app, "Another")
         await pilot.press("y")
         await wait_for(pilot, lambda: bool(app.results))
         assert app.results == [
@@ -171,9 +177,8 @@ async def test_the_root_and_the_home_folder_get_an_extra_warning(
 ) -> None:
     app = folder_picker()
     async with app.run_test(size=SIZE) as pilot:
-        await choose(pilot, app, needle)
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFolderScreen))
-        assert static_text(question(app), "#folder-warning") == warning
+        dialog = await ask(pilot, app, needle)
+        assert static_text(dialog, "#folder-warning") == warning
         await pilot.press("y")
         await wait_for(pilot, lambda: bool(app.results))
         [pick] = app.results
@@ -185,9 +190,8 @@ async def test_a_folder_holding_home_is_warned_about() -> None:
     sessions = [SessionSummary("up", "/home", "Above home", None, {})]
     app = folder_picker(sessions)
     async with app.run_test(size=SIZE) as pilot:
-        await choose(pilot, app, "Above")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFolderScreen))
-        assert static_text(question(app), "#folder-warning") == (
+        dialog = await ask(pilot, app, "Above")
+        assert static_text(dialog, "#folder-warning") == (
             "⚠ /home holds your whole home folder."
         )
 
@@ -197,9 +201,7 @@ async def test_the_question_names_the_folder_the_agent_would_reach() -> None:
     sessions = [SessionSummary("up", f"{PROJECT}/../../..", "Climbs out", None, {})]
     app = folder_picker(sessions)
     async with app.run_test(size=SIZE) as pilot:
-        await choose(pilot, app, "Climbs")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFolderScreen))
-        text = dialog_text(question(app))
+        text = dialog_text(await ask(pilot, app, "Climbs"))
         assert "started in /home/ada/project/../../.. (that is /), outside" in text
         assert "read and write files under / and run" in text
         assert "⚠ / is the whole file system." in text

@@ -9,10 +9,8 @@ reach, and the fake's record (`FAKE_AGENT_RECORD`) shows what it was told.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -22,6 +20,7 @@ from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.sessions import ConfirmFolderScreen, SessionPickerScreen
 from tests.ui.test_app import FAKE_AGENT, SIZE, agent_text, turn_ended, wait_for
+from tests.ui.test_app_flows import sent
 
 pytestmark = pytest.mark.subprocess
 
@@ -38,28 +37,21 @@ def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+def folder(path: Path, file: str, text: str) -> Path:
+    """A new directory holding one file; resolved, as the picker resolves one."""
+    path.mkdir()
+    (path / file).write_text(text)
+    return path.resolve()
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    directory = tmp_path / "project"
-    directory.mkdir()
-    (directory / "notes.txt").write_text("project notes\n")
-    return directory
+    return folder(tmp_path / "project", "notes.txt", "project notes\n")
 
 
 @pytest.fixture
 def other(tmp_path: Path) -> Path:
-    directory = tmp_path / "other"
-    directory.mkdir()
-    (directory / "plan.md").write_text("the other plan\n")
-    return directory.resolve()  # as the picker resolves a session's folder
-
-
-def sent(record: Path, method: str) -> list[dict[str, Any]]:
-    """The params of every `method` request the fake agent received."""
-    if not record.exists():
-        return []
-    messages = [json.loads(line) for line in record.read_text().splitlines()]
-    return [m.get("params") or {} for m in messages if m.get("method") == method]
+    return folder(tmp_path / "other", "plan.md", "the other plan\n")
 
 
 def fake_app(

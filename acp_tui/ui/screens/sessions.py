@@ -162,8 +162,41 @@ def _matches(summary: SessionSummary, needle: str) -> bool:
     return any(needle in field.casefold() for field in haystack)
 
 
-class ConfirmDeleteScreen(ModalScreen[bool]):
+class _Question(ModalScreen[bool]):
+    """A yes/no dialog; the no button has the focus first.
+
+    `y` or the yes button says yes; `n`, Esc or the no button say no, and so does
+    Enter alone.
+    """
+
+    YES: ClassVar[str]
+    """The id of the yes button."""
+    NO: ClassVar[str]
+    """The id of the no button."""
+
+    def on_mount(self) -> None:
+        """Start on the no button."""
+        self.query_one(f"#{self.NO}", Button).focus()
+
+    @on(Button.Pressed)
+    def _button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == self.YES)
+
+    def action_confirm(self) -> None:
+        """Say yes."""
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        """Say no."""
+        self.dismiss(False)
+
+
+class ConfirmDeleteScreen(_Question):
     """Ask whether to delete one session: `y` / Enter on Delete, `n` / Esc cancel."""
+
+    YES = "confirm-yes"
+    NO = "confirm-no"
 
     DEFAULT_CSS = """
     ConfirmDeleteScreen {
@@ -200,28 +233,11 @@ class ConfirmDeleteScreen(ModalScreen[bool]):
                 id="confirm-question",
             )
             with Horizontal(id="confirm-buttons"):
-                yield Button(Content("Delete (y)"), id="confirm-yes", variant="error")
-                yield Button(Content("Cancel (n)"), id="confirm-no")
-
-    def on_mount(self) -> None:
-        """Start on Cancel: Enter alone never deletes."""
-        self.query_one("#confirm-no", Button).focus()
-
-    @on(Button.Pressed)
-    def _button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(event.button.id == "confirm-yes")
-
-    def action_confirm(self) -> None:
-        """Delete."""
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        """Keep the session."""
-        self.dismiss(False)
+                yield Button(Content("Delete (y)"), id=self.YES, variant="error")
+                yield Button(Content("Cancel (n)"), id=self.NO)
 
 
-class ConfirmFolderScreen(ModalScreen[bool]):
+class ConfirmFolderScreen(_Question):
     """Ask whether to resume a session in its own directory, outside the project.
 
     `y` / the first button resumes there; `n` / Esc / Enter on the focused Cancel
@@ -258,6 +274,8 @@ class ConfirmFolderScreen(ModalScreen[bool]):
         Binding("y", "confirm", "Resume there"),
         Binding("n,escape", "cancel", "Cancel"),
     ]
+    YES = "folder-yes"
+    NO = "folder-no"
 
     def __init__(
         self, label: str, folder: Path, listed: str, project: Path, home: Path
@@ -314,26 +332,9 @@ class ConfirmFolderScreen(ModalScreen[bool]):
                 )
             with Horizontal(id="folder-buttons"):
                 yield Button(
-                    Content("Resume there (y)"), id="folder-yes", variant="warning"
+                    Content("Resume there (y)"), id=self.YES, variant="warning"
                 )
-                yield Button(Content("Cancel (n)"), id="folder-no")
-
-    def on_mount(self) -> None:
-        """Start on Cancel: Enter alone never opens another folder."""
-        self.query_one("#folder-no", Button).focus()
-
-    @on(Button.Pressed)
-    def _button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(event.button.id == "folder-yes")
-
-    def action_confirm(self) -> None:
-        """Resume in the session's directory."""
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        """Do not resume."""
-        self.dismiss(False)
+                yield Button(Content("Cancel (n)"), id=self.NO)
 
 
 def _folder_warning(folder: Path, home: Path) -> str:
