@@ -52,12 +52,7 @@ def _connection_options(parser: argparse.ArgumentParser) -> None:
         help="ACP version: auto offers 2 and falls back to 1 "
         "(default: the config file's `protocol`, else auto)",
     )
-    parser.add_argument(
-        "--cwd",
-        type=Path,
-        default=None,
-        help="the session's working directory (default: the current one)",
-    )
+    _directory_options(parser)
     parser.add_argument(
         "--init-timeout",
         type=float,
@@ -65,6 +60,24 @@ def _connection_options(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seconds to wait for the agent to answer initialize "
         "(default: the config file's `init_timeout`, else 60)",
+    )
+
+
+def _directory_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cwd",
+        type=Path,
+        default=None,
+        help="the project: the session's working directory, where the agent may "
+        "read, write and run commands (default: the current directory)",
+    )
+    parser.add_argument(
+        "--add-dir",
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="another directory the agent may use (repeatable; added to the config "
+        "file's `additional_directories`)",
     )
 
 
@@ -133,6 +146,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="after S seconds, send session/cancel and wait for the turn to end",
     )
     _record_option(printer)
+    printer.add_argument(
+        "--session",
+        metavar="ID",
+        help="continue the agent's session ID instead of starting one (resumed in "
+        "--cwd, whatever directory the agent lists for it)",
+    )
     printer.add_argument("prompt", metavar="PROMPT")
     sessions = commands.add_parser(
         "sessions",
@@ -202,7 +221,8 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "export":
         return _export(args)
 
-    from acp_tui.config import ConfigError, load_settings
+    from acp_tui.config import ConfigError, load_settings, resolve_directories
+    from acp_tui.protocol.framing import printable as safe
 
     try:
         settings = load_settings()
@@ -220,6 +240,17 @@ def _main(argv: Sequence[str] | None) -> int:
     if not args.cwd.is_dir():
         print(f"acp-tui: --cwd {args.cwd} is not a directory", file=sys.stderr)
         return EXIT_USAGE
+    try:
+        added = resolve_directories(args.add_dir or (), Path.cwd())
+    except ValueError as error:
+        print(safe(f"acp-tui: --add-dir {error}"), file=sys.stderr)
+        return EXIT_USAGE
+    project = args.cwd.resolve()
+    args.additional_directories = tuple(
+        d
+        for d in dict.fromkeys(settings.additional_directories + added)
+        if d != project
+    )
     if args.command == "print" and args.timeout is not None and args.timeout <= 0:
         parser.error("--timeout must be positive")
     if args.command == "replay":
@@ -280,6 +311,7 @@ def _tui(
         theme=args.theme or theme,
         tune_gc=True,
         record=args.record,
+        additional_directories=args.additional_directories,
     ).run()
     return EXIT_OK
 
@@ -343,6 +375,8 @@ def _headless(
         timeout=getattr(args, "timeout", None),
         mcp_servers=mcp_servers,
         record=getattr(args, "record", None),
+        additional_directories=args.additional_directories,
+        session=getattr(args, "session", None),
     )
     runner = run_print if args.command == "print" else list_sessions
     result: int = anyio.run(runner, options, sys.stdout, sys.stderr)
@@ -564,12 +598,7 @@ def _replay_parser(
         help="also replay the recorded v1 requests that make acp-tui write files "
         "or run commands on this machine (only for recordings you trust)",
     )
-    replayer.add_argument(
-        "--cwd",
-        type=Path,
-        default=None,
-        help="the session's working directory (default: the current one)",
-    )
+    _directory_options(replayer)
     replayer.set_defaults(agent=None, protocol=None, init_timeout=None)
 
 
@@ -696,6 +725,7 @@ def _serve(args: argparse.Namespace) -> int:
         sessions=args.sessions,
         theme=args.theme,
         record=args.record,
+        additional_directories=args.additional_directories,
     )
     return serve(
         served_command(app),

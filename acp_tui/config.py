@@ -6,6 +6,7 @@ message naming the file, so a typo is not silently ignored. Example:
     # ~/.config/acp-tui/config.toml
     protocol = "1"        # "auto" (default), "1" or "2"
     init_timeout = 120    # seconds to wait for the agent's initialize reply
+    additional_directories = ["~/src/shared-lib", "/srv/docs"]   # like --add-dir
 
     [agents.my-agent]     # see acp_tui/client/agents.py
     command = "my-agent --acp"
@@ -20,15 +21,29 @@ message naming the file, so a typo is not silently ignored. Example:
     type = "http"
     url = "https://docs.example.com/mcp"
     headers = { Authorization = "Bearer ..." }
+
+`additional_directories` (and `--add-dir`) name directories the agent may use
+besides the project: `~` is expanded, a relative path is taken from the directory
+of the file that names it (this file; the shell's for `--add-dir`), and each must
+be an existing directory, or the file is refused. They are the only roots the user
+adds: a directory an agent reports (say, a listed session's `cwd`) never is one.
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from acp_tui import paths
 
@@ -38,6 +53,7 @@ __all__ = [
     "Settings",
     "config_file",
     "load_settings",
+    "resolve_directories",
 ]
 
 
@@ -97,6 +113,42 @@ class Settings(BaseModel):
     """The colour theme: `acp-dark` (default), `acp-light`, one of Textual's
     themes, or the `name` of a TOML theme in the config dir's `themes/`."""
 
+    additional_directories: tuple[Path, ...] = ()
+    """Directories the agent may use besides the project, as `--add-dir` (added
+    before the command line's). `load_settings` makes them absolute."""
+
+    @field_validator("additional_directories", mode="before")
+    @classmethod
+    def _named(cls, value: object) -> object:
+        # A Path of "" is "." (the config file's own folder): refuse it instead.
+        if isinstance(value, list) and any(
+            isinstance(entry, str) and not entry.strip() for entry in value
+        ):
+            raise ValueError("an empty directory name")
+        return value
+
+
+def resolve_directories(entries: Iterable[str | Path], base: Path) -> tuple[Path, ...]:
+    """Directories as absolute, resolved paths, once each, in the order given.
+
+    `~` is expanded and a relative entry is taken from `base`.
+
+    Raises:
+        ValueError: An entry is empty, or not an existing directory (the message
+            names it).
+    """
+    resolved: list[Path] = []
+    for entry in entries:
+        if not str(entry).strip():
+            raise ValueError("an empty directory name")
+        path = (base / Path(entry).expanduser()).resolve()
+        if not path.is_dir():
+            what = "does not exist" if not path.exists() else "is not a directory"
+            raise ValueError(f"{entry} {what}")
+        if path not in resolved:
+            resolved.append(path)
+    return tuple(resolved)
+
 
 def config_file() -> Path:
     """Where the settings file lives."""
@@ -126,10 +178,15 @@ def load_settings(path: Path | None = None) -> Settings:
     if isinstance(data.get("protocol"), int):
         data["protocol"] = str(data["protocol"])  # `protocol = 1` means "1"
     try:
-        return Settings.model_validate(data)
+        settings = Settings.model_validate(data)
     except ValidationError as error:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}"
             for e in error.errors(include_url=False)
         )
         raise ConfigError(f"{path}: {problems}") from None
+    try:
+        directories = resolve_directories(settings.additional_directories, path.parent)
+    except ValueError as error:
+        raise ConfigError(f"{path}: additional_directories: {error}") from None
+    return settings.model_copy(update={"additional_directories": directories})

@@ -1,9 +1,15 @@
 """`acp-tui print`: one prompt turn without a screen, on the same client core.
 
-It starts the agent, negotiates, opens a session in `--cwd`, sends the prompt and
-waits for the turn to end. `--format text` streams a readable transcript to stdout
-as updates arrive; `--format json` prints one document of the final state
-(`acp_tui.export`). Permission requests are answered by `--permissions`.
+It starts the agent, negotiates, opens a session in `--cwd` (or resumes the agent's
+session `--session ID` there), sends the prompt and waits for the turn to end.
+`--format text` streams a readable transcript to stdout as updates arrive;
+`--format json` prints one document of the final state (`acp_tui.export`).
+Permission requests are answered by `--permissions`.
+
+The agent's `fs/*` and terminal requests reach `--cwd` and the `--add-dir`
+directories (also sent as `additionalDirectories` where the agent takes them), and
+nothing else: `--session` is resumed in `--cwd` too, never in a directory the agent
+lists for it (there is no one to ask whether that directory may be opened).
 
 `--timeout` sends `session/cancel` when it expires, then waits (bounded) for the
 agent to end the turn. When the turn fails, the JSON document still shows the state
@@ -89,6 +95,10 @@ class PrintOptions:
     mcp_servers: dict[str, McpServerSettings] = field(default_factory=dict)
     record: Path | None = None
     """Record the connection's traffic to this JSONL file (`--record`)."""
+    additional_directories: tuple[Path, ...] = ()
+    """Directories the agent may use besides `cwd` (`--add-dir`), absolute."""
+    session: str | None = None
+    """Resume this agent session (in `cwd`) instead of starting one."""
 
 
 class _Run:
@@ -157,6 +167,7 @@ async def _run(run: _Run) -> int:
         mcp_servers=options.mcp_servers,
         on_diagnostic=run.diagnostic,
         store_factory=transcript_store_factory(options.name),
+        roots=(options.cwd, *options.additional_directories),
     )
     open_stream: StreamFactory = run.launcher.open_stream
     if options.record is not None:
@@ -176,7 +187,7 @@ async def _run(run: _Run) -> int:
         for reason in connection.fallbacks:
             run.warn(f"fell back to ACP v{connection.protocol_version}: {reason}")
         with anyio.fail_after(SESSION_SETUP_TIMEOUT):
-            store = await client.new_session(options.cwd)
+            store = await _open_session(run, client)
         run.store = store
         if options.output_format == "text":
             transcript = Transcript(store, run.out)
@@ -185,6 +196,32 @@ async def _run(run: _Run) -> int:
         if options.output_format == "text":
             transcript.finish()
     return _exit_code(run, stop_reason)
+
+
+async def _open_session(run: _Run, client: AcpClient) -> SessionStore:
+    """A new session in `--cwd`, or `--session` resumed there.
+
+    Resumed without a replay when the agent can (only this turn is printed; the
+    JSON document has what a replay brought).
+    """
+    options = run.options
+    features = client.session_features()
+    extra = options.additional_directories
+    if extra and not features.additional_directories:
+        names = ", ".join(str(d) for d in extra)
+        run.warn(
+            f"the agent does not take additional directories, so it was not told "
+            f"of {names} (its file and terminal requests there are still served)"
+        )
+        extra = ()
+    if options.session is None:
+        return await client.new_session(options.cwd, extra)
+    return await client.resume_session(
+        options.session,
+        options.cwd,
+        replay=not features.resume,
+        additional_directories=extra,
+    )
 
 
 async def _turn(run: _Run, client: AcpClient, store: SessionStore) -> str | None:

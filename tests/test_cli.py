@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -177,3 +178,73 @@ def test_user_agent_from_config_is_resolved_by_name(
 def test_unparsable_agent_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--probe", "--agent", '"unbalanced']) == 2
     assert "cannot parse --agent" in capsys.readouterr().err
+
+
+class CapturedApp:
+    """Stands in for the app: records `make_app`'s arguments, runs nothing."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> CapturedApp:
+        self.calls.append(kwargs)
+        return self
+
+    def run(self) -> None:
+        pass
+
+
+def test_add_dir_and_the_config_reach_the_app_as_absolute_directories(
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from acp_tui.ui import app as app_module
+
+    project, configured, added = (tmp_path / n for n in ("project", "conf", "added"))
+    for directory in (project, configured, added):
+        directory.mkdir()
+    write_config(home, f"additional_directories = [{str(configured)!r}]\n")
+    captured = CapturedApp()
+    monkeypatch.setattr(app_module, "make_app", captured)
+    monkeypatch.chdir(tmp_path)
+    argv = ["--agent", fake("v2"), "--cwd", str(project)]
+    # Relative to the shell's directory; the project itself and repeats are dropped.
+    argv += ["--add-dir", "added", "--add-dir", str(configured), "--add-dir", "project"]
+    assert main(argv) == 0
+    (call,) = captured.calls
+    assert call["cwd"] == project.resolve()
+    assert call["additional_directories"] == (configured.resolve(), added.resolve())
+
+
+@pytest.mark.parametrize("command", [[], ["print"], ["replay", "x.jsonl"], ["serve"]])
+def test_a_missing_add_dir_is_a_usage_error(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "missing"
+    argv = [*command[:1], "--add-dir", str(missing), *command[1:]]
+    if command[:1] == ["print"]:
+        argv.append("hi")
+    assert main(argv) == 2
+    assert f"acp-tui: --add-dir {missing} does not exist" in capsys.readouterr().err
+
+
+def test_a_config_with_a_missing_directory_is_a_usage_error(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(home, 'additional_directories = ["/no/such/dir"]\n')
+    assert main(["--probe", "--agent", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "config.toml: additional_directories: /no/such/dir does not exist" in err
+
+
+def test_serve_passes_the_added_directories_to_each_app(tmp_path: Path) -> None:
+    from acp_tui.ui.serve import ServedApp, served_argv
+
+    app = ServedApp(additional_directories=(tmp_path / "a", tmp_path / "b"))
+    assert served_argv(app)[3:] == [
+        "--add-dir",
+        str(tmp_path / "a"),
+        "--add-dir",
+        str(tmp_path / "b"),
+    ]

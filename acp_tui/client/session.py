@@ -25,6 +25,15 @@ and read version-neutral `SessionStore`s:
   when enabled. So are the v1 `terminal/*` methods (`client.terminals`), one
   `ClientTerminals` per session, whose commands run in the connection's task
   group. Anything else gets `-32601`.
+* A session's roots (where `fs/*` and terminals may reach) are what the user
+  chose, never what the agent says: the client's `roots` (the project directory
+  and the directories the user added), or for one session the `roots` its caller
+  passes once the user agreed to them. The `cwd` a session is opened or resumed
+  with is only told to the agent: a `session/list` entry can name `/`, and
+  resuming it must not open `/` to the agent. A `cwd` inside the roots goes first
+  among them (terminals start there); one outside them adds nothing. Only a
+  client given no roots at all falls back to each session's `cwd` and
+  additional directories (callers that choose the `cwd` themselves).
 * Client-owned terminals are killed and reaped when their session is closed or
   deleted, by `aclose()`, and in any case when the connection closes.
 """
@@ -33,6 +42,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,6 +146,8 @@ class SessionFeatures:
     """Reattach without a replay (v2 `session/resume`, v1 `session/resume`)."""
     delete: bool = False
     """`session/delete`."""
+    additional_directories: bool = False
+    """`additionalDirectories` on session setup (v1 and v2 capability markers)."""
 
 
 @dataclass(slots=True)
@@ -180,6 +192,10 @@ class AcpClient:
         mcp_servers: MCP servers to pass on new and resumed sessions.
         on_diagnostic: Told about malformed updates (also logged).
         store_factory: Makes each session's store (default: `plain_store`).
+        roots: The directories the user lets the agent's `fs/*` and terminal
+            requests reach, absolute, the project directory first. Every session
+            is confined to them, whatever `cwd` it is opened or resumed with.
+            Empty: each session's own `cwd` and additional directories.
     """
 
     def __init__(
@@ -190,8 +206,14 @@ class AcpClient:
         mcp_servers: Mapping[str, McpServerSettings] | None = None,
         on_diagnostic: Callable[[Diagnostic], None] | None = None,
         store_factory: StoreFactory = plain_store,
+        roots: Sequence[Path] = (),
     ) -> None:
+        for root in roots:
+            if not root.is_absolute():
+                raise ValueError(f"roots must be absolute: {root}")
         self.prompter = prompter
+        self.roots: tuple[Path, ...] = tuple(roots)
+        """What sessions may reach unless their caller names other roots."""
         self.features = features or ClientFeatures()
         self.mcp_servers = dict(mcp_servers or {})
         self.on_diagnostic = on_diagnostic
@@ -233,12 +255,17 @@ class AcpClient:
                 replay=caps.load_session,
                 resume=sessions.resume is not None,
                 delete=sessions.delete is not None,
+                additional_directories=sessions.additional_directories is not None,
             )
         v2_caps = self._v2_session_caps()
         if v2_caps is None:
             return SessionFeatures()
         return SessionFeatures(
-            list=True, replay=True, resume=True, delete=v2_caps.delete is not None
+            list=True,
+            replay=True,
+            resume=True,
+            delete=v2_caps.delete is not None,
+            additional_directories=v2_caps.additional_directories is not None,
         )
 
     async def _call(self, method: str, params: Any) -> Any:
@@ -298,16 +325,27 @@ class AcpClient:
 
     # ---------------------------------------------------------------- sessions
 
+    async def _roots(
+        self, cwd: Path, extra: Sequence[Path], roots: Sequence[Path] | None
+    ) -> FileSystemAccess:
+        """A session's roots (see the module docstring); resolves in a thread."""
+        chosen = list(roots if roots is not None else self.roots or (cwd, *extra))
+        if not chosen:
+            raise ValueError("a session needs at least one root")
+        inside = cwd.is_absolute() and cwd != chosen[0]
+        if inside and await anyio.to_thread.run_sync(_inside, cwd, chosen):
+            chosen.insert(0, cwd)  # allowed anyway: where terminals start
+        return FileSystemAccess(chosen[0], chosen[1:])
+
     def _open(
         self,
         session_id: str,
         cwd: Path,
-        extra: Sequence[Path],
+        roots: FileSystemAccess,
         how: Literal["new", "load", "resume"] = "new",
     ) -> _Session:
         store = self._store_factory(SessionOpening(session_id, cwd, how, self.version))
         translator = translate_v1.V1Translator(store) if self.version == 1 else None
-        roots = FileSystemAccess(cwd, list(extra))
         session = _Session(store, cwd, roots, translator)
         tasks = self.connection.tasks
         if self.version == 1 and self.features.terminal and tasks is not None:
@@ -319,20 +357,29 @@ class AcpClient:
         return session
 
     async def new_session(
-        self, cwd: Path, additional_directories: Sequence[Path] = ()
+        self,
+        cwd: Path,
+        additional_directories: Sequence[Path] = (),
+        *,
+        roots: Sequence[Path] | None = None,
     ) -> SessionStore:
-        """`session/new` in `cwd` (absolute); returns the new session's store."""
+        """`session/new` in `cwd` (absolute); returns the new session's store.
+
+        `roots`, when given, replace the client's roots for this session (the
+        user agreed to them).
+        """
         params: dict[str, Any] = {"cwd": str(cwd), "mcpServers": self._mcp_entries()}
         extra = self._additional_directories(additional_directories)
         if extra:
             params["additionalDirectories"] = extra
+        access = await self._roots(cwd, additional_directories, roots)
         self._pending_new += 1
         try:
             raw = await self._call("session/new", params)
             session: _Session
             if self.version == 1:
                 result1 = v1.NewSessionResponse.model_validate(raw)
-                session = self._open(result1.session_id, cwd, additional_directories)
+                session = self._open(result1.session_id, cwd, access)
                 assert session.v1 is not None
                 session.v1.modes = result1.modes
                 options = session.v1.config_options(
@@ -341,7 +388,7 @@ class AcpClient:
                 commands: list[JSONObject] = []
             else:
                 result2 = v2.NewSessionResponse.model_validate(raw)
-                session = self._open(result2.session_id, cwd, additional_directories)
+                session = self._open(result2.session_id, cwd, access)
                 options = json_list(result2.config_options)
                 commands = json_list(result2.available_commands)
         finally:
@@ -397,12 +444,15 @@ class AcpClient:
         *,
         replay: bool,
         additional_directories: Sequence[Path] = (),
+        roots: Sequence[Path] | None = None,
     ) -> SessionStore:
         """Reattach to a session; with `replay`, its history is replayed first.
 
         v2: `session/resume` with `replayFrom: {"type": "start"}` (or none). v1:
         `session/load` (replays; needs `loadSession`) or `session/resume` (no
-        replay; needs `sessionCapabilities.resume`).
+        replay; needs `sessionCapabilities.resume`). `cwd` is told to the agent
+        (ACP wants the session's own); the session reaches only the client's
+        roots, or `roots` when the caller gives them (the user agreed to them).
         """
         extra = self._additional_directories(additional_directories)
         method = "session/resume"
@@ -423,9 +473,10 @@ class AcpClient:
             params["additionalDirectories"] = extra
         if self.version == 2 and replay:
             params["replayFrom"] = {"type": "start"}
+        access = await self._roots(cwd, additional_directories, roots)
         # Open first: replayed updates arrive before the response.
         how: Literal["load", "resume"] = "load" if replay else "resume"
-        session = self._open(session_id, cwd, additional_directories, how)
+        session = self._open(session_id, cwd, access, how)
         try:
             raw = await self._call(method, params)
             if self.version == 1:
@@ -877,6 +928,12 @@ class AcpClient:
             group.start_soon(watch, context.cancel_requested)
             group.start_soon(watch, cancelled)
         return answer[0]
+
+
+def _inside(path: Path, roots: Sequence[Path]) -> bool:
+    """Whether `path` lies in one of `roots`, all resolved (symlinks followed)."""
+    real = Path(os.path.realpath(path))
+    return any(real.is_relative_to(os.path.realpath(root)) for root in roots)
 
 
 def _set_lists(

@@ -9,6 +9,16 @@ Every failure becomes an `AgentFailed` message with a plain explanation and the
 agent's stderr tail; nothing here raises to the app. The runner never touches a
 widget: it asks the user through the `RunnerUI` port and reports through messages.
 
+Where the agent may reach: the client is given the user's roots, `settings.cwd` (the
+project) and `settings.additional_directories` (`--add-dir`, config), and every
+session's `fs/*` and terminal requests stay inside them, whatever `cwd` the session
+is opened with (a listed session's own directory is only told to the agent). Only
+a `SessionRequest.root`, which the session picker sets once the user confirmed it
+in a dialog naming that directory, replaces the project for that one session; a
+restart, or a new session falling back from it, keeps it. The added directories
+are sent as `additionalDirectories` where the agent takes them (else the user is
+told once, and they stay roots all the same).
+
 The client stack (the pydantic wire models above all) is imported inside the
 methods that use it, not at module level: it takes longer to import than Textual
 itself, and the app's first frame must not wait for it. The agent is started before
@@ -93,6 +103,9 @@ class AgentSettings:
     mcp_servers: dict[str, McpServerSettings] = field(default_factory=dict)
     record: Path | None = None
     """Record all traffic with the agent to this JSONL file (`--record`)."""
+    additional_directories: tuple[Path, ...] = ()
+    """Directories the user lets the agent use besides `cwd` (`--add-dir`, the
+    config's `additional_directories`), absolute."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +116,10 @@ class SessionRequest:
     """`pick` asks the user with the session picker first."""
     session_id: str | None = None
     cwd: Path | None = None
-    """The session's directory (default: the app's cwd)."""
+    """The session's directory, told to the agent (default: the app's cwd)."""
+    root: Path | None = None
+    """The directory the agent may read and write in instead of the app's cwd:
+    the session's own, once the user confirmed it (None: the app's cwd)."""
     fallback_new: bool = False
     """If resuming fails (the agent lost the session), start a new one instead."""
 
@@ -165,6 +181,10 @@ class AgentRunner:
         self.cancelling = False
         """Esc was pressed: the turn is being cancelled (until it ends)."""
         self.session_cwd = settings.cwd
+        self.session_root: Path | None = None
+        """The current session's confirmed root instead of the project, if any."""
+        self._told_directories = False
+        """The user was told the agent does not take additional directories."""
         self.prompt_caps: PromptCapabilities | None = None
         """What the agent accepts in prompts (known once connected)."""
         self._launcher: AgentLauncher | None = None
@@ -220,7 +240,11 @@ class AgentRunner:
         if self.store is None:
             return SessionRequest("new")
         return SessionRequest(
-            "resume", self.store.session_id, self.session_cwd, fallback_new=True
+            "resume",
+            self.store.session_id,
+            self.session_cwd,
+            root=self.session_root,
+            fallback_new=True,
         )
 
     # --------------------------------------------------------------- lifecycle
@@ -326,6 +350,7 @@ class AgentRunner:
             on_diagnostic=self._diagnostic,
             # Every session's transcript is saved as it grows.
             store_factory=transcript_store_factory(settings.name),
+            roots=(settings.cwd, *settings.additional_directories),
         )
         open_stream: StreamFactory = self.traffic.wrap(self.launcher.open_stream)
         if settings.record is not None:
@@ -403,12 +428,23 @@ class AgentRunner:
                     request = await self.ui.choose_session() or SessionRequest("new")
                     continue
                 cwd = request.cwd or self.settings.cwd
+                root = request.root
+                roots = None if root is None else self._roots_with(root)
+                extra = self._agent_directories(client)
                 with anyio.fail_after(SETUP_TIMEOUT):
                     if request.action == "resume" and request.session_id:
-                        store = await self._resume(client, request.session_id, cwd)
+                        store = await self._resume(
+                            client, request.session_id, cwd, extra, roots
+                        )
                     else:
-                        store = await client.new_session(cwd)
+                        store = await client.new_session(cwd, extra, roots=roots)
                 self.session_cwd = cwd
+                self.session_root = root
+                if root is not None and root != self.settings.cwd:
+                    self._notice(
+                        f"this session works in {root}: the agent may read and "
+                        f"write there, not in {self.settings.cwd}"
+                    )
                 return store
             except (RpcError, UnsupportedOperation) as error:
                 if isinstance(error, RpcError) and is_auth_required(error):
@@ -417,17 +453,45 @@ class AgentRunner:
                     self._notice(
                         f"could not resume the session ({error}); started a new one"
                     )
-                    request = SessionRequest("new", cwd=request.cwd)
+                    request = SessionRequest("new", cwd=request.cwd, root=request.root)
                 else:
                     raise
 
     async def _resume(
-        self, client: AcpClient, session_id: str, cwd: Path
+        self,
+        client: AcpClient,
+        session_id: str,
+        cwd: Path,
+        extra: Sequence[Path],
+        roots: Sequence[Path] | None,
     ) -> SessionStore:
         features = client.session_features()
-        if features.replay or not features.resume:
-            return await client.resume_session(session_id, cwd, replay=True)
-        return await client.resume_session(session_id, cwd, replay=False)
+        return await client.resume_session(
+            session_id,
+            cwd,
+            replay=features.replay or not features.resume,
+            additional_directories=extra,
+            roots=roots,
+        )
+
+    def _roots_with(self, root: Path) -> list[Path]:
+        """The roots of a session the user moved to `root` (the added ones stay)."""
+        return [root, *(d for d in self.settings.additional_directories if d != root)]
+
+    def _agent_directories(self, client: AcpClient) -> tuple[Path, ...]:
+        """The added directories to send, if the agent takes them (else says so)."""
+        extra = self.settings.additional_directories
+        if not extra or client.session_features().additional_directories:
+            return extra
+        if not self._told_directories:
+            self._told_directories = True
+            names = ", ".join(str(d) for d in extra)
+            self._notice(
+                f"the agent does not take additional directories, so it was not "
+                f"told of {names} (its file and terminal requests there are "
+                "still served)"
+            )
+        return ()
 
     async def _login(self, client: AcpClient, message: str) -> None:
         from acp_tui.client.auth import auth_choices, terminal_login_command

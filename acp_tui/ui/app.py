@@ -25,7 +25,7 @@ import asyncio
 import functools
 import itertools
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -544,6 +544,7 @@ def make_app(
     theme: str | None = None,
     tune_gc: bool = False,
     record: Path | None = None,
+    additional_directories: Sequence[Path] = (),
 ) -> AcpTuiApp:
     """Build the app for an agent command (used by the CLI, tests and benches)."""
     return AcpTuiApp(
@@ -555,6 +556,7 @@ def make_app(
             init_timeout=init_timeout,
             mcp_servers=dict(mcp_servers or {}),
             record=record,
+            additional_directories=tuple(additional_directories),
         ),
         request=request,
         theme=theme,

@@ -66,6 +66,7 @@ class ServedApp:
     sessions: bool = False
     theme: str | None = None
     record: Path | None = None
+    additional_directories: tuple[Path, ...] = ()
 
 
 def served_argv(app: ServedApp, python: str | None = None) -> list[str]:
@@ -86,6 +87,8 @@ def served_argv(app: ServedApp, python: str | None = None) -> list[str]:
         argv += ["--protocol", app.protocol]
     if app.cwd is not None:
         argv += ["--cwd", str(app.cwd.absolute())]
+    for directory in app.additional_directories:
+        argv += ["--add-dir", str(directory.absolute())]
     if app.init_timeout is not None:
         argv += ["--init-timeout", repr(app.init_timeout)]
     if app.sessions:

@@ -727,10 +727,17 @@ class SessionPane(Widget):
             delete=delete,
             current_session_id=current,
             saved=functools.partial(list_transcripts, self.settings.name),
+            roots=(self.settings.cwd, *self.settings.additional_directories),
+            reopens_saved=self._can_reopen(),
         )
 
     @staticmethod
     def _request_for(pick: SessionPick | None) -> SessionRequest | None:
+        """The runner's request for a pick.
+
+        The session's listed directory is told to the agent; the agent may read
+        and write there only if the user confirmed it in the picker (`root`).
+        """
         if pick is None:
             return None
         if pick.action == "new" or pick.session_id is None:
@@ -738,7 +745,9 @@ class SessionPane(Widget):
         cwd = Path(pick.cwd) if pick.cwd and Path(pick.cwd).is_absolute() else None
         # A session the agent did not list may be unknown to it: then start anew.
         saved_only = pick.transcript is not None
-        return SessionRequest("resume", pick.session_id, cwd, fallback_new=saved_only)
+        return SessionRequest(
+            "resume", pick.session_id, cwd, root=pick.root, fallback_new=saved_only
+        )
 
     def _can_reopen(self) -> bool:
         """Whether the agent can resume or load sessions."""

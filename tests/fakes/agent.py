@@ -49,7 +49,9 @@ In these four:
                   available_commands_update ("review"; "search" with an input hint)
   session/list    three stored sessions "s-alpha" "Refactor the parser", "s-beta",
                   "s-gamma", two per page behind an opaque `nextCursor`; `cwd` is the
-                  one asked for, else /tmp/project. Created sessions are not listed.
+                  one asked for, else /tmp/project (FAKE_AGENT_LIST_CWD, when set,
+                  overrides both, like an agent that ignores the filter). Created
+                  sessions are not listed.
   session/resume  v2: with `replayFrom: {type: start}`, first replays a stored
                   session's history (user message, plan, completed tool call, agent
                   message "Earlier answer in <title>"), then answers configOptions
@@ -63,6 +65,10 @@ In these four:
   session/set_mode    v1: sends current_mode_update, then answers {}
   prompt "agent-switch"  the agent switches its own mode: v2 config_option_update
                       (mode plan), v1 current_mode_update (code); the turn ends
+  prompt "read PATH"  v1: the agent asks `fs/read_text_file` for PATH and ends the
+                      turn with the message "read PATH: " and the content, or
+                      "refused CODE"
+  FAKE_AGENT_ADDITIONAL_DIRECTORIES=1  the agent advertises `additionalDirectories`
   Unknown session ids get -32002 with `data: {sessionId}`. A prompt saying "crash"
   makes the agent print "fatal: simulated crash" to stderr and exit with code 9.
 
@@ -526,6 +532,12 @@ INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
 
 DEFAULT_CWD = "/tmp/project"
+LIST_CWD = os.environ.get("FAKE_AGENT_LIST_CWD")
+ADDITIONAL_DIRECTORIES: dict[str, Any] = (
+    {"additionalDirectories": {}}
+    if os.environ.get("FAKE_AGENT_ADDITIONAL_DIRECTORIES")
+    else {}
+)
 PAGE_SIZE = 2
 
 # (sessionId, title, updatedAt), most recent first.
@@ -626,7 +638,7 @@ def full_v2_result() -> dict[str, Any]:
     return {
         "protocolVersion": 2,
         "info": {"name": "fake-agent", "title": "Fake Agent", "version": "1.0.0"},
-        "capabilities": {"session": {"delete": {}}},
+        "capabilities": {"session": {"delete": {}, **ADDITIONAL_DIRECTORIES}},
         "authMethods": auth_methods(2) if SCENARIO in AUTH_SCENARIOS else [],
     }
 
@@ -634,7 +646,13 @@ def full_v2_result() -> dict[str, Any]:
 def full_v1_result() -> dict[str, Any]:
     capabilities: dict[str, Any] = {
         "loadSession": True,
-        "sessionCapabilities": {"list": {}, "resume": {}, "delete": {}, "close": {}},
+        "sessionCapabilities": {
+            "list": {},
+            "resume": {},
+            "delete": {},
+            "close": {},
+            **ADDITIONAL_DIRECTORIES,
+        },
     }
     if SCENARIO in AUTH_SCENARIOS:
         capabilities["auth"] = {"logout": {}}
@@ -975,7 +993,7 @@ class FullAgent:
     def list_sessions(self, params: dict[str, Any]) -> dict[str, Any]:
         cursor = params.get("cursor")
         offset = 0 if cursor is None else decode_cursor(cursor)
-        cwd = params.get("cwd") or DEFAULT_CWD
+        cwd = LIST_CWD or params.get("cwd") or DEFAULT_CWD
         rows = list(self.stored.items())
         sessions = [
             {"sessionId": sid, "cwd": cwd, "title": title, "updatedAt": updated}
@@ -1092,8 +1110,24 @@ class FullAgent:
         if "agent-switch" in said:
             self.agent_switch(rid, params)
             return
+        if said.startswith("read ") and self.version == 1:
+            self.read(rid, params["sessionId"], said.removeprefix("read "))
+            return
         turn = turn_v1 if self.version == 1 else turn_v2
         turn(self.agent, rid, params["sessionId"], prompt)
+
+    def read(self, rid: Any, sid: str, path: str) -> None:
+        """v1: read PATH through the client, and say what came back."""
+        answer = self.agent.call("fs/read_text_file", {"sessionId": sid, "path": path})
+        if "result" in answer:
+            said = answer["result"].get("content", "")
+        else:
+            said = f"refused {answer.get('error', {}).get('code')}"
+        message = text(f"read {path}: {said}")
+        self.agent.update(
+            sid, {"sessionUpdate": "agent_message_chunk", "content": message}
+        )
+        write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
 
     def agent_switch(self, rid: Any, params: dict[str, Any]) -> None:
         """The agent changes its own mode during a turn (plan in v2, code in v1)."""

@@ -10,6 +10,17 @@ sessions, those the agent did not list (marked "saved locally"; never the curren
 session), or alone when the agent cannot list its sessions (`load` raised). A pick
 of such a row carries the transcript's path.
 
+Each row shows the session's directory (the home directory as `~`). Given `roots`
+(the project directory first, then the directories the user added), a session
+whose directory lies outside all of them is marked "other folder", and picking it
+asks first (`ConfirmFolderScreen`): resuming it moves the session's roots to that
+directory, so the dialog names the directory, says the agent may read and write
+there instead of the project, and warns when it is `/` or holds the home
+directory. Only a confirmed pick carries `SessionPick.root`; declining keeps the
+picker open. Without `roots` (nothing to compare with) no row is marked and no
+pick carries a root, so the project's roots stay. A saved session that the agent
+cannot reopen (`reopens_saved=False`) is only shown, never resumed: no question.
+
 Keys: type to filter (title, cwd and session id, case-insensitive), Up/Down and
 PageUp/PageDown move, Enter picks, Ctrl+D (or Delete at the end of the filter)
 deletes the highlighted session after a confirmation, Esc closes. Focus stays in
@@ -22,8 +33,9 @@ Every string from the agent (titles, paths, ids, error messages) is shown as
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
@@ -46,8 +58,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConfirmDeleteScreen",
+    "ConfirmFolderScreen",
     "SessionPick",
     "SessionPickerScreen",
+    "display_path",
     "relative_time",
     "session_label",
 ]
@@ -56,6 +70,9 @@ NEW_ROW_ID: Final = "new"
 """The option id of the "+ New session" row."""
 
 _MUTED: Final = "dim"
+
+OTHER_FOLDER: Final = "other folder"
+"""The mark of a session whose directory lies outside the project's roots."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +88,22 @@ class SessionPick:
     transcript: Path | None = None
     """Set for a session saved on this computer that the agent did not list: its
     transcript file (`acp_tui.transcripts`)."""
+    root: Path | None = None
+    """The session's directory, when it lies outside the project's roots and the
+    user confirmed that the agent may read and write there instead."""
+
+
+def display_path(path: str, home: Path) -> str:
+    """A directory as printable text, with the home directory shown as `~`."""
+    shown = printable(path)
+    if not os.path.isabs(path):
+        return shown
+    pure = Path(os.path.normpath(path))
+    if pure == home:
+        return "~"
+    if pure.is_relative_to(home):
+        return printable(f"~/{pure.relative_to(home)}")
+    return shown
 
 
 def relative_time(stamp: str | None, now: datetime) -> str:
@@ -129,8 +162,41 @@ def _matches(summary: SessionSummary, needle: str) -> bool:
     return any(needle in field.casefold() for field in haystack)
 
 
-class ConfirmDeleteScreen(ModalScreen[bool]):
+class _Question(ModalScreen[bool]):
+    """A yes/no dialog; the no button has the focus first.
+
+    `y` or the yes button says yes; `n`, Esc or the no button say no, and so does
+    Enter alone.
+    """
+
+    YES: ClassVar[str]
+    """The id of the yes button."""
+    NO: ClassVar[str]
+    """The id of the no button."""
+
+    def on_mount(self) -> None:
+        """Start on the no button."""
+        self.query_one(f"#{self.NO}", Button).focus()
+
+    @on(Button.Pressed)
+    def _button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == self.YES)
+
+    def action_confirm(self) -> None:
+        """Say yes."""
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        """Say no."""
+        self.dismiss(False)
+
+
+class ConfirmDeleteScreen(_Question):
     """Ask whether to delete one session: `y` / Enter on Delete, `n` / Esc cancel."""
+
+    YES = "confirm-yes"
+    NO = "confirm-no"
 
     DEFAULT_CSS = """
     ConfirmDeleteScreen {
@@ -167,25 +233,119 @@ class ConfirmDeleteScreen(ModalScreen[bool]):
                 id="confirm-question",
             )
             with Horizontal(id="confirm-buttons"):
-                yield Button(Content("Delete (y)"), id="confirm-yes", variant="error")
-                yield Button(Content("Cancel (n)"), id="confirm-no")
+                yield Button(Content("Delete (y)"), id=self.YES, variant="error")
+                yield Button(Content("Cancel (n)"), id=self.NO)
 
-    def on_mount(self) -> None:
-        """Start on Cancel: Enter alone never deletes."""
-        self.query_one("#confirm-no", Button).focus()
 
-    @on(Button.Pressed)
-    def _button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(event.button.id == "confirm-yes")
+class ConfirmFolderScreen(_Question):
+    """Ask whether to resume a session in its own directory, outside the project.
 
-    def action_confirm(self) -> None:
-        """Delete."""
-        self.dismiss(True)
+    `y` / the first button resumes there; `n` / Esc / Enter on the focused Cancel
+    do not. The question names the directory and what confirming does.
 
-    def action_cancel(self) -> None:
-        """Keep the session."""
-        self.dismiss(False)
+    Args:
+        label: The session's title (already printable).
+        folder: The session's directory, resolved: what the agent would reach.
+        listed: The session's directory as the agent listed it (shown too when
+            it reads otherwise, say through `..` or a symlink).
+        project: The directory the agent works in now.
+        home: The user's home directory.
+    """
+
+    DEFAULT_CSS = """
+    ConfirmFolderScreen {
+        align: center middle;
+        & > #folder-dialog {
+            width: auto;
+            max-width: 76;
+            height: auto;
+            border: thick $warning;
+            background: $surface;
+            padding: 1 2;
+        }
+        & .folder-text { width: auto; max-width: 70; margin-bottom: 1; }
+        & #folder-warning { color: $text-error; text-style: bold; }
+        & #folder-buttons { height: auto; width: auto; }
+        & Button { margin-right: 1; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "confirm", "Resume there"),
+        Binding("n,escape", "cancel", "Cancel"),
+    ]
+    YES = "folder-yes"
+    NO = "folder-no"
+
+    def __init__(
+        self, label: str, folder: Path, listed: str, project: Path, home: Path
+    ) -> None:
+        super().__init__()
+        self.label = label
+        self.folder = printable(str(folder))
+        """The session's resolved directory (printable)."""
+        self.listed = printable(listed) if listed != str(folder) else None
+        """The directory as listed, when that reads otherwise (printable)."""
+        self.project = printable(str(project))
+        """The project's directory (printable)."""
+        self.warning = _folder_warning(folder, home)
+        """The extra warning for `/` or a directory holding the home directory."""
+
+    def compose(self) -> ComposeResult:
+        """Build the child widgets."""
+        with Vertical(id="folder-dialog"):
+            yield Static(
+                Content.assemble(
+                    ("Resume “", "bold"),
+                    (self.label, "bold"),
+                    ("” in another folder?", "bold"),
+                ),
+                classes="folder-text",
+            )
+            where: list[str | tuple[str, str]] = ["The session was started in "]
+            if self.listed is not None:
+                where += [self.listed, " (that is ", (self.folder, "bold"), ")"]
+            else:
+                where.append((self.folder, "bold"))
+            yield Static(
+                Content.assemble(
+                    *where, ", outside this project (", self.project, ")."
+                ),
+                classes="folder-text",
+                id="folder-where",
+            )
+            yield Static(
+                Content.assemble(
+                    "Resuming it moves this session there: acp-tui will let the "
+                    "agent read and write files under ",
+                    (self.folder, "bold"),
+                    " and run commands there, instead of in ",
+                    self.project,
+                    ".",
+                ),
+                classes="folder-text",
+                id="folder-effect",
+            )
+            if self.warning:
+                yield Static(
+                    Content(self.warning), classes="folder-text", id="folder-warning"
+                )
+            with Horizontal(id="folder-buttons"):
+                yield Button(
+                    Content("Resume there (y)"), id=self.YES, variant="warning"
+                )
+                yield Button(Content("Cancel (n)"), id=self.NO)
+
+
+def _folder_warning(folder: Path, home: Path) -> str:
+    """The extra warning for a directory that opens far more than a project."""
+    if folder == Path(folder.anchor):
+        return f"⚠ {folder} is the whole file system."
+    if folder == home:
+        return f"⚠ {folder} is your whole home folder."
+    if home.is_relative_to(folder):
+        return f"⚠ {folder} holds your whole home folder."
+    return ""
 
 
 class SessionPickerScreen(ModalScreen[SessionPick | None]):
@@ -199,6 +359,11 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         title: The dialog's heading.
         now: The clock for relative times (tests pass a fixed one).
         saved: Returns the transcripts saved on this computer (run in a thread).
+        roots: The directories the agent may use now, the project first: a
+            session elsewhere is marked, and resuming it asks first.
+        reopens_saved: Whether a session saved only on this computer is resumed
+            with the agent (else it is only shown: no question is asked).
+        home: The home directory, shown as `~` (default: the user's).
     """
 
     DEFAULT_CSS = """
@@ -251,9 +416,19 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         title: str = "Sessions",
         now: Callable[[], datetime] | None = None,
         saved: Callable[[], Sequence[TranscriptInfo]] | None = None,
+        roots: Sequence[Path] = (),
+        reopens_saved: bool = True,
+        home: Path | None = None,
     ) -> None:
         super().__init__()
         self._load = load
+        self.roots = tuple(roots)
+        """The directories the agent may use now (the project first)."""
+        self._reopens_saved = reopens_saved
+        self._home = home if home is not None else Path.home()
+        self.elsewhere: dict[str, Path] = {}
+        """The sessions whose directory lies outside `roots`: id to directory,
+        resolved (symlinks followed, as the client checks roots)."""
         self._load_saved = saved
         self.saved_only: dict[str, TranscriptInfo] = {}
         """The listed sessions known only from a saved transcript, by id."""
@@ -321,6 +496,10 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         except Exception as exc:  # shown to the user; never a traceback
             sessions, failure = [], _describe(exc)
         extra = await self._saved_sessions({s.session_id for s in sessions})
+        if self.roots:
+            self.elsewhere = await asyncio.to_thread(
+                _outside, sessions + extra, self.roots
+            )
         self.loaded = True
         if failure is not None and not extra:
             self._set_status(f"Could not load sessions: {failure}", error=True)
@@ -378,11 +557,13 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
             parts.append(("  ● current", "$success"))
         if summary.session_id in self.saved_only:
             parts.append(("  saved locally", _MUTED))
-        details = [printable(summary.cwd)]
+        details = [display_path(summary.cwd, self._home)]
         when = relative_time(summary.updated_at, self._now())
         if when:
             details.append(when)
         parts.append(("\n  " + " · ".join(details), _MUTED))
+        if summary.session_id in self.elsewhere:
+            parts.append((f" · {OTHER_FOLDER}", "$text-warning"))
         return Content.assemble(*parts)
 
     def _rebuild(self, *, highlight_first: bool = False) -> None:
@@ -456,10 +637,28 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
             self.dismiss(SessionPick("new"))
             return
         summary = self._rows.get(option.id or "")
-        if summary is not None:
-            saved = self.saved_only.get(summary.session_id)
-            path = saved.path if saved is not None else None
-            self.dismiss(SessionPick("resume", summary.session_id, summary.cwd, path))
+        if summary is None:
+            return
+        saved = self.saved_only.get(summary.session_id)
+        path = saved.path if saved is not None else None
+        pick = SessionPick("resume", summary.session_id, summary.cwd, path)
+        only_shown = path is not None and not self._reopens_saved
+        if summary.session_id not in self.elsewhere or only_shown:
+            self.dismiss(pick)
+            return
+        label = session_label(summary)
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                self.dismiss(replace(pick, root=folder))
+            else:
+                self._set_status(f"“{label}” was not resumed.")
+
+        folder = self.elsewhere[summary.session_id]
+        question = ConfirmFolderScreen(
+            label, folder, summary.cwd, self.roots[0], self._home
+        )
+        self.app.push_screen(question, callback=confirmed)
 
     def action_move(self, delta: int) -> None:
         """Move the highlight by `delta` rows."""
@@ -528,6 +727,26 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         self._rebuild()
         if self.sessions:
             self._set_status(f"Deleted “{label}”.")
+
+
+def _outside(
+    sessions: Sequence[SessionSummary], roots: Sequence[Path]
+) -> dict[str, Path]:
+    """The sessions whose (absolute) directory lies outside `roots`, resolved.
+
+    Resolved as the client resolves roots (symlinks followed), in a thread. A
+    directory that is not absolute is resumed in the project, so it is not
+    outside.
+    """
+    real_roots = [os.path.realpath(root) for root in roots]
+    outside: dict[str, Path] = {}
+    for summary in sessions:
+        if not os.path.isabs(summary.cwd):
+            continue
+        real = Path(os.path.realpath(summary.cwd))
+        if not any(real.is_relative_to(root) for root in real_roots):
+            outside[summary.session_id] = real
+    return outside
 
 
 def _describe(exc: BaseException) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -289,6 +289,7 @@ async def open_harness(
     prompter: ScriptedPrompter | None = None,
     features: ClientFeatures | None = None,
     mcp_servers: Mapping[str, McpServerSettings] | None = None,
+    roots: Sequence[Path] = (),
 ) -> AsyncIterator[Harness]:
     """Connect a client to a peer that answers `initialize` with `init`.
 
@@ -302,6 +303,7 @@ async def open_harness(
         features=features,
         mcp_servers=mcp_servers,
         on_diagnostic=diagnostics.append,
+        roots=roots,
     )
     client_end, agent_end = memory_pair()
     peer = Peer(agent_end)

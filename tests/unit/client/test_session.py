@@ -17,7 +17,7 @@ import pytest
 
 from acp_tui.client.connection import ClientFeatures
 from acp_tui.client.ports import PermissionRequest
-from acp_tui.client.session import SessionSummary, UnsupportedOperation
+from acp_tui.client.session import AcpClient, SessionSummary, UnsupportedOperation
 from acp_tui.config import McpServerSettings
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import ConnectionClosed
@@ -989,6 +989,7 @@ async def test_additional_directories_need_the_capability(
 ) -> None:
     extra = [Path("/srv/shared"), Path("/srv/docs")]
     async with open_harness(init) as h:
+        assert h.client.session_features().additional_directories is supported
         if not supported:
             with pytest.raises(UnsupportedOperation):
                 await h.client.new_session(CWD, extra)
@@ -1537,6 +1538,116 @@ async def test_fs_write_not_served(
         )
         assert response["error"]["code"] == -32601
         assert not target.exists()
+
+
+# -- a session's roots: what the user chose, never what the agent lists -------------
+
+EVERYTHING = ClientFeatures(read_text_file=True, write_text_file=True, terminal=True)
+REOPENABLE = v1_init(loadSession=True, sessionCapabilities={"resume": {}})
+
+
+async def open_at(
+    h: Harness, how: str, cwd: Path, roots: list[Path] | None = None
+) -> SessionStore:
+    """Open session "s1" at `cwd` by `how` (new, resume or load), answered `{}`."""
+    named = {} if roots is None else {"roots": roots}
+    if how == "new":
+        call = h.start(h.client.new_session, cwd, **named)
+    else:
+        call = h.start(
+            h.client.resume_session, "s1", cwd, replay=how == "load", **named
+        )
+    request = await h.peer.expect_request(f"session/{how}")
+    assert request["params"]["cwd"] == str(cwd)  # the agent is told its directory
+    await h.peer.reply(request, {"sessionId": "s1"} if how == "new" else {})
+    return await call.wait()
+
+
+async def agent_reads(h: Harness, path: Path) -> JSON:
+    return await h.peer.call(
+        "fs/read_text_file", {"sessionId": "s1", "path": str(path)}
+    )
+
+
+HOW = pytest.mark.parametrize("how", ["resume", "load", "new"])
+
+
+@HOW
+async def test_a_session_at_slash_cannot_reach_outside_the_users_roots(
+    project: Path, how: str
+) -> None:
+    """A `session/list` entry said `cwd: "/"`: the client's roots still hold."""
+    async with open_harness(REOPENABLE, features=EVERYTHING, roots=[project]) as h:
+        await open_at(h, how, Path("/"))
+        refused = await agent_reads(h, Path("/etc/hostname"))
+        assert refused["error"]["code"] == -32602
+        assert refused["error"]["data"]["allowedRoots"] == [str(project)]
+        outside = project.parent / "secret.txt"
+        written = await h.peer.call(
+            "fs/write_text_file",
+            {"sessionId": "s1", "path": str(outside), "content": "pwned"},
+        )
+        assert written["error"]["code"] == -32602
+        assert outside.read_text() == "top secret\n"
+        terminal = await h.peer.call(
+            "terminal/create", {"sessionId": "s1", "command": "true", "cwd": "/"}
+        )
+        assert terminal["error"]["code"] == -32602
+        inside = await agent_reads(h, project / "notes.txt")
+        assert inside["result"] == {"content": "one\ntwo\nthree\n"}
+
+
+@HOW
+async def test_a_session_at_a_parent_of_the_project_cannot_read_beside_it(
+    project: Path, how: str
+) -> None:
+    async with open_harness(REOPENABLE, features=BOTH_FS, roots=[project]) as h:
+        await open_at(h, how, project.parent)
+        refused = await agent_reads(h, project.parent / "secret.txt")
+        assert refused["error"]["code"] == -32602
+        assert "top secret" not in str(refused)
+
+
+@HOW
+async def test_roots_named_for_one_session_replace_the_clients(
+    project: Path, tmp_path: Path, how: str
+) -> None:
+    """The user agreed to the session's own directory: it is the root instead."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "plan.md").write_text("elsewhere\n")
+    async with open_harness(REOPENABLE, features=BOTH_FS, roots=[project]) as h:
+        await open_at(h, how, other, roots=[other])
+        allowed = await agent_reads(h, other / "plan.md")
+        assert allowed["result"] == {"content": "elsewhere\n"}
+        refused = await agent_reads(h, project / "notes.txt")
+        assert refused["error"]["code"] == -32602
+
+
+@pytest.mark.subprocess
+async def test_terminals_start_in_a_session_cwd_that_lies_inside_the_roots(
+    project: Path,
+) -> None:
+    sub = project / "sub"
+    sub.mkdir()
+    async with open_harness(REOPENABLE, features=EVERYTHING, roots=[project]) as h:
+        await open_at(h, "resume", sub)
+        created = await h.peer.call(
+            "terminal/create", {"sessionId": "s1", "command": "pwd"}
+        )
+        terminal = {"sessionId": "s1", "terminalId": created["result"]["terminalId"]}
+        exited = await h.peer.call("terminal/wait_for_exit", terminal)
+        assert exited["result"]["exitCode"] == 0
+        output = await h.peer.call("terminal/output", terminal)
+        assert output["result"]["output"].strip() == str(sub.resolve())
+        # ... and the project around it stays reachable.
+        inside = await agent_reads(h, project / "notes.txt")
+        assert "result" in inside
+
+
+def test_client_roots_must_be_absolute() -> None:
+    with pytest.raises(ValueError, match="absolute"):
+        AcpClient(prompter=ScriptedPrompter(), roots=[Path("relative/dir")])
 
 
 # -- malformed input and unknown methods ---------------------------------------------
