@@ -42,6 +42,7 @@ from textual.widgets import Footer, Tab, Tabs
 from acp_tui.client.options import cycle_value
 from acp_tui.drafts import DraftStore
 from acp_tui.history import PromptHistory
+from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.render.highlight import COMMON_LANGUAGES, warm_lexer
@@ -265,7 +266,13 @@ class AcpTuiApp(App[None]):
         self._tabs.can_focus = False
         self._show_tab_bar()
         for error in self.theme_errors:
-            self.notify(error, title="Theme not loaded", severity="warning")
+            # It names the file (and may quote it): text, never markup.
+            self.notify(
+                printable(error),
+                title="Theme not loaded",
+                severity="warning",
+                markup=False,
+            )
 
     def on_ready(self) -> None:
         """The first frame is on screen: now start the first tab's agent.

@@ -5,7 +5,8 @@ Run as `python tests/fakes/hostile_agent.py SCENARIO` with one of `agent.py`'s
 scenarios unchanged (same ids, values, turns and errors), but every string the
 agent names things with carries Textual/Rich markup (`[link=...]`, `[@click=...]`,
 a stray `[/]`, `[b]`, a benign `Default [opus]`, tags Textual's own `escape`
-misses), an OSC 8 hyperlink or an SGR sequence:
+misses) and a control character (an OSC 8 hyperlink, an SGR sequence, or at
+least a C1 control):
 
   initialize        the agent's title (`TITLE`)
   session/new       config option names, select choice names and group names,
@@ -13,6 +14,8 @@ misses), an OSC 8 hyperlink or an SGR sequence:
                     `OPTION_NAMES`, `AUTO_APPROVE_DESCRIPTION`); v1 mode names;
                     the slash commands' names, descriptions and input hints
                     (`COMMANDS`); a `session_info_update` with `SESSION_TITLE`
+                    and, before its answer, an unknown notification whose
+                    method is `NOTIFICATION_METHOD`
   session/list      the stored sessions' titles (`STORED_TITLES`)
   set_config_option the value "max" is refused with `REFUSAL` as the message
   auth methods      names and descriptions (`AUTH_NAMES`, `AUTH_DESCRIPTIONS`);
@@ -45,66 +48,72 @@ UPPER: Final = "[B]upper[/B]"
 OSC8: Final = "\x1b]8;;https://evil.example\x1b\\osc8-link\x1b]8;;\x1b\\"
 ANSI: Final = "\x1b[31mansi-red\x1b[0m"
 
-PIECES: Final = (JS_LINK, CLICK, CLOSE, BOLD, OPUS, VARIABLE, UPPER, OSC8, ANSI)
+C1: Final = "\x9b"
+"""A C1 control (CSI in 8-bit terminals), ending each name below that holds no
+other control character: every name must come out `printable`."""
+
+PIECES: Final = (JS_LINK, CLICK, CLOSE, BOLD, OPUS, VARIABLE, UPPER, OSC8, ANSI, C1)
 """Every hostile piece; each name below holds one or more."""
 
 TITLE: Final = f"Agent {BOLD} {CLOSE} {ANSI}"
 
 # (value, name, description), as agent.py's MODES.
 MODES: Final = (
-    ("ask", f"Ask {BOLD}", f"Answer {JS_LINK}"),
-    ("code", f"Code {CLOSE}", f"Edit {OSC8}"),
-    ("plan", f"Plan {CLICK}", f"{OPUS} plans"),
+    ("ask", f"Ask {BOLD}{C1}", f"Answer {JS_LINK}{C1}"),
+    ("code", f"Code {CLOSE}{C1}", f"Edit {OSC8}"),
+    ("plan", f"Plan {CLICK}{C1}", f"{OPUS} plans{C1}"),
 )
 
 MODEL_GROUPS: Final = (
-    ("fast", f"Fast {UPPER}", (("mini", OPUS),)),
+    ("fast", f"Fast {UPPER}{C1}", (("mini", f"{OPUS}{C1}"),)),
     (
         "smart",
-        f"Smart {VARIABLE}",
-        (("large", f"Large {ANSI}"), ("max", f"Max {JS_LINK}")),
+        f"Smart {VARIABLE}{C1}",
+        (("large", f"Large {ANSI}"), ("max", f"Max {JS_LINK}{C1}")),
     ),
 )
 THOUGHT_LEVELS: Final = (
-    ("low", f"Low {CLOSE}"),
+    ("low", f"Low {CLOSE}{C1}"),
     ("medium", "Medium"),
-    ("high", f"High {CLICK}"),
+    ("high", f"High {CLICK}{C1}"),
 )
 
 OPTION_NAMES: Final = {
-    "mode": f"Mode {CLOSE}",
-    "model": f"Model {JS_LINK}",
-    "thought_level": f"Thinking {BOLD}",
-    "auto_approve": f"Auto {CLICK}",
+    "mode": f"Mode {CLOSE}{C1}",
+    "model": f"Model {JS_LINK}{C1}",
+    "thought_level": f"Thinking {BOLD}{C1}",
+    "auto_approve": f"Auto {CLICK}{C1}",
 }
 AUTO_APPROVE_DESCRIPTION: Final = f"Run {OSC8} {OPUS}"
 
 # (name, description, input hint or None), as agent.py's COMMANDS.
 COMMANDS: Final = (
-    ("[b]review[/b][/]", f"Review {JS_LINK} {OSC8}", None),
-    ("search", f"Search {OPUS} {CLOSE}", f"{CLICK} {ANSI}"),
+    ("[b]review[/b][/]" + C1, f"Review {JS_LINK} {OPUS}{C1}", None),
+    ("search", f"{OSC8} {CLOSE}", f"{CLICK} {ANSI}"),
 )
 
 STORED_TITLES: Final = {
-    "s-alpha": f"Refactor {JS_LINK}",
-    "s-beta": f"Fix {CLOSE} {BOLD}",
+    "s-alpha": f"Refactor {JS_LINK}{C1}",
+    "s-beta": f"Fix {CLOSE} {BOLD}{C1}",
     "s-gamma": f"Notes {OSC8} {CLICK}",
 }
 
-SESSION_TITLE: Final = f"Session {CLICK} {UPPER}"
+SESSION_TITLE: Final = f"Session {CLICK} {UPPER}{C1}"
+NOTIFICATION_METHOD: Final = f"_hostile/{CLOSE}{BOLD}{ANSI}"
 
 AUTH_NAMES: Final = {
-    base.AGENT_LOGIN: f"Log in {BOLD} {CLOSE}",
-    base.TERMINAL_LOGIN: f"Terminal {CLICK}",
+    base.AGENT_LOGIN: f"Log in {BOLD} {CLOSE}{C1}",
+    base.TERMINAL_LOGIN: f"Terminal {CLICK}{C1}",
 }
 AUTH_DESCRIPTIONS: Final = {
     base.AGENT_LOGIN: f"Opens {JS_LINK} {ANSI}",
-    base.TERMINAL_LOGIN: OPUS,
+    base.TERMINAL_LOGIN: f"{OPUS}{C1}",
 }
 LOGGED_IN_TEXT: Final = f"Logged in {BOLD} {CLOSE} {ANSI}\n"
 
 REFUSED_VALUE: Final = "max"
 REFUSAL: Final = f"Refused {CLICK} {CLOSE} {ANSI}"
+"""The error message refusing `REFUSED_VALUE`."""
 
 
 def _info(result: dict[str, Any]) -> dict[str, Any]:
@@ -152,6 +161,8 @@ class HostileAgent(base.FullAgent):
     """Titles new sessions, and refuses `REFUSED_VALUE` with `REFUSAL`."""
 
     def new_session(self, params: dict[str, Any]) -> dict[str, Any]:
+        notice = {"jsonrpc": "2.0", "method": NOTIFICATION_METHOD, "params": {}}
+        base.write(notice)
         result = super().new_session(params)
         update = {"sessionUpdate": "session_info_update", "title": SESSION_TITLE}
         self.after.append((result["sessionId"], update))

@@ -31,10 +31,18 @@ from textual.command import CommandList, CommandPalette
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.widgets import Input, Tab
 
 from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.screens.auth import AuthScreen
+from acp_tui.ui.screens.config import ConfigScreen
+from acp_tui.ui.screens.sessions import ConfirmDeleteScreen, SessionPickerScreen
+from acp_tui.ui.widgets.inspector import InspectorPanel
+from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.status_bar import StatusBar
+from tests.fakes import agent as base
 from tests.fakes import hostile_agent as hostile
 from tests.ui.test_app import _home, wait_for
 
@@ -74,6 +82,13 @@ def on_screen(app: App[None], *names: str) -> bool:
     """Every name is on one line of the screen, as sent (controls escaped)."""
     lines = screen_lines(app)
     return all(any(shown(name) in line for line in lines) for name in names)
+
+
+def words_on_screen(app: App[None], text: str) -> bool:
+    """Every word of `text`, as sent, is on a line of the screen (for text that
+    wraps, as in a toast)."""
+    lines = screen_lines(app)
+    return all(any(word in line for line in lines) for word in shown(text).split())
 
 
 def assert_inert(segments: Iterable[Segment]) -> None:
@@ -135,7 +150,7 @@ class PaletteApp(App[None]):
         yield self.command
 
 
-PIECE_IDS = "js-link click close bold opus variable upper osc8 ansi".split()
+PIECE_IDS = "js-link click close bold opus variable upper osc8 ansi c1".split()  # noqa: SIM905
 
 
 @pytest.mark.parametrize("piece", hostile.PIECES, ids=PIECE_IDS)
@@ -160,6 +175,10 @@ async def test_palette_entry_is_plain_text(piece: str, query: str) -> None:
         assert app.is_running
 
 
+ASK, CODE, PLAN = ((name, description) for _, name, description in hostile.MODES)
+MINI = hostile.MODEL_GROUPS[0][2][0][1]
+LARGE, MAX = (name for _, name in hostile.MODEL_GROUPS[1][2])
+LOW = hostile.THOUGHT_LEVELS[0][1]
 MODE = hostile.OPTION_NAMES["mode"]
 MODEL = hostile.OPTION_NAMES["model"]
 THINKING = hostile.OPTION_NAMES["thought_level"]
@@ -169,15 +188,15 @@ CONFIG_ENTRIES = {
     # (title, help) of values that are not current. v1 has a model option and
     # modes (which the client names "Mode").
     "v2": (
-        (f"{MODE}: Code {hostile.CLOSE}", f"Edit {hostile.OSC8}"),
-        (f"{MODE}: Plan {hostile.CLICK}", f"{hostile.OPUS} plans"),
-        (f"{MODEL}: {hostile.OPUS}", f"Set {MODEL} to {hostile.OPUS}"),
-        (f"{THINKING}: Low {hostile.CLOSE}", f"Set {THINKING} to Low {hostile.CLOSE}"),
+        (f"{MODE}: {CODE[0]}", CODE[1]),
+        (f"{MODE}: {PLAN[0]}", PLAN[1]),
+        (f"{MODEL}: {MINI}", f"Set {MODEL} to {MINI}"),
+        (f"{THINKING}: {LOW}", f"Set {THINKING} to {LOW}"),
         (f"{AUTO}: on", f"Turn {AUTO} on"),
     ),
     "v1": (
-        (f"Mode: Code {hostile.CLOSE}", f"Edit {hostile.OSC8}"),
-        (f"{MODEL}: {hostile.OPUS}", f"Set {MODEL} to {hostile.OPUS}"),
+        (f"Mode: {CODE[0]}", CODE[1]),
+        (f"{MODEL}: {MINI}", f"Set {MODEL} to {MINI}"),
     ),
 }
 
@@ -208,14 +227,16 @@ async def test_palette_search_highlights_plain_text(tmp_path: Path) -> None:
     """A typed query matches the names as sent (`opus` finds `Default [opus]`),
     and only the matched letters are highlighted."""
     app = hostile_app("v2-full", tmp_path)
-    title = f"{MODEL}: {hostile.OPUS}"
+    title = f"{MODEL}: {MINI}"
     async with app.run_test(size=WIDE) as pilot:
         await open_palette(pilot, app)
         await pilot.press(*"[opus]")
         await wait_for(
             pilot, lambda: any(t.startswith(shown(title)) for t in palette_text(app))
         )
-        prompt = next(p for p in palette_prompts(app) if p.plain.startswith(title))
+        prompt = next(
+            p for p in palette_prompts(app) if p.plain.startswith(shown(title))
+        )
         assert_plain(prompt)
         marked = "".join(prompt.plain[s.start : s.end] for s in prompt.spans)
         assert "[opus]" in marked
@@ -231,9 +252,9 @@ async def test_palette_runs_a_hostile_entry(tmp_path: Path) -> None:
     async with app.run_test(size=WIDE) as pilot:
         await open_palette(pilot, app)
         await pilot.press(*"Plan [@click")
-        plan = f"{MODE}: Plan {hostile.CLICK}"
+        plan = f"{MODE}: {PLAN[0]}"
         await wait_for(
-            pilot, lambda: any(t.startswith(plan) for t in palette_text(app))
+            pilot, lambda: any(t.startswith(shown(plan)) for t in palette_text(app))
         )
         await pilot.press("enter")
 
@@ -245,4 +266,270 @@ async def test_palette_runs_a_hostile_entry(tmp_path: Path) -> None:
             ]
 
         await wait_for(pilot, lambda: mode() == "plan")
+        assert app.is_running
+
+
+# --- screens and widgets fed by the agent ------------------------------------------
+
+BOTH = pytest.mark.parametrize("version", ["v2", "v1"])
+
+
+def notification_text(app: App[None]) -> list[str]:
+    """Every notification (toast) as title and message."""
+    return [f"{n.title}\n{n.message}" for n in app._notifications]
+
+
+async def session_open(pilot: Pilot[None], app: AcpTuiApp) -> None:
+    await wait_for(pilot, lambda: app.store is not None)
+    app.query_one(PromptInput).focus()
+
+
+@AGENT
+@BOTH
+async def test_settings_dialog_shows_names_as_sent(
+    tmp_path: Path, version: str
+) -> None:
+    app = hostile_app(f"{version}-full", tmp_path)
+    names = [mode[1] for mode in hostile.MODES[: 3 if version == "v2" else 2]]
+    names += [mode[2] for mode in hostile.MODES[: 3 if version == "v2" else 2]]
+    names += [MINI, LARGE, MAX]
+    if version == "v2":
+        names += [group[1] for group in hostile.MODEL_GROUPS]
+        names += [level[1] for level in hostile.THOUGHT_LEVELS]
+        names += [AUTO, f"{hostile.OSC8} {hostile.OPUS}"]  # the description wraps
+    async with app.run_test(size=WIDE) as pilot:
+        await session_open(pilot, app)
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfigScreen))
+        await wait_for(pilot, lambda: on_screen(app, *names))
+        assert_inert(screen_segments(app))
+
+
+@AGENT
+@BOTH
+async def test_status_bar_shows_names_as_sent(tmp_path: Path, version: str) -> None:
+    """The agent's title, the mode and model names and the session title."""
+    app = hostile_app(f"{version}-full", tmp_path)
+    parts = [
+        hostile.TITLE,
+        f"mode: {ASK[0]}",
+        f"model: {LARGE}",
+        hostile.SESSION_TITLE[:39],  # long titles are cut at 40 characters
+    ]
+    async with app.run_test(size=(240, 40)) as pilot:
+        await session_open(pilot, app)
+        await wait_for(pilot, lambda: on_screen(app, *parts))
+        line = app.query_one(StatusBar).status_text()
+        assert all(shown(part) in line for part in parts)
+        assert_inert(screen_segments(app))
+
+
+@AGENT
+@BOTH
+async def test_session_picker_shows_titles_as_sent(
+    tmp_path: Path, version: str
+) -> None:
+    app = hostile_app(f"{version}-full", tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await session_open(pilot, app)
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
+        titles = hostile.STORED_TITLES.values()
+        await wait_for(pilot, lambda: on_screen(app, *titles))
+        assert_inert(screen_segments(app))
+
+
+@AGENT
+async def test_delete_confirmation_shows_the_title_as_sent(tmp_path: Path) -> None:
+    app = hostile_app("v2-full", tmp_path)
+    title = hostile.STORED_TITLES["s-beta"]
+    async with app.run_test(size=WIDE) as pilot:
+        await session_open(pilot, app)
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
+        await wait_for(pilot, lambda: on_screen(app, title))
+        picker = app.screen
+        assert isinstance(picker, SessionPickerScreen)
+        while (row := picker.highlighted_session()) is None or (
+            row.session_id != "s-beta"
+        ):
+            await pilot.press("down")
+        await pilot.press("ctrl+d")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDeleteScreen))
+        await wait_for(pilot, lambda: on_screen(app, f"Delete session “{title}”?"))
+        assert_inert(screen_segments(app))
+
+
+@AGENT
+@BOTH
+async def test_sign_in_dialog_shows_methods_as_sent(
+    tmp_path: Path, version: str
+) -> None:
+    app = hostile_app(f"{version}-auth", tmp_path)
+    texts = [*hostile.AUTH_NAMES.values(), *hostile.AUTH_DESCRIPTIONS.values()]
+    texts.append(f"Sign in to {hostile.TITLE}")
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        await wait_for(pilot, lambda: on_screen(app, *texts))
+        assert_inert(screen_segments(app))
+
+
+@AGENT
+async def test_login_notification_shows_the_output_as_sent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A terminal login's output (and the method's name) in the toast."""
+    monkeypatch.setenv("FAKE_AGENT_AUTH_FILE", str(tmp_path / "auth.json"))
+    app = hostile_app("v2-auth", tmp_path)
+    output = hostile.LOGGED_IN_TEXT.strip()
+    async with app.run_test(size=WIDE, notifications=True) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        await pilot.press("2")  # the terminal method
+        await wait_for(
+            pilot, lambda: any(shown(output) in n for n in notification_text(app))
+        )
+        method = hostile.AUTH_NAMES[base.TERMINAL_LOGIN]
+        assert any(shown(method) in n for n in notification_text(app))
+        await wait_for(pilot, lambda: words_on_screen(app, output))
+        assert_inert(screen_segments(app))
+
+
+@AGENT
+@BOTH
+async def test_command_list_shows_commands_as_sent(
+    tmp_path: Path, version: str
+) -> None:
+    app = hostile_app(f"{version}-full", tmp_path)
+    texts = [f"/{name}" for name, _, _ in hostile.COMMANDS]
+    texts += [description for _, description, _ in hostile.COMMANDS]
+    async with app.run_test(size=WIDE) as pilot:
+        await session_open(pilot, app)
+        await wait_for(
+            pilot, lambda: len(app.query_one(PromptInput).completion.commands) > 1
+        )
+        await pilot.press("/")
+        await wait_for(pilot, lambda: on_screen(app, *texts))
+        assert_inert(screen_segments(app))
+
+
+@AGENT
+async def test_command_hint_shows_as_sent(tmp_path: Path) -> None:
+    """A command's input hint, in the prompt's bottom border."""
+    app = hostile_app("v2-full", tmp_path)
+    hint = hostile.COMMANDS[1][2]
+    assert hint is not None
+    async with app.run_test(size=WIDE) as pilot:
+        await session_open(pilot, app)
+        await wait_for(
+            pilot, lambda: len(app.query_one(PromptInput).completion.commands) > 1
+        )
+        await pilot.press(*"/search ")
+        await wait_for(pilot, lambda: on_screen(app, hint))
+        assert_inert(screen_segments(app))
+
+
+@AGENT
+async def test_tab_labels_show_names_as_sent(tmp_path: Path) -> None:
+    """The agent's title and the session title, in the labels of two tabs."""
+    app = hostile_app("v2-full", tmp_path)
+    label = f"{shown(hostile.TITLE)} · {shown(hostile.SESSION_TITLE)[:23]}…"
+    async with app.run_test(size=(240, 40)) as pilot:
+        await session_open(pilot, app)
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: len(app.panes) == 2)
+        await wait_for(pilot, lambda: all(p.store is not None for p in app.panes))
+
+        def labels() -> list[Content]:
+            return [tab.label for tab in app.query(Tab)]
+
+        await wait_for(
+            pilot,
+            lambda: (
+                [t.plain for t in labels()] == [f"1 {label}", f"2 {label} ●"]
+                or [t.plain for t in labels()] == [f"1 {label}", f"2 {label}"]
+            ),
+        )
+        for content in labels():
+            assert_plain(content)
+        await wait_for(pilot, lambda: on_screen(app, f"1 {label}"))
+        assert_inert(screen_segments(app))
+
+
+@AGENT
+async def test_a_hidden_tabs_notification_shows_its_label_as_sent(
+    tmp_path: Path,
+) -> None:
+    """ "Another tab asks": the tab's label (agent and session title) as sent."""
+    app = hostile_app("v2-full", tmp_path)
+    async with app.run_test(size=WIDE, notifications=True) as pilot:
+        await session_open(pilot, app)
+        first = app.panes[0]
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: len(app.panes) == 2)
+        second = app.panes[1]
+        await wait_for(pilot, lambda: second.store is not None)
+        await pilot.press("alt+1")
+        await wait_for(pilot, lambda: app.active_pane is first)
+        second.runner.prompts.put_nowait((1, "hello"))
+        await wait_for(
+            pilot,
+            lambda: any("needs your permission" in n for n in notification_text(app)),
+        )
+        asks = next(n for n in notification_text(app) if "needs your" in n)
+        assert f"2 {shown(hostile.TITLE)}" in asks
+        await wait_for(pilot, lambda: on_screen(app, "needs your permission"))
+        assert_inert(screen_segments(app))
+
+
+@AGENT
+async def test_a_refusal_notification_shows_the_message_as_sent(
+    tmp_path: Path,
+) -> None:
+    """The agent refuses a setting: its error message, in a toast."""
+    app = hostile_app("v2-full", tmp_path)
+    async with app.run_test(size=WIDE, notifications=True) as pilot:
+        await session_open(pilot, app)
+        app.set_config("model", hostile.REFUSED_VALUE)
+        await wait_for(
+            pilot,
+            lambda: any(shown(hostile.REFUSAL) in n for n in notification_text(app)),
+        )
+        await wait_for(pilot, lambda: words_on_screen(app, hostile.REFUSAL))
+        assert_inert(screen_segments(app))
+        assert app.is_running
+
+
+@AGENT
+async def test_inspector_shows_methods_as_sent(tmp_path: Path) -> None:
+    """An unknown notification's method, in the protocol inspector's rows."""
+    app = hostile_app("v2-full", tmp_path)
+    method = hostile.NOTIFICATION_METHOD
+    async with app.run_test(size=WIDE) as pilot:
+        await session_open(pilot, app)
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: app.query_one(InspectorPanel).display)
+        app.query_one("#inspector-filter", Input).value = "_hostile"
+        await wait_for(pilot, lambda: on_screen(app, method))
+        assert_inert(screen_segments(app))
+
+
+@AGENT
+async def test_theme_error_notification_shows_the_file_as_named(
+    tmp_path: Path,
+) -> None:
+    """A bad theme file whose name holds markup (no `/` in a file name: an
+    unclosed quote is as fatal) and an escape: the warning names it as it is
+    (it raised MarkupError as the toast rendered)."""
+    themes = tmp_path / "home" / "config" / "themes"
+    themes.mkdir(parents=True)
+    name = f'[link="evil] [@click=app.quit]quit [b]bold {hostile.ANSI}.toml'
+    (themes / name).write_text("not toml [", encoding="utf-8")
+    app = hostile_app("v2-full", tmp_path)
+    async with app.run_test(size=WIDE, notifications=True) as pilot:
+        await wait_for(
+            pilot, lambda: any(shown(name) in n for n in notification_text(app))
+        )
+        await wait_for(pilot, lambda: words_on_screen(app, name))
+        assert_inert(screen_segments(app))
+        await wait_for(pilot, lambda: app.store is not None)
         assert app.is_running
