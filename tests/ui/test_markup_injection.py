@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 from rich.segment import Segment
-from textual.app import App, SystemCommand
+from textual.app import App, ComposeResult, SystemCommand
 from textual.command import CommandList, CommandPalette
 from textual.content import Content
 from textual.pilot import Pilot
@@ -35,16 +35,25 @@ from textual.widgets import Input, Tab
 
 from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
+from acp_tui.store import ops
+from acp_tui.store.store import SessionStore
+from acp_tui.store.values import JSONObject
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.auth import AuthScreen
 from acp_tui.ui.screens.config import ConfigScreen
+from acp_tui.ui.screens.diff import DiffScreen
 from acp_tui.ui.screens.sessions import ConfirmDeleteScreen, SessionPickerScreen
+from acp_tui.ui.screens.terminal import TerminalScreen
+from acp_tui.ui.widgets.diff_view import DiffSegment
 from acp_tui.ui.widgets.inspector import InspectorPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.start_view import StartView
 from acp_tui.ui.widgets.status_bar import StatusBar
 from tests.fakes import agent as base
 from tests.fakes import hostile_agent as hostile
 from tests.ui.test_app import _home, wait_for
+from tests.ui.test_cards import CardsApp
+from tests.ui.test_diff_view import card_store
 
 AGENT = pytest.mark.subprocess
 """The tests that run the hostile agent."""
@@ -533,3 +542,80 @@ async def test_theme_error_notification_shows_the_file_as_named(
         assert_inert(screen_segments(app))
         await wait_for(pilot, lambda: app.store is not None)
         assert app.is_running
+
+
+# --- widgets fed directly (no agent process) ---------------------------------------
+
+
+class StartApp(App[None]):
+    """The start view alone, with the agent's stderr lines."""
+
+    def compose(self) -> ComposeResult:
+        yield StartView(lambda: STDERR)
+
+
+STDERR = (f"warn {hostile.CLICK} {hostile.OSC8}", f"{hostile.CLOSE} {hostile.UPPER}")
+"""What a hostile agent writes to stderr while it starts."""
+
+
+async def test_start_view_shows_the_agent_and_its_stderr_as_sent() -> None:
+    """The agent's title (once it introduced itself) and its stderr lines."""
+    app = StartApp()
+    async with app.run_test(size=WIDE) as pilot:
+        view = app.query_one(StartView)
+        view.starting(hostile.TITLE, f"agent {hostile.BOLD}", "Opening a session with")
+        await wait_for(pilot, lambda: on_screen(app, *STDERR))
+        assert on_screen(app, f"Opening a session with {hostile.TITLE}…")
+        assert on_screen(app, f"$ agent {hostile.BOLD}")
+        assert_inert(screen_segments(app))
+
+
+DIFF_PATH = f"/p/{hostile.CLOSE}{hostile.JS_LINK}{hostile.ANSI}.py"
+
+
+async def test_diff_card_and_screen_show_the_path_as_sent() -> None:
+    """A diff's path (agent data): in the card, then in the full-screen title."""
+    item: JSONObject = {
+        "type": "diff",
+        "path": DIFF_PATH,
+        "oldText": "old\n",
+        "newText": "new\n",
+    }
+    app = CardsApp(card_store(item), panel=False)
+    async with app.run_test(size=WIDE) as pilot:
+        (segment,) = app.card("t1").query(DiffSegment)
+        await wait_for(pilot, lambda: on_screen(app, DIFF_PATH))
+        assert_inert(screen_segments(app))
+        segment.focus()
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen))
+        await wait_for(pilot, lambda: on_screen(app, f"diff · {DIFF_PATH}"))
+        assert_inert(screen_segments(app))
+
+
+async def test_terminal_card_and_screen_show_the_command_as_sent() -> None:
+    """A terminal's command and folder (agent data in v2): in the card's
+    header, then in the full-screen title."""
+    command, cwd = f"make {hostile.CLICK} {hostile.ANSI}", f"/p/{hostile.CLOSE}"
+    store = SessionStore("terminal")
+    store.apply_many(
+        [
+            ops.PatchToolCall(
+                "t1",
+                title="Run",
+                kind="execute",
+                status="in_progress",
+                content=[{"type": "terminal", "terminalId": "term"}],
+            ),
+            ops.PatchTerminal("term", command=command, cwd=cwd),
+        ]
+    )
+    title = f"$ {command}  (in {cwd})"
+    app = CardsApp(store, panel=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_for(pilot, lambda: on_screen(app, title))
+        assert_inert(screen_segments(app))
+        await pilot.click(".terminal-header")
+        await wait_for(pilot, lambda: isinstance(app.screen, TerminalScreen))
+        await wait_for(pilot, lambda: on_screen(app, title))
+        assert_inert(screen_segments(app))
