@@ -32,6 +32,7 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Tab
+from textual_autocomplete import DropdownItem
 
 from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
@@ -618,4 +619,30 @@ async def test_terminal_card_and_screen_show_the_command_as_sent() -> None:
         await pilot.click(".terminal-header")
         await wait_for(pilot, lambda: isinstance(app.screen, TerminalScreen))
         await wait_for(pilot, lambda: on_screen(app, title))
+        assert_inert(screen_segments(app))
+
+
+MARKUP_FILE = "[@click=app.quit]quit [b]bold Default [opus] [link=x]y.txt"
+ESCAPE_FILE = "\x1b[31mred\x1b[0m \x1b]8;;https:evil\x1b\\osc8\x1b]8;;\x1b\\\u202e.txt"
+"""Files the agent may have written into the project (no `/` in a file name)."""
+
+
+@AGENT
+async def test_file_completion_shows_file_names_as_they_are(tmp_path: Path) -> None:
+    """`@` lists the project's files: a name with markup reads as it is; one
+    with escapes is not offered (it would reach the terminal raw, in the list
+    and in the prompt once chosen)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in (MARKUP_FILE, ESCAPE_FILE):
+        (project / name).write_text("x", encoding="utf-8")
+    app = hostile_app("v2-full", project)
+    async with app.run_test(size=WIDE) as pilot:
+        await session_open(pilot, app)
+        await pilot.press("@")
+        await wait_for(pilot, lambda: on_screen(app, MARKUP_FILE))
+        completion = app.query_one(PromptInput).completion
+        options = completion.option_list.options
+        offered = [o.value for o in options if isinstance(o, DropdownItem)]
+        assert offered == [MARKUP_FILE]
         assert_inert(screen_segments(app))
