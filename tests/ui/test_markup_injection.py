@@ -34,6 +34,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Tab
 from textual_autocomplete import DropdownItem
 
+from acp_tui.client.session import SessionSummary
 from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.store import ops
@@ -45,6 +46,7 @@ from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.diff import DiffScreen
 from acp_tui.ui.screens.sessions import ConfirmDeleteScreen, SessionPickerScreen
 from acp_tui.ui.screens.terminal import TerminalScreen
+from acp_tui.ui.widgets.conversation import Banner
 from acp_tui.ui.widgets.diff_view import DiffSegment
 from acp_tui.ui.widgets.inspector import InspectorPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -645,4 +647,54 @@ async def test_file_completion_shows_file_names_as_they_are(tmp_path: Path) -> N
         options = completion.option_list.options
         offered = [o.value for o in options if isinstance(o, DropdownItem)]
         assert offered == [MARKUP_FILE]
+        assert_inert(screen_segments(app))
+
+
+class HostApp(App[None]):
+    """A bare app to push a screen onto or mount a widget in."""
+
+
+AGENT_ERROR = f"list failed {hostile.JS_LINK} {hostile.CLOSE} {hostile.ANSI}"
+"""An agent's error message."""
+
+
+async def test_session_picker_shows_the_agents_error_as_sent() -> None:
+    """The agent could not list its sessions: its message, in the picker."""
+
+    async def load() -> list[SessionSummary]:
+        raise RuntimeError(AGENT_ERROR)
+
+    app = HostApp()
+    async with app.run_test(size=WIDE) as pilot:
+        app.push_screen(SessionPickerScreen(load))
+        failure = f"Could not load sessions: {AGENT_ERROR}"
+        await wait_for(pilot, lambda: words_on_screen(app, failure))
+        assert_inert(screen_segments(app))
+
+
+async def test_banner_shows_the_agents_error_as_sent() -> None:
+    """A failed turn or connection: the agent's message and its stderr lines."""
+    app = HostApp()
+    async with app.run_test(size=WIDE) as pilot:
+        await app.mount(Banner(f"The turn failed: {AGENT_ERROR}", STDERR))
+        await wait_for(pilot, lambda: on_screen(app, AGENT_ERROR, *STDERR))
+        assert_inert(screen_segments(app))
+
+
+async def test_tool_call_locations_show_paths_as_sent() -> None:
+    """The files a tool call touches (agent data), under its title."""
+    store = SessionStore("locations")
+    path = f"/p/{hostile.CLICK}{hostile.OSC8}"
+    store.apply(
+        ops.PatchToolCall(
+            "t1",
+            title="Read",
+            kind="read",
+            status="completed",
+            locations=[{"path": path, "line": 3}],
+        )
+    )
+    app = CardsApp(store, panel=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_for(pilot, lambda: on_screen(app, f"↳ {path}:3"))
         assert_inert(screen_segments(app))
