@@ -1,21 +1,30 @@
-"""Agent names never reach Textual's markup parser: one test per place they show.
+"""Agent text never reaches Textual's markup parser: one test per place it shows.
 
 `tests/fakes/hostile_agent.py` plays the *-full scenarios with every name made
 hostile: Textual markup (`[link='javascript:...']`, `[@click=app.quit]`, a stray
 `[/]`, `[b]`), benign brackets (`Default [opus]`), tags Textual's own `escape`
-misses (`[$accent]`, `[B]`), an OSC 8 hyperlink and an SGR sequence. Each test
-opens one place (the command palette, the settings dialog, the status bar, the
-session picker, the sign-in dialog, the slash-command list, tab labels,
-notifications...) and checks what is on screen:
+misses (`[$accent]`, `[B]`), and a control character (an OSC 8 hyperlink, an
+SGR sequence, or a C1 control). Each test opens one place and checks what is
+on screen:
 
-* the name reads as the agent sent it, brackets kept, controls escaped
+* the text reads as the agent sent it, brackets kept, controls escaped
   (`printable`): nothing was parsed as markup, and a `[/]` crashed nothing;
 * no rendered segment carries a hyperlink, a click action or a control
   character (`assert_inert`), so nothing reaches the real terminal as OSC 8.
 
-`tests/faults/test_injection.py` covers the conversation itself (messages,
-thoughts, tool calls, plans, permission requests, notices, the crash banner)
-through the bytes written to a terminal.
+The places: the command palette (listed, searched, run), the settings dialog,
+the status bar, the session picker (rows, its failure, the delete
+confirmation), the sign-in dialog, the login toast, the slash-command list and
+a command's input hint, `@` file completion, tab labels, toasts (a hidden
+tab's, a refused setting's, a bad theme file's), the protocol inspector, the
+start view, a diff's path (card and full screen), a terminal's command (card
+and full screen), a tool call's locations and the conversation's banner.
+Widgets that take no agent text are not listed (the footer's bindings, the key
+help, fixed button labels and placeholders); the app never sets `App.title`
+or `sub_title`. `tests/faults/test_injection.py` covers the rest of the
+conversation (messages, thoughts, tool call titles and raw input, plans,
+permission requests, notices, the crash banner) and `acp-tui print` through
+the bytes written to a terminal.
 """
 
 from __future__ import annotations
@@ -57,6 +66,7 @@ from tests.fakes import hostile_agent as hostile
 from tests.ui.test_app import _home, wait_for
 from tests.ui.test_cards import CardsApp
 from tests.ui.test_diff_view import card_store
+from tests.ui.test_tabs import hidden_second_tab, open_second_tab
 
 AGENT = pytest.mark.subprocess
 """The tests that run the hostile agent."""
@@ -447,9 +457,7 @@ async def test_tab_labels_show_names_as_sent(tmp_path: Path) -> None:
     label = f"{shown(hostile.TITLE)} · {shown(hostile.SESSION_TITLE)[:23]}…"
     async with app.run_test(size=(240, 40)) as pilot:
         await session_open(pilot, app)
-        await pilot.press("ctrl+t")
-        await wait_for(pilot, lambda: len(app.panes) == 2)
-        await wait_for(pilot, lambda: all(p.store is not None for p in app.panes))
+        await open_second_tab(pilot, app)
 
         def labels() -> list[Content]:
             return [tab.label for tab in app.query(Tab)]
@@ -471,17 +479,10 @@ async def test_tab_labels_show_names_as_sent(tmp_path: Path) -> None:
 async def test_a_hidden_tabs_notification_shows_its_label_as_sent(
     tmp_path: Path,
 ) -> None:
-    """ "Another tab asks": the tab's label (agent and session title) as sent."""
+    """The toast "another tab asks": that tab's label (agent and session title)."""
     app = hostile_app("v2-full", tmp_path)
     async with app.run_test(size=WIDE, notifications=True) as pilot:
-        await session_open(pilot, app)
-        first = app.panes[0]
-        await pilot.press("ctrl+t")
-        await wait_for(pilot, lambda: len(app.panes) == 2)
-        second = app.panes[1]
-        await wait_for(pilot, lambda: second.store is not None)
-        await pilot.press("alt+1")
-        await wait_for(pilot, lambda: app.active_pane is first)
+        _, second = await hidden_second_tab(pilot, app)
         second.runner.prompts.put_nowait((1, "hello"))
         await wait_for(
             pilot,
