@@ -25,7 +25,7 @@ import asyncio
 import functools
 import itertools
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -34,6 +34,7 @@ from rich.console import RenderableType
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Tab, Tabs
@@ -41,13 +42,14 @@ from textual.widgets import Footer, Tab, Tabs
 from acp_tui.client.options import cycle_value
 from acp_tui.drafts import DraftStore
 from acp_tui.history import PromptHistory
+from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.render.highlight import COMMON_LANGUAGES, warm_lexer
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.bridge import tune_garbage_collector
-from acp_tui.ui.commands import ACTIONS, config_entries
+from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.help import KeyHelpScreen
 from acp_tui.ui.session_pane import SHUTDOWN_WAIT, SessionPane
@@ -86,6 +88,10 @@ class AcpTuiApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "acp-tui"
+    # Textual's own provider parses titles as markup; config entries are agent text.
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {
+        PlainSystemCommands
+    }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "Cancel", show=False),
         Binding("ctrl+q", "quit", "Quit"),
@@ -260,7 +266,13 @@ class AcpTuiApp(App[None]):
         self._tabs.can_focus = False
         self._show_tab_bar()
         for error in self.theme_errors:
-            self.notify(error, title="Theme not loaded", severity="warning")
+            # It names the file (and may quote it): text, never markup.
+            self.notify(
+                printable(error),
+                title="Theme not loaded",
+                severity="warning",
+                markup=False,
+            )
 
     def on_ready(self) -> None:
         """The first frame is on screen: now start the first tab's agent.

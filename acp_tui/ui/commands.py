@@ -4,6 +4,16 @@ The app returns these from `get_system_commands`, so they sit beside Textual's o
 (theme, keys, quit). Config values are listed directly ("Model: GPT-5"), which makes
 switching a model two keystrokes plus a few letters of its name.
 
+Config entries are named by the agent, so the palette shows every title and help
+text as plain text: `PlainSystemCommands` (the app's only palette provider)
+builds each entry from `Content`, never markup. Textual's own provider parses both
+as markup (`Content.from_markup`, and `Matcher.highlight` for a typed query): a
+`[/]` in a name raised `MarkupError` on ctrl+p, `[link=...]` and `[@click=...]`
+became a hyperlink (OSC 8 on the real terminal) and an action, and `Default
+[opus]` lost its brackets. Escaping is no fix: Textual's `markup.escape` leaves
+tags such as `[$accent]` or `[B]` alone. Titles and help also pass through
+`printable`, so no control character reaches the screen.
+
 Local slash commands (`/export`) are handled by the app and never sent to the
 agent; `with_local_commands` adds them to the agent's list for completion.
 """
@@ -13,7 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, cast
+
+from textual.command import DiscoveryHit, Hit, Hits, Matcher
+from textual.content import Content
+from textual.system_commands import SystemCommandsProvider
 
 from acp_tui.client.options import option_id, option_kind, select_choices
 from acp_tui.export import EXPORT_FORMATS, ExportFormat
@@ -25,6 +39,7 @@ __all__ = [
     "EXPORT_COMMAND",
     "ActionEntry",
     "ExportRequest",
+    "PlainSystemCommands",
     "config_entries",
     "export_request",
     "with_local_commands",
@@ -131,6 +146,63 @@ def config_entries(
                     help_text,
                     _bind(apply, config_id, choice.value),
                 )
+
+
+class PlainSystemCommands(SystemCommandsProvider):
+    """The app's system commands (`App.get_system_commands`), shown as plain text.
+
+    Textual's `SystemCommandsProvider` with the same entries, order, matching and
+    scores, but each title and help text is `printable` text in a `Content`, and
+    a query's matched letters are highlighted on that text, never on markup.
+    """
+
+    async def discover(self) -> Hits:
+        """Every discoverable command, by title (the palette before any query)."""
+        commands = sorted(
+            self.app.get_system_commands(self.screen), key=lambda c: c.title
+        )
+        for title, help_text, callback, discover in commands:
+            if discover:
+                text = printable(title)
+                yield DiscoveryHit(
+                    Content(text), callback, text=text, help=_plain(help_text)
+                )
+
+    async def search(self, query: str) -> Hits:
+        """The commands whose title matches `query`, its letters highlighted."""
+        matcher = self.matcher(query)
+        for title, help_text, callback, *_ in self.app.get_system_commands(self.screen):
+            text = printable(title)
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(
+                    score,
+                    _highlight(matcher, text),
+                    callback,
+                    text=text,
+                    help=_plain(help_text),
+                )
+
+
+def _plain(help_text: str) -> str:
+    """Help text the palette shows as it reads.
+
+    `Hit.help` is typed `str`, but the palette passes it to `Content.from_markup`,
+    which returns a `Content` unchanged (documented), so no markup is parsed.
+    """
+    return cast(str, Content(printable(help_text)))
+
+
+def _highlight(matcher: Matcher, text: str) -> Content:
+    """`Matcher.highlight` on plain text: the matched letters in the match style."""
+    content = Content(text)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    if not score:
+        return content
+    for offset in offsets:
+        if not text[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
 
 
 def _bind(

@@ -24,13 +24,19 @@ What is completed depends on the text before the cursor (`completion_context`):
   commands (`set_commands`), with their descriptions;
 * a word starting with `@` (or `@"` for a path with spaces): files under the
   working directory, indexed in a thread by `scan_project_files`, refreshed when
-  older than `FILE_INDEX_TTL`; images only when the agent takes them.
+  older than `FILE_INDEX_TTL`; images only when the agent takes them. A path
+  holding a control or format character is not offered (`_drawable`): neither
+  the dropdown nor the prompt could show it without writing it to the terminal.
+
+Agent text (command names, descriptions, hints) is `printable` and shown as
+`Content`, never markup.
 """
 
 from __future__ import annotations
 
 import re
 import time
+import unicodedata
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -54,7 +60,7 @@ from acp_tui.client.prompt_content import (
     mentioned_paths,
     scan_project_files,
 )
-from acp_tui.protocol.framing import printable
+from acp_tui.protocol.framing import JOINERS, printable
 from acp_tui.store.values import JSONObject
 
 __all__ = [
@@ -174,6 +180,22 @@ def completion_context(text: str, cursor: int) -> CompletionContext | None:
         end = cursor + (rest.end() if rest else 0)
         return CompletionContext("file", bare.start(), end, bare.group(1))
     return None
+
+
+def _drawable(path: str) -> bool:
+    """Whether a file's path can be listed, and typed into the prompt, as it is.
+
+    A name with a control or format character (ESC, a bidi override...) would be
+    written raw to the terminal, by the dropdown and by the prompt's `TextArea`
+    once chosen; such files (an agent can create them) are not offered. Other
+    kinds of space and zero-width joiners act on nothing.
+    """
+    return all(
+        character.isprintable()
+        or character in JOINERS
+        or unicodedata.category(character) == "Zs"
+        for character in path
+    )
 
 
 def _is_subsequence(query: str, candidate: str) -> bool:
@@ -506,7 +528,9 @@ class PromptCompletion(AutoComplete):
             self._scanning = False
         self._files = tuple(files)
         self._file_items = tuple(
-            (CompletionItem(file.path), file.is_image) for file in self._files
+            (CompletionItem(file.path), file.is_image)
+            for file in self._files
+            if _drawable(file.path)
         )
         self._files_version += 1
         self._scanned_at = time.monotonic()
