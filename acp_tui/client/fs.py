@@ -14,9 +14,16 @@ local process that swaps directories for symlinks between the check and the use
 (only the last path component is opened without following symlinks).
 
 Errors are `RpcError`s, per the client checklist: `-32002` (resource not found) for a
-missing file, `-32602` (invalid params) for a relative path, a path outside the roots,
-a directory or other non-regular file, and `-32603` (internal error) for I/O failures
-and files too large to read. Messages and data name the path, never file contents.
+missing file, `-32602` (invalid params) for a relative path, a path ending with a
+slash, a path outside the roots, a directory or other non-regular file, and `-32603`
+(internal error) for I/O failures and files too large to read. Messages and data name
+the path, never file contents.
+
+Request params: `line` and `limit` are never refused. The schema marks them
+`x-deserialize-default-on-error` (checklist §4.14.4), so a negative, fractional, too
+large (beyond uint32) or mistyped value reads as omitted: from the first line, every
+line. The session layer logs each such fallback (`client._wire.log_defaulted`); a
+negative value reaching `read_text_file` from Python is a `ValueError`.
 
 Reads come from disk (a terminal client has no unsaved editor state), decoded as
 UTF-8 with undecodable bytes replaced by U+FFFD, so a stray binary byte never fails a
@@ -98,13 +105,11 @@ class FileSystemAccess:
 
         Raises:
             RpcError: See the module docstring for the codes.
+            ValueError: `line` or `limit` is negative (the wire never sends one:
+                see "Request params" in the module docstring).
         """
-        if line is not None and line < 0:
-            raise RpcError(INVALID_PARAMS, "Line must not be negative", {"line": line})
-        if limit is not None and limit < 0:
-            raise RpcError(
-                INVALID_PARAMS, "Limit must not be negative", {"limit": limit}
-            )
+        if (line is not None and line < 0) or (limit is not None and limit < 0):
+            raise ValueError(f"line and limit must not be negative: {line}, {limit}")
         return await self._in_thread(self._read, path, line, limit)
 
     async def write_text_file(self, path: str, content: str) -> None:
@@ -128,7 +133,7 @@ class FileSystemAccess:
         return await anyio.to_thread.run_sync(func, *args)
 
     def _read(self, path: str, line: int | None, limit: int | None) -> str:
-        real = self.confine(path)
+        real = self.confine(_file_path(path))
         try:
             fd = os.open(real, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_NONBLOCK)
         except OSError as exc:
@@ -150,7 +155,7 @@ class FileSystemAccess:
         return _select_lines(data, line, limit).decode("utf-8", errors="replace")
 
     def _write(self, path: str, content: str) -> None:
-        real = self.confine(path)
+        real = self.confine(_file_path(path))
         try:
             data = content.encode("utf-8")
         except UnicodeEncodeError:
@@ -196,6 +201,15 @@ class FileSystemAccess:
                 {"path": path, "resolvedPath": real, "allowedRoots": roots},
             )
         return real
+
+
+def _file_path(path: str) -> str:
+    """`path`, unless a trailing slash makes it name a directory."""
+    if path.endswith("/") or (os.altsep is not None and path.endswith(os.altsep)):
+        raise RpcError(
+            INVALID_PARAMS, "Path ends with a slash: it names a directory", path
+        )
+    return path
 
 
 def _select_lines(data: bytes, line: int | None, limit: int | None) -> bytes:

@@ -42,7 +42,7 @@ import anyio
 from pydantic import ValidationError
 
 from acp_tui.client import translate_v1, translate_v2
-from acp_tui.client._wire import json_list
+from acp_tui.client._wire import json_list, log_defaulted
 from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.fs import FileSystemAccess
@@ -716,6 +716,7 @@ class AcpClient:
             if not self.features.read_text_file:
                 raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
             read = v1.ReadTextFileRequest.model_validate(params)
+            log_defaulted(log, method, params, read)
             roots = self._session_for(read.session_id).roots
             content = await roots.read_text_file(read.path, read.line, read.limit)
             return {"content": content}
@@ -739,6 +740,7 @@ class AcpClient:
         """
         if method == "terminal/create":
             create = v1.CreateTerminalRequest.model_validate(params)
+            log_defaulted(log, method, params, create)
             terminals = self._terminals_for(create.session_id)
             terminal_id = await terminals.create(
                 create.command,

@@ -38,7 +38,11 @@ Invariants:
 Errors are `RpcError`s: `-32002` for an unknown or released terminal id or a
 missing working directory, `-32602` for bad params (relative or outside working
 directory, bad environment names), `-32603` when the command cannot be started or
-too many terminals are open.
+too many terminals are open. `outputByteLimit` is never refused: the schema marks it
+`x-deserialize-default-on-error` (checklist §4.14.4), so a negative, fractional, too
+large or mistyped value reads as omitted (`MAX_OUTPUT_BYTES`), and the session layer
+logs the fallback (`client._wire.log_defaulted`); a negative limit reaching `create`
+from Python is a `ValueError`.
 """
 
 from __future__ import annotations
@@ -276,6 +280,7 @@ class ClientTerminals:
 
         Raises:
             RpcError: See the module docstring for the codes.
+            ValueError: `output_byte_limit` is negative.
         """
         if self._closing:
             raise RpcError(INTERNAL_ERROR, "The session's terminals are closed")
@@ -285,11 +290,7 @@ class ClientTerminals:
                 f"Too many terminals: {MAX_TERMINALS} are open; release some first",
             )
         if output_byte_limit is not None and output_byte_limit < 0:
-            raise RpcError(
-                INVALID_PARAMS,
-                "outputByteLimit must not be negative",
-                {"outputByteLimit": output_byte_limit},
-            )
+            raise ValueError(f"output_byte_limit is negative: {output_byte_limit}")
         environment = _checked_env(env or {})
         _check_argv(command, args)
         directory, argv = await anyio.to_thread.run_sync(

@@ -189,14 +189,15 @@ async def test_read_permission_denied_is_internal_error(
     assert caught.value.message == "Permission denied"
 
 
-async def test_negative_line_or_limit_is_invalid_params(
+async def test_negative_line_or_limit_is_a_programming_error(
     access: FileSystemAccess, root: Path
 ) -> None:
+    """The wire never gets here with one: the lenient parse makes it the default
+    (tests/unit/client/test_v1_lenient_params.py)."""
     (root / "a.txt").write_text(LINES)
     for line, limit in [(-1, None), (None, -1)]:
-        with pytest.raises(RpcError) as caught:
+        with pytest.raises(ValueError, match="negative"):
             await access.read_text_file(str(root / "a.txt"), line, limit)
-        assert caught.value.code == INVALID_PARAMS
 
 
 # -- confinement -----------------------------------------------------------------------
@@ -212,6 +213,28 @@ async def test_relative_path_is_rejected(
             await call
         assert caught.value.code == INVALID_PARAMS
         assert "absolute" in caught.value.message
+
+
+@pytest.mark.parametrize("name", ["a.txt/", "a.txt//", "sub/", "new.txt/"])
+async def test_a_trailing_slash_is_rejected(
+    access: FileSystemAccess, root: Path, name: str
+) -> None:
+    """A trailing slash names a directory: never read or write the file before it."""
+    (root / "a.txt").write_text(LINES)
+    (root / "sub").mkdir()
+    path = f"{root}/{name}"
+    for call in (
+        lambda: access.read_text_file(path),
+        lambda: access.write_text_file(path, "x"),
+    ):
+        with pytest.raises(RpcError) as caught:
+            await call()
+        assert caught.value.code == INVALID_PARAMS
+        assert "slash" in caught.value.message
+        assert caught.value.data == path
+    assert (root / "a.txt").read_text() == LINES
+    assert entries(root) == ["a.txt", "sub"]
+    assert entries(root / "sub") == []
 
 
 async def test_nul_in_path_is_rejected(access: FileSystemAccess, root: Path) -> None:

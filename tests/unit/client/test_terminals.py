@@ -200,6 +200,17 @@ async def test_output_byte_limit_cuts_at_a_character_boundary(
         assert len(stored) > limit
 
 
+async def test_a_negative_output_byte_limit_is_a_programming_error(
+    tmp_path: Path,
+) -> None:
+    """The wire never gets here with one: the lenient parse makes it the default
+    (tests/unit/client/test_v1_lenient_params.py)."""
+    async with session_terminals(tmp_path) as terminals:
+        with pytest.raises(ValueError, match="negative"):
+            await terminals.create("true", output_byte_limit=-1)
+        assert terminals.terminal_ids == ()
+
+
 async def test_output_within_the_limit_is_not_truncated(tmp_path: Path) -> None:
     async with session_terminals(tmp_path) as terminals:
         terminal_id = await terminals.create("printf", ["héllo"], output_byte_limit=6)
