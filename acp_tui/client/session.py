@@ -307,7 +307,9 @@ class AcpClient:
     ) -> _Session:
         store = self._store_factory(SessionOpening(session_id, cwd, how, self.version))
         translator = translate_v1.V1Translator(store) if self.version == 1 else None
-        roots = FileSystemAccess(cwd, list(extra))
+        roots = FileSystemAccess(
+            cwd, list(extra), allow_git_writes=self.features.git_writes
+        )
         session = _Session(store, cwd, roots, translator)
         tasks = self.connection.tasks
         if self.version == 1 and self.features.terminal and tasks is not None:
