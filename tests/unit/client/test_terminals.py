@@ -37,7 +37,7 @@ from acp_tui.protocol.transport import AgentCommand, StdioTransport
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.terminal.pty import ExitStatus
-from tests.processes import running
+from tests.processes import pid_exists, running
 from tests.unit.client.peer import open_harness, v1_init, v2_init
 
 pytestmark = pytest.mark.subprocess
@@ -346,6 +346,62 @@ async def test_no_orphans_when_the_host_task_group_is_cancelled(
     stored = store.terminal(terminal_id)
     assert stored is not None
     assert stored.exit_status == {"exitCode": None, "signal": "SIGTERM"}
+
+
+ESCAPE: Final = Path(__file__).resolve().parents[2] / "fakes" / "procs" / "escape.py"
+
+
+async def escaped(store: SessionStore, terminal_id: str) -> int:
+    """The pid `escape.py` printed in a terminal (bounded by `fail_after`)."""
+    output = await until_printed(store, terminal_id, b"\n")
+    match = re.search(rb"escaped (\d+)", output)
+    assert match is not None, output
+    return int(match.group(1))
+
+
+@pytest.mark.parametrize("how", ["setsid", "setpgid", "daemon", "daemon-no-env"])
+async def test_release_kills_and_reaps_what_left_the_group(
+    tmp_path: Path, how: str
+) -> None:
+    async with session_terminals(tmp_path) as terminals:
+        terminal_id = await terminals.create(sys.executable, [str(ESCAPE), how])
+        pid = await escaped(terminals.store, terminal_id)
+        assert running(pid)
+        await terminals.release(terminal_id)
+        assert not pid_exists(pid)
+
+
+async def test_closing_the_session_kills_what_left_every_group(
+    tmp_path: Path,
+) -> None:
+    """Two terminals, each leaving a daemon behind and exiting at once."""
+    async with session_terminals(tmp_path) as terminals:
+        ids = [
+            await terminals.create(sys.executable, [str(ESCAPE), how, "--leader-exits"])
+            for how in ("setsid", "daemon")
+        ]
+        pids = [await escaped(terminals.store, terminal_id) for terminal_id in ids]
+        for terminal_id in ids:
+            status = await terminals.wait_for_exit(terminal_id)
+            assert status == ExitStatus(exit_code=0)
+        assert all(running(pid) for pid in pids)  # they outlive their command...
+        await terminals.aclose()
+        assert not any(pid_exists(pid) for pid in pids)  # ...not the session
+
+
+async def test_what_left_the_group_dies_when_the_connection_closes(
+    tmp_path: Path,
+) -> None:
+    store = SessionStore("s1")
+    with anyio.fail_after(BOUND):
+        async with anyio.create_task_group() as host:
+            terminals = ClientTerminals(store, FileSystemAccess(tmp_path), host)
+            terminal_id = await terminals.create(
+                sys.executable, [str(ESCAPE), "setsid"]
+            )
+            pid = await escaped(store, terminal_id)
+            host.cancel_scope.cancel()  # the connection closes: the app quits
+    assert not pid_exists(pid)
 
 
 async def test_cwd_must_lie_inside_the_session_roots(tmp_path: Path) -> None:
