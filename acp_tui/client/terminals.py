@@ -13,7 +13,10 @@ Invariants:
   inside the host task group it is given (the connection's), so closing the
   connection cancels it. Every process is killed and reaped on the way out: by
   `release`, by `aclose()` (the session ends), or by that cancellation (the
-  connection ends). Cleanup is shielded and bounded; nothing is left running.
+  connection ends). That includes descendants that left the command's process
+  group (`setsid`, `setpgid`, a daemon's double fork): `terminal.pty` finds them
+  through `acp_tui.process_tree` (Linux). Cleanup is shielded and bounded; nothing
+  is left running.
 * **What the agent reads.** `terminal/output` returns the retained bytes decoded
   as UTF-8 (invalid bytes become U+FFFD; an incomplete character at the end waits
   for its remaining bytes while the command runs). The PTY turns every `\n` into
@@ -22,9 +25,9 @@ Invariants:
 * **`outputByteLimit`.** Only the last N bytes are retained, cut from the
   beginning at a UTF-8 character boundary (so slightly fewer may remain), and
   `truncated` says so. Without a limit, `MAX_OUTPUT_BYTES` applies.
-* **`kill` versus `release`.** `kill` stops the process group; the terminal stays
-  valid, its output readable and its exit status waitable. `release` kills and
-  frees it: the id then answers `-32002` for every method.
+* **`kill` versus `release`.** `kill` stops the process group and whatever left
+  it; the terminal stays valid, its output readable and its exit status waitable.
+  `release` kills and frees it: the id then answers `-32002` for every method.
 * **The store sees every terminal** as the UI shows terminals: `PatchTerminal`
   with the command and working directory at creation, `AppendTerminalOutput` with
   the raw bytes (colours, `\r\n` and all, for the emulator), coalesced to at most
@@ -109,7 +112,7 @@ KILL_SETTLE_TIMEOUT: Final = EXIT_DRAIN_TIMEOUT + 1.0
 
 RELEASE_TIMEOUT: Final = 10.0
 """`release` waits this long at most for the process to be reaped (its shielded
-cleanup takes about six seconds in the worst case, and goes on regardless)."""
+cleanup takes about nine seconds in the worst case, and goes on regardless)."""
 
 CLOSE_TIMEOUT: Final = 15.0
 """`aclose` waits this long at most for every terminal's cleanup."""
@@ -362,9 +365,10 @@ class ClientTerminals:
         return terminal.exit_status
 
     async def kill(self, terminal_id: str) -> None:
-        """`terminal/kill`: stop the command and its group; the terminal stays valid.
+        """`terminal/kill`: stop the command, its group and what left the group.
 
-        Returns once the exit status is recorded (bounded).
+        The terminal stays valid. Returns once the exit status is recorded
+        (bounded).
 
         Raises:
             RpcError: `-32002`, no such terminal (or it was released).
