@@ -113,20 +113,21 @@ def read_processes(proc: Path = PROC) -> dict[int, ProcessInfo] | None:
     except OSError:
         return None
     processes: dict[int, ProcessInfo] = {}
+    root = os.fspath(proc)
     with entries:
         for entry in entries:
             if not entry.name.isdigit():
                 continue
-            info = _read_stat(int(entry.name), proc)
+            info = _read_stat(int(entry.name), root)
             if info is not None:
                 processes[info.pid] = info
     return processes
 
 
-def _read_stat(pid: int, proc: Path) -> ProcessInfo | None:
+def _read_stat(pid: int, proc: str | Path) -> ProcessInfo | None:
     try:
-        with open(proc / str(pid) / "stat", "rb") as handle:
-            data = handle.read()
+        with open(f"{os.fspath(proc)}/{pid}/stat", "rb", buffering=0) as handle:
+            data = handle.read(4096)
     except OSError:
         return None  # it exited meanwhile
     # "pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
@@ -184,17 +185,18 @@ class Lineage:
         self._needle = f"\0{MARKER_VARIABLE}={marker}\0".encode()
         self._channel = channel
         self._proc = proc
+        self._root = os.fspath(proc)
         self._seen: set[tuple[int, int]] = set()
         """(pid, start time) of every member ever found."""
 
-    def members(self) -> dict[int, ProcessInfo]:
+    def members(self) -> dict[int, ProcessInfo] | None:
         """Every process of the lineage that exists now, zombies included.
 
-        The leader is one (while it exists). Empty without `/proc`.
+        The leader is one (while it exists). None without `/proc`.
         """
         processes = read_processes(self._proc)
         if processes is None:
-            return {}
+            return None
         own = os.getpid()
         if subreaper_enabled():
             candidates = _below(processes, [own]) - {own}
@@ -203,35 +205,38 @@ class Lineage:
         tops = set()
         for pid in candidates:
             info = processes[pid]
-            if (
-                self.leader in (pid, info.pgrp, info.session)
-                or (pid, info.start) in self._seen
-                or self._marked(pid)
-                or self._holds_channel(pid)
+            if self.leader in (pid, info.pgrp, info.session) or (
+                (pid, info.start) in self._seen
             ):
+                tops.add(pid)
+            elif info.session != pid and is_live_spawn(info.session):
+                # In the session of the agent or of another command: theirs. A
+                # process can only ever join a session its parent was in.
+                continue
+            elif self._marked(pid) or self._holds_channel(pid):
                 tops.add(pid)
         members = {pid: processes[pid] for pid in _below(processes, tops) & candidates}
         self._seen.update((pid, info.start) for pid, info in members.items())
         return members
 
-    def escapees(self) -> dict[int, ProcessInfo]:
-        """The live members outside the leader's process group."""
-        return {
-            pid: info
-            for pid, info in self.members().items()
-            if info.pgrp != self.leader and not info.zombie
-        }
+    def signal_escapees(
+        self, sig: signal.Signals, members: Mapping[int, ProcessInfo] | None
+    ) -> int:
+        """Send `sig` to every live member outside the leader's process group.
 
-    def signal_escapees(self, sig: signal.Signals) -> int:
-        """Send `sig` to every live member outside the leader's group.
+        The group itself is signalled as a whole, by the caller.
 
-        The group itself is signalled as a whole, by its caller.
+        Args:
+            sig: The signal.
+            members: What `members()` returned just before.
 
         Returns:
             How many processes were signalled.
         """
         sent = 0
-        for pid in self.escapees():
+        for pid, info in (members or {}).items():
+            if info.pgrp == self.leader or info.zombie:
+                continue
             with suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, sig)
                 sent += 1
@@ -240,26 +245,31 @@ class Lineage:
     def reap(self) -> bool:
         """Reap the zombie members that are acp-tui's children, never the leader.
 
-        The leader is asyncio's child (its owner waits for it); the others are
-        orphans re-parented here, which nobody else waits for.
+        The leader is asyncio's child (its owner waits for it), and so is any
+        other live registered spawn; the others are orphans re-parented here,
+        which nobody else waits for.
 
         Returns:
-            Whether no member but the leader is left, alive or zombie.
+            Whether nothing is left to wait for: no member alive, and no zombie
+            member that is, or will be (its parent is a member), acp-tui's.
         """
         own = os.getpid()
+        members = self.members() or {}
         left = False
-        for pid, info in self.members().items():
-            if pid == self.leader:
+        for pid, info in members.items():
+            if pid == self.leader or is_live_spawn(pid):
                 continue
-            if info.zombie and info.ppid == own:
-                _reap(pid)
-            else:
+            if not info.zombie:
                 left = True
+            elif info.ppid == own:
+                _reap(pid)
+            elif info.ppid in members:
+                left = True  # its parent dies next, and hands it to acp-tui
         return not left
 
     def _marked(self, pid: int) -> bool:
         try:
-            with open(self._proc / str(pid) / "environ", "rb") as handle:
+            with open(f"{self._root}/{pid}/environ", "rb") as handle:
                 environ = handle.read()
         except OSError:
             return False  # another user's, or a zombie's (empty anyway)
@@ -268,14 +278,14 @@ class Lineage:
     def _holds_channel(self, pid: int) -> bool:
         if self._channel is None:
             return False
-        fds = self._proc / str(pid) / "fd"
+        fds = f"{self._root}/{pid}/fd"
         try:
             names = os.listdir(fds)
         except OSError:
             return False
         for name in names:
             try:
-                target = os.stat(fds / name)
+                target = os.stat(f"{fds}/{name}")
             except OSError:
                 continue
             if (target.st_dev, target.st_ino) == self._channel:

@@ -60,7 +60,12 @@ import anyio.to_thread
 from anyio.abc import Process
 
 from acp_tui.process_group import group_alive, signal_group, start_in_new_group
-from acp_tui.process_tree import MARKER_VARIABLE, Lineage, enable_subreaper
+from acp_tui.process_tree import (
+    MARKER_VARIABLE,
+    Lineage,
+    ProcessInfo,
+    enable_subreaper,
+)
 
 __all__ = [
     "CLOSE_TIMEOUT",
@@ -171,9 +176,9 @@ def _kill_live_groups() -> None:
         return
     for pgid, lineage in list(_live_groups.items()):
         with suppress(OSError):
-            lineage.members()  # while the tree still links them to the leader
+            members = lineage.members()  # while the leader still links them
             os.killpg(pgid, signal.SIGKILL)
-            lineage.signal_escapees(signal.SIGKILL)
+            lineage.signal_escapees(signal.SIGKILL, members)
     _live_groups.clear()
 
 
@@ -418,42 +423,49 @@ class PtyProcess:
         """
         if self._process.returncode is None:
             # Looked at while the leader lives: its process tree links them still.
-            await anyio.to_thread.run_sync(self._lineage.members)
-            await self._signal(signal.SIGTERM)
+            await self._signal(signal.SIGTERM, await self._look())
             if not await self._wait_leader(TERMINATE_TIMEOUT):
-                await self._signal(signal.SIGKILL)
+                await self._signal(signal.SIGKILL, await self._look())
                 await self._wait_leader(KILL_TIMEOUT)
-        if await self._leftovers():
-            await self._signal(signal.SIGTERM)
+        members = await self._look()
+        if self._left(members):
+            await self._signal(signal.SIGTERM, members)
             with anyio.move_on_after(GROUP_TERMINATE_TIMEOUT):
                 # Not our children: no exit event exists, so poll.
-                while await self._leftovers():  # noqa: ASYNC110
+                while self._left(members := await self._look()):  # noqa: ASYNC110
                     await anyio.sleep(GROUP_POLL_INTERVAL)
             with anyio.move_on_after(KILL_TIMEOUT):
-                while await self._leftovers():  # one may fork while it is killed
-                    await self._signal(signal.SIGKILL)
+                while self._left(members := await self._look()):
+                    await self._signal(signal.SIGKILL, members)  # it may fork
                     await anyio.sleep(GROUP_POLL_INTERVAL)
-        with anyio.move_on_after(REAP_TIMEOUT):
-            # Killed parents hand their zombies to acp-tui as they exit: poll.
-            reap = self._lineage.reap
-            while not await anyio.to_thread.run_sync(reap):  # noqa: ASYNC110
-                await anyio.sleep(GROUP_POLL_INTERVAL)
+        if members and set(members) - {self._process.pid}:
+            with anyio.move_on_after(REAP_TIMEOUT):
+                # Killed parents hand their zombies to acp-tui as they exit: poll.
+                reap = self._lineage.reap
+                while not await anyio.to_thread.run_sync(reap):  # noqa: ASYNC110
+                    await anyio.sleep(GROUP_POLL_INTERVAL)
 
     async def _wait_leader(self, seconds: float) -> bool:
         with anyio.move_on_after(seconds):
             await self._process.wait()
         return self._process.returncode is not None
 
-    async def _signal(self, sig: signal.Signals) -> None:
-        """Send `sig` to the whole group and to every escapee."""
-        signal_group(self._process, sig)
-        await anyio.to_thread.run_sync(self._lineage.signal_escapees, sig)
+    async def _look(self) -> dict[int, ProcessInfo] | None:
+        """The lineage's processes now (None without `/proc`), in a worker thread."""
+        return await anyio.to_thread.run_sync(self._lineage.members)
 
-    async def _leftovers(self) -> bool:
-        """Whether a live process is left in the command's group, or escaped it."""
-        if group_alive(self._process.pid):
-            return True
-        return bool(await anyio.to_thread.run_sync(self._lineage.escapees))
+    def _left(self, members: Mapping[int, ProcessInfo] | None) -> bool:
+        """Whether a live process is left, in the group or out of it."""
+        if members is None:  # no /proc: the group is all there is to see
+            return group_alive(self._process.pid)
+        return any(not info.zombie for info in members.values())
+
+    async def _signal(
+        self, sig: signal.Signals, members: Mapping[int, ProcessInfo] | None
+    ) -> None:
+        """Send `sig` to the whole group and to every escapee among `members`."""
+        signal_group(self._process, sig)
+        self._lineage.signal_escapees(sig, members)
 
 
 def _set_size(fd: int, cols: int, rows: int) -> None:

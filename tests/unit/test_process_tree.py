@@ -120,7 +120,7 @@ def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeProc:
 
 
 def members(fake: FakeProc) -> set[int]:
-    return set(fake.lineage().members())
+    return set(fake.lineage().members() or {})
 
 
 # -- who belongs to the lineage -------------------------------------------------------
@@ -158,11 +158,11 @@ def test_a_member_seen_before_stays_one_while_its_pid_is_its_own(
     once its pid is reused (another start time), the newcomer is not."""
     fake.add(5007, LEADER, pgrp=5007, env={}, start=200)
     lineage = fake.lineage()
-    assert set(lineage.members()) == {LEADER, 5007}
+    assert set(lineage.members() or {}) == {LEADER, 5007}
     fake.add(5007, OWN, pgrp=5007, env={}, start=200)  # the leader exited
-    assert set(lineage.members()) == {LEADER, 5007}
+    assert set(lineage.members() or {}) == {LEADER, 5007}
     fake.add(5007, OWN, pgrp=5007, env={}, start=900)  # a new process
-    assert set(lineage.members()) == {LEADER}
+    assert set(lineage.members() or {}) == {LEADER}
 
 
 def test_other_processes_are_not_members(fake: FakeProc) -> None:
@@ -188,27 +188,33 @@ def test_without_the_subreaper_orphans_under_init_are_found(
     assert members(fake) == {LEADER, 5011}
 
 
-def test_escapees_are_the_live_members_outside_the_group(fake: FakeProc) -> None:
-    fake.add(5012, LEADER, pgrp=LEADER)
-    fake.add(5013, LEADER, pgrp=5013, session=5013)
-    fake.add(5014, LEADER, pgrp=5014, session=5014, state="Z")
-    assert set(fake.lineage().escapees()) == {5013}
+def test_other_sessions_of_spawns_are_not_looked_into(
+    fake: FakeProc, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process in the agent's session (or another command's) can never have
+    come from this command: no environment or descriptor of it is read."""
+    fake.add(4002, 4000, pgrp=4002, session=4000, holds_channel=True)
+    monkeypatch.setattr(process_tree, "is_live_spawn", lambda pid: pid == 4000)
+    assert members(fake) == {LEADER}
 
 
-def test_signal_escapees_signals_them_alone(
+def test_signal_escapees_signals_the_live_ones_outside_the_group(
     fake: FakeProc, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake.add(5012, LEADER, pgrp=LEADER)
     fake.add(5013, LEADER, pgrp=5013, session=5013)
+    fake.add(5014, LEADER, pgrp=5014, session=5014, state="Z")
     sent: list[tuple[int, int]] = []
     monkeypatch.setattr(os, "kill", lambda pid, sig: sent.append((pid, sig)))
-    assert fake.lineage().signal_escapees(signal.SIGTERM) == 1
+    lineage = fake.lineage()
+    assert lineage.signal_escapees(signal.SIGTERM, lineage.members()) == 1
     assert sent == [(5013, signal.SIGTERM)]
 
 
 def test_no_proc_no_members(tmp_path: Path) -> None:
     lineage = Lineage(LEADER, MARKER, proc=tmp_path / "missing")
-    assert lineage.members() == {}
+    assert lineage.members() is None
+    assert lineage.signal_escapees(signal.SIGKILL, None) == 0
     assert lineage.reap()
 
 
@@ -232,6 +238,18 @@ def test_reap_takes_zombie_members_that_are_our_children_never_the_leader(
     lineage = fake.lineage()
     assert not lineage.reap()
     assert reaped == [5015]
+
+
+def test_reap_leaves_zombies_that_will_never_be_ours(
+    fake: FakeProc, reaped: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the subreaper, an orphan's zombie is init's: nothing to wait for."""
+    monkeypatch.setattr(process_tree, "_enabled", False)
+    fake.add(5018, 1, pgrp=LEADER, state="Z")
+    lineage = fake.lineage()
+    assert 5018 in (lineage.members() or {})
+    assert lineage.reap()
+    assert reaped == []
 
 
 def test_reap_reports_when_only_the_leader_is_left(
