@@ -800,6 +800,20 @@ async def test_a_read_never_follows_a_swapped_directory_out(
     assert {error.code for error in refused} <= {INVALID_PARAMS}, refused[:3]
 
 
+async def test_a_hard_link_to_an_outside_file_reads_it_and_a_write_breaks_it(
+    access: FileSystemAccess, root: Path, outside: Path
+) -> None:
+    """The documented limit of the confinement (module docstring, README): a read
+    cannot tell where a file's other names are, so a hard link inside a root
+    reads the outside file; a write replaces the name, never the outside file."""
+    os.link(outside / "secret.txt", root / "linked.txt")
+    assert await access.read_text_file(str(root / "linked.txt")) == "top secret\n"
+    await access.write_text_file(str(root / "linked.txt"), "mine\n")
+    assert (root / "linked.txt").read_text() == "mine\n"
+    assert (outside / "secret.txt").read_text() == "top secret\n"
+    assert (outside / "secret.txt").stat().st_nlink == 1
+
+
 # -- read-only files -------------------------------------------------------------------
 
 
