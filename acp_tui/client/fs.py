@@ -346,7 +346,9 @@ def _open_child_directory(name: str, parent: int, *, create: bool) -> int:
         return os.open(name, _DIRECTORY_FLAGS, dir_fd=parent)
     except NotADirectoryError:
         # O_NOFOLLOW | O_DIRECTORY on a symlink fails as "not a directory" (Linux).
-        if stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode):
+        # A directory now means it was swapped back meanwhile: a symlink too.
+        mode = os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode
+        if stat.S_ISLNK(mode) or stat.S_ISDIR(mode):
             raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), name) from None
         raise
 

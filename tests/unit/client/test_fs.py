@@ -7,7 +7,8 @@ import os
 import stat
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -694,8 +695,38 @@ def exchanger() -> Callable[[Path, Path], None] | None:
     return swap
 
 
+@contextmanager
+def swapping(sub: Path, link: Path) -> Iterator[list[int]]:
+    """Another thread swaps `sub` and `link` over and over, as fast as it can,
+    until the block ends; yields `[swaps made]`. Skips without `renameat2`."""
+    swap = exchanger()
+    if swap is None:
+        pytest.skip("needs renameat2(RENAME_EXCHANGE)")
+    stop = threading.Event()
+    swaps = [0]
+
+    def swapper() -> None:
+        while not stop.is_set():
+            swap(sub, link)
+            swaps[0] += 1
+
+    thread = threading.Thread(target=swapper)
+    old_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # interleave the two threads finely
+    thread.start()
+    try:
+        yield swaps
+    finally:
+        stop.set()
+        thread.join()
+        sys.setswitchinterval(old_interval)
+
+
 WRITES = 200
 """Writes made while another thread swaps a directory for a symlink."""
+
+READS = 500
+"""Reads made while another thread swaps a directory for a symlink."""
 
 
 @pytest.mark.parametrize("depth", ["sub", "sub/deeper"])
@@ -705,45 +736,24 @@ async def test_a_directory_swapped_for_a_symlink_never_redirects_or_litters(
     """A local process swaps `sub` for a symlink out of the project, over and over,
     while the agent writes below it: nothing lands outside, no temporary file is
     left anywhere, and each write either lands in the real `sub` or is refused."""
-    swap = exchanger()
-    if swap is None:
-        pytest.skip("needs renameat2(RENAME_EXCHANGE)")
     sub = root / "sub"
     (root / depth).mkdir(parents=True)
     link = root / "sub-link"
     link.symlink_to(outside)
     (outside / "deeper").mkdir()
     real_inode = sub.stat().st_ino
-    stop = threading.Event()
-    swaps = 0
-
-    def swapper() -> None:
-        nonlocal swaps
-        while not stop.is_set():
-            swap(sub, link)
-            swaps += 1
-
-    thread = threading.Thread(target=swapper)
-    old_interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    thread.start()
     written: list[str] = []
     refused: list[RpcError] = []
-    try:
-        with anyio.fail_after(60):
-            for n in range(WRITES):
-                content = f"write {n}\n"
-                try:
-                    await access.write_text_file(f"{root}/{depth}/file.txt", content)
-                except RpcError as error:
-                    refused.append(error)
-                else:
-                    written.append(content)
-    finally:
-        stop.set()
-        thread.join()
-        sys.setswitchinterval(old_interval)
-    assert swaps > 0
+    with swapping(sub, link) as swaps, anyio.fail_after(60):
+        for n in range(WRITES):
+            content = f"write {n}\n"
+            try:
+                await access.write_text_file(f"{root}/{depth}/file.txt", content)
+            except RpcError as error:
+                refused.append(error)
+            else:
+                written.append(content)
+    assert swaps[0] > 0
     assert written, "no write got through"
     assert entries(outside) == ["deeper", "secret.txt"]
     assert entries(outside / "deeper") == []
@@ -755,46 +765,25 @@ async def test_a_directory_swapped_for_a_symlink_never_redirects_or_litters(
     assert target.read_text() == written[-1]
 
 
-READS = 500
-"""Reads made while another thread swaps a directory for a symlink."""
-
-
 async def test_a_read_never_follows_a_swapped_directory_out(
     access: FileSystemAccess, root: Path, outside: Path
 ) -> None:
     """The same swap while reading `sub/secret.txt`: the outside file of that name
     is never read."""
-    swap = exchanger()
-    if swap is None:
-        pytest.skip("needs renameat2(RENAME_EXCHANGE)")
     sub = root / "sub"
     sub.mkdir()
     (sub / "secret.txt").write_text("inside\n")
     link = root / "sub-link"
     link.symlink_to(outside)
-    stop = threading.Event()
-
-    def swapper() -> None:
-        while not stop.is_set():
-            swap(sub, link)
-
-    thread = threading.Thread(target=swapper)
-    old_interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    thread.start()
     contents: list[str] = []
     refused: list[RpcError] = []
-    try:
-        with anyio.fail_after(60):
-            for _ in range(READS):
-                try:
-                    contents.append(await access.read_text_file(f"{sub}/secret.txt"))
-                except RpcError as error:
-                    refused.append(error)
-    finally:
-        stop.set()
-        thread.join()
-        sys.setswitchinterval(old_interval)
+    with swapping(sub, link) as swaps, anyio.fail_after(60):
+        for _ in range(READS):
+            try:
+                contents.append(await access.read_text_file(f"{sub}/secret.txt"))
+            except RpcError as error:
+                refused.append(error)
+    assert swaps[0] > 0
     assert "inside\n" in contents
     assert set(contents) == {"inside\n"}
     assert {error.code for error in refused} <= {INVALID_PARAMS}, refused[:3]

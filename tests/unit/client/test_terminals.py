@@ -332,16 +332,28 @@ async def test_no_orphans_after_aclose_and_no_terminals_after_it(
         assert store.terminal(first) is not None
 
 
-async def test_no_orphans_when_the_host_task_group_is_cancelled(
-    tmp_path: Path,
-) -> None:
+async def printed_then_host_cancelled(
+    root: Path, command: str, args: list[str]
+) -> tuple[SessionStore, str, bytes]:
+    """Run a command until its first line, then cancel the host task group (the
+    connection closes: the app quits); the store, terminal id and that line."""
     store = SessionStore("s1")
     with anyio.fail_after(BOUND):
         async with anyio.create_task_group() as host:
-            terminals = ClientTerminals(store, FileSystemAccess(tmp_path), host)
-            terminal_id = await terminals.create("sh", ["-c", GRANDCHILD])
-            pids = pids_in(await until_printed(store, terminal_id, b"\n"))
-            host.cancel_scope.cancel()  # the connection closes: the app quits
+            terminals = ClientTerminals(store, FileSystemAccess(root), host)
+            terminal_id = await terminals.create(command, args)
+            printed = await until_printed(store, terminal_id, b"\n")
+            host.cancel_scope.cancel()
+    return store, terminal_id, printed
+
+
+async def test_no_orphans_when_the_host_task_group_is_cancelled(
+    tmp_path: Path,
+) -> None:
+    store, terminal_id, printed = await printed_then_host_cancelled(
+        tmp_path, "sh", ["-c", GRANDCHILD]
+    )
+    pids = pids_in(printed)
     assert not any(running(pid) for pid in pids)
     stored = store.terminal(terminal_id)
     assert stored is not None
@@ -351,12 +363,16 @@ async def test_no_orphans_when_the_host_task_group_is_cancelled(
 ESCAPE: Final = Path(__file__).resolve().parents[2] / "fakes" / "procs" / "escape.py"
 
 
-async def escaped(store: SessionStore, terminal_id: str) -> int:
-    """The pid `escape.py` printed in a terminal (bounded by `fail_after`)."""
-    output = await until_printed(store, terminal_id, b"\n")
+def escaped_in(output: bytes) -> int:
+    """The pid `escape.py` printed."""
     match = re.search(rb"escaped (\d+)", output)
     assert match is not None, output
     return int(match.group(1))
+
+
+async def escaped(store: SessionStore, terminal_id: str) -> int:
+    """The pid `escape.py` printed in a terminal (bounded by `fail_after`)."""
+    return escaped_in(await until_printed(store, terminal_id, b"\n"))
 
 
 @pytest.mark.parametrize("how", ["setsid", "setpgid", "daemon", "daemon-no-env"])
@@ -392,16 +408,10 @@ async def test_closing_the_session_kills_what_left_every_group(
 async def test_what_left_the_group_dies_when_the_connection_closes(
     tmp_path: Path,
 ) -> None:
-    store = SessionStore("s1")
-    with anyio.fail_after(BOUND):
-        async with anyio.create_task_group() as host:
-            terminals = ClientTerminals(store, FileSystemAccess(tmp_path), host)
-            terminal_id = await terminals.create(
-                sys.executable, [str(ESCAPE), "setsid"]
-            )
-            pid = await escaped(store, terminal_id)
-            host.cancel_scope.cancel()  # the connection closes: the app quits
-    assert not pid_exists(pid)
+    _, _, printed = await printed_then_host_cancelled(
+        tmp_path, sys.executable, [str(ESCAPE), "setsid"]
+    )
+    assert not pid_exists(escaped_in(printed))
 
 
 async def test_cwd_must_lie_inside_the_session_roots(tmp_path: Path) -> None:

@@ -36,6 +36,19 @@ def fallback_records(caplog: pytest.LogCaptureFixture, method: str) -> list[str]
     ]
 
 
+async def run_terminal(cwd: Path, create: dict[str, Any]) -> dict[str, Any]:
+    """`terminal/create` with these params, then its whole output once exited."""
+    async with open_harness(v1_init(), features=ClientFeatures(terminal=True)) as h:
+        await h.new_session(cwd=cwd)
+        created = await h.peer.call("terminal/create", {"sessionId": "s1", **create})
+        terminal = {"sessionId": "s1", "terminalId": created["result"]["terminalId"]}
+        await h.peer.call("terminal/wait_for_exit", terminal)
+        output = await h.peer.call("terminal/output", terminal)
+        await h.peer.call("terminal/release", terminal)
+    result: dict[str, Any] = output["result"]
+    return result
+
+
 @pytest.mark.parametrize("value", FALLBACKS)
 @pytest.mark.parametrize("field", ["line", "limit"])
 async def test_a_bad_line_or_limit_reads_as_omitted_and_is_logged(
@@ -84,25 +97,14 @@ async def test_a_bad_output_byte_limit_reads_as_omitted_and_is_logged(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, value: Any
 ) -> None:
     caplog.set_level(logging.WARNING)
-    async with open_harness(v1_init(), features=ClientFeatures(terminal=True)) as h:
-        await h.new_session(cwd=tmp_path)
-        created = await h.peer.call(
-            "terminal/create",
-            {
-                "sessionId": "s1",
-                "command": "printf",
-                "args": ["0123456789"],
-                "outputByteLimit": value,
-            },
-        )
-        terminal = {"sessionId": "s1", "terminalId": created["result"]["terminalId"]}
-        exited = await h.peer.call("terminal/wait_for_exit", terminal)
-        assert exited["result"]["exitCode"] == 0
-        output = await h.peer.call("terminal/output", terminal)
-        await h.peer.call("terminal/release", terminal)
+    create = {"command": "printf", "args": ["0123456789"], "outputByteLimit": value}
+    output = await run_terminal(tmp_path, create)
     # The default limit (16 MiB): nothing was cut.
-    assert output["result"]["output"] == "0123456789"
-    assert output["result"]["truncated"] is False
+    assert output == {
+        "output": "0123456789",
+        "truncated": False,
+        "exitStatus": {"exitCode": 0, "signal": None},
+    }
     [message] = fallback_records(caplog, "terminal/create")
     assert f"outputByteLimit={value!r}" in message
 
@@ -113,17 +115,8 @@ async def test_a_dropped_argument_is_logged(
 ) -> None:
     """`args` skips invalid items (schema): the command runs without them, logged."""
     caplog.set_level(logging.WARNING)
-    async with open_harness(v1_init(), features=ClientFeatures(terminal=True)) as h:
-        await h.new_session(cwd=tmp_path)
-        created = await h.peer.call(
-            "terminal/create",
-            {"sessionId": "s1", "command": "echo", "args": ["a", 5, "b"]},
-        )
-        terminal = {"sessionId": "s1", "terminalId": created["result"]["terminalId"]}
-        await h.peer.call("terminal/wait_for_exit", terminal)
-        output = await h.peer.call("terminal/output", terminal)
-        await h.peer.call("terminal/release", terminal)
-    assert output["result"]["output"] == "a b\n"
+    output = await run_terminal(tmp_path, {"command": "echo", "args": ["a", 5, "b"]})
+    assert output["output"] == "a b\n"
     [message] = fallback_records(caplog, "terminal/create")
     assert "args" in message
     assert "1 invalid item" in message
