@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import atexit
 import errno
+import logging
 import os
 import secrets
 import select
@@ -74,12 +75,15 @@ __all__ = [
     "GROUP_TERMINATE_TIMEOUT",
     "KILL_TIMEOUT",
     "READ_SIZE",
+    "REAP_TIMEOUT",
     "TERM",
     "TERMINATE_TIMEOUT",
     "ExitStatus",
     "PtyProcess",
     "signal_name",
 ]
+
+log = logging.getLogger(__name__)
 
 TERMINATE_TIMEOUT: Final = 2.0
 """After SIGTERM to the group: time for the command's signal handlers to clean up."""
@@ -465,7 +469,13 @@ class PtyProcess:
     ) -> None:
         """Send `sig` to the whole group and to every escapee among `members`."""
         signal_group(self._process, sig)
-        self._lineage.signal_escapees(sig, members)
+        if sent := self._lineage.signal_escapees(sig, members):
+            log.info(
+                "command %d: sent %s to %d process(es) that left its process group",
+                self._process.pid,
+                sig.name,
+                sent,
+            )
 
 
 def _set_size(fd: int, cols: int, rows: int) -> None:

@@ -6,6 +6,7 @@ waits for what the command printed, never for time.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import signal
@@ -253,14 +254,16 @@ async def test_aclose_kills_and_reaps_a_process_that_left_the_group(
 
 @pytest.mark.parametrize("how", ["setsid", "daemon"])
 async def test_kill_stops_a_process_that_left_the_group(
-    tmp_path: Path, how: str
+    tmp_path: Path, how: str, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="acp_tui.terminal.pty")
     with anyio.fail_after(BOUND):
         async with await PtyProcess.start(escape_argv(how), cwd=tmp_path) as proc:
             pid = escaped_pid(await read_until(proc, b"\n"))
             await proc.kill()
             assert proc.exit_status == ExitStatus(signal="SIGTERM")
             assert not running(pid)
+    assert f"command {proc.pid}: sent SIGTERM to 1 process(es)" in caplog.text
 
 
 async def test_escapees_are_killed_when_the_interpreter_exits_early(
