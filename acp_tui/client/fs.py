@@ -26,9 +26,10 @@ unless all of this holds:
   file anywhere (the cleanup unlinks through the same descriptor).
 * Writes only: no component below its root is named `.git` (compared case-folded,
   as a case-insensitive disk would), in the path as given or as resolved, unless
-  the user allowed it (`allow_git_writes`). A hook, or `core.fsmonitor` in
-  `.git/config`, runs code at the user's next git command; a worktree's or
-  submodule's `.git` file points git elsewhere. Reads under `.git` are fine.
+  the user allowed it (`allow_git`, from `ClientFeatures.git_writes`). A hook,
+  or `core.fsmonitor` in `.git/config`, runs code at the user's next git
+  command; a worktree's or submodule's `.git` file points git elsewhere. Reads
+  under `.git` are fine.
 * Writes only: an existing target is a regular file the user may write. A file
   with no write bit set, or that `access(W_OK)` refuses, is read-only and is not
   replaced, even for root (whom the rename would not stop), as an editor would
@@ -123,26 +124,17 @@ class FileSystemAccess:
     Args:
         cwd: The session's working directory (absolute).
         additional_directories: Further directories the session may use (absolute).
-        allow_git_writes: Let writes go under `.git` (the user's choice; off by
-            default, see the module docstring).
 
     Raises:
         ValueError: A root is not absolute.
     """
 
-    def __init__(
-        self,
-        cwd: Path,
-        additional_directories: Sequence[Path] = (),
-        *,
-        allow_git_writes: bool = False,
-    ) -> None:
+    def __init__(self, cwd: Path, additional_directories: Sequence[Path] = ()) -> None:
         roots = (Path(cwd), *(Path(d) for d in additional_directories))
         for root in roots:
             if not root.is_absolute():
                 raise ValueError(f"session directories must be absolute: {root}")
         self._roots: tuple[Path, ...] = roots
-        self.allow_git_writes = allow_git_writes
 
     @property
     def roots(self) -> tuple[Path, ...]:
@@ -174,7 +166,9 @@ class FileSystemAccess:
             raise ValueError(f"line and limit must not be negative: {line}, {limit}")
         return await self._in_thread(self._read, path, line, limit)
 
-    async def write_text_file(self, path: str, content: str) -> None:
+    async def write_text_file(
+        self, path: str, content: str, *, allow_git: bool = False
+    ) -> None:
         """Write a text file atomically, creating it and its parent directories.
 
         An existing file keeps its permission bits; a new one gets the usual mode
@@ -183,11 +177,13 @@ class FileSystemAccess:
         Args:
             path: Absolute path of the file.
             content: The whole new content.
+            allow_git: Write under `.git` too (the user's choice, never the
+                agent's; see the module docstring).
 
         Raises:
             RpcError: See the module docstring for the codes.
         """
-        await self._in_thread(self._write, path, content)
+        await self._in_thread(self._write, path, content, allow_git)
 
     # -- worker-thread side -------------------------------------------------------
 
@@ -219,10 +215,10 @@ class FileSystemAccess:
             _raise_too_large(path, len(data))
         return _select_lines(data, line, limit).decode("utf-8", errors="replace")
 
-    def _write(self, path: str, content: str) -> None:
+    def _write(self, path: str, content: str, allow_git: bool) -> None:
         path = _file_path(path)
         real, root = self._resolve(path)
-        if not self.allow_git_writes:
+        if not allow_git:
             self._refuse_git(path, real, root)
         try:
             data = content.encode("utf-8")

@@ -307,9 +307,7 @@ class AcpClient:
     ) -> _Session:
         store = self._store_factory(SessionOpening(session_id, cwd, how, self.version))
         translator = translate_v1.V1Translator(store) if self.version == 1 else None
-        roots = FileSystemAccess(
-            cwd, list(extra), allow_git_writes=self.features.git_writes
-        )
+        roots = FileSystemAccess(cwd, list(extra))
         session = _Session(store, cwd, roots, translator)
         tasks = self.connection.tasks
         if self.version == 1 and self.features.terminal and tasks is not None:
@@ -727,7 +725,9 @@ class AcpClient:
                 raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
             write = v1.WriteTextFileRequest.model_validate(params)
             roots = self._session_for(write.session_id).roots
-            await roots.write_text_file(write.path, write.content)
+            await roots.write_text_file(
+                write.path, write.content, allow_git=self.features.git_writes
+            )
             return {}
         if self.version == 1 and method in TERMINAL_METHODS:
             if not self.features.terminal:

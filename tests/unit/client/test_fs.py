@@ -911,11 +911,12 @@ async def test_git_is_readable(access: FileSystemAccess, root: Path) -> None:
     )
 
 
-async def test_git_writes_when_the_user_allows_them(root: Path) -> None:
-    access = FileSystemAccess(root, allow_git_writes=True)
-    assert access.allow_git_writes
-    await access.write_text_file(str(root / ".git" / "hooks" / "pre-commit"), "x\n")
-    assert (root / ".git" / "hooks" / "pre-commit").read_text() == "x\n"
+async def test_git_writes_when_the_user_allows_them(
+    access: FileSystemAccess, root: Path
+) -> None:
+    hook = root / ".git" / "hooks" / "pre-commit"
+    await access.write_text_file(str(hook), "x\n", allow_git=True)
+    assert hook.read_text() == "x\n"
 
 
 async def test_a_root_inside_a_git_directory_is_not_refused(tmp_path: Path) -> None:
