@@ -88,7 +88,7 @@ __all__ = ["GIT_WRITES_SETTING", "MAX_READ_BYTES", "FileSystemAccess"]
 MAX_READ_BYTES: Final = 50 * 1024 * 1024
 """Files larger than this (50 MiB) are refused by `read_text_file`."""
 
-GIT_WRITES_SETTING: Final = "allow_git_writes = true under [fs] in config.toml"
+GIT_WRITES_SETTING: Final = "allow_git_writes = true in config.toml"
 """How the user allows writes under `.git`, as the refusal tells the agent."""
 
 _T = TypeVar("_T")
