@@ -4,6 +4,10 @@ The agent (`acp_tui.protocol.transport`) and the commands of v1 client terminals
 (`acp_tui.terminal.pty`) each start in a process group of their own, so stopping
 one reaches everything it spawned. Both layers are independent of each other, so
 the helpers live here, below both (the stdlib and anyio).
+
+Every child started here is registered until it has been reaped
+(`is_live_spawn`): the orphan reaper (`acp_tui.process_tree`) never waits for one,
+since asyncio's child watcher owns its exit status.
 """
 
 from __future__ import annotations
@@ -20,10 +24,33 @@ from typing import Final, Protocol
 import anyio
 from anyio.abc import Process
 
-__all__ = ["SPAWN_TIMEOUT", "group_alive", "signal_group", "start_in_new_group"]
+__all__ = [
+    "SPAWN_TIMEOUT",
+    "group_alive",
+    "is_live_spawn",
+    "signal_group",
+    "start_in_new_group",
+]
 
 SPAWN_TIMEOUT: Final = 10.0
 """Seconds the (shielded) start of a child's process may take."""
+
+_spawns: dict[int, Process] = {}
+"""The children started here, by pid, until they are seen reaped."""
+
+
+def is_live_spawn(pid: int) -> bool:
+    """Whether `pid` is a child started here and not reaped yet (by its owner).
+
+    Safe to call from any thread.
+    """
+    process = _spawns.get(pid)
+    if process is None:
+        return False
+    if process.returncode is None:
+        return True
+    _spawns.pop(pid, None)
+    return False
 
 
 async def start_in_new_group(
@@ -49,7 +76,7 @@ async def start_in_new_group(
     """
     with anyio.CancelScope(shield=True) as spawning:
         spawning.deadline = anyio.current_time() + SPAWN_TIMEOUT
-        return await anyio.open_process(
+        process = await anyio.open_process(
             list(argv),
             stdin=stdin,
             stdout=stdout,
@@ -58,6 +85,10 @@ async def start_in_new_group(
             env=env,
             start_new_session=True,
         )
+        for pid in [pid for pid, old in _spawns.items() if old.returncode is not None]:
+            _spawns.pop(pid, None)
+        _spawns[process.pid] = process
+        return process
     raise OSError(errno.ETIMEDOUT, f"the process did not start in {SPAWN_TIMEOUT:g} s")
 
 

@@ -1,16 +1,18 @@
-"""Helpers shared by the translators: wire three-state fields to store patches.
+"""Helpers shared by the translators and the request handlers, about wire models.
 
 A wire model knows whether a field was omitted (absent from `model_fields_set`),
 sent as `null`, or sent with a value. Store patches say the same with the store's
 own `UNSET`. Nested wire objects become plain JSON in wire form (`to_wire`), so the
-store keeps exactly the keys that were on the wire.
+store keeps exactly the keys that were on the wire. `log_defaulted` says which
+fields of an agent's request the lenient parse replaced by their default.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Sequence
+import logging
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -19,7 +21,14 @@ from acp_tui.protocol.schema._base import to_wire
 from acp_tui.store import ops
 from acp_tui.store.values import UNSET, JSONObject, Patch
 
-__all__ = ["decode_base64", "json_list", "json_object", "patch", "tool_call_patch"]
+__all__ = [
+    "decode_base64",
+    "json_list",
+    "json_object",
+    "log_defaulted",
+    "patch",
+    "tool_call_patch",
+]
 
 _T = TypeVar("_T")
 
@@ -76,3 +85,51 @@ def tool_call_patch(update: BaseModel) -> ops.PatchToolCall:
         name=patch(update, "name"),
         capabilities=patch(update, "capabilities", json_object),
     )
+
+
+def log_defaulted(
+    logger: logging.Logger, method: str, params: Any, request: BaseModel
+) -> None:
+    """Log what the lenient parse of a request dropped, one warning per field.
+
+    Fields marked `x-deserialize-default-on-error` read as omitted when their value
+    is malformed (negative, fractional, too large, mistyped), and arrays marked
+    `x-deserialize-skip-invalid-items` lose their bad items: the request is served
+    with the default, never refused (checklist §4.14.4). The agent is not told, so
+    the log says which field fell back, and to what.
+    """
+    if not isinstance(params, Mapping):
+        return
+    for name, info in type(request).model_fields.items():
+        key = info.alias or name
+        if key not in params:
+            continue
+        sent, value = params[key], getattr(request, name)
+        if name not in request.model_fields_set:
+            if sent is not None:
+                logger.warning(
+                    "%s: %s=%s is not a valid value; using the default (%r)",
+                    method,
+                    key,
+                    _shown(sent),
+                    value,
+                )
+        elif (
+            isinstance(sent, list)
+            and isinstance(value, list)
+            and len(value) < len(sent)
+        ):
+            dropped = len(sent) - len(value)
+            logger.warning(
+                "%s: %s had %d invalid item%s, left out",
+                method,
+                key,
+                dropped,
+                "" if dropped == 1 else "s",
+            )
+
+
+def _shown(value: Any) -> str:
+    """`repr(value)`, cut to 80 characters (it came from the agent)."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:77]}..."

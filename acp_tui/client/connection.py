@@ -114,6 +114,9 @@ class ClientFeatures:
     terminal_auth: bool = False
     """The client can run an agent's `terminal` login method (agents may only
     advertise such methods to clients that declare it)."""
+    git_writes: bool = False
+    """Let `fs/write_text_file` write under `.git` (hooks, config: code that the
+    user's next git command runs). The user's choice; refused by default."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,7 +52,7 @@ import anyio
 from pydantic import ValidationError
 
 from acp_tui.client import translate_v1, translate_v2
-from acp_tui.client._wire import json_list
+from acp_tui.client._wire import json_list, log_defaulted
 from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.fs import FileSystemAccess
@@ -767,6 +767,7 @@ class AcpClient:
             if not self.features.read_text_file:
                 raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
             read = v1.ReadTextFileRequest.model_validate(params)
+            log_defaulted(log, method, params, read)
             roots = self._session_for(read.session_id).roots
             content = await roots.read_text_file(read.path, read.line, read.limit)
             return {"content": content}
@@ -775,7 +776,9 @@ class AcpClient:
                 raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
             write = v1.WriteTextFileRequest.model_validate(params)
             roots = self._session_for(write.session_id).roots
-            await roots.write_text_file(write.path, write.content)
+            await roots.write_text_file(
+                write.path, write.content, allow_git=self.features.git_writes
+            )
             return {}
         if self.version == 1 and method in TERMINAL_METHODS:
             if not self.features.terminal:
@@ -790,6 +793,7 @@ class AcpClient:
         """
         if method == "terminal/create":
             create = v1.CreateTerminalRequest.model_validate(params)
+            log_defaulted(log, method, params, create)
             terminals = self._terminals_for(create.session_id)
             terminal_id = await terminals.create(
                 create.command,

@@ -13,7 +13,10 @@ Invariants:
   inside the host task group it is given (the connection's), so closing the
   connection cancels it. Every process is killed and reaped on the way out: by
   `release`, by `aclose()` (the session ends), or by that cancellation (the
-  connection ends). Cleanup is shielded and bounded; nothing is left running.
+  connection ends). That includes descendants that left the command's process
+  group (`setsid`, `setpgid`, a daemon's double fork): `terminal.pty` finds them
+  through `acp_tui.process_tree` (Linux). Cleanup is shielded and bounded; nothing
+  is left running.
 * **What the agent reads.** `terminal/output` returns the retained bytes decoded
   as UTF-8 (invalid bytes become U+FFFD; an incomplete character at the end waits
   for its remaining bytes while the command runs). The PTY turns every `\n` into
@@ -22,9 +25,9 @@ Invariants:
 * **`outputByteLimit`.** Only the last N bytes are retained, cut from the
   beginning at a UTF-8 character boundary (so slightly fewer may remain), and
   `truncated` says so. Without a limit, `MAX_OUTPUT_BYTES` applies.
-* **`kill` versus `release`.** `kill` stops the process group; the terminal stays
-  valid, its output readable and its exit status waitable. `release` kills and
-  frees it: the id then answers `-32002` for every method.
+* **`kill` versus `release`.** `kill` stops the process group and whatever left
+  it; the terminal stays valid, its output readable and its exit status waitable.
+  `release` kills and frees it: the id then answers `-32002` for every method.
 * **The store sees every terminal** as the UI shows terminals: `PatchTerminal`
   with the command and working directory at creation, `AppendTerminalOutput` with
   the raw bytes (colours, `\r\n` and all, for the emulator), coalesced to at most
@@ -38,7 +41,11 @@ Invariants:
 Errors are `RpcError`s: `-32002` for an unknown or released terminal id or a
 missing working directory, `-32602` for bad params (relative or outside working
 directory, bad environment names), `-32603` when the command cannot be started or
-too many terminals are open.
+too many terminals are open. `outputByteLimit` is never refused: the schema marks it
+`x-deserialize-default-on-error` (checklist §4.14.4), so a negative, fractional, too
+large or mistyped value reads as omitted (`MAX_OUTPUT_BYTES`), and the session layer
+logs the fallback (`client._wire.log_defaulted`); a negative limit reaching `create`
+from Python is a `ValueError`.
 """
 
 from __future__ import annotations
@@ -105,7 +112,7 @@ KILL_SETTLE_TIMEOUT: Final = EXIT_DRAIN_TIMEOUT + 1.0
 
 RELEASE_TIMEOUT: Final = 10.0
 """`release` waits this long at most for the process to be reaped (its shielded
-cleanup takes about six seconds in the worst case, and goes on regardless)."""
+cleanup takes about nine seconds in the worst case, and goes on regardless)."""
 
 CLOSE_TIMEOUT: Final = 15.0
 """`aclose` waits this long at most for every terminal's cleanup."""
@@ -276,6 +283,7 @@ class ClientTerminals:
 
         Raises:
             RpcError: See the module docstring for the codes.
+            ValueError: `output_byte_limit` is negative.
         """
         if self._closing:
             raise RpcError(INTERNAL_ERROR, "The session's terminals are closed")
@@ -285,11 +293,7 @@ class ClientTerminals:
                 f"Too many terminals: {MAX_TERMINALS} are open; release some first",
             )
         if output_byte_limit is not None and output_byte_limit < 0:
-            raise RpcError(
-                INVALID_PARAMS,
-                "outputByteLimit must not be negative",
-                {"outputByteLimit": output_byte_limit},
-            )
+            raise ValueError(f"output_byte_limit is negative: {output_byte_limit}")
         environment = _checked_env(env or {})
         _check_argv(command, args)
         directory, argv = await anyio.to_thread.run_sync(
@@ -361,9 +365,10 @@ class ClientTerminals:
         return terminal.exit_status
 
     async def kill(self, terminal_id: str) -> None:
-        """`terminal/kill`: stop the command and its group; the terminal stays valid.
+        """`terminal/kill`: stop the command, its group and what left the group.
 
-        Returns once the exit status is recorded (bounded).
+        The terminal stays valid. Returns once the exit status is recorded
+        (bounded).
 
         Raises:
             RpcError: `-32002`, no such terminal (or it was released).

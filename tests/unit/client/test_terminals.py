@@ -37,7 +37,7 @@ from acp_tui.protocol.transport import AgentCommand, StdioTransport
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.terminal.pty import ExitStatus
-from tests.processes import running
+from tests.processes import pid_exists, running
 from tests.unit.client.peer import open_harness, v1_init, v2_init
 
 pytestmark = pytest.mark.subprocess
@@ -200,6 +200,17 @@ async def test_output_byte_limit_cuts_at_a_character_boundary(
         assert len(stored) > limit
 
 
+async def test_a_negative_output_byte_limit_is_a_programming_error(
+    tmp_path: Path,
+) -> None:
+    """The wire never gets here with one: the lenient parse makes it the default
+    (tests/unit/client/test_v1_lenient_params.py)."""
+    async with session_terminals(tmp_path) as terminals:
+        with pytest.raises(ValueError, match="negative"):
+            await terminals.create("true", output_byte_limit=-1)
+        assert terminals.terminal_ids == ()
+
+
 async def test_output_within_the_limit_is_not_truncated(tmp_path: Path) -> None:
     async with session_terminals(tmp_path) as terminals:
         terminal_id = await terminals.create("printf", ["héllo"], output_byte_limit=6)
@@ -321,20 +332,86 @@ async def test_no_orphans_after_aclose_and_no_terminals_after_it(
         assert store.terminal(first) is not None
 
 
-async def test_no_orphans_when_the_host_task_group_is_cancelled(
-    tmp_path: Path,
-) -> None:
+async def printed_then_host_cancelled(
+    root: Path, command: str, args: list[str]
+) -> tuple[SessionStore, str, bytes]:
+    """Run a command until its first line, then cancel the host task group (the
+    connection closes: the app quits); the store, terminal id and that line."""
     store = SessionStore("s1")
     with anyio.fail_after(BOUND):
         async with anyio.create_task_group() as host:
-            terminals = ClientTerminals(store, FileSystemAccess(tmp_path), host)
-            terminal_id = await terminals.create("sh", ["-c", GRANDCHILD])
-            pids = pids_in(await until_printed(store, terminal_id, b"\n"))
-            host.cancel_scope.cancel()  # the connection closes: the app quits
+            terminals = ClientTerminals(store, FileSystemAccess(root), host)
+            terminal_id = await terminals.create(command, args)
+            printed = await until_printed(store, terminal_id, b"\n")
+            host.cancel_scope.cancel()
+    return store, terminal_id, printed
+
+
+async def test_no_orphans_when_the_host_task_group_is_cancelled(
+    tmp_path: Path,
+) -> None:
+    store, terminal_id, printed = await printed_then_host_cancelled(
+        tmp_path, "sh", ["-c", GRANDCHILD]
+    )
+    pids = pids_in(printed)
     assert not any(running(pid) for pid in pids)
     stored = store.terminal(terminal_id)
     assert stored is not None
     assert stored.exit_status == {"exitCode": None, "signal": "SIGTERM"}
+
+
+ESCAPE: Final = Path(__file__).resolve().parents[2] / "fakes" / "procs" / "escape.py"
+
+
+def escaped_in(output: bytes) -> int:
+    """The pid `escape.py` printed."""
+    match = re.search(rb"escaped (\d+)", output)
+    assert match is not None, output
+    return int(match.group(1))
+
+
+async def escaped(store: SessionStore, terminal_id: str) -> int:
+    """The pid `escape.py` printed in a terminal (bounded by `fail_after`)."""
+    return escaped_in(await until_printed(store, terminal_id, b"\n"))
+
+
+@pytest.mark.parametrize("how", ["setsid", "setpgid", "daemon", "daemon-no-env"])
+async def test_release_kills_and_reaps_what_left_the_group(
+    tmp_path: Path, how: str
+) -> None:
+    async with session_terminals(tmp_path) as terminals:
+        terminal_id = await terminals.create(sys.executable, [str(ESCAPE), how])
+        pid = await escaped(terminals.store, terminal_id)
+        assert running(pid)
+        await terminals.release(terminal_id)
+        assert not pid_exists(pid)
+
+
+async def test_closing_the_session_kills_what_left_every_group(
+    tmp_path: Path,
+) -> None:
+    """Two terminals, each leaving a daemon behind and exiting at once."""
+    async with session_terminals(tmp_path) as terminals:
+        ids = [
+            await terminals.create(sys.executable, [str(ESCAPE), how, "--leader-exits"])
+            for how in ("setsid", "daemon")
+        ]
+        pids = [await escaped(terminals.store, terminal_id) for terminal_id in ids]
+        for terminal_id in ids:
+            status = await terminals.wait_for_exit(terminal_id)
+            assert status == ExitStatus(exit_code=0)
+        assert all(running(pid) for pid in pids)  # they outlive their command...
+        await terminals.aclose()
+        assert not any(pid_exists(pid) for pid in pids)  # ...not the session
+
+
+async def test_what_left_the_group_dies_when_the_connection_closes(
+    tmp_path: Path,
+) -> None:
+    _, _, printed = await printed_then_host_cancelled(
+        tmp_path, sys.executable, [str(ESCAPE), "setsid"]
+    )
+    assert not pid_exists(escaped_in(printed))
 
 
 async def test_cwd_must_lie_inside_the_session_roots(tmp_path: Path) -> None:

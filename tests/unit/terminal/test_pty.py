@@ -6,9 +6,11 @@ waits for what the command printed, never for time.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import signal
+import sys
 from pathlib import Path
 from typing import Final
 
@@ -17,7 +19,7 @@ import pytest
 
 from acp_tui.terminal import pty
 from acp_tui.terminal.pty import ExitStatus, PtyProcess, signal_name
-from tests.processes import running, spawned_while_cancelled
+from tests.processes import pid_exists, running, spawned_while_cancelled
 
 pytestmark = pytest.mark.subprocess
 
@@ -197,3 +199,110 @@ async def test_a_start_cancelled_while_spawning_stops_the_command(
         )
     assert process.returncode is not None
     assert not running(process.pid)
+
+
+# -- processes that leave the group ------------------------------------------------
+
+ESCAPE: Final = Path(__file__).resolve().parents[2] / "fakes" / "procs" / "escape.py"
+
+ESCAPES: Final = [
+    "setsid",
+    "setpgid",
+    "double-fork",
+    "daemon",
+    "daemon-no-env",
+    "daemon-no-env-no-tty",
+]
+
+
+def escape_argv(how: str, *, leader_exits: bool = False) -> list[str]:
+    return [sys.executable, str(ESCAPE), how, *(["--leader-exits"] * leader_exits)]
+
+
+def escaped_pid(output: bytes) -> int:
+    match = re.search(rb"escaped (\d+)\r?\n", output)
+    assert match is not None, output
+    return int(match.group(1))
+
+
+async def gone(pid: int) -> None:
+    """Wait (bounded by the test's `fail_after`) until `pid` is reaped."""
+    while pid_exists(pid):  # noqa: ASYNC110 - not our child: nothing to wait on
+        await anyio.sleep(0.02)
+
+
+@pytest.mark.parametrize(
+    "leader_exits", [False, True], ids=["leader-runs", "leader-exited"]
+)
+@pytest.mark.parametrize("how", ESCAPES)
+async def test_aclose_kills_and_reaps_a_process_that_left_the_group(
+    tmp_path: Path, how: str, leader_exits: bool
+) -> None:
+    """However a descendant left the command's process group (and whether the
+    command still runs), closing kills it, and it is reaped, not left a zombie."""
+    with anyio.fail_after(BOUND):
+        proc = await PtyProcess.start(
+            escape_argv(how, leader_exits=leader_exits), cwd=tmp_path
+        )
+        pid = escaped_pid(await read_until(proc, b"\n"))
+        assert pid != proc.pid
+        assert os.getpgid(pid) != proc.pid or how == "double-fork"
+        assert running(pid)
+        await proc.aclose()
+    assert not pid_exists(pid)
+
+
+@pytest.mark.parametrize("how", ["setsid", "daemon"])
+async def test_kill_stops_a_process_that_left_the_group(
+    tmp_path: Path, how: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="acp_tui.terminal.pty")
+    with anyio.fail_after(BOUND):
+        async with await PtyProcess.start(escape_argv(how), cwd=tmp_path) as proc:
+            pid = escaped_pid(await read_until(proc, b"\n"))
+            await proc.kill()
+            assert proc.exit_status == ExitStatus(signal="SIGTERM")
+            assert not running(pid)
+    assert f"command {proc.pid}: sent SIGTERM to 1 process(es)" in caplog.text
+
+
+async def test_escapees_are_killed_when_the_interpreter_exits_early(
+    tmp_path: Path,
+) -> None:
+    """The event loop dies before any cleanup ran: the `atexit` backstop kills the
+    command's group and what left it."""
+    script = f"""
+import anyio, re, sys
+from acp_tui.terminal.pty import PtyProcess
+
+async def main():
+    proc = await PtyProcess.start({escape_argv("setsid")!r}, cwd={str(tmp_path)!r})
+    seen = b""
+    while b"\\n" not in seen:
+        seen += await proc.read()
+    print(proc.pid, re.search(rb"escaped (\\d+)", seen).group(1).decode(), flush=True)
+    raise SystemExit(0)  # no aclose: the atexit hook is all that is left
+
+anyio.run(main)
+"""
+    with anyio.fail_after(BOUND):
+        done = await anyio.run_process([sys.executable, "-c", script], check=True)
+        leader, escapee = (int(pid) for pid in done.stdout.split())
+        while running(leader) or running(escapee):  # noqa: ASYNC110 - not ours
+            await anyio.sleep(0.02)
+
+
+async def test_the_agent_cannot_forge_the_terminal_marker(tmp_path: Path) -> None:
+    """`ACP_TUI_TERMINAL` in the requested environment is overridden, so an agent
+    cannot make a command look like another's (or like none)."""
+    script = 'echo "marker=$ACP_TUI_TERMINAL"'
+    with anyio.fail_after(BOUND):
+        async with await PtyProcess.start(
+            ["sh", "-c", script],
+            cwd=tmp_path,
+            env={"ACP_TUI_TERMINAL": "forged"},
+        ) as proc:
+            output = await read_all(proc)
+    match = re.search(rb"marker=([0-9a-f]+)\r\n", output)
+    assert match is not None, output
+    assert match.group(1) != b"forged"
