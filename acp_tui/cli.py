@@ -246,6 +246,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print(safe(f"acp-tui: --add-dir {error}"), file=sys.stderr)
         return EXIT_USAGE
     project = args.cwd.resolve()
+    args.allow_git_writes = settings.allow_git_writes
     args.additional_directories = tuple(
         d
         for d in dict.fromkeys(settings.additional_directories + added)
@@ -312,6 +313,7 @@ def _tui(
         tune_gc=True,
         record=args.record,
         additional_directories=args.additional_directories,
+        allow_git_writes=args.allow_git_writes,
     ).run()
     return EXIT_OK
 
@@ -376,6 +378,7 @@ def _headless(
         mcp_servers=mcp_servers,
         record=getattr(args, "record", None),
         additional_directories=args.additional_directories,
+        allow_git_writes=args.allow_git_writes,
         session=getattr(args, "session", None),
     )
     runner = run_print if args.command == "print" else list_sessions

@@ -116,6 +116,10 @@ class Settings(BaseModel):
     additional_directories: tuple[Path, ...] = ()
     """Directories the agent may use besides the project, as `--add-dir` (added
     before the command line's). `load_settings` makes them absolute."""
+    allow_git_writes: bool = False
+    """Let a v1 agent's `fs/write_text_file` write under `.git` (hooks, config).
+    Off by default: a hook or `core.fsmonitor` runs code at your next git
+    command, so such writes are refused unless you set this."""
 
     @field_validator("additional_directories", mode="before")
     @classmethod

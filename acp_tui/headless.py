@@ -97,6 +97,8 @@ class PrintOptions:
     """Record the connection's traffic to this JSONL file (`--record`)."""
     additional_directories: tuple[Path, ...] = ()
     """Directories the agent may use besides `cwd` (`--add-dir`), absolute."""
+    allow_git_writes: bool = False
+    """v1 `fs/write_text_file` may write under `.git` (config `allow_git_writes`)."""
     session: str | None = None
     """Resume this agent session (in `cwd`) instead of starting one."""
 
@@ -162,7 +164,10 @@ async def _run(run: _Run) -> int:
     client = AcpClient(
         prompter=PermissionPolicy(options.permissions),
         features=ClientFeatures(
-            read_text_file=True, write_text_file=True, terminal=True
+            read_text_file=True,
+            write_text_file=True,
+            terminal=True,
+            git_writes=options.allow_git_writes,
         ),
         mcp_servers=options.mcp_servers,
         on_diagnostic=run.diagnostic,

@@ -217,6 +217,35 @@ def test_add_dir_and_the_config_reach_the_app_as_absolute_directories(
     assert call["additional_directories"] == (configured.resolve(), added.resolve())
 
 
+@pytest.mark.parametrize("configured", [None, "false", "true"])
+def test_allow_git_writes_from_the_config_reaches_the_app_and_print(
+    configured: str | None,
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from acp_tui import headless
+    from acp_tui.ui import app as app_module
+
+    if configured is not None:
+        write_config(home, f"allow_git_writes = {configured}\n")
+    expected = configured == "true"
+    captured = CapturedApp()
+    monkeypatch.setattr(app_module, "make_app", captured)
+    assert main(["--agent", fake("v2"), "--cwd", str(tmp_path)]) == 0
+    assert captured.calls[0]["allow_git_writes"] is expected
+
+    seen: list[headless.PrintOptions] = []
+
+    async def run_print(options: headless.PrintOptions, *_: object) -> int:
+        seen.append(options)
+        return 0
+
+    monkeypatch.setattr(headless, "run_print", run_print)
+    assert main(["print", "--agent", fake("v2"), "--cwd", str(tmp_path), "hi"]) == 0
+    assert seen[0].allow_git_writes is expected
+
+
 @pytest.mark.parametrize("command", [[], ["print"], ["replay", "x.jsonl"], ["serve"]])
 def test_a_missing_add_dir_is_a_usage_error(
     command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -2,8 +2,9 @@
 
 Spec: https://agentclientprotocol.com/protocol/file-system
 
-`FileSystemAccess` serves them for one session, confined to the session's roots: its
-`cwd` and its additional directories.
+`FileSystemAccess` serves them for one session, confined to the session's roots: the
+directories the user chose (the project and `--add-dir`s), never a directory the agent
+reports (`client.session` decides them).
 
 What the confinement is: a guard against an agent's mistakes (a wrong path, a `..`
 too many, a symlink it did not notice), not a sandbox. A v1 agent that may run

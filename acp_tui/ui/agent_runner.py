@@ -106,6 +106,8 @@ class AgentSettings:
     additional_directories: tuple[Path, ...] = ()
     """Directories the user lets the agent use besides `cwd` (`--add-dir`, the
     config's `additional_directories`), absolute."""
+    allow_git_writes: bool = False
+    """v1 `fs/write_text_file` may write under `.git` (config `allow_git_writes`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,6 +347,7 @@ class AgentRunner:
                 write_text_file=True,
                 terminal=True,
                 terminal_auth=True,
+                git_writes=settings.allow_git_writes,
             ),
             mcp_servers=settings.mcp_servers,
             on_diagnostic=self._diagnostic,

@@ -557,6 +557,7 @@ def make_app(
     tune_gc: bool = False,
     record: Path | None = None,
     additional_directories: Sequence[Path] = (),
+    allow_git_writes: bool = False,
 ) -> AcpTuiApp:
     """Build the app for an agent command (used by the CLI, tests and benches)."""
     return AcpTuiApp(
@@ -569,6 +570,7 @@ def make_app(
             mcp_servers=dict(mcp_servers or {}),
             record=record,
             additional_directories=tuple(additional_directories),
+            allow_git_writes=allow_git_writes,
         ),
         request=request,
         theme=theme,

@@ -68,6 +68,9 @@ In these four:
   prompt "read PATH"  v1: the agent asks `fs/read_text_file` for PATH and ends the
                       turn with the message "read PATH: " and the content, or
                       "refused CODE"
+  prompt "write PATH"  v1: the agent asks `fs/write_text_file` to write "written by
+                      the agent" to PATH and ends the turn with "write PATH: ok" or
+                      "write PATH: refused CODE"
   FAKE_AGENT_ADDITIONAL_DIRECTORIES=1  the agent advertises `additionalDirectories`
   Unknown session ids get -32002 with `data: {sessionId}`. A prompt saying "crash"
   makes the agent print "fatal: simulated crash" to stderr and exit with code 9.
@@ -1113,6 +1116,9 @@ class FullAgent:
         if said.startswith("read ") and self.version == 1:
             self.read(rid, params["sessionId"], said.removeprefix("read "))
             return
+        if said.startswith("write ") and self.version == 1:
+            self.write_file(rid, params["sessionId"], said.removeprefix("write "))
+            return
         turn = turn_v1 if self.version == 1 else turn_v2
         turn(self.agent, rid, params["sessionId"], prompt)
 
@@ -1124,6 +1130,20 @@ class FullAgent:
         else:
             said = f"refused {answer.get('error', {}).get('code')}"
         message = text(f"read {path}: {said}")
+        self.agent.update(
+            sid, {"sessionUpdate": "agent_message_chunk", "content": message}
+        )
+        write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+
+    def write_file(self, rid: Any, sid: str, path: str) -> None:
+        """v1: write PATH through the client, and say how it went."""
+        params = {"sessionId": sid, "path": path, "content": "written by the agent\n"}
+        answer = self.agent.call("fs/write_text_file", params)
+        if "result" in answer:
+            said = "ok"
+        else:
+            said = f"refused {answer.get('error', {}).get('code')}"
+        message = text(f"write {path}: {said}")
         self.agent.update(
             sid, {"sessionUpdate": "agent_message_chunk", "content": message}
         )

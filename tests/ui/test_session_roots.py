@@ -58,6 +58,7 @@ def fake_app(
     project: Path,
     request: SessionRequest | None = None,
     additional_directories: tuple[Path, ...] = (),
+    allow_git_writes: bool = False,
 ) -> AcpTuiApp:
     command = AgentCommand(argv=(sys.executable, str(FAKE_AGENT), "v1-full"))
     return make_app(
@@ -67,6 +68,7 @@ def fake_app(
         init_timeout=10.0,
         request=request,
         additional_directories=additional_directories,
+        allow_git_writes=allow_git_writes,
     )
 
 
@@ -196,3 +198,27 @@ async def test_added_directories_reach_an_agent_that_takes_them(
         assert loaded["cwd"] == str(project)
         assert loaded["additionalDirectories"] == [str(other)]
         assert await agent_reads(pilot, app, other / "plan.md") == "the other plan\n"
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+async def test_git_writes_follow_the_users_setting(
+    project: Path, allowed: bool
+) -> None:
+    """`allow_git_writes` reaches the client: `.git/hooks` is written only if set."""
+    hook = project / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(parents=True)
+    app = fake_app(project, allow_git_writes=allowed)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        store = app.store
+        assert store is not None
+        await pilot.press(*f"write {hook}", "enter")
+        marker = f"write {hook}: "
+        await wait_for(pilot, lambda: turn_ended(app) and marker in agent_text(app))
+        said = agent_text(app).rsplit(marker, 1)[1]
+    if allowed:
+        assert said.startswith("ok")
+        assert hook.read_text() == "written by the agent\n"
+    else:
+        assert said.startswith("refused -32602")
+        assert not hook.exists()
