@@ -12,6 +12,9 @@ and read version-neutral `SessionStore`s:
   store, in received order. Updates for a session whose `session/new` response has
   not arrived yet are held and applied first when it does; the response's own
   config options and commands never overwrite what updates already reported.
+  A resume/load response is the other way round: the replay before it is
+  history, so the config options (and v2 commands) it carries are the agent's
+  latest state and replace the replayed ones (a list it omits leaves them).
 * A prompt turn ends, in v2, with an idle `state_update` received after the prompt
   was sent (the `session/prompt` response only means "accepted"); in v1, with the
   `session/prompt` response, whose `stopReason` becomes the idle state.
@@ -426,6 +429,10 @@ class AcpClient:
         # Open first: replayed updates arrive before the response.
         how: Literal["load", "resume"] = "load" if replay else "resume"
         session = self._open(session_id, cwd, additional_directories, how)
+        # The response is the agent's latest state: the lists it carries replace
+        # what the replay reported (a list it omits leaves the replayed one).
+        options: list[JSONObject] | None = None
+        commands: list[JSONObject] | None = None
         try:
             raw = await self._call(method, params)
             if self.version == 1:
@@ -436,26 +443,29 @@ class AcpClient:
                 # The modes come with the response, after the replay: options
                 # the replay stored stay (unless the response lists its own),
                 # and get the mode option the replay could not synthesise yet.
-                agent_options = (
-                    json_list(result1.config_options)
-                    if result1.config_options is not None
-                    else [dict(o) for o in session.store.config_options]
-                )
-                options = session.v1.config_options(agent_options)
-                if result1.config_options is None and session.v1.mode_synthesised:
-                    session.store.apply(ops.SetConfigOptions(options))
-                commands: list[JSONObject] = []
+                if result1.config_options is not None:
+                    options = session.v1.config_options(
+                        json_list(result1.config_options)
+                    )
+                elif result1.modes is not None:
+                    replayed = [dict(o) for o in session.store.config_options]
+                    options = session.v1.config_options(replayed)
             else:
                 result2 = v2.ResumeSessionResponse.model_validate(raw or {})
-                options = json_list(result2.config_options)
-                commands = json_list(result2.available_commands)
+                if _carries_list(raw, "configOptions"):
+                    options = json_list(result2.config_options)
+                if _carries_list(raw, "availableCommands"):
+                    commands = json_list(result2.available_commands)
         except BaseException:
             if self._sessions.get(session_id) is session:
                 del self._sessions[session_id]  # not resumed: no half-open session
             raise
         if session.v1 is not None:
             session.v1.end_message()  # the replay's last message is over
-        _set_lists(session.store, options, commands)
+        if options is not None:
+            session.store.apply(ops.SetConfigOptions(options))
+        if commands is not None:
+            session.store.apply(ops.SetAvailableCommands(commands))
         return session.store
 
     async def close_session(self, session_id: str) -> None:
@@ -889,6 +899,11 @@ def _set_lists(
         store.apply(ops.SetConfigOptions(options))
     if commands and not store.commands:
         store.apply(ops.SetAvailableCommands(commands))
+
+
+def _carries_list(raw: Any, key: str) -> bool:
+    """Whether a response object reports the list `key` (an array, maybe empty)."""
+    return isinstance(raw, dict) and isinstance(raw.get(key), list)
 
 
 def _mcp_entry(name: str, server: McpServerSettings, version: int) -> JSONObject:

@@ -1250,6 +1250,100 @@ async def test_v1_replayed_config_options_survive_a_load_response_without_them()
         assert [o.get("id") for o in store.config_options] == ["model", "mode"]
 
 
+@pytest.mark.parametrize(
+    ("init", "replay"),
+    [
+        pytest.param(v2_init({}), True, id="v2-resume-replay"),
+        pytest.param(v2_init({}), False, id="v2-resume"),
+        pytest.param(v1_init(loadSession=True), True, id="v1-load"),
+        pytest.param(
+            v1_init(sessionCapabilities={"resume": {}}), False, id="v1-resume"
+        ),
+    ],
+)
+async def test_the_reattach_response_lists_win_over_the_replayed_ones(
+    init: JSON, replay: bool
+) -> None:
+    """The resume/load response is the agent's latest state (checklist 4.4.2/3):
+    its config options (and v2 commands) replace what the replay reported."""
+    version = init["protocolVersion"]
+    old_option, new_option = (
+        (V1_OPTION_A, V1_OPTION_B) if version == 1 else (V2_OPTION_A, V2_OPTION_B)
+    )
+    async with open_harness(init) as h:
+        call = h.start(h.client.resume_session, "old", CWD, replay=replay)
+        method = "session/load" if version == 1 and replay else "session/resume"
+        request = await h.peer.expect_request(method)
+        await h.peer.update(
+            "old",
+            {"sessionUpdate": "config_option_update", "configOptions": [old_option]},
+        )
+        await h.peer.update(
+            "old",
+            {
+                "sessionUpdate": "available_commands_update",
+                "availableCommands": [COMMAND_A],
+            },
+        )
+        result: JSON = {"configOptions": [new_option]}
+        if version == 2:
+            result["availableCommands"] = [COMMAND_B]
+        await h.peer.reply(request, result)
+        store = await call.wait()
+        assert list(store.config_options) == [new_option]
+        # v1 responses carry no commands: the replayed ones stay.
+        assert list(store.commands) == [COMMAND_B if version == 2 else COMMAND_A]
+        # Updates after the response are newer still.
+        await h.peer.update(
+            "old",
+            {"sessionUpdate": "config_option_update", "configOptions": [old_option]},
+        )
+        await h.peer.sync()
+        assert list(store.config_options) == [old_option]
+
+
+async def test_v1_load_response_modes_win_over_a_replayed_mode_switch() -> None:
+    async with open_harness(v1_init(loadSession=True)) as h:
+        call = h.start(h.client.resume_session, "old", CWD, replay=True)
+        request = await h.peer.expect_request("session/load")
+        modes = [{"id": "ask", "name": "Ask"}, {"id": "code", "name": "Code"}]
+        await h.peer.update(
+            "old",
+            {"sessionUpdate": "config_option_update", "configOptions": [V1_OPTION_A]},
+        )
+        await h.peer.reply(
+            request,
+            {
+                "configOptions": [V1_OPTION_B],
+                "modes": {"currentModeId": "code", "availableModes": modes},
+            },
+        )
+        store = await call.wait()
+        current = {o.get("id"): o.get("currentValue") for o in store.config_options}
+        assert current == {"model": "smart", "mode": "code"}
+
+
+async def test_v2_resume_response_without_lists_keeps_the_replayed_ones() -> None:
+    async with open_harness(v2_init({})) as h:
+        call = h.start(h.client.resume_session, "old", CWD, replay=True)
+        request = await h.peer.expect_request("session/resume")
+        await h.peer.update(
+            "old",
+            {"sessionUpdate": "config_option_update", "configOptions": [V2_OPTION_A]},
+        )
+        await h.peer.update(
+            "old",
+            {
+                "sessionUpdate": "available_commands_update",
+                "availableCommands": [COMMAND_A],
+            },
+        )
+        await h.peer.reply(request, {})
+        store = await call.wait()
+        assert list(store.config_options) == [V2_OPTION_A]
+        assert list(store.commands) == [COMMAND_A]
+
+
 async def test_v1_resume_without_replay() -> None:
     async with open_harness(v1_init(sessionCapabilities={"resume": {}})) as h:
         call = h.start(h.client.resume_session, "old", CWD, replay=False)
