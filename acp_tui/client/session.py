@@ -18,9 +18,12 @@ and read version-neutral `SessionStore`s:
 * A prompt turn ends, in v2, with an idle `state_update` received after the prompt
   was sent (the `session/prompt` response only means "accepted"); in v1, with the
   `session/prompt` response, whose `stopReason` becomes the idle state.
-* `cancel()` sends `session/cancel`, marks unfinished tool calls cancelled, answers
-  every pending permission request `cancelled`, and leaves the turn running until
-  the agent reports its end (late updates are still applied).
+* `cancel()` sends `session/cancel`, marks the current work's unfinished tool
+  calls cancelled (those reported since the prompt was sent, or since v2
+  agent-started work went busy; not an earlier turn's), answers every pending
+  permission request `cancelled`, and leaves the turn running until the agent
+  reports its end (late updates are still applied). When that cancelled work
+  ends, whatever of it is still unfinished is marked cancelled too.
 * The agent's requests: `session/request_permission` goes through the
   `PermissionPrompter` port (a `$/cancel_request` or a cancelled turn answers
   `cancelled`; an option that was not offered is never sent), and v1
@@ -163,12 +166,42 @@ class _Session:
     """Set by `cancel()`. A permission request watches the event current when it
     arrives, so every request pending at the cancel, and any the agent sends
     before the cancelled work ends, is answered `cancelled`. Replaced by a fresh
-    event once that work has ended (`cancelled_work_ended`)."""
+    event once that work has ended (`work_ended`)."""
+    work_tool_calls: dict[str, None] = field(default_factory=dict)
+    """The tool calls reported during the current work, in order: since the
+    prompt was sent, or since v2 agent-started work went busy. What a cancel
+    marks cancelled (checklist 4.12.2: the current work's, not an earlier
+    turn's)."""
+    busy: bool = False
+    """v2: the last state seen was busy (for agent-started work, which begins
+    with no prompt)."""
 
-    def cancelled_work_ended(self) -> None:
-        """The cancelled work is over: later permission requests are asked again."""
+    def start_work(self) -> None:
+        """New work begins: the tool calls reported before are not part of it."""
+        self.work_tool_calls.clear()
+
+    def unfinished_work_tool_calls(self) -> list[ops.Op]:
+        """`cancelled` for each of the current work's unfinished tool calls."""
+        marks: list[ops.Op] = []
+        for tool_call_id in self.work_tool_calls:
+            tool_call = self.store.tool_call(tool_call_id)
+            if tool_call is not None and not tool_call.is_final:
+                marks.append(ops.PatchToolCall(tool_call_id, status="cancelled"))
+        return marks
+
+    def work_ended(self) -> None:
+        """The current work is over.
+
+        If it was cancelled, what it left unfinished never will be: marked
+        cancelled (late updates were applied until now), and later permission
+        requests are asked again.
+        """
         if self.cancelled.is_set():
+            marks = self.unfinished_work_tool_calls()
+            if marks:
+                self.store.apply_many(marks)
             self.cancelled = anyio.Event()
+        self.work_tool_calls.clear()
 
 
 class AcpClient:
@@ -517,9 +550,12 @@ class AcpClient:
         session = self._sessions[session_id]
         turn = _Turn()
         session.turn = turn
-        # Not unconditionally replaced: a request still pending from before this
-        # prompt must be answered too if this turn is cancelled.
-        session.cancelled_work_ended()
+        # The work before this prompt is over for this turn (a cancelled one's
+        # leftovers are marked). The cancelled event is replaced only then, not
+        # unconditionally: a request still pending from before this prompt must
+        # be answered too if this turn is cancelled.
+        session.work_ended()
+        session.start_work()
         params = {"sessionId": session_id, "prompt": list(blocks)}
         store = session.store
         if self.version == 1:
@@ -537,7 +573,7 @@ class AcpClient:
                 raise
             finally:
                 translator.end_message()
-                session.cancelled_work_ended()  # v1: the response ends the turn
+                session.work_ended()  # v1: the response ends the turn
             response = v1.PromptResponse.model_validate(raw)
             store.apply(ops.SetState("idle", response.stop_reason, raw=raw))
             return response.stop_reason
@@ -571,7 +607,9 @@ class AcpClient:
             "session/cancel", {"sessionId": session_id}
         )
         session.cancelled.set()
-        session.store.apply(ops.CancelUnfinishedToolCalls())
+        marks = session.unfinished_work_tool_calls()
+        if marks:
+            session.store.apply_many(marks)
 
     async def set_config_option(
         self, session_id: str, config_id: str, value: Any
@@ -650,21 +688,31 @@ class AcpClient:
     # ------------------------------------------------------- turn bookkeeping
 
     def _on_changes(self, session: _Session, changes: Sequence[Change]) -> None:
-        if self.version == 1 or not any(change.kind == "state" for change in changes):
+        state_changed = False
+        for change in changes:
+            if change.kind == "tool_call" and change.id is not None:
+                session.work_tool_calls[change.id] = None
+            elif change.kind == "state":
+                state_changed = True
+        if self.version == 1 or not state_changed:
             return
         state = session.store.state
         turn = session.turn
         if state.is_busy:
             if turn is not None:
                 turn.busy_seen = True
+            elif not session.busy:
+                session.start_work()  # the agent starts work of its own
+            session.busy = True
             return
+        session.busy = False
         if turn is not None:
             if state.stop_reason is None and not turn.busy_seen:
                 return  # an idle from before this turn's work started
             turn.stop_reason = state.stop_reason
             turn.done.set()
             session.turn = None
-        session.cancelled_work_ended()
+        session.work_ended()
 
     # ------------------------------------------------------------- inbound
 

@@ -369,6 +369,97 @@ async def test_cancel_answers_every_pending_permission_and_waits_for_the_end(
         assert h.peer.inbox == []
 
 
+def statuses(store: SessionStore) -> dict[str, str]:
+    return {t.tool_call_id: t.status for t in store.tool_calls()}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_cancel_marks_only_the_current_works_tool_calls(version: int) -> None:
+    """Checklist 4.12.2: the unfinished tool calls *of the current work*; one an
+    earlier turn left unfinished is not this cancel's to settle."""
+    async with open_harness(init_for(version)) as h:
+        store = await h.new_session()
+        call, request = await start_turn(h, version)
+        await h.peer.update("s1", tool_call(version, "earlier", "in_progress"))
+        await end_turn(h, version, request, "end_turn")
+        assert await call.wait() == "end_turn"
+        call, request = await start_turn(h, version)
+        await h.peer.update("s1", tool_call(version, "tc1", "in_progress"))
+        await h.peer.update("s1", tool_call(version, "tc2", "completed"))
+        await h.peer.sync()
+        await h.client.cancel("s1")
+        assert statuses(store) == {
+            "earlier": "in_progress",
+            "tc1": "cancelled",
+            "tc2": "completed",
+        }
+        await end_turn(h, version, request, "cancelled")
+        assert await call.wait() == "cancelled"
+        assert statuses(store)["earlier"] == "in_progress"
+
+
+@pytest.mark.parametrize("stop_reason", ["cancelled", "end_turn"])
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_tool_calls_left_unfinished_when_cancelled_work_ends_are_cancelled(
+    version: int, stop_reason: str
+) -> None:
+    """Late updates are applied until the cancelled work ends (4.12.4); what is
+    still unfinished then never will be. (opencode ends a cancelled turn with
+    `end_turn`.)"""
+    async with open_harness(init_for(version)) as h:
+        store = await h.new_session()
+        call, request = await start_turn(h, version)
+        await h.peer.update("s1", tool_call(version, "tc1", "in_progress"))
+        await h.peer.sync()
+        await h.client.cancel("s1")
+        assert statuses(store) == {"tc1": "cancelled"}
+        # Sent before the agent saw the cancel: a new call, and tc1 reported again.
+        await h.peer.update("s1", tool_call(version, "late", "pending"))
+        await h.peer.update(
+            "s1",
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "tc1",
+                "status": "in_progress",
+            },
+        )
+        await h.peer.update("s1", tool_call(version, "done", "completed"))
+        await h.peer.sync()
+        assert statuses(store) == {
+            "tc1": "in_progress",
+            "late": "pending",
+            "done": "completed",
+        }
+        await end_turn(h, version, request, stop_reason)
+        assert await call.wait() == stop_reason
+        assert statuses(store) == {
+            "tc1": "cancelled",
+            "late": "cancelled",
+            "done": "completed",
+        }
+        # The next turn's tool calls are its own.
+        call, request = await start_turn(h, version)
+        await h.peer.update("s1", tool_call(version, "next", "in_progress"))
+        await end_turn(h, version, request, "end_turn")
+        assert await call.wait() == "end_turn"
+        assert statuses(store)["next"] == "in_progress"
+
+
+async def test_v2_cancel_of_agent_started_work_marks_its_tool_calls() -> None:
+    async with open_harness(v2_init({})) as h:
+        store = await h.new_session()
+        await h.peer.update("s1", tool_call(2, "before", "in_progress"))
+        await h.peer.update("s1", state("idle", "end_turn"))
+        await h.peer.update("s1", state("running"))  # the agent starts work itself
+        await h.peer.update("s1", tool_call(2, "bg", "pending"))
+        await h.peer.sync()
+        await h.client.cancel("s1")
+        assert statuses(store) == {"before": "in_progress", "bg": "cancelled"}
+        await h.peer.update("s1", state("idle", "cancelled"))
+        await h.peer.sync()
+        assert statuses(store) == {"before": "in_progress", "bg": "cancelled"}
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 async def test_permission_arriving_after_cancel_is_cancelled(version: int) -> None:
     async with open_harness(init_for(version)) as h:
