@@ -31,8 +31,13 @@ and read version-neutral `SessionStore`s:
   when enabled. So are the v1 `terminal/*` methods (`client.terminals`), one
   `ClientTerminals` per session, whose commands run in the connection's task
   group. Anything else gets `-32601`.
-* Client-owned terminals are killed and reaped when their session is closed or
-  deleted, by `aclose()`, and in any case when the connection closes.
+* A session the user leaves (`leave_session`: another session opened in its
+  place, or its tab closed) is forgotten: its late updates are logged and
+  dropped, never applied to a store nothing shows, and its pending permission
+  requests are answered `cancelled`. Where the agent supports `session/close`
+  (v2 baseline, v1 `sessionCapabilities.close`) it is closed too.
+* Client-owned terminals are killed and reaped when their session is closed,
+  deleted or left, by `aclose()`, and in any case when the connection closes.
 """
 
 from __future__ import annotations
@@ -142,6 +147,8 @@ class SessionFeatures:
     """Reattach without a replay (v2 `session/resume`, v1 `session/resume`)."""
     delete: bool = False
     """`session/delete`."""
+    close: bool = False
+    """`session/close` (v2: part of the session baseline; v1: its marker)."""
 
 
 @dataclass(slots=True)
@@ -175,6 +182,8 @@ class _Session:
     busy: bool = False
     """v2: the last state seen was busy (for agent-started work, which begins
     with no prompt)."""
+    unsubscribe: Callable[[], None] | None = None
+    """Stops the client following the store's changes (`AcpClient._forget`)."""
 
     def start_work(self) -> None:
         """New work begins: the tool calls reported before are not part of it."""
@@ -269,12 +278,17 @@ class AcpClient:
                 replay=caps.load_session,
                 resume=sessions.resume is not None,
                 delete=sessions.delete is not None,
+                close=sessions.close is not None,
             )
         v2_caps = self._v2_session_caps()
         if v2_caps is None:
             return SessionFeatures()
         return SessionFeatures(
-            list=True, replay=True, resume=True, delete=v2_caps.delete is not None
+            list=True,
+            replay=True,
+            resume=True,
+            delete=v2_caps.delete is not None,
+            close=True,
         )
 
     async def _call(self, method: str, params: Any) -> Any:
@@ -348,8 +362,13 @@ class AcpClient:
         tasks = self.connection.tasks
         if self.version == 1 and self.features.terminal and tasks is not None:
             session.terminals = ClientTerminals(store, roots, tasks)
+        replaced = self._sessions.get(session_id)
+        if replaced is not None and replaced.unsubscribe is not None:
+            replaced.unsubscribe()  # reopened under the same id: the old store is done
         self._sessions[session_id] = session
-        store.subscribe(functools.partial(self._on_changes, session))
+        session.unsubscribe = store.subscribe(
+            functools.partial(self._on_changes, session)
+        )
         for params in self._early.pop(session_id, []):
             self._apply_update(session, params)
         return session
@@ -502,13 +521,40 @@ class AcpClient:
         return session.store
 
     async def close_session(self, session_id: str) -> None:
-        """`session/close` (cancels the session's work, like `session/cancel`)."""
-        if self.version == 1:
-            caps = self._v1_caps().session_capabilities
-            if caps is None or caps.close is None:
-                raise UnsupportedOperation("the agent cannot close sessions")
-        await self._call("session/close", {"sessionId": session_id})
+        """`session/close` (cancels the session's work, like `session/cancel`).
+
+        The session is forgotten first (its updates are no longer applied, its
+        pending permission requests are answered `cancelled`), even if the agent
+        then refuses to close it.
+        """
+        if not self.session_features().close:
+            raise UnsupportedOperation("the agent cannot close sessions")
         await self._forget(session_id)
+        await self._call("session/close", {"sessionId": session_id})
+
+    async def leave_session(self, store: SessionStore) -> bool:
+        """The user left this session: stop following it, and close it if we can.
+
+        Its updates are no longer applied (an update for it is then one for an
+        unknown session: logged and dropped), its pending permission requests
+        are answered `cancelled`, its client-owned terminals are killed, and,
+        where the agent supports `session/close`, the agent is told to close it.
+        A session reopened since under the same id (a newer store) is left alone.
+
+        Returns:
+            True if `session/close` was sent and answered.
+
+        Raises:
+            RpcError: The agent refused to close it (it is forgotten anyway).
+        """
+        session = self._sessions.get(store.session_id)
+        if session is None or session.store is not store:
+            return False
+        if not self.session_features().close:
+            await self._forget(store.session_id)
+            return False
+        await self.close_session(store.session_id)
+        return True
 
     async def delete_session(self, session_id: str) -> None:
         """`session/delete` (needs the agent's `delete` capability)."""
@@ -524,9 +570,23 @@ class AcpClient:
         await self._forget(session_id)
 
     async def _forget(self, session_id: str) -> None:
-        """Drop an open session; its client-owned terminals are killed and reaped."""
+        """Drop an open session (closed, deleted or left by the user).
+
+        Its updates are no longer applied, its pending permission requests are
+        answered `cancelled`, a v2 turn waiting for its end ends `cancelled` (its
+        work is over), and its client-owned terminals are killed and reaped.
+        """
         session = self._sessions.pop(session_id, None)
-        if session is not None and session.terminals is not None:
+        if session is None:
+            return
+        if session.unsubscribe is not None:
+            session.unsubscribe()
+        session.cancelled.set()
+        turn = session.turn
+        if turn is not None and self.version == 2:
+            turn.stop_reason = "cancelled"
+            turn.done.set()
+        if session.terminals is not None:
             await session.terminals.aclose()
 
     async def aclose(self) -> None:

@@ -71,6 +71,10 @@ SETUP_TIMEOUT: Final = 120.0
 CALL_TIMEOUT: Final = 30.0
 """Seconds allowed for quick calls made on the user's behalf (list, config)."""
 
+CLOSE_TIMEOUT: Final = 5.0
+"""Seconds allowed for `session/close` of a session the user left (it is no
+longer followed either way)."""
+
 CANCEL_GRACE: Final = 15.0
 """Seconds the agent gets to end a turn after `session/cancel`; past them the user
 is told the agent is not responding (and that a restart stops it)."""
@@ -536,10 +540,36 @@ class AgentRunner:
         if self.in_turn:
             self._notice("finish or cancel the current turn before switching session")
             return
+        left = self.store
         try:
             self._install(await self._open(request))
         except (RpcError, UnsupportedOperation, TimeoutError, AuthCancelled) as error:
             self._notice(f"could not open the session: {error or 'timed out'}")
+            return
+        if left is not None and left is not self.store:
+            await self._leave(left)
+
+    async def leave_session(self) -> None:
+        """The user leaves the current session (its tab closes): close it."""
+        if self.store is not None:
+            await self._leave(self.store)
+
+    async def _leave(self, store: SessionStore) -> None:
+        """Stop following a session the user left; close it where the agent can.
+
+        Bounded by `CLOSE_TIMEOUT`. A refusal is only logged: the user has left,
+        and the session is no longer followed either way.
+        """
+        client = self.client
+        if client is None:
+            return
+        try:
+            with anyio.fail_after(CLOSE_TIMEOUT):
+                closed = await client.leave_session(store)
+        except (RpcError, TimeoutError, ConnectionClosed) as error:
+            log.info("session %s left, not closed: %s", store.session_id, error)
+            return
+        log.info("session %s left (closed: %s)", store.session_id, closed)
 
     async def set_config(self, config_id: str, value: str | bool) -> None:
         """Set one config option; the agent's answer replaces the stored list."""

@@ -382,6 +382,15 @@ class SessionPane(Widget):
                 await asyncio.wait({task}, timeout=SHUTDOWN_WAIT)
                 raise
 
+    async def close(self) -> None:
+        """The tab closes: close its session where the agent can, then stop it.
+
+        Both steps are bounded (`agent_runner.CLOSE_TIMEOUT`, `SHUTDOWN_WAIT`).
+        """
+        self.closing = True
+        await self.runner.leave_session()
+        await self.stop_agent()
+
     async def stop_agent(self) -> None:
         """Stop the agent for good (the tab closes), bounded by `SHUTDOWN_WAIT`."""
         self.closing = True

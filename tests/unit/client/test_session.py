@@ -982,6 +982,111 @@ async def test_update_for_an_unknown_session_is_ignored() -> None:
         assert h.diagnostics == []
 
 
+# -- leaving a session (session/close) -------------------------------------------------
+
+V1_CLOSE = v1_init(sessionCapabilities={"close": {}})
+
+
+def agent_message(message_id: str, value: str) -> JSON:
+    return {
+        "sessionUpdate": "agent_message",
+        "messageId": message_id,
+        "content": [text(value)],
+    }
+
+
+@pytest.mark.parametrize(
+    "init", [pytest.param(V1_CLOSE, id="v1"), pytest.param(v2_init({}), id="v2")]
+)
+async def test_leaving_a_session_closes_it_and_stops_applying_its_updates(
+    init: JSON,
+) -> None:
+    """v2 `session: {}` includes close; v1 needs `sessionCapabilities.close`."""
+    async with open_harness(init) as h:
+        store = await h.new_session()
+        assert h.client.session_features().close
+        call = h.start(h.client.leave_session, store)
+        request = await h.peer.expect_request("session/close")
+        assert request["params"] == {"sessionId": "s1"}
+        # The agent cancels the session's work first: updates it sends while
+        # closing, or after, are not applied to the store nothing shows any more.
+        chunk: JSON = {"sessionUpdate": "agent_message_chunk", "content": text("x")}
+        if init["protocolVersion"] == 2:
+            chunk["messageId"] = "late"
+        await h.peer.update("s1", chunk)
+        await h.peer.reply(request, {})
+        assert await call.wait() is True
+        await h.peer.update("s1", chunk)
+        await h.peer.sync()
+        assert store.messages() == ()
+        assert h.diagnostics == []
+        with pytest.raises(KeyError):
+            h.client.store("s1")
+
+
+async def test_leaving_without_close_support_only_stops_following() -> None:
+    async with open_harness(v1_init()) as h:
+        store = await h.new_session()
+        assert not h.client.session_features().close
+        assert await h.client.leave_session(store) is False
+        await h.peer.update(
+            "s1", {"sessionUpdate": "agent_message_chunk", "content": text("x")}
+        )
+        await h.peer.sync()
+        assert store.messages() == ()
+        assert h.peer.inbox == []  # no session/close was sent
+
+
+async def test_a_refused_close_still_stops_following_the_session() -> None:
+    async with open_harness(v2_init({})) as h:
+        store = await h.new_session()
+        call = h.start(h.client.leave_session, store)
+        request = await h.peer.expect_request("session/close")
+        await h.peer.reply_error(request, -32002, "Resource not found")
+        with pytest.raises(RpcError):
+            await call.wait()
+        await h.peer.update("s1", agent_message("m", "late"))
+        await h.peer.sync()
+        assert store.messages() == ()
+
+
+async def test_leaving_answers_the_sessions_pending_permissions_cancelled() -> None:
+    async with open_harness(v2_init({})) as h:
+        store = await h.new_session()
+        asked = await h.peer.request("session/request_permission", permission(2, "bg"))
+        ask = await h.prompter.next()
+        call = h.start(h.client.leave_session, store)
+        response = await h.peer.expect_response(asked)
+        assert response["result"] == CANCELLED
+        assert ask.cancelled
+        await h.peer.reply(await h.peer.expect_request("session/close"), {})
+        assert await call.wait() is True
+
+
+async def test_a_session_reopened_under_the_same_id_is_not_left() -> None:
+    async with open_harness(v2_init({})) as h:
+        old = await h.new_session()
+        call = h.start(h.client.resume_session, "s1", CWD, replay=False)
+        await h.peer.reply(await h.peer.expect_request("session/resume"), {})
+        reopened = await call.wait()
+        assert await h.client.leave_session(old) is False
+        await h.peer.update("s1", agent_message("m", "still here"))
+        await h.peer.sync()
+        assert messages(reopened) == [("m", "agent", "still here")]
+        assert old.messages() == ()  # the replaced store is not followed either
+        assert h.peer.inbox == []
+
+
+async def test_leaving_mid_turn_ends_the_v2_turn() -> None:
+    async with open_harness(v2_init({})) as h:
+        store = await h.new_session()
+        turn, _ = await start_turn(h, 2)
+        leave = h.start(h.client.leave_session, store)
+        await h.peer.reply(await h.peer.expect_request("session/close"), {})
+        assert await leave.wait() is True
+        assert await turn.wait() == "cancelled"
+
+
 MCP_SERVERS = {
     "fs": McpServerSettings(
         type="stdio", command="/usr/bin/mcp-fs", args=["--root", "/srv"], env={"K": "V"}

@@ -1,0 +1,76 @@
+"""Pilot tests of protocol rules the app must follow, against the scripted fake agent.
+
+Sessions the user leaves are closed (`session/close`) where the agent supports it.
+The fake agent records what it is sent (`FAKE_AGENT_RECORD`), so the tests assert
+the wire traffic as well as the screen.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.ui.test_app import SIZE, wait_for
+from tests.ui.test_app_flows import app_for, record, sent
+from tests.ui.test_tabs import open_second_tab
+
+pytestmark = pytest.mark.subprocess
+
+__all__ = ["record"]  # the fixture: where the fake agent records what it is sent
+
+BOTH = pytest.mark.parametrize("version", ["v2", "v1"])
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
+
+
+@BOTH
+async def test_a_new_session_closes_the_session_left(
+    tmp_path: Path, record: Path, version: str
+) -> None:
+    """Ctrl+n opens s2; s1, left, is closed (v2 baseline; v1-full has `close`)."""
+    app = app_for(f"{version}-full", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        first = app.store
+        assert first is not None
+        await pilot.press("ctrl+n")
+        await wait_for(pilot, lambda: bool(sent(record, "session/close")))
+        assert app.store is not None
+        assert app.store.session_id == "s2"
+        assert sent(record, "session/close") == [{"sessionId": "s1"}]
+        assert app.runner.client is not None
+        with pytest.raises(KeyError):
+            app.runner.client.store("s1")  # no longer followed
+
+
+async def test_switching_to_the_same_session_does_not_close_it(
+    tmp_path: Path, record: Path
+) -> None:
+    app = app_for("v2-full", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        runner = app.runner
+        assert runner.store is not None
+        request = runner.restart_request()
+        await runner.switch_session(request)
+        await wait_for(pilot, lambda: len(sent(record, "session/resume")) == 1)
+        assert sent(record, "session/close") == []
+
+
+async def test_closing_a_tab_closes_its_session(tmp_path: Path, record: Path) -> None:
+    app = app_for("v2-full", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await open_second_tab(pilot, app)
+        assert sent(record, "session/close") == []
+        await pilot.press("alt+w")
+        await wait_for(pilot, lambda: len(app.panes) == 1)
+        # The closed tab's agent was told before it was stopped; the other's
+        # session stays open.
+        assert sent(record, "session/close") == [{"sessionId": "s1"}]
+        assert app.runner.client is not None
+        assert app.runner.client.store("s1") is app.store
