@@ -734,16 +734,25 @@ class AcpClient:
         self._require_v2_auth()
         await self._call("auth/login", {"methodId": method_id})
 
-    async def logout(self) -> None:
-        """v2 `auth/logout`; v1 `logout` (needs `agentCapabilities.auth.logout`)."""
+    def can_logout(self) -> bool:
+        """Whether the agent may be sent a logout.
+
+        v2: it lists authentication methods; v1: `agentCapabilities.auth.logout`.
+        """
         if self.version == 1:
             auth = self._v1_caps().auth
-            if auth is None or auth.logout is None:
-                raise UnsupportedOperation("the agent does not support logout")
-            await self._call("logout", {})
-            return
-        self._require_v2_auth()
-        await self._call("auth/logout", {})
+            return auth is not None and auth.logout is not None
+        return bool(self.connection.initialize_result.auth_methods)
+
+    async def logout(self) -> None:
+        """v2 `auth/logout`; v1 `logout` (needs `agentCapabilities.auth.logout`).
+
+        Afterwards any session request may fail with `auth_required` (checklist
+        4.3.3): the caller offers the login then.
+        """
+        if not self.can_logout():
+            raise UnsupportedOperation("the agent does not support logout")
+        await self._call("logout" if self.version == 1 else "auth/logout", {})
 
     # ------------------------------------------------------- turn bookkeeping
 

@@ -523,6 +523,13 @@ class AcpTuiApp(App[None]):
                 entry.help,
                 functools.partial(self.run_action, entry.action),
             )
+        if self._active.runner.can_logout:
+            yield SystemCommand(
+                "Log out",
+                "Log out of this tab's agent (the next request that needs a login "
+                "asks for one)",
+                self._active.action_logout,
+            )
         store = self.store
         if store is not None:
             for title, help_text, callback in config_entries(

@@ -87,13 +87,20 @@ class AgentFailed(Message):
     bubble = False
 
     def __init__(
-        self, text: str, details: Sequence[str] = (), *, restartable: bool = False
+        self,
+        text: str,
+        details: Sequence[str] = (),
+        *,
+        restartable: bool = False,
+        prompt_id: int | None = None,
     ) -> None:
         super().__init__()
         self.text = text
         self.details = tuple(details)
         self.restartable = restartable
         """The connection is gone: offer to restart the agent."""
+        self.prompt_id = prompt_id
+        """The prompt that failed (the agent refused it), if that is the failure."""
 
 
 class AgentNotice(Message):

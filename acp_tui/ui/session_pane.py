@@ -519,10 +519,15 @@ class SessionPane(Widget):
         """Show a banner; the conversation stays and the app keeps running."""
         if not self._live:
             return
-        if message.restartable:
+        if message.restartable or message.prompt_id is not None:
+            # Not delivered: the agent stopped, or refused this prompt.
             for pending in self._conversation.pending_prompts():
-                if pending.state == "sending":
+                if pending.state == "sending" and message.prompt_id in (
+                    None,
+                    pending.prompt_id,
+                ):
                     pending.mark("lost")
+        if message.restartable:
             self.query_one(StartView).finished()
             await self._conversation.mount(CrashBanner(message.text, message.details))
             if not self._live:
@@ -771,7 +776,13 @@ class SessionPane(Widget):
     ) -> AuthChoice | None:
         """The login dialog: which of the agent's methods to use."""
         views = [
-            AuthMethodView(c.method_id, c.name, c.description, c.kind == "terminal")
+            AuthMethodView(
+                c.method_id,
+                c.name,
+                c.description,
+                c.is_terminal,
+                None if c.usable else c.wire_type,
+            )
             for c in choices
         ]
         agent = self._status.agent
@@ -779,7 +790,7 @@ class SessionPane(Widget):
         chosen = await self.ask_user(
             AuthScreen(views, agent_name=name, message=message)
         )
-        return next((c for c in choices if c.method_id == chosen), None)
+        return next((c for c in choices if c.usable and c.method_id == chosen), None)
 
     # ----------------------------------------------------------------- actions
 
@@ -789,6 +800,10 @@ class SessionPane(Widget):
             self.run_worker(self.runner.cancel(), group="cancel", exit_on_error=False)
             self.runner.cancelling = True
             self._refresh_status()
+
+    def action_logout(self) -> None:
+        """Log out of the agent (offered where it supports logging out)."""
+        self.run_worker(self.runner.logout(), group="auth", exit_on_error=False)
 
     def action_pick_session(self) -> None:
         """Open the session picker and switch to the chosen session."""

@@ -1,6 +1,7 @@
 """Pilot tests of protocol rules the app must follow, against the scripted fake agent.
 
-Sessions the user leaves are closed (`session/close`) where the agent supports it.
+Sessions the user leaves are closed (`session/close`) where the agent supports it,
+and a prompt the agent refuses is shown for what it is (not delivered).
 The fake agent records what it is sent (`FAKE_AGENT_RECORD`), so the tests assert
 the wire traffic as well as the screen.
 """
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
 from tests.ui.test_app import SIZE, wait_for
 from tests.ui.test_app_flows import app_for, record, sent
 from tests.ui.test_tabs import open_second_tab
@@ -74,3 +76,31 @@ async def test_closing_a_tab_closes_its_session(tmp_path: Path, record: Path) ->
         assert sent(record, "session/close") == [{"sessionId": "s1"}]
         assert app.runner.client is not None
         assert app.runner.client.store("s1") is app.store
+
+
+async def test_a_v2_prompt_answered_with_an_error_is_not_left_sending(
+    tmp_path: Path,
+) -> None:
+    """The agent refused the prompt: it is kept, marked as not delivered, and the
+    error is shown; nothing claims it is still being sent."""
+    app = app_for("v2-full", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"please fail", "enter")
+        await wait_for(pilot, lambda: bool(app.query(Banner)))
+        assert "the prompt failed" in app.query_one(Banner).text
+        assert "model overloaded" in app.query_one(Banner).text
+        await wait_for(pilot, lambda: not app.runner.in_turn)
+        rows = [(p.state, p.text) for p in app.query(QueuedPrompt)]
+        assert rows == [("lost", "please fail")]
+        await pilot.press(*"agent-switch", "enter")  # the session goes on
+        await wait_for(
+            pilot, lambda: app.store is not None and app.store.state.turns_ended == 1
+        )
+        await wait_for(
+            pilot,
+            lambda: (
+                [(p.state, p.text) for p in app.query(QueuedPrompt)]
+                == [("lost", "please fail")]
+            ),
+        )

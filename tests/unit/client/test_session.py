@@ -1959,6 +1959,7 @@ async def test_login_and_logout_use_the_versions_methods(
         assert request["params"] == {"methodId": "agent-login"}
         await h.peer.reply(request, {})
         await call.wait()
+        assert h.client.can_logout()
         out = h.start(h.client.logout)
         request = await h.peer.expect_request(logout)
         assert request["params"] == {}
@@ -1968,12 +1969,14 @@ async def test_login_and_logout_use_the_versions_methods(
 
 async def test_v1_logout_needs_the_capability() -> None:
     async with open_harness(v1_init()) as h:
+        assert not h.client.can_logout()
         with pytest.raises(UnsupportedOperation):
             await h.client.logout()
 
 
 async def test_v2_without_auth_methods_never_calls_auth() -> None:
     async with open_harness(v2_init({})) as h:
+        assert not h.client.can_logout()
         with pytest.raises(UnsupportedOperation):
             await h.client.authenticate("x")
         with pytest.raises(UnsupportedOperation):

@@ -1,0 +1,199 @@
+"""Pilot tests of logging in and out, against the scripted fake agent, v1 and v2.
+
+Checklist 4.3.3: any session request may fail with `auth_required` (-32000), not
+only `session/new` and resume; then the user is offered the login, and the request
+runs again. Logout is offered only where the agent supports it (v2: `authMethods`
+present; v1: `agentCapabilities.auth.logout`). Odd methods (empty or huge ids,
+empty names, custom types, invalid entries) never trap the user in a "restart to
+choose a method" loop.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import SystemCommand
+from textual.widgets import OptionList
+
+from acp_tui.ui.app import AcpTuiApp
+from acp_tui.ui.screens.auth import AuthScreen
+from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
+from acp_tui.ui.widgets.crash_banner import CrashBanner
+from tests.ui.test_app import SIZE, wait_for
+from tests.ui.test_app_flows import app_for, record, sent, status
+from tests.ui.test_screens import prompts
+
+pytestmark = pytest.mark.subprocess
+
+__all__ = ["record"]  # the fixture: where the fake agent records what it is sent
+
+BOTH = pytest.mark.parametrize("version", ["v2", "v1"])
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
+
+
+def command(app: AcpTuiApp, title: str) -> SystemCommand | None:
+    return next(
+        (c for c in app.get_system_commands(app.screen) if c.title == title), None
+    )
+
+
+def login_method(version: str) -> str:
+    return "auth/login" if version == "v2" else "authenticate"
+
+
+def logout_method(version: str) -> str:
+    return "auth/logout" if version == "v2" else "logout"
+
+
+async def log_out(app: AcpTuiApp) -> None:
+    """Log out through the client (the agent then refuses session requests)."""
+    client = app.runner.client
+    assert client is not None
+    await client.logout()
+
+
+@pytest.mark.parametrize(
+    ("scenario", "offered"),
+    [
+        ("v2-relogin", True),
+        ("v1-relogin", True),
+        ("v2-full", False),  # no authMethods: auth/logout MUST NOT be called
+        ("v1-full", False),  # no agentCapabilities.auth.logout
+    ],
+)
+async def test_logout_is_offered_only_where_the_agent_supports_it(
+    tmp_path: Path, scenario: str, offered: bool
+) -> None:
+    app = app_for(scenario, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        assert (command(app, "Log out") is not None) is offered
+
+
+@BOTH
+async def test_the_palettes_log_out_logs_out(
+    tmp_path: Path, record: Path, version: str
+) -> None:
+    app = app_for(f"{version}-relogin", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        logout = command(app, "Log out")
+        assert logout is not None
+        logout.callback()
+        await wait_for(pilot, lambda: bool(sent(record, logout_method(version))))
+        await wait_for(
+            pilot, lambda: any("Logged out" in n.message for n in app._notifications)
+        )
+        await pilot.press(*"hello", "enter")  # the next request asks for a login
+        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+
+
+@BOTH
+async def test_after_logout_a_prompt_offers_the_login_and_is_sent_again(
+    tmp_path: Path, record: Path, version: str
+) -> None:
+    app = app_for(f"{version}-relogin", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await log_out(app)
+        await pilot.press(*"agent-switch", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        assert "Authentication required" in str(app.screen.message)  # type: ignore[attr-defined]
+        await pilot.press("1")  # agent-login
+        await wait_for(
+            pilot,
+            lambda: (
+                app.store is not None
+                and app.store.state.last_stop_reason == "end_turn"
+                and not app.runner.in_turn
+            ),
+        )
+        assert [p["methodId"] for p in sent(record, login_method(version))] == [
+            "agent-login"
+        ]
+        prompts_sent = sent(record, "session/prompt")
+        assert len(prompts_sent) == 2  # refused, then sent again after the login
+        assert prompts_sent[0] == prompts_sent[1]
+        assert not app.query(Banner)  # nothing failed in the end
+        assert not [p for p in app.query(QueuedPrompt) if p.state == "lost"]
+
+
+@BOTH
+async def test_after_logout_a_settings_change_offers_the_login(
+    tmp_path: Path, record: Path, version: str
+) -> None:
+    app = app_for(f"{version}-relogin", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "model:" in status(app))
+        await log_out(app)
+        app.set_config("model", "max")
+        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        await pilot.press("1")
+        await wait_for(pilot, lambda: "Fake Max" in status(app))
+        assert len(sent(record, "session/set_config_option")) == 2
+        assert len(sent(record, login_method(version))) == 1
+
+
+async def test_declining_the_login_for_a_prompt_keeps_the_session(
+    tmp_path: Path, record: Path
+) -> None:
+    app = app_for("v2-relogin", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await log_out(app)
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: bool(app.query(Banner)))
+        assert "log in" in app.query_one(Banner).text
+        rows = [(p.state, p.text) for p in app.query(QueuedPrompt)]
+        assert rows == [("lost", "hello")]  # kept, marked as not delivered
+        assert not app.query(CrashBanner)  # the connection goes on
+        assert app.runner.connected
+        assert len(sent(record, "session/prompt")) == 1
+
+
+@BOTH
+async def test_odd_auth_methods_are_offered_and_work(
+    tmp_path: Path, record: Path, version: str
+) -> None:
+    app = app_for(f"{version}-odd-auth", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        rows = prompts(app.screen.query_one(OptionList))
+        # The empty id and name get a label; the 5,000-character id is cut and
+        # escaped; the custom type is shown but cannot be used; the method whose
+        # id is a number is not valid and not listed.
+        assert len(rows) == 3
+        assert rows[0].startswith("1 Method 1")
+        assert rows[1].startswith("2 xxxx")
+        assert len(rows[1].splitlines()[0]) < 100
+        assert "\x1b" not in rows[1]
+        assert rows[2].startswith("3 Company SSO")
+        assert "not supported" in rows[2]
+        await pilot.press("3")  # not usable: nothing happens
+        await pilot.pause()
+        assert isinstance(app.screen, AuthScreen)
+        await pilot.press("1")
+        await wait_for(pilot, lambda: app.store is not None)
+        assert [p["methodId"] for p in sent(record, login_method(version))] == [""]
+
+
+async def test_an_agent_without_usable_methods_does_not_ask_to_restart_and_choose(
+    tmp_path: Path, record: Path
+) -> None:
+    app = app_for("v2-unusable-auth", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: bool(app.query(CrashBanner)))
+        text = app.query_one(CrashBanner).text
+        assert "choose a method" not in text
+        assert "none of its login methods can be used" in text
+        assert "Company SSO" in text
+        assert "log in outside acp-tui" in text.lower()
+        assert not sent(record, "auth/login")
+        assert not isinstance(app.screen, AuthScreen)
