@@ -18,6 +18,7 @@ from textual.widgets import OptionList
 
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.screens.auth import AuthScreen
+from acp_tui.ui.screens.sessions import SessionPickerScreen
 from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from tests.ui.test_app import SIZE, wait_for
@@ -197,3 +198,49 @@ async def test_an_agent_without_usable_methods_does_not_ask_to_restart_and_choos
         assert "log in outside acp-tui" in text.lower()
         assert not sent(record, "auth/login")
         assert not isinstance(app.screen, AuthScreen)
+
+
+async def test_a_terminal_login_for_a_prompt_reconnects_and_sends_it(
+    tmp_path: Path, record: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    auth_file = tmp_path / "auth.json"
+    monkeypatch.setenv("FAKE_AGENT_AUTH_FILE", str(auth_file))
+    app = app_for("v2-relogin", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await log_out(app)
+        await pilot.press(*"agent-switch", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        await pilot.press("2")  # terminal-login: the app runs the agent's login
+        await wait_for(pilot, lambda: len(sent(record, "session/prompt")) == 2)
+        await wait_for(
+            pilot,
+            lambda: (
+                app.store is not None
+                and app.store.state.last_stop_reason == "end_turn"
+                and not app.runner.in_turn
+            ),
+        )
+        assert auth_file.exists()  # written by `agent.py v2-relogin --login`
+        assert len(sent(record, "initialize")) == 2  # reconnected after the login
+        assert not sent(record, "auth/login")
+        first, again = sent(record, "session/prompt")
+        assert first["prompt"] == again["prompt"]
+        assert not [p for p in app.query(QueuedPrompt) if p.state == "lost"]
+
+
+async def test_after_logout_the_session_list_offers_the_login(
+    tmp_path: Path, record: Path
+) -> None:
+    app = app_for("v2-relogin", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await log_out(app)
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        await pilot.press("1")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
+        picker = app.screen
+        assert isinstance(picker, SessionPickerScreen)
+        await wait_for(pilot, lambda: len(picker.visible_sessions) == 3)
+        assert len(sent(record, "session/list")) == 3  # refused, then two pages
