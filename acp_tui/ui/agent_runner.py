@@ -42,6 +42,7 @@ from acp_tui.ui.messages import (
     AgentConnected,
     AgentFailed,
     AgentNotice,
+    PromptEnded,
     PromptStarted,
     SessionStarted,
     TerminalLoginRequested,
@@ -536,6 +537,7 @@ class AgentRunner:
                     functools.partial(client.prompt, store.session_id, blocks),
                     then=self.restart_request(),
                 )
+                self.target.post_message(PromptEnded(prompt_id))
             except LoginInTerminal:
                 self._resend = (prompt_id, text)  # once logged in and reconnected
                 raise

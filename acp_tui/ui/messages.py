@@ -24,6 +24,7 @@ __all__ = [
     "AgentConnected",
     "AgentFailed",
     "AgentNotice",
+    "PromptEnded",
     "PromptStarted",
     "SessionStarted",
     "SessionUpdated",
@@ -79,6 +80,21 @@ class PromptStarted(Message):
         super().__init__()
         self.prompt_id = prompt_id
         self.text = text
+
+
+class PromptEnded(Message):
+    """A prompt's turn ended normally: the prompt is no longer being sent.
+
+    (A v2 agent shows a prompt back with `user_message`; one that did not, and a
+    turn whose last change was handled before it ended, must not leave the prompt
+    shown as "sending".)
+    """
+
+    bubble = False
+
+    def __init__(self, prompt_id: int) -> None:
+        super().__init__()
+        self.prompt_id = prompt_id
 
 
 class AgentFailed(Message):

@@ -50,6 +50,7 @@ from acp_tui.ui.messages import (
     AgentConnected,
     AgentFailed,
     AgentNotice,
+    PromptEnded,
     PromptStarted,
     SessionStarted,
     SessionUpdated,
@@ -566,6 +567,14 @@ class SessionPane(Widget):
         await self._settle_sent_prompts(())
         if self._live:
             self._refresh_status()
+
+    async def on_prompt_ended(self, message: PromptEnded) -> None:
+        """The prompt's turn is over: it is no longer shown as being sent."""
+        if not self._live:
+            return
+        for pending in self._conversation.pending_prompts():
+            if pending.prompt_id == message.prompt_id and pending.state == "sending":
+                await pending.remove()
 
     async def _settle_sent_prompts(self, changes: Sequence[Change]) -> None:
         """Drop "sending" prompts once the agent has shown them or finished."""

@@ -10,10 +10,13 @@ choose a method" loop.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from textual.app import SystemCommand
+from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from acp_tui.ui.app import AcpTuiApp
@@ -22,19 +25,14 @@ from acp_tui.ui.screens.sessions import SessionPickerScreen
 from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from tests.ui.test_app import SIZE, wait_for
-from tests.ui.test_app_flows import app_for, record, sent, status
+from tests.ui.test_app_flows import BOTH, _home, app_for, record, sent, status
 from tests.ui.test_screens import prompts
 
 pytestmark = pytest.mark.subprocess
 
-__all__ = ["record"]  # the fixture: where the fake agent records what it is sent
-
-BOTH = pytest.mark.parametrize("version", ["v2", "v1"])
-
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
+# The fixtures: a private ACP_TUI_HOME per test, and where the fake agent records
+# what it is sent.
+__all__ = ["_home", "record"]
 
 
 def command(app: AcpTuiApp, title: str) -> SystemCommand | None:
@@ -51,11 +49,40 @@ def logout_method(version: str) -> str:
     return "auth/logout" if version == "v2" else "logout"
 
 
-async def log_out(app: AcpTuiApp) -> None:
-    """Log out through the client (the agent then refuses session requests)."""
-    client = app.runner.client
-    assert client is not None
-    await client.logout()
+@asynccontextmanager
+async def logged_out(
+    scenario: str, tmp_path: Path
+) -> AsyncIterator[tuple[AcpTuiApp, Pilot[None]]]:
+    """The app with its session open (and its settings known), then logged out
+    through the client: the agent refuses session requests until a login."""
+    app = app_for(scenario, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "model:" in status(app))
+        client = app.runner.client
+        assert client is not None
+        await client.logout()
+        yield app, pilot
+
+
+async def asked_to_log_in(pilot: Pilot[None], app: AcpTuiApp) -> AuthScreen:
+    await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+    screen = app.screen
+    assert isinstance(screen, AuthScreen)
+    return screen
+
+
+def turn_done(app: AcpTuiApp) -> bool:
+    """The last turn ended normally and no other runs."""
+    store = app.store
+    return (
+        store is not None
+        and store.state.last_stop_reason == "end_turn"
+        and not app.runner.in_turn
+    )
+
+
+def lost_prompts(app: AcpTuiApp) -> list[str]:
+    return [p.text for p in app.query(QueuedPrompt) if p.state == "lost"]
 
 
 @pytest.mark.parametrize(
@@ -91,29 +118,19 @@ async def test_the_palettes_log_out_logs_out(
             pilot, lambda: any("Logged out" in n.message for n in app._notifications)
         )
         await pilot.press(*"hello", "enter")  # the next request asks for a login
-        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        await asked_to_log_in(pilot, app)
 
 
 @BOTH
 async def test_after_logout_a_prompt_offers_the_login_and_is_sent_again(
     tmp_path: Path, record: Path, version: str
 ) -> None:
-    app = app_for(f"{version}-relogin", tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        await log_out(app)
+    async with logged_out(f"{version}-relogin", tmp_path) as (app, pilot):
         await pilot.press(*"agent-switch", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
-        assert "Authentication required" in str(app.screen.message)  # type: ignore[attr-defined]
+        screen = await asked_to_log_in(pilot, app)
+        assert "Authentication required" in str(screen.message)
         await pilot.press("1")  # agent-login
-        await wait_for(
-            pilot,
-            lambda: (
-                app.store is not None
-                and app.store.state.last_stop_reason == "end_turn"
-                and not app.runner.in_turn
-            ),
-        )
+        await wait_for(pilot, lambda: turn_done(app))
         assert [p["methodId"] for p in sent(record, login_method(version))] == [
             "agent-login"
         ]
@@ -121,19 +138,16 @@ async def test_after_logout_a_prompt_offers_the_login_and_is_sent_again(
         assert len(prompts_sent) == 2  # refused, then sent again after the login
         assert prompts_sent[0] == prompts_sent[1]
         assert not app.query(Banner)  # nothing failed in the end
-        assert not [p for p in app.query(QueuedPrompt) if p.state == "lost"]
+        assert lost_prompts(app) == []
 
 
 @BOTH
 async def test_after_logout_a_settings_change_offers_the_login(
     tmp_path: Path, record: Path, version: str
 ) -> None:
-    app = app_for(f"{version}-relogin", tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: "model:" in status(app))
-        await log_out(app)
+    async with logged_out(f"{version}-relogin", tmp_path) as (app, pilot):
         app.set_config("model", "max")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        await asked_to_log_in(pilot, app)
         await pilot.press("1")
         await wait_for(pilot, lambda: "Fake Max" in status(app))
         assert len(sent(record, "session/set_config_option")) == 2
@@ -143,17 +157,14 @@ async def test_after_logout_a_settings_change_offers_the_login(
 async def test_declining_the_login_for_a_prompt_keeps_the_session(
     tmp_path: Path, record: Path
 ) -> None:
-    app = app_for("v2-relogin", tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        await log_out(app)
+    async with logged_out("v2-relogin", tmp_path) as (app, pilot):
         await pilot.press(*"hello", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        await asked_to_log_in(pilot, app)
         await pilot.press("escape")
         await wait_for(pilot, lambda: bool(app.query(Banner)))
         assert "log in" in app.query_one(Banner).text
-        rows = [(p.state, p.text) for p in app.query(QueuedPrompt)]
-        assert rows == [("lost", "hello")]  # kept, marked as not delivered
+        assert lost_prompts(app) == ["hello"]  # kept, marked as not delivered
+        assert len(app.query(QueuedPrompt)) == 1
         assert not app.query(CrashBanner)  # the connection goes on
         assert app.runner.connected
         assert len(sent(record, "session/prompt")) == 1
@@ -165,8 +176,8 @@ async def test_odd_auth_methods_are_offered_and_work(
 ) -> None:
     app = app_for(f"{version}-odd-auth", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
-        rows = prompts(app.screen.query_one(OptionList))
+        screen = await asked_to_log_in(pilot, app)
+        rows = prompts(screen.query_one(OptionList))
         # The empty id and name get a label; the 5,000-character id is cut and
         # escaped; the custom type is shown but cannot be used; the method whose
         # id is a number is not valid and not listed.
@@ -205,39 +216,26 @@ async def test_a_terminal_login_for_a_prompt_reconnects_and_sends_it(
 ) -> None:
     auth_file = tmp_path / "auth.json"
     monkeypatch.setenv("FAKE_AGENT_AUTH_FILE", str(auth_file))
-    app = app_for("v2-relogin", tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        await log_out(app)
+    async with logged_out("v2-relogin", tmp_path) as (app, pilot):
         await pilot.press(*"agent-switch", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        await asked_to_log_in(pilot, app)
         await pilot.press("2")  # terminal-login: the app runs the agent's login
         await wait_for(pilot, lambda: len(sent(record, "session/prompt")) == 2)
-        await wait_for(
-            pilot,
-            lambda: (
-                app.store is not None
-                and app.store.state.last_stop_reason == "end_turn"
-                and not app.runner.in_turn
-            ),
-        )
+        await wait_for(pilot, lambda: turn_done(app))
         assert auth_file.exists()  # written by `agent.py v2-relogin --login`
         assert len(sent(record, "initialize")) == 2  # reconnected after the login
         assert not sent(record, "auth/login")
         first, again = sent(record, "session/prompt")
         assert first["prompt"] == again["prompt"]
-        assert not [p for p in app.query(QueuedPrompt) if p.state == "lost"]
+        assert lost_prompts(app) == []
 
 
 async def test_after_logout_the_session_list_offers_the_login(
     tmp_path: Path, record: Path
 ) -> None:
-    app = app_for("v2-relogin", tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        await log_out(app)
+    async with logged_out("v2-relogin", tmp_path) as (app, pilot):
         await pilot.press("f2")
-        await wait_for(pilot, lambda: isinstance(app.screen, AuthScreen))
+        await asked_to_log_in(pilot, app)
         await pilot.press("1")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
         picker = app.screen

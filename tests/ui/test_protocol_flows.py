@@ -14,19 +14,14 @@ import pytest
 
 from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
 from tests.ui.test_app import SIZE, wait_for
-from tests.ui.test_app_flows import app_for, record, sent
+from tests.ui.test_app_flows import BOTH, _home, app_for, record, sent
 from tests.ui.test_tabs import open_second_tab
 
 pytestmark = pytest.mark.subprocess
 
-__all__ = ["record"]  # the fixture: where the fake agent records what it is sent
-
-BOTH = pytest.mark.parametrize("version", ["v2", "v1"])
-
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
+# The fixtures: a private ACP_TUI_HOME per test, and where the fake agent records
+# what it is sent.
+__all__ = ["_home", "record"]
 
 
 @BOTH

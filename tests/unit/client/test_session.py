@@ -1446,6 +1446,17 @@ async def test_v1_replayed_config_options_survive_a_load_response_without_them()
         assert [o.get("id") for o in store.config_options] == ["model", "mode"]
 
 
+async def replay_lists(h: Harness, option: JSON, command: JSON) -> None:
+    """The replay of session "old" reports a config option and a command."""
+    await h.peer.update(
+        "old", {"sessionUpdate": "config_option_update", "configOptions": [option]}
+    )
+    await h.peer.update(
+        "old",
+        {"sessionUpdate": "available_commands_update", "availableCommands": [command]},
+    )
+
+
 @pytest.mark.parametrize(
     ("init", "replay"),
     [
@@ -1470,17 +1481,7 @@ async def test_the_reattach_response_lists_win_over_the_replayed_ones(
         call = h.start(h.client.resume_session, "old", CWD, replay=replay)
         method = "session/load" if version == 1 and replay else "session/resume"
         request = await h.peer.expect_request(method)
-        await h.peer.update(
-            "old",
-            {"sessionUpdate": "config_option_update", "configOptions": [old_option]},
-        )
-        await h.peer.update(
-            "old",
-            {
-                "sessionUpdate": "available_commands_update",
-                "availableCommands": [COMMAND_A],
-            },
-        )
+        await replay_lists(h, old_option, COMMAND_A)
         result: JSON = {"configOptions": [new_option]}
         if version == 2:
             result["availableCommands"] = [COMMAND_B]
@@ -1523,17 +1524,7 @@ async def test_v2_resume_response_without_lists_keeps_the_replayed_ones() -> Non
     async with open_harness(v2_init({})) as h:
         call = h.start(h.client.resume_session, "old", CWD, replay=True)
         request = await h.peer.expect_request("session/resume")
-        await h.peer.update(
-            "old",
-            {"sessionUpdate": "config_option_update", "configOptions": [V2_OPTION_A]},
-        )
-        await h.peer.update(
-            "old",
-            {
-                "sessionUpdate": "available_commands_update",
-                "availableCommands": [COMMAND_A],
-            },
-        )
+        await replay_lists(h, V2_OPTION_A, COMMAND_A)
         await h.peer.reply(request, {})
         store = await call.wait()
         assert list(store.config_options) == [V2_OPTION_A]
