@@ -28,7 +28,6 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from acp_tui.client.auth import method_label
 from acp_tui.protocol.framing import printable
 
 __all__ = ["AuthMethodView", "AuthScreen"]
@@ -164,6 +163,10 @@ class AuthScreen(ModalScreen[str | None]):
 
 
 def _method_row(number: int, method: AuthMethodView) -> Content:
+    # Imported here: the client stack must not load with the app's first frame
+    # (the dialog only opens once a connection, and so the client, is up).
+    from acp_tui.client.auth import method_label
+
     key = f"{number} " if number <= 9 else "  "
     parts: list[str | tuple[str, str]] = [
         (key, "bold $accent"),
