@@ -119,7 +119,7 @@ def unusable_methods_text(choices: Sequence[AuthChoice]) -> str:
         choices: All the agent's methods (none of them usable).
     """
     if not choices:
-        return "the agent offers no login method"
+        return "it offers no login method"
     listed = ", ".join(
         f"{method_label(c.name, c.method_id, n)} (type {printable(c.wire_type)})"
         for n, c in enumerate(choices, start=1)

@@ -363,8 +363,10 @@ class AcpClient:
         if self.version == 1 and self.features.terminal and tasks is not None:
             session.terminals = ClientTerminals(store, roots, tasks)
         replaced = self._sessions.get(session_id)
-        if replaced is not None and replaced.unsubscribe is not None:
-            replaced.unsubscribe()  # reopened under the same id: the old store is done
+        if replaced is not None:  # reopened under the same id: the old store is done
+            if replaced.unsubscribe is not None:
+                replaced.unsubscribe()
+            replaced.cancelled.set()  # its pending permission requests: cancelled
         self._sessions[session_id] = session
         session.unsubscribe = store.subscribe(
             functools.partial(self._on_changes, session)

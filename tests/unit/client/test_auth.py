@@ -391,4 +391,4 @@ def test_other_kinds_are_not_usable_and_say_why() -> None:
         "none of its login methods can be used by acp-tui: "
         "Company SSO (type _vendor_sso), Method 2 (type _vendor_key)"
     )
-    assert unusable_methods_text([]) == "the agent offers no login method"
+    assert unusable_methods_text([]) == "it offers no login method"
