@@ -17,27 +17,42 @@ method's type says how to use it:
 
 Any session request may fail with the `auth_required` error (-32000) until the
 user has logged in; `is_auth_required` recognises it.
+
+Agent-provided ids and names are data, and may be odd: an empty or very long id,
+an empty name, control characters or markup. `method_label` always gives a short,
+printable, non-empty label, so such a method can still be shown and chosen. A
+method whose id is not a string is invalid and dropped by the schema. Only
+`agent` and `terminal` methods are `usable`; `unusable_methods_text` says why
+none is, so the user is told to log in outside acp-tui rather than to restart and
+choose (which would only show the same choices again).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Literal, TypeAlias
+from typing import Final, Literal, TypeAlias
 
 from acp_tui.client.connection import Connection
+from acp_tui.protocol.framing import printable
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
 from acp_tui.protocol.schema import v1, v2
 from acp_tui.protocol.transport import AgentCommand
 
 __all__ = [
+    "LABEL_WIDTH",
     "AuthChoice",
     "AuthKind",
     "auth_choices",
     "is_auth_required",
+    "method_label",
     "terminal_login_command",
+    "unusable_methods_text",
 ]
+
+LABEL_WIDTH: Final = 60
+"""Characters of a method's name or id shown as its label, at most."""
 
 AuthKind: TypeAlias = Literal["agent", "terminal", "other"]
 """How a method is used: `auth/login` (agent), a terminal run, or not at all."""
@@ -75,6 +90,41 @@ class AuthChoice:
     def is_terminal(self) -> bool:
         """Whether the client logs in by running the agent in a terminal."""
         return self.kind == "terminal"
+
+    @property
+    def usable(self) -> bool:
+        """Whether acp-tui can log in with it (an `agent` or `terminal` method)."""
+        return self.kind != "other"
+
+
+def method_label(name: str, method_id: str, number: int) -> str:
+    """A method's label: its name, else its id, else `Method <number>`.
+
+    Always printable (control characters escaped), stripped, non-empty, and at
+    most `LABEL_WIDTH` characters (cut with `…`).
+    """
+    for text in (name, method_id):
+        label = printable(text.strip()).strip()
+        if label:
+            if len(label) > LABEL_WIDTH:
+                label = label[: LABEL_WIDTH - 1] + "…"
+            return label
+    return f"Method {number}"
+
+
+def unusable_methods_text(choices: Sequence[AuthChoice]) -> str:
+    """Why the agent's login methods cannot be used, for a message to the user.
+
+    Args:
+        choices: All the agent's methods (none of them usable).
+    """
+    if not choices:
+        return "it offers no login method"
+    listed = ", ".join(
+        f"{method_label(c.name, c.method_id, n)} (type {printable(c.wire_type)})"
+        for n, c in enumerate(choices, start=1)
+    )
+    return f"none of its login methods can be used by acp-tui: {listed}"
 
 
 def auth_choices(connection: Connection) -> list[AuthChoice]:

@@ -157,7 +157,9 @@ def initialize_params(
     """The `initialize` params for an offer, in wire form.
 
     A v2 offer carries the v1 `clientInfo` and `clientCapabilities` too (see the
-    module docstring); a v1 offer is plain v1.
+    module docstring); a v1 offer is plain v1. v1 capabilities always include
+    `session.configOptions.boolean`: without it a v1 agent must not send the
+    boolean options that acp-tui shows and sets (v2 has them without a marker).
     """
     if offer == 1:
         capabilities = v1.ClientCapabilities(
@@ -166,6 +168,11 @@ def initialize_params(
                 write_text_file=features.write_text_file,
             ),
             terminal=features.terminal,
+            session=v1.ClientSessionCapabilities(
+                config_options=v1.SessionConfigOptionsCapabilities(
+                    boolean=v1.BooleanConfigOptionCapabilities()
+                )
+            ),
         )
         if features.terminal_auth:
             capabilities.auth = v1.AuthCapabilities(terminal=True)
@@ -200,6 +207,7 @@ def initialize_params(
             "writeTextFile": features.write_text_file,
         },
         "terminal": features.terminal,
+        "session": {"configOptions": {"boolean": {}}},
     }
     if features.terminal_auth:
         v1_capabilities["auth"] = {"terminal": True}

@@ -12,12 +12,18 @@ and read version-neutral `SessionStore`s:
   store, in received order. Updates for a session whose `session/new` response has
   not arrived yet are held and applied first when it does; the response's own
   config options and commands never overwrite what updates already reported.
+  A resume/load response is the other way round: the replay before it is
+  history, so the config options (and v2 commands) it carries are the agent's
+  latest state and replace the replayed ones (a list it omits leaves them).
 * A prompt turn ends, in v2, with an idle `state_update` received after the prompt
   was sent (the `session/prompt` response only means "accepted"); in v1, with the
   `session/prompt` response, whose `stopReason` becomes the idle state.
-* `cancel()` sends `session/cancel`, marks unfinished tool calls cancelled, answers
-  every pending permission request `cancelled`, and leaves the turn running until
-  the agent reports its end (late updates are still applied).
+* `cancel()` sends `session/cancel`, marks the current work's unfinished tool
+  calls cancelled (those reported since the prompt was sent, or since v2
+  agent-started work went busy; not an earlier turn's), answers every pending
+  permission request `cancelled`, and leaves the turn running until the agent
+  reports its end (late updates are still applied). When that cancelled work
+  ends, whatever of it is still unfinished is marked cancelled too.
 * The agent's requests: `session/request_permission` goes through the
   `PermissionPrompter` port (a `$/cancel_request` or a cancelled turn answers
   `cancelled`; an option that was not offered is never sent), and v1
@@ -34,8 +40,13 @@ and read version-neutral `SessionStore`s:
   among them (terminals start there); one outside them adds nothing. Only a
   client given no roots at all falls back to each session's `cwd` and
   additional directories (callers that choose the `cwd` themselves).
-* Client-owned terminals are killed and reaped when their session is closed or
-  deleted, by `aclose()`, and in any case when the connection closes.
+* A session the user leaves (`leave_session`: another session opened in its
+  place, or its tab closed) is forgotten: its late updates are logged and
+  dropped, never applied to a store nothing shows, and its pending permission
+  requests are answered `cancelled`. Where the agent supports `session/close`
+  (v2 baseline, v1 `sessionCapabilities.close`) it is closed too.
+* Client-owned terminals are killed and reaped when their session is closed,
+  deleted or left, by `aclose()`, and in any case when the connection closes.
 """
 
 from __future__ import annotations
@@ -148,6 +159,8 @@ class SessionFeatures:
     """`session/delete`."""
     additional_directories: bool = False
     """`additionalDirectories` on session setup (v1 and v2 capability markers)."""
+    close: bool = False
+    """`session/close` (v2: part of the session baseline; v1: its marker)."""
 
 
 @dataclass(slots=True)
@@ -172,12 +185,44 @@ class _Session:
     """Set by `cancel()`. A permission request watches the event current when it
     arrives, so every request pending at the cancel, and any the agent sends
     before the cancelled work ends, is answered `cancelled`. Replaced by a fresh
-    event once that work has ended (`cancelled_work_ended`)."""
+    event once that work has ended (`work_ended`)."""
+    work_tool_calls: dict[str, None] = field(default_factory=dict)
+    """The tool calls reported during the current work, in order: since the
+    prompt was sent, or since v2 agent-started work went busy. What a cancel
+    marks cancelled (checklist 4.12.2: the current work's, not an earlier
+    turn's)."""
+    busy: bool = False
+    """v2: the last state seen was busy (for agent-started work, which begins
+    with no prompt)."""
+    unsubscribe: Callable[[], None] | None = None
+    """Stops the client following the store's changes (`AcpClient._forget`)."""
 
-    def cancelled_work_ended(self) -> None:
-        """The cancelled work is over: later permission requests are asked again."""
+    def start_work(self) -> None:
+        """New work begins: the tool calls reported before are not part of it."""
+        self.work_tool_calls.clear()
+
+    def unfinished_work_tool_calls(self) -> list[ops.Op]:
+        """`cancelled` for each of the current work's unfinished tool calls."""
+        marks: list[ops.Op] = []
+        for tool_call_id in self.work_tool_calls:
+            tool_call = self.store.tool_call(tool_call_id)
+            if tool_call is not None and not tool_call.is_final:
+                marks.append(ops.PatchToolCall(tool_call_id, status="cancelled"))
+        return marks
+
+    def work_ended(self) -> None:
+        """The current work is over.
+
+        If it was cancelled, what it left unfinished never will be: marked
+        cancelled (late updates were applied until now), and later permission
+        requests are asked again.
+        """
         if self.cancelled.is_set():
+            marks = self.unfinished_work_tool_calls()
+            if marks:
+                self.store.apply_many(marks)
             self.cancelled = anyio.Event()
+        self.work_tool_calls.clear()
 
 
 class AcpClient:
@@ -256,6 +301,7 @@ class AcpClient:
                 resume=sessions.resume is not None,
                 delete=sessions.delete is not None,
                 additional_directories=sessions.additional_directories is not None,
+                close=sessions.close is not None,
             )
         v2_caps = self._v2_session_caps()
         if v2_caps is None:
@@ -266,6 +312,7 @@ class AcpClient:
             resume=True,
             delete=v2_caps.delete is not None,
             additional_directories=v2_caps.additional_directories is not None,
+            close=True,
         )
 
     async def _call(self, method: str, params: Any) -> Any:
@@ -350,8 +397,15 @@ class AcpClient:
         tasks = self.connection.tasks
         if self.version == 1 and self.features.terminal and tasks is not None:
             session.terminals = ClientTerminals(store, roots, tasks)
+        replaced = self._sessions.get(session_id)
+        if replaced is not None:  # reopened under the same id: the old store is done
+            if replaced.unsubscribe is not None:
+                replaced.unsubscribe()
+            replaced.cancelled.set()  # its pending permission requests: cancelled
         self._sessions[session_id] = session
-        store.subscribe(functools.partial(self._on_changes, session))
+        session.unsubscribe = store.subscribe(
+            functools.partial(self._on_changes, session)
+        )
         for params in self._early.pop(session_id, []):
             self._apply_update(session, params)
         return session
@@ -477,6 +531,10 @@ class AcpClient:
         # Open first: replayed updates arrive before the response.
         how: Literal["load", "resume"] = "load" if replay else "resume"
         session = self._open(session_id, cwd, access, how)
+        # The response is the agent's latest state: the lists it carries replace
+        # what the replay reported (a list it omits leaves the replayed one).
+        options: list[JSONObject] | None = None
+        commands: list[JSONObject] | None = None
         try:
             raw = await self._call(method, params)
             if self.version == 1:
@@ -487,36 +545,66 @@ class AcpClient:
                 # The modes come with the response, after the replay: options
                 # the replay stored stay (unless the response lists its own),
                 # and get the mode option the replay could not synthesise yet.
-                agent_options = (
-                    json_list(result1.config_options)
-                    if result1.config_options is not None
-                    else [dict(o) for o in session.store.config_options]
-                )
-                options = session.v1.config_options(agent_options)
-                if result1.config_options is None and session.v1.mode_synthesised:
-                    session.store.apply(ops.SetConfigOptions(options))
-                commands: list[JSONObject] = []
+                if result1.config_options is not None:
+                    options = session.v1.config_options(
+                        json_list(result1.config_options)
+                    )
+                elif result1.modes is not None:
+                    replayed = [dict(o) for o in session.store.config_options]
+                    options = session.v1.config_options(replayed)
             else:
                 result2 = v2.ResumeSessionResponse.model_validate(raw or {})
-                options = json_list(result2.config_options)
-                commands = json_list(result2.available_commands)
+                if _carries_list(raw, "configOptions"):
+                    options = json_list(result2.config_options)
+                if _carries_list(raw, "availableCommands"):
+                    commands = json_list(result2.available_commands)
         except BaseException:
             if self._sessions.get(session_id) is session:
                 del self._sessions[session_id]  # not resumed: no half-open session
             raise
         if session.v1 is not None:
             session.v1.end_message()  # the replay's last message is over
-        _set_lists(session.store, options, commands)
+        if options is not None:
+            session.store.apply(ops.SetConfigOptions(options))
+        if commands is not None:
+            session.store.apply(ops.SetAvailableCommands(commands))
         return session.store
 
     async def close_session(self, session_id: str) -> None:
-        """`session/close` (cancels the session's work, like `session/cancel`)."""
-        if self.version == 1:
-            caps = self._v1_caps().session_capabilities
-            if caps is None or caps.close is None:
-                raise UnsupportedOperation("the agent cannot close sessions")
-        await self._call("session/close", {"sessionId": session_id})
+        """`session/close` (cancels the session's work, like `session/cancel`).
+
+        The session is forgotten first (its updates are no longer applied, its
+        pending permission requests are answered `cancelled`), even if the agent
+        then refuses to close it.
+        """
+        if not self.session_features().close:
+            raise UnsupportedOperation("the agent cannot close sessions")
         await self._forget(session_id)
+        await self._call("session/close", {"sessionId": session_id})
+
+    async def leave_session(self, store: SessionStore) -> bool:
+        """The user left this session: stop following it, and close it if we can.
+
+        Its updates are no longer applied (an update for it is then one for an
+        unknown session: logged and dropped), its pending permission requests
+        are answered `cancelled`, its client-owned terminals are killed, and,
+        where the agent supports `session/close`, the agent is told to close it.
+        A session reopened since under the same id (a newer store) is left alone.
+
+        Returns:
+            True if `session/close` was sent and answered.
+
+        Raises:
+            RpcError: The agent refused to close it (it is forgotten anyway).
+        """
+        session = self._sessions.get(store.session_id)
+        if session is None or session.store is not store:
+            return False
+        if not self.session_features().close:
+            await self._forget(store.session_id)
+            return False
+        await self.close_session(store.session_id)
+        return True
 
     async def delete_session(self, session_id: str) -> None:
         """`session/delete` (needs the agent's `delete` capability)."""
@@ -532,9 +620,23 @@ class AcpClient:
         await self._forget(session_id)
 
     async def _forget(self, session_id: str) -> None:
-        """Drop an open session; its client-owned terminals are killed and reaped."""
+        """Drop an open session (closed, deleted or left by the user).
+
+        Its updates are no longer applied, its pending permission requests are
+        answered `cancelled`, a v2 turn waiting for its end ends `cancelled` (its
+        work is over), and its client-owned terminals are killed and reaped.
+        """
         session = self._sessions.pop(session_id, None)
-        if session is not None and session.terminals is not None:
+        if session is None:
+            return
+        if session.unsubscribe is not None:
+            session.unsubscribe()
+        session.cancelled.set()
+        turn = session.turn
+        if turn is not None and self.version == 2:
+            turn.stop_reason = "cancelled"
+            turn.done.set()
+        if session.terminals is not None:
             await session.terminals.aclose()
 
     async def aclose(self) -> None:
@@ -558,9 +660,12 @@ class AcpClient:
         session = self._sessions[session_id]
         turn = _Turn()
         session.turn = turn
-        # Not unconditionally replaced: a request still pending from before this
-        # prompt must be answered too if this turn is cancelled.
-        session.cancelled_work_ended()
+        # The work before this prompt is over for this turn (a cancelled one's
+        # leftovers are marked). The cancelled event is replaced only then, not
+        # unconditionally: a request still pending from before this prompt must
+        # be answered too if this turn is cancelled.
+        session.work_ended()
+        session.start_work()
         params = {"sessionId": session_id, "prompt": list(blocks)}
         store = session.store
         if self.version == 1:
@@ -578,7 +683,7 @@ class AcpClient:
                 raise
             finally:
                 translator.end_message()
-                session.cancelled_work_ended()  # v1: the response ends the turn
+                session.work_ended()  # v1: the response ends the turn
             response = v1.PromptResponse.model_validate(raw)
             store.apply(ops.SetState("idle", response.stop_reason, raw=raw))
             return response.stop_reason
@@ -612,7 +717,9 @@ class AcpClient:
             "session/cancel", {"sessionId": session_id}
         )
         session.cancelled.set()
-        session.store.apply(ops.CancelUnfinishedToolCalls())
+        marks = session.unfinished_work_tool_calls()
+        if marks:
+            session.store.apply_many(marks)
 
     async def set_config_option(
         self, session_id: str, config_id: str, value: Any
@@ -677,35 +784,54 @@ class AcpClient:
         self._require_v2_auth()
         await self._call("auth/login", {"methodId": method_id})
 
-    async def logout(self) -> None:
-        """v2 `auth/logout`; v1 `logout` (needs `agentCapabilities.auth.logout`)."""
+    def can_logout(self) -> bool:
+        """Whether the agent may be sent a logout.
+
+        v2: it lists authentication methods; v1: `agentCapabilities.auth.logout`.
+        """
         if self.version == 1:
             auth = self._v1_caps().auth
-            if auth is None or auth.logout is None:
-                raise UnsupportedOperation("the agent does not support logout")
-            await self._call("logout", {})
-            return
-        self._require_v2_auth()
-        await self._call("auth/logout", {})
+            return auth is not None and auth.logout is not None
+        return bool(self.connection.initialize_result.auth_methods)
+
+    async def logout(self) -> None:
+        """v2 `auth/logout`; v1 `logout` (needs `agentCapabilities.auth.logout`).
+
+        Afterwards any session request may fail with `auth_required` (checklist
+        4.3.3): the caller offers the login then.
+        """
+        if not self.can_logout():
+            raise UnsupportedOperation("the agent does not support logout")
+        await self._call("logout" if self.version == 1 else "auth/logout", {})
 
     # ------------------------------------------------------- turn bookkeeping
 
     def _on_changes(self, session: _Session, changes: Sequence[Change]) -> None:
-        if self.version == 1 or not any(change.kind == "state" for change in changes):
+        state_changed = False
+        for change in changes:
+            if change.kind == "tool_call" and change.id is not None:
+                session.work_tool_calls[change.id] = None
+            elif change.kind == "state":
+                state_changed = True
+        if self.version == 1 or not state_changed:
             return
         state = session.store.state
         turn = session.turn
         if state.is_busy:
             if turn is not None:
                 turn.busy_seen = True
+            elif not session.busy:
+                session.start_work()  # the agent starts work of its own
+            session.busy = True
             return
+        session.busy = False
         if turn is not None:
             if state.stop_reason is None and not turn.busy_seen:
                 return  # an idle from before this turn's work started
             turn.stop_reason = state.stop_reason
             turn.done.set()
             session.turn = None
-        session.cancelled_work_ended()
+        session.work_ended()
 
     # ------------------------------------------------------------- inbound
 
@@ -950,6 +1076,11 @@ def _set_lists(
         store.apply(ops.SetConfigOptions(options))
     if commands and not store.commands:
         store.apply(ops.SetAvailableCommands(commands))
+
+
+def _carries_list(raw: Any, key: str) -> bool:
+    """Whether a response object reports the list `key` (an array, maybe empty)."""
+    return isinstance(raw, dict) and isinstance(raw.get(key), list)
 
 
 def _mcp_entry(name: str, server: McpServerSettings, version: int) -> JSONObject:

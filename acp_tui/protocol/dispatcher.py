@@ -5,9 +5,15 @@ and results are decoded JSON (or pydantic models, dumped in wire form on the way
 out). It owns:
 
 * request-id allocation and correlation of responses by id (never by order);
-* outbound timeouts, and `$/cancel_request` when a caller gives up on a request;
+* outbound timeouts, and `$/cancel_request` when a caller gives up on a request.
+  The agent MUST still answer such a request (`-32800` or a late result): its ids
+  are remembered for `CANCELLED_REPLY_WINDOW` seconds (at most
+  `CANCELLED_IDS_KEPT` of them), so that answer is expected and dropped, while a
+  response for an id we never cancelled, or a second one, is still reported;
 * inbound requests, each served in its own task so they run concurrently, with the
-  **one** place where an exception becomes a JSON-RPC error object (`_serve`);
+  **one** place where an exception becomes a JSON-RPC error object (`_serve`). A
+  request whose id is still being served is answered `-32600` and never reaches
+  the handler; the first one keeps running;
 * inbound `$/cancel_request`, which cancels the handler (answered `-32800`) or, if
   the handler opted in with `RequestContext.handles_cancellation`, only signals it
   so it can answer with a valid result (a permission request answers `cancelled`);
@@ -31,6 +37,7 @@ import itertools
 import json
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
@@ -115,6 +122,14 @@ async def yield_to_busy_loop() -> None:
 
 
 CANCEL_REQUEST: Final = "$/cancel_request"
+
+CANCELLED_IDS_KEPT: Final = 256
+"""Ids of our cancelled requests whose answer is still expected, at most (the
+oldest is forgotten first)."""
+
+CANCELLED_REPLY_WINDOW: Final = 300.0
+"""Seconds after our `$/cancel_request` during which the agent's answer to that
+request (`-32800` or a late result) is expected, not reported as a bad message."""
 
 CANCEL_SEND_TIMEOUT: Final = 1.0
 """Seconds allowed for sending `$/cancel_request` while a cancelled caller unwinds
@@ -213,6 +228,12 @@ class Dispatcher:
         self._task_group: anyio.abc.TaskGroup | None = None
         self._close_reason: str | None = None
         self._closed = anyio.Event()
+        self._cancelled: OrderedDict[RequestId, float] = OrderedDict()
+        """Our requests given up with `$/cancel_request`: id -> when."""
+        self.cancelled_ids_kept = CANCELLED_IDS_KEPT
+        """At most this many cancelled ids are remembered."""
+        self.cancelled_reply_window = CANCELLED_REPLY_WINDOW
+        """Seconds a cancelled id's answer is expected."""
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -365,8 +386,32 @@ class Dispatcher:
     async def _send_cancel(self, request_id: RequestId) -> None:
         if self._close_reason is not None:
             return
+        # Recorded first: the agent may answer before the notification is sent.
+        self._remember_cancelled(request_id)
         with suppress(ConnectionClosed):
             await self.notify(CANCEL_REQUEST, {"requestId": request_id})
+
+    def _remember_cancelled(self, request_id: RequestId) -> None:
+        """Expect the answer to a request we cancelled, for a while (bounded).
+
+        The agent MUST answer it: `-32800`, or a result if it finished anyway.
+        """
+        self._cancelled.pop(request_id, None)
+        self._cancelled[request_id] = time.monotonic()
+        while len(self._cancelled) > max(self.cancelled_ids_kept, 0):
+            self._cancelled.popitem(last=False)
+
+    def _expected_late_reply(self, request_id: RequestId | None) -> bool:
+        """Whether a response with no pending request answers one we cancelled.
+
+        Each cancelled id is used once: a second answer for it is a bad message.
+        """
+        if request_id is None:
+            return False
+        cancelled_at = self._cancelled.pop(request_id, None)
+        if cancelled_at is None:
+            return False
+        return time.monotonic() - cancelled_at <= self.cancelled_reply_window
 
     async def _send(self, message: Any) -> None:
         line = encode_message(message)
@@ -425,7 +470,9 @@ class Dispatcher:
             return
         pending = self._pending.get(message.id) if message.id is not None else None
         if pending is None or pending.outcome is not None:
-            if isinstance(message, ErrorResponse) and message.id is None:
+            if self._expected_late_reply(message.id):
+                log.debug("the answer to cancelled request %r arrived", message.id)
+            elif isinstance(message, ErrorResponse) and message.id is None:
                 self._report(
                     "peer_error", f"the agent reported an error: {message.error}"
                 )
@@ -476,6 +523,27 @@ class Dispatcher:
         *,
         task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
+        if request.id in self._inbound:
+            # The first request with this id keeps running. Serving this one too
+            # would give the agent two answers for one id, and a
+            # `$/cancel_request` could not say which of the two it means.
+            task_status.started()
+            self._report(
+                "invalid_message",
+                f"the agent reused request id {request.id!r} while a request with "
+                f"that id is still being handled ({request.method})",
+            )
+            await reply(
+                error_response(
+                    request.id,
+                    RpcError(
+                        INVALID_REQUEST,
+                        "Invalid Request",
+                        f"request id {request.id!r} is already in use",
+                    ),
+                )
+            )
+            return
         context = RequestContext(request.id, request.method)
         scope = anyio.CancelScope()
         self._inbound[request.id] = (scope, context)
@@ -514,8 +582,7 @@ class Dispatcher:
                         ),
                     )
         finally:
-            if self._inbound.get(request.id, (None,))[0] is scope:
-                del self._inbound[request.id]
+            del self._inbound[request.id]
         if response is None:  # cancelled by $/cancel_request
             response = error_response(
                 request.id, RpcError(REQUEST_CANCELLED, "Request cancelled")

@@ -28,11 +28,12 @@ that import (`AgentLauncher.start_early`), so the two overlap.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal, Protocol
+from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
 
 import anyio
 from textual.message_pump import MessagePump
@@ -51,6 +52,7 @@ from acp_tui.ui.messages import (
     AgentConnected,
     AgentFailed,
     AgentNotice,
+    PromptEnded,
     PromptStarted,
     SessionStarted,
     TerminalLoginRequested,
@@ -75,11 +77,17 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 SETUP_TIMEOUT: Final = 120.0
 """Seconds allowed for one session setup call (`session/new`, resume, login)."""
 
 CALL_TIMEOUT: Final = 30.0
 """Seconds allowed for quick calls made on the user's behalf (list, config)."""
+
+CLOSE_TIMEOUT: Final = 5.0
+"""Seconds allowed for `session/close` of a session the user left (it is no
+longer followed either way)."""
 
 CANCEL_GRACE: Final = 15.0
 """Seconds the agent gets to end a turn after `session/cancel`; past them the user
@@ -145,16 +153,24 @@ class RunnerUI(DialogHost, Protocol):
 
 
 class LoginInTerminal(Exception):
-    """The user chose a terminal login: the app runs `command`, then reconnects."""
+    """The user chose a terminal login: the app runs `command`, then reconnects.
 
-    def __init__(self, command: AgentCommand, choice: AuthChoice) -> None:
+    `then` is the session to open once reconnected: the one being opened when
+    the login was asked for, or the current one (the request that needed the
+    login is then made again: a refused prompt is sent again).
+    """
+
+    def __init__(
+        self, command: AgentCommand, choice: AuthChoice, then: SessionRequest
+    ) -> None:
         super().__init__(choice.name)
         self.command = command
         self.choice = choice
+        self.then = then
 
 
 class AuthCancelled(Exception):
-    """The agent needs a login and the user declined."""
+    """The agent needs a login, and the user declined or none can be made here."""
 
 
 class AgentRunner:
@@ -200,6 +216,9 @@ class AgentRunner:
         """Set when the current turn ends (or the connection does)."""
         self._diagnostics = 0
         """Protocol problems reported on this connection so far."""
+        self._resend: tuple[int, str] | None = None
+        """A prompt refused for want of a login, sent first on the next connection
+        (the user chose a terminal login, which reconnects)."""
         self.prompter = RememberingPrompter(
             ModalPermissionPrompter(ui, self._tool_call), self._tool_call
         )
@@ -211,6 +230,11 @@ class AgentRunner:
     def connected(self) -> bool:
         """A connection is up (a session may not be open yet)."""
         return self.client is not None
+
+    @property
+    def can_logout(self) -> bool:
+        """The connected agent supports logging out."""
+        return self.client is not None and self.client.can_logout()
 
     @property
     def session_features(self) -> SessionFeatures:
@@ -303,16 +327,9 @@ class AgentRunner:
                 finally:
                     await self.launcher.discard_early()
         except LoginInTerminal as login:
-            self.target.post_message(
-                TerminalLoginRequested(login.command, login.choice.name, request)
-            )
-        except AuthCancelled:
-            self.target.post_message(
-                AgentFailed(
-                    "the agent needs you to log in; restart to choose a method",
-                    restartable=True,
-                )
-            )
+            self._login_in_terminal(login)
+        except AuthCancelled as declined:
+            self.target.post_message(AgentFailed(str(declined), restartable=True))
         except AGENT_FAILURES as error:
             failure = self.launcher.explain(error, tail_lines=10)
             self.target.post_message(
@@ -451,7 +468,7 @@ class AgentRunner:
                 return store
             except (RpcError, UnsupportedOperation) as error:
                 if isinstance(error, RpcError) and is_auth_required(error):
-                    await self._login(client, str(error))
+                    await self._login(client, str(error), then=request)
                 elif request.action == "resume" and request.fallback_new:
                     self._notice(
                         f"could not resume the session ({error}); started a new one"
@@ -496,27 +513,80 @@ class AgentRunner:
             )
         return ()
 
-    async def _login(self, client: AcpClient, message: str) -> None:
-        from acp_tui.client.auth import auth_choices, terminal_login_command
+    async def _login(
+        self, client: AcpClient, message: str, *, then: SessionRequest
+    ) -> None:
+        """Ask the user to log in (the agent answered `auth_required`).
+
+        An agent method logs in here, and a failed login asks again; a terminal
+        method raises `LoginInTerminal` (the app runs it, then reconnects and
+        opens `then`).
+
+        Raises:
+            AuthCancelled: The user declined, or no method can be used here.
+            LoginInTerminal: The user chose a terminal login.
+        """
+        from acp_tui.client.auth import (
+            auth_choices,
+            terminal_login_command,
+            unusable_methods_text,
+        )
 
         assert self.connection is not None
         choices = auth_choices(self.connection)
-        if not choices:
-            raise AuthCancelled(message)
-        choice = await self.ui.choose_auth(choices, message)
-        if choice is None:
-            raise AuthCancelled(message)
-        if choice.kind == "terminal":
-            command = terminal_login_command(self.settings.command, choice)
-            raise LoginInTerminal(command, choice)
-        with anyio.fail_after(SETUP_TIMEOUT):
-            await client.authenticate(choice.method_id)
+        if not any(choice.usable for choice in choices):
+            # Restarting would only offer the same methods again.
+            raise AuthCancelled(
+                f"the agent needs you to log in, but {unusable_methods_text(choices)}"
+                ". Log in outside acp-tui (for example with the agent's own login "
+                f"command), then restart it with ctrl+r. The agent said: {message}"
+            )
+        while True:
+            choice = await self.ui.choose_auth(choices, message)
+            if choice is None or not choice.usable:
+                raise AuthCancelled("the agent needs you to log in")
+            if choice.is_terminal:
+                command = terminal_login_command(self.settings.command, choice)
+                raise LoginInTerminal(command, choice, then)
+            try:
+                with anyio.fail_after(SETUP_TIMEOUT):
+                    await client.authenticate(choice.method_id)
+                return
+            except (RpcError, TimeoutError) as error:
+                message = f"the login failed: {error or 'timed out'}"
+
+    async def _authorized(
+        self, call: Callable[[], Awaitable[T]], *, then: SessionRequest
+    ) -> T:
+        """Make a request, and again after a login if the agent wanted one.
+
+        Checklist 4.3.3: any session request may fail with `auth_required`.
+        """
+        from acp_tui.client.auth import is_auth_required
+
+        client = self._client()
+        while True:
+            try:
+                return await call()
+            except RpcError as error:
+                if not is_auth_required(error):
+                    raise
+                await self._login(client, str(error), then=then)
+
+    def _login_in_terminal(self, login: LoginInTerminal) -> None:
+        """Have the app run a terminal login, then reconnect (see the message)."""
+        self.target.post_message(
+            TerminalLoginRequested(login.command, login.choice.name, login.then)
+        )
 
     async def _serve_prompts(self) -> None:
         from acp_tui.client.prompt_content import PromptCapabilities, build_prompt
 
         while True:
-            prompt_id, text = await self.prompts.get()
+            if self._resend is not None:
+                (prompt_id, text), self._resend = self._resend, None
+            else:
+                prompt_id, text = await self.prompts.get()
             client, store = self._client(), self.store
             if store is None:  # pragma: no cover - a session is open by now
                 continue
@@ -530,9 +600,24 @@ class AgentRunner:
                     self.session_cwd,
                     self.prompt_caps or PromptCapabilities(),
                 )
-                await client.prompt(store.session_id, blocks)
+                await self._authorized(
+                    functools.partial(client.prompt, store.session_id, blocks),
+                    then=self.restart_request(),
+                )
+                self.target.post_message(PromptEnded(prompt_id))
+            except LoginInTerminal:
+                self._resend = (prompt_id, text)  # once logged in and reconnected
+                raise
+            except AuthCancelled as declined:
+                self.target.post_message(
+                    AgentFailed(
+                        f"the prompt was not sent: {declined}", prompt_id=prompt_id
+                    )
+                )
             except RpcError as error:
-                self.target.post_message(AgentFailed(f"the prompt failed: {error}"))
+                self.target.post_message(
+                    AgentFailed(f"the prompt failed: {error}", prompt_id=prompt_id)
+                )
             finally:
                 self.in_turn = False
                 self.cancelling = False
@@ -588,13 +673,34 @@ class AgentRunner:
         client = self._client()
         if not client.session_features().list:
             raise UnsupportedOperation("this agent does not list its sessions")
-        with anyio.fail_after(CALL_TIMEOUT):
-            return await client.list_sessions(self.settings.cwd)
+        return await self._on_behalf(
+            functools.partial(client.list_sessions, self.settings.cwd)
+        )
 
     async def delete_session(self, session_id: str) -> None:
         """Delete one of the agent's sessions."""
-        with anyio.fail_after(CALL_TIMEOUT):
-            await self._client().delete_session(session_id)
+        client = self._client()
+        await self._on_behalf(functools.partial(client.delete_session, session_id))
+
+    async def _on_behalf(self, call: Callable[[], Awaitable[T]]) -> T:
+        """Make a quick call for the user, offering the login if the agent wants one.
+
+        Each attempt is bounded by `CALL_TIMEOUT`.
+
+        Raises:
+            AuthCancelled: The login was declined, or will be made in a terminal
+                (the app then reconnects).
+        """
+
+        async def bounded() -> T:
+            with anyio.fail_after(CALL_TIMEOUT):
+                return await call()
+
+        try:
+            return await self._authorized(bounded, then=self.restart_request())
+        except LoginInTerminal as login:
+            self._login_in_terminal(login)
+            raise AuthCancelled("logging in from the terminal first") from None
 
     async def switch_session(self, request: SessionRequest) -> None:
         """Open another session on this connection (not during a turn)."""
@@ -603,10 +709,39 @@ class AgentRunner:
         if self.in_turn:
             self._notice("finish or cancel the current turn before switching session")
             return
+        left = self.store
         try:
             self._install(await self._open(request))
+        except LoginInTerminal as login:
+            self._login_in_terminal(login)  # then reconnects and opens `request`
+            return
         except (RpcError, UnsupportedOperation, TimeoutError, AuthCancelled) as error:
             self._notice(f"could not open the session: {error or 'timed out'}")
+            return
+        if left is not None and left is not self.store:
+            await self._leave(left)
+
+    async def leave_session(self) -> None:
+        """The user leaves the current session (its tab closes): close it."""
+        if self.store is not None:
+            await self._leave(self.store)
+
+    async def _leave(self, store: SessionStore) -> None:
+        """Stop following a session the user left; close it where the agent can.
+
+        Bounded by `CLOSE_TIMEOUT`. A refusal is only logged: the user has left,
+        and the session is no longer followed either way.
+        """
+        client = self.client
+        if client is None:
+            return
+        try:
+            with anyio.fail_after(CLOSE_TIMEOUT):
+                closed = await client.leave_session(store)
+        except (RpcError, TimeoutError, ConnectionClosed) as error:
+            log.info("session %s left, not closed: %s", store.session_id, error)
+            return
+        log.info("session %s left (closed: %s)", store.session_id, closed)
 
     async def set_config(self, config_id: str, value: str | bool) -> None:
         """Set one config option; the agent's answer replaces the stored list."""
@@ -616,11 +751,35 @@ class AgentRunner:
         if self.client is None or store is None:
             self._notice("the agent is not connected")
             return
+        client = self.client
+        try:
+            await self._on_behalf(
+                functools.partial(
+                    client.set_config_option, store.session_id, config_id, value
+                )
+            )
+        except (RpcError, UnsupportedOperation, TimeoutError, AuthCancelled) as error:
+            self._notice(f"could not change {config_id}: {error or 'timed out'}")
+
+    async def logout(self) -> None:
+        """Log out of the agent; the next request that needs a login asks for one."""
+        from acp_tui.client.session import UnsupportedOperation
+
+        client = self.client
+        if client is None:
+            self._notice("the agent is not connected")
+            return
         try:
             with anyio.fail_after(CALL_TIMEOUT):
-                await self.client.set_config_option(store.session_id, config_id, value)
+                await client.logout()
         except (RpcError, UnsupportedOperation, TimeoutError) as error:
-            self._notice(f"could not change {config_id}: {error or 'timed out'}")
+            self._notice(f"could not log out: {error or 'timed out'}")
+            return
+        assert self.connection is not None
+        self._notice(
+            f"Logged out of {self.connection.agent.display_name}; the next request "
+            "that needs a login will ask for one"
+        )
 
     def _notice(self, text: str) -> None:
         self.target.post_message(AgentNotice(text))

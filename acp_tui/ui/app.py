@@ -383,7 +383,7 @@ class AcpTuiApp(App[None]):
         await self.close_tab(self._active)
 
     async def close_tab(self, pane: SessionPane) -> None:
-        """Stop `pane`'s agent (bounded by `SHUTDOWN_WAIT`) and remove its tab."""
+        """Close `pane`'s session and stop its agent (bounded); remove its tab."""
         if pane not in self._panes or pane.closing:
             return
         if len(self._panes) == 1:
@@ -398,7 +398,7 @@ class AcpTuiApp(App[None]):
         if pane is self._active:  # show a neighbour while the agent stops
             neighbour = self._panes[index + 1 if index + 1 < len(self._panes) else -2]
             self._activate(neighbour)
-        await pane.stop_agent()
+        await pane.close()
         self._panes.remove(pane)
         await self._tabs.remove_tab(self._tab_id(pane))
         await pane.remove()
@@ -534,6 +534,13 @@ class AcpTuiApp(App[None]):
                 entry.title,
                 entry.help,
                 functools.partial(self.run_action, entry.action),
+            )
+        if self._active.runner.can_logout:
+            yield SystemCommand(
+                "Log out",
+                "Log out of this tab's agent (the next request that needs a login "
+                "asks for one)",
+                self._active.action_logout,
             )
         store = self.store
         if store is not None:

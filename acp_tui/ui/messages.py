@@ -24,6 +24,7 @@ __all__ = [
     "AgentConnected",
     "AgentFailed",
     "AgentNotice",
+    "PromptEnded",
     "PromptStarted",
     "SessionStarted",
     "SessionUpdated",
@@ -81,19 +82,41 @@ class PromptStarted(Message):
         self.text = text
 
 
+class PromptEnded(Message):
+    """A prompt's turn ended normally: the prompt is no longer being sent.
+
+    (A v2 agent shows a prompt back with `user_message`; one that did not, and a
+    turn whose last change was handled before it ended, must not leave the prompt
+    shown as "sending".)
+    """
+
+    bubble = False
+
+    def __init__(self, prompt_id: int) -> None:
+        super().__init__()
+        self.prompt_id = prompt_id
+
+
 class AgentFailed(Message):
     """The agent could not be used (or a prompt failed): show a banner."""
 
     bubble = False
 
     def __init__(
-        self, text: str, details: Sequence[str] = (), *, restartable: bool = False
+        self,
+        text: str,
+        details: Sequence[str] = (),
+        *,
+        restartable: bool = False,
+        prompt_id: int | None = None,
     ) -> None:
         super().__init__()
         self.text = text
         self.details = tuple(details)
         self.restartable = restartable
         """The connection is gone: offer to restart the agent."""
+        self.prompt_id = prompt_id
+        """The prompt that failed (the agent refused it), if that is the failure."""
 
 
 class AgentNotice(Message):

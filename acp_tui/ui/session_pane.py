@@ -50,6 +50,7 @@ from acp_tui.ui.messages import (
     AgentConnected,
     AgentFailed,
     AgentNotice,
+    PromptEnded,
     PromptStarted,
     SessionStarted,
     SessionUpdated,
@@ -384,6 +385,15 @@ class SessionPane(Widget):
                 await asyncio.wait({task}, timeout=SHUTDOWN_WAIT)
                 raise
 
+    async def close(self) -> None:
+        """The tab closes: close its session where the agent can, then stop it.
+
+        Both steps are bounded (`agent_runner.CLOSE_TIMEOUT`, `SHUTDOWN_WAIT`).
+        """
+        self.closing = True
+        await self.runner.leave_session()
+        await self.stop_agent()
+
     async def stop_agent(self) -> None:
         """Stop the agent for good (the tab closes), bounded by `SHUTDOWN_WAIT`."""
         self.closing = True
@@ -512,10 +522,15 @@ class SessionPane(Widget):
         """Show a banner; the conversation stays and the app keeps running."""
         if not self._live:
             return
-        if message.restartable:
+        if message.restartable or message.prompt_id is not None:
+            # Not delivered: the agent stopped, or refused this prompt.
             for pending in self._conversation.pending_prompts():
-                if pending.state == "sending":
+                if pending.state == "sending" and message.prompt_id in (
+                    None,
+                    pending.prompt_id,
+                ):
                     pending.mark("lost")
+        if message.restartable:
             self.query_one(StartView).finished()
             await self._conversation.mount(CrashBanner(message.text, message.details))
             if not self._live:
@@ -554,6 +569,14 @@ class SessionPane(Widget):
         await self._settle_sent_prompts(())
         if self._live:
             self._refresh_status()
+
+    async def on_prompt_ended(self, message: PromptEnded) -> None:
+        """The prompt's turn is over: it is no longer shown as being sent."""
+        if not self._live:
+            return
+        for pending in self._conversation.pending_prompts():
+            if pending.prompt_id == message.prompt_id and pending.state == "sending":
+                await pending.remove()
 
     async def _settle_sent_prompts(self, changes: Sequence[Change]) -> None:
         """Drop "sending" prompts once the agent has shown them or finished."""
@@ -784,7 +807,13 @@ class SessionPane(Widget):
     ) -> AuthChoice | None:
         """The login dialog: which of the agent's methods to use."""
         views = [
-            AuthMethodView(c.method_id, c.name, c.description, c.kind == "terminal")
+            AuthMethodView(
+                c.method_id,
+                c.name,
+                c.description,
+                c.is_terminal,
+                None if c.usable else c.wire_type,
+            )
             for c in choices
         ]
         agent = self._status.agent
@@ -792,7 +821,7 @@ class SessionPane(Widget):
         chosen = await self.ask_user(
             AuthScreen(views, agent_name=name, message=message)
         )
-        return next((c for c in choices if c.method_id == chosen), None)
+        return next((c for c in choices if c.usable and c.method_id == chosen), None)
 
     # ----------------------------------------------------------------- actions
 
@@ -802,6 +831,10 @@ class SessionPane(Widget):
             self.run_worker(self.runner.cancel(), group="cancel", exit_on_error=False)
             self.runner.cancelling = True
             self._refresh_status()
+
+    def action_logout(self) -> None:
+        """Log out of the agent (offered where it supports logging out)."""
+        self.run_worker(self.runner.logout(), group="auth", exit_on_error=False)
 
     def action_pick_session(self) -> None:
         """Open the session picker and switch to the chosen session."""

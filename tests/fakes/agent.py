@@ -97,6 +97,20 @@ succeeds ({}); any other method id gets -32602. `auth/logout` / `logout` undo it
 login is kept in the file named by FAKE_AGENT_AUTH_FILE, when set, so later agent
 processes see it. `agent.py SCENARIO --login` (the terminal method's args appended)
 prints "Logged in to Fake Agent." to stdout, writes that file and exits 0.
+
+Logins that lapse, and odd methods (the *-full behaviour otherwise):
+  v2-relogin      v2-auth, but logged in from the start; after `auth/logout` every
+  v1-relogin      session method (new, list, resume, load, delete, prompt,
+                  set_config_option, set_mode) answers -32000 until a login
+                  (v1-relogin: v1-auth's shapes, with `auth.logout`)
+  v2-odd-auth     v2-auth's gating, with odd methods: an agent method whose
+  v1-odd-auth     `methodId` and `name` are both "", one whose id is 5,000 "x"
+                  followed by an escape sequence and markup and whose name is "",
+                  one of a custom type "_vendor-sso", and one whose id is a number
+                  (invalid: dropped by the client). A login with the empty id
+                  succeeds; the long one gets -32602
+  v2-unusable-auth  v2-auth's gating, but its only methods are unusable: one of
+                  type "_vendor-sso" and one whose id is a number. No login works
 """
 
 from __future__ import annotations
@@ -525,8 +539,17 @@ def turn_v1(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
 # Tables of data first, then small builders, then `FullAgent`, whose methods answer
 # one request each. Everything is plain JSON in the wire shape of each version.
 
-FULL_SCENARIOS = ("v2-full", "v1-full", "v2-auth", "v1-auth")
-AUTH_SCENARIOS = ("v2-auth", "v1-auth")
+RELOGIN_SCENARIOS = ("v2-relogin", "v1-relogin")
+ODD_AUTH_SCENARIOS = ("v2-odd-auth", "v1-odd-auth")
+UNUSABLE_AUTH_SCENARIOS = ("v2-unusable-auth",)
+AUTH_SCENARIOS = (
+    "v2-auth",
+    "v1-auth",
+    *RELOGIN_SCENARIOS,
+    *ODD_AUTH_SCENARIOS,
+    *UNUSABLE_AUTH_SCENARIOS,
+)
+FULL_SCENARIOS = ("v2-full", "v1-full", *AUTH_SCENARIOS)
 AUTH_FILE = os.environ.get("FAKE_AGENT_AUTH_FILE")
 
 AUTH_REQUIRED = -32000
@@ -589,6 +612,15 @@ LOGGED_IN_TEXT = "Logged in to Fake Agent.\n"
 AUTH_GATED = frozenset(
     {"session/new", "session/list", "session/resume", "session/load", "session/delete"}
 )
+# ... and in the *-relogin scenarios, once logged out.
+RELOGIN_GATED = AUTH_GATED | {
+    "session/prompt",
+    "session/set_config_option",
+    "session/set_mode",
+}
+
+ODD_LOGIN = ""
+LONG_ODD_ID = "x" * 5000 + "\x1b[31m[b]red[/b]"
 
 
 class Reject(Exception):
@@ -612,7 +644,25 @@ def not_found(session_id: Any) -> Reject:
 # -- wire builders ------------------------------------------------------------------
 
 
+def odd_auth_methods(version: int) -> list[dict[str, Any]]:
+    key = "id" if version == 1 else "methodId"
+    typed = {} if version == 1 else {"type": "agent"}
+    methods: list[dict[str, Any]] = []
+    if SCENARIO in ODD_AUTH_SCENARIOS:
+        methods += [
+            {key: ODD_LOGIN, "name": "", **typed},
+            {key: LONG_ODD_ID, "name": "", **typed},
+        ]
+    methods += [
+        {key: "sso", "name": "Company SSO", "type": "_vendor-sso"},
+        {key: 42, "name": "A number for an id", **typed},
+    ]
+    return methods
+
+
 def auth_methods(version: int) -> list[dict[str, Any]]:
+    if SCENARIO in ODD_AUTH_SCENARIOS or SCENARIO in UNUSABLE_AUTH_SCENARIOS:
+        return odd_auth_methods(version)
     agent = {
         "name": "Log in with Fake Agent",
         "description": "The agent opens its own login flow",
@@ -870,7 +920,7 @@ class FullAgent:
         self.settings: dict[str, dict[str, Any]] = {}
         """Open sessions (created or resumed) and their config values."""
         self.created = 0
-        self.logged_in = False
+        self.logged_in = SCENARIO in RELOGIN_SCENARIOS
         self.after: list[tuple[str, dict[str, Any]]] = []
         """Updates to send once the current reply is written."""
 
@@ -891,10 +941,14 @@ class FullAgent:
             self.answer(message["id"], method, params)
 
     def answer(self, rid: Any, method: str, params: dict[str, Any]) -> None:
-        if method == "session/prompt":
-            self.prompt(rid, params)
-            return
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": rid}
+        if method == "session/prompt":
+            if self.gated(method):
+                reply["error"] = Reject(AUTH_REQUIRED, "Authentication required").error
+                write(reply)
+            else:
+                self.prompt(rid, params)
+            return
         try:
             reply["result"] = self.handle(method, params)
         except Reject as rejection:
@@ -911,7 +965,7 @@ class FullAgent:
         handler = self.handlers().get(method)
         if handler is None:
             raise Reject(METHOD_NOT_FOUND, "Method not found", method)
-        if method in AUTH_GATED and not self.authenticated():
+        if self.gated(method):
             raise Reject(AUTH_REQUIRED, "Authentication required", "log in first")
         return handler(params)
 
@@ -949,14 +1003,24 @@ class FullAgent:
     def authenticated(self) -> bool:
         return SCENARIO not in AUTH_SCENARIOS or self.logged_in or persisted_login()
 
+    def gated(self, method: str) -> bool:
+        """Whether `method` answers auth_required until the user logs in."""
+        gated = RELOGIN_GATED if SCENARIO in RELOGIN_SCENARIOS else AUTH_GATED
+        return method in gated and not self.authenticated()
+
     def login(self, params: dict[str, Any]) -> dict[str, Any]:
         method_id = params.get("methodId")
+        accepted = AGENT_LOGIN
+        if SCENARIO in ODD_AUTH_SCENARIOS:
+            accepted = ODD_LOGIN
+        elif SCENARIO in UNUSABLE_AUTH_SCENARIOS:
+            raise invalid(f"no login works here ({method_id!r})")
         if method_id == TERMINAL_LOGIN:
             raise invalid("terminal-login is a terminal method: run the agent instead")
-        if method_id != AGENT_LOGIN:
-            raise invalid(f"unknown authentication method {method_id!r}")
+        if method_id != accepted:
+            raise invalid(f"unknown authentication method {str(method_id)[:40]!r}")
         self.logged_in = True
-        persist_login(AGENT_LOGIN)
+        persist_login(accepted)
         return {}
 
     def logout(self, params: dict[str, Any]) -> dict[str, Any]:

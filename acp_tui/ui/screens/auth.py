@@ -7,7 +7,10 @@ Enter pick the highlighted one, Esc cancels. Dismisses with the chosen method id
 for a terminal method, the login command in this terminal).
 
 Agent strings (method names, descriptions, the message) are shown as `Content`
-built from `printable(...)` text, never parsed as markup.
+built from `printable(...)` text, never parsed as markup. A method's label is
+never empty or huge (`client.auth.method_label`: its name, else its id, else
+"Method N"), so an odd id can still be chosen. A method of a type acp-tui cannot
+use (`unsupported_type`) is listed but disabled: choosing it does nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ class AuthMethodView:
     """An optional longer description."""
     terminal: bool
     """Whether choosing it runs a login command in this terminal."""
+    unsupported_type: str | None = None
+    """The wire type, for a method acp-tui cannot log in with (shown disabled)."""
 
 
 class AuthScreen(ModalScreen[str | None]):
@@ -110,7 +115,11 @@ class AuthScreen(ModalScreen[str | None]):
             if self.methods:
                 yield OptionList(
                     *(
-                        Option(_method_row(number, method), id=f"method-{number}")
+                        Option(
+                            _method_row(number, method),
+                            id=f"method-{number}",
+                            disabled=method.unsupported_type is not None,
+                        )
                         for number, method in enumerate(self.methods, start=1)
                     ),
                     id="auth-methods",
@@ -131,7 +140,9 @@ class AuthScreen(ModalScreen[str | None]):
 
     def _choose(self, index: int) -> None:
         if 0 <= index < len(self.methods):
-            self.dismiss(self.methods[index].method_id)
+            method = self.methods[index]
+            if method.unsupported_type is None:
+                self.dismiss(method.method_id)
 
     @on(OptionList.OptionSelected, "#auth-methods")
     def _method_selected(self, event: OptionList.OptionSelected) -> None:
@@ -152,16 +163,23 @@ class AuthScreen(ModalScreen[str | None]):
 
 
 def _method_row(number: int, method: AuthMethodView) -> Content:
+    # Imported here: the client stack must not load with the app's first frame
+    # (the dialog only opens once a connection, and so the client, is up).
+    from acp_tui.client.auth import method_label
+
     key = f"{number} " if number <= 9 else "  "
     parts: list[str | tuple[str, str]] = [
         (key, "bold $accent"),
-        (printable(method.name).strip() or printable(method.method_id), "bold"),
+        (method_label(method.name, method.method_id, number), "bold"),
     ]
     details: list[str] = []
     if method.description:
         details.append(printable(method.description, keep="\n").strip())
     if method.terminal:
         details.append("runs a login command in this terminal")
+    if method.unsupported_type is not None:
+        kind = printable(method.unsupported_type)
+        details.append(f"not supported by acp-tui (type {kind})")
     for detail in details:
         parts.append((f"\n  {detail}", _MUTED))
     return Content.assemble(*parts)

@@ -14,11 +14,14 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from acp_tui.client.auth import (
+    LABEL_WIDTH,
     AuthChoice,
     AuthKind,
     auth_choices,
     is_auth_required,
+    method_label,
     terminal_login_command,
+    unusable_methods_text,
 )
 from acp_tui.client.connection import AgentIdentity, Connection
 from acp_tui.protocol.dispatcher import Dispatcher
@@ -332,3 +335,60 @@ def test_is_auth_required() -> None:
     assert not is_auth_required(RpcError(RESOURCE_NOT_FOUND, "Resource not found"))
     assert not is_auth_required(ValueError("Authentication required"))
     assert not is_auth_required(KeyboardInterrupt())
+
+
+# -- odd methods -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_odd_ids_and_names_still_give_usable_choices(version: int) -> None:
+    """An empty or huge id, an empty name, escapes and markup: all kept as sent
+    (the id goes back to the agent unchanged); only a non-string id is invalid."""
+    key = "id" if version == 1 else "methodId"
+    typed = {} if version == 1 else {"type": "agent"}
+    huge = "x" * 5000 + "\x1b[31m[b]"
+    methods = (
+        {key: "", "name": "", **typed},
+        {key: huge, "name": "  ", **typed},
+        {key: 42, "name": "A number for an id", **typed},
+    )
+    result = v1_result(*methods) if version == 1 else v2_result(*methods)
+    choices = auth_choices(connection_for(version, result, valid=False))
+    assert [c.method_id for c in choices] == ["", huge]
+    assert all(c.usable and c.can_login for c in choices)
+    labels = [method_label(c.name, c.method_id, n) for n, c in enumerate(choices, 1)]
+    assert labels[0] == "Method 1"
+    assert labels[1] == "x" * (LABEL_WIDTH - 1) + "…"
+
+
+@pytest.mark.parametrize(
+    ("name", "method_id", "label"),
+    [
+        ("Log in", "id", "Log in"),
+        ("", "agent-login", "agent-login"),
+        ("\x1b]0;pwned\x07Evil", "e", "\\x1b]0;pwned\\x07Evil"),
+        ("", "", "Method 3"),
+        (" \t", "\x00", "\\x00"),
+    ],
+)
+def test_method_label_is_printable_short_and_never_empty(
+    name: str, method_id: str, label: str
+) -> None:
+    assert method_label(name, method_id, 3) == label
+
+
+def test_other_kinds_are_not_usable_and_say_why() -> None:
+    connection = connection_for(
+        2,
+        v2_result(
+            {"methodId": "sso", "name": "Company SSO", "type": "_vendor_sso"},
+            {"methodId": "", "name": "", "type": "_vendor_key"},
+        ),
+    )
+    choices = auth_choices(connection)
+    assert not any(c.usable for c in choices)
+    assert unusable_methods_text(choices) == (
+        "none of its login methods can be used by acp-tui: "
+        "Company SSO (type _vendor_sso), Method 2 (type _vendor_key)"
+    )
+    assert unusable_methods_text([]) == "it offers no login method"

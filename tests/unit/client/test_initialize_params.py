@@ -7,6 +7,7 @@ import pytest
 from acp_tui.client.connection import ClientFeatures, ClientIdentity, initialize_params
 from acp_tui.protocol.schema import v1 as schema_v1
 from acp_tui.protocol.schema._base import to_wire
+from acp_tui.protocol.version import ProtocolVersion
 
 
 def test_terminal_auth_is_declared_in_both_versions_when_enabled() -> None:
@@ -46,3 +47,24 @@ def test_a_v2_offer_carries_the_v1_fields_as_the_v1_models_give_them(
     assert v2["clientCapabilities"] == v1["clientCapabilities"]
     request = schema_v1.InitializeRequest.model_validate({**v2, "protocolVersion": 1})
     assert to_wire(request.client_capabilities) == v2["clientCapabilities"]
+
+
+@pytest.mark.parametrize("offer", [1, 2])
+def test_v1_capabilities_advertise_boolean_config_options(
+    offer: ProtocolVersion,
+) -> None:
+    """v1 agents may send boolean options only to a client that says it takes them
+    (`session.configOptions.boolean`); acp-tui shows and sets them. A v2 offer
+    carries it in its v1 fields (v2 has boolean options without a marker)."""
+    params = initialize_params(offer, ClientIdentity(), ClientFeatures())
+    session = params["clientCapabilities"]["session"]
+    assert session == {"configOptions": {"boolean": {}}}
+    request = schema_v1.InitializeRequest.model_validate(
+        {**params, "protocolVersion": 1}
+    )
+    capabilities = request.client_capabilities.session
+    assert capabilities is not None
+    assert capabilities.config_options is not None
+    assert capabilities.config_options.boolean is not None
+    if offer == 2:
+        assert "session" not in params["capabilities"]

@@ -369,6 +369,97 @@ async def test_cancel_answers_every_pending_permission_and_waits_for_the_end(
         assert h.peer.inbox == []
 
 
+def statuses(store: SessionStore) -> dict[str, str]:
+    return {t.tool_call_id: t.status for t in store.tool_calls()}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_cancel_marks_only_the_current_works_tool_calls(version: int) -> None:
+    """Checklist 4.12.2: the unfinished tool calls *of the current work*; one an
+    earlier turn left unfinished is not this cancel's to settle."""
+    async with open_harness(init_for(version)) as h:
+        store = await h.new_session()
+        call, request = await start_turn(h, version)
+        await h.peer.update("s1", tool_call(version, "earlier", "in_progress"))
+        await end_turn(h, version, request, "end_turn")
+        assert await call.wait() == "end_turn"
+        call, request = await start_turn(h, version)
+        await h.peer.update("s1", tool_call(version, "tc1", "in_progress"))
+        await h.peer.update("s1", tool_call(version, "tc2", "completed"))
+        await h.peer.sync()
+        await h.client.cancel("s1")
+        assert statuses(store) == {
+            "earlier": "in_progress",
+            "tc1": "cancelled",
+            "tc2": "completed",
+        }
+        await end_turn(h, version, request, "cancelled")
+        assert await call.wait() == "cancelled"
+        assert statuses(store)["earlier"] == "in_progress"
+
+
+@pytest.mark.parametrize("stop_reason", ["cancelled", "end_turn"])
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_tool_calls_left_unfinished_when_cancelled_work_ends_are_cancelled(
+    version: int, stop_reason: str
+) -> None:
+    """Late updates are applied until the cancelled work ends (4.12.4); what is
+    still unfinished then never will be. (opencode ends a cancelled turn with
+    `end_turn`.)"""
+    async with open_harness(init_for(version)) as h:
+        store = await h.new_session()
+        call, request = await start_turn(h, version)
+        await h.peer.update("s1", tool_call(version, "tc1", "in_progress"))
+        await h.peer.sync()
+        await h.client.cancel("s1")
+        assert statuses(store) == {"tc1": "cancelled"}
+        # Sent before the agent saw the cancel: a new call, and tc1 reported again.
+        await h.peer.update("s1", tool_call(version, "late", "pending"))
+        await h.peer.update(
+            "s1",
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "tc1",
+                "status": "in_progress",
+            },
+        )
+        await h.peer.update("s1", tool_call(version, "done", "completed"))
+        await h.peer.sync()
+        assert statuses(store) == {
+            "tc1": "in_progress",
+            "late": "pending",
+            "done": "completed",
+        }
+        await end_turn(h, version, request, stop_reason)
+        assert await call.wait() == stop_reason
+        assert statuses(store) == {
+            "tc1": "cancelled",
+            "late": "cancelled",
+            "done": "completed",
+        }
+        # The next turn's tool calls are its own.
+        call, request = await start_turn(h, version)
+        await h.peer.update("s1", tool_call(version, "next", "in_progress"))
+        await end_turn(h, version, request, "end_turn")
+        assert await call.wait() == "end_turn"
+        assert statuses(store)["next"] == "in_progress"
+
+
+async def test_v2_cancel_of_agent_started_work_marks_its_tool_calls() -> None:
+    async with open_harness(v2_init({})) as h:
+        store = await h.new_session()
+        await h.peer.update("s1", tool_call(2, "before", "in_progress"))
+        await h.peer.update("s1", state("idle", "end_turn"))
+        await h.peer.update("s1", state("running"))  # the agent starts work itself
+        await h.peer.update("s1", tool_call(2, "bg", "pending"))
+        await h.peer.sync()
+        await h.client.cancel("s1")
+        assert statuses(store) == {"before": "in_progress", "bg": "cancelled"}
+        await h.peer.update("s1", state("idle", "cancelled"))
+        await h.peer.sync()
+        assert statuses(store) == {"before": "in_progress", "bg": "cancelled"}
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 async def test_permission_arriving_after_cancel_is_cancelled(version: int) -> None:
     async with open_harness(init_for(version)) as h:
@@ -891,6 +982,111 @@ async def test_update_for_an_unknown_session_is_ignored() -> None:
         assert h.diagnostics == []
 
 
+# -- leaving a session (session/close) -------------------------------------------------
+
+V1_CLOSE = v1_init(sessionCapabilities={"close": {}})
+
+
+def agent_message(message_id: str, value: str) -> JSON:
+    return {
+        "sessionUpdate": "agent_message",
+        "messageId": message_id,
+        "content": [text(value)],
+    }
+
+
+@pytest.mark.parametrize(
+    "init", [pytest.param(V1_CLOSE, id="v1"), pytest.param(v2_init({}), id="v2")]
+)
+async def test_leaving_a_session_closes_it_and_stops_applying_its_updates(
+    init: JSON,
+) -> None:
+    """v2 `session: {}` includes close; v1 needs `sessionCapabilities.close`."""
+    async with open_harness(init) as h:
+        store = await h.new_session()
+        assert h.client.session_features().close
+        call = h.start(h.client.leave_session, store)
+        request = await h.peer.expect_request("session/close")
+        assert request["params"] == {"sessionId": "s1"}
+        # The agent cancels the session's work first: updates it sends while
+        # closing, or after, are not applied to the store nothing shows any more.
+        chunk: JSON = {"sessionUpdate": "agent_message_chunk", "content": text("x")}
+        if init["protocolVersion"] == 2:
+            chunk["messageId"] = "late"
+        await h.peer.update("s1", chunk)
+        await h.peer.reply(request, {})
+        assert await call.wait() is True
+        await h.peer.update("s1", chunk)
+        await h.peer.sync()
+        assert store.messages() == ()
+        assert h.diagnostics == []
+        with pytest.raises(KeyError):
+            h.client.store("s1")
+
+
+async def test_leaving_without_close_support_only_stops_following() -> None:
+    async with open_harness(v1_init()) as h:
+        store = await h.new_session()
+        assert not h.client.session_features().close
+        assert await h.client.leave_session(store) is False
+        await h.peer.update(
+            "s1", {"sessionUpdate": "agent_message_chunk", "content": text("x")}
+        )
+        await h.peer.sync()
+        assert store.messages() == ()
+        assert h.peer.inbox == []  # no session/close was sent
+
+
+async def test_a_refused_close_still_stops_following_the_session() -> None:
+    async with open_harness(v2_init({})) as h:
+        store = await h.new_session()
+        call = h.start(h.client.leave_session, store)
+        request = await h.peer.expect_request("session/close")
+        await h.peer.reply_error(request, -32002, "Resource not found")
+        with pytest.raises(RpcError):
+            await call.wait()
+        await h.peer.update("s1", agent_message("m", "late"))
+        await h.peer.sync()
+        assert store.messages() == ()
+
+
+async def test_leaving_answers_the_sessions_pending_permissions_cancelled() -> None:
+    async with open_harness(v2_init({})) as h:
+        store = await h.new_session()
+        asked = await h.peer.request("session/request_permission", permission(2, "bg"))
+        ask = await h.prompter.next()
+        call = h.start(h.client.leave_session, store)
+        response = await h.peer.expect_response(asked)
+        assert response["result"] == CANCELLED
+        assert ask.cancelled
+        await h.peer.reply(await h.peer.expect_request("session/close"), {})
+        assert await call.wait() is True
+
+
+async def test_a_session_reopened_under_the_same_id_is_not_left() -> None:
+    async with open_harness(v2_init({})) as h:
+        old = await h.new_session()
+        call = h.start(h.client.resume_session, "s1", CWD, replay=False)
+        await h.peer.reply(await h.peer.expect_request("session/resume"), {})
+        reopened = await call.wait()
+        assert await h.client.leave_session(old) is False
+        await h.peer.update("s1", agent_message("m", "still here"))
+        await h.peer.sync()
+        assert messages(reopened) == [("m", "agent", "still here")]
+        assert old.messages() == ()  # the replaced store is not followed either
+        assert h.peer.inbox == []
+
+
+async def test_leaving_mid_turn_ends_the_v2_turn() -> None:
+    async with open_harness(v2_init({})) as h:
+        store = await h.new_session()
+        turn, _ = await start_turn(h, 2)
+        leave = h.start(h.client.leave_session, store)
+        await h.peer.reply(await h.peer.expect_request("session/close"), {})
+        assert await leave.wait() is True
+        assert await turn.wait() == "cancelled"
+
+
 MCP_SERVERS = {
     "fs": McpServerSettings(
         type="stdio", command="/usr/bin/mcp-fs", args=["--root", "/srv"], env={"K": "V"}
@@ -1249,6 +1445,91 @@ async def test_v1_replayed_config_options_survive_a_load_response_without_them()
         store = await call.wait()
         # The replayed option stays, and the modes (known only now) join it.
         assert [o.get("id") for o in store.config_options] == ["model", "mode"]
+
+
+async def replay_lists(h: Harness, option: JSON, command: JSON) -> None:
+    """The replay of session "old" reports a config option and a command."""
+    await h.peer.update(
+        "old", {"sessionUpdate": "config_option_update", "configOptions": [option]}
+    )
+    await h.peer.update(
+        "old",
+        {"sessionUpdate": "available_commands_update", "availableCommands": [command]},
+    )
+
+
+@pytest.mark.parametrize(
+    ("init", "replay"),
+    [
+        pytest.param(v2_init({}), True, id="v2-resume-replay"),
+        pytest.param(v2_init({}), False, id="v2-resume"),
+        pytest.param(v1_init(loadSession=True), True, id="v1-load"),
+        pytest.param(
+            v1_init(sessionCapabilities={"resume": {}}), False, id="v1-resume"
+        ),
+    ],
+)
+async def test_the_reattach_response_lists_win_over_the_replayed_ones(
+    init: JSON, replay: bool
+) -> None:
+    """The resume/load response is the agent's latest state (checklist 4.4.2/3):
+    its config options (and v2 commands) replace what the replay reported."""
+    version = init["protocolVersion"]
+    old_option, new_option = (
+        (V1_OPTION_A, V1_OPTION_B) if version == 1 else (V2_OPTION_A, V2_OPTION_B)
+    )
+    async with open_harness(init) as h:
+        call = h.start(h.client.resume_session, "old", CWD, replay=replay)
+        method = "session/load" if version == 1 and replay else "session/resume"
+        request = await h.peer.expect_request(method)
+        await replay_lists(h, old_option, COMMAND_A)
+        result: JSON = {"configOptions": [new_option]}
+        if version == 2:
+            result["availableCommands"] = [COMMAND_B]
+        await h.peer.reply(request, result)
+        store = await call.wait()
+        assert list(store.config_options) == [new_option]
+        # v1 responses carry no commands: the replayed ones stay.
+        assert list(store.commands) == [COMMAND_B if version == 2 else COMMAND_A]
+        # Updates after the response are newer still.
+        await h.peer.update(
+            "old",
+            {"sessionUpdate": "config_option_update", "configOptions": [old_option]},
+        )
+        await h.peer.sync()
+        assert list(store.config_options) == [old_option]
+
+
+async def test_v1_load_response_modes_win_over_a_replayed_mode_switch() -> None:
+    async with open_harness(v1_init(loadSession=True)) as h:
+        call = h.start(h.client.resume_session, "old", CWD, replay=True)
+        request = await h.peer.expect_request("session/load")
+        modes = [{"id": "ask", "name": "Ask"}, {"id": "code", "name": "Code"}]
+        await h.peer.update(
+            "old",
+            {"sessionUpdate": "config_option_update", "configOptions": [V1_OPTION_A]},
+        )
+        await h.peer.reply(
+            request,
+            {
+                "configOptions": [V1_OPTION_B],
+                "modes": {"currentModeId": "code", "availableModes": modes},
+            },
+        )
+        store = await call.wait()
+        current = {o.get("id"): o.get("currentValue") for o in store.config_options}
+        assert current == {"model": "smart", "mode": "code"}
+
+
+async def test_v2_resume_response_without_lists_keeps_the_replayed_ones() -> None:
+    async with open_harness(v2_init({})) as h:
+        call = h.start(h.client.resume_session, "old", CWD, replay=True)
+        request = await h.peer.expect_request("session/resume")
+        await replay_lists(h, V2_OPTION_A, COMMAND_A)
+        await h.peer.reply(request, {})
+        store = await call.wait()
+        assert list(store.config_options) == [V2_OPTION_A]
+        assert list(store.commands) == [COMMAND_A]
 
 
 async def test_v1_resume_without_replay() -> None:
@@ -1780,6 +2061,7 @@ async def test_login_and_logout_use_the_versions_methods(
         assert request["params"] == {"methodId": "agent-login"}
         await h.peer.reply(request, {})
         await call.wait()
+        assert h.client.can_logout()
         out = h.start(h.client.logout)
         request = await h.peer.expect_request(logout)
         assert request["params"] == {}
@@ -1789,12 +2071,14 @@ async def test_login_and_logout_use_the_versions_methods(
 
 async def test_v1_logout_needs_the_capability() -> None:
     async with open_harness(v1_init()) as h:
+        assert not h.client.can_logout()
         with pytest.raises(UnsupportedOperation):
             await h.client.logout()
 
 
 async def test_v2_without_auth_methods_never_calls_auth() -> None:
     async with open_harness(v2_init({})) as h:
+        assert not h.client.can_logout()
         with pytest.raises(UnsupportedOperation):
             await h.client.authenticate("x")
         with pytest.raises(UnsupportedOperation):

@@ -31,6 +31,7 @@ from pydantic.alias_generators import to_camel
 from acp_tui.protocol.dispatcher import (
     BUSY_TURN,
     BUSY_TURNS,
+    CANCELLED_IDS_KEPT,
     Diagnostic,
     Dispatcher,
     RequestContext,
@@ -352,18 +353,136 @@ async def test_outbound_timeout_sends_cancel_request(link: str) -> None:
     }
 
 
-async def test_cancelling_the_caller_sends_cancel_request(link: str) -> None:
-    async with connected(link) as (dispatcher, peer, _):
+@pytest.mark.parametrize(
+    "late",
+    [{"result": {}}, {"error": {"code": -32800, "message": "Request cancelled"}}],
+    ids=["late-result", "cancelled-error"],
+)
+async def test_cancelling_the_caller_sends_cancel_request(
+    link: str, late: dict[str, Any]
+) -> None:
+    async with connected(link) as (dispatcher, peer, recorder):
         async with anyio.create_task_group() as tg:
             tg.start_soon(dispatcher.request, "session/list", {})
             request = await peer.receive()
             tg.cancel_scope.cancel()
         cancel = await peer.receive()
-        # A late answer for the abandoned id is reported, not fatal.
-        await peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
+        # The agent MUST answer it: that answer is expected, not a bad message.
+        await peer.send({"jsonrpc": "2.0", "id": request["id"], **late})
         await ping(peer)
     assert cancel["method"] == "$/cancel_request"
     assert cancel["params"] == {"requestId": request["id"]}
+    assert recorder.diagnostics == []
+
+
+async def cancel_by_timeout(dispatcher: Dispatcher, peer: Peer) -> Any:
+    """Time out one request; returns its id once `$/cancel_request` went out."""
+    with pytest.raises(RequestTimeout):
+        await dispatcher.request("session/list", {}, timeout=0.05)
+    request = await peer.receive()
+    cancel = await peer.receive()
+    assert cancel["params"] == {"requestId": request["id"]}
+    return request["id"]
+
+
+CANCELLED_ERROR = {"code": -32800, "message": "Request cancelled"}
+
+
+@pytest.mark.parametrize(
+    "late",
+    [{"error": CANCELLED_ERROR}, {"result": {"sessions": []}}],
+    ids=["cancelled-error", "late-result"],
+)
+async def test_the_reply_to_our_cancel_request_is_expected(
+    link: str, late: dict[str, Any]
+) -> None:
+    """The agent MUST answer a request we cancelled (-32800, or a late result)."""
+    async with connected(link) as (dispatcher, peer, recorder):
+        request_id = await cancel_by_timeout(dispatcher, peer)
+        await peer.send({"jsonrpc": "2.0", "id": request_id, **late})
+        await ping(peer)
+        assert recorder.diagnostics == []
+        # The record is used up: a second answer for the id is a bad message.
+        await peer.send({"jsonrpc": "2.0", "id": request_id, **late})
+        await ping(peer)
+    assert [d.kind for d in recorder.diagnostics] == ["unknown_response"]
+
+
+async def test_cancelled_ids_are_kept_only_for_a_while(link: str) -> None:
+    async with connected(link) as (dispatcher, peer, recorder):
+        dispatcher.cancelled_reply_window = 0.0
+        request_id = await cancel_by_timeout(dispatcher, peer)
+        await peer.send({"jsonrpc": "2.0", "id": request_id, "error": CANCELLED_ERROR})
+        await ping(peer)
+    assert [d.kind for d in recorder.diagnostics] == ["unknown_response"]
+
+
+async def test_cancelled_ids_kept_are_bounded() -> None:
+    assert CANCELLED_IDS_KEPT >= 100
+    async with connected("memory") as (dispatcher, peer, recorder):
+        dispatcher.cancelled_ids_kept = 3
+        first = await cancel_by_timeout(dispatcher, peer)
+        for _ in range(3):
+            last = await cancel_by_timeout(dispatcher, peer)
+        for request_id in (first, last):
+            error = {"jsonrpc": "2.0", "id": request_id, "error": CANCELLED_ERROR}
+            await peer.send(error)
+        await ping(peer)
+    # The oldest record made way for the newer ones; the newest is still expected.
+    assert [d.kind for d in recorder.diagnostics] == ["unknown_response"]
+
+
+async def test_a_request_id_already_in_flight_is_rejected(link: str) -> None:
+    release = anyio.Event()
+    calls: list[Any] = []
+
+    async def handler(method: str, params: Any, context: RequestContext) -> Any:
+        calls.append(params["n"])
+        if method == "slow":
+            await release.wait()
+        return params
+
+    def call(method: str, n: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": 7, "method": method, "params": {"n": n}}
+
+    async with connected(link, handler) as (_, peer, recorder):
+        await peer.send(call("slow", 1))
+        await peer.send(call("slow", 2))
+        duplicate = await peer.receive()
+        assert duplicate["id"] == 7
+        assert duplicate["error"]["code"] == -32600
+        assert "7" in duplicate["error"]["data"]
+        release.set()
+        first = await peer.receive()
+        assert first == {"jsonrpc": "2.0", "id": 7, "result": {"n": 1}}
+        # Once answered, the id may be used again.
+        await peer.send(call("fast", 3))
+        again = await peer.receive()
+    assert again["result"] == {"n": 3}
+    assert calls == [1, 3]  # the duplicate never reached the handler
+    assert [d.kind for d in recorder.diagnostics] == ["invalid_message"]
+
+
+async def test_a_duplicate_id_inside_a_batch_is_rejected(link: str) -> None:
+    release = anyio.Event()
+
+    async def handler(method: str, params: Any, context: RequestContext) -> Any:
+        if params == {"n": 1}:
+            await release.wait()
+        return params
+
+    def call(request_id: str, n: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": request_id, "method": "m", "params": {"n": n}}
+
+    async with connected(link, handler) as (_, peer, _):
+        await peer.send([call("a", 1), call("a", 2), call("b", 3)])
+        await ping(peer)  # the batch's answer waits for its slow request
+        release.set()
+        reply = await peer.receive()
+    answers = {
+        (r["id"], json.dumps(r.get("result") or r["error"]["code"])) for r in reply
+    }
+    assert answers == {("a", '{"n": 1}'), ("a", "-32600"), ("b", '{"n": 3}')}
 
 
 async def test_batch_mixed_array_gets_one_array_reply(link: str) -> None:
