@@ -40,8 +40,12 @@ Invariants:
   message, skipping lines that are not JSON or not a valid record (it counts them).
   An op that fails to apply is skipped and counted too.
 * Nothing here raises on I/O errors: they are logged and the session carries on.
+* Transcripts are the user's alone: files 0600 (an older, looser one is
+  tightened when it is next opened), summaries 0600 (`mkstemp`), and the
+  directories acp-tui creates 0700 (`acp_tui.private_files`).
 
-This module imports the standard library, `acp_tui.paths` and `acp_tui.store` only.
+This module imports the standard library, `acp_tui.paths`, `acp_tui.private_files`
+and `acp_tui.store` only.
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from acp_tui import paths
+from acp_tui.private_files import open_private
 from acp_tui.store.journal import JournaledStore, encode_op, op_from_record
 from acp_tui.store.model import block_text
 from acp_tui.store.ops import (
@@ -120,9 +125,6 @@ _SAFE: Final = frozenset(
 _MAX_SLUG: Final = 150
 _SUMMARY_SUFFIX: Final = ".summary.json"
 _MESSAGE_OPS: Final = (UpsertMessage, AppendMessageChunk)
-_APPEND_FLAGS: Final = (
-    os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-)
 
 
 # --- names --------------------------------------------------------------------
@@ -386,11 +388,7 @@ class TranscriptWriter:
             self._failed("cannot write", error)
 
     def _open(self) -> int:
-        try:
-            fd = os.open(self._name, _APPEND_FLAGS, 0o600)
-        except FileNotFoundError:  # the first write: make the directory
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self._name, _APPEND_FLAGS, 0o600)
+        fd = open_private(self._path)  # 0600, directories 0700 when made
         self._fd = fd
         self._finalizer = weakref.finalize(self, _close_quietly, fd)
         return fd

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -177,3 +178,34 @@ def test_user_agent_from_config_is_resolved_by_name(
 def test_unparsable_agent_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--probe", "--agent", '"unbalanced']) == 2
     assert "cannot parse --agent" in capsys.readouterr().err
+
+
+@pytest.mark.subprocess
+def test_app_log_is_private_and_rotates(home: Path) -> None:
+    from acp_tui.private_files import APP_LOG_MAX_BYTES
+
+    logs = home / "logs"
+    logs.mkdir(parents=True)
+    log = logs / "acp-tui.log"
+    log.write_text("x" * APP_LOG_MAX_BYTES)  # full: the next record rotates it
+    log.chmod(0o644)
+    script = (
+        "import logging, os; os.umask(0o022)\n"
+        "from acp_tui.cli import _setup_logging\n"
+        "path = _setup_logging()\n"
+        "logging.getLogger('acp_tui.test').warning('hello from the app')\n"
+        "print(path)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env={**os.environ, "ACP_TUI_HOME": str(home)},
+    )
+    assert Path(completed.stdout.strip()) == log
+    assert "hello from the app" in log.read_text()
+    assert (logs / "acp-tui.log.1").stat().st_size == APP_LOG_MAX_BYTES
+    for path in (log, logs / "acp-tui.log.1"):
+        assert path.stat().st_mode & 0o777 == 0o600

@@ -111,6 +111,24 @@ def test_the_file_lives_under_the_data_dir_per_agent(tmp_path: Path) -> None:
     assert path.is_relative_to(tmp_path / "home")
 
 
+def test_transcript_directories_and_files_are_private() -> None:
+    old_umask = os.umask(0o022)
+    try:
+        store = open_store()
+        converse(store)
+        path = transcript_file("fake", "s1")
+        summary = path.with_name("s1.summary.json")
+        path.chmod(0o644)  # as an older version may have left it
+        transcripts.close_transcript(store)
+        converse(store, "again")  # reopens the file: tightened
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(summary.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(path.parent.parent.stat().st_mode) == 0o700
+
+
 # --- writing and reading ------------------------------------------------------
 
 
