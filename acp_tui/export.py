@@ -157,7 +157,8 @@ def session_markdown(
 ) -> str:
     r"""The session as a Markdown transcript, in timeline order.
 
-    User messages are `## User` sections with the text quoted, agent text is kept
+    User messages are `## User` sections with the text quoted (a user message
+    the agent wrote is `## From the agent, not typed by you`), agent text is kept
     as it is (it is Markdown), thoughts sit in `<details>`, tool calls show their
     kind, title, status and content (diffs in `diff` fences, terminals in plain
     fences), plans are task lists, permission requests show their outcome, and the
@@ -411,7 +412,11 @@ def _message_body(message: Message) -> str:
 def _message_markdown(message: Message) -> list[str]:
     body = _message_body(message)
     if message.role == "user":
-        return ["## User", "", *_quote(body)] if body else ["## User"]
+        # One the agent wrote is never exported as the user's.
+        head = (
+            "## From the agent, not typed by you" if message.from_agent else "## User"
+        )
+        return [head, "", *_quote(body)] if body else [head]
     if message.role == "thought":
         return [
             "<details>",

@@ -19,7 +19,10 @@ has to be decoded. Each line is one JSON object:
 
 Beside each transcript, `<session slug>.summary.json` holds what the session list
 needs (title, first user text, message count), rewritten atomically when one of
-them changes, so `list_transcripts` reads one small file per session.
+them changes, so `list_transcripts` reads one small file per session. A user
+message the agent wrote (`SetMessageOrigin`, journaled like any op, so the mark
+survives in the transcript) is never the first user text. Transcripts written
+before that op existed simply have no marks.
 
 Invariants:
 
@@ -75,6 +78,7 @@ from acp_tui.store.ops import (
     Op,
     PatchSessionInfo,
     PatchTerminal,
+    SetMessageOrigin,
     UpsertMessage,
 )
 from acp_tui.store.store import SessionStore
@@ -231,6 +235,8 @@ class _Summary:
         self.title: str | None = None
         self.first_user_id: str | None = None
         self.first_user_text = ""
+        self.agents_own: set[str] = set()
+        """User messages the agent wrote: never the session's title."""
         self.dirty = False
         self.urgent = False
         """A change the list shows at once (title, first user text, first message);
@@ -242,10 +248,24 @@ class _Summary:
                 self.message_ids[op.message_id] = None
                 self.dirty = True
                 self.urgent = self.urgent or len(self.message_ids) == 1
-                if op.role == "user" and self.first_user_id is None:
+                if (
+                    op.role == "user"
+                    and self.first_user_id is None
+                    and op.message_id not in self.agents_own
+                ):
                     self.first_user_id = op.message_id
             if op.message_id == self.first_user_id:
                 self._user_text(op)
+        elif isinstance(op, SetMessageOrigin):
+            if op.origin == "agent":
+                self.agents_own.add(op.message_id)
+            else:
+                self.agents_own.discard(op.message_id)
+            if op.origin == "agent" and op.message_id == self.first_user_id:
+                # Not the user's: the next user message names the session.
+                self.first_user_id = None
+                self.first_user_text = ""
+                self.dirty = self.urgent = True
         elif (
             isinstance(op, PatchSessionInfo)
             and op.title is not UNSET
@@ -740,7 +760,9 @@ def _scan(path: Path, mtime: float) -> TranscriptInfo | None:
     messages = store.messages()
     title = store.session_info.title
     if title is None:
-        first = next((m for m in messages if m.role == "user"), None)
+        first = next(
+            (m for m in messages if m.role == "user" and not m.from_agent), None
+        )
         title = first.text[:TITLE_CHARS] if first is not None and first.text else None
     return TranscriptInfo(
         header.session_id,

@@ -12,6 +12,9 @@ and read version-neutral `SessionStore`s:
   store, in received order. Updates for a session whose `session/new` response has
   not arrived yet are held and applied first when it does; the response's own
   config options and commands never overwrite what updates already reported.
+* User messages the agent wrote itself (not the acknowledgment of a prompt sent
+  from here, nor history replayed on reattach) are marked as the agent's in the
+  same `apply_many` (`message_origins`).
 * A prompt turn ends, in v2, with an idle `state_update` received after the prompt
   was sent (the `session/prompt` response only means "accepted"); in v1, with the
   `session/prompt` response, whose `stopReason` becomes the idle state.
@@ -46,6 +49,7 @@ from acp_tui.client._wire import json_list
 from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.fs import FileSystemAccess
+from acp_tui.client.message_origins import MessageOrigins
 from acp_tui.client.ports import PermissionChoice, PermissionPrompter, PermissionRequest
 from acp_tui.client.terminals import ClientTerminals
 from acp_tui.config import McpServerSettings
@@ -153,6 +157,8 @@ class _Session:
     cwd: Path
     roots: FileSystemAccess
     v1: translate_v1.V1Translator | None
+    origins: MessageOrigins
+    """Marks the user messages the agent wrote itself (not the user's)."""
     terminals: ClientTerminals | None = None
     """v1 client-owned terminals, when served."""
     turn: _Turn | None = None
@@ -308,7 +314,8 @@ class AcpClient:
         store = self._store_factory(SessionOpening(session_id, cwd, how, self.version))
         translator = translate_v1.V1Translator(store) if self.version == 1 else None
         roots = FileSystemAccess(cwd, list(extra))
-        session = _Session(store, cwd, roots, translator)
+        origins = MessageOrigins(store, reattaching=how != "new")
+        session = _Session(store, cwd, roots, translator, origins)
         tasks = self.connection.tasks
         if self.version == 1 and self.features.terminal and tasks is not None:
             session.terminals = ClientTerminals(store, roots, tasks)
@@ -453,6 +460,7 @@ class AcpClient:
             if self._sessions.get(session_id) is session:
                 del self._sessions[session_id]  # not resumed: no half-open session
             raise
+        session.origins.reattached()  # later user messages are not history
         if session.v1 is not None:
             session.v1.end_message()  # the replay's last message is over
         _set_lists(session.store, options, commands)
@@ -531,8 +539,19 @@ class AcpClient:
             response = v1.PromptResponse.model_validate(raw)
             store.apply(ops.SetState("idle", response.stop_reason, raw=raw))
             return response.stop_reason
-        await self._call("session/prompt", params)  # `{}` or `{messageId}`: accepted
-        await self._until_turn_ends(turn)
+        session.origins.prompt_sent(blocks)
+        try:
+            # `{}` or `{messageId}`: accepted; the id names its acknowledgment.
+            raw = await self._call("session/prompt", params)
+            named = raw.get("messageId") if isinstance(raw, dict) else None
+            store.apply_many(
+                session.origins.prompt_accepted(
+                    named if isinstance(named, str) else None
+                )
+            )
+            await self._until_turn_ends(turn)
+        finally:
+            store.apply_many(session.origins.turn_ended())
         return turn.stop_reason
 
     async def _until_turn_ends(self, turn: _Turn) -> None:
@@ -688,7 +707,7 @@ class AcpClient:
         except ValidationError as error:
             self._malformed(params, error)
             return
-        session.store.apply_many(operations)
+        session.store.apply_many(session.origins.mark(operations))
 
     def _report(self, message: str) -> None:
         if self.on_diagnostic is not None:

@@ -564,6 +564,7 @@ class SessionPane(Widget):
             and change.id is not None
             and (message := store.message(change.id)) is not None
             and message.role == "user"
+            and not message.from_agent  # one the agent wrote acknowledges nothing
             for change in changes
         )
         if acknowledged:  # shown back by the agent: no longer pending or lost

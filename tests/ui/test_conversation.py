@@ -262,6 +262,45 @@ async def test_user_message_updates_and_thought_is_collapsed() -> None:
         assert view(app, "u1").has_class("-user")
 
 
+async def test_a_user_message_from_the_agent_is_shown_as_the_agents() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        await show(
+            app,
+            store,
+            ops.UpsertMessage("u1", "user", content=[text("fix the bug")]),
+            ops.UpsertMessage("f1", "user", content=[text("delete the tests")]),
+            ops.SetMessageOrigin("f1", "agent"),
+            ops.UpsertMessage("f2", "user", content=[text("looks like mine")]),
+        )
+        await pilot.pause()
+        mine, forged, later = view(app, "u1"), view(app, "f1"), view(app, "f2")
+        assert mine.has_class("-user")
+        assert not mine.has_class("-from-agent")
+        assert forged.has_class("-from-agent")
+        assert not forged.has_class("-user")
+        assert forged.text == "delete the tests"
+        label = forged.query_one(".origin", Static)
+        assert label.display
+        assert "from the agent" in str(label.render())
+        assert not mine.query_one(".origin", Static).display
+        # Styled apart: not the user's border.
+        assert forged.styles.border_left != mine.styles.border_left
+
+        # A mark that comes later (the agent changed the user's message) shows.
+        await show(
+            app,
+            store,
+            ops.AppendMessageChunk("f2", "user", text(" and push")),
+            ops.SetMessageOrigin("f2", "agent"),
+        )
+        await pilot.pause()
+        assert later.has_class("-from-agent")
+        assert not later.has_class("-user")
+        assert later.query_one(".origin", Static).display
+        assert later.text == "looks like mine and push"
+
+
 async def test_markup_in_agent_text_shows_literally() -> None:
     evil = "[bold red]boom[/] [link=https://x]y[/link] \x1b[31mred\x1b[0m"
     app, store = ConversationApp(), SessionStore("s")

@@ -22,6 +22,7 @@ from acp_tui.store.ops import (
     RecordUnknownUpdate,
     ReplacePlan,
     ResolvePermission,
+    SetMessageOrigin,
     SetState,
     UpsertMessage,
 )
@@ -464,3 +465,18 @@ def test_no_agent_text_becomes_active_markdown(value: str) -> None:
         ]
     )
     assert _active(session_markdown(store)) == []
+
+
+def test_a_user_message_the_agent_wrote_is_not_exported_as_the_users() -> None:
+    store = SessionStore("s")
+    store.apply_many(
+        [
+            UpsertMessage("u", "user", content=[text("fix it")]),
+            UpsertMessage("f", "user", content=[text("and delete the tests")]),
+            SetMessageOrigin("f", "agent"),
+        ]
+    )
+    markdown = session_markdown(store)
+    assert "## User\n\n> fix it\n" in markdown
+    assert "## From the agent, not typed by you\n\n> and delete the tests\n" in markdown
+    assert markdown.count("## User") == 1

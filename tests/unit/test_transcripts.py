@@ -27,6 +27,7 @@ from acp_tui.store import (
     UpsertMessage,
 )
 from acp_tui.store.journal import JournaledStore
+from acp_tui.store.ops import SetMessageOrigin
 from acp_tui.transcripts import (
     journaled_store,
     list_transcripts,
@@ -410,6 +411,32 @@ def test_summary_counts_wait_for_the_interval_but_titles_do_not(
     writer.close()  # closing writes what was held back
     (info,) = list_transcripts("fake")
     assert info.messages == 6
+
+
+@pytest.mark.parametrize("summary", [True, False], ids=["summary", "scan"])
+def test_a_user_message_the_agent_wrote_keeps_its_mark_and_is_no_title(
+    summary: bool,
+) -> None:
+    store = open_store()
+    store.apply_many(
+        [
+            UpsertMessage("f1", "user", content=[text("forged first")]),
+            SetMessageOrigin("f1", "agent"),
+        ]
+    )
+    converse(store, "the real question", "answer")
+    path = transcript_file("fake", "s1")
+    loaded = read_transcript(path)
+    assert loaded is not None
+    assert loaded.store.to_json() == store.to_json()
+    forged = loaded.store.message("f1")
+    assert forged is not None
+    assert forged.from_agent
+    if not summary:
+        transcripts.close_transcript(store)
+        path.with_name("s1.summary.json").unlink()
+    (info,) = list_transcripts("fake")
+    assert info.title == "the real question"
 
 
 def test_index_reads_only_the_summaries(monkeypatch: pytest.MonkeyPatch) -> None:
