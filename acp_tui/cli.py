@@ -486,7 +486,9 @@ def _export(args: argparse.Namespace) -> int:
     from acp_tui.transcripts import list_transcripts, read_transcript
 
     wanted: str = args.session
-    saved = list_transcripts(args.agent)
+    # --agent is the name the agent reports (transcripts are filed by it) or the
+    # command's name (what the user typed to run it).
+    saved = [t for t in list_transcripts() if args.agent in (None, t.agent, t.command)]
     found = [t for t in saved if t.session_id == wanted]
     if not found:
         found = [t for t in saved if t.session_id.startswith(wanted)]

@@ -117,6 +117,8 @@ class SessionOpening:
     `session/load`, v2 `session/resume` with `replayFrom`), `resume` (reattached
     without a replay)."""
     protocol_version: int
+    agent_name: str | None = None
+    """The name the agent reported in `initialize` (None: it gave none)."""
 
 
 StoreFactory: TypeAlias = Callable[[SessionOpening], SessionStore]
@@ -225,6 +227,16 @@ class AcpClient:
         """The negotiated protocol version."""
         return self.connection.protocol_version
 
+    @property
+    def agent_name(self) -> str | None:
+        """The name the agent reported in `initialize` (None: it gave none)."""
+        result = self.connection.initialize_result
+        if isinstance(result, v2.InitializeResponse):
+            info: v1.Implementation | v2.Implementation | None = result.info
+        else:
+            info = result.agent_info
+        return None if info is None else info.name
+
     def store(self, session_id: str) -> SessionStore:
         """The store of a session this client opened."""
         return self._sessions[session_id].store
@@ -311,7 +323,8 @@ class AcpClient:
         extra: Sequence[Path],
         how: Literal["new", "load", "resume"] = "new",
     ) -> _Session:
-        store = self._store_factory(SessionOpening(session_id, cwd, how, self.version))
+        opening = SessionOpening(session_id, cwd, how, self.version, self.agent_name)
+        store = self._store_factory(opening)
         translator = translate_v1.V1Translator(store) if self.version == 1 else None
         roots = FileSystemAccess(cwd, list(extra))
         origins = MessageOrigins(store, reattaching=how != "new")

@@ -35,6 +35,7 @@ from acp_tui.transcripts import (
     slug,
     transcript_file,
     transcript_store_factory,
+    transcripts_dir,
 )
 
 
@@ -150,6 +151,7 @@ def test_the_transcript_rebuilds_the_live_store() -> None:
             "cwd": "/work",
             "time": header["open"]["time"],
             "how": "new",
+            "command": "fake",
         }
     }
     assert records[0]["op"] == "SetConfigOptions"  # held back until the message
@@ -292,6 +294,115 @@ def test_the_factory_takes_what_the_client_tells_it() -> None:
     assert header["open"]["cwd"] == "/project"
     assert header["open"]["how"] == "load"
     assert header["open"]["protocolVersion"] == 1
+
+
+# --- filed by the agent's identity ----------------------------------------------
+
+
+def test_transcripts_are_filed_by_the_agents_reported_name() -> None:
+    """Every Python agent is run as `python3 ...`: the command says nothing."""
+    factory = transcript_store_factory("python3")
+    mine = factory(SessionOpening("s1", Path("/w"), "new", 2, agent_name="my-agent"))
+    converse(mine, "for my agent")
+    other = factory(SessionOpening("s2", Path("/w"), "new", 2, agent_name="other"))
+    converse(other, "for the other agent")
+
+    path = transcript_file("my-agent", "s1")
+    (header, *_) = lines(path)
+    assert header["open"]["agent"] == "my-agent"
+    assert header["open"]["command"] == "python3"
+    assert transcript_file("other", "s2").exists()
+    assert not transcripts_dir("python3").exists()
+    assert [i.session_id for i in list_transcripts("my-agent")] == ["s1"]
+    assert [i.session_id for i in list_transcripts("other")] == ["s2"]
+    (info,) = list_transcripts("my-agent")
+    assert (info.agent, info.command) == ("my-agent", "python3")
+
+
+def test_an_agent_without_a_name_is_filed_by_its_command() -> None:
+    store = transcript_store_factory("python3")(
+        SessionOpening("s1", Path("/w"), "new", 1)
+    )
+    converse(store)
+    assert transcript_file("python3", "s1").exists()
+    assert [i.session_id for i in list_transcripts("python3")] == ["s1"]
+
+
+@pytest.mark.parametrize(
+    ("reported", "filed"),
+    [
+        ("../../etc", "../../etc"),
+        ("evil\x1b[31m name\n", "evil[31m name"),
+        ("  ", "python3"),
+        ("x" * 500, "x" * transcripts.AGENT_NAME_CHARS),
+    ],
+)
+def test_a_reported_name_is_made_safe(reported: str, filed: str) -> None:
+    assert transcripts.agent_identity(reported, "python3") == filed
+    store = transcript_store_factory("python3")(
+        SessionOpening("s1", Path("/w"), "new", 2, agent_name=reported)
+    )
+    converse(store)
+    path = transcript_file(filed, "s1")
+    assert path.exists()
+    assert path.resolve().is_relative_to(transcripts_dir().resolve())
+
+
+def legacy_transcript(command: str, session_id: str, question: str) -> Path:
+    """A transcript as versions before identities wrote it: filed by command."""
+    store = open_store(session_id, agent=command)
+    converse(store, question)
+    transcripts.close_transcript(store)
+    path = transcript_file(command, session_id)
+    records = lines(path)
+    del records[0]["open"]["command"]  # the old header had no command
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    path.with_name(f"{session_id}.summary.json").unlink()
+    return path
+
+
+def test_transcripts_filed_by_command_are_still_found_and_adopted() -> None:
+    old = legacy_transcript("python3", "s-old", "an old question")
+    legacy_transcript("python3", "s-unknown", "whose is this?")
+    newer = transcript_store_factory("python3")(
+        SessionOpening("s-new", Path("/w"), "new", 2, agent_name="my-agent")
+    )
+    converse(newer, "a new question")
+
+    listed = list_transcripts("my-agent", legacy="python3")
+    assert {i.session_id for i in listed} == {"s-new", "s-old", "s-unknown"}
+    assert list_transcripts("my-agent") == [
+        i for i in listed if i.session_id == "s-new"
+    ]
+
+    # Reopened by the agent: the old file moves under its name, history and all.
+    reopened = transcript_store_factory("python3")(
+        SessionOpening("s-old", Path("/w"), "resume", 2, agent_name="my-agent")
+    )
+    converse(reopened, "a follow-up")
+    assert not old.exists()
+    moved = transcript_file("my-agent", "s-old")
+    headers = [r["open"]["agent"] for r in lines(moved) if "open" in r]
+    assert headers == ["python3", "my-agent"]
+    listed = list_transcripts("my-agent", legacy="python3")
+    assert sorted(i.session_id for i in listed) == ["s-new", "s-old", "s-unknown"]
+    (adopted,) = [i for i in listed if i.session_id == "s-old"]
+    assert adopted.path == moved
+    assert adopted.agent == "my-agent"
+
+
+def test_another_agents_transcripts_filed_by_command_are_not_adopted() -> None:
+    """Only a file without the new header's `command` is of unknown owner."""
+    store = transcript_store_factory("python3")(
+        SessionOpening("s1", Path("/w"), "new", 2)  # an agent with no name
+    )
+    converse(store)
+    assert list_transcripts("my-agent", legacy="python3") == []
+    reopened = transcript_store_factory("python3")(
+        SessionOpening("s1", Path("/w"), "resume", 2, agent_name="my-agent")
+    )
+    converse(reopened)
+    assert transcript_file("python3", "s1").exists()  # not moved
 
 
 # --- terminal cap -------------------------------------------------------------
