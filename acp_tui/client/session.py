@@ -25,9 +25,10 @@ and read version-neutral `SessionStore`s:
   `PermissionPrompter` port (a `$/cancel_request` or a cancelled turn answers
   `cancelled`; an option that was not offered is never sent), and v1
   `fs/read_text_file` / `fs/write_text_file` are served inside the session's roots
-  when enabled. So are the v1 `terminal/*` methods (`client.terminals`), one
-  `ClientTerminals` per session, whose commands run in the connection's task
-  group. Anything else gets `-32601`.
+  when enabled (every write shown in the conversation: `file_writes`). So are the
+  v1 `terminal/*` methods (`client.terminals`), one `ClientTerminals` per session,
+  whose commands run in the connection's task group. Anything else gets
+  `-32601`.
 * Client-owned terminals are killed and reaped when their session is closed or
   deleted, by `aclose()`, and in any case when the connection closes.
 """
@@ -48,6 +49,7 @@ from acp_tui.client import translate_v1, translate_v2
 from acp_tui.client._wire import json_list
 from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.errors import UnsupportedOperation
+from acp_tui.client.file_writes import FileWrites
 from acp_tui.client.fs import FileSystemAccess
 from acp_tui.client.message_origins import MessageOrigins
 from acp_tui.client.ports import PermissionChoice, PermissionPrompter, PermissionRequest
@@ -161,6 +163,8 @@ class _Session:
     v1: translate_v1.V1Translator | None
     origins: MessageOrigins
     """Marks the user messages the agent wrote itself (not the user's)."""
+    writes: FileWrites
+    """Serves v1 `fs/write_text_file` and shows every write."""
     terminals: ClientTerminals | None = None
     """v1 client-owned terminals, when served."""
     turn: _Turn | None = None
@@ -328,7 +332,8 @@ class AcpClient:
         translator = translate_v1.V1Translator(store) if self.version == 1 else None
         roots = FileSystemAccess(cwd, list(extra))
         origins = MessageOrigins(store, reattaching=how != "new")
-        session = _Session(store, cwd, roots, translator, origins)
+        writes = FileWrites(store, roots, cwd)
+        session = _Session(store, cwd, roots, translator, origins, writes)
         tasks = self.connection.tasks
         if self.version == 1 and self.features.terminal and tasks is not None:
             session.terminals = ClientTerminals(store, roots, tasks)
@@ -720,7 +725,7 @@ class AcpClient:
         except ValidationError as error:
             self._malformed(params, error)
             return
-        session.store.apply_many(session.origins.mark(operations))
+        session.store.apply_many(session.writes.guard(session.origins.mark(operations)))
 
     def _report(self, message: str) -> None:
         if self.on_diagnostic is not None:
@@ -755,8 +760,9 @@ class AcpClient:
             if not self.features.write_text_file:
                 raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
             write = v1.WriteTextFileRequest.model_validate(params)
-            roots = self._session_for(write.session_id).roots
-            await roots.write_text_file(write.path, write.content)
+            # Shown in the conversation: it names no tool call (`file_writes`).
+            writes = self._session_for(write.session_id).writes
+            await writes.write(write.path, write.content)
             return {}
         if self.version == 1 and method in TERMINAL_METHODS:
             if not self.features.terminal:
