@@ -85,7 +85,7 @@ class MessageView(Widget):
     """The longest pause between two flushes, in seconds."""
 
     def __init__(self, message: Message) -> None:
-        super().__init__(classes=self._classes(message))
+        super().__init__(classes=self._style_classes(message))
         self.message = message
         self.role = message.role
         self._rendered = message.text
@@ -114,7 +114,7 @@ class MessageView(Widget):
             yield Static(Text(text), classes="body")
 
     @staticmethod
-    def _classes(message: Message) -> str:
+    def _style_classes(message: Message) -> str:
         return "-from-agent" if message.from_agent else f"-{message.role}"
 
     @property

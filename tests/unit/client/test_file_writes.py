@@ -40,9 +40,10 @@ def diffs(call: ToolCall) -> list[dict[str, Any]]:
     return [dict(item) for item in call.content if item.get("type") == "diff"]
 
 
-def tool_call(version: int, tool_call_id: str, **fields: Any) -> JSON:
-    del version
-    return {"sessionUpdate": "tool_call", "toolCallId": tool_call_id, **fields}
+async def report(h: Harness, tool_call_id: str, **fields: Any) -> None:
+    """The agent reports a v1 tool call."""
+    update = {"sessionUpdate": "tool_call", "toolCallId": tool_call_id, **fields}
+    await h.peer.update("s1", update)
 
 
 async def test_a_write_without_a_tool_call_gets_a_card_of_its_own(
@@ -84,20 +85,15 @@ async def test_a_write_shows_in_the_tool_call_that_names_the_file(
     target = project / "src" / "app.py"
     async with open_harness(v1_init(), features=FS) as h:
         store = await h.new_session(cwd=project)
-        await h.peer.update(
-            "s1",
-            tool_call(
-                1,
-                "w1",
-                title="Edit app.py",
-                kind="edit",
-                status="in_progress",
-                locations=[{"path": str(target)}],
-            ),
+        await report(
+            h,
+            "w1",
+            title="Edit app.py",
+            kind="edit",
+            status="in_progress",
+            locations=[{"path": str(target)}],
         )
-        await h.peer.update(
-            "s1", tool_call(1, "r1", title="Read", kind="read", status="completed")
-        )
+        await report(h, "r1", title="Read", kind="read", status="completed")
         await write(h, target, "print('new')\n")
         written = {
             "type": "diff",
@@ -151,10 +147,7 @@ async def test_a_tool_call_already_showing_the_write_gets_nothing_more(
     shown = {"type": "diff", "path": str(target), "oldText": None, "newText": "x\n"}
     async with open_harness(v1_init(), features=FS) as h:
         store = await h.new_session(cwd=project)
-        await h.peer.update(
-            "s1",
-            tool_call(1, "w1", title="Edit", kind="edit", content=[shown]),
-        )
+        await report(h, "w1", title="Edit", kind="edit", content=[shown])
         await write(h, target, "x\n")
         assert [c.tool_call_id for c in store.tool_calls()] == ["w1"]
         call = store.tool_call("w1")
@@ -178,12 +171,7 @@ async def test_a_write_no_single_unfinished_tool_call_names_is_shown_apart(
     async with open_harness(v1_init(), features=FS) as h:
         store = await h.new_session(cwd=project)
         for call_id, status, location in calls:
-            await h.peer.update(
-                "s1",
-                tool_call(
-                    1, call_id, title="Edit", status=status, locations=[location]
-                ),
-            )
+            await report(h, call_id, title="Edit", status=status, locations=[location])
         await write(h, target, "y\n")
         names = [c.tool_call_id for c in store.tool_calls()]
         assert names[: len(calls)] == [c[0] for c in calls]
@@ -198,15 +186,12 @@ async def test_a_write_the_raw_input_names_is_shown_in_that_call(project: Path) 
     target = project / "src" / "app.py"
     async with open_harness(v1_init(), features=FS) as h:
         store = await h.new_session(cwd=project)
-        await h.peer.update(
-            "s1",
-            tool_call(
-                1,
-                "w1",
-                title="Write",
-                status="in_progress",
-                rawInput={"file_path": str(target), "content": "z\n"},
-            ),
+        await report(
+            h,
+            "w1",
+            title="Write",
+            status="in_progress",
+            rawInput={"file_path": str(target), "content": "z\n"},
         )
         await write(h, target, "z\n")
         call = store.tool_call("w1")
