@@ -114,7 +114,7 @@ class FileWrites:
         await self._roots.write_text_file(path, content)
         self._store.apply_many(self._shown(path, real, old, content))
 
-    def guard(self, operations: Sequence[Op]) -> list[Op]:
+    def guard(self, operations: Sequence[Op]) -> Sequence[Op]:
         """Return `operations`, with the writes a content replacement drops.
 
         A tool call that shows a write keeps showing it: if the agent replaces its
@@ -122,7 +122,7 @@ class FileWrites:
         appended again.
         """
         if not self._attached:
-            return list(operations)
+            return operations
         out: list[Op] = []
         for op in operations:
             out.append(op)

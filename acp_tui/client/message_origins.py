@@ -104,6 +104,9 @@ class MessageOrigins:
         self._ack_text = ""
         self._sent = ""
         """The current prompt's text (squeezed)."""
+        self._agents: set[str] = set()
+        """Messages known to be the agent's: agent and thought messages, and user
+        messages marked as its own. Their ops need no decision."""
 
     # --- what the session layer tells it -----------------------------------------
 
@@ -133,6 +136,7 @@ class MessageOrigins:
         marks: list[Op] = []
         if self._ack is not None:  # another message claimed it: not the prompt's
             marks.append(SetMessageOrigin(self._ack, "agent"))
+            self._agents.add(self._ack)
             self._ack = None
             self._ack_open = False
             self._waiting = True
@@ -147,6 +151,7 @@ class MessageOrigins:
             self._claim(message_id, message.text)
             if message.from_agent:
                 marks.append(SetMessageOrigin(message_id, "user"))
+                self._agents.discard(message_id)
         return marks
 
     def turn_ended(self) -> list[Op]:
@@ -163,39 +168,59 @@ class MessageOrigins:
 
     # --- the ops of one update ---------------------------------------------------
 
-    def mark(self, operations: Sequence[Op]) -> list[Op]:
+    def mark(self, operations: Sequence[Op]) -> Sequence[Op]:
         """Return `operations` with the marks they call for.
 
         Each op that makes the agent the author of a user message is followed by
-        its `SetMessageOrigin(id, "agent")`.
+        its `SetMessageOrigin(id, "agent")`. Without marks, `operations` itself is
+        returned: the ops of an agent message cost one set lookup each (this runs
+        for every streamed chunk).
         """
-        out: list[Op] = []
-        batch = _Batch()
-        for op in operations:
-            out.append(op)
+        marks: list[tuple[int, list[Op]]] = []
+        batch: _Batch | None = None
+        agents = self._agents
+        for index, op in enumerate(operations):
             if isinstance(op, UpsertMessage | AppendMessageChunk):
-                out.extend(self._message_op(op, batch))
-            elif isinstance(op, _MOVES_ON):
-                out.extend(self._close_ack())
+                if op.message_id in agents:
+                    continue
+                if batch is None:
+                    batch = _Batch()
+                found = self._message_op(op, batch)
+            elif self._ack_open and isinstance(op, _MOVES_ON):
+                found = self._close_ack()
+            else:
+                continue
+            if found:
+                marks.append((index, found))
+        if not marks:
+            return operations
+        out: list[Op] = []
+        done = 0
+        for index, found in marks:
+            out.extend(operations[done : index + 1])
+            out.extend(found)
+            done = index + 1
+        out.extend(operations[done:])
         return out
 
     def _message_op(
         self, op: UpsertMessage | AppendMessageChunk, batch: _Batch
     ) -> list[Op]:
         message_id = op.message_id
-        existing = self._store.message(message_id)
         if message_id in batch.texts:  # created or changed earlier in this batch
             before = batch.texts[message_id]
-        elif existing is None:  # created by this op
-            if op.role != "user":
-                return [] if message_id == self._ack else self._close_ack()
-            before = ""
-        elif existing.role == "user" and not existing.from_agent:
-            before = existing.text
         else:
-            return []  # the agent's message (or already marked): its own business
-        if message_id in batch.marked:
-            return []
+            existing = self._store.message(message_id)
+            if existing is None:  # created by this op
+                if op.role != "user":
+                    self._agents.add(message_id)
+                    return [] if message_id == self._ack else self._close_ack()
+                before = ""
+            elif existing.role == "user" and not existing.from_agent:
+                before = existing.text
+            else:  # the agent's message (or already marked): its own business
+                self._agents.add(message_id)
+                return []
         if isinstance(op, AppendMessageChunk):
             text = before + (block_text(op.block) or "")
         elif op.content is UNSET:
@@ -205,7 +230,7 @@ class MessageOrigins:
         batch.texts[message_id] = text
         if self._replaying or self._keeps(message_id, text):
             return []
-        batch.marked.add(message_id)
+        self._agents.add(message_id)
         if message_id == self._ack:
             self._ack = None
         return [SetMessageOrigin(message_id, "agent")]
@@ -246,16 +271,15 @@ class MessageOrigins:
         if _squeezed(self._ack_text) == self._sent:
             return []
         ack, self._ack = self._ack, None
+        self._agents.add(ack)
         return [SetMessageOrigin(ack, "agent")]
 
 
 class _Batch:
     """What `mark` learnt from the earlier ops of one update."""
 
-    __slots__ = ("marked", "texts")
+    __slots__ = ("texts",)
 
     def __init__(self) -> None:
         self.texts: dict[str, str] = {}
         """The texts of the user messages created or changed so far."""
-        self.marked: set[str] = set()
-        """The user messages marked as the agent's so far."""
