@@ -523,7 +523,9 @@ def _export(args: argparse.Namespace) -> int:
     from acp_tui.transcripts import list_transcripts, read_transcript
 
     wanted: str = args.session
-    saved = list_transcripts(args.agent)
+    # --agent is the name the agent reports (transcripts are filed by it) or the
+    # command's name (what the user typed to run it).
+    saved = [t for t in list_transcripts() if args.agent in (None, t.agent, t.command)]
     found = [t for t in saved if t.session_id == wanted]
     if not found:
         found = [t for t in saved if t.session_id.startswith(wanted)]
@@ -740,16 +742,20 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _setup_logging() -> Path:
-    """Send log records to a file, never to the terminal the UI owns."""
+    """Send log records to a file, never to the terminal the UI owns.
+
+    The file is private (0600, its directory 0700 if created) and rotates, so it
+    neither leaks nor grows without bound (`acp_tui.private_files`).
+    """
     import logging
 
     from acp_tui import paths
+    from acp_tui.private_files import PrivateRotatingFileHandler
 
     log_file = paths.log_file()
-    log_file.parent.mkdir(parents=True, exist_ok=True)
-    logging.basicConfig(
-        filename=log_file,
-        level=logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    handler = PrivateRotatingFileHandler(log_file)
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     )
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
     return log_file

@@ -8,17 +8,35 @@ Objects copied from the wire keep exactly their wire keys; a v1 session has the
 same document shape as a v2 one.
 
 `session_markdown` renders the same session as a readable Markdown transcript
-(`acp-tui export`, the app's `/export`). Agent text is data: every control
-character in it is escaped (`printable`), so the file never holds a terminal
-escape sequence.
+(`acp-tui export`, the app's `/export`). Agent text is data:
+
+* every control character in it is escaped (`printable`), so the file never holds
+  a terminal escape sequence;
+* nothing in it is active once the file is viewed (`neutralise_markdown`): raw
+  HTML (`<script>`, `<img onerror>`, `<a href=javascript:>`) has its `<` written
+  as `&lt;`, and links, images, link definitions and autolinks to `javascript:`,
+  `vbscript:` or `data:` URLs lose the `(`, `:` or `<` that makes them links.
+  Both stay readable as the text the agent wrote. Code (fences, indented blocks,
+  inline code) is left exactly as written: nothing in it is active. Which lines
+  are code is decided by a CommonMark parser (markdown-it) over the whole file,
+  as a viewer would see it, and again after every pass until nothing changes: an
+  HTML block that became plain text cannot turn the code after it into text.
+  Where the parsers viewers use could disagree (an inline code span across lines
+  or table cells), the text is treated as text, so at worst a `&lt;` shows in
+  code. The export's own `<details>` around thoughts is the only raw HTML.
 """
 
 from __future__ import annotations
 
+import bisect
+import html
 import json
 import re
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any, Final, Literal, TypeAlias
+
+from markdown_it import MarkdownIt
 
 from acp_tui.diff.parse import patch_from_texts
 from acp_tui.protocol.framing import printable
@@ -32,6 +50,7 @@ __all__ = [
     "ExportFormat",
     "export_text",
     "json_text",
+    "neutralise_markdown",
     "session_document",
     "session_markdown",
     "terminal_text",
@@ -138,7 +157,8 @@ def session_markdown(
 ) -> str:
     r"""The session as a Markdown transcript, in timeline order.
 
-    User messages are `## User` sections with the text quoted, agent text is kept
+    User messages are `## User` sections with the text quoted (a user message
+    the agent wrote is `## From the agent, not typed by you`), agent text is kept
     as it is (it is Markdown), thoughts sit in `<details>`, tool calls show their
     kind, title, status and content (diffs in `diff` fences, terminals in plain
     fences), plans are task lists, permission requests show their outcome, and the
@@ -196,7 +216,151 @@ def session_markdown(
     out.append("")
     out.extend(_state_markdown(store))
     text = "\n".join(out).replace("\r\n", "\n")
-    return printable(text, keep="\n\t") + "\n"
+    return neutralise_markdown(printable(text, keep="\n\t")) + "\n"
+
+
+# --- making agent Markdown inert -----------------------------------------------------
+
+_CODE_TOKENS: Final = frozenset({"fence", "code_block"})
+_OWN_HTML_LINES: Final = frozenset(
+    {"<details>", "<summary>Thought</summary>", "</details>"}
+)
+"""Lines of raw HTML the export writes itself (harmless, whoever wrote them)."""
+_BAD_SCHEMES: Final = ("javascript:", "vbscript:", "data:")
+_SAFE_AUTOLINK: Final = re.compile(
+    r"<(?:(?:https?|ftp|mailto):[^\x00-\x20<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+"
+    r"@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*)>"
+)
+_LINK_START: Final = re.compile(r"\](?=[(:])|<(?=[A-Za-z][A-Za-z0-9+.-]*:)")
+_BACKSLASH_ESCAPE: Final = re.compile(r"\\([!-/:-@\[-`{-~])")
+_BACKTICKS: Final = re.compile(r"`+")
+_PUNCTUATION: Final = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+@cache
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark")
+
+
+def _code_lines(markdown: str) -> set[int]:
+    """The indexes of the lines a CommonMark viewer shows as code blocks."""
+    lines: set[int] = set()
+    for token in _parser().parse(markdown):
+        if token.type in _CODE_TOKENS and token.map is not None:
+            lines.update(range(*token.map))
+    return lines
+
+
+def neutralise_markdown(markdown: str) -> str:
+    """`markdown` with no raw HTML and no link to a script or data URL left active.
+
+    See the module docstring. Idempotent; code is never changed.
+    """
+    text = markdown
+    for _ in range(markdown.count("\n") + 2):  # each pass changes a line, or ends
+        lines = text.split("\n")
+        code = _code_lines(text)
+        for index, line in enumerate(lines):
+            if index not in code and "<" in line and line not in _OWN_HTML_LINES:
+                lines[index] = _escape_html(line)
+        changed = _disarm_links("\n".join(lines), code)
+        if changed == text:
+            break
+        text = changed
+    return text
+
+
+def _escape_html(line: str) -> str:
+    """One line of text with every `<` outside inline code written as `&lt;`.
+
+    Safe autolinks (`<https://...>`, `<me@example.com>`) stay links. A code span
+    is recognised only within the line and without a `|` (a table cell boundary
+    for GFM viewers); anything else is treated as text.
+    """
+    out: list[str] = []
+    index, end = 0, len(line)
+    while index < end:
+        char = line[index]
+        if char == "\\" and index + 1 < end and line[index + 1] in _PUNCTUATION:
+            out.append(line[index : index + 2])  # an escaped character is text
+            index += 2
+        elif char == "`":
+            run = _BACKTICKS.match(line, index)
+            assert run is not None
+            closing = next(
+                (
+                    m
+                    for m in _BACKTICKS.finditer(line, run.end())
+                    if len(m.group()) == len(run.group())
+                ),
+                None,
+            )
+            if closing is not None and "|" not in line[run.end() : closing.start()]:
+                out.append(line[index : closing.end()])  # inline code: as written
+                index = closing.end()
+            else:
+                out.append(run.group())
+                index = run.end()
+        elif char == "<":
+            autolink = _SAFE_AUTOLINK.match(line, index)
+            if autolink is not None:
+                out.append(autolink.group())
+                index = autolink.end()
+            else:
+                out.append("&lt;")
+                index += 1
+        else:
+            out.append(char)
+            index += 1
+    return "".join(out)
+
+
+def _disarm_links(text: str, code: set[int]) -> str:
+    r"""Break every link, image, definition or autolink to a dangerous URL.
+
+    `](` becomes `]\(`, `]:` becomes `]\:` and `<` becomes `&lt;`, so the
+    viewer shows the characters instead of making a link.
+    """
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer("\n", text))
+    out: list[str] = []
+    done = 0
+    for match in _LINK_START.finditer(text):
+        position = match.start()
+        if bisect.bisect_right(starts, position) - 1 in code:
+            continue
+        if match.group() == "<":
+            target = text[match.end() : match.end() + 200]
+            replacement, cut = "&lt;", match.end()
+        else:
+            target = text[match.end() + 1 : match.end() + 201]
+            replacement, cut = "]\\", match.end()
+        if not _dangerous(target):
+            continue
+        out.append(text[done:position])
+        out.append(replacement)
+        done = cut
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _dangerous(target: str) -> bool:
+    """Whether a link destination (and what follows it) names a dangerous scheme.
+
+    As a browser would read it: Markdown backslash escapes and HTML character
+    references decoded, whitespace and control characters (which URL parsers drop)
+    removed, case ignored.
+    """
+    target = target.lstrip(" \t")
+    if target.startswith("\n"):  # one line ending, then the container's marks
+        target = target[1:].lstrip(" \t>")
+    for opener in ("&lt;", "<"):
+        if target.startswith(opener):
+            target = target[len(opener) :]
+            break
+    target = html.unescape(_BACKSLASH_ESCAPE.sub(r"\1", target))
+    squeezed = "".join(ch for ch in target[:100] if ch > " " and ch != "\x7f")
+    return squeezed.lower().startswith(_BAD_SCHEMES)
 
 
 def _line(text: object) -> str:
@@ -248,7 +412,11 @@ def _message_body(message: Message) -> str:
 def _message_markdown(message: Message) -> list[str]:
     body = _message_body(message)
     if message.role == "user":
-        return ["## User", "", *_quote(body)] if body else ["## User"]
+        # One the agent wrote is never exported as the user's.
+        head = (
+            "## From the agent, not typed by you" if message.from_agent else "## User"
+        )
+        return [head, "", *_quote(body)] if body else [head]
     if message.role == "thought":
         return [
             "<details>",

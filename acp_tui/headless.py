@@ -336,10 +336,15 @@ class Transcript:
     Agent text is written as it arrives (markdown stays markdown); tool calls,
     plans, permissions and notices get one line each when they appear or change.
     Everything from the agent passes through `printable`, so no control sequence
-    reaches the terminal.
+    reaches the terminal. A user message the agent wrote (`Message.from_agent`)
+    is headed `[from the agent, not typed by you]`, never `[you]`; one marked
+    after it was printed gets a line saying so. (The JSON document marks it
+    `"origin": "agent"`.)
     """
 
     _LABELS: Final = {"user": "you", "agent": "agent", "thought": "thought"}
+    FROM_AGENT: Final = "from the agent, not typed by you"
+    """The label of a user message the agent wrote (`Message.from_agent`)."""
 
     def __init__(self, store: SessionStore, out: TextIO) -> None:
         self.store = store
@@ -350,6 +355,8 @@ class Transcript:
         self._printed: dict[str, int] = {}
         self._tool_status: dict[str, tuple[str | None, str]] = {}
         self._permission_outcomes: set[str] = set()
+        self._shown_as_users: set[str] = set()
+        """User messages printed under "you" so far."""
 
     def _write(self, text: str) -> None:
         if not text:
@@ -389,9 +396,17 @@ class Transcript:
         message = self.store.message(change.id)
         if message is None:
             return
-        self._section(
-            f"message:{change.id}", self._LABELS.get(message.role, message.role)
-        )
+        if message.from_agent and change.id in self._shown_as_users:
+            # Marked after it was printed as the user's (the agent changed it).
+            self._shown_as_users.discard(change.id)
+            self._line(f"[the message above is {self.FROM_AGENT}]")
+        if message.from_agent:
+            label = self.FROM_AGENT
+        else:
+            label = self._LABELS.get(message.role, message.role)
+            if message.role == "user":
+                self._shown_as_users.add(change.id)
+        self._section(f"message:{change.id}", label)
         if change.action in ("appended", "added") and isinstance(change.payload, dict):
             text = block_text(change.payload)
             if text is not None:

@@ -17,12 +17,16 @@ Invariants:
   added. Multi-line prompts keep their newlines (JSON escapes them).
 * Unreadable or corrupt lines are skipped. No method raises on I/O errors: they
   are logged and the history carries on in memory.
+* The file is the user's alone (`acp_tui.private_files`): created 0600 in a
+  history directory created 0700, a looser existing file tightened on the next
+  write, and the compacted file written 0600 (`mkstemp`).
 
 Navigation (`previous` / `next` / `reset`) works like a shell's: the draft typed
 before browsing is restored when the user goes past the newest entry, and edits to
 a recalled entry are kept while browsing, so nothing typed is lost.
 
-This module imports the standard library and `acp_tui.paths` only.
+This module imports the standard library, `acp_tui.paths` and
+`acp_tui.private_files` only.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from pathlib import Path
 from typing import Final
 
 from acp_tui import paths
+from acp_tui.private_files import open_private
 
 __all__ = ["HISTORY_LIMIT", "PromptHistory", "history_file"]
 
@@ -217,8 +222,7 @@ class PromptHistory:
 
     def _append(self, path: Path, text: str) -> None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("a", encoding="utf-8") as file:
+            with open(open_private(path), "a", encoding="utf-8") as file:
                 file.write(self._record(text))
                 file.flush()
         except OSError as error:

@@ -5,13 +5,28 @@ ops are appended to a JSON-lines file:
 
     paths.data_dir() / "transcripts" / <agent slug> / <session slug>.jsonl
 
+**The agent is who the agent says it is** (`agent_identity`): the name it reported
+in `initialize` (v1 `agentInfo.name`, v2 `info.name`), with control characters
+dropped, whitespace collapsed and cut to `AGENT_NAME_CHARS`; only an agent that
+reports no name is filed under the command's name (the CLI's `--agent` name: a
+catalogue name, or the program's file name, which for every Python agent is
+`python3`). Versions before this filed every transcript by the command's name.
+Those older files (their header has no `command`) are still listed beside the
+agent's own when the caller names the command as `legacy`
+(`list_transcripts(agent, legacy=...)`), and the first time the agent reopens
+such a session its file (with its old segments) moves under the agent's name.
+A file of the new format under a command's name belongs to an agent that gave
+no name: never listed for, nor adopted by, a named one.
+
 Slugs are safe file names: letters, digits, `_`, `-` and inner `.` are kept, any
 other character is `%XX`-escaped (UTF-8 bytes), and very long ones are cut and
 end in `~` and a hash. The real ids are stored inside the file, so a name never
 has to be decoded. Each line is one JSON object:
 
 * an `open` header, `{"open": {"sessionId", "agent", "protocolVersion", "cwd",
-  "time", "how"}}`, once per store opened for the session. `how` is `new`
+  "time", "how", "command"}}`, once per store opened for the session (`agent`
+  is the identity above, `command` the command's name; older headers have no
+  `command`). `how` is `new`
   (`session/new`), `load` (reattached with the history replayed: v1
   `session/load`, v2 `session/resume` with `replayFrom`) or `resume` (reattached
   without a replay). A header and the op lines after it form a *segment*;
@@ -19,7 +34,10 @@ has to be decoded. Each line is one JSON object:
 
 Beside each transcript, `<session slug>.summary.json` holds what the session list
 needs (title, first user text, message count), rewritten atomically when one of
-them changes, so `list_transcripts` reads one small file per session.
+them changes, so `list_transcripts` reads one small file per session. A user
+message the agent wrote (`SetMessageOrigin`, journaled like any op, so the mark
+survives in the transcript) is never the first user text. Transcripts written
+before that op existed simply have no marks.
 
 Invariants:
 
@@ -40,8 +58,12 @@ Invariants:
   message, skipping lines that are not JSON or not a valid record (it counts them).
   An op that fails to apply is skipped and counted too.
 * Nothing here raises on I/O errors: they are logged and the session carries on.
+* Transcripts are the user's alone: files 0600 (an older, looser one is
+  tightened when it is next opened), summaries 0600 (`mkstemp`), and the
+  directories acp-tui creates 0700 (`acp_tui.private_files`).
 
-This module imports the standard library, `acp_tui.paths` and `acp_tui.store` only.
+This module imports the standard library, `acp_tui.paths`, `acp_tui.private_files`
+and `acp_tui.store` only.
 """
 
 from __future__ import annotations
@@ -62,6 +84,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from acp_tui import paths
+from acp_tui.private_files import make_private_dir, open_private
 from acp_tui.store.journal import JournaledStore, encode_op, op_from_record
 from acp_tui.store.model import block_text
 from acp_tui.store.ops import (
@@ -70,12 +93,14 @@ from acp_tui.store.ops import (
     Op,
     PatchSessionInfo,
     PatchTerminal,
+    SetMessageOrigin,
     UpsertMessage,
 )
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import UNSET
 
 __all__ = [
+    "AGENT_NAME_CHARS",
     "FORMAT_VERSION",
     "LoadedTranscript",
     "OpenHow",
@@ -83,6 +108,7 @@ __all__ = [
     "TranscriptHeader",
     "TranscriptInfo",
     "TranscriptWriter",
+    "agent_identity",
     "close_transcript",
     "journaled_store",
     "list_transcripts",
@@ -104,6 +130,9 @@ OpenHow: TypeAlias = Literal["new", "load", "resume"]
 PENDING_LINES: Final = 500
 """Lines held back while no message has come (then the file is started anyway)."""
 
+AGENT_NAME_CHARS: Final = 100
+"""The most characters of an agent's reported name used to file its transcripts."""
+
 TITLE_CHARS: Final = 200
 """The most characters of the first user message kept as a fallback title."""
 
@@ -120,9 +149,6 @@ _SAFE: Final = frozenset(
 _MAX_SLUG: Final = 150
 _SUMMARY_SUFFIX: Final = ".summary.json"
 _MESSAGE_OPS: Final = (UpsertMessage, AppendMessageChunk)
-_APPEND_FLAGS: Final = (
-    os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-)
 
 
 # --- names --------------------------------------------------------------------
@@ -150,6 +176,20 @@ def slug(text: str) -> str:
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         name = f"{name[: _MAX_SLUG - 17]}~{digest[:16]}"
     return name
+
+
+def agent_identity(reported: str | None, command: str) -> str:
+    """The name to file an agent's transcripts under (see the module docstring).
+
+    Args:
+        reported: The name the agent reported in `initialize` (None: none).
+        command: The command's name (the CLI's `--agent` name).
+    """
+    if reported:
+        name = " ".join("".join(c for c in reported if c.isprintable()).split())
+        if name[:AGENT_NAME_CHARS]:
+            return name[:AGENT_NAME_CHARS]
+    return command
 
 
 def transcripts_dir(agent: str | None = None) -> Path:
@@ -185,10 +225,12 @@ class TranscriptHeader:
     how: OpenHow
     time: str
     """When the store was opened (ISO 8601, UTC)."""
+    command: str | None = None
+    """The command's name (None in headers written before agents' identities)."""
 
     def to_json(self) -> dict[str, Any]:
         """The header's JSON object."""
-        return {
+        out = {
             "version": FORMAT_VERSION,
             "sessionId": self.session_id,
             "agent": self.agent,
@@ -197,6 +239,9 @@ class TranscriptHeader:
             "time": self.time,
             "how": self.how,
         }
+        if self.command is not None:
+            out["command"] = self.command
+        return out
 
     @classmethod
     def from_json(cls, value: object) -> TranscriptHeader | None:
@@ -215,7 +260,16 @@ class TranscriptHeader:
             and how in ("new", "load", "resume")
         ):
             return None
-        return cls(session_id, agent, version, cwd, how, time)
+        command = value.get("command")
+        return cls(
+            session_id,
+            agent,
+            version,
+            cwd,
+            how,
+            time,
+            command if isinstance(command, str) else None,
+        )
 
 
 # --- writing ------------------------------------------------------------------
@@ -229,6 +283,8 @@ class _Summary:
         self.title: str | None = None
         self.first_user_id: str | None = None
         self.first_user_text = ""
+        self.agents_own: set[str] = set()
+        """User messages the agent wrote: never the session's title."""
         self.dirty = False
         self.urgent = False
         """A change the list shows at once (title, first user text, first message);
@@ -240,10 +296,24 @@ class _Summary:
                 self.message_ids[op.message_id] = None
                 self.dirty = True
                 self.urgent = self.urgent or len(self.message_ids) == 1
-                if op.role == "user" and self.first_user_id is None:
+                if (
+                    op.role == "user"
+                    and self.first_user_id is None
+                    and op.message_id not in self.agents_own
+                ):
                     self.first_user_id = op.message_id
             if op.message_id == self.first_user_id:
                 self._user_text(op)
+        elif isinstance(op, SetMessageOrigin):
+            if op.origin == "agent":
+                self.agents_own.add(op.message_id)
+            else:
+                self.agents_own.discard(op.message_id)
+            if op.origin == "agent" and op.message_id == self.first_user_id:
+                # Not the user's: the next user message names the session.
+                self.first_user_id = None
+                self.first_user_text = ""
+                self.dirty = self.urgent = True
         elif (
             isinstance(op, PatchSessionInfo)
             and op.title is not UNSET
@@ -386,11 +456,7 @@ class TranscriptWriter:
             self._failed("cannot write", error)
 
     def _open(self) -> int:
-        try:
-            fd = os.open(self._name, _APPEND_FLAGS, 0o600)
-        except FileNotFoundError:  # the first write: make the directory
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self._name, _APPEND_FLAGS, 0o600)
+        fd = open_private(self._path)  # 0600, directories 0700 when made
         self._fd = fd
         self._finalizer = weakref.finalize(self, _close_quietly, fd)
         return fd
@@ -476,20 +542,28 @@ def journaled_store(
     cwd: str | os.PathLike[str],
     how: OpenHow,
     protocol_version: int,
+    command: str | None = None,
     **store_options: Any,
 ) -> JournaledStore:
     """A store whose ops are saved to the transcript of (agent, session).
 
     Args:
-        agent: The agent's name (the CLI's `--agent` name).
+        agent: The agent's identity (`agent_identity`).
         session_id: The ACP session id.
         cwd: The session's working directory.
         how: How the store was opened (see `OpenHow`).
         protocol_version: The negotiated ACP version.
+        command: The command's name (default: `agent`).
         **store_options: Passed on to `SessionStore`.
     """
     header = TranscriptHeader(
-        session_id, agent, protocol_version, os.fspath(cwd), how, _now()
+        session_id,
+        agent,
+        protocol_version,
+        os.fspath(cwd),
+        how,
+        _now(),
+        agent if command is None else command,
     )
     writer = TranscriptWriter(transcript_file(agent, session_id), header)
     return JournaledStore(session_id, writer, **store_options)
@@ -518,24 +592,72 @@ class StoreOpening(Protocol):
         """The negotiated ACP version."""
         ...
 
+    @property
+    def agent_name(self) -> str | None:
+        """The name the agent reported in `initialize` (None: none)."""
+        ...
+
 
 def transcript_store_factory(agent: str) -> Callable[[StoreOpening], JournaledStore]:
     """A store factory for `AcpClient`: every store saves the session's transcript.
 
+    Transcripts are filed under the agent's reported name (`agent_identity`); a
+    transcript of the session filed under the command's name by an older version
+    is adopted (moved) first.
+
     Args:
-        agent: The agent's name, as the transcripts directory files it.
+        agent: The command's name (the CLI's `--agent` name).
     """
 
     def make(opening: StoreOpening) -> JournaledStore:
+        identity = agent_identity(opening.agent_name, agent)
+        if identity != agent:
+            _adopt_legacy(agent, identity, opening.session_id)
         return journaled_store(
-            agent,
+            identity,
             opening.session_id,
             cwd=opening.cwd,
             how=opening.how,
             protocol_version=opening.protocol_version,
+            command=agent,
         )
 
     return make
+
+
+def _adopt_legacy(command: str, identity: str, session_id: str) -> None:
+    """Move an older transcript of the session, filed by command, under `identity`.
+
+    Only a file in the old format (no `command` in its header) whose agent is
+    the command moves, and only if the agent has no transcript of the session
+    yet. Its summary is dropped (the index reads the file until the writer
+    writes a new one).
+    """
+    legacy = transcript_file(command, session_id)
+    target = transcript_file(identity, session_id)
+    if target.exists() or not _old_format_of(legacy, command):
+        return
+    try:
+        make_private_dir(target.parent)
+        os.replace(legacy, target)
+    except OSError as error:
+        log.warning("cannot move transcript %s to %s: %s", legacy, target, error)
+        return
+    with contextlib.suppress(OSError):
+        _summary_file(legacy).unlink()
+
+
+def _old_format_of(path: Path, command: str) -> bool:
+    """Whether `path` starts with a header of the old format naming `command`."""
+    try:
+        with path.open("rb") as file:
+            first = file.readline(64 * 1024)
+        record = json.loads(first)
+    except (OSError, ValueError, RecursionError):
+        return False
+    opened = record.get("open") if isinstance(record, dict) else None
+    header = TranscriptHeader.from_json(opened)
+    return header is not None and header.command is None and header.agent == command
 
 
 # --- reading ------------------------------------------------------------------
@@ -667,19 +789,35 @@ class TranscriptInfo:
     """When the file was last written (ISO 8601, UTC)."""
     messages: int
     path: Path
+    command: str | None = None
+    """The command's name (None: a transcript from before agents' identities)."""
 
 
-def list_transcripts(agent: str | None = None) -> list[TranscriptInfo]:
-    """The saved transcripts that hold messages, newest first.
+def list_transcripts(
+    agent: str | None = None, *, legacy: str | None = None
+) -> list[TranscriptInfo]:
+    """The saved transcripts that hold messages, newest first, one per session.
 
     Reads one small summary file per transcript (a transcript without one, say
     after a crash, is read whole once).
 
     Args:
         agent: Only this agent's transcripts (None: every agent's).
+        legacy: Also the transcripts that older versions filed under this command
+            name (whose owner is unknown: see the module docstring).
     """
-    root = transcripts_dir(agent)
-    directories = [root] if agent is not None else _subdirectories(root)
+    if agent is None:
+        directories = _subdirectories(transcripts_dir())
+    else:
+        directories = [transcripts_dir(agent)]
+        if legacy is not None and slug(legacy) != slug(agent):
+            directories.append(transcripts_dir(legacy))
+
+    def wanted(info: TranscriptInfo) -> bool:
+        if agent is None or info.agent == agent:
+            return True
+        return info.agent == legacy and info.command is None
+
     found: list[tuple[float, TranscriptInfo]] = []
     for directory in directories:
         try:
@@ -692,10 +830,18 @@ def list_transcripts(agent: str | None = None) -> list[TranscriptInfo]:
             except OSError:
                 continue
             info = _summary(path, mtime) or _scan(path, mtime)
-            if info is not None and info.messages and (agent in (None, info.agent)):
+            if info is not None and info.messages and wanted(info):
                 found.append((mtime, info))
     found.sort(key=lambda item: item[0], reverse=True)
-    return [info for _, info in found]
+    if agent is None:
+        return [info for _, info in found]
+    seen: set[str] = set()
+    newest: list[TranscriptInfo] = []
+    for _, info in found:  # a session in both places: its newest file
+        if info.session_id not in seen:
+            seen.add(info.session_id)
+            newest.append(info)
+    return newest
 
 
 def _subdirectories(root: Path) -> list[Path]:
@@ -731,6 +877,7 @@ def _summary(path: Path, mtime: float) -> TranscriptInfo | None:
         _updated_at(mtime),
         messages,
         path,
+        header.command,
     )
 
 
@@ -742,7 +889,9 @@ def _scan(path: Path, mtime: float) -> TranscriptInfo | None:
     messages = store.messages()
     title = store.session_info.title
     if title is None:
-        first = next((m for m in messages if m.role == "user"), None)
+        first = next(
+            (m for m in messages if m.role == "user" and not m.from_agent), None
+        )
         title = first.text[:TITLE_CHARS] if first is not None and first.text else None
     return TranscriptInfo(
         header.session_id,
@@ -752,4 +901,5 @@ def _scan(path: Path, mtime: float) -> TranscriptInfo | None:
         _updated_at(mtime),
         len(messages),
         path,
+        header.command,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -277,3 +278,34 @@ def test_serve_passes_the_added_directories_to_each_app(tmp_path: Path) -> None:
         "--add-dir",
         str(tmp_path / "b"),
     ]
+
+
+@pytest.mark.subprocess
+def test_app_log_is_private_and_rotates(home: Path) -> None:
+    from acp_tui.private_files import APP_LOG_MAX_BYTES
+
+    logs = home / "logs"
+    logs.mkdir(parents=True)
+    log = logs / "acp-tui.log"
+    log.write_text("x" * APP_LOG_MAX_BYTES)  # full: the next record rotates it
+    log.chmod(0o644)
+    script = (
+        "import logging, os; os.umask(0o022)\n"
+        "from acp_tui.cli import _setup_logging\n"
+        "path = _setup_logging()\n"
+        "logging.getLogger('acp_tui.test').warning('hello from the app')\n"
+        "print(path)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env={**os.environ, "ACP_TUI_HOME": str(home)},
+    )
+    assert Path(completed.stdout.strip()) == log
+    assert "hello from the app" in log.read_text()
+    assert (logs / "acp-tui.log.1").stat().st_size == APP_LOG_MAX_BYTES
+    for path in (log, logs / "acp-tui.log.1"):
+        assert path.stat().st_mode & 0o777 == 0o600

@@ -15,6 +15,9 @@ and read version-neutral `SessionStore`s:
   A resume/load response is the other way round: the replay before it is
   history, so the config options (and v2 commands) it carries are the agent's
   latest state and replace the replayed ones (a list it omits leaves them).
+* User messages the agent wrote itself (not the acknowledgment of a prompt sent
+  from here, nor history replayed on reattach) are marked as the agent's in the
+  same `apply_many` (`message_origins`).
 * A prompt turn ends, in v2, with an idle `state_update` received after the prompt
   was sent (the `session/prompt` response only means "accepted"); in v1, with the
   `session/prompt` response, whose `stopReason` becomes the idle state.
@@ -28,9 +31,10 @@ and read version-neutral `SessionStore`s:
   `PermissionPrompter` port (a `$/cancel_request` or a cancelled turn answers
   `cancelled`; an option that was not offered is never sent), and v1
   `fs/read_text_file` / `fs/write_text_file` are served inside the session's roots
-  when enabled. So are the v1 `terminal/*` methods (`client.terminals`), one
-  `ClientTerminals` per session, whose commands run in the connection's task
-  group. Anything else gets `-32601`.
+  when enabled (every write shown in the conversation: `file_writes`). So are the
+  v1 `terminal/*` methods (`client.terminals`), one `ClientTerminals` per session,
+  whose commands run in the connection's task group. Anything else gets
+  `-32601`.
 * A session's roots (where `fs/*` and terminals may reach) are what the user
   chose, never what the agent says: the client's `roots` (the project directory
   and the directories the user added), or for one session the `roots` its caller
@@ -66,7 +70,9 @@ from acp_tui.client import translate_v1, translate_v2
 from acp_tui.client._wire import json_list, log_defaulted
 from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.errors import UnsupportedOperation
+from acp_tui.client.file_writes import FileWrites
 from acp_tui.client.fs import FileSystemAccess
+from acp_tui.client.message_origins import MessageOrigins
 from acp_tui.client.ports import PermissionChoice, PermissionPrompter, PermissionRequest
 from acp_tui.client.terminals import ClientTerminals
 from acp_tui.config import McpServerSettings
@@ -134,6 +140,8 @@ class SessionOpening:
     `session/load`, v2 `session/resume` with `replayFrom`), `resume` (reattached
     without a replay)."""
     protocol_version: int
+    agent_name: str | None = None
+    """The name the agent reported in `initialize` (None: it gave none)."""
 
 
 StoreFactory: TypeAlias = Callable[[SessionOpening], SessionStore]
@@ -178,6 +186,10 @@ class _Session:
     cwd: Path
     roots: FileSystemAccess
     v1: translate_v1.V1Translator | None
+    origins: MessageOrigins
+    """Marks the user messages the agent wrote itself (not the user's)."""
+    writes: FileWrites
+    """Serves v1 `fs/write_text_file` and shows every write."""
     terminals: ClientTerminals | None = None
     """v1 client-owned terminals, when served."""
     turn: _Turn | None = None
@@ -286,6 +298,16 @@ class AcpClient:
         """The negotiated protocol version."""
         return self.connection.protocol_version
 
+    @property
+    def agent_name(self) -> str | None:
+        """The name the agent reported in `initialize` (None: it gave none)."""
+        result = self.connection.initialize_result
+        if isinstance(result, v2.InitializeResponse):
+            info: v1.Implementation | v2.Implementation | None = result.info
+        else:
+            info = result.agent_info
+        return None if info is None else info.name
+
     def store(self, session_id: str) -> SessionStore:
         """The store of a session this client opened."""
         return self._sessions[session_id].store
@@ -391,9 +413,12 @@ class AcpClient:
         roots: FileSystemAccess,
         how: Literal["new", "load", "resume"] = "new",
     ) -> _Session:
-        store = self._store_factory(SessionOpening(session_id, cwd, how, self.version))
+        opening = SessionOpening(session_id, cwd, how, self.version, self.agent_name)
+        store = self._store_factory(opening)
         translator = translate_v1.V1Translator(store) if self.version == 1 else None
-        session = _Session(store, cwd, roots, translator)
+        origins = MessageOrigins(store, reattaching=how != "new")
+        writes = FileWrites(store, roots, cwd)
+        session = _Session(store, cwd, roots, translator, origins, writes)
         tasks = self.connection.tasks
         if self.version == 1 and self.features.terminal and tasks is not None:
             session.terminals = ClientTerminals(store, roots, tasks)
@@ -562,6 +587,7 @@ class AcpClient:
             if self._sessions.get(session_id) is session:
                 del self._sessions[session_id]  # not resumed: no half-open session
             raise
+        session.origins.reattached()  # later user messages are not history
         if session.v1 is not None:
             session.v1.end_message()  # the replay's last message is over
         if options is not None:
@@ -687,8 +713,19 @@ class AcpClient:
             response = v1.PromptResponse.model_validate(raw)
             store.apply(ops.SetState("idle", response.stop_reason, raw=raw))
             return response.stop_reason
-        await self._call("session/prompt", params)  # `{}` or `{messageId}`: accepted
-        await self._until_turn_ends(turn)
+        session.origins.prompt_sent(blocks)
+        try:
+            # `{}` or `{messageId}`: accepted; the id names its acknowledgment.
+            raw = await self._call("session/prompt", params)
+            named = raw.get("messageId") if isinstance(raw, dict) else None
+            store.apply_many(
+                session.origins.prompt_accepted(
+                    named if isinstance(named, str) else None
+                )
+            )
+            await self._until_turn_ends(turn)
+        finally:
+            store.apply_many(session.origins.turn_ended())
         return turn.stop_reason
 
     async def _until_turn_ends(self, turn: _Turn) -> None:
@@ -865,7 +902,7 @@ class AcpClient:
         except ValidationError as error:
             self._malformed(params, error)
             return
-        session.store.apply_many(operations)
+        session.store.apply_many(session.writes.guard(session.origins.mark(operations)))
 
     def _report(self, message: str) -> None:
         if self.on_diagnostic is not None:
@@ -901,8 +938,9 @@ class AcpClient:
             if not self.features.write_text_file:
                 raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
             write = v1.WriteTextFileRequest.model_validate(params)
-            roots = self._session_for(write.session_id).roots
-            await roots.write_text_file(
+            # Shown in the conversation: it names no tool call (`file_writes`).
+            writes = self._session_for(write.session_id).writes
+            await writes.write(
                 write.path, write.content, allow_git=self.features.git_writes
             )
             return {}

@@ -24,7 +24,14 @@ Invariants:
   group (`setsid`), which no transport can track.
 * **stderr never blocks and never grows.** A background task drains the agent's
   stderr continuously, keeps the last N lines (each capped) in a ring buffer for
-  error messages, and appends the raw bytes to a per-run log file (capped too).
+  error messages, and appends the raw bytes to a per-run log file. The log holds
+  at most `LOG_FILE_MAX_BYTES` of a run's stderr, then a mark; when the run ends,
+  the mark says how much was not logged and the last lines (the ring buffer)
+  follow, since the end of a flood is what explains a crash.
+* **Agent logs are private and few.** Each log is created 0600, its directory
+  0700 if acp-tui creates it (`acp_tui.private_files`). Opening one prunes the
+  directory: the newest `LOG_FILES_KEPT` logs of that agent name are kept, and
+  any agent log older than `LOG_MAX_AGE` goes.
 * **Shutdown is bounded and shielded** (ARCHITECTURE §4.13): leaving the context
   manager, normally or by exception or cancellation, runs close stdin → wait →
   SIGTERM to the group → wait → SIGKILL to the group → wait, under
@@ -41,6 +48,7 @@ import os
 import re
 import shlex
 import signal
+import sys
 from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -57,13 +65,16 @@ from anyio.abc import ByteReceiveStream, Process, TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from acp_tui import paths
+from acp_tui.private_files import open_private, prune_files
 from acp_tui.process_group import group_alive, signal_group, start_in_new_group
 from acp_tui.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, OversizedLine
 
 __all__ = [
     "DEFAULT_MEMORY_BUFFER_CHUNKS",
     "GROUP_TERMINATE_TIMEOUT",
+    "LOG_FILES_KEPT",
     "LOG_FILE_MAX_BYTES",
+    "LOG_MAX_AGE",
     "PROCESS_EXIT_TIMEOUT",
     "PROCESS_KILL_TIMEOUT",
     "PROCESS_TERMINATE_TIMEOUT",
@@ -132,19 +143,25 @@ STDERR_LINE_MAX_CHARS: Final = 4096
 """Longest stderr line kept in the ring buffer; longer lines are cut and marked. The
 log file always gets the raw bytes."""
 
-LOG_FILE_MAX_BYTES: Final = 64 * 1024 * 1024
+LOG_FILE_MAX_BYTES: Final = 10 * 1024 * 1024
 """Per-run cap on the stderr log file, so a runaway agent cannot fill the disk. Past
-it, a marker line is written and further stderr only reaches the ring buffer."""
+it, a marker line is written and further stderr only reaches the ring buffer (whose
+lines end the log when the run ends)."""
+
+LOG_FILES_KEPT: Final = 20
+"""Stderr logs kept per agent name (the newest; opening a new one prunes the rest)."""
+
+LOG_MAX_AGE: Final = 30 * 24 * 3600.0
+"""Agent stderr logs older than this (seconds) are deleted when any agent starts."""
 
 DEFAULT_MEMORY_BUFFER_CHUNKS: Final = 64
 """Chunks a `memory_pair` direction buffers before `send` waits for the reader (like
 a pipe's buffer; one `send` is one chunk)."""
 
 _TRUNCATED_MARK: Final = " […truncated]"
-_LOG_TRUNCATED_MARK: Final = (
-    b"\n[acp-tui: log size limit reached; stderr no longer logged]\n"
-)
 _UNSAFE_NAME_CHARS: Final = re.compile(r"[^A-Za-z0-9._-]+")
+_LOG_STAMP: Final = r"-\d{8}-\d{6}-\d+\.log"
+_ANY_AGENT_LOG: Final = re.compile(r"agent-.+" + _LOG_STAMP)
 
 
 class ConnectionClosed(Exception):
@@ -396,12 +413,22 @@ def _cap_line(line: str) -> str:
 
 
 def _open_log(directory: Path, name: str, pid: int) -> tuple[Path, BinaryIO]:
-    """Create the log directory and a fresh log file for one agent run."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """Create a fresh private log file for one agent run, and prune older logs."""
     safe_name = _UNSAFE_NAME_CHARS.sub("_", name).strip("._") or "agent"
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     path = directory / f"agent-{safe_name}-{stamp}-{pid}.log"
-    return path, path.open("ab")
+    file = open(open_private(path), "ab")  # noqa: SIM115 (kept open for the run)
+    same_agent = re.compile(f"agent-{re.escape(safe_name)}{_LOG_STAMP}")
+    prune_files(directory, same_agent, keep=LOG_FILES_KEPT)
+    prune_files(directory, _ANY_AGENT_LOG, keep=sys.maxsize, max_age=LOG_MAX_AGE)
+    return path, file
+
+
+def _log_limit_mark() -> bytes:
+    return (
+        f"\n[acp-tui: stderr log limit reached ({LOG_FILE_MAX_BYTES} bytes); "
+        "the rest is not logged, except its last lines at the end]\n"
+    ).encode()
 
 
 class _PipeReader(ByteReceiveStream):
@@ -502,6 +529,8 @@ class StdioTransport:
         self._log_path: Path | None = None
         self._log_file: BinaryIO | None = None
         self._log_written = 0
+        self._log_skipped = 0
+        """stderr bytes past `LOG_FILE_MAX_BYTES`, not written to the log."""
 
     # -- public state ------------------------------------------------------------
 
@@ -767,14 +796,17 @@ class StdioTransport:
             return
         try:
             room = LOG_FILE_MAX_BYTES - self._log_written
-            if len(chunk) <= room:
+            if self._log_skipped:
+                self._log_skipped += len(chunk)
+            elif len(chunk) <= room:
                 log.write(chunk)
                 self._log_written += len(chunk)
             else:
                 log.write(chunk[:room])
-                log.write(_LOG_TRUNCATED_MARK)
-                log.close()
-                self._log_file = None
+                log.write(_log_limit_mark())
+                log.flush()
+                self._log_written += room
+                self._log_skipped = len(chunk) - room
         except (OSError, ValueError):  # disk full, file closed...: stop logging
             self._log_file = None
             with suppress(OSError, ValueError):
@@ -785,6 +817,13 @@ class StdioTransport:
         self._log_file = None
         if log is not None:
             with suppress(OSError, ValueError):
+                if self._log_skipped:
+                    tail = self.stderr_tail()
+                    log.write(
+                        f"[acp-tui: {self._log_skipped} bytes were not logged; "
+                        f"the last {len(tail)} lines follow]\n".encode()
+                    )
+                    log.write("".join(f"{line}\n" for line in tail).encode())
                 log.close()
 
     def _signal_group(self, sig: signal.Signals) -> None:

@@ -70,6 +70,7 @@ OP_TYPES: Final[dict[str, type[Any]]] = {
 # --- field kinds, from the annotations ----------------------------------------
 
 _ROLES: Final = typing.get_args(ops.MessageRole)
+_ORIGINS: Final = typing.get_args(ops.MessageOrigin)
 
 
 def _is_json(value: object) -> bool:
@@ -96,6 +97,7 @@ _CHECKS: Final[dict[str, tuple[str, Callable[[object], bool]]]] = {
         '"user", "agent" or "thought"',
         lambda v: v in _ROLES,
     ),
+    "MessageOrigin": ('"user" or "agent"', lambda v: v in _ORIGINS),
     "JSONObject": ("a JSON object", _is_object),
     "JSONValue": ("a JSON value", _is_json),
     "Sequence[JSONObject]": (

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from acp_tui.store._buffers import EMPTY_BYTES, BytesSnapshot, TextLog
-from acp_tui.store.ops import MessageRole
+from acp_tui.store.ops import MessageOrigin, MessageRole
 from acp_tui.store.values import JSONObject, JSONValue
 
 __all__ = [
@@ -66,6 +66,18 @@ class Message:
     revision: int = field(default=0, compare=False)
     _text: TextLog | None = field(default=None, repr=False, compare=False)
     _text_len: int = field(default=0, repr=False, compare=False)
+    origin: MessageOrigin = "user"
+    """Who wrote it: `"agent"` for agent and thought messages, and for a `user`
+    message the agent sent on its own (see `from_agent`); else `"user"`."""
+
+    @property
+    def from_agent(self) -> bool:
+        """Whether this is a `user` message the agent wrote, not the user.
+
+        It answers no prompt sent from this app and replays no history: it must
+        never be shown, saved or exported as what the user typed.
+        """
+        return self.role == "user" and self.origin == "agent"
 
     @property
     def text(self) -> str:

@@ -41,6 +41,7 @@ __all__ = [
     "AppendTerminalOutput",
     "AppendToolCallContent",
     "CancelUnfinishedToolCalls",
+    "MessageOrigin",
     "MessageRole",
     "Op",
     "PatchSessionInfo",
@@ -54,12 +55,17 @@ __all__ = [
     "ResolvePermission",
     "SetAvailableCommands",
     "SetConfigOptions",
+    "SetMessageOrigin",
     "SetState",
     "UpsertMessage",
 ]
 
 MessageRole: TypeAlias = Literal["user", "agent", "thought"]
 """Whose message: the user's, the agent's reply, or the agent's thoughts."""
+
+MessageOrigin: TypeAlias = Literal["user", "agent"]
+"""Who wrote a message. Agent and thought messages are the agent's; a `user`
+message is the user's unless it is marked as the agent's (`SetMessageOrigin`)."""
 
 
 # --- messages ---------------------------------------------------------------
@@ -101,6 +107,21 @@ class AppendMessageChunk:
     message_id: str
     role: MessageRole
     block: JSONObject
+
+
+@dataclass(frozen=True, slots=True)
+class SetMessageOrigin:
+    """Mark who wrote a `user` message (it starts as the user's).
+
+    The client marks a user message the agent sent on its own (one that answers
+    no prompt sent from this app and replays no history) as `"agent"`, so it is
+    never shown, saved or exported as what the user typed; `"user"` takes a mark
+    back. An unknown id, or a message that is not a `user` message, is ignored.
+    The mark stays whatever content comes later.
+    """
+
+    message_id: str
+    origin: MessageOrigin
 
 
 # --- tool calls -------------------------------------------------------------
@@ -338,6 +359,7 @@ class RecordNotice:
 Op: TypeAlias = (
     UpsertMessage
     | AppendMessageChunk
+    | SetMessageOrigin
     | PatchToolCall
     | AppendToolCallContent
     | CancelUnfinishedToolCalls

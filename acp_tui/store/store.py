@@ -23,6 +23,10 @@ Invariants:
 * **Terminals are independent of tool calls.** A `terminal` content item only
   refers to a terminal id; whichever arrives first creates the terminal's state.
   `terminal_ids_for_tool_call` and `tool_call_ids_for_terminal` link them.
+* **Who wrote a message.** Agent and thought messages are the agent's. A `user`
+  message is the user's until `SetMessageOrigin` marks it as the agent's (one
+  the agent sent on its own): `Message.from_agent`, and `"origin": "agent"` in
+  `to_json` (left out otherwise, so older documents read the same).
 * **Timeline.** Messages, tool calls, plans, terminals, permissions and unknown
   updates appear once each, in order of first appearance. A terminal is listed
   only while no tool call refers to it (a standalone terminal); otherwise it is
@@ -67,6 +71,7 @@ from acp_tui.store.ops import (
     AppendTerminalOutput,
     AppendToolCallContent,
     CancelUnfinishedToolCalls,
+    MessageOrigin,
     MessageRole,
     Op,
     PatchSessionInfo,
@@ -80,6 +85,7 @@ from acp_tui.store.ops import (
     ResolvePermission,
     SetAvailableCommands,
     SetConfigOptions,
+    SetMessageOrigin,
     SetState,
     UpsertMessage,
 )
@@ -130,11 +136,21 @@ _plain = plain_json
 
 
 class _MessageState:
-    __slots__ = ("blocks", "message_id", "meta", "revision", "role", "snap", "text")
+    __slots__ = (
+        "blocks",
+        "message_id",
+        "meta",
+        "origin",
+        "revision",
+        "role",
+        "snap",
+        "text",
+    )
 
     def __init__(self, message_id: str, role: MessageRole) -> None:
         self.message_id = message_id
         self.role: MessageRole = role
+        self.origin: MessageOrigin = "user" if role == "user" else "agent"
         self.blocks: list[JSONObject] = []
         self.text = TextLog()
         self.meta: JSONObject | None = None
@@ -268,6 +284,7 @@ class SessionStore:
         self._handlers: dict[type, Callable[[Any], _Changes]] = {
             UpsertMessage: self._upsert_message,
             AppendMessageChunk: self._append_message_chunk,
+            SetMessageOrigin: self._set_message_origin,
             PatchToolCall: self._patch_tool_call,
             AppendToolCallContent: self._append_tool_call_content,
             CancelUnfinishedToolCalls: self._cancel_unfinished_tool_calls,
@@ -424,6 +441,15 @@ class SessionStore:
         state.revision = self._revision
         state.snap = None
         return (Change("message", message_id, action, block),)
+
+    def _set_message_origin(self, op: SetMessageOrigin) -> _Changes:
+        state = self._messages.get(op.message_id)
+        if state is None or state.role != "user" or state.origin == op.origin:
+            return _NO_CHANGES
+        state.origin = op.origin
+        state.revision = self._next_revision()
+        state.snap = None
+        return (Change("message", op.message_id, "updated"),)
 
     # --- tool calls -------------------------------------------------------
 
@@ -752,6 +778,7 @@ class SessionStore:
                 state.revision,
                 state.text,
                 len(state.text.parts),
+                state.origin,
             )
             state.snap = snap
         return snap
@@ -951,6 +978,8 @@ class SessionStore:
         }
         if message.meta is not None:
             out["_meta"] = _plain(message.meta)
+        if message.from_agent:
+            out["origin"] = "agent"
         return out
 
     @staticmethod

@@ -43,7 +43,7 @@ from acp_tui.history import PromptHistory
 from acp_tui.protocol.framing import printable
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
-from acp_tui.transcripts import list_transcripts, read_transcript
+from acp_tui.transcripts import agent_identity, list_transcripts, read_transcript
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.commands import export_request, with_local_commands
 from acp_tui.ui.messages import (
@@ -589,6 +589,7 @@ class SessionPane(Widget):
             and change.id is not None
             and (message := store.message(change.id)) is not None
             and message.role == "user"
+            and not message.from_agent  # one the agent wrote acknowledges nothing
             for change in changes
         )
         if acknowledged:  # shown back by the agent: no longer pending or lost
@@ -749,10 +750,18 @@ class SessionPane(Widget):
             runner.list_sessions,
             delete=delete,
             current_session_id=current,
-            saved=functools.partial(list_transcripts, self.settings.name),
+            saved=functools.partial(
+                list_transcripts, self._transcript_agent(), legacy=self.settings.name
+            ),
             roots=(self.settings.cwd, *self.settings.additional_directories),
             reopens_saved=self._can_reopen(),
         )
+
+    def _transcript_agent(self) -> str:
+        """The name this agent's transcripts are filed under (its reported name)."""
+        client = self.runner.client
+        reported = client.agent_name if client is not None else None
+        return agent_identity(reported, self.settings.name)
 
     @staticmethod
     def _request_for(pick: SessionPick | None) -> SessionRequest | None:

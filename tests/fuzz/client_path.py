@@ -4,7 +4,8 @@
 `_apply_update` do with a `session/update`: params that are not an object or name
 another session are ignored; the rest go through a fresh `json.loads` copy (what
 `framing.decode_line` hands over), the version's notification model, its
-translator and `SessionStore.apply_many`.
+translator, the session's `MessageOrigins` (which marks the user messages the
+agent wrote itself) and `SessionStore.apply_many`.
 
 The only exception allowed anywhere on that path is the one the client catches:
 `pydantic.ValidationError` from the notification model (a rejected update). The
@@ -30,6 +31,7 @@ from pydantic import ValidationError
 
 from acp_tui.client import translate_v1, translate_v2
 from acp_tui.client._wire import json_list
+from acp_tui.client.message_origins import MessageOrigins
 from acp_tui.protocol.schema import v1, v2
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.store import ops
@@ -62,6 +64,7 @@ class FuzzSession:
         self.version: Version = version
         self.store = SessionStore(SESSION_ID) if store is None else store
         self.v1 = translate_v1.V1Translator(self.store) if version == 1 else None
+        self.origins = MessageOrigins(self.store)
         self.changes: list[Change] = []
         """The changes of the last call (one notification, request or action)."""
         self._permissions = 0
@@ -88,7 +91,7 @@ class FuzzSession:
             operations = self.v1.translate_update(update1)
         else:
             operations = translate_v2.translate_update(update2)
-        self._apply(operations)
+        self._apply(self.origins.mark(operations))
         return "applied"
 
     def permission(self, params: Any, answer: str | None) -> Outcome:
@@ -189,6 +192,7 @@ class FuzzSession:
         """The start of a turn: v1 stores the user message and a running state."""
         self.changes = []
         if self.v1 is None:
+            self.origins.prompt_sent(blocks)
             return  # v2: the agent reports the user message
         self.v1.end_message()
         message_id = self.v1.new_message_id("user")
@@ -200,6 +204,7 @@ class FuzzSession:
         """The end of a v1 turn (the `session/prompt` response, or its failure)."""
         self.changes = []
         if self.v1 is None:
+            self._apply(self.origins.turn_ended())
             return  # v2: an idle state_update ends the turn
         self.v1.end_message()
         raw = None if stop_reason is None else {"stopReason": stop_reason}

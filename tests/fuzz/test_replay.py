@@ -44,6 +44,10 @@ The documents (`to_json()`) must be equal, except for what legitimately differs:
   store keeps an empty entry for it). Such an orphan must be empty.
 * `stopReason` (v1): a v1 turn ends with the `session/prompt` response, which a
   `session/load` replay does not repeat; the state is idle either way.
+* a message's `origin` (v2): the live run sends no prompt, so every user message
+  in it is one the agent sent on its own, marked `"origin": "agent"`; the replay
+  of a reattached session is history, told by the agent and shown as the
+  user's (`acp_tui.client.message_origins`), so it carries no mark.
 
 Notices are live toasts, not history (they are not in `to_json()` either).
 
@@ -610,6 +614,11 @@ def run_v2(seed: int, shape: list[int], tally: Counter[str]) -> None:
     assert _renumbered(_document(mirror.store)) == _renumbered(live)
     StoreWatch(b).check(final=True)
 
+    # user messages: the agent's own live, history when replayed
+    for message in live["messages"]:
+        origin = message.pop("origin", None)
+        assert origin is None or (origin == "agent" and message["role"] == "user")
+    assert all("origin" not in message for message in replayed["messages"])
     # permissions are not replayed
     live.pop("permissions")
     assert replayed.pop("permissions") == []

@@ -117,6 +117,23 @@ def test_agent_option_limits_the_search(capsys: pytest.CaptureFixture[str]) -> N
     assert "From one." not in out
 
 
+def test_agent_option_takes_the_command_name_too(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Filed under the name the agent reports; the user may know only the command."""
+    store = journaled_store(
+        "OpenCode", "s1", cwd="/w", how="new", protocol_version=1, command="opencode"
+    )
+    store.apply(UpsertMessage("u1", "user", content=[text("hello")]))
+    close_transcript(store)
+    save_session("s2", agent="other")
+    for name in ("OpenCode", "opencode"):
+        code, out, err = run(capsys, "s", "--agent", name)
+        assert code == 0, err
+        assert "hello" in out
+        assert "- Agent: OpenCode" in out
+
+
 def test_ambiguous_prefix_and_missing_session(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -124,6 +124,60 @@ async def test_log_dir_argument_and_unsafe_name(tmp_path: Path) -> None:
     assert transport.log_path.name.startswith("agent-my_agent_v2-")
 
 
+async def test_stderr_log_is_private_and_old_logs_are_pruned(acp_home: Path) -> None:
+    logs = acp_home / "logs"
+    logs.mkdir(parents=True)
+    now = time.time()
+    earlier = []
+    for index in range(transport_module.LOG_FILES_KEPT + 5):
+        path = logs / f"agent-echo-20240101-0000{index:02d}-{100 + index}.log"
+        path.write_bytes(b"old run\n")
+        age = (transport_module.LOG_FILES_KEPT + 5 - index) * 60.0  # oldest first
+        os.utime(path, (now - age, now - age))
+        earlier.append(path)
+    similar = logs / "agent-echo_v2-20240101-000000-7.log"  # another agent's
+    similar.write_bytes(b"kept\n")
+    ancient = logs / "agent-gone-20200101-000000-8.log"
+    ancient.write_bytes(b"forgotten\n")
+    old = now - transport_module.LOG_MAX_AGE - 86400
+    os.utime(ancient, (old, old))
+    unrelated = logs / "acp-tui.log"
+    unrelated.write_bytes(b"the app's own\n")
+    os.utime(unrelated, (old, old))
+
+    old_umask = os.umask(0o022)
+    try:
+        async with StdioTransport(fake("echo.py", "up"), name="echo") as transport:
+            await transport.send(b"hi\n")
+            assert await receive_line(transport) == b"hi"
+    finally:
+        os.umask(old_umask)
+    log_path = transport.log_path
+    assert log_path is not None
+    assert log_path.stat().st_mode & 0o777 == 0o600
+    assert log_path.read_bytes() == b"up\n"
+    kept = sorted(logs.glob("agent-echo-*.log"))
+    assert len(kept) == transport_module.LOG_FILES_KEPT
+    assert log_path in kept
+    # The newest earlier runs are kept, the oldest go.
+    assert set(kept) - {log_path} == set(earlier[-(len(kept) - 1) :])
+    assert similar.exists()
+    assert not ancient.exists()
+    assert unrelated.exists()  # not an agent log: left to its own rotation
+
+
+async def test_new_log_directory_is_private(tmp_path: Path) -> None:
+    logs = tmp_path / "shared" / "logs"
+    old_umask = os.umask(0o022)
+    try:
+        async with StdioTransport(fake("echo.py", "x"), name="e", log_dir=logs) as t:
+            await t.send(b"hi\n")
+            assert await receive_line(t) == b"hi"
+    finally:
+        os.umask(old_umask)
+    assert logs.stat().st_mode & 0o777 == 0o700
+
+
 async def test_env_overlay_and_cwd(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -261,10 +315,19 @@ async def test_stderr_flood_never_blocks_the_child_and_stays_bounded() -> None:
         flood_line(i, width).decode().rstrip("\n") for i in range(count - 50, count)
     ]
     assert transport.stderr_tail() == expected_tail
+    # The log keeps the first LOG_FILE_MAX_BYTES, a mark, and the last lines.
+    assert count * width > transport_module.LOG_FILE_MAX_BYTES
     assert transport.log_path is not None
     logged = transport.log_path.read_bytes()
-    assert len(logged) == count * width
-    assert logged == b"".join(flood_line(i, width) for i in range(count))
+    flood = b"".join(flood_line(i, width) for i in range(count))
+    cap = transport_module.LOG_FILE_MAX_BYTES
+    assert logged.startswith(flood[:cap])
+    rest = logged[cap:].decode()
+    skipped = count * width - cap
+    assert rest.startswith(f"\n[acp-tui: stderr log limit reached ({cap} bytes)")
+    assert f"{skipped} bytes were not logged" in rest
+    assert rest.endswith(flood[-50 * width :].decode())
+    assert len(logged) < cap + 60 * width
 
 
 async def test_long_stderr_lines_are_capped_in_the_tail_not_in_the_log() -> None:

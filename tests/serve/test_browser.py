@@ -275,7 +275,7 @@ def test_a_prompt_round_trip_in_chromium(
     # (b) what the served app journaled: the prompt and the reply, in one session.
     try:
         journal = WebDriverWait(driver, REPLY_BOUND, poll_frequency=0.2).until(
-            lambda _: journaled_reply("demo")
+            lambda _: journaled_reply("acp-tui-demo")  # the name the demo reports
         )
     except TimeoutException:
         pytest.fail(

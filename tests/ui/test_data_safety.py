@@ -38,8 +38,8 @@ def saved_json(app: AcpTuiApp) -> dict[str, Any]:
     """The live store rebuilt from its transcript, as JSON."""
     store = app.store
     assert store is not None
-    loaded = read_transcript(
-        transcript_file("fake", store.session_id), session_id=store.session_id
+    loaded = read_transcript(  # filed under the name the fake agent reports
+        transcript_file("fake-agent", store.session_id), session_id=store.session_id
     )
     assert loaded is not None
     assert loaded.skipped == 0
@@ -94,7 +94,9 @@ async def test_an_agent_crash_mid_turn_keeps_what_was_streamed(
 
 
 def save_transcript(cwd: Path, session_id: str, question: str, answer: str) -> None:
-    store = journaled_store("fake", session_id, cwd=cwd, how="new", protocol_version=1)
+    store = journaled_store(  # as the app files it: by the agent's reported name
+        "fake-agent", session_id, cwd=cwd, how="new", protocol_version=1, command="fake"
+    )
     store.apply_many(
         [
             UpsertMessage("u1", "user", content=[{"type": "text", "text": question}]),

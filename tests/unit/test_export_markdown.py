@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Final
 
 from hypothesis import given
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from acp_tui.export import export_text, json_text, session_markdown
 from acp_tui.store.ops import (
@@ -21,6 +22,7 @@ from acp_tui.store.ops import (
     RecordUnknownUpdate,
     ReplacePlan,
     ResolvePermission,
+    SetMessageOrigin,
     SetState,
     UpsertMessage,
 )
@@ -282,3 +284,199 @@ def test_json_text_escapes_c1_and_bidi_but_keeps_the_value() -> None:
     assert all(ch.isprintable() or ch == "\n" for ch in out)
     assert "é" in out
     assert json.loads(out) == value
+
+
+# --- raw HTML and dangerous links are neutralised ---------------------------------
+
+_OWN_HTML: Final = frozenset({"<details>", "<summary>Thought</summary>", "</details>"})
+"""The only raw HTML lines the export writes itself (thoughts collapse)."""
+
+_SAFE_SCHEMES: Final = ("http:", "https:", "mailto:", "file:", "#", "/")
+
+
+def _renderers() -> list[MarkdownIt]:
+    """CommonMark with raw HTML on, and GFM-like tables: as viewers render files.
+
+    Link validation is off, so a `javascript:` link shows up as a link token here
+    (markdown-it's own renderer would drop it; other viewers may not).
+    """
+    plain = MarkdownIt("commonmark")
+    tables = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    for renderer in (plain, tables):
+        renderer.validateLink = lambda url: True  # type: ignore[method-assign]
+    return [plain, tables]
+
+
+def _active(markdown: str) -> list[str]:
+    """Raw HTML and links to dangerous schemes that a viewer would act on."""
+    found: list[str] = []
+    for renderer in _renderers():
+        for token in renderer.parse(markdown):
+            own = set(token.content.splitlines()) <= _OWN_HTML
+            if token.type == "html_block" and not own:
+                found.append(f"html block {token.content!r}")
+            for child in token.children or ():
+                if child.type == "html_inline":
+                    found.append(f"inline html {child.content!r}")
+                if child.type in ("link_open", "image"):
+                    target = str(child.attrGet("href") or child.attrGet("src") or "")
+                    scheme = target.strip().lower()
+                    if not scheme.startswith(_SAFE_SCHEMES):
+                        found.append(f"{child.type} {target!r}")
+    return found
+
+
+_NASTY_AGENT_TEXT: Final = "\n".join(
+    [
+        "Hello <script>alert(1)</script> there.",
+        "",
+        '<img src="x" onerror="alert(1)">',
+        "",
+        '<a href="javascript:alert(1)">click</a>',
+        "",
+        "[plain](javascript:alert(1)) [upper](JaVaScRiPt:alert(1))",
+        "[entity](&#106;avascript:alert(1)) [escaped](javascript\\:alert(1))",
+        "[angle](<javascript:alert(1)>) [vb](vbscript:msgbox(1))",
+        "![pixel](data:text/html;base64,PHNjcmlwdD4=)",
+        "[split](",
+        "javascript:alert(1))",
+        "<javascript:alert(1)>",
+        "",
+        "[ref]: javascript:alert(1)",
+        "",
+        "see [ref]",
+        "",
+        "<!-- comment -->",
+        "    <script>alert('after a comment')</script>",
+    ]
+)
+
+
+def _nasty_store() -> SessionStore:
+    store = SessionStore("s")
+    store.apply_many(
+        [
+            PatchSessionInfo(title="<img src=x onerror=alert(1)>"),
+            UpsertMessage("u", "user", content=[text(_NASTY_AGENT_TEXT)]),
+            AppendMessageChunk("a", "agent", text(_NASTY_AGENT_TEXT)),
+            AppendMessageChunk("th", "thought", text(_NASTY_AGENT_TEXT)),
+            PatchToolCall(
+                "t",
+                title="<script>alert('title')</script>",
+                kind="<b>edit</b>",
+                status="completed",
+                content=[{"type": "content", "content": text(_NASTY_AGENT_TEXT)}],
+            ),
+            UpsertMessage(
+                "links",
+                "user",
+                content=[
+                    {
+                        "type": "resource_link",
+                        "name": "x](javascript:alert(1))",
+                        "uri": "javascript:alert(2)",
+                    }
+                ],
+            ),
+            ReplacePlan("p", "todo", [{"content": "<script>step</script>"}], {}),
+            AddPermission("q", "<iframe src=javascript:alert(1)>"),
+        ]
+    )
+    return store
+
+
+def test_raw_html_and_dangerous_links_are_neutralised() -> None:
+    markdown = session_markdown(_nasty_store(), agent="<b>agent</b>")
+    assert _active(markdown) == []
+    # Neutralised, not dropped: the text still reads as the agent wrote it.
+    assert "&lt;script>alert(1)&lt;/script>" in markdown
+    assert "[plain]\\(javascript:alert(1))" in markdown
+    assert "\\[ref]: javascript:alert(1)" in markdown or (
+        "[ref]\\: javascript:alert(1)" in markdown
+    )
+
+
+def test_code_and_safe_links_are_kept_as_written() -> None:
+    body = "\n".join(
+        [
+            "Use `a < b` and `<div>` here; see [docs](https://example.com/a?b=1).",
+            "",
+            "Mail <https://example.com> or <me@example.com>.",
+            "",
+            "```html",
+            '<div onclick="x()">[x](javascript:void(0))</div>',
+            "```",
+            "",
+            "    <indented>code</indented>",
+        ]
+    )
+    store = SessionStore("s")
+    store.apply(AppendMessageChunk("a", "agent", text(body)))
+    markdown = session_markdown(store)
+    assert body in markdown
+    assert _active(markdown) == []
+
+
+_MARKDOWN_ALPHABET: Final = st.sampled_from(
+    [
+        "<",
+        ">",
+        "`",
+        "``",
+        "[",
+        "]",
+        "(",
+        ")",
+        ":",
+        "\\",
+        "|",
+        "!",
+        "&#106;",
+        "&lt;",
+        " ",
+        "    ",
+        "\n",
+        "\n\n",
+        "```",
+        "~~~",
+        "-",
+        "> ",
+        "# ",
+        "<!--",
+        "-->",
+        "a",
+        "script",
+        "img src=x onerror=alert(1)",
+        "javascript:",
+        "data:",
+        "https://x",
+    ]
+)
+
+
+@given(st.lists(_MARKDOWN_ALPHABET, max_size=40).map("".join))
+def test_no_agent_text_becomes_active_markdown(value: str) -> None:
+    store = SessionStore("s")
+    store.apply_many(
+        [
+            UpsertMessage("u", "user", content=[text(value)]),
+            AppendMessageChunk("a", "agent", text(value)),
+            AppendMessageChunk("t", "thought", text(value)),
+        ]
+    )
+    assert _active(session_markdown(store)) == []
+
+
+def test_a_user_message_the_agent_wrote_is_not_exported_as_the_users() -> None:
+    store = SessionStore("s")
+    store.apply_many(
+        [
+            UpsertMessage("u", "user", content=[text("fix it")]),
+            UpsertMessage("f", "user", content=[text("and delete the tests")]),
+            SetMessageOrigin("f", "agent"),
+        ]
+    )
+    markdown = session_markdown(store)
+    assert "## User\n\n> fix it\n" in markdown
+    assert "## From the agent, not typed by you\n\n> and delete the tests\n" in markdown
+    assert markdown.count("## User") == 1

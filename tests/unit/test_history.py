@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -163,3 +165,27 @@ def test_empty_history_has_nothing_previous(project: Path) -> None:
     history.add("memory only")
     assert history.path is None
     assert history.previous("") == "memory only"
+
+
+def test_history_is_private_to_the_user(project: Path) -> None:
+    old_umask = os.umask(0o022)  # the usual default: new files world-readable
+    try:
+        history = PromptHistory.for_project(project)
+        history.add("my secret prompt")
+        assert history.path is not None
+        assert stat.S_IMODE(history.path.stat().st_mode) == 0o600
+        assert stat.S_IMODE(history.path.parent.stat().st_mode) == 0o700
+
+        # A file an older version left readable is tightened on the next write.
+        history.path.chmod(0o644)
+        history.add("another")
+        assert stat.S_IMODE(history.path.stat().st_mode) == 0o600
+
+        # So is the file compaction writes.
+        small = PromptHistory(history.path, project, limit=1)
+        for index in range(4):
+            small.add(f"p{index}")
+        assert stat.S_IMODE(history.path.stat().st_mode) == 0o600
+        assert list(PromptHistory(history.path, project).entries)[-1] == "p3"
+    finally:
+        os.umask(old_umask)

@@ -27,6 +27,7 @@ from acp_tui.store import (
     UpsertMessage,
 )
 from acp_tui.store.journal import JournaledStore
+from acp_tui.store.ops import SetMessageOrigin
 from acp_tui.transcripts import (
     journaled_store,
     list_transcripts,
@@ -34,6 +35,7 @@ from acp_tui.transcripts import (
     slug,
     transcript_file,
     transcript_store_factory,
+    transcripts_dir,
 )
 
 
@@ -111,6 +113,24 @@ def test_the_file_lives_under_the_data_dir_per_agent(tmp_path: Path) -> None:
     assert path.is_relative_to(tmp_path / "home")
 
 
+def test_transcript_directories_and_files_are_private() -> None:
+    old_umask = os.umask(0o022)
+    try:
+        store = open_store()
+        converse(store)
+        path = transcript_file("fake", "s1")
+        summary = path.with_name("s1.summary.json")
+        path.chmod(0o644)  # as an older version may have left it
+        transcripts.close_transcript(store)
+        converse(store, "again")  # reopens the file: tightened
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(summary.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(path.parent.parent.stat().st_mode) == 0o700
+
+
 # --- writing and reading ------------------------------------------------------
 
 
@@ -131,6 +151,7 @@ def test_the_transcript_rebuilds_the_live_store() -> None:
             "cwd": "/work",
             "time": header["open"]["time"],
             "how": "new",
+            "command": "fake",
         }
     }
     assert records[0]["op"] == "SetConfigOptions"  # held back until the message
@@ -275,6 +296,115 @@ def test_the_factory_takes_what_the_client_tells_it() -> None:
     assert header["open"]["protocolVersion"] == 1
 
 
+# --- filed by the agent's identity ----------------------------------------------
+
+
+def test_transcripts_are_filed_by_the_agents_reported_name() -> None:
+    """Every Python agent is run as `python3 ...`: the command says nothing."""
+    factory = transcript_store_factory("python3")
+    mine = factory(SessionOpening("s1", Path("/w"), "new", 2, agent_name="my-agent"))
+    converse(mine, "for my agent")
+    other = factory(SessionOpening("s2", Path("/w"), "new", 2, agent_name="other"))
+    converse(other, "for the other agent")
+
+    path = transcript_file("my-agent", "s1")
+    (header, *_) = lines(path)
+    assert header["open"]["agent"] == "my-agent"
+    assert header["open"]["command"] == "python3"
+    assert transcript_file("other", "s2").exists()
+    assert not transcripts_dir("python3").exists()
+    assert [i.session_id for i in list_transcripts("my-agent")] == ["s1"]
+    assert [i.session_id for i in list_transcripts("other")] == ["s2"]
+    (info,) = list_transcripts("my-agent")
+    assert (info.agent, info.command) == ("my-agent", "python3")
+
+
+def test_an_agent_without_a_name_is_filed_by_its_command() -> None:
+    store = transcript_store_factory("python3")(
+        SessionOpening("s1", Path("/w"), "new", 1)
+    )
+    converse(store)
+    assert transcript_file("python3", "s1").exists()
+    assert [i.session_id for i in list_transcripts("python3")] == ["s1"]
+
+
+@pytest.mark.parametrize(
+    ("reported", "filed"),
+    [
+        ("../../etc", "../../etc"),
+        ("evil\x1b[31m name\n", "evil[31m name"),
+        ("  ", "python3"),
+        ("x" * 500, "x" * transcripts.AGENT_NAME_CHARS),
+    ],
+)
+def test_a_reported_name_is_made_safe(reported: str, filed: str) -> None:
+    assert transcripts.agent_identity(reported, "python3") == filed
+    store = transcript_store_factory("python3")(
+        SessionOpening("s1", Path("/w"), "new", 2, agent_name=reported)
+    )
+    converse(store)
+    path = transcript_file(filed, "s1")
+    assert path.exists()
+    assert path.resolve().is_relative_to(transcripts_dir().resolve())
+
+
+def legacy_transcript(command: str, session_id: str, question: str) -> Path:
+    """A transcript as versions before identities wrote it: filed by command."""
+    store = open_store(session_id, agent=command)
+    converse(store, question)
+    transcripts.close_transcript(store)
+    path = transcript_file(command, session_id)
+    records = lines(path)
+    del records[0]["open"]["command"]  # the old header had no command
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    path.with_name(f"{session_id}.summary.json").unlink()
+    return path
+
+
+def test_transcripts_filed_by_command_are_still_found_and_adopted() -> None:
+    old = legacy_transcript("python3", "s-old", "an old question")
+    legacy_transcript("python3", "s-unknown", "whose is this?")
+    newer = transcript_store_factory("python3")(
+        SessionOpening("s-new", Path("/w"), "new", 2, agent_name="my-agent")
+    )
+    converse(newer, "a new question")
+
+    listed = list_transcripts("my-agent", legacy="python3")
+    assert {i.session_id for i in listed} == {"s-new", "s-old", "s-unknown"}
+    assert list_transcripts("my-agent") == [
+        i for i in listed if i.session_id == "s-new"
+    ]
+
+    # Reopened by the agent: the old file moves under its name, history and all.
+    reopened = transcript_store_factory("python3")(
+        SessionOpening("s-old", Path("/w"), "resume", 2, agent_name="my-agent")
+    )
+    converse(reopened, "a follow-up")
+    assert not old.exists()
+    moved = transcript_file("my-agent", "s-old")
+    headers = [r["open"]["agent"] for r in lines(moved) if "open" in r]
+    assert headers == ["python3", "my-agent"]
+    listed = list_transcripts("my-agent", legacy="python3")
+    assert sorted(i.session_id for i in listed) == ["s-new", "s-old", "s-unknown"]
+    (adopted,) = [i for i in listed if i.session_id == "s-old"]
+    assert adopted.path == moved
+    assert adopted.agent == "my-agent"
+
+
+def test_another_agents_transcripts_filed_by_command_are_not_adopted() -> None:
+    """Only a file without the new header's `command` is of unknown owner."""
+    store = transcript_store_factory("python3")(
+        SessionOpening("s1", Path("/w"), "new", 2)  # an agent with no name
+    )
+    converse(store)
+    assert list_transcripts("my-agent", legacy="python3") == []
+    reopened = transcript_store_factory("python3")(
+        SessionOpening("s1", Path("/w"), "resume", 2, agent_name="my-agent")
+    )
+    converse(reopened)
+    assert transcript_file("python3", "s1").exists()  # not moved
+
+
 # --- terminal cap -------------------------------------------------------------
 
 
@@ -392,6 +522,32 @@ def test_summary_counts_wait_for_the_interval_but_titles_do_not(
     writer.close()  # closing writes what was held back
     (info,) = list_transcripts("fake")
     assert info.messages == 6
+
+
+@pytest.mark.parametrize("summary", [True, False], ids=["summary", "scan"])
+def test_a_user_message_the_agent_wrote_keeps_its_mark_and_is_no_title(
+    summary: bool,
+) -> None:
+    store = open_store()
+    store.apply_many(
+        [
+            UpsertMessage("f1", "user", content=[text("forged first")]),
+            SetMessageOrigin("f1", "agent"),
+        ]
+    )
+    converse(store, "the real question", "answer")
+    path = transcript_file("fake", "s1")
+    loaded = read_transcript(path)
+    assert loaded is not None
+    assert loaded.store.to_json() == store.to_json()
+    forged = loaded.store.message("f1")
+    assert forged is not None
+    assert forged.from_agent
+    if not summary:
+        transcripts.close_transcript(store)
+        path.with_name("s1.summary.json").unlink()
+    (info,) = list_transcripts("fake")
+    assert info.title == "the real question"
 
 
 def test_index_reads_only_the_summaries(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -30,6 +30,14 @@ the end of the timeline (bench/ui.py measures the effect):
 
 The store keeps everything, so an unmounted entry is rebuilt from its newest
 snapshot when it is mounted again.
+
+**Every command the agent runs is shown.** A terminal that no tool call refers to
+(a v1 `terminal/create` not embedded in a tool call, a v2 `terminal_update`
+without one) is a timeline entry of its own: a `StandaloneTerminal` card, titled
+as run without a tool call, with the command, its output and its exit, at the
+place the terminal appeared. When a tool call then shows it, it moves into that
+card: the store's timeline drops the entry, and the conversation removes its
+widget in place (entries that only disappear rebuild nothing).
 """
 
 from __future__ import annotations
@@ -49,7 +57,9 @@ from textual.widgets import Static
 
 from acp_tui.protocol.framing import printable
 from acp_tui.store.changes import Change
+from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
+from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets._paint import PlainBackground
 from acp_tui.ui.widgets.markdown_view import MarkdownStyles
 from acp_tui.ui.widgets.message_view import MessageView
@@ -57,13 +67,25 @@ from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
 
-__all__ = ["Banner", "Conversation", "EarlierEntries", "QueuedPrompt"]
+__all__ = [
+    "STANDALONE_TERMINAL_TITLE",
+    "Banner",
+    "Conversation",
+    "EarlierEntries",
+    "QueuedPrompt",
+    "StandaloneTerminal",
+]
 
 Key: TypeAlias = tuple[str, str]
 """A timeline entry: `(kind, id)`."""
 
-SHOWN_KINDS: Final = frozenset({"message", "tool_call", "plan", "permission"})
-"""Timeline kinds with a widget (standalone terminals and unknown updates: later)."""
+SHOWN_KINDS: Final = frozenset(
+    {"message", "tool_call", "plan", "permission", "terminal"}
+)
+"""Timeline kinds with a widget (unknown updates: later)."""
+
+STANDALONE_TERMINAL_TITLE: Final = "The agent ran a command without a tool call"
+"""The title of a terminal that no tool call shows."""
 
 
 def _estimated_height(store: SessionStore, key: Key, width: int) -> float:
@@ -141,6 +163,45 @@ class QueuedPrompt(Static):
         self.state = state
         if self.is_mounted:
             self._render_state()
+
+
+class StandaloneTerminal(ToolCallView):
+    """A terminal that no tool call shows, as a card of its own.
+
+    It is drawn as an `execute` tool call that only holds the terminal (the
+    command, its output and exit badge come from `TerminalSegment`): running
+    while it runs, then completed (exit 0, or no code) or failed.
+
+    Args:
+        store: The session store.
+        terminal_id: The terminal.
+    """
+
+    def __init__(self, store: SessionStore, terminal_id: str) -> None:
+        self.terminal_id = terminal_id
+        self._item: JSONObject = {"type": "terminal", "terminalId": terminal_id}
+        super().__init__(store, self._snapshot(store))
+
+    def _snapshot(self, store: SessionStore) -> ToolCall:
+        terminal = store.terminal(self.terminal_id)
+        exit_status = terminal.exit_status if terminal is not None else None
+        if exit_status is None:
+            status = "in_progress"
+        elif exit_status.get("exitCode") in (0, None) and not exit_status.get("signal"):
+            status = "completed"
+        else:
+            status = "failed"
+        return ToolCall(
+            f"terminal {self.terminal_id}",
+            STANDALONE_TERMINAL_TITLE,
+            "execute",
+            status,
+            (self._item,),
+        )
+
+    def refresh_terminal(self) -> None:
+        """Show the terminal's newest state."""
+        self.update_tool_call(self._snapshot(self.store))
 
 
 class EarlierEntries(Static):
@@ -277,6 +338,8 @@ class Conversation(PlainBackground, VerticalScroll):
         if kind == "permission":
             permission = store.permission(entity_id)
             return PermissionView(permission) if permission is not None else None
+        if kind == "terminal":
+            return StandaloneTerminal(store, entity_id)
         return None
 
     def _build(self, store: SessionStore, keys: Sequence[Key]) -> list[Widget]:
@@ -344,10 +407,14 @@ class Conversation(PlainBackground, VerticalScroll):
         self._timeline_revision = store.timeline_revision
         keys: list[Key] = [key for key in store.timeline() if key[0] in SHOWN_KINDS]
         known = len(self._keys)
-        if keys[:known] != self._keys:  # not an append: rebuild from scratch
-            await self._unmount_timeline()
-            known = 0
-            self._first = 0
+        if keys[:known] != self._keys:
+            kept = await self._drop_removed(keys)
+            if kept is not None:  # entries only left (and maybe came at the end)
+                known = kept
+            else:  # not an append: rebuild from scratch
+                await self._unmount_timeline()
+                known = 0
+                self._first = 0
         self._keys = keys
         new = keys[known:]
         if not new:
@@ -370,6 +437,28 @@ class Conversation(PlainBackground, VerticalScroll):
         if self._first:
             self.call_after_refresh(self._request_fill)
         return set(new)
+
+    async def _drop_removed(self, keys: Sequence[Key]) -> int | None:
+        """Remove the widgets of entries the timeline dropped, if that is all.
+
+        Returns:
+            How many of the known entries remain (the new keys start with them),
+            or None if the timeline changed otherwise (a rebuild is needed).
+        """
+        present = set(keys)
+        kept = [key for key in self._keys if key in present]
+        if list(keys[: len(kept)]) != kept:
+            return None
+        gone = [
+            (index, key) for index, key in enumerate(self._keys) if key not in present
+        ]
+        widgets = [self.entries.pop(key) for _, key in gone if key in self.entries]
+        self._first -= sum(1 for index, _ in gone if index < self._first)
+        self._keys = kept
+        if widgets:
+            await self.remove_children(widgets)
+        self._earlier.show_count(self._first)
+        return len(kept)
 
     def _needed(self, store: SessionStore, new: Sequence[Key]) -> int:
         """How many of the newest entries fill `FILL_SCREENS` screens (estimated).
@@ -408,6 +497,7 @@ class Conversation(PlainBackground, VerticalScroll):
             if kind == "terminal":
                 for owner in store.tool_call_ids_for_terminal(entity_id):
                     replaced.setdefault(("tool_call", owner), False)
+                replaced.setdefault(("terminal", entity_id), False)
                 continue
             key: Key = (kind, entity_id)
             if change.action == "replaced":
@@ -422,7 +512,9 @@ class Conversation(PlainBackground, VerticalScroll):
             if widget is None:
                 continue  # not mounted: it is built from the store when it is
             entity_id = key[1]
-            if isinstance(widget, MessageView):
+            if isinstance(widget, StandaloneTerminal):
+                widget.refresh_terminal()
+            elif isinstance(widget, MessageView):
                 message = store.message(entity_id)
                 if message is not None:
                     await widget.update_message(message, replaced=was_replaced)

@@ -15,12 +15,19 @@ whatever the paragraph's length, so N chunks cost O(N).
 
 Thoughts are collapsed by default. Agent text is never markup: the markdown is
 drawn from plain strings, and control characters are stripped first.
+
+**A user message the agent wrote is never shown as the user's.** A `user`
+message marked as the agent's (`Message.from_agent`: it answered no prompt sent
+from here and replayed no history, see `acp_tui.client.message_origins`) loses
+the user's style (`-user`) for its own (`-from-agent`: a warning border) under a
+label saying the agent sent it. A mark that comes after the message was shown
+restyles it at once.
 """
 
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -31,7 +38,10 @@ from acp_tui.protocol.framing import printable
 from acp_tui.store.model import Message
 from acp_tui.ui.widgets.markdown_view import MarkdownView
 
-__all__ = ["MessageView"]
+__all__ = ["FROM_AGENT_LABEL", "MessageView"]
+
+FROM_AGENT_LABEL: Final = "⚠ from the agent, not typed by you"
+"""The label over a user message the agent wrote."""
 
 
 def _safe(text: str) -> str:
@@ -54,6 +64,13 @@ class MessageView(Widget):
             padding: 0 1;
             background: $boost;
         }
+        &.-from-agent {
+            border-left: outer $warning;
+            padding: 0 1;
+            background: $warning 10%;
+        }
+        & > .origin { display: none; color: $text-warning; text-style: bold; }
+        &.-from-agent > .origin { display: block; }
         &.-agent > MarkdownView { margin: 0; padding: 0 1; }
         &.-thought { color: $text-muted; }
         & Collapsible { margin: 0; }
@@ -68,7 +85,7 @@ class MessageView(Widget):
     """The longest pause between two flushes, in seconds."""
 
     def __init__(self, message: Message) -> None:
-        super().__init__(classes=f"-{message.role}")
+        super().__init__(classes=self._style_classes(message))
         self.message = message
         self.role = message.role
         self._rendered = message.text
@@ -93,7 +110,12 @@ class MessageView(Widget):
             with Collapsible(title="Thought", collapsed=True):
                 yield Static(Text(text), classes="body")
         else:
+            yield Static(Text(FROM_AGENT_LABEL), classes="origin")
             yield Static(Text(text), classes="body")
+
+    @staticmethod
+    def _style_classes(message: Message) -> str:
+        return "-from-agent" if message.from_agent else f"-{message.role}"
 
     @property
     def text(self) -> str:
@@ -115,6 +137,9 @@ class MessageView(Widget):
             message: The newer snapshot.
             replaced: The content was replaced (not only appended to).
         """
+        if message.from_agent != self.message.from_agent:
+            self.set_class(message.from_agent, "-from-agent")
+            self.set_class(not message.from_agent, f"-{message.role}")
         self.message = message
         text = message.text
         if text == self._rendered:

@@ -41,6 +41,7 @@ from acp_tui.store.journal import (
     op_from_record,
     op_to_record,
 )
+from acp_tui.store.ops import SetMessageOrigin
 from tests.unit.store.test_properties import (
     MESSAGE_OPS,
     META_VALUES,
@@ -116,6 +117,7 @@ SAMPLES: list[Any] = [
     RecordUnknownUpdate({"sessionUpdate": "_vendor", "data": "QUFB"}),
     RecordNotice("warning", "Careful", "details", {"raw": [1]}),
     RecordNotice("error", "Bad"),
+    SetMessageOrigin("m1", "agent"),
 ]
 
 
@@ -213,6 +215,10 @@ def test_read_only_views_are_encoded_as_plain_json() -> None:
         ({"op": "SetConfigOptions", "options": [1]}, "must be a list of JSON objects"),
         ({"op": "SetConfigOptions", "options": None}, "must not be null"),
         ({"op": "UpsertMessage", "message_id": "m", "role": "bot"}, "role must be"),
+        (
+            {"op": "SetMessageOrigin", "message_id": "m", "origin": "bot"},
+            'origin must be "user" or "agent"',
+        ),
         ({"op": "AppendTerminalOutput", "terminal_id": "t", "data": "%%"}, "base64"),
         (
             {"op": "AppendTerminalOutput", "terminal_id": "t", "data": 5},

@@ -13,6 +13,7 @@ from acp_tui.store import (
     SessionStore,
     UpsertMessage,
 )
+from acp_tui.store.ops import SetMessageOrigin
 from tests.unit.store.helpers import image, text
 
 
@@ -73,7 +74,7 @@ def test_new_id_with_omitted_content_starts_empty(store: SessionStore) -> None:
 def test_chunk_for_unknown_id_creates_the_message(store: SessionStore) -> None:
     changes = store.apply(AppendMessageChunk("m9", "thought", text("hm")))
     assert changes == (Change("message", "m9", "added", text("hm")),)
-    assert store.message("m9") == Message("m9", "thought", [text("hm")])
+    assert store.message("m9") == Message("m9", "thought", [text("hm")], origin="agent")
 
 
 def test_roles_stay_separate_when_chunks_interleave(store: SessionStore) -> None:
@@ -247,3 +248,61 @@ def test_unknown_message_is_none(store: SessionStore) -> None:
 
 def test_upsert_with_unset_content_is_the_default() -> None:
     assert UpsertMessage("m", "agent").content is UNSET
+
+
+# --- who wrote a user message -------------------------------------------------
+
+
+def test_user_messages_are_the_users_until_marked_as_the_agents(
+    store: SessionStore,
+) -> None:
+    store.apply(UpsertMessage("u1", "user", content=[text("mine")]))
+    store.apply(AppendMessageChunk("a1", "agent", text("reply")))
+    user, agent = store.messages()
+    assert (user.origin, agent.origin) == ("user", "agent")
+    assert not user.from_agent
+    assert not agent.from_agent
+
+    changes = store.apply(SetMessageOrigin("u1", "agent"))
+    assert changes == (Change("message", "u1", "updated"),)
+    marked = store.message("u1")
+    assert marked is not None
+    assert marked.origin == "agent"
+    assert marked.from_agent
+    assert marked.revision > user.revision
+    assert user.origin == "user"  # the earlier snapshot is unchanged
+    assert store.to_json()["messages"] == [
+        {
+            "messageId": "u1",
+            "role": "user",
+            "content": [text("mine")],
+            "origin": "agent",
+        },
+        {"messageId": "a1", "role": "agent", "content": [text("reply")]},
+    ]
+
+    # Unmarked again (the agent's prompt response named it as the prompt's).
+    store.apply(SetMessageOrigin("u1", "user"))
+    again = store.message("u1")
+    assert again is not None
+    assert not again.from_agent
+    assert "origin" not in store.to_json()["messages"][0]  # type: ignore[index,operator]
+
+
+def test_origin_marks_change_nothing_else(store: SessionStore) -> None:
+    store.apply(AppendMessageChunk("a1", "agent", text("reply")))
+    assert store.apply(SetMessageOrigin("a1", "user")) == ()  # an agent message
+    assert store.apply(SetMessageOrigin("nope", "agent")) == ()  # unknown id
+    assert store.apply(SetMessageOrigin("a1", "agent")) == ()
+    message = store.message("a1")
+    assert message is not None
+    assert message.origin == "agent"
+    store.apply(UpsertMessage("u1", "user", content=[text("x")]))
+    store.apply(SetMessageOrigin("u1", "agent"))
+    assert store.apply(SetMessageOrigin("u1", "agent")) == ()  # already marked
+    # Later content keeps the mark: the message stays the agent's.
+    store.apply(AppendMessageChunk("u1", "user", text("y")))
+    later = store.message("u1")
+    assert later is not None
+    assert later.from_agent
+    assert later.text == "xy"
