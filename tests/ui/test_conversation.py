@@ -346,9 +346,11 @@ async def test_a_terminal_moves_into_the_tool_call_that_shows_it() -> None:
             ),
             ops.AppendMessageChunk("a1", "agent", text("building")),
         )
-        await pilot.pause()
+        # The timeline's sync may be deferred to a timer: wait for it, bounded.
+        await wait_for(
+            pilot, lambda: ("terminal", "t1") not in app.conversation.entries
+        )
         entries = app.conversation.entries
-        assert ("terminal", "t1") not in entries
         assert not app.query(StandaloneTerminal)
         assert list(entries) == [
             ("message", "u1"),
