@@ -78,11 +78,17 @@ async def agent_reads(pilot: Pilot[None], app: AcpTuiApp, path: Path) -> str:
     assert store is not None
     turns = store.state.turns_ended
     await pilot.press(*f"read {path}", "enter")
-    await wait_for(pilot, lambda: turn_ended(app) and store.state.turns_ended > turns)
-    said = agent_text(app)
     marker = f"read {path}: "
-    assert marker in said, said
-    return said.rsplit(marker, 1)[1]
+    # The store ends the turn before the view shows the last chunk: wait for both.
+    await wait_for(
+        pilot,
+        lambda: (
+            turn_ended(app)
+            and store.state.turns_ended > turns
+            and marker in agent_text(app)
+        ),
+    )
+    return agent_text(app).rsplit(marker, 1)[1]
 
 
 async def pick_alpha(pilot: Pilot[None], app: AcpTuiApp) -> SessionPickerScreen:
