@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from acp_tui import paths
+from acp_tui.private_files import make_private_dir
 
 __all__ = ["Draft", "DraftStore", "draft_file"]
 
@@ -151,7 +152,7 @@ class DraftStore:
         record = {"cwd": self._cwd, "text": draft.text, "queued": list(draft.queued)}
         temporary: str | None = None
         try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dir(self._path.parent)
             fd, temporary = tempfile.mkstemp(
                 dir=self._path.parent, prefix=".draft-", suffix=".tmp"
             )

@@ -40,6 +40,17 @@ def test_text_and_queue_persist_per_project(tmp_path: Path, project: Path) -> No
     assert DraftStore.for_project(other).draft == Draft()
 
 
+def test_drafts_are_private_to_the_user(project: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        DraftStore.for_project(project).save_text("a secret in progress")
+    finally:
+        os.umask(previous)
+    path = draft_file(project)
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert path.parent.stat().st_mode & 0o777 == 0o700
+
+
 def test_combined_puts_queued_prompts_first() -> None:
     assert Draft("typing", ("one", "two")).combined() == "one\n\ntwo\n\ntyping"
     assert Draft("", ("one",)).combined() == "one"
