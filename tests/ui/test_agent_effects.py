@@ -12,7 +12,7 @@ import pytest
 
 from acp_tui.ui.widgets.conversation import QueuedPrompt, StandaloneTerminal
 from acp_tui.ui.widgets.message_view import FROM_AGENT_LABEL, MessageView
-from tests.ui.test_app import SIZE, fake_app, turn_ended, wait_for
+from tests.ui.test_app import SIZE, fake_app, permission_armed, turn_ended, wait_for
 
 pytestmark = pytest.mark.subprocess
 
@@ -30,7 +30,7 @@ async def test_a_forged_user_message_is_shown_as_the_agents(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"forge it", "enter")
-        await wait_for(pilot, lambda: app.screen.is_modal)
+        await wait_for(pilot, lambda: permission_armed(app))
         await pilot.press("y")
         await wait_for(pilot, lambda: turn_ended(app))
         await wait_for(
