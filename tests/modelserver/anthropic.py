@@ -50,6 +50,7 @@ __all__ = [
     "Text",
     "Thinking",
     "ToolUse",
+    "is_side",
     "tool_results",
 ]
 
@@ -136,6 +137,38 @@ def tool_results(request: Request) -> list[dict[str, Any]]:
     return []
 
 
+SIDE_MARKERS: Final = ("[SUGGESTION MODE",)
+"""How Claude Code's side requests that do carry tools begin (after a turn it asks
+the model to guess the user's next prompt)."""
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(block.get("text", "")) for block in content if isinstance(block, dict)
+        )
+    return ""
+
+
+def is_side(request: Request) -> bool:
+    """Whether `request` is a side request (a title, a suggestion), not the turn.
+
+    The agent's main loop always offers tools; side requests offer none, or their
+    prompt begins with a marker (`SIDE_MARKERS`). The follow-up of such a prompt
+    (the agent sending back a tool result for it) is a side request too, so the
+    last two user messages are looked at.
+    """
+    if not request.tools:
+        return True
+    messages = request.body.get("messages") or []
+    users = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+    return any(
+        _text(m.get("content")).lstrip().startswith(SIDE_MARKERS) for m in users[-2:]
+    )
+
+
 @dataclass
 class Scripted:
     """Main-loop requests take the next reply; side requests get `side`.
@@ -152,7 +185,7 @@ class Scripted:
 
     def __call__(self, request: Request) -> Reply:
         """The reply for `request`."""
-        if not request.tools:
+        if is_side(request):
             return self.side
         with self._lock:
             index = self._next
