@@ -258,12 +258,15 @@ def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
     up({"sessionUpdate": "user_message", "messageId": "u1", "content": prompt})
     up({"sessionUpdate": "state_update", "state": "running"})
     if "turn-error" in said:
+        message = "model overloaded"
+        if "unicode" in said:
+            message += " · retry in 30 s — or switch models"
         up(
             {
                 "sessionUpdate": "state_update",
                 "state": "idle",
                 "stopReason": "error",
-                "error": {"code": -32603, "message": "model overloaded"},
+                "error": {"code": -32603, "message": message},
             }
         )
         return
