@@ -18,13 +18,14 @@ from __future__ import annotations
 import json
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Final
 
 __all__ = [
     "CHUNK",
+    "ByPrompt",
     "Gate",
     "HttpError",
     "Reply",
@@ -39,6 +40,7 @@ __all__ = [
     "is_side",
     "pieces",
     "text_of",
+    "turn_position",
 ]
 
 CHUNK: Final = 12
@@ -93,6 +95,11 @@ Step = Thinking | Text | ToolUse | Gate | HttpError
 Reply = Sequence[Step]
 
 
+Role = str
+"""A history entry's role: `user` (a prompt), `assistant` (one model reply) or
+`tool` (a tool result sent back)."""
+
+
 @dataclass(frozen=True)
 class Request:
     """One request the server received, with what its dialect says it asks for.
@@ -100,9 +107,10 @@ class Request:
     Attributes:
         tools: The names of the tools the agent offered the model.
         model: The model the agent asked for.
-        user_texts: The text of each user message, in order.
-        tool_outputs: The results of the agent's tool calls that this request sends
-            back (those after the model's last message), as text.
+        history: The conversation it sends, as `(role, text)`: `user` entries are
+            prompts, `assistant` entries the model's earlier replies (one entry per
+            reply), `tool` entries tool results. System and developer messages are
+            left out.
     """
 
     method: str
@@ -111,8 +119,23 @@ class Request:
     body: dict[str, Any]
     tools: tuple[str, ...] = ()
     model: str = ""
-    user_texts: tuple[str, ...] = ()
-    tool_outputs: tuple[str, ...] = ()
+    history: tuple[tuple[Role, str], ...] = ()
+
+    @property
+    def user_texts(self) -> list[str]:
+        """The text of each user message (prompts and tool results), in order."""
+        return [text for role, text in self.history if role != "assistant"]
+
+    @property
+    def tool_outputs(self) -> list[str]:
+        """The tool results sent back after the model's last reply."""
+        outputs: list[str] = []
+        for role, text in reversed(self.history):
+            if role == "assistant":
+                break
+            if role == "tool":
+                outputs.insert(0, text)
+        return outputs
 
 
 Responder = Callable[[Request], Reply]
@@ -177,6 +200,67 @@ class Scripted:
     def used(self) -> int:
         """How many main-loop replies were taken."""
         return self._next
+
+
+def turn_position(request: Request, prompts: Iterable[str]) -> tuple[str, int] | None:
+    """Which prompt's turn `request` belongs to, and how many model replies that
+    turn already has: `(prompt, k)` for the k-th request of the turn (0 first).
+
+    The prompt is the last user entry with a line equal to one of `prompts`; the
+    replies are the runs of `assistant` entries after it (a dialect may send one
+    reply as several items). A retried request gets the same position.
+    """
+    wanted = set(prompts)
+    for index in range(len(request.history) - 1, -1, -1):
+        role, text = request.history[index]
+        if role != "user":
+            continue
+        found = wanted.intersection(line.strip() for line in text.splitlines())
+        if not found:
+            continue
+        replies = 0
+        previous = ""
+        for later, _ in request.history[index + 1 :]:
+            if later == "assistant" and previous != "assistant":
+                replies += 1
+            previous = later
+        return min(found), replies
+    return None
+
+
+@dataclass
+class ByPrompt:
+    """Replies chosen by the prompt: `prompts[p][k]` answers the k-th main-loop
+    request of the turn that prompt `p` began; side requests get `side`.
+
+    Unlike `Scripted`, a retried request (an agent that retries a failed request)
+    gets the same reply again, and a reply is never taken by another turn. Prompts
+    may be added while the server runs.
+    """
+
+    prompts: dict[str, list[Reply]] = field(default_factory=dict)
+    side: Reply = (Text("ok"),)
+
+    def __call__(self, request: Request) -> Reply:
+        """The reply for `request`."""
+        if is_side(request):
+            return self.side
+        position = turn_position(request, list(self.prompts))
+        if position is None:
+            return (Text("(the script has no such prompt)"),)
+        prompt, index = position
+        replies = self.prompts[prompt]
+        if index < len(replies):
+            return replies[index]
+        return (Text(f"(the script of {prompt!r} has no reply #{index + 1})"),)
+
+    def requests(self, requests: Iterable[Request], prompt: str) -> list[Request]:
+        """The main-loop requests, among `requests`, of the turn `prompt` began."""
+        return [
+            r
+            for r in requests
+            if not is_side(r) and (turn_position(r, [prompt]) or ("", 0))[0] == prompt
+        ]
 
 
 def pieces(text: str) -> Iterator[str]:

@@ -74,6 +74,26 @@ def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
+def _history(body: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    for message in body.get("messages") or []:
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if message.get("role") == "assistant":
+            yield "assistant", text_of(content)
+        elif message.get("role") == "user":
+            blocks = content if isinstance(content, list) else []
+            results = [
+                block
+                for block in blocks
+                if isinstance(block, dict) and block.get("type") == "tool_result"
+            ]
+            if results:
+                yield "tool", "".join(text_of(r.get("content")) for r in results)
+            else:
+                yield "user", text_of(content)
+
+
 def _event(data: dict[str, Any]) -> bytes:
     return sse(data, event=str(data["type"]))
 
@@ -87,8 +107,7 @@ class ModelServer(ScriptServer):
     def parse(
         self, method: str, path: str, headers: dict[str, str], body: dict[str, Any]
     ) -> Request:
-        """Tools by name; each user message's text; the tool results as text."""
-        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        """Tools by name; a user message with `tool_result`s is a `tool` entry."""
         return Request(
             method,
             path,
@@ -96,12 +115,7 @@ class ModelServer(ScriptServer):
             body,
             tools=tuple(str(tool.get("name")) for tool in body.get("tools") or []),
             model=str(body.get("model", "")),
-            user_texts=tuple(
-                text_of(m.get("content")) for m in messages if m.get("role") == "user"
-            ),
-            tool_outputs=tuple(
-                text_of(block.get("content")) for block in tool_results(body)
-            ),
+            history=tuple(_history(body)),
         )
 
     def scripted(self, path: str) -> bool:

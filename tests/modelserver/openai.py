@@ -54,10 +54,20 @@ def _error_body(error: HttpError) -> dict[str, Any]:
     return {"error": {"message": error.message, "type": error.kind, "code": None}}
 
 
-def _after_last(items: list[dict[str, Any]], is_model: Any) -> list[dict[str, Any]]:
-    """The items after the model's last one."""
-    last = max((i for i, item in enumerate(items) if is_model(item)), default=-1)
-    return items[last + 1 :]
+MODEL_ITEMS: Final = frozenset({"function_call", "reasoning", "custom_tool_call"})
+
+
+def _items(items: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
+    """Responses input items as history entries."""
+    for item in items:
+        kind = item.get("type")
+        role = item.get("role")
+        if kind in MODEL_ITEMS or (kind == "message" and role == "assistant"):
+            yield "assistant", text_of(item.get("content"))
+        elif kind == "message" and role == "user":
+            yield "user", text_of(item.get("content"))
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            yield "tool", text_of(item.get("output"))
 
 
 class ChatServer(ScriptServer):
@@ -68,10 +78,9 @@ class ChatServer(ScriptServer):
     def parse(
         self, method: str, path: str, headers: dict[str, str], body: dict[str, Any]
     ) -> Request:
-        """Tools by function name; user texts; the `tool` messages since the model's."""
+        """Tools by function name; user, assistant and tool messages."""
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
         tools = [t.get("function") or {} for t in body.get("tools") or []]
-        tail = _after_last(messages, lambda m: m.get("role") == "assistant")
         return Request(
             method,
             path,
@@ -79,11 +88,10 @@ class ChatServer(ScriptServer):
             body,
             tools=tuple(str(tool.get("name")) for tool in tools),
             model=str(body.get("model", "")),
-            user_texts=tuple(
-                text_of(m.get("content")) for m in messages if m.get("role") == "user"
-            ),
-            tool_outputs=tuple(
-                text_of(m.get("content")) for m in tail if m.get("role") == "tool"
+            history=tuple(
+                (str(m["role"]), text_of(m.get("content")))
+                for m in messages
+                if m.get("role") in ("user", "assistant", "tool")
             ),
         )
 
@@ -155,19 +163,9 @@ class ResponsesServer(ScriptServer):
     def parse(
         self, method: str, path: str, headers: dict[str, str], body: dict[str, Any]
     ) -> Request:
-        """Tools by name; user texts; the `function_call_output`s since the model's."""
+        """Tools by name; input items as history (model items are `assistant`)."""
         raw = body.get("input")
         items = [i for i in raw if isinstance(i, dict)] if isinstance(raw, list) else []
-        users = [
-            i for i in items if i.get("type") == "message" and i.get("role") == "user"
-        ]
-        tail = _after_last(
-            items,
-            lambda i: (
-                i.get("type") in ("function_call", "reasoning")
-                or i.get("role") == "assistant"
-            ),
-        )
         return Request(
             method,
             path,
@@ -177,12 +175,7 @@ class ResponsesServer(ScriptServer):
                 str(t["name"]) for t in body.get("tools") or [] if t.get("name")
             ),
             model=str(body.get("model", "")),
-            user_texts=tuple(text_of(i.get("content")) for i in users),
-            tool_outputs=tuple(
-                text_of(i.get("output"))
-                for i in tail
-                if i.get("type") == "function_call_output"
-            ),
+            history=tuple(_items(items)),
         )
 
     def scripted(self, path: str) -> bool:

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.modelserver._script import (
+    ByPrompt,
     Gate,
     HttpError,
     Reply,
@@ -160,8 +161,8 @@ def test_messages_request_names_its_tool_results() -> None:
         post(server, "/v1/messages", body)
     request = server.requests[0]
     assert (request.model, request.tools) == ("claude-y", ("Bash", "Write"))
-    assert request.user_texts == ("go", "")
-    assert request.tool_outputs == ("one\ntwo",)
+    assert request.user_texts == ["go", "one\ntwo"]
+    assert request.tool_outputs == ["one\ntwo"]
 
 
 # --- Chat Completions. ---------------------------------------------------------------
@@ -228,8 +229,8 @@ def test_chat_request_tool_outputs_are_those_after_the_last_assistant() -> None:
         post(server, "/v1/chat/completions", chat_body(messages=messages))
     request = server.requests[0]
     assert request.tools == ("bash",)
-    assert request.user_texts == ("go",)
-    assert request.tool_outputs == ("one\ntwo\n",)
+    assert request.user_texts == ["go", "old", "one\ntwo\n"]
+    assert request.tool_outputs == ["one\ntwo\n"]
 
 
 # --- Responses. ----------------------------------------------------------------------
@@ -253,7 +254,7 @@ def test_responses_stream_items_added_deltas_done_and_completed() -> None:
         status, raw = post(server, "/v1/responses", body)
     assert status == 200
     assert server.requests[0].tools == ("exec_command",)
-    assert server.requests[0].user_texts == ("hi",)
+    assert server.requests[0].user_texts == ["hi"]
     data = payloads(raw)
     assert all(
         name == d["type"] for (name, _), d in zip(events(raw), data, strict=True)
@@ -296,7 +297,7 @@ def test_responses_request_tool_outputs() -> None:
     }
     with ResponsesServer(Scripted([])) as server:
         post(server, "/v1/responses", body)
-    assert server.requests[0].tool_outputs == ("one\n",)
+    assert server.requests[0].tool_outputs == ["one\n"]
 
 
 # --- Gates and waiting. --------------------------------------------------------------
@@ -343,3 +344,46 @@ def test_a_script_that_runs_out_says_so() -> None:
     script = Scripted([])
     request = Request("POST", "/", {}, {}, tools=("bash",))
     assert script(request) == (Text("(the script has no reply #1)"),)
+
+
+# --- Replies by prompt. --------------------------------------------------------------
+
+
+def history_request(*history: tuple[str, str]) -> Request:
+    return Request("POST", "/", {}, {}, tools=("bash",), history=history)
+
+
+def test_by_prompt_answers_each_turn_by_its_position_and_retries_alike() -> None:
+    script = ByPrompt({"run it": [(Text("first"),), (Text("second"),)]})
+    first = history_request(("user", "old"), ("assistant", "x"), ("user", "run it"))
+    retried = history_request(*first.history)
+    second = history_request(
+        *first.history, ("assistant", ""), ("assistant", ""), ("tool", "one")
+    )
+    assert script(first) == (Text("first"),)
+    assert script(retried) == (Text("first"),)  # a retry is not the next step
+    assert script(second) == (Text("second"),)  # a reply sent as two items
+    third = history_request(*second.history, ("assistant", ""), ("tool", "two"))
+    assert script(third) == (Text("(the script of 'run it' has no reply #3)"),)
+    assert script(history_request(("user", "other"))) == (
+        Text("(the script has no such prompt)"),
+    )
+    assert script.requests([first, retried, second, third], "run it") == [
+        first,
+        retried,
+        second,
+        third,
+    ]
+
+
+def test_by_prompt_finds_the_prompt_as_a_line_of_the_latest_user_message() -> None:
+    script = ByPrompt({"a": [(Text("A"),)], "b": [(Text("B"),)]})
+    request = history_request(
+        ("user", "<reminder>\na\n</reminder>"), ("assistant", ""), ("user", "x\nb")
+    )
+    assert script(request) == (Text("B"),)
+    assert script(history_request(("user", "ab"))) == (
+        Text("(the script has no such prompt)"),
+    )
+    side = Request("POST", "/", {}, {}, history=(("user", "a"),))
+    assert script(side) == (Text("ok"),)
