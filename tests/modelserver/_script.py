@@ -146,11 +146,11 @@ model to guess the user's next prompt)."""
 
 
 def text_of(content: Any) -> str:
-    """The text of a message's content: a string, or a list of text parts."""
+    """The text of a message's content: a string, or its text parts, a line each."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(
+        return "\n".join(
             str(part.get("text", "")) for part in content if isinstance(part, dict)
         )
     return ""
@@ -206,17 +206,19 @@ def turn_position(request: Request, prompts: Iterable[str]) -> tuple[str, int] |
     """Which prompt's turn `request` belongs to, and how many model replies that
     turn already has: `(prompt, k)` for the k-th request of the turn (0 first).
 
-    The prompt is the last user entry with a line equal to one of `prompts`; the
-    replies are the runs of `assistant` entries after it (a dialect may send one
-    reply as several items). A retried request gets the same position.
+    The prompt is the last line equal to one of `prompts` in the last user entry
+    that has one (an agent may send two prompts as one message); the replies are
+    the runs of `assistant` entries after it (a dialect may send one reply as
+    several items). A retried request gets the same position.
     """
     wanted = set(prompts)
     for index in range(len(request.history) - 1, -1, -1):
         role, text = request.history[index]
         if role != "user":
             continue
-        found = wanted.intersection(line.strip() for line in text.splitlines())
-        if not found:
+        lines = [line.strip() for line in reversed(text.splitlines())]
+        prompt = next((line for line in lines if line in wanted), None)
+        if prompt is None:
             continue
         replies = 0
         previous = ""
@@ -224,7 +226,7 @@ def turn_position(request: Request, prompts: Iterable[str]) -> tuple[str, int] |
             if later == "assistant" and previous != "assistant":
                 replies += 1
             previous = later
-        return min(found), replies
+        return prompt, replies
     return None
 
 

@@ -382,6 +382,7 @@ def test_by_prompt_finds_the_prompt_as_a_line_of_the_latest_user_message() -> No
         ("user", "<reminder>\na\n</reminder>"), ("assistant", ""), ("user", "x\nb")
     )
     assert script(request) == (Text("B"),)
+    assert script(history_request(("user", "b\na"))) == (Text("A"),)
     assert script(history_request(("user", "ab"))) == (
         Text("(the script has no such prompt)"),
     )
