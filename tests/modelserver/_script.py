@@ -7,7 +7,8 @@ model and user messages (`parse`), how a reply is streamed (`opening`, `block`,
 `closing`: the steps of one reply, in order), and the shape of an error body.
 
 Invariants: the server listens on 127.0.0.1 only, on a free port; each request is
-answered on its own thread and recorded before it is answered; a `Gate` holds the
+answered on its own thread and recorded before it is answered; reply ids are
+unique across servers; a `Gate` holds the
 stream for at most its bound (it sets `reached` first, so a test knows the stream
 got there); a client that closes the stream (the agent cancelled) ends the answer
 quietly.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -302,6 +304,9 @@ class ScriptServer(ABC):
         self.requests: list[Request] = []
         self._arrived = threading.Condition()
         self._count = 0
+        self._tag = uuid.uuid4().hex[:8]
+        """Ids differ between servers: agents reuse the API's message and tool call
+        ids as ACP ids, and a resumed session meets a second server's."""
         self._count_lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
@@ -386,7 +391,7 @@ class ScriptServer(ABC):
     def _next_id(self) -> str:
         with self._count_lock:
             self._count += 1
-            return f"{self.id_prefix}_{self._count:04d}"
+            return f"{self.id_prefix}_{self._tag}_{self._count:04d}"
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self

@@ -388,3 +388,13 @@ def test_by_prompt_finds_the_prompt_as_a_line_of_the_latest_user_message() -> No
     )
     side = Request("POST", "/", {}, {}, history=(("user", "a"),))
     assert script(side) == (Text("ok"),)
+
+
+def test_reply_ids_differ_between_servers() -> None:
+    """Agents reuse the API's ids as ACP ids: a resumed session meets two servers."""
+    ids = []
+    for _ in range(2):
+        with ChatServer(Scripted([(Text("hi"),)])) as server:
+            _, raw = post(server, "/v1/chat/completions", chat_body())
+        ids.append(payloads(raw)[0]["id"])
+    assert ids[0] != ids[1]
