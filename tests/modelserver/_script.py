@@ -350,6 +350,10 @@ class ScriptServer(ABC):
         """What is written before a gate waits (an SSE comment unless overridden)."""
         return b": waiting\n\n"
 
+    def streams(self, request: Request) -> bool:
+        """Whether the request asks for a stream (its body's `stream`)."""
+        return bool(request.body.get("stream"))
+
     def whole(self, turn: Turn, reply: Reply) -> dict[str, Any] | None:
         """The answer to a request that did not ask for a stream (None: not served)."""
         return None
@@ -436,7 +440,7 @@ class ScriptServer(ABC):
             send_json(handler, failure.status, self.error_body(failure))
             return
         turn = Turn(request, self._next_id())
-        if not request.body.get("stream"):
+        if not self.streams(request):
             whole = self.whole(turn, reply)
             if whole is None:
                 error = HttpError(400, "invalid_request_error", "only streams here")

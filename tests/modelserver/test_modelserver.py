@@ -25,6 +25,7 @@ from tests.modelserver._script import (
     is_side,
 )
 from tests.modelserver.anthropic import ModelServer
+from tests.modelserver.gemini import GeminiServer
 from tests.modelserver.openai import ChatServer, ResponsesServer
 
 BOUND = 10.0
@@ -309,6 +310,7 @@ def test_responses_request_tool_outputs() -> None:
         (ModelServer, "/v1/messages"),
         (ChatServer, "/v1/chat/completions"),
         (ResponsesServer, "/v1/responses"),
+        (GeminiServer, "/v1beta/models/gemini-x:streamGenerateContent?alt=sse"),
     ],
 )
 def test_a_gate_holds_the_stream_until_it_is_opened(
@@ -316,7 +318,12 @@ def test_a_gate_holds_the_stream_until_it_is_opened(
 ) -> None:
     gate = Gate(bound=BOUND)
     script = Scripted([(Text("before"), gate, Text("after"))])
-    body = chat_body(tools=[{"name": "bash", "function": {"name": "bash"}}])
+    body = chat_body(
+        tools=[
+            {"name": "bash", "function": {"name": "bash"}},
+            {"functionDeclarations": [{"name": "bash"}]},
+        ]
+    )
     with server_type(script) as server, connect(server) as connection:
         connection.request("POST", path, json.dumps(body))
         response = connection.getresponse()
@@ -398,3 +405,62 @@ def test_reply_ids_differ_between_servers() -> None:
             _, raw = post(server, "/v1/chat/completions", chat_body())
         ids.append(payloads(raw)[0]["id"])
     assert ids[0] != ids[1]
+
+
+# --- Gemini. -------------------------------------------------------------------------
+
+GEMINI = "/v1beta/models/gemini-x:streamGenerateContent?alt=sse"
+
+
+def gemini_body() -> dict[str, Any]:
+    return {
+        "tools": [{"functionDeclarations": [{"name": "run_shell_command"}]}],
+        "contents": [
+            {"role": "user", "parts": [{"text": "<context>"}, {"text": "go"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "x"}}]},
+            {"role": "user", "parts": [{"functionResponse": {"response": "one"}}]},
+        ],
+    }
+
+
+def test_gemini_streams_thought_parts_text_and_a_whole_function_call() -> None:
+    with GeminiServer(Scripted([REPLY])) as server:
+        status, raw = post(server, GEMINI, gemini_body())
+    assert status == 200
+    request = server.requests[0]
+    assert (request.model, request.tools) == ("gemini-x", ("run_shell_command",))
+    assert request.history == (
+        ("user", "<context>\ngo"),
+        ("assistant", ""),
+        ("tool", "one"),
+    )
+    parts = [
+        part
+        for event in payloads(raw)
+        for part in event["candidates"][0]["content"]["parts"]
+    ]
+    thought = "".join(p["text"] for p in parts if p.get("thought"))
+    text = "".join(p.get("text", "") for p in parts if not p.get("thought"))
+    calls = [p["functionCall"] for p in parts if "functionCall" in p]
+    assert thought == "Thinking it over, slowly."
+    assert text == "Here is the answer you wanted."
+    assert calls == [{"name": "bash", "args": {"command": "printf 'one\\ntwo\\n'"}}]
+    last = payloads(raw)[-1]
+    assert last["candidates"][0]["finishReason"] == "STOP"
+    assert last["usageMetadata"]["totalTokenCount"] == 120
+
+
+def test_gemini_answers_generate_content_whole_and_errors_with_googles_body() -> None:
+    script = Scripted([(HttpError(429, message="quota"),)], side=(Text('{"a": 1}'),))
+    path = "/v1beta/models/gemini-x:generateContent"
+    with GeminiServer(script) as server:
+        status, raw = post(server, path, {"contents": []})
+        assert status == 200
+        assert json.loads(raw)["candidates"][0]["content"]["parts"] == [
+            {"text": '{"a": 1}'}
+        ]
+        status, raw = post(server, GEMINI, gemini_body())
+    assert status == 429
+    assert json.loads(raw) == {
+        "error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}
+    }
