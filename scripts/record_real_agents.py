@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from acp_tui import cli  # noqa: E402
 from tests.interop.real_agents import AGENTS, RealAgent, Workspace, print_json  # noqa: E402
-from tests.modelserver._script import ByPrompt, Reply, Text, Thinking  # noqa: E402
+from tests.modelserver._script import Reply, Text, Thinking  # noqa: E402
 
 FIXTURES: Final = ROOT / "tests" / "fixtures" / "recordings"
 WORKSPACE: Final = Path("/tmp/acp-tui-recording")
@@ -76,7 +76,7 @@ def record(agent: RealAgent) -> None:
     workspace = Workspace(WORKSPACE).create()
     recording = FIXTURES / f"{agent.key}.jsonl"
     program = Path(agent.argv()[0])
-    with agent.server(ByPrompt({PROMPT: script(agent, workspace)})) as server:
+    with agent.server(agent.script({PROMPT: script(agent, workspace)})) as server:
         env = agent.environment(workspace, server)
         env["PATH"] = f"{program.parent}{os.pathsep}{env['PATH']}"
         run = print_json(

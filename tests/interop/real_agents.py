@@ -12,10 +12,11 @@ The scripted replies name the agent's own tools, which differ by agent: a
 agent's terms.
 
 `tested_with.json` (beside this file) lists, per agent and protocol version, the
-version tested and each flow's expected result: `pass`, `xfail: <the bug>` (a
-product bug, the test is marked strict xfail) or `n/a: <why>` (the agent has no
-such feature; the flow is not run). The interop tests take their parameters and
-marks from it, and `test_tested_with.py` checks the table rendered from it.
+version tested and each flow's expected result: `pass`, `xfail: <the bug>` (an
+acp-tui bug: the test is marked strict xfail), `agent: <the bug>` (the agent fails
+it: not run) or `n/a: <why>` (the agent has no such feature: not run). The
+interop tests take their parameters and marks from it, and `test_tested_with.py`
+checks the table rendered from it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import contextlib
 import io
 import json
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,8 +35,9 @@ import pytest
 
 from acp_tui.cli import main
 from tests.interop.conftest import NODE22_BIN, PEERS, require
-from tests.modelserver._script import Reply, ScriptServer, ToolUse
+from tests.modelserver._script import ByPrompt, Reply, ScriptServer, Text, ToolUse
 from tests.modelserver.anthropic import ModelServer
+from tests.modelserver.gemini import GeminiServer
 from tests.modelserver.openai import ChatServer, ResponsesServer
 
 HERE: Final = Path(__file__).resolve().parent
@@ -160,6 +163,29 @@ def _patch(body: str) -> Reply:
     return (ToolUse("exec_command", {"cmd": script}),)
 
 
+def _gemini_toolkit() -> Toolkit:
+    return Toolkit(
+        shell=lambda cmd: (
+            ToolUse("run_shell_command", {"command": cmd, "description": "Run"}),
+        ),
+        write=lambda path, text: (
+            ToolUse("write_file", {"file_path": str(path), "content": text}),
+        ),
+        edit=lambda path, old, new: (
+            ToolUse(
+                "replace",
+                {
+                    "file_path": str(path),
+                    "old_string": old,
+                    "new_string": new,
+                    "instruction": "Change the line.",
+                },
+            ),
+        ),
+        read=lambda path: (ToolUse("read_file", {"file_path": str(path)}),),
+    )
+
+
 def _codex_toolkit() -> Toolkit:
     return Toolkit(
         shell=lambda cmd: (ToolUse("exec_command", {"cmd": cmd}),),
@@ -191,6 +217,7 @@ class RealAgent:
         server: The model API it speaks.
         toolkit: Its tools, for scripts.
         models: `(the model option's value to switch to, what the API then sees)`.
+        side: The reply to side requests (titles, suggestions, classifications).
         mode_marker: What the next model request carries after the mode switch;
             None: the new mode lets a write through without asking.
         errors: The HTTP statuses the error flow sends (each a prompt). opencode
@@ -209,6 +236,12 @@ class RealAgent:
     models: tuple[str, str] = ("", "")
     errors: tuple[int, ...] = (400, 429, 500)
     mode_marker: str | None = None
+    side: Reply = (Text("ok"),)
+
+    def script(self, prompts: dict[str, list[Reply]] | None = None) -> ByPrompt:
+        """A responder for these prompts, with this agent's side reply."""
+        return ByPrompt(dict(prompts or {}), side=self.side)
+
     extra_path: tuple[Path, ...] = field(default=())
 
     def argv(self) -> tuple[str, ...]:
@@ -299,6 +332,28 @@ def _codex_setup(workspace: Workspace, server: ScriptServer) -> dict[str, str]:
     return {"OPENAI_API_KEY": "dummy"}
 
 
+def _gemini_setup(workspace: Workspace, server: ScriptServer) -> dict[str, str]:
+    settings = workspace.home / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(
+        json.dumps(
+            {
+                "security": {"auth": {"selectedType": "gemini-api-key"}},
+                "general": {"disableAutoUpdate": True},
+                "privacy": {"usageStatisticsEnabled": False},
+                "telemetry": {"enabled": False},
+            }
+        )
+    )
+    # Modes other than the default need a trusted folder.
+    trusted = {str(workspace.project): "TRUST_FOLDER"}
+    (settings.parent / "trustedFolders.json").write_text(json.dumps(trusted))
+    return {"GEMINI_API_KEY": "dummy", "GOOGLE_GEMINI_BASE_URL": server.url}
+
+
+GEMINI_ROUTE: Final = {"complexity_reasoning": "scripted", "complexity_score": 10}
+
+
 def _claude(key: str, protocol: int) -> RealAgent:
     return RealAgent(
         key=key,
@@ -344,6 +399,21 @@ AGENTS: Final = {
             models=("gpt-5.5", "gpt-5.5"),
             extra_path=(NODE22_BIN,),
         ),
+        RealAgent(
+            key="gemini-v1",
+            binary="gemini",
+            args=("--acp",),
+            protocol=1,
+            server=GeminiServer,
+            toolkit=_gemini_toolkit(),
+            setup=_gemini_setup,
+            package="@google/gemini-cli",
+            errors=(400,),
+            mode_marker="operating in **Auto-Edit** mode",
+            # Its model router asks for a JSON classification before each turn.
+            side=(Text(json.dumps(GEMINI_ROUTE)),),
+            extra_path=(NODE22_BIN,),
+        ),
     )
 }
 
@@ -363,12 +433,24 @@ def expectation(key: str, flow: str) -> str:
     return str(row["flows"][flow])
 
 
+def thought_letters(thought: str) -> str:
+    """A thought's text without whitespace and without the subject heading
+    gemini-cli puts before each thought part (`**Subject**\n`, empty here; it also
+    trims each part): what is left is the model's."""
+    return "".join(re.sub(r"\*\*[^*\n]*\*\*\n", "", thought).split())
+
+
+def runs(key: str, flow: str) -> bool:
+    """Whether the tests run `flow` for agent `key` (`pass` or `xfail`)."""
+    return expectation(key, flow).split(":", 1)[0] in ("pass", "xfail")
+
+
 def cases(flow: str) -> list[Any]:
-    """The `pytest.param`s of `flow`: each agent that has it, marked as expected."""
+    """The `pytest.param`s of `flow`: each agent that runs it, marked as expected."""
     params = []
     for row in table_data()["agents"]:
         expected = str(row["flows"][flow])
-        if expected.startswith("n/a"):
+        if not runs(row["key"], flow):
             continue
         marks: list[pytest.MarkDecorator] = []
         if expected.startswith("xfail:"):
@@ -437,19 +519,24 @@ def print_json(
     return PrintRun(code, document, err.getvalue())
 
 
+KINDS: Final = ("pass", "xfail", "agent", "n/a")
+"""A flow's result for an agent, as `tested_with.json` writes it (before a colon)."""
+
+
 def table(data: dict[str, Any] | None = None) -> str:
     """The README's "Tested with" table, rendered from `tested_with.json`."""
     data = table_data() if data is None else data
     flows: dict[str, str] = data["flows"]
     lines = [
-        "| Agent | Version | ACP | Passes | Fails (acp-tui bug) | Not offered |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| Agent | Version | ACP | Passes | Fails: acp-tui bug | Fails: agent bug "
+        "| Not offered |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in data["agents"]:
-        by: dict[str, list[str]] = {"pass": [], "xfail": [], "n/a": []}
+        by: dict[str, list[str]] = {kind: [] for kind in KINDS}
         for flow in flows:
             by[str(row["flows"][flow]).split(":", 1)[0]].append(flow)
-        cells = [", ".join(by[kind]) or "–" for kind in ("pass", "xfail", "n/a")]
+        cells = [", ".join(by[kind]) or "–" for kind in KINDS]
         lines.append(
             f"| {row['agent']} | {row['version']} | v{row['protocol']} | "
             + " | ".join(cells)

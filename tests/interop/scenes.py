@@ -53,11 +53,10 @@ from tests.interop.real_agents import (
     RealAgent,
     Workspace,
     environment,
-    expectation,
     print_json,
+    runs,
 )
 from tests.modelserver._script import (
-    ByPrompt,
     Gate,
     HttpError,
     Reply,
@@ -129,7 +128,7 @@ def full_turn(agent: RealAgent, workspace: Workspace) -> FullTurn:
         *([kit.todo(PLAN)] if kit.todo is not None else []),
         (Text(ANSWER),),
     ]
-    watching = Watching(ByPrompt({PROMPT: replies}), hello)
+    watching = Watching(agent.script({PROMPT: replies}), hello)
     recording = workspace.root / "full-turn.jsonl"
     with agent.server(watching) as server:
         run = print_json(
@@ -179,7 +178,7 @@ def wait_gone(pids: list[int], bound: float) -> list[int]:
 
 def cancelled(agent: RealAgent, workspace: Workspace) -> Cancelled:
     gate = Gate(bound=TURN_BOUND)
-    script = ByPrompt({"count slowly": [(Text(PARTIAL), gate, Text(" three."))]})
+    script = agent.script({"count slowly": [(Text(PARTIAL), gate, Text(" three."))]})
     with agent.server(script) as server:
         try:
             run = print_json(
@@ -270,7 +269,7 @@ class AppDriver:
         self.agent = agent
         self.workspace = workspace
         self.session_id = session_id
-        self.script = ByPrompt()
+        self.script = agent.script()
         self.result = AppRun()
         self._gates: list[Gate] = []
         self._server: ScriptServer | None = None
@@ -279,14 +278,21 @@ class AppDriver:
         with self.agent.server(self.script) as server:
             self._server = server
             env = self.agent.environment(self.workspace, server)
-            command = AgentCommand(argv=self.agent.argv(), env=env)
+            # As the CLI does: the agent runs in the session's directory.
+            command = AgentCommand(
+                argv=self.agent.argv(), env=env, cwd=self.workspace.project
+            )
             app = make_app(
                 command,
                 self.agent.key,
                 cwd=self.workspace.project,
                 choice="1" if self.agent.protocol == 1 else "2",
                 init_timeout=START_BOUND,
-                request=SessionRequest(action="resume", session_id=self.session_id),
+                request=(
+                    SessionRequest(action="resume", session_id=self.session_id)
+                    if runs(self.agent.key, "resume")
+                    else SessionRequest(action="new")
+                ),
                 record=self.workspace.root / "app.jsonl",
             )
             try:
@@ -304,7 +310,7 @@ class AppDriver:
         # (step, the flow it belongs to, what it does)
         steps: list[tuple[str, str, Action]] = [
             ("resume", "resume", self.resume),
-            ("listed", "resume", self.listed),
+            ("listed", "list", self.listed),
             ("shell", "app-shell", self.shell),
             ("reject", "reject", self.reject),
             *[
@@ -317,8 +323,12 @@ class AppDriver:
             ("cancel", "cancel-next", self.cancel),
             ("after-cancel", "cancel-next", self.after_cancel),
         ]
+        if not runs(self.agent.key, "resume"):
+            await wait_until(
+                pilot, lambda: app.store is not None, START_BOUND, "session"
+            )
         for name, flow, action in steps:
-            if expectation(self.agent.key, flow).startswith("n/a"):
+            if not runs(self.agent.key, flow):
                 continue
             step = self.result.steps[name] = Step()
             try:

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from tests.interop.conftest import PEERS
-from tests.interop.real_agents import AGENTS, HERE, table, table_data
+from tests.interop.real_agents import AGENTS, HERE, KINDS, table, table_data
 
 TABLE = HERE / "tested_with.md"
 TESTS = HERE / "test_real_turns.py"
@@ -35,26 +35,27 @@ def test_every_flow_has_a_test_and_every_agent_an_answer_for_it() -> None:
         assert set(row["flows"]) == flows, row["key"]
         for flow, expected in row["flows"].items():
             kind, _, reason = str(expected).partition(":")
-            assert kind in ("pass", "xfail", "n/a"), (row["key"], flow)
+            assert kind in KINDS, (row["key"], flow)
             assert bool(reason.strip()) == (kind != "pass"), (row["key"], flow)
     assert [row["key"] for row in data["agents"]] == list(AGENTS)
 
 
 def test_the_rendering_groups_flows_by_result() -> None:
     data = {
-        "flows": {"a": "flow a", "b": "flow b", "c": "flow c"},
+        "flows": {"a": "flow a", "b": "flow b", "c": "flow c", "d": "flow d"},
         "agents": [
             {
                 "key": "x-v2",
                 "agent": "x",
                 "version": "1.0",
                 "protocol": 2,
-                "flows": {"a": "pass", "b": "xfail: bug", "c": "n/a: none"},
+                "flows": {"a": "pass", "b": "xfail: bug", "c": "n/a: none"}
+                | {"d": "agent: its bug"},
             }
         ],
     }
-    assert table(data).splitlines()[2] == "| x | 1.0 | v2 | a | b | c |"
-    assert table(data).splitlines()[-1] == "- `c`: flow c"
+    assert table(data).splitlines()[2] == "| x | 1.0 | v2 | a | b | d | c |"
+    assert table(data).splitlines()[-1] == "- `d`: flow d"
 
 
 @pytest.mark.interop
