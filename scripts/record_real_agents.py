@@ -43,17 +43,19 @@ sys.path.insert(0, str(ROOT))
 
 from acp_tui import cli  # noqa: E402
 from tests.interop.real_agents import AGENTS, RealAgent, Workspace, print_json  # noqa: E402
+from tests.interop.scenes import (  # noqa: E402
+    HELLO,
+    INTRO,
+    PLAN,
+    PROMPT,
+    RECORDED_ANSWER,
+    SHELL,
+    THOUGHT,
+)
 from tests.modelserver._script import Reply, Text, Thinking  # noqa: E402
 
 FIXTURES: Final = ROOT / "tests" / "fixtures" / "recordings"
 WORKSPACE: Final = Path("/tmp/acp-tui-recording")
-PROMPT: Final = "make hello.py"
-THOUGHT: Final = "Let me look around first."
-INTRO: Final = "I will run a command first."
-SHELL: Final = "printf 'one\\ntwo\\n'; exit 3"
-HELLO: Final = "print('hello')\n"
-PLAN: Final = [("write hello.py", "completed"), ("run hello.py", "pending")]
-ANSWER: Final = "Done: hello.py prints hello."
 
 FORBIDDEN: Final = (str(ROOT), str(Path.home()), "/work/", "sk-ant-", "sk-proj-")
 """What must not be in a fixture: this checkout, this user's home, real keys."""
@@ -66,7 +68,7 @@ def script(agent: RealAgent, workspace: Workspace) -> list[Reply]:
         (Thinking(THOUGHT), Text(INTRO), *kit.shell(SHELL)),
         kit.write(workspace.project / "hello.py", HELLO),
         *([kit.todo(PLAN)] if kit.todo is not None else []),
-        (Text(ANSWER),),
+        (Text(RECORDED_ANSWER),),
     ]
 
 

@@ -20,17 +20,19 @@ from typing import Any, Final
 import pytest
 
 from acp_tui.cli import main
-from tests.interop.real_agents import cases, runs, thought_letters
+from tests.interop.real_agents import (
+    cases,
+    lines_at_column_0,
+    runs,
+    shown_output,
+    thought_letters,
+)
+from tests.interop.scenes import INTRO, PLAN, PROMPT, RECORDED_ANSWER, THOUGHT
 
 pytestmark = pytest.mark.subprocess
 
 RECORDINGS: Final = Path(__file__).resolve().parents[1] / "fixtures" / "recordings"
 KEYS: Final = sorted(path.stem for path in RECORDINGS.glob("*.jsonl"))
-PROMPT: Final = "make hello.py"
-ANSWER: Final = "Done: hello.py prints hello."
-THOUGHT: Final = "Let me look around first."
-INTRO: Final = "I will run a command first."
-PLAN: Final = [("write hello.py", "completed"), ("run hello.py", "pending")]
 
 Document = dict[str, Any]
 
@@ -96,7 +98,7 @@ def test_the_replayed_turn_shows_the_prompt_the_write_and_the_answer(
     document = replay(key, tmp_path, capsys)
     assert document["stopReason"] == "end_turn"
     assert texts(document, "user")[0].endswith(PROMPT)
-    assert any(ANSWER in text for text in texts(document, "agent"))
+    assert any(RECORDED_ANSWER in text for text in texts(document, "agent"))
     if present(key, "write-edit"):
         writes = [t for t in document["toolCalls"] if t.get("kind") == "edit"]
         assert [t["status"] for t in writes] == ["completed"]
@@ -116,15 +118,7 @@ def test_the_replayed_shell_output_starts_each_line_at_column_0(
 ) -> None:
     document = replay(key, tmp_path, capsys)
     call = next(t for t in document["toolCalls"] if t.get("kind") == "execute")
-    terminals = {t["terminalId"]: t for t in document["terminals"]}
-    shown = []
-    for item in call.get("content") or []:
-        if item.get("type") == "terminal":
-            shown.append(str(terminals[item["terminalId"]]["text"]))
-        elif item.get("type") == "content":
-            shown.append(str(item["content"].get("text", "")))
-    lines = "\n".join(shown).splitlines()
-    assert all(line == line.lstrip() for line in lines), lines
+    lines = lines_at_column_0(shown_output(document, call))
     assert "one\ntwo" in "\n".join(lines)
 
 

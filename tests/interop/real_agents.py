@@ -440,6 +440,27 @@ def thought_letters(thought: str) -> str:
     return "".join(re.sub(r"\*\*[^*\n]*\*\*\n", "", thought).split())
 
 
+def shown_output(document: dict[str, Any], call: dict[str, Any]) -> str:
+    """What the client shows of a tool call's output (in a print document): its
+    terminals' text, and its text content."""
+    terminals = {t["terminalId"]: t for t in document["terminals"]}
+    parts = []
+    for item in call.get("content") or []:
+        if item.get("type") == "terminal":
+            parts.append(str(terminals[item["terminalId"]]["text"]))
+        elif item.get("type") == "content":
+            parts.append(str(item["content"].get("text", "")))
+    return "\n".join(parts)
+
+
+def lines_at_column_0(text: str) -> list[str]:
+    """The output's lines; each must start at column 0 (no staircase)."""
+    lines = text.splitlines()
+    for line in lines:
+        assert line == line.lstrip(), f"indented line {line!r} in {text!r}"
+    return lines
+
+
 def runs(key: str, flow: str) -> bool:
     """Whether the tests run `flow` for agent `key` (`pass` or `xfail`)."""
     return expectation(key, flow).split(":", 1)[0] in ("pass", "xfail")

@@ -76,6 +76,8 @@ SHELL: Final = "printf 'one\\ntwo\\n'; exit 3"
 PLAN: Final = [("write hello.py", "completed"), ("run hello.py", "pending")]
 PARTIAL: Final = "Counting slowly: one, two,"
 HELLO: Final = "print('hello')\n"
+RECORDED_ANSWER: Final = "Done: hello.py prints hello."
+"""The answer of the recorded turn (`scripts/record_real_agents.py`)."""
 WORLD: Final = "print('world')\n"
 
 SIZE: Final = (120, 40)

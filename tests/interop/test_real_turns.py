@@ -15,7 +15,15 @@ from typing import Any, TypeVar
 
 import pytest
 
-from tests.interop.real_agents import AGENTS, Workspace, cases, runs, thought_letters
+from tests.interop.real_agents import (
+    AGENTS,
+    Workspace,
+    cases,
+    lines_at_column_0,
+    runs,
+    shown_output,
+    thought_letters,
+)
 from tests.interop.scenes import (
     ANSWER,
     HELLO,
@@ -109,14 +117,6 @@ def tool_calls(document: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     return [t for t in document["toolCalls"] if t.get("kind") == kind]
 
 
-def lines_at_column_0(text: str) -> list[str]:
-    """The output's lines; each must start at column 0 (no staircase)."""
-    lines = text.splitlines()
-    for line in lines:
-        assert line == line.lstrip(), f"indented line {line!r} in {text!r}"
-    return lines
-
-
 # --- The full turn (print). ----------------------------------------------------------
 
 
@@ -148,19 +148,6 @@ def shell_call(turn: FullTurn) -> dict[str, Any]:
     ]
     assert len(calls) == 1, turn.run.document["toolCalls"]
     return calls[0]
-
-
-def shown_output(document: dict[str, Any], call: dict[str, Any]) -> str:
-    """What the client shows of a tool call's output: its terminals' text, else its
-    text content."""
-    terminals = {t["terminalId"]: t for t in document["terminals"]}
-    parts = []
-    for item in call.get("content") or []:
-        if item.get("type") == "terminal":
-            parts.append(str(terminals[item["terminalId"]]["text"]))
-        elif item.get("type") == "content":
-            parts.append(str(item["content"].get("text", "")))
-    return "\n".join(parts)
 
 
 @pytest.mark.parametrize("key", cases("shell"))
