@@ -37,7 +37,7 @@ from acp_tui.client.connection import (
     StreamFactory,
     connect,
 )
-from acp_tui.client.errors import AgentError
+from acp_tui.client.errors import AgentError, describe_rpc_error
 from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
 from acp_tui.client.session import AcpClient
@@ -287,8 +287,7 @@ def _exit_code(run: _Run, stop_reason: str | None) -> int:
         return EXIT_OK
     if stop_reason == "error":
         error = run.store.state.error if run.store is not None else None
-        detail = f": {json.dumps(error)}" if error else ""
-        run.warn(f"the turn ended with an error{detail}")
+        run.warn(f"the turn ended with an error: {describe_rpc_error(error)}")
         return EXIT_AGENT
     run.warn(f"the turn stopped: {stop_reason or 'no stop reason reported'}")
     return EXIT_STOPPED

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 __all__ = [
     "AgentError",
     "AgentExited",
@@ -9,6 +11,7 @@ __all__ = [
     "InitializeRejected",
     "InitializeTimeout",
     "UnsupportedOperation",
+    "describe_rpc_error",
 ]
 
 
@@ -40,3 +43,20 @@ class BrokenInitializeReply(AgentError):
 
 class UnsupportedOperation(Exception):
     """The agent does not offer this operation (per its capabilities)."""
+
+
+def describe_rpc_error(error: Mapping[str, object] | None) -> str:
+    """A JSON-RPC error object as a user reads it: the agent's message, then the code.
+
+    `{"code": -32603, "message": "Internal error: overloaded"}` reads
+    `Internal error: overloaded (-32603)`; the message is the agent's own text,
+    never a JSON dump of the object (which escapes every non-ASCII character).
+    """
+    if not error:
+        return "no reason given"
+    message = error.get("message")
+    reason = message.strip() if isinstance(message, str) else ""
+    code = error.get("code")
+    numeric = isinstance(code, int) and not isinstance(code, bool)
+    suffix = f" ({code})" if numeric else ""
+    return f"{reason or 'no reason given'}{suffix}"

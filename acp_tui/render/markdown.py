@@ -19,6 +19,9 @@ Line-API widget (`acp_tui.ui.widgets.markdown_view`).
   ordered lists (nested, loose or tight), block quotes, code fences (highlighted
   by language with the same Pygments roles as diffs; never guessed), tables
   (Rich's table layout) and rules. Anything else is shown as its text.
+* **Links are what was written as links**: `[text](url)`, `<url>` and bare URLs
+  with a scheme. No fuzzy linking: agents' answers are full of file names
+  (`hello.py`, `README.md`), which are not domains.
 * **Data, not markup.** Text goes into `rich.text.Text` objects as plain
   strings; nothing is parsed as Rich markup. The caller strips control
   characters first (`acp_tui.protocol.framing.printable`).
@@ -160,7 +163,14 @@ def _shared_parser() -> MarkdownIt:
     a document per message. `parse` keeps no state between calls (each gets a
     fresh `StateCore`), and documents are parsed on one thread, one at a time.
     """
-    return MarkdownIt("gfm-like")
+    parser = MarkdownIt("gfm-like")
+    if parser.linkify is not None:
+        # Only what is written as a link is one: a URL with its scheme. Fuzzy
+        # links made every file name an agent mentions (`hello.py`, `README.md`)
+        # a link to a made-up domain, shown as `hello.py (http://hello.py)`.
+        parser.linkify.set({"fuzzy_link": False, "fuzzy_email": False})
+        parser.linkify.add("//", None)  # nor a scheme-relative `//host/path`
+    return parser
 
 
 class MarkdownDocument:

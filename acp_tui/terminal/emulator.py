@@ -22,6 +22,10 @@ Sandboxing:
   escape sequence anywhere, and invalid bytes show as U+FFFD. The `ESC % @` switch to
   Latin-1 is ignored.
 
+A line feed also returns the carriage (LNM always on): output from a pipe has bare
+LFs, which a terminal's user only ever sees through the tty's `onlcr`, so every
+line starts at column 0 whichever way the bytes came.
+
 Cells keep pyte's attributes (colours, bold, reverse…) for the renderer; `text()`
 exposes the plain text only.
 
@@ -147,6 +151,17 @@ class _SandboxScreen(pyte.HistoryScreen):
     def reset_mode(self, *modes_: int, **kwargs: Any) -> None:
         """Reset modes, except DECCOLM (see `set_mode`)."""
         super().reset_mode(*_without_deccolm(modes_, kwargs), **kwargs)
+
+    def linefeed(self) -> None:
+        """A line feed always starts a new line, as if LNM were set.
+
+        On a PTY the tty driver's `onlcr` turns each LF a program writes into
+        CR LF; output read from a pipe (what claude-agent-acp sends) has bare
+        LFs. A terminal's user sees the former, so LF returns the carriage too:
+        CR LF from a PTY is unchanged, and a bare LF no longer makes a staircase.
+        """
+        self.index()
+        self.carriage_return()
 
     # -- drawing ----------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 
+from acp_tui.client.errors import describe_rpc_error
 from acp_tui.export import ExportFormat, export_text
 from acp_tui.history import PromptHistory
 from acp_tui.protocol.framing import printable
@@ -496,11 +497,8 @@ class SessionPane(Widget):
         self._turns_seen = state.turns_ended
         if state.last_stop_reason != "error" and state.error is None:
             return
-        error = state.error or {}
-        reason = error.get("message") or "no reason given"
-        code = error.get("code")
-        detail = f" ({code})" if code is not None else ""
-        await self._conversation.add_banner(f"The turn failed: {reason}{detail}")
+        reason = describe_rpc_error(state.error)
+        await self._conversation.add_banner(f"The turn failed: {reason}")
 
     def _show_notices(self, store: SessionStore) -> None:
         notices = store.notices

@@ -240,6 +240,28 @@ def test_failed_turn_still_prints_the_state_reached(
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_a_v2_turn_error_reads_as_the_agents_message(
+    capsys: pytest.CaptureFixture[str], output_format: str
+) -> None:
+    code, _, err = run(
+        capsys,
+        "print",
+        "--format",
+        output_format,
+        "--agent",
+        fake("v2"),
+        "turn-error unicode",
+    )
+    assert code == 3
+    assert (
+        "acp-tui: the turn ended with an error: "
+        "model overloaded · retry in 30 s — or switch models (-32603)"
+    ) in err
+    assert '"code"' not in err
+    assert "\\u00b7" not in err
+
+
 def test_agent_exiting_during_initialize_exits_3_with_a_document(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

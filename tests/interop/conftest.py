@@ -29,7 +29,7 @@ class Peer:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def _require(binary: str) -> Path:
+def require(binary: str) -> Path:
     skip_file = PEERS / "SKIP"
     if skip_file.exists():
         reason = (
@@ -54,13 +54,13 @@ def _node22_path() -> str:
 @pytest.fixture
 def opencode() -> Peer:
     """`opencode acp`: a v1 agent with no login."""
-    return Peer(argv=(str(_require("opencode")), "acp"))
+    return Peer(argv=(str(require("opencode")), "acp"))
 
 
 @pytest.fixture
 def claude_agent() -> Peer:
     """claude-agent-acp: a v2 agent (Node 22), with a dummy key and no retries."""
-    path = _require("claude-agent-acp")
+    path = require("claude-agent-acp")
     return Peer(
         argv=(str(path),),
         env={

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.segment import Segment
@@ -77,6 +78,30 @@ def test_links_show_their_target_and_are_never_terminal_hyperlinks() -> None:
         "safe docs (https://evil.example/x) and https://plain.example"
     )
     assert all(segment.style is None or not segment.style.link for segment in line)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I created hello.py for you.",
+        "See setup.py, main.rs and README.md.",
+        "Edit src/app/views.py then docs/index.html.",
+        "Mail git@example.com or read //host.example/path.",
+        "The domain example.com and www.example.com stay text.",
+    ],
+)
+def test_bare_names_are_never_links(text: str) -> None:
+    (line,) = render_block(MarkdownDocument(text).blocks[0], 200, THEME)
+    assert line_text(line) == text
+    assert all(segment.style is None or not segment.style.link for segment in line)
+
+
+def test_urls_with_a_scheme_are_still_links() -> None:
+    text = "Docs at https://example.com/a and http://x.example?q=1 and <mailto:a@b.c>."
+    (line,) = text_of(MarkdownDocument(text))
+    assert line == (
+        "Docs at https://example.com/a and http://x.example?q=1 and mailto:a@b.c."
+    )
 
 
 def test_markup_and_escapes_are_text() -> None:

@@ -41,9 +41,19 @@ def test_plain_text() -> None:
     assert feed_text(b"hello\r\nworld\r\n") == "hello\nworld"
 
 
-def test_lf_alone_keeps_the_column() -> None:
-    # A bare LF is a line feed, not a newline (the pty's onlcr adds the CR).
-    assert feed_text(b"ab\ncd") == "ab\n  cd"
+def test_bare_lf_starts_a_new_line() -> None:
+    # Pipe output (claude-agent-acp's shell tool) has no CR: no staircase.
+    assert feed_text(b"line-1\nline-2\nline-3\n") == "line-1\nline-2\nline-3"
+    assert feed_text(b"ab\ncd") == "ab\ncd"
+
+
+def test_bare_lf_with_colours_and_a_cr_progress_line() -> None:
+    data = b"\x1b[32mok\x1b[0m\n50%\r100%\ndone\n"
+    assert feed_text(data) == "ok\n100%\ndone"
+
+
+def test_lnm_reset_does_not_bring_back_the_staircase() -> None:
+    assert feed_text(b"\x1b[20lab\ncd") == "ab\ncd"
 
 
 def test_trailing_blanks_and_empty_lines_are_dropped() -> None:
