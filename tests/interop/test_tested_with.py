@@ -2,9 +2,10 @@
 
 `tested_with.json` says, per agent and protocol version, which flows pass, which
 fail on a known acp-tui bug (strict xfail) and which the agent does not offer;
-`test_real_turns.py` takes its parameters and marks from it. The table
-(`tested_with.md`, meant for the README) must be the one rendered from it, and
-with the peers installed, their versions must be the ones it names.
+`test_real_turns.py` takes its parameters and marks from it. The README's
+"Tested with" table (between its `tested-with` markers) must be the one rendered
+from it, `.ci/install-peers` must pin the versions it names, and with the peers
+installed, their versions must be the ones it names.
 """
 
 from __future__ import annotations
@@ -16,14 +17,29 @@ import pytest
 from tests.interop.conftest import PEERS
 from tests.interop.real_agents import AGENTS, HERE, KINDS, table, table_data
 
-TABLE = HERE / "tested_with.md"
+REPO = HERE.parents[1]
+README = REPO / "README.md"
+INSTALL_PEERS = REPO / ".ci" / "install-peers"
 TESTS = HERE / "test_real_turns.py"
+START, END = "<!-- tested-with:start -->\n", "<!-- tested-with:end -->\n"
 
 
-def test_the_table_is_rendered_from_the_data() -> None:
-    assert TABLE.read_text() == table(), (
-        "tests/interop/tested_with.md is stale: write table() to it"
+def test_the_readme_table_is_rendered_from_the_data() -> None:
+    text = README.read_text()
+    assert START in text, "README.md lost its tested-with start marker"
+    assert END in text, "README.md lost its tested-with end marker"
+    shown = text.split(START, 1)[1].split(END, 1)[0]
+    assert shown == table(), (
+        "README.md's Tested with table is stale: put table() between its markers"
     )
+
+
+def test_install_peers_pins_the_versions_in_the_table() -> None:
+    script = INSTALL_PEERS.read_text()
+    for row in table_data()["agents"]:
+        package = AGENTS[row["key"]].package
+        pin = f"$(pin {package} {row['version']})"
+        assert pin in script, f".ci/install-peers does not pin {package}"
 
 
 def test_every_flow_has_a_test_and_every_agent_an_answer_for_it() -> None:
