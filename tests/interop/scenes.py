@@ -229,6 +229,11 @@ class AppRun:
         return step
 
 
+def _armed(dialog: PermissionScreen) -> Callable[[], bool]:
+    """Whether `dialog` takes keys yet (its key guard has passed: issue 20)."""
+    return lambda: dialog.armed
+
+
 async def wait_until(
     pilot: Pilot[None], condition: Callable[[], bool], seconds: float, what: str
 ) -> None:
@@ -357,6 +362,9 @@ class AppDriver:
             if isinstance(screen, PermissionScreen):
                 diff = bool(screen.query("#permission-diff"))
                 asked.append({"title": screen.request.title, "diff": diff})
+                # The dialog takes no key until its guard has passed (issue 20).
+                armed = _armed(screen)
+                await wait_until(pilot, armed, 10, "the permission dialog armed")
                 await pilot.press(answer)
                 await wait_until(
                     pilot,
