@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from acp_tui.protocol.jsonrpc import describe_error
 
 __all__ = [
     "AgentError",
@@ -13,6 +13,9 @@ __all__ = [
     "UnsupportedOperation",
     "describe_rpc_error",
 ]
+
+describe_rpc_error = describe_error
+"""A JSON-RPC error object as the user reads it (`protocol.jsonrpc.describe_error`)."""
 
 
 class AgentError(Exception):
@@ -43,20 +46,3 @@ class BrokenInitializeReply(AgentError):
 
 class UnsupportedOperation(Exception):
     """The agent does not offer this operation (per its capabilities)."""
-
-
-def describe_rpc_error(error: Mapping[str, object] | None) -> str:
-    """A JSON-RPC error object as a user reads it: the agent's message, then the code.
-
-    `{"code": -32603, "message": "Internal error: overloaded"}` reads
-    `Internal error: overloaded (-32603)`; the message is the agent's own text,
-    never a JSON dump of the object (which escapes every non-ASCII character).
-    """
-    if not error:
-        return "no reason given"
-    message = error.get("message")
-    reason = message.strip() if isinstance(message, str) else ""
-    code = error.get("code")
-    numeric = isinstance(code, int) and not isinstance(code, bool)
-    suffix = f" ({code})" if numeric else ""
-    return f"{reason or 'no reason given'}{suffix}"

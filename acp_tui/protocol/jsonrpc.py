@@ -7,6 +7,7 @@ validated later, by method, against the negotiated version's wire models.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias, TypeGuard
 
@@ -15,6 +16,7 @@ __all__ = [
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
+    "MAX_DETAIL_CHARS",
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
     "REQUEST_CANCELLED",
@@ -29,6 +31,7 @@ __all__ = [
     "RequestTimeout",
     "Response",
     "RpcError",
+    "describe_error",
     "error_response",
     "id_key",
     "parse_message",
@@ -70,10 +73,7 @@ class RpcError(Exception):
         return error
 
     def __str__(self) -> str:
-        text = f"{self.message} ({self.code})"
-        if isinstance(self.data, str) and self.data:
-            text += f": {self.data}"
-        return text
+        return describe_error(self.to_object())
 
     def __repr__(self) -> str:
         return f"RpcError({self.code!r}, {self.message!r}, {self.data!r})"
@@ -198,3 +198,44 @@ class RequestTimeout(TimeoutError):
         super().__init__(f"{method} got no response within {timeout:g} s")
         self.method = method
         self.timeout = timeout
+
+
+MAX_DETAIL_CHARS = 600
+"""Longest `data` detail shown after an error's message (a stack trace is cut)."""
+
+
+def describe_error(error: Mapping[str, object] | None) -> str:
+    """A JSON-RPC error object as a user reads it: the agent's words, then the code.
+
+    `{"code": -32603, "message": "Internal error: overloaded"}` reads
+    `Internal error: overloaded (-32603)`; the message is the agent's own text,
+    never a JSON dump of the object (which escapes every non-ASCII character).
+    Agents often put the cause in `data` behind a generic message (codex-acp:
+    `"Internal error"` with `data.message` "exceeded retry limit, last status:
+    429 Too Many Requests"), so a `data` that is a string, or holds a string
+    `message`, follows the message: `Internal error: exceeded retry limit, …
+    (-32603)`, cut at `MAX_DETAIL_CHARS`.
+    """
+    if not error:
+        return "no reason given"
+    message = error.get("message")
+    reason = message.strip() if isinstance(message, str) else ""
+    detail = _detail(error.get("data"))
+    if detail and detail not in reason:
+        reason = f"{reason}: {detail}" if reason else detail
+    code = error.get("code")
+    numeric = isinstance(code, int) and not isinstance(code, bool)
+    suffix = f" ({code})" if numeric else ""
+    return f"{reason or 'no reason given'}{suffix}"
+
+
+def _detail(data: object) -> str:
+    """What an error's `data` says in words: itself, or its `message`; else ""."""
+    if isinstance(data, Mapping):
+        data = data.get("message")
+    if not isinstance(data, str):
+        return ""
+    detail = data.strip()
+    if len(detail) > MAX_DETAIL_CHARS:
+        detail = detail[: MAX_DETAIL_CHARS - 1].rstrip() + "…"
+    return detail
