@@ -324,7 +324,7 @@ class Probe:
             self.edits += 1
             return result
 
-        prompt.edit = counted  # type: ignore[method-assign]
+        prompt.edit = counted  # type: ignore[method-assign,assignment]
         self.prompt = prompt
 
     def type_keys(self) -> None:
