@@ -30,6 +30,7 @@ not padded.
 
 from __future__ import annotations
 
+import bisect
 import io
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
@@ -53,12 +54,14 @@ from acp_tui.render.diff import lexer_spans
 
 __all__ = [
     "Block",
+    "FenceTracker",
     "Line",
     "MarkdownDocument",
     "MarkdownTheme",
     "iter_lines",
     "line_text",
     "render_block",
+    "render_notice",
 ]
 
 Line: TypeAlias = list[Segment]
@@ -109,6 +112,8 @@ class MarkdownTheme:
     table_border: Style = field(default_factory=lambda: Style(dim=True))
     table_header: Style = field(default_factory=lambda: Style(bold=True))
     rule: Style = field(default_factory=lambda: Style(dim=True))
+    notice: Style = field(default_factory=lambda: Style(italic=True, reverse=True))
+    """The line that says what part of a long message is not shown."""
     syntax: Mapping[str, Style] = field(default_factory=dict)
     """Styles by Pygments role (`render.diff.SYNTAX_ROLES`)."""
 
@@ -220,6 +225,135 @@ class MarkdownDocument:
         if last_line is not None:
             self._tail_start += _line_offset(tail, last_line)
         return first_changed
+
+
+def _may_open(start: str) -> bool:
+    """Whether a line beginning so may still turn out to be a fence line."""
+    marks = start.lstrip(" ")
+    if len(start) - len(marks) > 3:
+        return False
+    return not marks or set(marks) in ({"`"}, {"~"})
+
+
+class FenceTracker:
+    """Where code fences open and close in a text fed piece by piece.
+
+    A long message is shown as a head and a tail (`acp_tui.ui.widgets.
+    markdown_view`); a tail that starts inside a code fence must start with that
+    fence's opening line, or the code reads as prose and the closing fence opens
+    a new one. Parsing the dropped text to know that would cost what the window
+    saves, so this scans it for fence lines only: a line of at most three spaces
+    then three or more backticks or tildes opens a fence (its info string may
+    not hold a backtick after backticks), and one of the same character, at
+    least as long and with nothing after it, closes it. Fences inside other
+    blocks (a list item's indented ones) are not told apart, a rare mistake that
+    only changes how a window's first lines look.
+
+    Scanning looks for the markers themselves (`str.find`), so a long text
+    without fences costs a few passes at C speed, and one unbroken line of any
+    length is never copied.
+    """
+
+    MAX_FENCE_LINE: Final = 4096
+    """A fence line is short: a longer line holding a marker is not one."""
+
+    def __init__(self) -> None:
+        self.fed = 0
+        """Characters fed so far."""
+        self.opener: str | None = None
+        """The opening line of the fence open at the end of what was fed."""
+        self._marker = ""
+        self._carry = ""
+        """The unfinished last line, when it may still be a fence line."""
+        self._mid_line = False
+        """The last line is unfinished and cannot be a fence line."""
+        self._changes: list[tuple[int, str | None]] = [(0, None)]
+        """(position, opener): from the line starting at `position`, the fence."""
+
+    def feed(self, text: str) -> None:
+        """Scan the next piece of the text."""
+        if not text:
+            return
+        base = self.fed - len(self._carry)
+        self.fed += len(text)
+        data = self._carry + text if self._carry else text
+        start = 0
+        if self._mid_line:
+            end = data.find("\n")
+            if end < 0:
+                return
+            start = end + 1
+            self._mid_line = False
+        self._carry = ""
+        while True:
+            index = self._next_marker(data, start)
+            if index < 0:
+                break
+            newline = data.rfind("\n", start, index)
+            line_start = start if newline < 0 else newline + 1
+            line_end = data.find("\n", index)
+            if index - line_start > 3 or data[line_start:index].strip(" "):
+                if line_end < 0:  # not a fence line, and it goes on
+                    self._mid_line = True
+                    return
+                start = line_end + 1
+                continue
+            if line_end < 0:  # the line goes on in the next piece
+                if len(data) - line_start <= self.MAX_FENCE_LINE:
+                    self._carry = data[line_start:]
+                else:
+                    self._mid_line = True
+                return
+            if line_end - line_start <= self.MAX_FENCE_LINE:
+                self._fence_line(data[line_start:line_end], base + line_end + 1)
+            start = line_end + 1
+        partial = max(data.rfind("\n", start) + 1, start)
+        if partial == len(data):
+            return
+        if len(data) - partial <= 5 and _may_open(data[partial:]):
+            self._carry = data[partial:]  # a fence's first characters
+        else:
+            self._mid_line = True
+
+    @staticmethod
+    def _next_marker(data: str, start: int) -> int:
+        ticks = data.find("```", start)
+        tildes = data.find("~~~", start)
+        if ticks < 0:
+            return tildes
+        if tildes < 0:
+            return ticks
+        return min(ticks, tildes)
+
+    def _fence_line(self, line: str, after: int) -> None:
+        stripped = line.lstrip(" ")
+        char = stripped[0]
+        count = len(stripped) - len(stripped.lstrip(char))
+        rest = stripped[count:]
+        if self.opener is None:
+            if char == "`" and "`" in rest:
+                return  # not a fence: backticks in a backtick fence's info
+            self.opener = line.rstrip()
+            self._marker = char * count
+        elif (
+            char == self._marker[0] and count >= len(self._marker) and not rest.strip()
+        ):
+            self.opener = None
+            self._marker = ""
+        else:
+            return
+        self._changes.append((after, self.opener))
+
+    def opener_at(self, position: int) -> str | None:
+        """The opening line of the fence open at `position` (a line start)."""
+        index = bisect.bisect_right(self._changes, position, key=lambda c: c[0])
+        return self._changes[index - 1][1] if index else None
+
+    def forget_before(self, position: int) -> None:
+        """Drop what is only needed for positions before `position`."""
+        index = bisect.bisect_right(self._changes, position, key=lambda c: c[0])
+        if index > 1:
+            del self._changes[: index - 1]
 
 
 # --------------------------------------------------------------------- inline
@@ -499,6 +633,11 @@ def render_block(block: Block, width: int, theme: MarkdownTheme) -> list[Line]:
         else Segment.adjust_line_length(line, width, pad=False)
         for line in lines
     ]
+
+
+def render_notice(text: str, width: int, theme: MarkdownTheme) -> list[Line]:
+    """Plain text (never markdown or markup) in the notice style, wrapped to `width`."""
+    return _wrap(Text(text, style=theme.notice, end=""), max(width, 1))
 
 
 def line_text(line: Line) -> str:
