@@ -49,8 +49,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import cProfile
+import itertools
 import json
 import mmap
 import os
@@ -100,6 +102,13 @@ STATE_ENV: Final = "EXHAUSTION_STATE"
 REPORT_GRACE: Final = 20.0
 """Seconds past its deadline a child gets to report before the parent reads its
 shared state and kills it."""
+SAMPLE_ENV: Final = "EXHAUSTION_SAMPLE_GAPS"
+"""With `--sample-gaps`, a thread samples the event loop's stack every
+`SAMPLE_EVERY` while no frame has come for `SAMPLE_AFTER`: the report lists the
+places seen most in long gaps (cProfile slows Python code several times over,
+sampling barely)."""
+SAMPLE_EVERY: Final = 0.01
+SAMPLE_AFTER: Final = 0.1
 PROFILE_ENV: Final = "EXHAUSTION_PROFILE"
 """With `--profile PREFIX`, the child profiles the event loop's thread from the
 prompt to the end (cProfile, in CPU time: on a loaded machine wall-clock times
@@ -257,6 +266,8 @@ class Probe:
         self.f4_at: float | None = None
         self.finished_at: float | None = None
         self.shared: Shared | None = None
+        self.samples: list[tuple[float, str]] = []
+        """(when, stack summary) sampled in long gaps (`--sample-gaps`)."""
         self.stop_typing = threading.Event()
         self.lock = threading.Lock()
         self.reported = False
@@ -314,6 +325,40 @@ class Probe:
                 view = widget.plan_view(plans[-1].plan_id)
                 return view is not None and view.plan is plans[-1]
         return False
+
+    def sample_gaps(self, loop_thread: int) -> None:
+        """Sample the loop's stack while frames are late (until typing stops)."""
+        while not self.stop_typing.wait(SAMPLE_EVERY):
+            last = self.times[-1] if self.times else self.start
+            if time.perf_counter() - last < SAMPLE_AFTER:
+                continue
+            frame = sys._current_frames().get(loop_thread)
+            if frame is None:
+                continue
+            stack = [
+                (
+                    f.f_code.co_filename,
+                    f"{Path(f.f_code.co_filename).name}:{f.f_code.co_name}",
+                )
+                for f, _ in traceback.walk_stack(frame)
+            ]
+            inner = [place for _, place in stack[:3]]
+            ours = [place for file, place in stack if "acp_tui" in file][:2]
+            summary = " < ".join(inner) + " ... " + " < ".join(ours)
+            self.samples.append((time.perf_counter(), summary))
+
+    def sampled(self, times: Sequence[float], end: float) -> list[str]:
+        """The places sampled most in the largest gap, then in all gaps."""
+        if not self.samples:
+            return []
+        points = [self.start, *(t for t in times if self.start < t <= end), end]
+        t0, t1 = max(itertools.pairwise(points), key=lambda pair: pair[1] - pair[0])
+        worst = collections.Counter(w for t, w in self.samples if t0 <= t <= t1)
+        every = collections.Counter(w for _, w in self.samples)
+        return [
+            *(f"largest gap: {n} samples in {w}" for w, n in worst.most_common(5)),
+            *(f"all gaps: {n} samples in {w}" for w, n in every.most_common(5)),
+        ]
 
     def watch_prompt(self, prompt: PromptInput) -> None:
         """Count the prompt's edits (wraps `edit` on the instance)."""
@@ -408,7 +453,11 @@ class Probe:
             0,
             peak_rss(),
             os.getloadavg(),
-            [*notes, *self.errors],
+            [
+                *notes,
+                *self.errors,
+                *self.sampled(times, end),
+            ],
         )
 
 
@@ -494,6 +543,10 @@ async def run(scenario: Scenario, cwd: Path, limit: float) -> None:
         deadline = probe.start + limit
         watchdog.start()
         typist.start()
+        if os.environ.get(SAMPLE_ENV):
+            threading.Thread(
+                target=probe.sample_gaps, args=(threading.get_ident(),), daemon=True
+            ).start()
         if profiler is not None:
             profiler.enable()
         app.runner.prompts.put_nowait((1, "go"))
@@ -565,7 +618,11 @@ def unanswered(
 
 
 def measure(
-    scenario: Scenario, timeout: float, scale: float, profile: Path | None = None
+    scenario: Scenario,
+    timeout: float,
+    scale: float,
+    profile: Path | None = None,
+    sample: bool = False,
 ) -> Result:
     """Run one scenario in a fresh interpreter with its own home; kill leftovers.
 
@@ -595,6 +652,8 @@ def measure(
         }
         if profile is not None:
             env[PROFILE_ENV] = f"{profile}-{scenario.name}.prof"
+        if sample:
+            env[SAMPLE_ENV] = "1"
         process = subprocess.Popen(
             command,
             stdout=subprocess.PIPE,
@@ -739,6 +798,11 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0, help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument(
+        "--sample-gaps",
+        action="store_true",
+        help="sample the event loop's stack during long frame gaps",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         metavar="PREFIX",
@@ -766,7 +830,7 @@ def main() -> None:
     )
     rows = []
     for scenario in chosen:
-        result = measure(scenario, args.timeout, scale, args.profile)
+        result = measure(scenario, args.timeout, scale, args.profile, args.sample_gaps)
         rows.append(print_result(scenario.scaled(scale), result))
         print()
     met = all(r["gap_ok"] and r["echo_ok"] and r["rss_ok"] for r in rows)

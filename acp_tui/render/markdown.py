@@ -125,6 +125,9 @@ class Block:
     key: int
     """Unique per block version: a block re-parsed with new text gets a new key."""
     tokens: tuple[Token, ...]
+    start: int = 0
+    """Where the block's first line starts, counted from the start of everything
+    the document was given (`MarkdownDocument.dropped` included)."""
 
 
 _keys = itertools.count(1)
@@ -139,6 +142,24 @@ def _line_offset(text: str, line: int) -> int:
             return len(text)
         offset = found + 1
     return offset
+
+
+def _line_offsets(text: str, lines: Sequence[int]) -> list[int]:
+    """The index in `text` where each of `lines` (0-based, ascending) starts."""
+    offsets: list[int] = []
+    offset = 0
+    line = 0
+    for wanted in lines:
+        while line < wanted:
+            found = text.find("\n", offset)
+            if found < 0:
+                offset = len(text)
+                line = wanted
+                break
+            offset = found + 1
+            line += 1
+        offsets.append(offset)
+    return offsets
 
 
 def _split_blocks(tokens: Sequence[Token]) -> list[tuple[Token, ...]]:
@@ -181,6 +202,8 @@ class MarkdownDocument:
         self.blocks: list[Block] = []
         self._tail_start = 0
         """Where in the source the last top-level block starts."""
+        self.dropped = 0
+        """Characters dropped from the start (`drop_before`)."""
         self.parses = 0
         """How many times a tail was parsed (tests check appends stay local)."""
         if source:
@@ -191,6 +214,7 @@ class MarkdownDocument:
         self.source = ""
         self.blocks = []
         self._tail_start = 0
+        self.dropped = 0
         self.append(source)
 
     def append(self, fragment: str) -> int:
@@ -213,7 +237,13 @@ class MarkdownDocument:
         # The blocks before the tail are complete; the tail's old block goes.
         kept = self.blocks[:-1] if self.blocks else []
         first_changed = len(kept)
-        self.blocks = kept + [Block(next(_keys), group) for group in groups]
+        lines = [group[0].map[0] if group and group[0].map else 0 for group in groups]
+        origin = self.dropped + self._tail_start
+        starts = [origin + offset for offset in _line_offsets(tail, lines)]
+        self.blocks = kept + [
+            Block(next(_keys), group, start)
+            for group, start in zip(groups, starts, strict=True)
+        ]
         last_line = next(
             (
                 group[0].map[0]
@@ -225,6 +255,30 @@ class MarkdownDocument:
         if last_line is not None:
             self._tail_start += _line_offset(tail, last_line)
         return first_changed
+
+    def drop_before(self, position: int) -> int:
+        """Drop the blocks that start before `position` (in the source), whole.
+
+        The first block starting at or after `position` becomes the first one;
+        the blocks kept are the same objects (their drawn lines stay cached).
+        Nothing is dropped when no block but the first starts there or later
+        (the text is one long block): the caller cuts it another way.
+
+        Returns:
+            How many characters of the source were dropped.
+        """
+        absolute = self.dropped + position
+        index = next(
+            (i for i, block in enumerate(self.blocks) if block.start >= absolute), 0
+        )
+        if index == 0:
+            return 0
+        cut = self.blocks[index].start - self.dropped
+        self.blocks = self.blocks[index:]
+        self.source = self.source[cut:]
+        self._tail_start -= cut
+        self.dropped += cut
+        return cut
 
 
 def _may_open(start: str) -> bool:

@@ -321,7 +321,8 @@ class SessionStore:
         max_terminal_bytes: The most output bytes kept per terminal; older bytes
             are dropped.
         max_message_chars: What one message keeps (see the module docstring):
-            half for its head, half for its tail.
+            half for its head, half for its tail. None: the module's
+            `DEFAULT_MAX_MESSAGE_CHARS`, read when the store is made.
         max_notices: How many notices to keep (the oldest are dropped).
         clock: The time source for `SessionState.ended_at`.
     """
@@ -331,12 +332,14 @@ class SessionStore:
         session_id: str,
         *,
         max_terminal_bytes: int = DEFAULT_MAX_TERMINAL_BYTES,
-        max_message_chars: int = DEFAULT_MAX_MESSAGE_CHARS,
+        max_message_chars: int | None = None,
         max_notices: int = 100,
         clock: Callable[[], float] = time.time,
     ) -> None:
         if max_terminal_bytes < 0:
             raise ValueError("max_terminal_bytes must not be negative")
+        if max_message_chars is None:
+            max_message_chars = DEFAULT_MAX_MESSAGE_CHARS
         if max_message_chars < 0:
             raise ValueError("max_message_chars must not be negative")
         self._max_message_chars = max_message_chars

@@ -22,7 +22,8 @@ Past `HEAD_CHARS + TAIL_CHARS` characters the view draws its first `HEAD_CHARS`
 shown (and, for a message the store cut, how many it keeps: `note_kept`), and
 its last
 `TAIL_CHARS` to `2 * TAIL_CHARS` (the *tail*, which slides forward as text
-arrives, starting at a block boundary or, inside a code fence, with the fence's
+arrives: by whole blocks, whose drawn lines stay cached, or, inside one block
+longer than that, from a line start, and inside a code fence with the fence's
 opening line: `FenceTracker`). The notice is a way in: clicking it, or Enter on
 the focused view, posts `ShowAll` (the message view opens the whole text). So
 whatever arrives, one flush parses and draws at most about `2 * TAIL_CHARS`.
@@ -323,9 +324,13 @@ class MarkdownView(PaintStyle, Widget, can_focus=False):
             if len(held) > 1:
                 held[:] = ["".join(held)]
             return held[0] if held else ""
+        return self.document.source + self.tail_source
+
+    @property
+    def tail_source(self) -> str:
+        """The text given that the tail draws (empty while not windowed)."""
         tail = self.tail_document
-        tail_source = "" if tail is None else tail.source[self._tail_prefix :]
-        return self.document.source + tail_source
+        return "" if tail is None else tail.source[self._tail_prefix :]
 
     @property
     def windowed(self) -> bool:
@@ -447,14 +452,22 @@ class MarkdownView(PaintStyle, Widget, can_focus=False):
         if size + len(text) <= 2 * TAIL_CHARS:
             tail.append(text)
             return
-        # Slide: keep about the last TAIL_CHARS, from a line start.
-        end = self._tail_start + size + len(text)
-        keep_from = end - TAIL_CHARS
-        if keep_from >= self._tail_start + size:
-            kept = text[keep_from - self._tail_start - size :]
+        if len(text) <= TAIL_CHARS:
+            # Slide by whole blocks: the ones kept keep their drawn lines.
+            tail.append(text)
+            cut = tail.drop_before(len(tail.source) - TAIL_CHARS)
+            if cut:
+                self._tail_start += cut - self._tail_prefix
+                self._tail_prefix = 0
+                self._fences.forget_before(self._tail_start)
+                return
+            # One block longer than the tail: cut inside it, at a line start.
+            given = tail.source[self._tail_prefix :]
+            kept = given[len(given) - TAIL_CHARS :]
+            end = self._tail_start + len(given)
         else:
-            skip = self._tail_prefix + keep_from - self._tail_start
-            kept = tail.source[skip:] + text
+            end = self._tail_start + size + len(text)
+            kept = text[len(text) - TAIL_CHARS :]
         newline = kept.find("\n", 0, TAIL_CHARS // 2)
         if newline >= 0:
             kept = kept[newline + 1 :]
