@@ -16,11 +16,12 @@ it is shown (or asked about).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, cast
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.widgets import Static
 
 from acp_tui.store.model import Plan
@@ -30,6 +31,9 @@ __all__ = ["MAX_SHOWN", "PlanPanel"]
 
 MAX_SHOWN: Final = 12
 """The most plans the panel shows (the newest)."""
+
+_DISPLAY: Final = cast(property, DOMNode.display)
+"""Textual's `display` property, which the panel's extends."""
 
 
 class PlanPanel(VerticalScroll):
@@ -92,9 +96,20 @@ class PlanPanel(VerticalScroll):
         self._catch_up()
         return self._views.get(plan_id)
 
-    def on_show(self) -> None:
-        """Shown again: bring the views up to date."""
-        self._catch_up()
+    @property
+    def display(self) -> bool:
+        """Whether the panel is displayed.
+
+        Setting it true brings the views up to date at once: F4 shows the newest
+        plans, not what the panel held when it was hidden.
+        """
+        return bool(_DISPLAY.__get__(self))
+
+    @display.setter
+    def display(self, value: bool | str) -> None:
+        _DISPLAY.__set__(self, value)
+        if self._pending is not None and self.display:
+            self._catch_up()
 
     def _catch_up(self) -> None:
         plans, self._pending = self._pending, None
