@@ -72,11 +72,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from _frames import largest_gap
-from rich.console import RenderableType
 from textual import events
 from textual.document._document import EditResult
 from textual.document._edit import Edit
 from textual.screen import Screen
+from ui import Frames
 
 from acp_tui.paths import HOME_ENV_VAR
 from acp_tui.protocol.transport import AgentCommand
@@ -251,8 +251,10 @@ class Probe:
     def __init__(self, app: AcpTuiApp, scenario: Scenario) -> None:
         self.app = app
         self.scenario = scenario
-        self.times: list[float] = []
-        self.cpu: list[float] = []
+        frames = Frames(app)  # bench/ui.py's: times (and CPU times) frames
+        self.times = frames.times
+        self.cpu = frames.cpu
+        frames.on_frame = self._on_frame
         self.edited: list[tuple[float, int]] = []
         """(frame time, edits) at each frame after the prompt was edited."""
         self.sent: list[float] = []
@@ -271,25 +273,6 @@ class Probe:
         self.stop_typing = threading.Event()
         self.lock = threading.Lock()
         self.reported = False
-        original = app._display
-
-        def display(screen: Screen[object], renderable: RenderableType | None) -> None:
-            original(screen, renderable)
-            if renderable is None or app._batch_count:
-                return
-            now = time.perf_counter()
-            self.times.append(now)
-            self.cpu.append(time.process_time())
-            if self.shared is not None and self.start:
-                self.shared.frame(now - self.start)
-            if self.prompt is not None:
-                edits = self.edits
-                if not self.edited or edits > self.edited[-1][1]:
-                    self.edited.append((now, edits))
-            if self.finished_at is None and self.start and self.finished(screen):
-                self.finished_at = now
-
-        app._display = display  # type: ignore[method-assign]
         self.errors: list[str] = []
         """Exceptions the app met (Textual shows them and exits)."""
         handle = app._handle_exception
@@ -306,6 +289,16 @@ class Probe:
             handle(error)
 
         app._handle_exception = handle_exception  # type: ignore[method-assign]
+
+    def _on_frame(self, now: float) -> None:
+        if self.shared is not None and self.start:
+            self.shared.frame(now - self.start)
+        if self.prompt is not None:
+            edits = self.edits
+            if not self.edited or edits > self.edited[-1][1]:
+                self.edited.append((now, edits))
+        if self.finished_at is None and self.start and self.finished(self.app.screen):
+            self.finished_at = now
 
     def finished(self, screen: Screen[object]) -> bool:
         """Whether this frame shows the end of the flood."""

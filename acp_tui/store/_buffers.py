@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import islice
-from typing import TypeVar, overload
+from typing import AnyStr, TypeVar, overload
 
 __all__ = [
     "ByteLog",
@@ -30,6 +30,49 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+
+
+def _last_of(
+    chunks: list[AnyStr], first: int, end: int, offset: int, count: int
+) -> list[AnyStr]:
+    """The last `count` units of `chunks[first:end]`, oldest first.
+
+    The first chunk is read from `offset`; only the chunks they span are touched.
+    """
+    parts: list[AnyStr] = []
+    index = end - 1
+    while count > 0 and index >= first:
+        chunk = chunks[index]
+        if index == first and offset:
+            chunk = chunk[offset:]
+        if len(chunk) >= count:
+            parts.append(chunk[len(chunk) - count :])
+            count = 0
+        else:
+            parts.append(chunk)
+            count -= len(chunk)
+        index -= 1
+    parts.reverse()
+    return parts
+
+
+def _skip(
+    chunks: list[AnyStr], first: int, offset: int, count: int
+) -> tuple[int, int, int]:
+    """Move the start (`first` chunk, `offset` in it) past `count` units.
+
+    Returns the new `(first, offset)` and how many units the chunks lacked.
+    """
+    while count and first < len(chunks):
+        available = len(chunks[first]) - offset
+        if count >= available:
+            count -= available
+            first += 1
+            offset = 0
+        else:
+            offset += count
+            count = 0
+    return first, offset, count
 
 
 class ContentView(Sequence[_T]):
@@ -154,21 +197,9 @@ class BytesSnapshot:
         tail = self._tail
         if count <= len(tail):
             return tail[len(tail) - count :]
-        parts = [tail]
         needed = count - len(tail)
-        index = self._end - 1
-        while needed > 0 and index >= self._start:
-            chunk = self._chunks[index]
-            if index == self._start and self._offset:
-                chunk = chunk[self._offset :]
-            if len(chunk) >= needed:
-                parts.append(chunk[len(chunk) - needed :])
-                needed = 0
-            else:
-                parts.append(chunk)
-                needed -= len(chunk)
-            index -= 1
-        parts.reverse()
+        parts = _last_of(self._chunks, self._start, self._end, self._offset, needed)
+        parts.append(tail)
         return b"".join(parts)
 
     def value(self) -> bytes:
@@ -297,15 +328,9 @@ class ByteLog:
         chunks = self._chunks
         self.size -= count
         self.dropped += count
-        while count and self._start < len(chunks):
-            available = len(chunks[self._start]) - self._offset
-            if count >= available:
-                count -= available
-                self._start += 1
-                self._offset = 0
-            else:
-                self._offset += count
-                count = 0
+        self._start, self._offset, count = _skip(
+            chunks, self._start, self._offset, count
+        )
         if count:
             del self._tail[:count]
         if self._start > 32 and self._start * 2 > len(chunks):
@@ -396,21 +421,9 @@ class TextSnapshot:
         small = self._small
         if count <= len(small):
             return small[len(small) - count :]
-        parts = [small]
         needed = count - len(small)
-        index = self._end - 1
-        while needed > 0 and index >= self._first:
-            chunk = self._chunks[index]
-            if index == self._first and self._offset:
-                chunk = chunk[self._offset :]
-            if len(chunk) >= needed:
-                parts.append(chunk[len(chunk) - needed :])
-                needed = 0
-            else:
-                parts.append(chunk)
-                needed -= len(chunk)
-            index -= 1
-        parts.reverse()
+        parts = _last_of(self._chunks, self._first, self._end, self._offset, needed)
+        parts.append(small)
         return "".join(parts)
 
     def __eq__(self, other: object) -> bool:
@@ -534,15 +547,9 @@ class TextTail:
     def _drop(self, count: int) -> None:
         self.dropped += count
         chunks = self._chunks
-        while count and self._first < len(chunks):
-            available = len(chunks[self._first]) - self._offset
-            if count >= available:
-                count -= available
-                self._first += 1
-                self._offset = 0
-            else:
-                self._offset += count
-                count = 0
+        self._first, self._offset, count = _skip(
+            chunks, self._first, self._offset, count
+        )
         if count:
             # Into the small appends (only when the chunks are all gone).
             rest = "".join(self._small)[count:]
