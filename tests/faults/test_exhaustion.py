@@ -54,6 +54,20 @@ async def key_is_answered(pilot: object, app: object) -> None:
     await wait_for(pilot, lambda: prompt.text == before + "x", KEY_BOUND)
 
 
+async def go_until_the_turn_ends(pilot: object, app: object, bound: float) -> None:
+    """Send a prompt, wait (bounded) for the turn to end, then check a key."""
+    from textual.pilot import Pilot
+
+    from acp_tui.ui.app import AcpTuiApp
+
+    assert isinstance(pilot, Pilot)
+    assert isinstance(app, AcpTuiApp)
+    await wait_for(pilot, lambda: app.store is not None)
+    await pilot.press(*"go", "enter")
+    await wait_for(pilot, lambda: turn_ended(app), bound)
+    await key_is_answered(pilot, app)
+
+
 def agent_view(app: object) -> MessageView:
     from acp_tui.ui.app import AcpTuiApp
 
@@ -70,10 +84,7 @@ async def test_a_huge_message_is_windowed_and_keys_are_answered(
     size = 3_000_000
     app = fault_app("huge-message", app_cwd, "v2", f"size={size}")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        await pilot.press(*"go", "enter")
-        await wait_for(pilot, lambda: turn_ended(app), 60)
-        await key_is_answered(pilot, app)
+        await go_until_the_turn_ends(pilot, app, 60)
         assert store_agent_text(app) == BEFORE + huge_text(size) + AFTER
         view = agent_view(app)
         markdown = view.query_one(MarkdownView)
@@ -102,10 +113,7 @@ async def test_a_message_over_the_store_cap_is_cut_and_says_so(
     size = 5_000_000
     app = fault_app("huge-message", app_cwd, "v2", f"size={size}")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        await pilot.press(*"go", "enter")
-        await wait_for(pilot, lambda: turn_ended(app), 60)
-        await key_is_answered(pilot, app)
+        await go_until_the_turn_ends(pilot, app, 60)
         store = app.store
         assert store is not None
         (message,) = [m for m in store.messages() if m.role == "agent"]
@@ -131,10 +139,7 @@ async def test_thousands_of_plans_keep_the_panel_small(
     count = 2_000
     app = fault_app("plan-flood", app_cwd, "v2", f"count={count}", "entries=20")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        await pilot.press(*"go", "enter")
-        await wait_for(pilot, lambda: turn_ended(app), 120)
-        await key_is_answered(pilot, app)
+        await go_until_the_turn_ends(pilot, app, 120)
         store = app.store
         assert store is not None
         assert len(store.plans()) == count
