@@ -492,10 +492,13 @@ class TextTail:
         """How many characters are retained."""
         return self.total - self.dropped
 
-    def append(self, text: str) -> None:
-        """Append `text`, then drop the oldest characters beyond the cap."""
-        n = len(text)
-        if not n:
+    def append(self, text: str, start: int = 0) -> None:
+        """Append `text` (from `start`), then drop the oldest characters beyond the cap.
+
+        Only what is kept is copied: the last `cap` characters of a 200 MB text.
+        """
+        n = len(text) - start
+        if n <= 0:
             return
         self._snapshot = None
         self.total += n
@@ -503,12 +506,14 @@ class TextTail:
         if n >= cap:
             # The new text alone fills the cap: it replaces everything.
             self.dropped = self.total - cap
-            self._chunks = [text[n - cap :]] if cap else []
+            self._chunks = [text[len(text) - cap :]] if cap else []
             self._first = 0
             self._offset = 0
             self._small = []
             self._small_len = 0
             return
+        if start:
+            text = text[start:]
         if n > self._small_max // 2:
             self._gather()
             self._chunks.append(text)

@@ -224,13 +224,18 @@ class _MessageState:
                 return
             # The head is full: keep what fits of this block, the rest is past it.
             room = budget - self.cost - (cost - len(text or ""))
+            skip = 0
             if text is not None and room > 0:
-                self.blocks.append({**block, "text": text[:room]})
-                self.text.parts.append(text[:room])
+                head = text[:room]
+                self.blocks.append({**block, "text": head})
+                self.text.parts.append(head)
                 self.head_chars += room
-                text = text[room:]
+                skip = room
             self.cost = budget
             tail = self.tail = TextTail(tail_cap, start=self.head_chars)
+            if text is not None:
+                tail.append(text, skip)
+                return
         if text is not None:
             tail.append(text)
         else:
