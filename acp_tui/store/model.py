@@ -133,7 +133,9 @@ class Message:
         """The content for display: consecutive text blocks joined into one string.
 
         Non-text blocks (image, audio, resource, resource_link, unknown types) stay
-        separate items, in order. A capped message's tail follows its head.
+        separate items, in order. A capped message's tail follows its head; where
+        something was cut between them, a text run says exactly what (an export
+        shows it: `cut_notice`).
         """
         runs: list[str | JSONObject] = []
         texts: list[str] = []
@@ -147,10 +149,28 @@ class Message:
                 texts = []
             runs.append(block)
         if self._tail is not None:
+            notice = self.cut_notice()
+            if notice:
+                if texts:
+                    runs.append("".join(texts))
+                runs.append(notice)
+                texts = []
             texts.append(self._tail.value())
         if texts:
             runs.append("".join(texts))
         return tuple(runs)
+
+    def cut_notice(self) -> str:
+        """What was cut between the head and the tail, in words ("" if nothing)."""
+        if not (self.cut_chars or self.cut_blocks):
+            return ""
+        lost = f"{self.cut_chars:,} characters"
+        if self.cut_blocks:
+            lost += f" and {self.cut_blocks:,} non-text blocks"
+        return (
+            f"[⋯ {lost} of this message are no longer kept here: the app keeps "
+            "the start and the end of a very long message]"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,16 +47,10 @@ def message_pager_text(message: Message) -> str:
     """All the text the store keeps of `message`, the cut (if any) marked."""
     if not message.capped:
         return message.text
-    text = message.head_text
-    if message.cut_chars or message.cut_blocks:
-        lost = f"⋯ {message.cut_chars:,} characters"
-        if message.cut_blocks:
-            lost += f" and {message.cut_blocks:,} non-text blocks"
-        text += (
-            f"\n\n{lost} of this message are no longer kept here: the app keeps "
-            "the start and the end of a very long message.\n\n"
-        )
-    return text + (message.tail or "")
+    notice = message.cut_notice()
+    if notice:
+        notice = f"\n\n{notice}\n\n"
+    return message.head_text + notice + (message.tail or "")
 
 
 class TextPager(ScrollView, can_focus=True):

@@ -14,6 +14,7 @@ import tracemalloc
 
 import pytest
 
+from acp_tui.export import session_markdown
 from acp_tui.store import AppendMessageChunk, SessionStore, UpsertMessage
 from acp_tui.store.journal import op_from_record, op_to_record
 from acp_tui.store.model import Message
@@ -103,7 +104,21 @@ def test_non_text_blocks_past_the_head_are_counted() -> None:
     tail = shown.tail
     assert tail is not None
     assert tail.endswith("end")
-    assert shown.runs()[-1] == shown.text
+    assert shown.runs() == (shown.head_text, shown.cut_notice(), tail)
+    assert "2 non-text blocks" in shown.cut_notice()
+
+
+def test_the_markdown_export_says_what_was_cut() -> None:
+    store = SessionStore("s", max_message_chars=CAP)
+    store.apply(chunk("a" * 20_000 + "b" * 20_000))
+    shown = message(store)
+    exported = session_markdown(store)
+    head, cut, tail = shown.runs()
+    assert cut == (
+        f"[⋯ {shown.cut_chars:,} characters of this message are no longer kept "
+        "here: the app keeps the start and the end of a very long message]"
+    )
+    assert f"{head}\n\n{cut}\n\n{tail}" in exported
 
 
 def test_text_after_gives_what_is_new_or_none_once_cut() -> None:
