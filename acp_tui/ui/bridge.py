@@ -75,7 +75,8 @@ included, so its pause grows with the limit: bench/exhaustion.py's million
 chunks reached 400,000 (mostly Textual strips with their caches, half of them
 dead: strips that cache themselves are cycles) every 15 s or so, and each such
 collection took 0.5-0.9 s of CPU without a frame. At 100,000 they come about
-four times as often, and walk a third as much."""
+four times as often and take 0.25-0.35 s: most of that is walking what is alive,
+so 50,000 made them twice as frequent for nearly the same pause."""
 
 
 class _Collector:
