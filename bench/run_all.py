@@ -1,19 +1,20 @@
 """Run every benchmark and print one table of their headline figures.
 
-Runs bench/protocol.py, bench/store.py, bench/ui.py, bench/terminal.py and
-bench/diff.py one after the other (never side by side: they would share the
-CPUs), each as a subprocess of this interpreter with options chosen to keep
-the whole run under 5 minutes on a slow 2-core machine, and each bounded by a
-timeout. From each output it takes the headline figures and prints them in one
-table: the benchmark, the figure, the measured value, its baseline (the
-reference it is compared to, such as `json.loads` or raw pyte, or else the goal
-itself), the ratio of the two, the goal and whether it is met.
+Runs bench/protocol.py, bench/store.py, bench/ui.py, bench/terminal.py,
+bench/diff.py and bench/exhaustion.py (`--quick`: a tenth of each flood) one
+after the other (never side by side: they would share the CPUs), each as a
+subprocess of this interpreter with options chosen to keep the whole run under
+7 minutes on a slow 2-core machine, and each bounded by a timeout. From each
+output it takes the headline figures and prints them in one table: the
+benchmark, the figure, the measured value, its baseline (the reference it is
+compared to, such as `json.loads` or raw pyte, or else the goal itself), the
+ratio of the two, the goal and whether it is met.
 
-protocol, store and diff write their figures as JSON (`--json FILE`); ui and
-terminal are read from their printed output. A figure that cannot be found is
-shown as "missing" (the run goes on); a benchmark that fails or times out is
-reported under the table, and makes the exit status 1. Goals not met do not:
-these are figures, not tests.
+protocol, store, diff and exhaustion write their figures as JSON (`--json
+FILE`); ui and terminal are read from their printed output. A figure that
+cannot be found is shown as "missing" (the run goes on); a benchmark that fails
+or times out is reported under the table, and makes the exit status 1. Goals
+not met do not: these are figures, not tests.
 
 Under the table, the share of the machine's CPU time the host took (steal, from
 `/proc/stat`) while each benchmark ran. On a shared virtual machine it can be a
@@ -475,6 +476,44 @@ def parse_diff(text: str, data: JSONObject | None) -> list[Figure]:
     return rows
 
 
+def parse_exhaustion(text: str, data: JSONObject | None) -> list[Figure]:
+    """bench/exhaustion.py's figures (`--json`): per flood, the largest frame gap,
+    the worst key echo and the peak RSS, each with the bench's verdict."""
+    scenarios = data.get("scenarios") if data is not None else None
+    if not isinstance(scenarios, list) or not scenarios:
+        return [
+            Figure("exhaustion", f"floods: {name}", None, unit, limit, "goal")
+            for name, unit, limit in (
+                ("largest frame gap", "ms", 250.0),
+                ("key echo, worst", "ms", 250.0),
+                ("peak RSS", "MB", 1000.0),
+            )
+        ]
+    rows: list[Figure] = []
+    for row in scenarios:
+        if not isinstance(row, Mapping):
+            continue
+        label = str(row.get("label") or row.get("scenario") or "flood")
+        for name, key, ok, unit, limit in (
+            ("largest frame gap", "max_gap_ms", "gap_ok", "ms", 250.0),
+            ("key echo, worst", "echo_max_ms", "echo_ok", "ms", 250.0),
+            ("peak RSS", "rss_peak_mb", "rss_ok", "MB", 1000.0),
+        ):
+            rows.append(
+                Figure(
+                    "exhaustion",
+                    f"{label}: {name}",
+                    get(row, key),
+                    unit,
+                    limit,
+                    "goal",
+                    (Goal("<=", limit),),
+                    verdict=get_bool(row, ok),
+                )
+            )
+    return rows
+
+
 # --- running ---------------------------------------------------------------------
 
 Parser = Callable[[str, JSONObject | None], list[Figure]]
@@ -495,7 +534,9 @@ class Bench:
 # Runtimes on the 2-core development machine, quiet / shared with a test run:
 # protocol 6-10 s, store 2-4 s, ui 45-90 s (each figure from one fresh process;
 # `--repeat 2` doubles it, which a busy machine cannot fit in 5 minutes),
-# terminal 30-60 s (its goals judged on the median of 5 runs), diff 10-13 s.
+# terminal 30-60 s (its goals judged on the median of 5 runs), diff 10-13 s,
+# exhaustion 1-2 min quick (each flood a fresh app; the full-size floods, run
+# as `bench/exhaustion.py` alone, take several minutes).
 BENCHES: Final = (
     Bench("protocol", BENCH_DIR / "protocol.py", (), 60, parse_protocol, json=True),
     Bench("store", BENCH_DIR / "store.py", (), 60, parse_store, json=True),
@@ -504,6 +545,14 @@ BENCHES: Final = (
         "terminal", BENCH_DIR / "terminal.py", ("--repeat", "5"), 150, parse_terminal
     ),
     Bench("diff", BENCH_DIR / "diff.py", (), 60, parse_diff, json=True),
+    Bench(
+        "exhaustion",
+        BENCH_DIR / "exhaustion.py",
+        ("--quick",),
+        600,
+        parse_exhaustion,
+        json=True,
+    ),
 )
 
 

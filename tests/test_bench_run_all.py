@@ -27,6 +27,32 @@ finally:
 
 # --- captured outputs -----------------------------------------------------------
 
+EXHAUSTION_JSON: dict[str, Any] = {
+    "scenarios": [
+        {
+            "scenario": "message-200MB",
+            "label": "message 200 MB",
+            "max_gap_ms": 2335.0,
+            "echo_max_ms": 2421.0,
+            "rss_peak_mb": 874.0,
+            "gap_ok": False,
+            "echo_ok": False,
+            "rss_ok": True,
+        },
+        {
+            "scenario": "chunks-1M",
+            "label": "chunks 1,000,000",
+            "max_gap_ms": 240.0,
+            "echo_max_ms": 248.0,
+            "rss_peak_mb": 116.0,
+            "gap_ok": True,
+            "echo_ok": True,
+            "rss_ok": True,
+        },
+    ],
+    "met": False,
+}
+
 UI_OUTPUT = """\
 acp-tui UI bench, ACP v2, headless 120x40, 
 best of 1 run(s) per figure, each in a fresh process
@@ -373,8 +399,27 @@ def test_diff_from_json_in_milliseconds_with_the_bench_verdicts() -> None:
     )
 
 
+def test_exhaustion_from_json_per_flood_with_the_bench_verdicts() -> None:
+    figures = by_name(run_all.parse_exhaustion("", EXHAUSTION_JSON))
+
+    gap = figures["message 200 MB: largest frame gap"]
+    assert (gap.value, gap.unit, gap.baseline, gap.met) == (2335.0, "ms", 250, False)
+    echo = figures["chunks 1,000,000: key echo, worst"]
+    assert (echo.value, echo.met) == (248.0, True)
+    rss = figures["message 200 MB: peak RSS"]
+    assert (rss.value, rss.unit, rss.met) == (874.0, "MB", True)
+    assert rss.goal_text == "≤ 1,000 MB"
+    assert len(figures) == 6
+
+
 @pytest.mark.parametrize(
-    "parse", [run_all.parse_protocol, run_all.parse_store, run_all.parse_diff]
+    "parse",
+    [
+        run_all.parse_protocol,
+        run_all.parse_store,
+        run_all.parse_diff,
+        run_all.parse_exhaustion,
+    ],
 )
 def test_json_bench_without_json_shows_missing(parse: run_all.Parser) -> None:
     figures = parse("", None)
@@ -538,7 +583,7 @@ def test_select_by_name_in_bench_order() -> None:
 
 def test_every_bench_script_exists_and_the_json_ones_take_the_option() -> None:
     names = [bench.name for bench in run_all.BENCHES]
-    assert names == ["protocol", "store", "ui", "terminal", "diff"]
+    assert names == ["protocol", "store", "ui", "terminal", "diff", "exhaustion"]
     for bench in run_all.BENCHES:
         source = bench.script.read_text("utf-8")
         assert ('"--json"' in source) == bench.json, bench.name

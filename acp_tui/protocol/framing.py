@@ -10,7 +10,8 @@ Invariants:
   one bad line from an agent is reported and the connection keeps going.
 * Reading is linear in the line length: bytes accumulate in one `bytearray` and the
   newline search resumes where the previous one stopped, so a 64 MiB line of base64
-  terminal output costs one pass, not one pass per chunk.
+  terminal output costs one pass, not one pass per chunk. A line is copied out of
+  the buffer once, and a long one leaves a fresh buffer behind (its memory freed).
 """
 
 from __future__ import annotations
@@ -95,8 +96,7 @@ class LineReader:
                     del self._buffer[: newline + 1]
                     self._scanned = 0
                     return OversizedLine(size=size, limit=self._max)
-                line = bytes(self._buffer[:newline])
-                del self._buffer[: newline + 1]
+                line = self._take(newline)
                 self._scanned = 0
                 return line
             self._scanned = len(self._buffer)
@@ -112,6 +112,23 @@ class LineReader:
                 self._eof = True
                 continue
             self._buffer += chunk
+
+    def _take(self, newline: int) -> bytes:
+        """The line ending at `newline`, taken out of the buffer with one copy.
+
+        A long line (at least `_READ_SIZE`, most of the buffer) leaves a new
+        buffer behind: the old one's memory, the size of the line, is freed now,
+        not kept for the small lines after it (a 200 MB line held 400 MB more
+        than it needs while it was decoded and handled).
+        """
+        buffer = self._buffer
+        with memoryview(buffer) as view:
+            line = bytes(view[:newline])
+            if newline >= _READ_SIZE and newline * 2 >= len(buffer):
+                self._buffer = bytearray(view[newline + 1 :])
+                return line
+        del buffer[: newline + 1]
+        return line
 
     def _at_eof(self) -> bytes | OversizedLine:
         if self._discarding:
@@ -200,4 +217,22 @@ def printable(text: str, keep: str = "") -> str:
     """
     if text.isprintable():
         return text
-    return "".join([_made_printable(ch, keep) for ch in text])
+    if len(text) <= _PIECE:
+        return "".join([_made_printable(ch, keep) for ch in text])
+    # Long text (a message of megabytes, with line breaks to keep): only the
+    # pieces holding something to escape are rebuilt character by character.
+    pieces = []
+    for start in range(0, len(text), _PIECE):
+        piece = text[start : start + _PIECE]
+        clean = piece
+        for ch in keep:
+            clean = clean.replace(ch, "")
+        if clean.isprintable():
+            pieces.append(piece)
+        else:
+            pieces.append("".join([_made_printable(ch, keep) for ch in piece]))
+    return "".join(pieces)
+
+
+_PIECE: Final = 4096
+"""`printable` checks a long text in pieces of this many characters."""

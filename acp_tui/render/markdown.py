@@ -33,6 +33,7 @@ not padded.
 
 from __future__ import annotations
 
+import bisect
 import io
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
@@ -56,12 +57,14 @@ from acp_tui.render.diff import lexer_spans
 
 __all__ = [
     "Block",
+    "FenceTracker",
     "Line",
     "MarkdownDocument",
     "MarkdownTheme",
     "iter_lines",
     "line_text",
     "render_block",
+    "render_notice",
 ]
 
 Line: TypeAlias = list[Segment]
@@ -112,6 +115,8 @@ class MarkdownTheme:
     table_border: Style = field(default_factory=lambda: Style(dim=True))
     table_header: Style = field(default_factory=lambda: Style(bold=True))
     rule: Style = field(default_factory=lambda: Style(dim=True))
+    notice: Style = field(default_factory=lambda: Style(italic=True, reverse=True))
+    """The line that says what part of a long message is not shown."""
     syntax: Mapping[str, Style] = field(default_factory=dict)
     """Styles by Pygments role (`render.diff.SYNTAX_ROLES`)."""
 
@@ -123,6 +128,9 @@ class Block:
     key: int
     """Unique per block version: a block re-parsed with new text gets a new key."""
     tokens: tuple[Token, ...]
+    start: int = 0
+    """Where the block's first line starts, counted from the start of everything
+    the document was given (`MarkdownDocument.dropped` included)."""
 
 
 _keys = itertools.count(1)
@@ -137,6 +145,24 @@ def _line_offset(text: str, line: int) -> int:
             return len(text)
         offset = found + 1
     return offset
+
+
+def _line_offsets(text: str, lines: Sequence[int]) -> list[int]:
+    """The index in `text` where each of `lines` (0-based, ascending) starts."""
+    offsets: list[int] = []
+    offset = 0
+    line = 0
+    for wanted in lines:
+        while line < wanted:
+            found = text.find("\n", offset)
+            if found < 0:
+                offset = len(text)
+                line = wanted
+                break
+            offset = found + 1
+            line += 1
+        offsets.append(offset)
+    return offsets
 
 
 def _split_blocks(tokens: Sequence[Token]) -> list[tuple[Token, ...]]:
@@ -186,6 +212,8 @@ class MarkdownDocument:
         self.blocks: list[Block] = []
         self._tail_start = 0
         """Where in the source the last top-level block starts."""
+        self.dropped = 0
+        """Characters dropped from the start (`drop_before`)."""
         self.parses = 0
         """How many times a tail was parsed (tests check appends stay local)."""
         if source:
@@ -196,6 +224,7 @@ class MarkdownDocument:
         self.source = ""
         self.blocks = []
         self._tail_start = 0
+        self.dropped = 0
         self.append(source)
 
     def append(self, fragment: str) -> int:
@@ -218,7 +247,13 @@ class MarkdownDocument:
         # The blocks before the tail are complete; the tail's old block goes.
         kept = self.blocks[:-1] if self.blocks else []
         first_changed = len(kept)
-        self.blocks = kept + [Block(next(_keys), group) for group in groups]
+        lines = [group[0].map[0] if group and group[0].map else 0 for group in groups]
+        origin = self.dropped + self._tail_start
+        starts = [origin + offset for offset in _line_offsets(tail, lines)]
+        self.blocks = kept + [
+            Block(next(_keys), group, start)
+            for group, start in zip(groups, starts, strict=True)
+        ]
         last_line = next(
             (
                 group[0].map[0]
@@ -230,6 +265,159 @@ class MarkdownDocument:
         if last_line is not None:
             self._tail_start += _line_offset(tail, last_line)
         return first_changed
+
+    def drop_before(self, position: int) -> int:
+        """Drop the blocks that start before `position` (in the source), whole.
+
+        The first block starting at or after `position` becomes the first one;
+        the blocks kept are the same objects (their drawn lines stay cached).
+        Nothing is dropped when no block but the first starts there or later
+        (the text is one long block): the caller cuts it another way.
+
+        Returns:
+            How many characters of the source were dropped.
+        """
+        absolute = self.dropped + position
+        index = next(
+            (i for i, block in enumerate(self.blocks) if block.start >= absolute), 0
+        )
+        if index == 0:
+            return 0
+        cut = self.blocks[index].start - self.dropped
+        self.blocks = self.blocks[index:]
+        self.source = self.source[cut:]
+        self._tail_start -= cut
+        self.dropped += cut
+        return cut
+
+
+def _may_open(start: str) -> bool:
+    """Whether a line beginning so may still turn out to be a fence line."""
+    marks = start.lstrip(" ")
+    if len(start) - len(marks) > 3:
+        return False
+    return not marks or set(marks) in ({"`"}, {"~"})
+
+
+class FenceTracker:
+    """Where code fences open and close in a text fed piece by piece.
+
+    A long message is shown as a head and a tail (`acp_tui.ui.widgets.
+    markdown_view`); a tail that starts inside a code fence must start with that
+    fence's opening line, or the code reads as prose and the closing fence opens
+    a new one. Parsing the dropped text to know that would cost what the window
+    saves, so this scans it for fence lines only: a line of at most three spaces
+    then three or more backticks or tildes opens a fence (its info string may
+    not hold a backtick after backticks), and one of the same character, at
+    least as long and with nothing after it, closes it. Fences inside other
+    blocks (a list item's indented ones) are not told apart, a rare mistake that
+    only changes how a window's first lines look.
+
+    Scanning looks for the markers themselves (`str.find`), so a long text
+    without fences costs a few passes at C speed, and one unbroken line of any
+    length is never copied.
+    """
+
+    MAX_FENCE_LINE: Final = 4096
+    """A fence line is short: a longer line holding a marker is not one."""
+
+    def __init__(self) -> None:
+        self.fed = 0
+        """Characters fed so far."""
+        self.opener: str | None = None
+        """The opening line of the fence open at the end of what was fed."""
+        self._marker = ""
+        self._carry = ""
+        """The unfinished last line, when it may still be a fence line."""
+        self._mid_line = False
+        """The last line is unfinished and cannot be a fence line."""
+        self._changes: list[tuple[int, str | None]] = [(0, None)]
+        """(position, opener): from the line starting at `position`, the fence."""
+
+    def feed(self, text: str) -> None:
+        """Scan the next piece of the text."""
+        if not text:
+            return
+        base = self.fed - len(self._carry)
+        self.fed += len(text)
+        data = self._carry + text if self._carry else text
+        start = 0
+        if self._mid_line:
+            end = data.find("\n")
+            if end < 0:
+                return
+            start = end + 1
+            self._mid_line = False
+        self._carry = ""
+        while True:
+            index = self._next_marker(data, start)
+            if index < 0:
+                break
+            newline = data.rfind("\n", start, index)
+            line_start = start if newline < 0 else newline + 1
+            line_end = data.find("\n", index)
+            if index - line_start > 3 or data[line_start:index].strip(" "):
+                if line_end < 0:  # not a fence line, and it goes on
+                    self._mid_line = True
+                    return
+                start = line_end + 1
+                continue
+            if line_end < 0:  # the line goes on in the next piece
+                if len(data) - line_start <= self.MAX_FENCE_LINE:
+                    self._carry = data[line_start:]
+                else:
+                    self._mid_line = True
+                return
+            if line_end - line_start <= self.MAX_FENCE_LINE:
+                self._fence_line(data[line_start:line_end], base + line_end + 1)
+            start = line_end + 1
+        partial = max(data.rfind("\n", start) + 1, start)
+        if partial == len(data):
+            return
+        if len(data) - partial <= 5 and _may_open(data[partial:]):
+            self._carry = data[partial:]  # a fence's first characters
+        else:
+            self._mid_line = True
+
+    @staticmethod
+    def _next_marker(data: str, start: int) -> int:
+        ticks = data.find("```", start)
+        tildes = data.find("~~~", start)
+        if ticks < 0:
+            return tildes
+        if tildes < 0:
+            return ticks
+        return min(ticks, tildes)
+
+    def _fence_line(self, line: str, after: int) -> None:
+        stripped = line.lstrip(" ")
+        char = stripped[0]
+        count = len(stripped) - len(stripped.lstrip(char))
+        rest = stripped[count:]
+        if self.opener is None:
+            if char == "`" and "`" in rest:
+                return  # not a fence: backticks in a backtick fence's info
+            self.opener = line.rstrip()
+            self._marker = char * count
+        elif (
+            char == self._marker[0] and count >= len(self._marker) and not rest.strip()
+        ):
+            self.opener = None
+            self._marker = ""
+        else:
+            return
+        self._changes.append((after, self.opener))
+
+    def opener_at(self, position: int) -> str | None:
+        """The opening line of the fence open at `position` (a line start)."""
+        index = bisect.bisect_right(self._changes, position, key=lambda c: c[0])
+        return self._changes[index - 1][1] if index else None
+
+    def forget_before(self, position: int) -> None:
+        """Drop what is only needed for positions before `position`."""
+        index = bisect.bisect_right(self._changes, position, key=lambda c: c[0])
+        if index > 1:
+            del self._changes[: index - 1]
 
 
 # --------------------------------------------------------------------- inline
@@ -509,6 +697,11 @@ def render_block(block: Block, width: int, theme: MarkdownTheme) -> list[Line]:
         else Segment.adjust_line_length(line, width, pad=False)
         for line in lines
     ]
+
+
+def render_notice(text: str, width: int, theme: MarkdownTheme) -> list[Line]:
+    """Plain text (never markdown or markup) in the notice style, wrapped to `width`."""
+    return _wrap(Text(text, style=theme.notice, end=""), max(width, 1))
 
 
 def line_text(line: Line) -> str:

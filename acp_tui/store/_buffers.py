@@ -9,17 +9,70 @@ Invariants (what makes the views cheap *and* immutable):
   immutable snapshot of a prefix: later appends fall beyond its length, and later
   replacements build another list.
 * Appends are O(1) amortized: nothing copies the content per append.
+* The capped logs (`ByteLog`, `TextTail`) drop their oldest content by moving a
+  start index into their list (and compacting into a *new* list now and then),
+  so their snapshots, like the views, stay valid and immutable.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import islice
-from typing import TypeVar, overload
+from typing import AnyStr, TypeVar, overload
 
-__all__ = ["ByteLog", "BytesSnapshot", "ContentView", "TextLog"]
+__all__ = [
+    "ByteLog",
+    "BytesSnapshot",
+    "ContentView",
+    "TextLog",
+    "TextSnapshot",
+    "TextTail",
+]
 
 _T = TypeVar("_T")
+
+
+def _last_of(
+    chunks: list[AnyStr], first: int, end: int, offset: int, count: int
+) -> list[AnyStr]:
+    """The last `count` units of `chunks[first:end]`, oldest first.
+
+    The first chunk is read from `offset`; only the chunks they span are touched.
+    """
+    parts: list[AnyStr] = []
+    index = end - 1
+    while count > 0 and index >= first:
+        chunk = chunks[index]
+        if index == first and offset:
+            chunk = chunk[offset:]
+        if len(chunk) >= count:
+            parts.append(chunk[len(chunk) - count :])
+            count = 0
+        else:
+            parts.append(chunk)
+            count -= len(chunk)
+        index -= 1
+    parts.reverse()
+    return parts
+
+
+def _skip(
+    chunks: list[AnyStr], first: int, offset: int, count: int
+) -> tuple[int, int, int]:
+    """Move the start (`first` chunk, `offset` in it) past `count` units.
+
+    Returns the new `(first, offset)` and how many units the chunks lacked.
+    """
+    while count and first < len(chunks):
+        available = len(chunks[first]) - offset
+        if count >= available:
+            count -= available
+            first += 1
+            offset = 0
+        else:
+            offset += count
+            count = 0
+    return first, offset, count
 
 
 class ContentView(Sequence[_T]):
@@ -144,21 +197,9 @@ class BytesSnapshot:
         tail = self._tail
         if count <= len(tail):
             return tail[len(tail) - count :]
-        parts = [tail]
         needed = count - len(tail)
-        index = self._end - 1
-        while needed > 0 and index >= self._start:
-            chunk = self._chunks[index]
-            if index == self._start and self._offset:
-                chunk = chunk[self._offset :]
-            if len(chunk) >= needed:
-                parts.append(chunk[len(chunk) - needed :])
-                needed = 0
-            else:
-                parts.append(chunk)
-                needed -= len(chunk)
-            index -= 1
-        parts.reverse()
+        parts = _last_of(self._chunks, self._start, self._end, self._offset, needed)
+        parts.append(tail)
         return b"".join(parts)
 
     def value(self) -> bytes:
@@ -287,15 +328,9 @@ class ByteLog:
         chunks = self._chunks
         self.size -= count
         self.dropped += count
-        while count and self._start < len(chunks):
-            available = len(chunks[self._start]) - self._offset
-            if count >= available:
-                count -= available
-                self._start += 1
-                self._offset = 0
-            else:
-                self._offset += count
-                count = 0
+        self._start, self._offset, count = _skip(
+            chunks, self._start, self._offset, count
+        )
         if count:
             del self._tail[:count]
         if self._start > 32 and self._start * 2 > len(chunks):
@@ -314,3 +349,219 @@ class ByteLog:
             if first is None or not _is_continuation(first):
                 return
             self._drop(1)
+
+
+_SMALL_MAX = 16 * 1024
+"""Small text appends gather in a list; at this many characters they are joined
+into one chunk (a tail of many tiny chunks keeps few strings)."""
+
+
+class TextSnapshot:
+    """An immutable view of a `TextTail` at one moment.
+
+    `start` is the absolute position (in characters of the whole text, head
+    included) of the first character the tail was ever given; `total` how many
+    it was given; `dropped` how many of those the cap dropped (the oldest). The
+    text is joined on first use and cached.
+    """
+
+    __slots__ = (
+        "_chunks",
+        "_end",
+        "_first",
+        "_offset",
+        "_small",
+        "_value",
+        "dropped",
+        "size",
+        "start",
+        "total",
+    )
+
+    def __init__(
+        self,
+        chunks: list[str],
+        first: int,
+        end: int,
+        offset: int,
+        small: str,
+        *,
+        start: int,
+        total: int,
+        dropped: int,
+    ) -> None:
+        self._chunks = chunks
+        self._first = first
+        self._end = end
+        self._offset = offset
+        self._small = small
+        self._value: str | None = None
+        self.start = start
+        self.total = total
+        self.dropped = dropped
+        self.size = total - dropped
+        """How many characters are retained."""
+
+    def value(self) -> str:
+        """Return the retained text."""
+        if self._value is None:
+            parts = self._chunks[self._first : self._end]
+            if parts and self._offset:
+                parts[0] = parts[0][self._offset :]
+            parts.append(self._small)
+            self._value = "".join(parts)
+        return self._value
+
+    def last(self, count: int) -> str:
+        """The last `count` retained characters, joining only the chunks they span."""
+        if count <= 0:
+            return ""
+        if self._value is not None:
+            return self._value[-count:]
+        small = self._small
+        if count <= len(small):
+            return small[len(small) - count :]
+        needed = count - len(small)
+        parts = _last_of(self._chunks, self._first, self._end, self._offset, needed)
+        parts.append(small)
+        return "".join(parts)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TextSnapshot):
+            return NotImplemented
+        return (
+            self.start == other.start
+            and self.total == other.total
+            and self.dropped == other.dropped
+            and self.value() == other.value()
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.start, self.total, self.dropped))
+
+    def __repr__(self) -> str:
+        return (
+            f"TextSnapshot(start={self.start}, total={self.total}, "
+            f"dropped={self.dropped}, size={self.size})"
+        )
+
+
+class TextTail:
+    """The last `cap` characters of a text that goes on growing.
+
+    The text after a capped message's head (see `SessionStore`): appends are
+    O(1) amortized, like `ByteLog`'s, and the oldest characters beyond `cap` are
+    dropped (`dropped` counts them). `start` is where in the whole text the
+    tail begins (the head's length), so positions are comparable with it.
+    """
+
+    __slots__ = (
+        "_chunks",
+        "_first",
+        "_offset",
+        "_small",
+        "_small_len",
+        "_small_max",
+        "_snapshot",
+        "cap",
+        "dropped",
+        "start",
+        "total",
+    )
+
+    def __init__(self, cap: int, start: int = 0) -> None:
+        if cap < 0:
+            raise ValueError("the text cap must not be negative")
+        self.cap = cap
+        self.start = start
+        self.total = 0
+        """Characters appended so far (retained or dropped)."""
+        self.dropped = 0
+        self._chunks: list[str] = []
+        self._first = 0
+        self._offset = 0
+        self._small: list[str] = []
+        self._small_len = 0
+        self._small_max = min(_SMALL_MAX, max(cap // 4, 64))
+        """Small appends are joined into a chunk past this size: well under the
+        cap, so dropping the oldest text finds it in the chunks."""
+        self._snapshot: TextSnapshot | None = None
+
+    @property
+    def size(self) -> int:
+        """How many characters are retained."""
+        return self.total - self.dropped
+
+    def append(self, text: str, start: int = 0) -> None:
+        """Append `text` (from `start`), then drop the oldest characters beyond the cap.
+
+        Only what is kept is copied: the last `cap` characters of a 200 MB text.
+        """
+        n = len(text) - start
+        if n <= 0:
+            return
+        self._snapshot = None
+        self.total += n
+        cap = self.cap
+        if n >= cap:
+            # The new text alone fills the cap: it replaces everything.
+            self.dropped = self.total - cap
+            self._chunks = [text[len(text) - cap :]] if cap else []
+            self._first = 0
+            self._offset = 0
+            self._small = []
+            self._small_len = 0
+            return
+        if start:
+            text = text[start:]
+        if n > self._small_max // 2:
+            self._gather()
+            self._chunks.append(text)
+        else:
+            self._small.append(text)
+            self._small_len += n
+            if self._small_len > self._small_max:
+                self._gather()
+        excess = self.size - cap
+        if excess > 0:
+            self._drop(excess)
+
+    def snapshot(self) -> TextSnapshot:
+        """Return an immutable view of the retained text (cached until a change)."""
+        snap = self._snapshot
+        if snap is None:
+            snap = TextSnapshot(
+                self._chunks,
+                self._first,
+                len(self._chunks),
+                self._offset,
+                "".join(self._small),
+                start=self.start,
+                total=self.total,
+                dropped=self.dropped,
+            )
+            self._snapshot = snap
+        return snap
+
+    def _gather(self) -> None:
+        if self._small:
+            self._chunks.append("".join(self._small))
+            self._small = []
+            self._small_len = 0
+
+    def _drop(self, count: int) -> None:
+        self.dropped += count
+        chunks = self._chunks
+        self._first, self._offset, count = _skip(
+            chunks, self._first, self._offset, count
+        )
+        if count:
+            # Into the small appends (only when the chunks are all gone).
+            rest = "".join(self._small)[count:]
+            self._small = [rest] if rest else []
+            self._small_len = len(rest)
+        if self._first > 4 and self._first * 2 > len(chunks):
+            # Compact into a new list (snapshots of the old one stay valid): the
+            # dropped chunks hold at most about the retained text.
+            self._chunks = chunks[self._first :]
+            self._first = 0

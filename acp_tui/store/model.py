@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from acp_tui.store._buffers import EMPTY_BYTES, BytesSnapshot, TextLog
+from acp_tui.store._buffers import EMPTY_BYTES, BytesSnapshot, TextLog, TextSnapshot
 from acp_tui.store.ops import MessageOrigin, MessageRole
 from acp_tui.store.values import JSONObject, JSONValue
 
@@ -55,12 +55,18 @@ def block_text(block: JSONObject) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """A user, agent or thought message."""
+    """A user, agent or thought message.
+
+    A message longer than the store keeps is *capped* (`capped`): `content` holds
+    its first blocks (its head), `tail` the last characters of the text after
+    them, and `cut_chars` / `cut_blocks` count what is missing in between.
+    """
 
     message_id: str
     role: MessageRole
     content: Sequence[JSONObject]
-    """The content blocks in order, as received (one per chunk)."""
+    """The content blocks in order, as received (one per chunk); for a capped
+    message, its head (the last block possibly cut short)."""
     meta: JSONObject | None = None
     """The message's `_meta` (never a chunk's)."""
     revision: int = field(default=0, compare=False)
@@ -79,18 +85,70 @@ class Message:
         """
         return self.role == "user" and self.origin == "agent"
 
+    cut_chars: int = 0
+    """Characters of text dropped between the head and the tail."""
+    cut_blocks: int = 0
+    """Non-text blocks dropped past the head."""
+    _tail: TextSnapshot | None = field(default=None, repr=False)
+
     @property
-    def text(self) -> str:
-        """All text blocks joined (cached and extended incrementally)."""
+    def capped(self) -> bool:
+        """Whether the message outgrew its head (text past it is in `tail`)."""
+        return self._tail is not None
+
+    @property
+    def head_text(self) -> str:
+        """The text of the head's blocks (all the text of a message not capped)."""
         if self._text is not None:
             return self._text.text(self._text_len)
         return "".join(t for b in self.content if (t := block_text(b)) is not None)
+
+    @property
+    def tail(self) -> str | None:
+        """The text kept past the head (None: not capped)."""
+        return None if self._tail is None else self._tail.value()
+
+    @property
+    def text(self) -> str:
+        """All text kept: the head's, then the tail's (`cut_chars` missing between).
+
+        Cached and extended incrementally while the message is not capped; a
+        capped message joins its head and tail on each call.
+        """
+        if self._tail is None:
+            return self.head_text
+        return self.head_text + self._tail.value()
+
+    @property
+    def text_size(self) -> int:
+        """How many characters of text the message was given, cut ones included."""
+        if self._tail is None:
+            return len(self.head_text)
+        return self._tail.start + self._tail.total
+
+    def text_after(self, position: int) -> str | None:
+        """The text given after the first `position` characters (see `text_size`).
+
+        None if some of it was cut: the caller must start again from `text`. Only
+        the characters asked for are joined, so following a capped message as it
+        grows costs what is new.
+        """
+        tail = self._tail
+        if tail is None:
+            return self.head_text[position:]
+        if position < tail.start:  # from inside the head
+            return None if tail.dropped else self.text[position:]
+        if position < tail.start + tail.dropped:
+            return None
+        return tail.last(tail.start + tail.total - position)
 
     def runs(self) -> tuple[str | JSONObject, ...]:
         """The content for display: consecutive text blocks joined into one string.
 
         Non-text blocks (image, audio, resource, resource_link, unknown types) stay
-        separate items, in order.
+        separate items, in order. A capped message's tail follows its head; where
+        something was cut between them, a text run says exactly what (an export
+        shows it: `cut_notice`).
         """
         runs: list[str | JSONObject] = []
         texts: list[str] = []
@@ -103,9 +161,29 @@ class Message:
                 runs.append("".join(texts))
                 texts = []
             runs.append(block)
+        if self._tail is not None:
+            notice = self.cut_notice()
+            if notice:
+                if texts:
+                    runs.append("".join(texts))
+                runs.append(notice)
+                texts = []
+            texts.append(self._tail.value())
         if texts:
             runs.append("".join(texts))
         return tuple(runs)
+
+    def cut_notice(self) -> str:
+        """What was cut between the head and the tail, in words ("" if nothing)."""
+        if not (self.cut_chars or self.cut_blocks):
+            return ""
+        lost = f"{self.cut_chars:,} characters"
+        if self.cut_blocks:
+            lost += f" and {self.cut_blocks:,} non-text blocks"
+        return (
+            f"[⋯ {lost} of this message are no longer kept here: the app keeps "
+            "the start and the end of a very long message]"
+        )
 
 
 @dataclass(frozen=True, slots=True)

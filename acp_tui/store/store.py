@@ -20,6 +20,17 @@ Invariants:
 * **Terminal output is capped** at `max_terminal_bytes` per terminal (default
   32 MiB): beyond it the oldest bytes are dropped (and a few more so the retained
   bytes start on a UTF-8 boundary); `Terminal.dropped_bytes` counts them.
+* **A message is capped** at `max_message_chars` (default 16 Mi characters), so
+  one entity cannot exhaust memory, whatever an agent streams (bench/exhaustion.py:
+  a 200 MB chunk, a million tiny ones). Its *head* keeps content blocks as
+  received while their cost (characters, plus `BLOCK_COST` per block for the
+  objects around them) fits half the cap; the block that does not fit is kept
+  cut to the room left (a new dict: the one exception to keeping wire objects by
+  reference). Past the head, text goes to a *tail* that keeps the last half-cap
+  characters (older ones dropped), and non-text blocks are dropped.
+  `Message.cut_chars` and `Message.cut_blocks` count what was dropped, so the UI
+  can say exactly what is missing; the transcript journal still writes every op
+  as received.
 * **Terminals are independent of tool calls.** A `terminal` content item only
   refers to a terminal id; whichever arrives first creates the terminal's state.
   `terminal_ids_for_tool_call` and `tool_call_ids_for_terminal` link them.
@@ -46,11 +57,11 @@ import base64
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeAlias
 
-from acp_tui.store._buffers import ByteLog, ContentView, TextLog
+from acp_tui.store._buffers import ByteLog, ContentView, TextLog, TextTail
 from acp_tui.store.changes import Change, ChangeAction
 from acp_tui.store.model import (
     FINAL_TOOL_STATUSES,
@@ -91,7 +102,14 @@ from acp_tui.store.ops import (
 )
 from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, plain_json
 
-__all__ = ["DEFAULT_MAX_TERMINAL_BYTES", "Listener", "SessionStore", "TimelineKind"]
+__all__ = [
+    "BLOCK_COST",
+    "DEFAULT_MAX_MESSAGE_CHARS",
+    "DEFAULT_MAX_TERMINAL_BYTES",
+    "Listener",
+    "SessionStore",
+    "TimelineKind",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -100,6 +118,16 @@ MAX_TERMINAL_ERRORS: Final = 5
 
 DEFAULT_MAX_TERMINAL_BYTES: Final = 32 * 2**20
 """Default cap on the output bytes kept per terminal (32 MiB)."""
+
+DEFAULT_MAX_MESSAGE_CHARS: Final = 16 * 2**20
+"""Default cap on what one message keeps: half for its head (blocks as received,
+`BLOCK_COST` each beside their text), half for its tail (text only)."""
+
+BLOCK_COST: Final = 300
+"""What a content block costs beside its characters, counted against a message's
+head: about the bytes of the Python objects around a chunk's text (its dict, its
+type string, the string's header, two list slots). A million one-word chunks
+would otherwise hold some 300 MB for 8 MB of text."""
 
 TimelineKind: TypeAlias = Literal[
     "message", "tool_call", "plan", "terminal", "permission", "unknown_update"
@@ -135,15 +163,30 @@ def _patched_meta(
 _plain = plain_json
 
 
+def _block_cost(block: JSONObject) -> int:
+    """What keeping `block` costs against a message's head (see `BLOCK_COST`)."""
+    cost = BLOCK_COST
+    for value in block.values():
+        if isinstance(value, str):
+            cost += len(value)
+        elif isinstance(value, Mapping):  # an embedded resource's text or blob
+            cost += sum(len(v) for v in value.values() if isinstance(v, str))
+    return cost
+
+
 class _MessageState:
     __slots__ = (
         "blocks",
+        "cost",
+        "cut_blocks",
+        "head_chars",
         "message_id",
         "meta",
         "origin",
         "revision",
         "role",
         "snap",
+        "tail",
         "text",
     )
 
@@ -156,6 +199,55 @@ class _MessageState:
         self.meta: JSONObject | None = None
         self.revision = 0
         self.snap: Message | None = None
+        self.cost = 0
+        """What the head's blocks cost (see `BLOCK_COST`)."""
+        self.head_chars = 0
+        """Characters of text in the head."""
+        self.tail: TextTail | None = None
+        """Past the head: the text kept (None while the head has room)."""
+        self.cut_blocks = 0
+        """Non-text blocks dropped past the head."""
+
+    def reset(self) -> None:
+        """Forget the content (it is about to be replaced)."""
+        self.blocks = []
+        self.text = TextLog()
+        self.cost = 0
+        self.head_chars = 0
+        self.tail = None
+        self.cut_blocks = 0
+
+    def add(self, block: JSONObject, budget: int, tail_cap: int) -> None:
+        """Append one block: to the head while it fits `budget`, else past it."""
+        text = block_text(block)
+        tail = self.tail
+        if tail is None:
+            cost = _block_cost(block)
+            if self.cost + cost <= budget:
+                self.blocks.append(block)
+                self.cost += cost
+                if text is not None:
+                    self.text.parts.append(text)
+                    self.head_chars += len(text)
+                return
+            # The head is full: keep what fits of this block, the rest is past it.
+            room = budget - self.cost - (cost - len(text or ""))
+            skip = 0
+            if text is not None and room > 0:
+                head = text[:room]
+                self.blocks.append({**block, "text": head})
+                self.text.parts.append(head)
+                self.head_chars += room
+                skip = room
+            self.cost = budget
+            tail = self.tail = TextTail(tail_cap, start=self.head_chars)
+            if text is not None:
+                tail.append(text, skip)
+                return
+        if text is not None:
+            tail.append(text)
+        else:
+            self.cut_blocks += 1
 
 
 class _ToolCallState:
@@ -241,6 +333,9 @@ class SessionStore:
         session_id: The ACP session id.
         max_terminal_bytes: The most output bytes kept per terminal; older bytes
             are dropped.
+        max_message_chars: What one message keeps (see the module docstring):
+            half for its head, half for its tail. None: the module's
+            `DEFAULT_MAX_MESSAGE_CHARS`, read when the store is made.
         max_notices: How many notices to keep (the oldest are dropped).
         clock: The time source for `SessionState.ended_at`.
     """
@@ -250,11 +345,19 @@ class SessionStore:
         session_id: str,
         *,
         max_terminal_bytes: int = DEFAULT_MAX_TERMINAL_BYTES,
+        max_message_chars: int | None = None,
         max_notices: int = 100,
         clock: Callable[[], float] = time.time,
     ) -> None:
         if max_terminal_bytes < 0:
             raise ValueError("max_terminal_bytes must not be negative")
+        if max_message_chars is None:
+            max_message_chars = DEFAULT_MAX_MESSAGE_CHARS
+        if max_message_chars < 0:
+            raise ValueError("max_message_chars must not be negative")
+        self._max_message_chars = max_message_chars
+        self._head_budget = max_message_chars - max_message_chars // 2
+        self._tail_cap = max_message_chars // 2
         self._session_id = session_id
         self._max_terminal_bytes = max_terminal_bytes
         self._clock = clock
@@ -412,11 +515,10 @@ class SessionStore:
             action = "added"
         content = op.content
         if content is not UNSET:
-            blocks = list(content) if content else []
-            state.blocks = blocks
-            state.text = TextLog(
-                [t for b in blocks if (t := block_text(b)) is not None]
-            )
+            state.reset()
+            budget, tail_cap = self._head_budget, self._tail_cap
+            for block in content or ():
+                state.add(block, budget, tail_cap)
             if action != "added":
                 action = "replaced"
         state.meta = _patched_meta(state.meta, op.meta, op.meta_merge)
@@ -432,11 +534,7 @@ class SessionStore:
         if state is None:
             state = self._new_message(message_id, op.role)
             action = "added"
-        state.blocks.append(block)
-        if block.get("type") == "text":
-            text = block.get("text")
-            if isinstance(text, str):
-                state.text.parts.append(text)
+        state.add(block, self._head_budget, self._tail_cap)
         self._revision += 1
         state.revision = self._revision
         state.snap = None
@@ -757,6 +855,11 @@ class SessionStore:
         """The most output bytes kept per terminal."""
         return self._max_terminal_bytes
 
+    @property
+    def max_message_chars(self) -> int:
+        """What one message keeps (half head, half tail; see the module docstring)."""
+        return self._max_message_chars
+
     def message(self, message_id: str) -> Message | None:
         """Return a message, or `None` if unknown."""
         state = self._messages.get(message_id)
@@ -779,6 +882,9 @@ class SessionStore:
                 state.text,
                 len(state.text.parts),
                 state.origin,
+                cut_chars=0 if state.tail is None else state.tail.dropped,
+                cut_blocks=state.cut_blocks,
+                _tail=None if state.tail is None else state.tail.snapshot(),
             )
             state.snap = snap
         return snap
@@ -976,6 +1082,16 @@ class SessionStore:
             "role": message.role,
             "content": _plain(message.content),
         }
+        tail = message.tail
+        if tail is not None:
+            # Past the head only text is kept: one text block, and what was cut.
+            content = out["content"]
+            assert isinstance(content, list)
+            content.append({"type": "text", "text": tail})
+            out["truncated"] = {
+                "cutChars": message.cut_chars,
+                "cutBlocks": message.cut_blocks,
+            }
         if message.meta is not None:
             out["_meta"] = _plain(message.meta)
         if message.from_agent:

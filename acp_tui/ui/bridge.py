@@ -66,9 +66,17 @@ handed back to the collector (`collect_when_idle`)."""
 IDLE_COLLECT_GROWTH: Final = 20_000
 """Objects tenured since the last idle collection that make one worthwhile."""
 
-TENURED_LIMIT: Final = 400_000
+TENURED_LIMIT: Final = 100_000
 """Objects tenured since the last idle collection that force one even while the
-session streams (a long pause, but memory stays bounded when it never idles)."""
+session streams, so memory stays bounded when it never idles.
+
+That collection walks every object, the frozen start-up heap (about 100,000)
+included, so its pause grows with the limit: bench/exhaustion.py's million
+chunks reached 400,000 (mostly Textual strips with their caches, half of them
+dead: strips that cache themselves are cycles) every 15 s or so, and each such
+collection took 0.5-0.9 s of CPU without a frame. At 100,000 they come about
+four times as often and take 0.25-0.35 s: most of that is walking what is alive,
+so 50,000 made them twice as frequent for nearly the same pause."""
 
 
 class _Collector:
@@ -86,6 +94,10 @@ class _Collector:
         passes `TENURED_LIMIT`, and then replaces it."""
         self.over_limit = False
         """More than `TENURED_LIMIT` objects were tenured: collect soon."""
+        self.collecting = False
+        """`collect` runs: the callback leaves the full collection it makes alone
+        (it would list every object of the heap, the frozen start-up heap
+        included, doubling the pause)."""
         self._threshold: tuple[int, int, int] | None = None
 
     def tune(self) -> None:
@@ -112,6 +124,8 @@ class _Collector:
         gc.collect()
 
     def _after_collection(self, phase: str, info: dict[str, int]) -> None:
+        if self.collecting:
+            return  # `collect` freezes what survives and counts afresh itself
         if phase == "stop" and info.get("generation") == 2:
             # Everything still tracked just survived a full collection: it is
             # alive. Tenure it, so the next full collection walks only what was
@@ -125,8 +139,12 @@ class _Collector:
                 self.over_limit = self.tenured > TENURED_LIMIT
 
     def collect(self) -> None:
-        gc.unfreeze()
-        gc.collect()
+        self.collecting = True
+        try:
+            gc.unfreeze()
+            gc.collect()
+        finally:
+            self.collecting = False
         gc.freeze()
         self.baseline = gc.get_freeze_count()
         self.tenured = 0

@@ -38,6 +38,18 @@ Faults during a turn, after `BEFORE`:
   hang-prompt    no `BEFORE`, no reply, no update: it stops reading and sleeps
                  (as a wedged agent does: end of input does not wake it)
 
+Resource exhaustion (the agent writes as fast as the pipe takes it; bench/exhaustion.py
+runs these at full size):
+  huge-message   one agent_message_chunk of `size=N` bytes (default
+                 `HUGE_MESSAGE_BYTES`, 5 MB): `huge_text(N)`, words on one line
+                 (no line break at all) ending in `HUGE_TAIL`
+  plan-flood     `count=N` plan updates (default `PLAN_FLOOD_COUNT`, 10,000) of
+                 `entries=E` entries each (default 20, about 80 characters each):
+                 `flood_plan(i, E)`; with `ids=K`, plan ids cycle through K
+                 (default: each update a new plan). v1 has one plan (`plan`).
+  tiny-flood     `count=N` message chunks `flood_chunk(i)` (default
+                 `TINY_FLOOD_COUNT`, 1,000,000), not paced
+
 Faults before any turn:
   exit-init      at `initialize`: writes "fault-agent: cannot start: no model
                  configured" to stderr and exits 5
@@ -81,6 +93,14 @@ FLOOD_RATE: Final = 10_000
 FLOOD_BATCH: Final = 50
 """Chunks written at once (one `write`); the pause between batches keeps the rate."""
 
+HUGE_MESSAGE_BYTES: Final = 5_000_000
+HUGE_TAIL: Final = " huge-message-end"
+PLAN_FLOOD_COUNT: Final = 10_000
+PLAN_FLOOD_ENTRIES: Final = 20
+TINY_FLOOD_COUNT: Final = 1_000_000
+TINY_FLOOD_BATCH: Final = 2_000
+"""Tiny-flood chunks written at once (one `write`)."""
+
 STDERR_FLOOD_BYTES: Final = 16 * 1024 * 1024
 HUGE_LINE_BYTES: Final = 64 * 1024 * 1024
 
@@ -105,6 +125,42 @@ HUGE_WORD: Final = "W" * 200_000
 def flood_chunk(index: int) -> str:
     """The text of flood chunk `index` (a paragraph ends every 100 chunks)."""
     return f"w{index}" + ("\n\n" if index % 100 == 99 else " ")
+
+
+_WORDS: Final = (
+    "the agent reads every file in the repository and writes a very long answer "
+)
+
+
+def huge_text(size: int) -> str:
+    """`size` characters of words on one line (no line break), ending `HUGE_TAIL`."""
+    body = size - len(HUGE_TAIL)
+    repeats = body // len(_WORDS) + 1
+    return (_WORDS * repeats)[:body] + HUGE_TAIL
+
+
+def flood_plan(index: int, entries: int, plan_id: str) -> dict[str, Any]:
+    """Plan update `index` (a v2 `items` plan) with `entries` entries."""
+    done = index % (entries + 1)  # the plan progresses from update to update
+
+    def status(step: int) -> str:
+        if step < done:
+            return "completed"
+        return "in_progress" if step == done else "pending"
+
+    return {
+        "type": "items",
+        "planId": plan_id,
+        "entries": [
+            {
+                "content": f"Step {step} of plan update {index}: refactor the module "
+                f"and run its tests again ({step}/{entries})",
+                "priority": ("high", "medium", "low")[step % 3],
+                "status": status(step),
+            }
+            for step in range(entries)
+        ],
+    }
 
 
 class Agent:
@@ -337,6 +393,43 @@ class Agent:
         message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
         return json.dumps(message).encode() + b"\n"
 
+    def huge_message(self) -> None:
+        size = int(self.options.get("size", HUGE_MESSAGE_BYTES))
+        self.write_raw(self.chunk_line(huge_text(size)))
+
+    def plan_flood(self) -> None:
+        count = int(self.options.get("count", PLAN_FLOOD_COUNT))
+        entries = int(self.options.get("entries", PLAN_FLOOD_ENTRIES))
+        ids = int(self.options.get("ids", count))
+        lines: list[bytes] = []
+        for index in range(count):
+            plan = flood_plan(index, entries, f"plan-{index % max(ids, 1)}")
+            if self.version == 2:
+                update = {"sessionUpdate": "plan_update", "plan": plan}
+            else:
+                update = {"sessionUpdate": "plan", "entries": plan["entries"]}
+            params = {"sessionId": "f1", "update": update}
+            message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
+            lines.append(json.dumps(message).encode() + b"\n")
+            if len(lines) >= 100:
+                self.write_raw(b"".join(lines))
+                lines.clear()
+        self.write_raw(b"".join(lines))
+
+    def tiny_flood(self) -> None:
+        count = int(self.options.get("count", TINY_FLOOD_COUNT))
+        # Every line is the same but for its text: cut once, joined per chunk
+        # (json.dumps per chunk would make this agent slower than the client).
+        head, tail = self.chunk_line("\x00").split(b"\\u0000")
+        for first in range(0, count, TINY_FLOOD_BATCH):
+            last = min(first + TINY_FLOOD_BATCH, count)
+            self.write_raw(
+                b"".join(
+                    head + flood_chunk(index).replace("\n", "\\n").encode() + tail
+                    for index in range(first, last)
+                )
+            )
+
     def stderr_flood(self) -> None:
         def pour() -> None:
             err = sys.stderr.buffer
@@ -428,6 +521,9 @@ FAULTS: Final[dict[str, Callable[[Agent], str | None]]] = {
     "stderr-flood": Agent.stderr_flood,
     "exit-mid-turn": Agent.exit_mid_turn,
     "close-stdout": Agent.close_stdout,
+    "huge-message": Agent.huge_message,
+    "plan-flood": Agent.plan_flood,
+    "tiny-flood": Agent.tiny_flood,
 }
 """The faults committed during a turn, after `BEFORE`."""
 

@@ -13,6 +13,14 @@ as long as the last cost (parsing the tail, and drawing its lines for the frame:
 `MIN_FLUSH_INTERVAL` between starts): rendering takes at most about half the time
 whatever the paragraph's length, so N chunks cost O(N).
 
+**Long messages.** The markdown draws a long text as a window (its head, a
+notice, its tail: see `markdown_view`); user and thought text is cut the same way
+(`HEAD_CHARS` and `TAIL_CHARS`). A message the store capped (`Message.capped`) is
+followed by position (`Message.text_after`), so each batch costs what is new,
+never a join of what the store keeps. The notice, a click on a cut user or
+thought message, or Enter on it, opens `MessagePager`: all the text the store
+keeps, and what it no longer does.
+
 Thoughts are collapsed by default. Agent text is never markup: the markdown is
 drawn from plain strings, and control characters are stripped first.
 
@@ -30,13 +38,21 @@ import time
 from typing import ClassVar, Final
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from acp_tui.protocol.framing import printable
 from acp_tui.store.model import Message
-from acp_tui.ui.widgets.markdown_view import MarkdownView
+from acp_tui.ui.screens.pager import MessagePager
+from acp_tui.ui.widgets.markdown_view import (
+    HEAD_CHARS,
+    TAIL_CHARS,
+    MarkdownView,
+    cut_notice,
+)
 
 __all__ = ["FROM_AGENT_LABEL", "MessageView"]
 
@@ -46,6 +62,34 @@ FROM_AGENT_LABEL: Final = "⚠ from the agent, not typed by you"
 
 def _safe(text: str) -> str:
     return printable(text, keep="\n\t")
+
+
+def _window(message: Message) -> tuple[str, int, str]:
+    """A long message's first and last characters, and how many are between."""
+    size = message.text_size
+    head = message.head_text[:HEAD_CHARS]
+    tail = message.text_after(max(size - TAIL_CHARS, len(head)))
+    if tail is None:  # the store keeps less than TAIL_CHARS past the cut
+        tail = (message.tail or "")[-TAIL_CHARS:]
+    return head, size - len(head) - len(tail), tail
+
+
+def _is_long(message: Message) -> bool:
+    return message.capped or message.text_size > HEAD_CHARS + TAIL_CHARS
+
+
+def _plain_text(message: Message) -> str:
+    """User or thought text to show: all of it, or a long one's window."""
+    if not _is_long(message):
+        return message.text
+    head, hidden, tail = _window(message)
+    notice = cut_notice(
+        hidden,
+        kept=message.text_size - message.cut_chars,
+        total=message.text_size,
+        action="click the message or press Enter on it to see it all",
+    )
+    return f"{head}\n\n{notice}\n\n{tail}"
 
 
 class MessageView(Widget):
@@ -77,6 +121,10 @@ class MessageView(Widget):
     }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "show_all", "Show all", show=False),
+    ]
+
     FLUSH_SPACING: ClassVar[float] = 1.0
     """The pause after a flush, in multiples of what the flush took."""
     MIN_FLUSH_INTERVAL: ClassVar[float] = 1 / 20
@@ -88,7 +136,7 @@ class MessageView(Widget):
         super().__init__(classes=self._style_classes(message))
         self.message = message
         self.role = message.role
-        self._rendered = message.text
+        self._rendered = "" if message.capped else message.text
         self._pending: list[str] = []
         self._flushing = False
         """A flush is scheduled or under way (it reschedules itself)."""
@@ -99,14 +147,27 @@ class MessageView(Widget):
         self.flushes = 0
         """How many appends were made to the markdown (for tests and benchmarks)."""
         self._markdown: MarkdownView | None = None
+        self._position = message.text_size
+        """Characters of the message's text handed to the markdown (or pending)."""
+        self._capped = False
+        """The message is capped: followed by position (see the module)."""
+        if self.role != "agent":
+            self._rendered = _plain_text(message)
+            self.can_focus = _is_long(message)
 
     def compose(self) -> ComposeResult:
         """Build the child widgets."""
-        text = _safe(self.message.text)
         if self.role == "agent":
-            self._markdown = MarkdownView(text)
+            self._markdown = MarkdownView()
+            if self.message.capped:
+                self._capped = True
+                self._rebase(self.message)
+            else:
+                self._markdown.append(_safe(self.message.text))
             yield self._markdown
-        elif self.role == "thought":
+            return
+        text = _safe(self._rendered)
+        if self.role == "thought":
             with Collapsible(title="Thought", collapsed=True):
                 yield Static(Text(text), classes="body")
         else:
@@ -141,12 +202,19 @@ class MessageView(Widget):
             self.set_class(message.from_agent, "-from-agent")
             self.set_class(not message.from_agent, f"-{message.role}")
         self.message = message
-        text = message.text
-        if text == self._rendered:
-            return
         if self.role != "agent":
-            self._rendered = text
-            self.query_one(".body", Static).update(Text(_safe(text)))
+            shown = _plain_text(message)
+            if shown != self._rendered:
+                self._rendered = shown
+                self.can_focus = _is_long(message)
+                self.query_one(".body", Static).update(Text(_safe(shown)))
+            return
+        if message.capped or self._capped:
+            self._update_capped(message, replaced)
+            return
+        text = message.text
+        self._position = len(text)
+        if text == self._rendered:
             return
         if replaced or not text.startswith(self._rendered):
             self._rendered = text
@@ -157,6 +225,58 @@ class MessageView(Widget):
         self._pending.append(text[len(self._rendered) :])
         self._rendered = text
         self._schedule_flush()
+
+    def _update_capped(self, message: Message, replaced: bool) -> None:
+        """Follow a capped message by position: hand over only what is new."""
+        self._capped = True
+        fresh = None if replaced else message.text_after(self._position)
+        if fresh is None:  # replaced, or more than the store keeps came at once
+            self._pending.clear()
+            self._rebase(message)
+            return
+        self._position = message.text_size
+        if self._markdown is not None:
+            self._markdown.note_kept(
+                message.text_size - message.cut_chars, self._position
+            )
+        if fresh:
+            self._pending.append(fresh)
+            self._schedule_flush()
+
+    def _rebase(self, message: Message) -> None:
+        """Show a capped message from scratch: its head, a gap, its tail."""
+        markdown = self._markdown
+        if markdown is None:
+            return
+        head, hidden, tail = _window(message)
+        markdown.update(_safe(head))
+        markdown.note_gap(hidden)
+        markdown.append(_safe(tail))
+        markdown.note_kept(message.text_size - message.cut_chars, message.text_size)
+        self._position = message.text_size
+
+    @property
+    def truncated(self) -> bool:
+        """Whether some of the text is not drawn here (the pager shows it all)."""
+        if self._markdown is not None:
+            return self._markdown.windowed
+        return _is_long(self.message)
+
+    def action_show_all(self) -> None:
+        """Open the whole message in a pager (a truncated one only)."""
+        if self.truncated:
+            self.app.push_screen(MessagePager(self.message))
+
+    def on_markdown_view_show_all(self, event: MarkdownView.ShowAll) -> None:
+        """The notice of the agent's text was clicked (or Enter pressed)."""
+        event.stop()
+        self.action_show_all()
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a cut user or thought message opens it whole."""
+        if self._markdown is None and self.truncated:
+            event.stop()
+            self.action_show_all()
 
     def _schedule_flush(self) -> None:
         if self._flushing or not self._pending:

@@ -3,22 +3,42 @@
 A plan is replaced as a whole on every update, so the view re-renders it whole,
 but only when the snapshot changed. Entry text is agent data: plain `Content`,
 made printable, never markup.
+
+Bounded, whatever the agent sends (bench/exhaustion.py floods 10,000 plans):
+
+* at most `MAX_ENTRIES` entries are drawn, then a line counts the others, and an
+  entry's or a title's text is cut at `MAX_TEXT_CHARS` (with `…`);
+* a view draws at most `BURST` updates at once, then one per `REDRAW_INTERVAL`:
+  a plan updated hundreds of times a second shows its newest state a fifth of a
+  second late at most, instead of laying the screen out on every frame;
+* an update that keeps the lines' lengths (statuses changing, as plans progress)
+  repaints without a layout.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping, Sequence
 from typing import Final
 
 from textual.content import Content
+from textual.timer import Timer
 from textual.widgets import Static
 
 from acp_tui.protocol.framing import printable
 from acp_tui.store.model import Plan
 from acp_tui.store.values import JSONObject
 
-__all__ = ["MARKS", "STATUS_TOKENS", "PlanView", "plan_content", "plan_text"]
+__all__ = [
+    "MARKS",
+    "MAX_ENTRIES",
+    "MAX_TEXT_CHARS",
+    "STATUS_TOKENS",
+    "PlanView",
+    "plan_content",
+    "plan_text",
+]
 
 MARKS: Final = {"pending": "○", "in_progress": "◐", "completed": "●"}
 """The icon per entry status (unknown statuses get `?`)."""
@@ -33,9 +53,24 @@ STATUS_TOKENS: Final = {
 MAX_RAW_CHARS: Final = 400
 """A plan of an unknown type is shown as one line of JSON cut to this length."""
 
+MAX_ENTRIES: Final = 100
+"""Entries drawn per plan; a line counts the rest."""
+
+MAX_TEXT_CHARS: Final = 500
+"""An entry's (or a title's) text is cut to this many characters."""
+
+BURST: Final = 4
+"""Updates a view draws at once before it spaces them out."""
+
+REDRAW_INTERVAL: Final = 0.2
+"""Seconds between two draws of a view updated faster than `BURST` at once."""
+
 
 def _one_line(text: object) -> str:
-    return printable(str(text))
+    text = str(text)
+    if len(text) > MAX_TEXT_CHARS:
+        text = text[: MAX_TEXT_CHARS - 1] + "…"
+    return printable(text)
 
 
 def _title(plan: Plan) -> str | None:
@@ -84,7 +119,7 @@ def plan_content(plan: Plan, *, show_id: bool = False) -> Content:
     if entries:
         heading.append((f"  {done}/{len(entries)}", "dim"))
     parts = heading
-    for entry in entries:
+    for entry in entries[:MAX_ENTRIES]:
         status = str(entry.get("status"))
         token = STATUS_TOKENS.get(status, "tool-pending")
         parts += ["\n", (MARKS.get(status, "?"), f"${token}"), " "]
@@ -95,6 +130,9 @@ def plan_content(plan: Plan, *, show_id: bool = False) -> Content:
             parts.append((f" · {priority}", "dim italic"))
     if not entries:
         parts += ["\n", ("(no entries)", "dim")]
+    elif len(entries) > MAX_ENTRIES:
+        more = len(entries) - MAX_ENTRIES
+        parts += ["\n", (f"… {more:,} more entries", "dim italic")]
     return Content.assemble(*parts)
 
 
@@ -119,10 +157,19 @@ class PlanView(Static):
     def __init__(
         self, plan: Plan, *, show_id: bool = False, classes: str | None = None
     ) -> None:
-        super().__init__(plan_content(plan, show_id=show_id), classes=classes)
+        content = plan_content(plan, show_id=show_id)
+        super().__init__(content, classes=classes)
         self.plan = plan
+        """The newest snapshot given (drawn, or about to be)."""
         self.show_id = show_id
         """Whether an untitled plan is named by its id."""
+        self._widths = _line_widths(content)
+        self._drawn = plan
+        self._tokens = float(BURST)
+        self._refilled = time.monotonic()
+        self._timer: Timer | None = None
+        self.draws = 0
+        """How many times an update was drawn (tests and benchmarks)."""
 
     @property
     def plan_id(self) -> str:
@@ -136,8 +183,45 @@ class PlanView(Static):
         return content.plain if isinstance(content, Content) else str(content)
 
     def update_plan(self, plan: Plan) -> None:
-        """Show a newer snapshot (nothing happens if it is the one shown)."""
+        """Show a newer snapshot (nothing happens if it is the one shown).
+
+        Drawn now, or, while updates come faster than `BURST` at once, within
+        `REDRAW_INTERVAL` (the newest one then).
+        """
         if plan is self.plan:
             return
         self.plan = plan
-        self.update(plan_content(plan, show_id=self.show_id))
+        if self._timer is not None:
+            return  # a draw is due: it takes the newest snapshot
+        now = time.monotonic()
+        refill = (now - self._refilled) / REDRAW_INTERVAL
+        self._tokens = min(float(BURST), self._tokens + refill)
+        self._refilled = now
+        if self._tokens >= 1 or not self.is_mounted:
+            self._tokens -= 1
+            self._draw()
+        else:
+            wait = (1 - self._tokens) * REDRAW_INTERVAL
+            self._timer = self.set_timer(wait, self._draw_later, name="plan-redraw")
+
+    def _draw_later(self) -> None:
+        self._timer = None
+        self._tokens = 0.0
+        self._refilled = time.monotonic()
+        self._draw()
+
+    def _draw(self) -> None:
+        plan = self.plan
+        if plan is self._drawn:
+            return
+        self._drawn = plan
+        content = plan_content(plan, show_id=self.show_id)
+        widths = _line_widths(content)
+        self.update(content, layout=widths != self._widths)
+        self._widths = widths
+        self.draws += 1
+
+
+def _line_widths(content: Content) -> list[int]:
+    """The length of each line: the same, the same height at any width."""
+    return [len(line) for line in content.plain.split("\n")]

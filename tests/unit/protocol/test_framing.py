@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 
 import anyio
 import pytest
@@ -80,6 +81,36 @@ async def test_long_line_in_many_chunks_is_read_in_linear_passes() -> None:
     assert len(line) == len(chunk) * count
     # The search resumes where it stopped: no rescan of earlier bytes.
     assert reader._scanned == 0
+
+
+async def test_a_long_line_is_taken_out_with_one_copy() -> None:
+    """Reading a line holds, beside what was read, one copy of the line at most:
+    no second one on the way (for a 200 MB message line, 200 MB more at once),
+    and the buffer keeps only the bytes after the line."""
+    size = 8 * 2**20
+    stream = ChunkStream([b"a" * size + b"\nnext", b" line\n"])
+    reader = LineReader(stream)  # type: ignore[arg-type]
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        line = await reader.receive()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert isinstance(line, bytes)
+    assert len(line) == size
+    assert peak - before < 2.5 * size
+    assert reader._buffer == b"next"
+    assert await reader.receive() == b"next line"
+
+
+def test_printable_in_pieces_equals_character_by_character() -> None:
+    """A long text is checked in pieces: the result is the same, escapes
+    straddling or filling pieces included."""
+    text = ("line\t one\n" * 1000 + "\x1b[31m\u200d\u00a0\u202e") * 5
+    expected = "".join(printable(ch, keep="\n\t") for ch in text)
+    assert printable(text, keep="\n\t") == expected
+    assert printable(text) == "".join(printable(ch) for ch in text)
 
 
 @given(

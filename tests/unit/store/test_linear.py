@@ -29,6 +29,8 @@ from tests.unit.store.helpers import item, text
 
 LONG = 200_000
 WINDOW = 200
+UNCAPPED = 2**40
+"""A message cap no test reaches (the cap has tests of its own)."""
 
 
 def _count_profile_events(run: Callable[[], object]) -> int:
@@ -56,7 +58,7 @@ def _apply_all(store: SessionStore, ops: list[Op]) -> Callable[[], None]:
 
 
 def test_appending_200k_chunks_to_one_message_completes() -> None:
-    store = SessionStore("s")
+    store = SessionStore("s", max_message_chars=UNCAPPED)
     for n in range(LONG):
         store.apply(AppendMessageChunk("m", "agent", text(f"{n} ")))
     message = store.message("m")
@@ -66,17 +68,26 @@ def test_appending_200k_chunks_to_one_message_completes() -> None:
     assert message.text.endswith(f" {LONG - 1} ")
 
 
-def test_message_chunk_work_does_not_grow() -> None:
-    def window(prefill: int) -> int:
-        store = SessionStore("s")
-        for n in range(prefill):
-            store.apply(AppendMessageChunk("m", "agent", text(str(n))))
-        ops: list[Op] = [
-            AppendMessageChunk("m", "agent", text("x")) for _ in range(WINDOW)
-        ]
-        return _count_profile_events(_apply_all(store, ops))
+def _message_window(prefill: int, cap: int) -> int:
+    store = SessionStore("s", max_message_chars=cap)
+    for n in range(prefill):
+        store.apply(AppendMessageChunk("m", "agent", text(str(n))))
+    ops: list[Op] = [AppendMessageChunk("m", "agent", text("x")) for _ in range(WINDOW)]
+    return _count_profile_events(_apply_all(store, ops))
 
-    assert window(10) == window(LONG)
+
+def test_message_chunk_work_does_not_grow() -> None:
+    assert _message_window(10, UNCAPPED) == _message_window(LONG, UNCAPPED)
+
+
+def test_capped_message_chunk_work_does_not_grow() -> None:
+    """Past its head (a cap of 20,000: the head is full after some 30 chunks,
+    the tail after some 2,000 more) the tail drops its oldest text as it goes,
+    still without per-append work that grows. The two windows meet the tail's
+    joins of small appends and drops of old chunks at different points: a few
+    events apart; a per-append join or loop would add at least two per append."""
+    early, late = _message_window(5_000, 20_000), _message_window(LONG, 20_000)
+    assert abs(late - early) < WINDOW
 
 
 def test_tool_call_content_work_does_not_grow() -> None:
