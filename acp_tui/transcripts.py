@@ -279,7 +279,8 @@ class _Summary:
     """What the session list shows, followed op by op (for the current segment)."""
 
     def __init__(self) -> None:
-        self.message_ids: dict[str, None] = {}
+        self.message_ids: dict[tuple[str, str], None] = {}
+        """(id, role) of each message: a message is its id and its role."""
         self.title: str | None = None
         self.first_user_id: str | None = None
         self.first_user_text = ""
@@ -292,8 +293,8 @@ class _Summary:
 
     def note(self, op: Op) -> None:
         if isinstance(op, _MESSAGE_OPS):
-            if op.message_id not in self.message_ids:
-                self.message_ids[op.message_id] = None
+            if (op.message_id, op.role) not in self.message_ids:
+                self.message_ids[(op.message_id, op.role)] = None
                 self.dirty = True
                 self.urgent = self.urgent or len(self.message_ids) == 1
                 if (
@@ -302,7 +303,7 @@ class _Summary:
                     and op.message_id not in self.agents_own
                 ):
                     self.first_user_id = op.message_id
-            if op.message_id == self.first_user_id:
+            if op.role == "user" and op.message_id == self.first_user_id:
                 self._user_text(op)
         elif isinstance(op, SetMessageOrigin):
             if op.origin == "agent":

@@ -104,9 +104,11 @@ class MessageOrigins:
         self._ack_text = ""
         self._sent = ""
         """The current prompt's text (squeezed)."""
-        self._agents: set[str] = set()
-        """Messages known to be the agent's: agent and thought messages, and user
-        messages marked as its own. Their ops need no decision."""
+        self._agent_messages: set[str] = set()
+        """Ids of the agent and thought messages seen: their ops need no decision
+        (a message is its id and its role: a user message may share such an id)."""
+        self._marked: set[str] = set()
+        """User messages marked as the agent's: their ops need no decision."""
 
     # --- what the session layer tells it -----------------------------------------
 
@@ -136,22 +138,17 @@ class MessageOrigins:
         marks: list[Op] = []
         if self._ack is not None:  # another message claimed it: not the prompt's
             marks.append(SetMessageOrigin(self._ack, "agent"))
-            self._agents.add(self._ack)
+            self._marked.add(self._ack)
             self._ack = None
             self._ack_open = False
             self._waiting = True
         self._named = message_id
-        message = self._store.message(message_id)
-        if (
-            self._waiting
-            and message is not None
-            and message.role == "user"
-            and self._matches(message.text)
-        ):
+        message = self._store.message(message_id, "user")
+        if self._waiting and message is not None and self._matches(message.text):
             self._claim(message_id, message.text)
             if message.from_agent:
                 marks.append(SetMessageOrigin(message_id, "user"))
-                self._agents.discard(message_id)
+                self._marked.discard(message_id)
         return marks
 
     def turn_ended(self) -> list[Op]:
@@ -178,14 +175,20 @@ class MessageOrigins:
         """
         marks: list[tuple[int, list[Op]]] = []
         batch: _Batch | None = None
-        agents = self._agents
+        agent_messages, marked = self._agent_messages, self._marked
         for index, op in enumerate(operations):
             if isinstance(op, UpsertMessage | AppendMessageChunk):
-                if op.message_id in agents:
+                if op.role != "user":
+                    if op.message_id in agent_messages:
+                        continue
+                    agent_messages.add(op.message_id)  # new: the turn moved on
+                    found = self._close_ack()
+                elif op.message_id in marked:
                     continue
-                if batch is None:
-                    batch = _Batch()
-                found = self._message_op(op, batch)
+                else:
+                    if batch is None:
+                        batch = _Batch()
+                    found = self._message_op(op, batch)
             elif self._ack_open and isinstance(op, _MOVES_ON):
                 found = self._close_ack()
             else:
@@ -206,20 +209,17 @@ class MessageOrigins:
     def _message_op(
         self, op: UpsertMessage | AppendMessageChunk, batch: _Batch
     ) -> list[Op]:
-        message_id = op.message_id
+        message_id = op.message_id  # a user message's (`mark` sees to that)
         if message_id in batch.texts:  # created or changed earlier in this batch
             before = batch.texts[message_id]
         else:
-            existing = self._store.message(message_id)
+            existing = self._store.message(message_id, "user")
             if existing is None:  # created by this op
-                if op.role != "user":
-                    self._agents.add(message_id)
-                    return [] if message_id == self._ack else self._close_ack()
                 before = ""
-            elif existing.role == "user" and not existing.from_agent:
+            elif not existing.from_agent:
                 before = existing.text
-            else:  # the agent's message (or already marked): its own business
-                self._agents.add(message_id)
+            else:  # already marked: its own business
+                self._marked.add(message_id)
                 return []
         if isinstance(op, AppendMessageChunk):
             text = before + (block_text(op.block) or "")
@@ -230,7 +230,7 @@ class MessageOrigins:
         batch.texts[message_id] = text
         if self._replaying or self._keeps(message_id, text):
             return []
-        self._agents.add(message_id)
+        self._marked.add(message_id)
         if message_id == self._ack:
             self._ack = None
         return [SetMessageOrigin(message_id, "agent")]
@@ -271,7 +271,7 @@ class MessageOrigins:
         if _squeezed(self._ack_text) == self._sent:
             return []
         ack, self._ack = self._ack, None
-        self._agents.add(ack)
+        self._marked.add(ack)
         return [SetMessageOrigin(ack, "agent")]
 
 

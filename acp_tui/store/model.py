@@ -90,6 +90,9 @@ class Message:
     cut_blocks: int = 0
     """Non-text blocks dropped past the head."""
     _tail: TextSnapshot | None = field(default=None, repr=False)
+    key: str = field(default="", compare=False)
+    """The store's key for it (changes and the timeline name it so): the id, or
+    `<id>#<role>` for a later message of another role sharing the id."""
 
     @property
     def capped(self) -> bool:

@@ -75,9 +75,10 @@ message is the user's unless it is marked as the agent's (`SetMessageOrigin`).""
 class UpsertMessage:
     """A whole-message update (v2 `user_message` / `agent_message` / `agent_thought`).
 
-    Creates the message if `message_id` is new (with empty content when `content`
-    is `UNSET`). A message's role is fixed when it is created: message ids are
-    agent-owned and unique per session, so a later op's `role` is ignored.
+    Creates the message if `message_id` is new for `role` (with empty content when
+    `content` is `UNSET`). A message is its id and its role: an agent may give a
+    thought and the answer after it one id, and they are two messages (the store
+    keys the later one `<id>#<role>`).
     """
 
     message_id: str

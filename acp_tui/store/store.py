@@ -38,6 +38,14 @@ Invariants:
   message is the user's until `SetMessageOrigin` marks it as the agent's (one
   the agent sent on its own): `Message.from_agent`, and `"origin": "agent"` in
   `to_json` (left out otherwise, so older documents read the same).
+* **A message is its id and its role.** Agents may give two messages of different
+  roles one id: claude-agent-acp gives a thinking block and the text after it the
+  model message's id, as an `agent_thought_chunk` and an `agent_message_chunk`.
+  They are two messages, in the order they began: the first of an id is keyed by
+  the id itself, a later role by `<id>#<role>` (`message_key`), so changes, the
+  timeline and `message()` use that key, and `Message.message_id` keeps the id
+  the agent sent. The key depends only on the order of ops, so a journal replay
+  or an agent's history replay gives the same keys.
 * **Timeline.** Messages, tool calls, plans, terminals, permissions and unknown
   updates appear once each, in order of first appearance. A terminal is listed
   only while no tool call refers to it (a standalone terminal); otherwise it is
@@ -180,6 +188,7 @@ class _MessageState:
         "cost",
         "cut_blocks",
         "head_chars",
+        "key",
         "message_id",
         "meta",
         "origin",
@@ -190,8 +199,9 @@ class _MessageState:
         "text",
     )
 
-    def __init__(self, message_id: str, role: MessageRole) -> None:
+    def __init__(self, message_id: str, role: MessageRole, key: str) -> None:
         self.message_id = message_id
+        self.key = key
         self.role: MessageRole = role
         self.origin: MessageOrigin = "user" if role == "user" else "agent"
         self.blocks: list[JSONObject] = []
@@ -365,6 +375,7 @@ class SessionStore:
         self._listeners: tuple[Listener, ...] = ()
 
         self._messages: dict[str, _MessageState] = {}
+        self._message_keys: dict[tuple[str, MessageRole], str] = {}
         self._tool_calls: dict[str, _ToolCallState] = {}
         self._plans: dict[str, Plan] = {}
         self._terminals: dict[str, _TerminalState] = {}
@@ -501,18 +512,34 @@ class SessionStore:
 
     # --- messages ---------------------------------------------------------
 
-    def _new_message(self, message_id: str, role: MessageRole) -> _MessageState:
-        state = _MessageState(message_id, role)
-        self._messages[message_id] = state
-        self._add_to_timeline("message", message_id)
-        return state
+    def message_key(self, message_id: str, role: MessageRole) -> str | None:
+        """The key of the message `message_id` of `role`, or None if there is none.
+
+        The key is the id for the first message of an id, `<id>#<role>` for a later
+        one of another role (see the module docstring).
+        """
+        return self._message_keys.get((message_id, role))
+
+    def _message(self, message_id: str, role: MessageRole) -> tuple[str, _MessageState]:
+        """The key and state of the message `message_id` of `role`, created if new."""
+        key = self._message_keys.get((message_id, role))
+        if key is not None:
+            return key, self._messages[key]
+        key = message_id
+        suffix = 1
+        while key in self._messages:  # another role took the id (or the key)
+            key = f"{message_id}#{role}" + (str(suffix) if suffix > 1 else "")
+            suffix += 1
+        self._message_keys[(message_id, role)] = key
+        state = _MessageState(message_id, role, key)
+        self._messages[key] = state
+        self._add_to_timeline("message", key)
+        return key, state
 
     def _upsert_message(self, op: UpsertMessage) -> _Changes:
-        state = self._messages.get(op.message_id)
-        action: ChangeAction = "updated"
-        if state is None:
-            state = self._new_message(op.message_id, op.role)
-            action = "added"
+        known = (op.message_id, op.role) in self._message_keys
+        key, state = self._message(op.message_id, op.role)
+        action: ChangeAction = "updated" if known else "added"
         content = op.content
         if content is not UNSET:
             state.reset()
@@ -524,30 +551,28 @@ class SessionStore:
         state.meta = _patched_meta(state.meta, op.meta, op.meta_merge)
         state.revision = self._next_revision()
         state.snap = None
-        return (Change("message", op.message_id, action),)
+        return (Change("message", key, action),)
 
     def _append_message_chunk(self, op: AppendMessageChunk) -> _Changes:
-        message_id = op.message_id
         block = op.block
-        state = self._messages.get(message_id)
-        action: ChangeAction = "appended"
-        if state is None:
-            state = self._new_message(message_id, op.role)
-            action = "added"
+        known = (op.message_id, op.role) in self._message_keys
+        key, state = self._message(op.message_id, op.role)
+        action: ChangeAction = "appended" if known else "added"
         state.add(block, self._head_budget, self._tail_cap)
         self._revision += 1
         state.revision = self._revision
         state.snap = None
-        return (Change("message", message_id, action, block),)
+        return (Change("message", key, action, block),)
 
     def _set_message_origin(self, op: SetMessageOrigin) -> _Changes:
-        state = self._messages.get(op.message_id)
-        if state is None or state.role != "user" or state.origin == op.origin:
+        key = self._message_keys.get((op.message_id, "user"))
+        state = None if key is None else self._messages[key]
+        if state is None or state.origin == op.origin:
             return _NO_CHANGES
         state.origin = op.origin
         state.revision = self._next_revision()
         state.snap = None
-        return (Change("message", op.message_id, "updated"),)
+        return (Change("message", key, "updated"),)
 
     # --- tool calls -------------------------------------------------------
 
@@ -860,9 +885,18 @@ class SessionStore:
         """What one message keeps (half head, half tail; see the module docstring)."""
         return self._max_message_chars
 
-    def message(self, message_id: str) -> Message | None:
-        """Return a message, or `None` if unknown."""
-        state = self._messages.get(message_id)
+    def message(self, key: str, role: MessageRole | None = None) -> Message | None:
+        """Return a message by its key (a change's or the timeline's id), or `None`.
+
+        With `role`, `key` is the id the agent sent and the message of that role
+        is returned (see `message_key`).
+        """
+        if role is not None:
+            found = self._message_keys.get((key, role))
+            if found is None:
+                return None
+            key = found
+        state = self._messages.get(key)
         return None if state is None else self._message_snapshot(state)
 
     def messages(self) -> tuple[Message, ...]:
@@ -885,6 +919,7 @@ class SessionStore:
                 cut_chars=0 if state.tail is None else state.tail.dropped,
                 cut_blocks=state.cut_blocks,
                 _tail=None if state.tail is None else state.tail.snapshot(),
+                key=state.key,
             )
             state.snap = snap
         return snap
@@ -1082,6 +1117,8 @@ class SessionStore:
             "role": message.role,
             "content": _plain(message.content),
         }
+        if message.key and message.key != message.message_id:
+            out["key"] = message.key  # what the timeline names it by
         tail = message.tail
         if tail is not None:
             # Past the head only text is kept: one text block, and what was cut.

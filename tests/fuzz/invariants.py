@@ -78,7 +78,7 @@ class StoreWatch:
         terminals = store.terminals()
         permissions = store.permissions()
         listed: dict[str, Sequence[Any]] = {
-            "message": [(m.message_id, m) for m in messages],
+            "message": [(m.key, m) for m in messages],  # a message is id + role
             "tool_call": [(t.tool_call_id, t) for t in tool_calls],
             "plan": [(p.plan_id, p) for p in plans],
             "terminal": [(t.terminal_id, t) for t in terminals],

@@ -263,6 +263,34 @@ async def test_user_message_updates_and_thought_is_collapsed() -> None:
         assert view(app, "u1").has_class("-user")
 
 
+async def test_an_answer_sharing_its_thoughts_id_is_shown_after_it() -> None:
+    """claude-agent-acp: thinking and text with one messageId are two entries."""
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        await show(
+            app,
+            store,
+            ops.UpsertMessage("u1", "user", content=[text("hello")]),
+            ops.AppendMessageChunk("m1", "thought", text("Let me look.")),
+        )
+        await show(app, store, ops.AppendMessageChunk("m1", "agent", text("Here ")))
+        await show(app, store, ops.AppendMessageChunk("m1", "agent", text("it is.")))
+        await wait_for(
+            pilot, lambda: ("message", "m1#agent") in app.conversation.entries
+        )
+        assert list(app.conversation.entries) == [
+            ("message", "u1"),
+            ("message", "m1"),
+            ("message", "m1#agent"),
+        ]
+        thought, answer = view(app, "m1"), view(app, "m1#agent")
+        assert (thought.role, thought.text) == ("thought", "Let me look.")
+        assert thought.query_one(Collapsible).collapsed
+        await wait_for(pilot, lambda: answer.text == "Here it is.")
+        assert answer.role == "agent"
+        assert not answer.query(Collapsible)  # the answer is not hidden
+
+
 async def test_a_user_message_from_the_agent_is_shown_as_the_agents() -> None:
     app, store = ConversationApp(), SessionStore("s")
     async with app.run_test(size=SIZE) as pilot:

@@ -164,6 +164,24 @@ def test_the_transcript_rebuilds_the_live_store() -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
+def test_a_thought_and_an_answer_sharing_an_id_stay_two_messages() -> None:
+    """claude-agent-acp's shape: the transcript rebuilds both, in their order."""
+    store = open_store()
+    converse(store, "hello", "hi")
+    store.apply(AppendMessageChunk("msg_1", "thought", text("Let me look.")))
+    store.apply(AppendMessageChunk("msg_1", "agent", text("Here it is.")))
+    loaded = read_transcript(transcript_file("fake", "s1"))
+    assert loaded is not None
+    assert loaded.store.to_json() == store.to_json()
+    thought, answer = loaded.store.messages()[-2:]
+    assert (thought.role, thought.text) == ("thought", "Let me look.")
+    assert (answer.role, answer.text) == ("agent", "Here it is.")
+    assert loaded.store.timeline()[-2:] == (
+        ("message", "msg_1"),
+        ("message", "msg_1#agent"),
+    )
+
+
 def test_each_apply_call_is_on_disk_at_once() -> None:
     """No buffering between calls: a crash right after an apply loses nothing."""
     store = open_store()

@@ -22,6 +22,7 @@ from acp_tui.export import terminal_text
 from acp_tui.protocol.schema import v2
 from acp_tui.store import (
     AppendMessageChunk,
+    MessageRole,
     PatchTerminal,
     RecordNotice,
     RecordUnknownUpdate,
@@ -313,12 +314,17 @@ def test_text_runs_join_and_other_blocks_stay_separate() -> None:
     ]
 
 
-def test_whole_update_for_a_chunked_message_keeps_its_role() -> None:
+def test_a_whole_update_of_another_role_with_the_same_id_is_another_message() -> None:
     store = play(
         2, [chunk("m1", "A", role="thought"), whole("m1", ["B"], role="agent")]
     )
     assert dump(store)["messages"] == [
-        {"messageId": "m1", "role": "thought", "content": [text("B")]}
+        {"messageId": "m1", "role": "thought", "content": [text("A")]},
+        {"messageId": "m1", "role": "agent", "content": [text("B")], "key": "m1#agent"},
+    ]
+    assert dump(store)["timeline"] == [
+        {"kind": "message", "id": "m1"},
+        {"kind": "message", "id": "m1#agent"},
     ]
 
 
@@ -1198,7 +1204,7 @@ def test_integral_float_fields_round_trip_exactly() -> None:
 # --- properties ---------------------------------------------------------------
 
 _IDS: Final = ["m0", "m1", "m2"]
-_ROLE_OF: Final = {
+_ROLE_OF: Final[dict[str, MessageRole]] = {
     "user_message_chunk": "user",
     "agent_message_chunk": "agent",
     "agent_thought_chunk": "thought",
@@ -1258,17 +1264,30 @@ def _block_text(block: dict[str, Any]) -> str:
 
 
 class _MessageModel:
-    """The reference: plain dicts, in order of first appearance."""
+    """The reference: plain dicts, in order of first appearance.
+
+    A message is its id and its role: the first of an id is keyed by the id, a
+    later role by `<id>#<role>` (and says so in its `key`).
+    """
 
     def __init__(self) -> None:
         self.messages: dict[str, dict[str, Any]] = {}
+        self.keys: dict[tuple[str, str], str] = {}
 
     def apply(self, update: Update) -> None:
         kind = update["sessionUpdate"]
+        message_id, role = update["messageId"], _ROLE_OF[kind]
+        key = self.keys.get((message_id, role))
+        if key is None:
+            key = message_id
+            if key in self.messages:
+                key = f"{message_id}#{role}"
+            self.keys[(message_id, role)] = key
         message = self.messages.setdefault(
-            update["messageId"],
-            {"messageId": update["messageId"], "role": _ROLE_OF[kind], "content": []},
+            key, {"messageId": message_id, "role": role, "content": []}
         )
+        if key != message_id:
+            message.setdefault("key", key)
         if kind.endswith("_chunk"):
             message["content"] = [*message["content"], update["content"]]
             return
@@ -1291,9 +1310,10 @@ def test_property_message_updates_match_a_reference_model(
     for update in updates:
         player.send(update)
         model.apply(update)
-        message = player.store.message(update["messageId"])
+        role: MessageRole = _ROLE_OF[update["sessionUpdate"]]
+        message = player.store.message(update["messageId"], role)
         assert message is not None
-        expected = model.messages[update["messageId"]]
+        expected = model.messages[model.keys[(update["messageId"], role)]]
         assert list(message.content) == expected["content"]
         assert message.text == "".join(_block_text(b) for b in expected["content"])
     document = dump(player.store)

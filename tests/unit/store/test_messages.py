@@ -92,13 +92,44 @@ def test_roles_stay_separate_when_chunks_interleave(store: SessionStore) -> None
     }
 
 
-def test_role_is_fixed_at_creation(store: SessionStore) -> None:
-    store.apply(AppendMessageChunk("m1", "agent", text("A")))
-    store.apply(AppendMessageChunk("m1", "thought", text("B")))
-    message = store.message("m1")
-    assert message is not None
-    assert message.role == "agent"
-    assert message.text == "AB"
+def test_a_thought_and_an_answer_sharing_an_id_are_two_messages(
+    store: SessionStore,
+) -> None:
+    """claude-agent-acp gives a thinking block and the text after it one id."""
+    changes = [
+        store.apply(AppendMessageChunk("m1", "thought", text("Let me look."))),
+        store.apply(AppendMessageChunk("m1", "agent", text("Here "))),
+        store.apply(AppendMessageChunk("m1", "agent", text("it is."))),
+        store.apply(AppendMessageChunk("m1", "thought", text(" More."))),
+    ]
+    assert [c[0].id for c in changes] == ["m1", "m1#agent", "m1#agent", "m1"]
+    assert [c[0].action for c in changes] == ["added", "added", "appended", "appended"]
+    thought, answer = store.messages()
+    assert (thought.role, thought.text) == ("thought", "Let me look. More.")
+    assert (answer.role, answer.text) == ("agent", "Here it is.")
+    assert thought.message_id == answer.message_id == "m1"  # the id the agent sent
+    assert store.timeline() == (("message", "m1"), ("message", "m1#agent"))
+    assert store.message("m1#agent") == answer
+    assert store.message("m1", "agent") == answer
+    assert store.message("m1", "thought") == thought
+    assert store.message("m1", "user") is None
+    assert store.message_key("m1", "agent") == "m1#agent"
+
+
+def test_a_key_another_message_took_is_not_reused(store: SessionStore) -> None:
+    store.apply(AppendMessageChunk("m1#agent", "agent", text("an odd id")))
+    store.apply(AppendMessageChunk("m1", "thought", text("thinking")))
+    store.apply(AppendMessageChunk("m1", "agent", text("answer")))
+    keys = [store.message_key("m1#agent", "agent"), store.message_key("m1", "agent")]
+    assert keys == ["m1#agent", "m1#agent2"]
+    assert [m.text for m in store.messages()] == ["an odd id", "thinking", "answer"]
+
+
+def test_an_upsert_names_its_role_too(store: SessionStore) -> None:
+    store.apply(AppendMessageChunk("m1", "thought", text("thinking")))
+    changes = store.apply(UpsertMessage("m1", "agent", content=[text("whole")]))
+    assert changes == (Change("message", "m1#agent", "added"),)
+    assert [m.text for m in store.messages()] == ["thinking", "whole"]
 
 
 def test_redaction_shortens_content_and_reports_replaced(store: SessionStore) -> None:

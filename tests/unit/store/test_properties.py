@@ -125,10 +125,11 @@ def test_messages_match_reference_model(
     ops: list[AppendMessageChunk | UpsertMessage],
 ) -> None:
     store = SessionStore("s")
-    model: dict[str, RefMessage] = {}
+    # A message is its id and its role (a thought and an answer may share an id).
+    model: dict[tuple[str, MessageRole], RefMessage] = {}
     taken: list[tuple[Message | None, RefMessage]] = []
     for op in ops:
-        ref = model.setdefault(op.message_id, RefMessage(op.role))
+        ref = model.setdefault((op.message_id, op.role), RefMessage(op.role))
         if isinstance(op, AppendMessageChunk):
             ref.content.append(op.block)
         else:
@@ -136,13 +137,15 @@ def test_messages_match_reference_model(
                 ref.content = list(op.content or [])
             ref.meta = _ref_meta(ref.meta, op.meta, op.meta_merge)  # type: ignore[arg-type]
         store.apply(op)
-        snapshot = store.message(op.message_id)
+        snapshot = store.message(op.message_id, op.role)
         _check_message(snapshot, ref)
         taken.append((snapshot, RefMessage(ref.role, list(ref.content), ref.meta)))
-    assert [m.message_id for m in store.messages()] == list(model)
-    assert store.timeline() == tuple(("message", i) for i in model)
-    for message_id, ref in model.items():
-        _check_message(store.message(message_id), ref)
+    assert [(m.message_id, m.role) for m in store.messages()] == list(model)
+    keys = [store.message_key(i, role) for i, role in model]
+    assert len(set(keys)) == len(keys)
+    assert store.timeline() == tuple(("message", k) for k in keys if k is not None)
+    for (message_id, role), ref in model.items():
+        _check_message(store.message(message_id, role), ref)
     for snapshot, expected in taken:  # earlier snapshots never change
         _check_message(snapshot, expected)
 
