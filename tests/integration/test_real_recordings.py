@@ -20,6 +20,12 @@ from typing import Any, Final
 import pytest
 
 from acp_tui.cli import main
+from acp_tui.render.markdown import (
+    MarkdownDocument,
+    MarkdownTheme,
+    line_text,
+    render_block,
+)
 from tests.interop.real_agents import (
     cases,
     lines_at_column_0,
@@ -130,3 +136,18 @@ def test_the_replayed_thinking_is_a_thought_and_the_text_is_the_agents(
     thoughts = [thought_letters(t) for t in texts(document, "thought")]
     assert thoughts == [thought_letters(THOUGHT)]
     assert any(INTRO in text for text in texts(document, "agent"))
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_the_replayed_answer_names_files_without_making_them_links(
+    key: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Agents' answers are full of file names: `hello.py` is no domain."""
+    answers = [t for t in texts(replay(key, tmp_path, capsys), "agent") if t]
+    assert any("hello.py" in answer for answer in answers)
+    theme = MarkdownTheme()
+    for answer in answers:
+        for block in MarkdownDocument(answer).blocks:
+            for line in render_block(block, 200, theme):
+                assert "http://" not in line_text(line), line_text(line)
+                assert not any(s.style is not None and s.style.link for s in line)
