@@ -239,6 +239,8 @@ class SessionStore:
 
     Args:
         session_id: The ACP session id.
+        cwd: The session's directory (absolute), as the client opened it: paths
+            are shown relative to it. None when not known.
         max_terminal_bytes: The most output bytes kept per terminal; older bytes
             are dropped.
         max_notices: How many notices to keep (the oldest are dropped).
@@ -249,6 +251,7 @@ class SessionStore:
         self,
         session_id: str,
         *,
+        cwd: str | None = None,
         max_terminal_bytes: int = DEFAULT_MAX_TERMINAL_BYTES,
         max_notices: int = 100,
         clock: Callable[[], float] = time.time,
@@ -256,6 +259,7 @@ class SessionStore:
         if max_terminal_bytes < 0:
             raise ValueError("max_terminal_bytes must not be negative")
         self._session_id = session_id
+        self._cwd = cwd
         self._max_terminal_bytes = max_terminal_bytes
         self._clock = clock
         self._revision = 0
@@ -751,6 +755,11 @@ class SessionStore:
     def session_id(self) -> str:
         """The ACP session id."""
         return self._session_id
+
+    @property
+    def cwd(self) -> str | None:
+        """The session's directory (absolute), or None: paths read relative to it."""
+        return self._cwd
 
     @property
     def max_terminal_bytes(self) -> int:
