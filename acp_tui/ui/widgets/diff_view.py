@@ -52,6 +52,7 @@ __all__ = [
     "change_lines",
     "diff_document",
     "diff_patch_text",
+    "diff_paths",
 ]
 
 CARD_MAX_HEIGHT: Final = 24
@@ -149,6 +150,30 @@ def diff_document(item: JSONObject) -> DiffDocument:
     if text is None:
         return DiffDocument(None, changes)
     return DiffDocument(_parse(text), changes)
+
+
+def diff_paths(item: JSONObject) -> list[str]:
+    """Every path a `diff` item names, as sent, each once.
+
+    Its `path`, its `changes` (old path first), then the files of its patch.
+    """
+    found: list[str] = []
+    path = item.get("path")
+    if isinstance(path, str) and path:
+        found.append(path)
+    changes = item.get("changes")
+    if isinstance(changes, Sequence) and not isinstance(changes, str):
+        for change in changes:
+            if isinstance(change, Mapping):
+                for key in ("oldPath", "path"):
+                    value = change.get(key)
+                    if isinstance(value, str) and value:
+                        found.append(value)
+    text = diff_patch_text(item)
+    if text is not None:
+        for file in _parse(text).files:
+            found.extend(p for p in (file.old_path, file.new_path) if p is not None)
+    return list(dict.fromkeys(found))
 
 
 def _colour(style: Style, background: bool = False) -> str | None:
