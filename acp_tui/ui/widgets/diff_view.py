@@ -10,6 +10,10 @@ folded context opens with a click or Enter (`e` opens all).
 `changes` segment kinds): bounded in height, with `o` (or a click on a file
 header) opening the whole diff full screen (`acp_tui.ui.screens.diff`).
 
+Paths read as the document's `PathDisplay` shows them (a card's: relative to
+its session's directory, `~` for home), file headers shortened from the left to
+the width. Hovering a file header shows its full path(s) in a tooltip.
+
 Colours come from the theme through component classes (`diff-view--added`,
 ...), resolved to Rich styles whenever the CSS changes.
 """
@@ -25,23 +29,28 @@ from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.color import Color
+from textual.content import Content
 from textual.geometry import Offset, Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from acp_tui.diff.model import ParsedPatch
 from acp_tui.diff.parse import parse_patch, patch_from_texts
+from acp_tui.display_paths import PathDisplay
 from acp_tui.protocol.framing import printable
 from acp_tui.render.diff import (
+    PLAIN_PATHS,
     SPLIT_MIN_WIDTH,
     DiffDocument,
     DiffLayout,
     DiffPainter,
     DiffPalette,
     DiffRow,
+    file_paths,
 )
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
+from acp_tui.ui.widgets.path_lines import full_paths_text, session_paths
 
 __all__ = [
     "CARD_MAX_HEIGHT",
@@ -101,23 +110,28 @@ def diff_patch_text(item: JSONObject) -> str | None:
     return None
 
 
-def change_line(change: Mapping[str, object]) -> str:
-    """One line for a diff `changes` entry: `delete /p`, `move /a → /b (binary)`."""
-    operation = change.get("operation", "change")
+def change_line(change: Mapping[str, object], paths: PathDisplay = PLAIN_PATHS) -> str:
+    """One line for a diff `changes` entry: `delete /p`, `move /a → /b (binary)`.
+
+    Paths as `paths` shows them (default: as sent).
+    """
+    operation = printable(str(change.get("operation", "change")))
     path = change.get("path")
     old_path = change.get("oldPath")
-    where = f"{old_path} → {path}" if old_path else str(path or "?")
+    where = paths.show(str(path or "?"))
+    if old_path:
+        where = f"{paths.show(str(old_path))} → {where}"
     file_type = change.get("fileType")
-    extra = f" ({file_type})" if file_type and file_type != "text" else ""
-    return printable(f"{operation} {where}{extra}")
+    extra = printable(f" ({file_type})") if file_type and file_type != "text" else ""
+    return f"{operation} {where}{extra}"
 
 
-def change_lines(item: JSONObject) -> list[str]:
+def change_lines(item: JSONObject, paths: PathDisplay = PLAIN_PATHS) -> list[str]:
     """A `diff` item's `changes`, one plain line each (`move /a → /b (binary)`)."""
     changes = item.get("changes")
     if not isinstance(changes, Sequence) or isinstance(changes, str):
         return []
-    return [change_line(c) for c in changes if isinstance(c, Mapping)]
+    return [change_line(c, paths) for c in changes if isinstance(c, Mapping)]
 
 
 @lru_cache(maxsize=64)
@@ -125,11 +139,12 @@ def _parse(text: str) -> ParsedPatch:
     return parse_patch(text)
 
 
-def diff_document(item: JSONObject) -> DiffDocument:
+def diff_document(item: JSONObject, paths: PathDisplay = PLAIN_PATHS) -> DiffDocument:
     """Lay out a `diff` content item (v1 or v2) for display.
 
     Args:
         item: The content item.
+        paths: How its paths are shown (default: as sent).
 
     Returns:
         A fresh document (folds closed); the parse is shared with other
@@ -146,10 +161,10 @@ def diff_document(item: JSONObject) -> DiffDocument:
         if fmt is not None and fmt != "git_patch":
             # Not ours to parse: the text as it is, and the tree of `changes`.
             note = f"patch format {printable(str(fmt))!r} is not git_patch"
-            return DiffDocument(ParsedPatch((), text or "", note), changes)
+            return DiffDocument(ParsedPatch((), text or "", note), changes, paths=paths)
     if text is None:
-        return DiffDocument(None, changes)
-    return DiffDocument(_parse(text), changes)
+        return DiffDocument(None, changes, paths=paths)
+    return DiffDocument(_parse(text), changes, paths=paths)
 
 
 def diff_paths(item: JSONObject) -> list[str]:
@@ -483,6 +498,29 @@ class DiffView(ScrollView, can_focus=True):
     def row_clicked(self, index: int) -> None:
         """A click on a row that is not a fold (subclasses react)."""
 
+    def row_paths(self, index: int) -> list[str]:
+        """The full paths (as sent) a file header row names; none for other rows."""
+        rows = self.rows
+        document = self.document
+        if document is None or not 0 <= index < len(rows):
+            return []
+        row = rows[index]
+        if row.kind != "file":
+            return []
+        return file_paths(document.files[row.file])
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """Over a file header, the tooltip is its full path(s)."""
+        offset = event.get_content_offset(self)
+        document = self.document
+        text = ""
+        if offset is not None and document is not None:
+            names = self.row_paths(self.scroll_offset.y + offset.y)
+            text = full_paths_text(document.paths, names)
+        tooltip = Content(text) if text else None
+        if tooltip != self.tooltip:
+            self.tooltip = tooltip
+
 
 class DiffSegment(DiffView):
     """A `diff` content item in a tool-call card (implements `SegmentView`).
@@ -507,6 +545,7 @@ class DiffSegment(DiffView):
     def __init__(self) -> None:
         super().__init__(classes="tool-segment")
         self._item: JSONObject | None = None
+        self._paths = PLAIN_PATHS
         self._plain = ""
         self._lines = 1
 
@@ -518,14 +557,15 @@ class DiffSegment(DiffView):
         if item is self._item:
             return self._lines
         self._item = item
+        self._paths = session_paths(store)
         text = diff_patch_text(item)
         if text is not None:
             plain = printable(text.rstrip("\n"), keep="\n\t")
         else:
-            plain = "\n".join(change_lines(item)) or "(no changes listed)"
+            plain = "\n".join(change_lines(item, self._paths)) or "(no changes listed)"
         self._plain = plain
         self._lines = plain.count("\n") + 1
-        self.show_document(diff_document(item))
+        self.show_document(diff_document(item, self._paths))
         return self._lines
 
     @property
@@ -539,7 +579,7 @@ class DiffSegment(DiffView):
             return
         from acp_tui.ui.screens.diff import DiffScreen  # the screen imports us
 
-        self.app.push_screen(DiffScreen(self._item))
+        self.app.push_screen(DiffScreen(self._item, self._paths))
 
     def row_clicked(self, index: int) -> None:
         """A click on a file header opens the full diff."""
