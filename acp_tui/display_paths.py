@@ -41,6 +41,7 @@ from typing import Final
 from acp_tui.protocol.framing import printable
 
 __all__ = [
+    "AS_SENT",
     "ELLIPSIS",
     "Measure",
     "PathDisplay",
@@ -194,7 +195,7 @@ def _cut_left(name: str, width: int, measure: Measure) -> str:
 class PathDisplay:
     """How one session shows paths: from its directory, and the user's home.
 
-    `PathDisplay()` (no directory, no home) shows paths absolute, as sent.
+    `PathDisplay()` (no directory, no home, `AS_SENT`) shows paths as sent.
     """
 
     cwd: str | None = None
@@ -216,3 +217,7 @@ class PathDisplay:
     def full(self, path: str) -> str:
         """`path` exactly as sent, made printable (tooltips, notifications)."""
         return printable(path)
+
+
+AS_SENT: Final = PathDisplay()
+"""Paths as the agent sent them (made printable): no directory, no home."""

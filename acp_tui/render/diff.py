@@ -43,11 +43,10 @@ from acp_tui.diff.model import (
 )
 from acp_tui.diff.parse import check_paths
 from acp_tui.diff.words import Ranges, word_diff
-from acp_tui.display_paths import PathDisplay
+from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.protocol.framing import printable
 
 __all__ = [
-    "PLAIN_PATHS",
     "SPLIT_MIN_WIDTH",
     "SYNTAX_ROLES",
     "DiffDocument",
@@ -98,9 +97,6 @@ SYNTAX_ROLES: Final = (
     "Generic.Error",
 )
 """Pygments token types a palette may colour (subtypes inherit the colour)."""
-
-PLAIN_PATHS: Final = PathDisplay(measure=cell_len)
-"""Paths as sent (no session directory, no home), measured as Rich draws."""
 
 _OPERATION_LABELS: Final = {
     "add": "add",
@@ -220,7 +216,7 @@ class _Leaf:
 def changes_tree(
     changes: Sequence[Mapping[str, object]],
     patch: ParsedPatch | None = None,
-    paths: PathDisplay = PLAIN_PATHS,
+    paths: PathDisplay = AS_SENT,
 ) -> list[TreeEntry]:
     """The `changes` of a diff item as a folder tree.
 
@@ -403,7 +399,7 @@ class DiffDocument:
         *,
         notes: Sequence[str] = (),
         tree: bool | None = None,
-        paths: PathDisplay = PLAIN_PATHS,
+        paths: PathDisplay = AS_SENT,
     ) -> None:
         self.patch = patch
         self.changes = tuple(changes)
@@ -613,7 +609,7 @@ def _file_notes(file: FilePatch, index: int) -> list[DiffRow]:
 
 
 def file_title(
-    file: FilePatch, paths: PathDisplay = PLAIN_PATHS, width: int | None = None
+    file: FilePatch, paths: PathDisplay = AS_SENT, width: int | None = None
 ) -> str:
     """A file header's words: `modify src/a.py`, `move a.py → b.py (92% similar)`.
 

@@ -17,8 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from acp_tui.display_paths import PathDisplay
-from acp_tui.render.diff import PLAIN_PATHS
+from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets.diff_view import DiffView, diff_document, diff_paths
 from acp_tui.ui.widgets.path_lines import PathLine, PathLines, full_paths_text
@@ -55,7 +54,7 @@ class DiffScreen(Screen[None]):
         Binding("p", "show_paths", "Full paths"),
     ]
 
-    def __init__(self, item: JSONObject, paths: PathDisplay = PLAIN_PATHS) -> None:
+    def __init__(self, item: JSONObject, paths: PathDisplay = AS_SENT) -> None:
         super().__init__()
         self.item = item
         self.paths = paths

@@ -36,10 +36,9 @@ from textual.strip import Strip
 
 from acp_tui.diff.model import ParsedPatch
 from acp_tui.diff.parse import parse_patch, patch_from_texts
-from acp_tui.display_paths import PathDisplay
+from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.protocol.framing import printable
 from acp_tui.render.diff import (
-    PLAIN_PATHS,
     SPLIT_MIN_WIDTH,
     DiffDocument,
     DiffLayout,
@@ -110,7 +109,7 @@ def diff_patch_text(item: JSONObject) -> str | None:
     return None
 
 
-def change_line(change: Mapping[str, object], paths: PathDisplay = PLAIN_PATHS) -> str:
+def change_line(change: Mapping[str, object], paths: PathDisplay = AS_SENT) -> str:
     """One line for a diff `changes` entry: `delete /p`, `move /a → /b (binary)`.
 
     Paths as `paths` shows them (default: as sent).
@@ -126,7 +125,7 @@ def change_line(change: Mapping[str, object], paths: PathDisplay = PLAIN_PATHS) 
     return f"{operation} {where}{extra}"
 
 
-def change_lines(item: JSONObject, paths: PathDisplay = PLAIN_PATHS) -> list[str]:
+def change_lines(item: JSONObject, paths: PathDisplay = AS_SENT) -> list[str]:
     """A `diff` item's `changes`, one plain line each (`move /a → /b (binary)`)."""
     changes = item.get("changes")
     if not isinstance(changes, Sequence) or isinstance(changes, str):
@@ -139,7 +138,7 @@ def _parse(text: str) -> ParsedPatch:
     return parse_patch(text)
 
 
-def diff_document(item: JSONObject, paths: PathDisplay = PLAIN_PATHS) -> DiffDocument:
+def diff_document(item: JSONObject, paths: PathDisplay = AS_SENT) -> DiffDocument:
     """Lay out a `diff` content item (v1 or v2) for display.
 
     Args:
@@ -545,7 +544,7 @@ class DiffSegment(DiffView):
     def __init__(self) -> None:
         super().__init__(classes="tool-segment")
         self._item: JSONObject | None = None
-        self._paths = PLAIN_PATHS
+        self._paths = AS_SENT
         self._plain = ""
         self._lines = 1
 

@@ -24,7 +24,7 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.widget import Widget
 
-from acp_tui.display_paths import PathDisplay
+from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.protocol.framing import printable
 from acp_tui.store.store import SessionStore
 
@@ -67,7 +67,7 @@ class PathLines(Widget):
     def __init__(self, *, classes: str | None = None, id: str | None = None) -> None:
         super().__init__(classes=classes, id=id)
         self._lines: tuple[PathLine, ...] = ()
-        self._paths = PathDisplay()
+        self._paths = AS_SENT
 
     def show_lines(self, lines: Sequence[PathLine], paths: PathDisplay) -> None:
         """Show `lines`, their paths as `paths` shows them."""
