@@ -29,7 +29,8 @@ the client's `fs/*` methods. Prompt text chooses variants:
   "malformed" send a known update with a malformed payload first
   "stubborn" accept the prompt and never end the turn, even after session/cancel
   "paths"  (v2) a turn naming paths: edit "e1" with locations
-           <cwd>/notes.txt:2 and $HOME/elsewhere/todo.md and a git_patch diff
+           <cwd>/notes.txt:2, $HOME/elsewhere/todo.md and `FAR_PATH` (long,
+           outside both) and a git_patch diff
            of <cwd>/notes.txt, asked with a tool_call subject (allow once /
            always / reject); then execute "x1" (`make` in <cwd>), asked with a
            command subject, shown as terminal "tx" (cwd <cwd>, exit 0); ends
@@ -460,6 +461,9 @@ def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
     up({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
 
 
+FAR_PATH = "/var/lib/fake-agent/builds/2026/nightly/linux-x86_64/reports/summary.txt"
+"""A long path outside the session's directory and the home directory."""
+
 PATHS_OPTIONS = [
     {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
     {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
@@ -479,7 +483,7 @@ def turn_paths(agent: Agent, sid: str, up: Any) -> None:
     )
     diff = {
         "type": "diff",
-        "path": notes,
+        "changes": [{"operation": "modify", "path": notes}],
         "patch": {"format": "git_patch", "text": patch},
     }
     up(
@@ -489,7 +493,11 @@ def turn_paths(agent: Agent, sid: str, up: Any) -> None:
             "title": "Edit notes.txt",
             "kind": "edit",
             "status": "pending",
-            "locations": [{"path": notes, "line": 2}, {"path": todo}],
+            "locations": [
+                {"path": notes, "line": 2},
+                {"path": todo},
+                {"path": FAR_PATH},
+            ],
             "rawInput": {"file_path": notes},
             "content": [diff],
         }
