@@ -258,6 +258,12 @@ async def test_a_session_opened_in_its_workspaces_works_there(
         assert str(workspace(demo_env, session)) not in named
         assert (scratch / "src" / "farewell.py").exists()
         assert not workspace(demo_env, session).exists()
+        if version == 2:  # what it asks names the files as a project's
+            (asked,) = rec.permissions
+            assert asked["description"] == (
+                "It will change src/greeting.py and create src/farewell.py in its "
+                "scratch workspace."
+            )
         other = await rec.new_session(project)
         assert workspace(demo_env, other).is_dir()
         assert not (project / "README.md").exists()  # never in the user's files
