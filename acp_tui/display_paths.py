@@ -7,7 +7,8 @@ Agents name files by absolute path (ACP requires it), so a card would read
 * **relative to the session's directory** when it lies inside it
   (`src/greeting.py`); the directory itself reads `.`, as in a shell;
 * else **from the home directory** as `~` (`~/notes/todo.md`);
-* else **absolute**, as sent (normalised: `/a//b/../c` reads `/a/c`).
+* else **exactly as sent** (absolute, or relative already): a path that is none
+  of the above keeps its `//`, `.` and `..` (they may be what is odd about it).
 
 Given a width in cells, it is **shortened from the left at component
 boundaries** (`…/src/greeting.py`): the file name stays whole unless it alone is
@@ -18,7 +19,7 @@ passes Rich's measure, so what is fitted is what is drawn).
 Invariants:
 
 * The path is read with POSIX rules and normalised before it is compared, so
-  `/proj/../etc/passwd` never reads as inside `/proj`. A directory or home of
+  `/proj/../etc/passwd` never reads as inside `/proj` (it reads as sent). A directory or home of
   `/`, or a relative one, is not used (everything would read as inside it).
 * Agent text is data: every component passes through `printable`, so the result
   holds no control character, whatever the path holds.
@@ -113,8 +114,8 @@ def _form(path: str, cwd: str | None, home: str | None) -> tuple[str, list[str]]
     """The shown form's prefix (`/`, `~/` or none) and its components."""
     if not path:
         return "", []
-    if not path.startswith("/"):  # relative already: as given, normalised
-        return "", _normal(path).split("/")
+    if not path.startswith("/"):  # relative already: as sent
+        return "", path.split("/")
     normal = _normal(path)
     base = _directory(cwd)
     relative = _inside(normal, base) if base is not None else None
@@ -127,7 +128,7 @@ def _form(path: str, cwd: str | None, home: str | None) -> tuple[str, list[str]]
         return "", ["~"]
     if relative is not None:
         return "~/", relative.split("/")
-    return "/", normal[1:].split("/") if normal != "/" else []
+    return "/", path[1:].split("/") if path != "/" else []
 
 
 def display_path(
@@ -155,6 +156,9 @@ def display_path(
     """
     prefix, parts = _form(path, cwd, home)
     parts = [_printable_part(part) for part in parts]
+    while len(parts) > 1 and not parts[-1]:  # `dir/`: the name is `dir/`
+        parts.pop()
+        parts[-1] += "/"
     whole = prefix + "/".join(parts)
     if width is None or measure(whole) <= max(width, 1):
         return whole
