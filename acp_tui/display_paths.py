@@ -19,8 +19,9 @@ passes Rich's measure, so what is fitted is what is drawn).
 Invariants:
 
 * The path is read with POSIX rules and normalised before it is compared, so
-  `/proj/../etc/passwd` never reads as inside `/proj` (it reads as sent). A directory or home of
-  `/`, or a relative one, is not used (everything would read as inside it).
+  `/proj/../etc/passwd` never reads as inside `/proj` (it reads as sent). A
+  directory or home of `/`, or a relative one, is not used (everything would
+  read as inside it).
 * Agent text is data: every component passes through `printable`, so the result
   holds no control character, whatever the path holds.
 * Only the text changes: keys, the wire and JSON documents keep the exact path
