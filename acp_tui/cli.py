@@ -235,6 +235,7 @@ def _main(argv: Sequence[str] | None) -> int:
         args.init_timeout = settings.init_timeout
     if args.init_timeout <= 0:
         parser.error("--init-timeout must be positive")
+    cwd_given = args.cwd is not None
     if args.cwd is None:
         args.cwd = Path.cwd()
     if not args.cwd.is_dir():
@@ -271,6 +272,8 @@ def _main(argv: Sequence[str] | None) -> int:
     if resolved is None:
         return EXIT_USAGE
     name, command = resolved
+    if not cwd_given and _is_builtin_demo(name, command):
+        args.cwd = _demo_project() or args.cwd
     if command.cwd is None:  # a user agent may pin its own working directory
         resolved = name, dataclasses.replace(command, cwd=args.cwd)
     if args.command == "serve":
@@ -334,6 +337,32 @@ def _agents() -> int:
     for line in format_catalogue(describe_catalogue(catalogue)):
         print(line)
     return EXIT_OK
+
+
+def _is_builtin_demo(name: str, command: AgentCommand) -> bool:
+    """Whether the agent is the bundled demo (not a user's agent named `demo`)."""
+    from acp_tui.client.agents import DEMO_AGENT
+
+    return name == DEMO_AGENT and command.argv[1:] == ("-m", "acp_tui.demo")
+
+
+def _demo_project() -> Path | None:
+    """The demo's scratch project (created, private), where its sessions open.
+
+    The demo agent works in its own scratch workspace, never in the user's files;
+    opened there, its paths read as a project's (`notes.txt`, not the whole path
+    under the data directory). None (after a warning) if it cannot be created.
+    """
+    from acp_tui.paths import demo_project_dir
+    from acp_tui.private_files import make_private_dir
+
+    directory = demo_project_dir()
+    try:
+        make_private_dir(directory)
+    except OSError as error:
+        print(f"acp-tui: cannot create {directory}: {error}", file=sys.stderr)
+        return None
+    return directory
 
 
 def _resolve(value: str) -> tuple[str, AgentCommand] | None:

@@ -42,6 +42,7 @@ from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
 from acp_tui.client.session import AcpClient
 from acp_tui.config import McpServerSettings
+from acp_tui.display_paths import PathDisplay
 from acp_tui.export import json_text, session_document, terminal_text
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.framing import printable
@@ -334,6 +335,8 @@ class Transcript:
 
     Agent text is written as it arrives (markdown stays markdown); tool calls,
     plans, permissions and notices get one line each when they appear or change.
+    A path (a command's directory) reads relative to the session's directory,
+    `~` for the home directory (`acp_tui.display_paths`).
     Everything from the agent passes through `printable`, so no control sequence
     reaches the terminal. A user message the agent wrote (`Message.from_agent`)
     is headed `[from the agent, not typed by you]`, never `[you]`; one marked
@@ -348,6 +351,8 @@ class Transcript:
     def __init__(self, store: SessionStore, out: TextIO) -> None:
         self.store = store
         self.out = out
+        self.paths = PathDisplay.for_session(store.cwd)
+        """Paths read relative to the session's directory (the JSON keeps them)."""
         self._current: str | None = None
         self._started = False
         self._line_open = False
@@ -456,7 +461,9 @@ class Transcript:
         title = permission.title or "permission requested"
         subject = permission.subject or {}
         if subject.get("type") == "command":
-            title += f" — $ {subject.get('command')} (in {subject.get('cwd')})"
+            cwd = subject.get("cwd")
+            where = self.paths.show(cwd) if isinstance(cwd, str) else cwd
+            title += f" — $ {subject.get('command')} (in {where})"
         if permission.outcome is None:
             self._line(f"[permission] {title}")
         elif change.id not in self._permission_outcomes:

@@ -28,6 +28,7 @@ __all__ = [
     "cache_dir",
     "config_dir",
     "data_dir",
+    "demo_project_dir",
     "log_dir",
     "log_file",
     "user_themes_dir",
@@ -70,6 +71,17 @@ def data_dir() -> Path:
     if home is not None:
         return home / "data"
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def demo_project_dir() -> Path:
+    """The built-in demo agent's scratch project (`<data_dir>/demo/workspaces/project`).
+
+    acp-tui opens demo sessions there when no `--cwd` is given: the demo agent
+    works in the directory it is opened in when that lies among its own
+    workspaces (`acp_tui.demo.workspace`), never in the user's files, so what it
+    shows reads as a project's paths do (`notes.txt`).
+    """
+    return data_dir() / "demo" / "workspaces" / "project"
 
 
 def log_dir() -> Path:

@@ -567,7 +567,7 @@ def journaled_store(
         agent if command is None else command,
     )
     writer = TranscriptWriter(transcript_file(agent, session_id), header)
-    return JournaledStore(session_id, writer, **store_options)
+    return JournaledStore(session_id, writer, cwd=header.cwd, **store_options)
 
 
 class StoreOpening(Protocol):
@@ -753,10 +753,11 @@ def read_transcript(
     if best is None:
         return None
     store_id = session_id or (best.header.session_id if best.header else path.stem)
+    cwd = best.header.cwd if best.header else None
     if max_terminal_bytes is None:
-        store = SessionStore(store_id)
+        store = SessionStore(store_id, cwd=cwd)
     else:
-        store = SessionStore(store_id, max_terminal_bytes=max_terminal_bytes)
+        store = SessionStore(store_id, cwd=cwd, max_terminal_bytes=max_terminal_bytes)
     for op in best.ops:
         try:
             store.apply(op)

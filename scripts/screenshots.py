@@ -6,9 +6,10 @@
 Each scene starts the real `acp-tui` app headless (Textual `run_test`) against the
 real demo agent subprocess, types prompts, answers permission dialogs, presses keys,
 and saves what is on screen with `App.save_screenshot`. Nothing is drawn by hand.
-The demo runs with no streaming delay and a pinned clock, in a fixed scratch project
-and a throwaway acp-tui home, so reruns give the same pictures (apart from the
-spinner).
+The demo runs with no streaming delay and a pinned clock, in its scratch project
+(`paths.demo_project_dir()`, where `acp-tui` opens it, so its paths read as a
+project's) under a fixed throwaway acp-tui home, so reruns give the same pictures
+(apart from the spinner).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from textual.pilot import Pilot
 ROOT: Final = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from acp_tui import paths  # noqa: E402
 from acp_tui.client.agents import load_catalogue, resolve_agent  # noqa: E402
 from acp_tui.protocol.transport import AgentCommand  # noqa: E402
 from acp_tui.ui.agent_runner import SessionRequest  # noqa: E402
@@ -37,7 +39,7 @@ from acp_tui.ui.screens.permission import PermissionScreen  # noqa: E402
 from acp_tui.ui.widgets.conversation import Conversation  # noqa: E402
 
 OUT: Final = ROOT / "screenshots"
-PROJECT: Final = Path(tempfile.gettempdir()) / "acp-tui-screens" / "project"
+SCREENS: Final = Path(tempfile.gettempdir()) / "acp-tui-screens"
 SIZE: Final = (120, 36)
 WAIT_STEPS: Final = 3000
 """At most 30 s per wait (0.01 s steps)."""
@@ -152,15 +154,13 @@ async def _send(pilot: Pilot[None], app: AcpTuiApp, prompt: str, answer: bool) -
 
 async def shoot(scene: Scene, out: Path) -> Path:
     """Run one scene and save its screenshot; returns the file written."""
-    home = PROJECT.parent / "home"  # fixed, so paths in the pictures are stable
+    home = SCREENS / "home"  # fixed, so paths in the pictures are stable
     shutil.rmtree(home, ignore_errors=True)
     os.environ["ACP_TUI_HOME"] = str(home)
-    if PROJECT.exists():
-        shutil.rmtree(PROJECT)
-    PROJECT.mkdir(parents=True)
-    (PROJECT / "README.md").write_text("# Greeting service\n", encoding="utf-8")
+    project = paths.demo_project_dir()  # where `acp-tui` opens the demo
+    project.mkdir(parents=True)
     name, command = _demo()
-    app = make_app(command, name, cwd=PROJECT, request=scene.request, theme=scene.theme)
+    app = make_app(command, name, cwd=project, request=scene.request, theme=scene.theme)
     try:
         async with app.run_test(size=scene.size) as pilot:
             await _wait(pilot, lambda: app.store is not None)

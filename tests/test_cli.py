@@ -218,6 +218,38 @@ def test_add_dir_and_the_config_reach_the_app_as_absolute_directories(
     assert call["additional_directories"] == (configured.resolve(), added.resolve())
 
 
+def test_the_demo_agent_opens_its_sessions_in_its_scratch_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its paths then read as a project's (`notes.txt`); an explicit `--cwd`, or
+    another agent, keeps the directory asked for."""
+    from acp_tui import headless, paths
+    from acp_tui.ui import app as app_module
+
+    captured = CapturedApp()
+    monkeypatch.setattr(app_module, "make_app", captured)
+    monkeypatch.chdir(tmp_path)
+    scratch = paths.demo_project_dir()
+    assert main([]) == 0
+    assert main(["--agent", "demo"]) == 0
+    assert main(["--agent", "demo", "--cwd", str(tmp_path)]) == 0
+    assert main(["--agent", fake("v2")]) == 0
+    cwds = [call["cwd"] for call in captured.calls]
+    assert cwds == [scratch.resolve(), scratch.resolve(), tmp_path, tmp_path]
+    assert scratch.is_dir()
+    assert scratch.stat().st_mode & 0o077 == 0  # private, as the data dir is
+
+    seen: list[headless.PrintOptions] = []
+
+    async def run_print(options: headless.PrintOptions, *_: object) -> int:
+        seen.append(options)
+        return 0
+
+    monkeypatch.setattr(headless, "run_print", run_print)
+    assert main(["print", "hi"]) == 0
+    assert seen[0].cwd == scratch.resolve()
+
+
 @pytest.mark.parametrize("configured", [None, "false", "true"])
 def test_allow_git_writes_from_the_config_reaches_the_app_and_print(
     configured: str | None,

@@ -29,6 +29,9 @@ Invariants:
   client layer computes the scope once and hands it to the dialog with the
   request (`PermissionRequest.grant`), so what is shown and what is keyed cannot
   drift apart.
+* Only the words change with how paths are shown: `GrantScope.covers_for`
+  names paths relative to the session's directory (`acp_tui.display_paths`),
+  while the key keeps them exactly as the agent sent them.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.store.model import ToolCall
 from acp_tui.store.values import JSONObject, JSONValue
 
@@ -164,12 +168,23 @@ class GrantScope:
 
     @property
     def covers(self) -> str:
-        """One sentence for the dialog: what "always" covers, or that it asks again."""
+        """What "always" covers, or that it asks again; paths as sent."""
+        return self.covers_for(AS_SENT)
+
+    def covers_for(self, paths: PathDisplay) -> str:
+        """One sentence for the dialog: what "always" covers, or that it asks again.
+
+        Args:
+            paths: How paths are named (relative to the session's directory in
+                the dialog); the key keeps them exact all the same.
+        """
         if self.key is None:
             return f"acp-tui will ask again next time: {self.reason}."
+        # No full stop after the subject: it may end with a path, and `in .` (the
+        # session's directory) would read `in ..`, the parent.
         return (
             "Always: acp-tui allows exactly this again, for this session: "
-            f"{_describe(self.subject)}."
+            f"{_describe(self.subject, paths)}"
         )
 
 
@@ -371,15 +386,16 @@ def _canonical(value: JSONValue) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _describe(facts: SubjectFacts) -> str:
+def _describe(facts: SubjectFacts, shown: PathDisplay) -> str:
     """The subject in one line: the command and where, or the files; the tool."""
     parts: list[str] = []
     if facts.command is not None:
         parts.append(f"`{' '.join(facts.command.split())}`")
-        parts.append(f"in {facts.cwd}" if facts.cwd else "(no directory given)")
+        where = f"in {shown.show(facts.cwd)}" if facts.cwd else "(no directory given)"
+        parts.append(where)
     paths = [path for path in facts.paths if path != facts.cwd]
     if paths:
-        files = ", ".join(paths)
+        files = ", ".join(shown.show(path) for path in paths)
         if facts.command is not None:
             parts.append(f"on {files}")
         elif facts.kind == "edit":

@@ -150,7 +150,7 @@ StoreFactory: TypeAlias = Callable[[SessionOpening], SessionStore]
 
 def plain_store(opening: SessionOpening) -> SessionStore:
     """The default store factory: a plain in-memory `SessionStore`."""
-    return SessionStore(opening.session_id)
+    return SessionStore(opening.session_id, cwd=str(opening.cwd))
 
 
 @dataclass(frozen=True, slots=True)

@@ -581,7 +581,8 @@ async def edit_scenario(turn: Turn, argument: str) -> str:
         call,
         "edit",
         "Allow the demo agent to edit two files?",
-        f"It will change {greeting} and create {farewell} in its scratch workspace.",
+        "It will change src/greeting.py and create src/farewell.py in its scratch "
+        "workspace.",
     ):
         await _rejected(turn, call, "edit src/greeting.py or create src/farewell.py")
         return "end_turn"
@@ -699,7 +700,7 @@ async def files_scenario(turn: Turn, argument: str) -> str:
             call,
             "edit",
             f"Allow the demo agent to {what}?",
-            f"In {workspace.root}.",
+            "In its scratch workspace.",
         ):
             await _rejected(turn, call, what)
             continue

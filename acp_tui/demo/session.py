@@ -18,7 +18,8 @@ Invariants:
   history under one shield, so the two never disagree, and a replay in a later
   process reproduces the live run.
 * The session's `cwd` is reported, never written to: work happens in the
-  session's scratch `workspace.Workspace`.
+  session's scratch `workspace.Workspace` (which is the `cwd` itself only when
+  that lies among the demo's own workspaces: see `Workspace.for_session`).
 """
 
 from __future__ import annotations
@@ -197,7 +198,7 @@ class DemoSession:
         return cls(
             session_id=session_id,
             cwd=str(record.get("cwd") or "/"),
-            workspace=Workspace.for_session(session_id),
+            workspace=Workspace.for_session(session_id, record.get("cwd")),
             config=Config.from_json(record.get("config")),
             title=record.get("title") if isinstance(record.get("title"), str) else None,
             updated_at=record.get("updatedAt")
@@ -242,7 +243,7 @@ class DemoAgent:
     def new_session(self, cwd: str) -> DemoSession:
         """Create, seed and save a new session."""
         session_id = persist.claim_id()
-        session = DemoSession(session_id, cwd, Workspace.for_session(session_id))
+        session = DemoSession(session_id, cwd, Workspace.for_session(session_id, cwd))
         session.workspace.ensure()
         session.updated_at = timestamp(self.clock)
         session.save()
@@ -345,7 +346,9 @@ class DemoAgent:
         del self.sessions[session_id]
 
     async def delete(self, session_id: str) -> None:
-        """Cancel the session's work and remove it and its workspace.
+        """Cancel the session's work and remove it and its own workspace.
+
+        A workspace it shares (its `cwd`, see `Workspace.for_session`) stays.
 
         Raises:
             SessionNotFound: No such session.

@@ -1,14 +1,19 @@
 r"""The demo's scratch workspace, and git-format patches built with `difflib`.
 
 Every session gets its own directory, `<data_dir>/demo/workspaces/<session id>`
-(`acp_tui.paths.data_dir()`: platformdirs' user data dir, or `$ACP_TUI_HOME/data`).
-Tool calls only ever read, write, move or delete files in there.
+(`acp_tui.paths.data_dir()`: platformdirs' user data dir, or `$ACP_TUI_HOME/data`),
+unless its `cwd` already lies under `<data_dir>/demo/workspaces`: then that is its
+workspace (acp-tui opens demo sessions in `acp_tui.paths.demo_project_dir()`, so
+the paths the demo names lie in the session's directory and read relative to
+it). Tool calls only ever read, write, move or delete files in there.
 
 Invariants:
 
 * **Never the user's files.** `Workspace.path()` resolves a relative name inside
   the root and refuses anything that escapes it (`..`, absolute names, symlinks
-  pointing out). The session's `cwd` is only reported, never written to.
+  pointing out). The session's `cwd` is only reported, never written to, unless
+  it resolves to a directory under the demo's own workspaces root. Such a shared
+  workspace outlives its sessions (deleting one leaves it).
 * **Deterministic.** The seed files are constants. A scenario that changes a file
   first restores the files it touches (`reset`), so the same scenario always shows
   the same diff, however often it runs.
@@ -147,8 +152,16 @@ class Workspace:
         self.root = root.absolute()
 
     @classmethod
-    def for_session(cls, session_id: str) -> Workspace:
-        """The workspace of a session (not created yet: call `ensure()`)."""
+    def for_session(cls, session_id: str, cwd: str | None = None) -> Workspace:
+        """The workspace of a session (not created yet: call `ensure()`).
+
+        Args:
+            session_id: The session.
+            cwd: The session's `cwd`: its workspace when it lies under
+                `workspaces_root()` (see the module docstring).
+        """
+        if cwd is not None and _under_workspaces(cwd):
+            return cls(Path(cwd))
         return cls(workspaces_root() / session_id)
 
     def ensure(self) -> None:
@@ -215,6 +228,14 @@ class Workspace:
     def destroy(self) -> None:
         """Delete the whole workspace."""
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _under_workspaces(cwd: str) -> bool:
+    """Whether `cwd` resolves to a directory below `workspaces_root()`."""
+    if not os.path.isabs(cwd):
+        return False
+    root = workspaces_root().resolve()
+    return root in Path(cwd).resolve().parents
 
 
 def _lines(text: str | None) -> list[str]:

@@ -7,7 +7,10 @@ document, asks only for the rows on screen, and caches the result, so a patch of
 tens of thousands of lines costs one pass to lay out and a screenful to paint.
 
 Colours come in as a `DiffPalette` (the UI resolves theme variables into it);
-nothing here picks a colour of its own. Syntax highlighting uses the pygments
+nothing here picks a colour of its own. Paths in file headers and the changes
+tree are shown as the document's `PathDisplay` shows them (relative to the
+session's directory, `~`), a header's shortened from the left to the row's
+width; warnings about paths keep them exact. Syntax highlighting uses the pygments
 lexer for each file's name, one line at a time (cached), with token colours from
 the palette. Agent text is data: it is made printable and never read as markup.
 """
@@ -40,6 +43,7 @@ from acp_tui.diff.model import (
 )
 from acp_tui.diff.parse import check_paths
 from acp_tui.diff.words import Ranges, word_diff
+from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.protocol.framing import printable
 
 __all__ = [
@@ -55,6 +59,7 @@ __all__ = [
     "TreeEntry",
     "changes_tree",
     "display_text",
+    "file_paths",
     "file_title",
     "highlight_spans",
     "lexer_spans",
@@ -209,18 +214,22 @@ class _Leaf:
 
 
 def changes_tree(
-    changes: Sequence[Mapping[str, object]], patch: ParsedPatch | None = None
+    changes: Sequence[Mapping[str, object]],
+    patch: ParsedPatch | None = None,
+    paths: PathDisplay = AS_SENT,
 ) -> list[TreeEntry]:
     """The `changes` of a diff item as a folder tree.
 
     Folders are grouped under their common root; a chain of folders holding only
     one folder is shown as one entry (`src/acp/`). Files carry their operation,
     the old path of a move or copy, a non-text file type, and the +/- counts of
-    the patch section with that path.
+    the patch section with that path. Paths are grouped as `paths` shows them:
+    files inside the session's directory need no root.
 
     Args:
         changes: The diff item's `changes` (authoritative).
         patch: The parsed patch, for counts.
+        paths: How paths are shown.
 
     Returns:
         The entries in display order.
@@ -234,7 +243,7 @@ def changes_tree(
     entries: list[tuple[str, Mapping[str, object]]] = []
     for change in changes:
         path = _change_str(change, "path") or _change_str(change, "oldPath") or "?"
-        entries.append((printable(path), change))
+        entries.append((paths.show(path), change))
     if not entries:
         return []
     dirs = [posixpath.dirname(path) for path, _ in entries]
@@ -270,7 +279,7 @@ def changes_tree(
                 out.append(TreeEntry(depth, label))
                 walk(value, depth + 1)
             elif isinstance(value, _Leaf):
-                out.append(_tree_file(depth, name, value.change, patch, by_path))
+                out.append(_tree_file(depth, name, value.change, patch, by_path, paths))
 
     walk(tree, 1 if root else 0)
     return out
@@ -282,12 +291,13 @@ def _tree_file(
     change: Mapping[str, object],
     patch: ParsedPatch | None,
     by_path: Mapping[str, int],
+    paths: PathDisplay,
 ) -> TreeEntry:
     operation = printable(str(change.get("operation") or "change"))
     details: list[str] = []
     old_path = _change_str(change, "oldPath")
     if old_path:
-        details.append(f"from {printable(old_path)}")
+        details.append(f"from {paths.show(old_path)}")
     file_type = _change_str(change, "fileType")
     if file_type and file_type != "text":
         details.append(f"({printable(file_type)})")
@@ -379,6 +389,7 @@ class DiffDocument:
         notes: Extra remarks shown first (e.g. an unknown patch format).
         tree: Show the changes tree: `None` decides (several changes, or no
             usable patch), `True`/`False` force it.
+        paths: How paths are shown (default: as sent).
     """
 
     def __init__(
@@ -388,10 +399,13 @@ class DiffDocument:
         *,
         notes: Sequence[str] = (),
         tree: bool | None = None,
+        paths: PathDisplay = AS_SENT,
     ) -> None:
         self.patch = patch
         self.changes = tuple(changes)
         self.notes = tuple(notes)
+        self.paths = paths
+        """How paths are shown in file headers and the changes tree."""
         usable = patch is not None and not patch.unparsed
         self.show_tree = (
             tree
@@ -458,7 +472,7 @@ class DiffDocument:
         ]
         patch = self.patch
         if self.show_tree:
-            for entry in changes_tree(self.changes, patch):
+            for entry in changes_tree(self.changes, patch, self.paths):
                 rows.append(_tree_row(entry))
         if patch is None:
             if not self.changes:
@@ -594,15 +608,37 @@ def _file_notes(file: FilePatch, index: int) -> list[DiffRow]:
     return rows
 
 
-def file_title(file: FilePatch) -> str:
-    """A file header's words: `modify /p/a.py`, `move /a → /b (92% similar)`."""
+def file_title(
+    file: FilePatch, paths: PathDisplay = AS_SENT, width: int | None = None
+) -> str:
+    """A file header's words: `modify src/a.py`, `move a.py → b.py (92% similar)`.
+
+    Args:
+        file: The file's patch section.
+        paths: How paths are shown.
+        width: The most cells the words may take: the paths are shortened from
+            the left to fit (a move's old path gets half the room, the new one
+            the rest). None: no limit.
+    """
     label = _OPERATION_LABELS[file.operation]
-    if file.operation in ("rename", "copy"):
-        where = f"{file.old_path} → {file.new_path}"
-    else:
-        where = file.path
     similar = f" ({file.similarity}% similar)" if file.similarity is not None else ""
-    return printable(f"{label} {where}{similar}")
+    room = None if width is None else width - cell_len(f"{label} {similar}")
+    if file.operation in ("rename", "copy"):
+        arrow = " → "
+        half = None if room is None else (room - len(arrow)) // 2
+        old = paths.show(file.old_path or "?", half)
+        rest = None if room is None else room - len(arrow) - paths.measure(old)
+        where = f"{old}{arrow}{paths.show(file.new_path or '?', rest)}"
+    else:
+        where = paths.show(file.path, room)
+    return f"{label} {where}{similar}"
+
+
+def file_paths(file: FilePatch) -> list[str]:
+    """The paths a file header names, as sent: a move's old one, then the new."""
+    if file.operation in ("rename", "copy"):
+        return [p for p in (file.old_path, file.new_path) if p is not None]
+    return [file.path]
 
 
 @lru_cache(maxsize=1024)
@@ -699,16 +735,19 @@ class DiffPainter:
         palette = self.palette
         file = self.document.files[row.file]
         base = _style(palette.header, palette.header_bg, bold=True)
-        segments = [Segment(" " + file_title(file) + " ", base)]
+        counts: list[Segment] = []
         if file.added or file.removed:
-            segments.append(
+            counts.append(
                 Segment(f" +{file.added}", _style(palette.added, palette.header_bg))
             )
-            segments.append(
+            counts.append(
                 Segment(
                     f" -{file.removed} ", _style(palette.removed, palette.header_bg)
                 )
             )
+        room = width - 2 - sum(cell_len(segment.text) for segment in counts)
+        title = file_title(file, self.document.paths, room)
+        segments = [Segment(" " + title + " ", base), *counts]
         return _fit(segments, width, _style(None, palette.header_bg))
 
     def _line_parts(

@@ -33,6 +33,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
+from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.store.model import Terminal
 from acp_tui.terminal.emulator import TerminalEmulator, line_tail_offset, tail_offset
 
@@ -45,6 +46,7 @@ __all__ = [
     "cell_color",
     "exit_label",
     "terminal_title",
+    "terminal_title_parts",
 ]
 
 ANSI_COLOURS: Final[Mapping[str, int]] = {
@@ -203,12 +205,30 @@ class TerminalStyles:
         return Segment(run, style if style else None)
 
 
-def terminal_title(terminal: Terminal | None, terminal_id: str) -> str:
-    """`$ command  (in cwd)`, or `terminal <id>` before the command is known."""
+def terminal_title(
+    terminal: Terminal | None, terminal_id: str, paths: PathDisplay = AS_SENT
+) -> str:
+    """`$ command  (in cwd)`, or `terminal <id>` before the command is known.
+
+    The directory as `paths` shows it (default: as sent).
+    """
+    before, cwd, after = terminal_title_parts(terminal, terminal_id)
+    return before + (paths.show(cwd) if cwd is not None else "") + after
+
+
+def terminal_title_parts(
+    terminal: Terminal | None, terminal_id: str
+) -> tuple[str, str | None, str]:
+    """`terminal_title` in three parts: words, directory, words.
+
+    The directory is None when the agent did not state it.
+    """
     if terminal is None or not terminal.command:
-        return f"terminal {terminal_id}"
+        return f"terminal {terminal_id}", None, ""
     command = f"$ {terminal.command}"
-    return f"{command}  (in {terminal.cwd})" if terminal.cwd else command
+    if not terminal.cwd:
+        return command, None, ""
+    return f"{command}  (in ", terminal.cwd, ")"
 
 
 def exit_label(terminal: Terminal | None) -> tuple[str, bool] | None:

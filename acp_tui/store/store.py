@@ -341,6 +341,8 @@ class SessionStore:
 
     Args:
         session_id: The ACP session id.
+        cwd: The session's directory (absolute), as the client opened it: paths
+            are shown relative to it. None when not known.
         max_terminal_bytes: The most output bytes kept per terminal; older bytes
             are dropped.
         max_message_chars: What one message keeps (see the module docstring):
@@ -354,6 +356,7 @@ class SessionStore:
         self,
         session_id: str,
         *,
+        cwd: str | None = None,
         max_terminal_bytes: int = DEFAULT_MAX_TERMINAL_BYTES,
         max_message_chars: int | None = None,
         max_notices: int = 100,
@@ -369,6 +372,7 @@ class SessionStore:
         self._head_budget = max_message_chars - max_message_chars // 2
         self._tail_cap = max_message_chars // 2
         self._session_id = session_id
+        self._cwd = cwd
         self._max_terminal_bytes = max_terminal_bytes
         self._clock = clock
         self._revision = 0
@@ -874,6 +878,11 @@ class SessionStore:
     def session_id(self) -> str:
         """The ACP session id."""
         return self._session_id
+
+    @property
+    def cwd(self) -> str | None:
+        """The session's directory (absolute), or None: paths read relative to it."""
+        return self._cwd
 
     @property
     def max_terminal_bytes(self) -> int:

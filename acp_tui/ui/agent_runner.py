@@ -41,6 +41,7 @@ from textual.message_pump import MessagePump
 from acp_tui import paths
 from acp_tui.client.ports import RememberingPrompter
 from acp_tui.client.traffic import TrafficLog
+from acp_tui.display_paths import PathDisplay
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import AgentCommand, ConnectionClosed
 from acp_tui.protocol.version import ProtocolChoice
@@ -57,6 +58,7 @@ from acp_tui.ui.messages import (
     SessionStarted,
     TerminalLoginRequested,
 )
+from acp_tui.ui.widgets.path_lines import session_paths
 
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
@@ -220,7 +222,7 @@ class AgentRunner:
         """A prompt refused for want of a login, sent first on the next connection
         (the user chose a terminal login, which reconnects)."""
         self.prompter = RememberingPrompter(
-            ModalPermissionPrompter(ui, self._tool_call), self._tool_call
+            ModalPermissionPrompter(ui, self._tool_call, self._paths), self._tool_call
         )
         """Answers permission requests; its grants outlive a restart."""
 
@@ -260,6 +262,9 @@ class AgentRunner:
 
     def _tool_call(self, tool_call_id: str) -> ToolCall | None:
         return self.store.tool_call(tool_call_id) if self.store is not None else None
+
+    def _paths(self) -> PathDisplay:
+        return session_paths(self.store)
 
     def restart_request(self) -> SessionRequest:
         """How a restart reopens the current session (new if it cannot)."""

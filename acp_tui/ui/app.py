@@ -524,6 +524,7 @@ class AcpTuiApp(App[None]):
             ("up / down", "Prompt history"),
             ("/", "Slash commands"),
             ("@", "Attach a file"),
+            ("p", "Full paths of the card, diff or terminal in focus (or hover)"),
         ]
         self.push_screen(KeyHelpScreen(rows))
 

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from acp_tui.client.ports import PermissionRequest
+from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.store.changes import Change
 from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
@@ -294,15 +295,18 @@ class ModalPermissionPrompter:
         host: Shows the dialog (when its session is on screen).
         tool_call: Looks up the store's copy of a tool call by id, so the dialog
             can show the diff of the tool call it asks about.
+        paths: How the session shows paths now (relative to its directory).
     """
 
     def __init__(
         self,
         host: DialogHost,
         tool_call: Callable[[str], ToolCall | None] | None = None,
+        paths: Callable[[], PathDisplay] | None = None,
     ) -> None:
         self.host = host
         self.tool_call = tool_call
+        self.paths = paths
 
     async def ask(self, request: PermissionRequest) -> str | None:
         """Show the dialog and return the chosen option id (None: cancelled).
@@ -312,4 +316,5 @@ class ModalPermissionPrompter:
         subject = None
         if self.tool_call is not None and request.tool_call_id is not None:
             subject = self.tool_call(request.tool_call_id)
-        return await self.host.ask_user(PermissionScreen(request, subject))
+        paths = self.paths() if self.paths is not None else AS_SENT
+        return await self.host.ask_user(PermissionScreen(request, subject, paths))

@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
+from acp_tui import paths
 from acp_tui.demo.workspace import SEED_FILES
 from acp_tui.protocol.jsonrpc import RpcError
 from tests.demo.recorder import BOUND, JSON, Recorder, allow_always, recording, reject
@@ -236,6 +237,48 @@ async def test_allow_always_is_remembered_for_the_session(
             )
         await rec.prompt(session, "/permission")
         assert rec.permissions == []
+    validate(rec)
+
+
+@VERSIONS
+async def test_a_session_opened_in_its_workspaces_works_there(
+    version: int, project: Path, demo_env: Path
+) -> None:
+    """acp-tui opens demo sessions in `paths.demo_project_dir()`: the demo works in
+    that directory (seeded), so the session's paths lie in its `cwd`; deleting
+    a session leaves the shared directory. Any other `cwd` is only reported."""
+    scratch = paths.demo_project_dir()
+    scratch.mkdir(parents=True)
+    async with recording(version, in_process=True) as rec:
+        session = await rec.new_session(scratch)
+        start = len(rec.messages)
+        assert await rec.prompt(session, "/edit") == "end_turn"
+        named = json.dumps(rec.updates(session, start))
+        assert f"{scratch}/src/greeting.py" in named
+        assert str(workspace(demo_env, session)) not in named
+        assert (scratch / "src" / "farewell.py").exists()
+        assert not workspace(demo_env, session).exists()
+        if version == 2:  # what it asks names the files as a project's
+            (asked,) = rec.permissions
+            assert asked["description"] == (
+                "It will change src/greeting.py and create src/farewell.py in its "
+                "scratch workspace."
+            )
+        other = await rec.new_session(project)
+        assert workspace(demo_env, other).is_dir()
+        assert not (project / "README.md").exists()  # never in the user's files
+        third = await rec.new_session(scratch)
+        assert await rec.request("session/delete", {"sessionId": third}) == {}
+        assert (scratch / "README.md").exists()
+    async with recording(version, in_process=True) as rec:  # reopened from disk
+        params: JSON = {"sessionId": session, "cwd": str(scratch)}
+        if version == 1:
+            params["mcpServers"] = []
+        await rec.request("session/resume", params)
+        start = len(rec.messages)
+        await rec.prompt(session, "/read")
+        assert f"{scratch}/src/greeting.py" in json.dumps(rec.updates(session, start))
+        assert not workspace(demo_env, session).exists()
     validate(rec)
 
 

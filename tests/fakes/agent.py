@@ -28,6 +28,13 @@ the client's `fs/*` methods. Prompt text chooses variants:
              "error" and an `error` object (the 2.4 draft's failed turn)
   "malformed" send a known update with a malformed payload first
   "stubborn" accept the prompt and never end the turn, even after session/cancel
+  "paths"  (v2) a turn naming paths: edit "e1" with locations
+           <cwd>/notes.txt:2, $HOME/elsewhere/todo.md and `FAR_PATH` (long,
+           outside both) and a git_patch diff
+           of <cwd>/notes.txt, asked with a tool_call subject (allow once /
+           always / reject); then execute "x1" (`make` in <cwd>), asked with a
+           command subject, shown as terminal "tx" (cwd <cwd>, exit 0); ends
+           `end_turn`
 
 Session management (the scenarios below play the same prompt turns and variants):
   v2-full         a v2 agent (1 to a v1 offer, with the v1-full body) with
@@ -298,6 +305,9 @@ def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
         return
     if "malformed" in said:
         up({"sessionUpdate": "tool_call_update", "toolCallId": 5})
+    if "paths" in said:
+        turn_paths(agent, sid, up)
+        return
     if "hang" in said:
         while sid not in agent.cancelled:
             message = agent.read()
@@ -448,6 +458,117 @@ def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
     )
     up({"sessionUpdate": "session_info_update", "title": "Greeting"})
     up({"sessionUpdate": "_vendor_sparkle", "level": 3})
+    up({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
+
+
+FAR_PATH = "/var/lib/fake-agent/builds/2026/nightly/linux-x86_64/reports/summary.txt"
+"""A long path outside the session's directory and the home directory."""
+
+PATHS_OPTIONS = [
+    {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+    {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
+    {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+]
+
+
+def turn_paths(agent: Agent, sid: str, up: Any) -> None:
+    """The "paths" prompt (v2): tool calls, a diff, permissions and a terminal that
+    name files in the session's directory and one under $HOME outside it."""
+    cwd = agent.cwd.rstrip("/") or "/"
+    notes = cwd.rstrip("/") + "/notes.txt"
+    todo = os.environ.get("HOME", "/nonexistent").rstrip("/") + "/elsewhere/todo.md"
+    patch = (
+        f"diff --git {notes} {notes}\n--- {notes}\n+++ {notes}\n"
+        "@@ -1 +1,2 @@\n Things to remember:\n+- water the plants\n"
+    )
+    diff = {
+        "type": "diff",
+        "changes": [{"operation": "modify", "path": notes}],
+        "patch": {"format": "git_patch", "text": patch},
+    }
+    up(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "e1",
+            "title": "Edit notes.txt",
+            "kind": "edit",
+            "status": "pending",
+            "locations": [
+                {"path": notes, "line": 2},
+                {"path": todo},
+                {"path": FAR_PATH},
+            ],
+            "rawInput": {"file_path": notes},
+            "content": [diff],
+        }
+    )
+    agent.call(
+        "session/request_permission",
+        {
+            "sessionId": sid,
+            "title": "Edit notes.txt?",
+            "subject": {"type": "tool_call", "toolCall": {"toolCallId": "e1"}},
+            "options": PATHS_OPTIONS,
+        },
+    )
+    up({"sessionUpdate": "tool_call_update", "toolCallId": "e1", "status": "completed"})
+    up(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "x1",
+            "title": "Run make",
+            "kind": "execute",
+            "status": "pending",
+            "rawInput": {"command": "make", "cwd": cwd},
+        }
+    )
+    agent.call(
+        "session/request_permission",
+        {
+            "sessionId": sid,
+            "title": "Run make?",
+            "subject": {"type": "command", "command": "make", "cwd": cwd},
+            "options": PATHS_OPTIONS,
+        },
+    )
+    up(
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "x1",
+            "status": "in_progress",
+            "content": [{"type": "terminal", "terminalId": "tx"}],
+        }
+    )
+    up(
+        {
+            "sessionUpdate": "terminal_update",
+            "terminalId": "tx",
+            "command": "make",
+            "cwd": cwd,
+        }
+    )
+    up(
+        {
+            "sessionUpdate": "terminal_output_chunk",
+            "terminalId": "tx",
+            "data": b64(b"built\r\n"),
+        }
+    )
+    up(
+        {
+            "sessionUpdate": "terminal_update",
+            "terminalId": "tx",
+            "exitStatus": {"exitCode": 0},
+        }
+    )
+    up({"sessionUpdate": "tool_call_update", "toolCallId": "x1", "status": "completed"})
+    up(
+        {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": "a1",
+            "content": text("Done."),
+        }
+    )
     up({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
 
 

@@ -300,6 +300,22 @@ def test_text_transcript_streams_and_is_safe(
     assert "\x07" not in out
 
 
+def test_text_names_paths_from_the_sessions_directory_and_json_keeps_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ("--agent", fake("v2"), "--cwd", str(tmp_path), "--permissions", "allow")
+    code, out, err = run(capsys, "print", *args, "paths")
+    assert code == 0, err
+    assert "[permission] Run make? — $ make (in .): Allow" in out
+    assert str(tmp_path) not in out
+    code, doc, err = run_json(capsys, *args, "paths")
+    assert code == 0, err
+    command = doc["permissions"][1]["subject"]
+    assert command == {"type": "command", "command": "make", "cwd": str(tmp_path)}
+    edit = next(c for c in doc["toolCalls"] if c["toolCallId"] == "e1")
+    assert edit["locations"][0] == {"path": f"{tmp_path}/notes.txt", "line": 2}
+
+
 @pytest.mark.parametrize("scenario", ["v1", "v2"])
 def test_a_user_message_the_agent_forged_is_printed_as_the_agents(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, scenario: str

@@ -268,6 +268,10 @@ async def test_key_help_lists_actions(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f1")
         await wait_for(pilot, lambda: isinstance(app.screen, KeyHelpScreen))
+        help_screen = app.screen
+        assert isinstance(help_screen, KeyHelpScreen)
+        keys = dict(help_screen.bindings)
+        assert keys["p"].startswith("Full paths of the card")  # in a card, diff…
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, KeyHelpScreen))
 

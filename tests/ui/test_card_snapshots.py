@@ -59,8 +59,8 @@ def status_store() -> SessionStore:
     return store
 
 
-def diff_store() -> SessionStore:
-    store = SessionStore("snap")
+def diff_store(cwd: str | None = None) -> SessionStore:
+    store = SessionStore("snap", cwd=cwd)
     store.apply_many(
         [
             ops.PatchToolCall(
@@ -172,6 +172,19 @@ class TestToolCallCards:
         in 0.12s` on a slightly raised background.
         """
         app = CardsApp(diff_store(), panel=False)
+        assert snap_compare(app, terminal_size=SIZE)
+
+    def test_the_same_cards_in_the_sessions_directory(
+        self, snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The cards above in a session whose directory is /p: every path reads
+        relative to it. The edit card's location is `↳ app.py:2` and its header
+        `modify app.py  +1 -1`; the move card's tree has no root folder (`R b.png
+        move  from a.png`, `D old.txt  delete`); the terminal reads `$ pytest -q
+        (in .)`.
+        """
+        monkeypatch.setenv("HOME", "/home/snap")
+        app = CardsApp(diff_store("/p"), panel=False)
         assert snap_compare(app, terminal_size=SIZE)
 
 

@@ -13,6 +13,7 @@ import pytest
 from rich.color import Color
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.dom import DOMNode
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -24,6 +25,7 @@ from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.diff_view import DiffSegment
+from acp_tui.ui.widgets.path_lines import PathLines
 from acp_tui.ui.widgets.permission_view import PermissionView, permission_outcome
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.plan_view import PlanView
@@ -215,6 +217,87 @@ async def test_locations_show_path_and_line(store: SessionStore) -> None:
         assert card.locations_text == "↳ /p/a.py:12\n↳ /p/b.py"
         await apply(pilot, app, ops.PatchToolCall("t1", locations=None))
         assert card.locations_text == ""
+
+
+PROJECT = "/home/ann/proj"
+"""The session's directory in the path tests (HOME is /home/ann there)."""
+
+
+@pytest.fixture
+def project_store(monkeypatch: pytest.MonkeyPatch) -> SessionStore:
+    monkeypatch.setenv("HOME", "/home/ann")
+    return SessionStore("sess_1", cwd=PROJECT)
+
+
+async def test_locations_read_relative_to_the_sessions_directory(
+    project_store: SessionStore,
+) -> None:
+    """Inside the session's directory: relative; under HOME: `~`; else absolute.
+    The tooltip has the full paths, as sent."""
+    locations: list[JSONObject] = [
+        {"path": f"{PROJECT}/src/greeting.py", "line": 12},
+        {"path": "/home/ann/notes/todo.md"},
+        {"path": "/etc/hosts"},
+        {"path": PROJECT},
+    ]
+    project_store.apply(ops.PatchToolCall("t1", title="Read", locations=locations))
+    app = CardsApp(project_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        card = app.card("t1")
+        assert card.locations_text == (
+            "↳ src/greeting.py:12\n↳ ~/notes/todo.md\n↳ /etc/hosts\n↳ ."
+        )
+        tooltip = card.query_one(PathLines).tooltip
+        assert isinstance(tooltip, Content)
+        assert tooltip.plain == (
+            f"{PROJECT}/src/greeting.py\n/home/ann/notes/todo.md\n/etc/hosts\n{PROJECT}"
+        )
+
+
+async def test_locations_shorten_from_the_left_to_the_cards_width(
+    project_store: SessionStore,
+) -> None:
+    deep = "/srv/build/workspaces/demo-0001/src/pkg/greeting.py"
+    locations: list[JSONObject] = [{"path": deep, "line": 3}]
+    project_store.apply(ops.PatchToolCall("t1", title="Read", locations=locations))
+    app = CardsApp(project_store, panel=False)
+    async with app.run_test(size=(30, 20)) as pilot:
+        await pilot.pause()
+        card = app.card("t1")
+        lines = card.query_one(PathLines)
+        assert lines.size.width == 27  # 30 less the card's border and padding
+        assert card.locations_text == "↳ …/src/pkg/greeting.py:3"  # 25 cells
+        await pilot.resize_terminal(80, 20)
+        await pilot.pause()
+        assert card.locations_text == f"↳ {deep}:3"
+
+
+async def test_p_in_a_card_shows_and_copies_its_full_paths(
+    project_store: SessionStore,
+) -> None:
+    locations: list[JSONObject] = [{"path": f"{PROJECT}/app.py", "line": 1}]
+    diff: JSONObject = {
+        "type": "diff",
+        "path": "/p/app.py",
+        "patch": {"format": "git_patch", "text": PATCH},
+    }
+    project_store.apply_many(
+        [
+            ops.PatchToolCall("t1", title="Edit", kind="edit", locations=locations),
+            ops.AppendToolCallContent("t1", diff),
+        ]
+    )
+    app = CardsApp(project_store, panel=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.card("t1").query_one(DiffSegment).focus()
+        await pilot.press("p")
+        await pilot.pause()
+        (notification,) = app._notifications
+        assert notification.message == f"{PROJECT}/app.py\n/p/app.py"
+        assert notification.title == "Full paths (copied)"
+        assert app.clipboard == f"{PROJECT}/app.py\n/p/app.py"
 
 
 async def test_diff_patch_lines_are_styled_with_diff_tokens(

@@ -378,8 +378,10 @@ async def test_a_terminal_moves_into_the_tool_call_that_shows_it() -> None:
         # leaves the DOM on a later message: wait for both, bounded.
         await wait_for(
             pilot,
-            lambda: ("terminal", "t1") not in app.conversation.entries
-            and not app.query(StandaloneTerminal),
+            lambda: (
+                ("terminal", "t1") not in app.conversation.entries
+                and not app.query(StandaloneTerminal)
+            ),
         )
         entries = app.conversation.entries
         assert list(entries) == [

@@ -8,8 +8,9 @@ from typing import Protocol
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.content import Content
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Tooltip
 
 from acp_tui.client.ports import PermissionChoice, PermissionRequest
 from acp_tui.diff import parse_patch
@@ -27,6 +28,7 @@ from acp_tui.ui.widgets.diff_view import (
     DiffView,
     diff_document,
 )
+from acp_tui.ui.widgets.path_lines import PathLines
 from acp_tui.ui.widgets.tool_call_view import SEGMENT_VIEWS
 from tests.ui.test_cards import CardsApp, diff_item, wait_for
 
@@ -231,8 +233,8 @@ async def test_card_uses_the_diff_segment_and_opens_full_screen() -> None:
         assert isinstance(screen, DiffScreen)
         full = screen.query_one(DiffView)
         assert full.size.height > CARD_MAX_HEIGHT
-        title = screen.query_one("#diff-title", Static).render()
-        assert str(title) == "diff · 3 files  +5 -4"
+        title = screen.query_one("#diff-title", PathLines)
+        assert title.text == "diff · 3 files  +5 -4"
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, DiffScreen))
 
@@ -271,6 +273,64 @@ async def test_v1_diff_in_a_card_is_rendered_from_old_and_new_text() -> None:
             "1   -a = 1",
             "  1 +a = 2",
         ]
+
+
+async def test_a_cards_diff_reads_relative_to_the_sessions_directory() -> None:
+    """Headers and the changes tree read from the session's directory; hovering a
+    file header shows its full path(s); the full screen's title too, and `p`
+    there shows them."""
+    store = SessionStore("diff", cwd=ROOT)
+    one = PATCH.split(f"diff --git {ROOT}/docs")[0]
+    store.apply_many(
+        [
+            ops.PatchToolCall("t1", title="Edit", status="completed", content=[ITEM]),
+            ops.PatchToolCall(
+                "t2", title="Edit", status="completed", content=[diff_item(one)]
+            ),
+        ]
+    )
+    app = CardsApp(store, panel=False)
+    async with app.run_test(size=(100, 60), tooltips=True) as pilot:
+        (segment,) = app.card("t1").query(DiffSegment)
+        texts = segment.row_texts()
+        assert texts[:6] == [
+            "▾ assets/",
+            "  M logo.png  modify  (binary)",
+            "▾ docs/guide/",
+            "  R new.md  move  from docs/old.md +1 -1",
+            "▾ src/",
+            "  M settings.py  modify  +4 -3",
+        ]
+        header = texts.index(" modify src/settings.py  +4 -3")
+        moved = " move docs/old.md → docs/guide/new.md (88% similar)  +1 -1"
+        assert moved in texts
+        await wait_for(pilot, lambda: segment.size.height > 0)
+        await pilot.hover(segment, offset=(3, header))
+        assert isinstance(segment.tooltip, Content)
+        assert segment.tooltip.plain == f"{ROOT}/src/settings.py"
+        tip = app.screen.query_one(Tooltip)
+        await wait_for(pilot, lambda: tip.display)
+        assert f"{ROOT}/src/settings.py" in str(tip.render())
+        await pilot.hover(segment, offset=(3, header - 1))  # a gap: no tooltip
+        assert segment.tooltip is None
+        # (below the card's 24 rows: what its tooltip would list)
+        assert segment.row_paths(texts.index(moved)) == [
+            f"{ROOT}/docs/old.md",
+            f"{ROOT}/docs/guide/new.md",
+        ]
+
+        (single,) = app.card("t2").query(DiffSegment)
+        single.focus()
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen))
+        title = app.screen.query_one("#diff-title", PathLines)
+        assert title.text == "diff · src/settings.py  +4 -3"
+        assert isinstance(title.tooltip, Content)
+        assert title.tooltip.plain == f"{ROOT}/src/settings.py"
+        await pilot.press("p")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == [f"{ROOT}/src/settings.py"]
+        assert app.clipboard == f"{ROOT}/src/settings.py"
 
 
 class Host(App[None]):

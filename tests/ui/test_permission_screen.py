@@ -14,10 +14,12 @@ from typing import Any
 
 from textual import events
 from textual.app import App, ComposeResult
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from acp_tui.client.ports import PermissionChoice, PermissionRequest, grant_scope
+from acp_tui.display_paths import PathDisplay
 from acp_tui.store.model import Permission, ToolCall
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.screens.permission import (
@@ -170,6 +172,56 @@ async def test_without_an_always_option_nothing_is_said_about_always() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert not app.dialog.query("#permission-always")
+
+
+PROJECT = PathDisplay("/home/ann/proj", "/home/ann")
+"""Paths relative to /home/ann/proj, with /home/ann as `~`."""
+
+
+async def test_the_dialog_reads_paths_from_the_sessions_directory() -> None:
+    """The file and directory lines and the "always" text read relative; the
+    subject's tooltip and `p` give the full paths."""
+    stored = ToolCall(
+        "t1",
+        "Run it",
+        "execute",
+        raw_input={"command": "make", "cwd": "/home/ann/proj"},
+        locations=({"path": "/home/ann/proj/notes.txt"}, {"path": "/home/ann/x.md"}),
+    )
+    subject: JSONObject = {"type": "tool_call", "toolCall": {"toolCallId": "t1"}}
+    bare = PermissionRequest("s", "p", "Run it?", None, subject, ALWAYS_OPTIONS, "t1")
+    dialog = PermissionScreen(
+        replace(bare, grant=grant_scope(bare, stored)), stored, PROJECT
+    )
+    app = Host(dialog)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        shown = dialog.query_one("#permission-subject", Static)
+        lines = str(shown.content).splitlines()
+        assert lines[-2:] == ["in .", "files: notes.txt, ~/x.md"]
+        assert always_text(app).endswith(
+            "`make` in . on notes.txt, ~/x.md, kind execute"
+        )
+        assert isinstance(shown.tooltip, Content)
+        full = "/home/ann/proj\n/home/ann/proj/notes.txt\n/home/ann/x.md"
+        assert shown.tooltip.plain == full
+        dialog.clock = lambda: float("inf")  # the key guard has passed
+        await pilot.press("p")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == [full]
+        assert app.clipboard == full
+        assert "p full paths" in hint(app)
+        assert app.results == []  # `p` chooses nothing
+
+
+def test_the_transcript_record_reads_paths_from_the_sessions_directory() -> None:
+    subject: JSONObject = {
+        "type": "command",
+        "command": "ls",
+        "cwd": "/home/ann/proj/src",
+    }
+    view = PermissionView(Permission("p", "Run?", subject=subject), PROJECT)
+    assert "in src" in view.text.splitlines()
 
 
 # --- keys typed for the prompt ----------------------------------------------------

@@ -60,7 +60,8 @@ def test_a_held_dialog_for_a_piped_command(snap_compare: SnapCompare) -> None:
 def test_an_armed_dialog_for_an_edit(snap_compare: SnapCompare) -> None:
     """Armed: "Edit src/app.py" by Edit (edit) on /p/src/app.py, the line saying
     "always" lets acp-tui allow exactly edits to /p/src/app.py by Edit for this
-    session, the options lit (the first focused) and the keys listed."""
+    session, the options lit (the first focused) and the keys listed (with `p
+    full paths`: the subject names a file)."""
     subject: JSONObject = {
         "type": "tool_call",
         "toolCall": {

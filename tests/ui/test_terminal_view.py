@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 import pytest
+from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -15,6 +16,7 @@ from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.screens.terminal import TerminalScreen
 from acp_tui.ui.widgets import terminal_view
+from acp_tui.ui.widgets.path_lines import PathLines
 from acp_tui.ui.widgets.terminal_view import CARD_LINES, TerminalLines, TerminalSegment
 from acp_tui.ui.widgets.tool_call_view import QuietTitle, ToolCallBody
 from tests.ui.test_card_snapshots import SnapCompare
@@ -480,6 +482,43 @@ async def test_full_screen_opens_with_enter_on_the_lines(store: SessionStore) ->
         assert footer.has_class("-failed")
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, TerminalScreen))
+
+
+async def test_the_terminals_directory_reads_from_the_sessions_directory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`(in .)` for the session's directory, relative inside it, shortened from
+    the left to the width; the header's tooltip, and the full screen's title
+    and `p`, give the full path."""
+    monkeypatch.setenv("HOME", "/home/ann")
+    store = SessionStore("sess_1", cwd="/home/ann/proj")
+    running_call(store, with_terminal=False)
+    store.apply(ops.PatchTerminal("term", command="make", cwd="/home/ann/proj"))
+    app = CardsApp(store, panel=False)
+    async with app.run_test(size=(40, 30)) as pilot:
+        await pilot.pause()
+        view = segment(app)
+        assert view.plain_text == "$ make  (in .)"
+        header = view.query_one(".terminal-header", PathLines)
+        assert isinstance(header.tooltip, Content)
+        assert header.tooltip.plain == "/home/ann/proj"
+        deep = "/srv/build/workspaces/demo-0001/tools"
+        await apply(pilot, app, ops.PatchTerminal("term", cwd=deep))
+        await wait_for(pilot, lambda: "tools" in view.plain_text)
+        # 40 columns, less the card's border, padding and indent, and the words
+        # around the path: 22 cells for it.
+        assert view.plain_text == "$ make  (in …/demo-0001/tools)"
+        await apply(pilot, app, ops.PatchTerminal("term", cwd="/home/ann/proj/sub"))
+        await wait_for(pilot, lambda: "sub" in view.plain_text)
+        assert view.plain_text == "$ make  (in sub)"
+        await pilot.click(".terminal-header")
+        screen = await open_full_screen(pilot, app)
+        title = screen.query_one("#terminal-title", PathLines)
+        assert title.text == "$ make  (in sub)"
+        await pilot.press("p")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == ["/home/ann/proj/sub"]
+        assert app.clipboard == "/home/ann/proj/sub"
 
 
 BUILD = (

@@ -312,6 +312,14 @@ def test_the_factory_takes_what_the_client_tells_it() -> None:
     assert header["open"]["cwd"] == "/project"
     assert header["open"]["how"] == "load"
     assert header["open"]["protocolVersion"] == 1
+    assert store.cwd == "/project"
+
+
+def test_a_reopened_transcript_knows_the_sessions_directory() -> None:
+    converse(open_store())
+    loaded = read_transcript(transcript_file("fake", "s1"))
+    assert loaded is not None
+    assert loaded.store.cwd == "/work"
 
 
 # --- filed by the agent's identity ----------------------------------------------

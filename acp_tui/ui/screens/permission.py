@@ -1,7 +1,8 @@
 """The permission dialog: a modal that answers one `PermissionRequest`.
 
 Keys: `1`-`9` pick an option, `y` the first `allow_once`, `n` the first
-`reject_once`, Esc cancels (the request is answered `cancelled`).
+`reject_once`, Esc cancels (the request is answered `cancelled`), `p` shows the
+full paths the subject names (and copies them).
 
 Invariants:
 
@@ -19,6 +20,10 @@ Invariants:
   call.
 * Agent text is data: every line passes through `printable`, one line at a time,
   so a newline inside a command is shown, not obeyed.
+* Paths read relative to the session's directory (`~` for the home directory,
+  `acp_tui.display_paths`) in the subject and the "always" text, whole (never
+  shortened: this is where the user decides); the subject's tooltip and `p`
+  give them exactly as the agent sent them.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, Static
@@ -41,10 +47,12 @@ from textual.widgets.button import ButtonVariant
 
 from acp_tui.client.grants import SubjectFacts, subject_facts
 from acp_tui.client.ports import PermissionChoice, PermissionRequest
+from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.protocol.framing import printable
 from acp_tui.store.model import ToolCall
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets.diff_view import DiffView, diff_document, diff_patch_text
+from acp_tui.ui.widgets.path_lines import full_paths_text
 
 __all__ = [
     "KEY_GUARD",
@@ -52,6 +60,7 @@ __all__ = [
     "PermissionScreen",
     "subject_diffs",
     "subject_patches",
+    "subject_paths",
     "subject_summary",
 ]
 
@@ -72,25 +81,37 @@ _FIELD_WIDTH: Final = 80
 
 
 def subject_summary(
-    subject: JSONObject | None, tool_call: ToolCall | None = None
+    subject: JSONObject | None,
+    tool_call: ToolCall | None = None,
+    paths: PathDisplay = AS_SENT,
 ) -> str:
     """A few plain lines describing a permission subject (empty for none).
 
     Args:
         subject: The wire subject.
         tool_call: The store's copy of a `tool_call` subject's tool call.
+        paths: How paths are shown (default: as sent).
     """
     return "\n".join(
-        subject_lines(subject_facts(subject, tool_call), subject, tool_call)
+        subject_lines(subject_facts(subject, tool_call), subject, tool_call, paths)
     )
 
 
+def subject_paths(facts: SubjectFacts) -> list[str]:
+    """The paths the subject names, as sent: the directory, then the files."""
+    return [p for p in (facts.cwd, *facts.paths) if p] if facts.known else []
+
+
 def subject_lines(
-    facts: SubjectFacts, subject: JSONObject | None, tool_call: ToolCall | None = None
+    facts: SubjectFacts,
+    subject: JSONObject | None,
+    tool_call: ToolCall | None = None,
+    paths: PathDisplay = AS_SENT,
 ) -> list[str]:
     """The subject as printable lines: the tool, the command and where, the files.
 
     An unknown subject type lists its type and fields (see the module docstring).
+    Paths are shown as `paths` shows them, whole.
     """
     if facts.type == "none" or subject is None:
         return []
@@ -106,13 +127,13 @@ def subject_lines(
         elif facts.kind:
             lines.append(f"kind: {facts.kind}")
     if facts.command is not None or facts.type == "command":
-        lines.append(f"$ {facts.command or ''}")
+        lines.append(printable(f"$ {facts.command or ''}"))
         if facts.cwd:
-            lines.append(f"in {facts.cwd}")
-    paths = [path for path in facts.paths if path != facts.cwd]
-    if paths:
-        noun = "file" if len(paths) == 1 else "files"
-        lines.append(f"{noun}: {', '.join(paths)}")
+            lines.append(f"in {paths.show(facts.cwd)}")
+    files = [path for path in facts.paths if path != facts.cwd]
+    if files:
+        noun = "file" if len(files) == 1 else "files"
+        lines.append(f"{noun}: {', '.join(paths.show(path) for path in files)}")
     return [printable(str(line)) for line in lines]
 
 
@@ -194,18 +215,31 @@ class PermissionScreen(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel"),
         Binding("y", "allow", "Allow once"),
         Binding("n", "reject", "Reject once"),
+        Binding("p", "show_paths", "Full paths"),
     ]
 
     clock: Callable[[], float] = time.monotonic
     """The time in seconds (tests set their own)."""
 
     def __init__(
-        self, request: PermissionRequest, tool_call: ToolCall | None = None
+        self,
+        request: PermissionRequest,
+        tool_call: ToolCall | None = None,
+        paths: PathDisplay = AS_SENT,
     ) -> None:
         super().__init__()
         self.request = request
         self.tool_call = tool_call
         """The subject tool call as the store knows it (its diff is shown)."""
+        self.paths = paths
+        """How paths are shown (relative to the session's directory)."""
+        grant = request.grant
+        self.facts = (
+            grant.subject
+            if grant is not None
+            else subject_facts(request.subject, tool_call)
+        )
+        """What the request is about (what an "always" grant is keyed by)."""
         self.armed = False
         """Whether keys and clicks choose options (see the module docstring)."""
         self._shown_at = math.inf
@@ -217,12 +251,7 @@ class PermissionScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         """Build the child widgets."""
         request = self.request
-        grant = request.grant
-        facts = (
-            grant.subject
-            if grant is not None
-            else subject_facts(request.subject, self.tool_call)
-        )
+        facts = self.facts
         with Vertical(id="permission-dialog"):
             yield Static(
                 Text(printable(request.title or "Permission requested")),
@@ -233,14 +262,18 @@ class PermissionScreen(ModalScreen[str | None]):
                     Text(printable(request.description, keep="\n")),
                     id="permission-description",
                 )
-            lines = subject_lines(facts, request.subject, self.tool_call)
+            lines = subject_lines(facts, request.subject, self.tool_call, self.paths)
             if lines:
-                yield Static(Text("\n".join(lines)), id="permission-subject")
+                subject = Static(Text("\n".join(lines)), id="permission-subject")
+                full = self._full_paths()
+                subject.tooltip = Content(full) if full else None
+                yield subject
             diffs = subject_diffs(request.subject, self.tool_call)
             if diffs:
                 with VerticalScroll(id="permission-diff"):
                     for item in diffs:
-                        view = DiffView(diff_document(item), layout="unified")
+                        document = diff_document(item, self.paths)
+                        view = DiffView(document, layout="unified")
                         view.can_focus = False  # focus stays on the options
                         yield view
             if any(option.kind == "allow_always" for option in request.options):
@@ -260,7 +293,19 @@ class PermissionScreen(ModalScreen[str | None]):
         grant = self.request.grant
         if grant is None:
             return "acp-tui will ask again next time (the agent may remember)."
-        return grant.covers
+        return grant.covers_for(self.paths)
+
+    def _full_paths(self) -> str:
+        return full_paths_text(self.paths, subject_paths(self.facts))
+
+    def action_show_paths(self) -> None:
+        """Show the full paths the subject names, and copy them (`p`)."""
+        text = self._full_paths()
+        if not text:
+            self.notify("the request names no path", severity="warning")
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(text, title="Full paths (copied)", markup=False)
 
     # ------------------------------------------------------------- key guard
 
@@ -318,6 +363,8 @@ class PermissionScreen(ModalScreen[str | None]):
             keys.append("n reject once")
         count = min(len(self.request.options), 9)
         keys.append("1 choose" if count == 1 else f"1-{count} choose")
+        if self._full_paths():
+            keys.append("p full paths")
         keys.append("esc cancel")
         return " · ".join(keys)
 

@@ -4,7 +4,9 @@ The screen keeps its own emulator feed, at the screen's width and with a larger
 budget (it shows more), and polls the store for new output a few times a
 frame-interval (`POLL_INTERVAL`): it needs no wiring from the app, and a quiet
 terminal costs one revision comparison per poll. Scrolling works as in the card:
-the view follows the tail until the user scrolls up.
+the view follows the tail until the user scrolls up. The title's directory reads
+as in the card (relative to the session's directory); its tooltip and `p` give
+the full path (`p` also copies it).
 """
 
 from __future__ import annotations
@@ -19,8 +21,14 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from acp_tui.protocol.framing import printable
-from acp_tui.render.terminal import TerminalFeed, exit_label, terminal_title
+from acp_tui.render.terminal import TerminalFeed, exit_label, terminal_title_parts
 from acp_tui.store.store import SessionStore
+from acp_tui.ui.widgets.path_lines import (
+    PathLine,
+    PathLines,
+    full_paths_text,
+    session_paths,
+)
 from acp_tui.ui.widgets.terminal_view import (
     FLOOD_INTERVAL,
     TerminalLines,
@@ -72,6 +80,7 @@ class TerminalScreen(Screen[None]):
         Binding("escape,q", "close", "Close"),
         Binding("home", "scroll_home", "Top", show=False),
         Binding("end", "scroll_end", "Bottom", show=False),
+        Binding("p", "show_paths", "Full path"),
     ]
 
     def __init__(self, store: SessionStore, terminal_id: str) -> None:
@@ -79,7 +88,9 @@ class TerminalScreen(Screen[None]):
         self.store = store
         self.terminal_id = terminal_id
         self.feed = TerminalFeed(budget=FULL_SCREEN_BUDGET)
-        self._title = Static(id="terminal-title")
+        self.paths = session_paths(store)
+        """How paths are shown (relative to the session's directory)."""
+        self._title = PathLines(id="terminal-title")
         self._lines = TerminalLines(self.feed, show_note=False, id="terminal-lines")
         self._footer = Static(id="terminal-footer")
         self._last_feed = -FLOOD_INTERVAL
@@ -113,8 +124,8 @@ class TerminalScreen(Screen[None]):
         self._last_feed = now
         terminal = self.store.terminal(self.terminal_id)
         self._lines.fit_width()
-        title = printable(terminal_title(terminal, self.terminal_id))
-        self._title.update(Content(title))
+        title = PathLine(*terminal_title_parts(terminal, self.terminal_id))
+        self._title.show_lines([title], self.paths)
         if terminal is not None and self.feed.update(terminal):
             self._lines.sync()
         label = exit_label(terminal)
@@ -132,6 +143,15 @@ class TerminalScreen(Screen[None]):
     def text(self) -> str:
         """The output as plain text (tests)."""
         return self.feed.plain_text()
+
+    def action_show_paths(self) -> None:
+        """Show the terminal's full directory, and copy it (`p`)."""
+        text = full_paths_text(self.paths, self._title.full_paths)
+        if not text:
+            self.notify("the agent did not say where it runs", severity="warning")
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(text, title="Full path (copied)", markup=False)
 
     def action_close(self) -> None:
         """Close the full-screen view."""

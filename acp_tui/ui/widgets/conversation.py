@@ -63,6 +63,7 @@ from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets._paint import PlainBackground
 from acp_tui.ui.widgets.markdown_view import MarkdownStyles
 from acp_tui.ui.widgets.message_view import MessageView
+from acp_tui.ui.widgets.path_lines import session_paths
 from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
@@ -337,7 +338,9 @@ class Conversation(PlainBackground, VerticalScroll):
             return PlanView(plan) if plan is not None else None
         if kind == "permission":
             permission = store.permission(entity_id)
-            return PermissionView(permission) if permission is not None else None
+            if permission is None:
+                return None
+            return PermissionView(permission, session_paths(store))
         if kind == "terminal":
             return StandaloneTerminal(store, entity_id)
         return None

@@ -10,6 +10,10 @@ folded context opens with a click or Enter (`e` opens all).
 `changes` segment kinds): bounded in height, with `o` (or a click on a file
 header) opening the whole diff full screen (`acp_tui.ui.screens.diff`).
 
+Paths read as the document's `PathDisplay` shows them (a card's: relative to
+its session's directory, `~` for home), file headers shortened from the left to
+the width. Hovering a file header shows its full path(s) in a tooltip.
+
 Colours come from the theme through component classes (`diff-view--added`,
 ...), resolved to Rich styles whenever the CSS changes.
 """
@@ -25,12 +29,14 @@ from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.color import Color
+from textual.content import Content
 from textual.geometry import Offset, Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from acp_tui.diff.model import ParsedPatch
 from acp_tui.diff.parse import parse_patch, patch_from_texts
+from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.protocol.framing import printable
 from acp_tui.render.diff import (
     SPLIT_MIN_WIDTH,
@@ -39,9 +45,11 @@ from acp_tui.render.diff import (
     DiffPainter,
     DiffPalette,
     DiffRow,
+    file_paths,
 )
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
+from acp_tui.ui.widgets.path_lines import full_paths_text, session_paths
 
 __all__ = [
     "CARD_MAX_HEIGHT",
@@ -52,6 +60,7 @@ __all__ = [
     "change_lines",
     "diff_document",
     "diff_patch_text",
+    "diff_paths",
 ]
 
 CARD_MAX_HEIGHT: Final = 24
@@ -100,23 +109,28 @@ def diff_patch_text(item: JSONObject) -> str | None:
     return None
 
 
-def change_line(change: Mapping[str, object]) -> str:
-    """One line for a diff `changes` entry: `delete /p`, `move /a → /b (binary)`."""
-    operation = change.get("operation", "change")
+def change_line(change: Mapping[str, object], paths: PathDisplay = AS_SENT) -> str:
+    """One line for a diff `changes` entry: `delete /p`, `move /a → /b (binary)`.
+
+    Paths as `paths` shows them (default: as sent).
+    """
+    operation = printable(str(change.get("operation", "change")))
     path = change.get("path")
     old_path = change.get("oldPath")
-    where = f"{old_path} → {path}" if old_path else str(path or "?")
+    where = paths.show(str(path or "?"))
+    if old_path:
+        where = f"{paths.show(str(old_path))} → {where}"
     file_type = change.get("fileType")
-    extra = f" ({file_type})" if file_type and file_type != "text" else ""
-    return printable(f"{operation} {where}{extra}")
+    extra = printable(f" ({file_type})") if file_type and file_type != "text" else ""
+    return f"{operation} {where}{extra}"
 
 
-def change_lines(item: JSONObject) -> list[str]:
+def change_lines(item: JSONObject, paths: PathDisplay = AS_SENT) -> list[str]:
     """A `diff` item's `changes`, one plain line each (`move /a → /b (binary)`)."""
     changes = item.get("changes")
     if not isinstance(changes, Sequence) or isinstance(changes, str):
         return []
-    return [change_line(c) for c in changes if isinstance(c, Mapping)]
+    return [change_line(c, paths) for c in changes if isinstance(c, Mapping)]
 
 
 @lru_cache(maxsize=64)
@@ -124,11 +138,12 @@ def _parse(text: str) -> ParsedPatch:
     return parse_patch(text)
 
 
-def diff_document(item: JSONObject) -> DiffDocument:
+def diff_document(item: JSONObject, paths: PathDisplay = AS_SENT) -> DiffDocument:
     """Lay out a `diff` content item (v1 or v2) for display.
 
     Args:
         item: The content item.
+        paths: How its paths are shown (default: as sent).
 
     Returns:
         A fresh document (folds closed); the parse is shared with other
@@ -145,10 +160,34 @@ def diff_document(item: JSONObject) -> DiffDocument:
         if fmt is not None and fmt != "git_patch":
             # Not ours to parse: the text as it is, and the tree of `changes`.
             note = f"patch format {printable(str(fmt))!r} is not git_patch"
-            return DiffDocument(ParsedPatch((), text or "", note), changes)
+            return DiffDocument(ParsedPatch((), text or "", note), changes, paths=paths)
     if text is None:
-        return DiffDocument(None, changes)
-    return DiffDocument(_parse(text), changes)
+        return DiffDocument(None, changes, paths=paths)
+    return DiffDocument(_parse(text), changes, paths=paths)
+
+
+def diff_paths(item: JSONObject) -> list[str]:
+    """Every path a `diff` item names, as sent, each once.
+
+    Its `path`, its `changes` (old path first), then the files of its patch.
+    """
+    found: list[str] = []
+    path = item.get("path")
+    if isinstance(path, str) and path:
+        found.append(path)
+    changes = item.get("changes")
+    if isinstance(changes, Sequence) and not isinstance(changes, str):
+        for change in changes:
+            if isinstance(change, Mapping):
+                for key in ("oldPath", "path"):
+                    value = change.get(key)
+                    if isinstance(value, str) and value:
+                        found.append(value)
+    text = diff_patch_text(item)
+    if text is not None:
+        for file in _parse(text).files:
+            found.extend(p for p in (file.old_path, file.new_path) if p is not None)
+    return list(dict.fromkeys(found))
 
 
 def _colour(style: Style, background: bool = False) -> str | None:
@@ -458,6 +497,29 @@ class DiffView(ScrollView, can_focus=True):
     def row_clicked(self, index: int) -> None:
         """A click on a row that is not a fold (subclasses react)."""
 
+    def row_paths(self, index: int) -> list[str]:
+        """The full paths (as sent) a file header row names; none for other rows."""
+        rows = self.rows
+        document = self.document
+        if document is None or not 0 <= index < len(rows):
+            return []
+        row = rows[index]
+        if row.kind != "file":
+            return []
+        return file_paths(document.files[row.file])
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """Over a file header, the tooltip is its full path(s)."""
+        offset = event.get_content_offset(self)
+        document = self.document
+        text = ""
+        if offset is not None and document is not None:
+            names = self.row_paths(self.scroll_offset.y + offset.y)
+            text = full_paths_text(document.paths, names)
+        tooltip = Content(text) if text else None
+        if tooltip != self.tooltip:
+            self.tooltip = tooltip
+
 
 class DiffSegment(DiffView):
     """A `diff` content item in a tool-call card (implements `SegmentView`).
@@ -482,6 +544,7 @@ class DiffSegment(DiffView):
     def __init__(self) -> None:
         super().__init__(classes="tool-segment")
         self._item: JSONObject | None = None
+        self._paths = AS_SENT
         self._plain = ""
         self._lines = 1
 
@@ -493,14 +556,15 @@ class DiffSegment(DiffView):
         if item is self._item:
             return self._lines
         self._item = item
+        self._paths = session_paths(store)
         text = diff_patch_text(item)
         if text is not None:
             plain = printable(text.rstrip("\n"), keep="\n\t")
         else:
-            plain = "\n".join(change_lines(item)) or "(no changes listed)"
+            plain = "\n".join(change_lines(item, self._paths)) or "(no changes listed)"
         self._plain = plain
         self._lines = plain.count("\n") + 1
-        self.show_document(diff_document(item))
+        self.show_document(diff_document(item, self._paths))
         return self._lines
 
     @property
@@ -514,7 +578,7 @@ class DiffSegment(DiffView):
             return
         from acp_tui.ui.screens.diff import DiffScreen  # the screen imports us
 
-        self.app.push_screen(DiffScreen(self._item))
+        self.app.push_screen(DiffScreen(self._item, self._paths))
 
     def row_clicked(self, index: int) -> None:
         """A click on a file header opens the full diff."""

@@ -16,6 +16,7 @@ from typing import Final, Literal, TypeAlias
 from textual.content import Content
 from textual.widgets import Static
 
+from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.protocol.framing import printable
 from acp_tui.store.model import Permission
 from acp_tui.ui.screens.permission import subject_summary
@@ -74,8 +75,8 @@ def permission_outcome(permission: Permission) -> tuple[str, OutcomeState]:
     return printable(str(kind)), "other"
 
 
-def _summary(permission: Permission) -> str:
-    summary = subject_summary(permission.subject)
+def _summary(permission: Permission, paths: PathDisplay) -> str:
+    summary = subject_summary(permission.subject, paths=paths)
     if summary:
         return summary
     if permission.tool_call_id:
@@ -91,6 +92,8 @@ class PermissionView(Static):
 
     Args:
         permission: The permission snapshot to show first.
+        paths: How paths are shown (the conversation passes its session's:
+            relative to the session's directory).
     """
 
     DEFAULT_CSS = """
@@ -107,9 +110,10 @@ class PermissionView(Static):
     }
     """
 
-    def __init__(self, permission: Permission) -> None:
+    def __init__(self, permission: Permission, paths: PathDisplay = AS_SENT) -> None:
         super().__init__()
         self.permission = permission
+        self.paths = paths
         self.outcome_label = ""
         """The outcome as shown (see `permission_outcome`)."""
         self.outcome_state: OutcomeState = "pending"
@@ -149,7 +153,7 @@ class PermissionView(Static):
         ]
         if permission.description:
             parts += ["\n", (printable(permission.description, keep="\n"), "dim")]
-        summary = _summary(permission)
+        summary = _summary(permission, self.paths)
         if summary:
             parts += ["\n", (summary, "dim")]
         parts += ["\n", (f"{icon} {label}", style)]

@@ -5,7 +5,9 @@ in `tool_call_view.SEGMENT_VIEWS`). It shows:
 
 * a header, `$ command  (in cwd)` (`terminal <id>` until the terminal's state
   arrives: a reference may come first), which opens the full-screen view when
-  clicked;
+  clicked. The directory reads relative to the session's directory (`.` for
+  itself, `~` for the home directory), shortened from the left to the width,
+  the full path in the header's tooltip;
 * the emulated lines (`TerminalLines`, a Line API `ScrollView`: only the lines
   on screen are converted), at most `CARD_LINES` high, following the tail
   unless the user scrolled up; Enter on it opens the full-screen view. When
@@ -41,11 +43,16 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from acp_tui.protocol.framing import printable
-from acp_tui.render.terminal import TerminalFeed, exit_label, terminal_title
+from acp_tui.render.terminal import (
+    TerminalFeed,
+    exit_label,
+    terminal_title_parts,
+)
 from acp_tui.store.model import Terminal
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets._paint import PaintStyle
+from acp_tui.ui.widgets.path_lines import PathLine, PathLines, session_paths
 
 __all__ = [
     "CARD_LINES",
@@ -247,7 +254,7 @@ class TerminalSegment(Widget):
         self.feed = TerminalFeed()
         self.store: SessionStore | None = None
         self.terminal_id: str | None = None
-        self._header = Static(classes="terminal-header")
+        self._header = PathLines(classes="terminal-header")
         self._lines = TerminalLines(self.feed)
         self._lines.opener = self
         self._lines.display = False
@@ -396,11 +403,8 @@ class TerminalSegment(Widget):
 
     def _update(self) -> None:
         terminal = self.terminal
-        terminal_id = self.terminal_id or "?"
-        title = printable(terminal_title(terminal, terminal_id))
-        header = Content(title)
-        if self._header.content != header:
-            self._header.update(header)
+        parts = terminal_title_parts(terminal, self.terminal_id or "?")
+        self._header.show_lines([PathLine(*parts)], session_paths(self.store))
         label = exit_label(terminal)
         flooding = self._flooding(terminal, running=label is None)
         if self.is_mounted:
@@ -454,7 +458,7 @@ class TerminalSegment(Widget):
         """Header, note, output lines and exit badge as plain text."""
         if self._deferred is not None:
             self._update()  # Reading it (tests, export) catches up at once.
-        parts = [_plain(self._header)]
+        parts = [self._header.text]
         if self._errors.display:
             parts.append(_plain(self._errors))
         if self._lines.note_rows:

@@ -4,7 +4,9 @@ The card is built from small parts that update on their own, so a stream of
 updates to one tool call only re-renders what changed:
 
 * the header (icon, title, status) when the kind, title or status changes;
-* the locations when the location list is replaced;
+* the locations when the location list is replaced: each path relative to the
+  session's directory (`~` for the home directory), shortened from the left to
+  the card's width, with the full paths in a tooltip (`path_lines.PathLines`);
 * one widget per content *segment* (a run of text items, a diff, a terminal, ...)
   when its items change or, for a terminal, when the terminal changes. Terminal
   text is kept up to date incrementally (only new bytes are fed to the emulator);
@@ -13,6 +15,10 @@ updates to one tool call only re-renders what changed:
 Content sits in a `Collapsible`. Running, pending and failed calls stay open;
 completed and cancelled ones collapse, unless their content is a small diff or
 terminal. Once the user toggles it, the card leaves it alone.
+
+`p`, with the focus in the card (its title, diff or terminal), shows the full
+paths the card names (locations, diff files, terminal directories) in a
+notification and copies them.
 
 Agent text is data: everything is shown as plain `Content` with styles from theme
 variables, never parsed as markup, and passed through `printable` first.
@@ -34,6 +40,7 @@ from typing import (
 )
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.types import AnimationLevel, CallbackType, EasingFunction
 from textual.widget import Widget
@@ -46,7 +53,18 @@ from acp_tui.render.terminal import terminal_title
 from acp_tui.store.model import ToolCall, block_text
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
-from acp_tui.ui.widgets.diff_view import DiffSegment, change_line, diff_patch_text
+from acp_tui.ui.widgets.diff_view import (
+    DiffSegment,
+    change_line,
+    diff_patch_text,
+    diff_paths,
+)
+from acp_tui.ui.widgets.path_lines import (
+    PathLine,
+    PathLines,
+    full_paths_text,
+    session_paths,
+)
 from acp_tui.ui.widgets.terminal_view import TerminalSegment
 
 __all__ = [
@@ -59,6 +77,7 @@ __all__ = [
     "SegmentView",
     "ToolCallBody",
     "ToolCallView",
+    "card_paths",
     "change_line",
     "diff_content",
     "diff_patch_text",
@@ -189,6 +208,30 @@ def tool_call_body(store: SessionStore, tool_call: ToolCall) -> str:
         else:
             parts.append(f"[{kind} content]")
     return printable("\n".join(p for p in parts if p), keep="\n\t")
+
+
+def card_paths(store: SessionStore, tool_call: ToolCall) -> list[str]:
+    """Every path a card names, as sent, each once.
+
+    Its locations, its diffs' files (`diff_paths`), its terminals' directories.
+    """
+    found: list[str] = []
+
+    def add(value: object) -> None:
+        if isinstance(value, str) and value:
+            found.append(value)
+
+    for location in tool_call.locations:
+        add(location.get("path"))
+    for item in tool_call.content:
+        kind = item.get("type")
+        if kind == "diff":
+            found.extend(diff_paths(item))
+        elif kind == "terminal":
+            terminal = store.terminal(str(item.get("terminalId")))
+            if terminal is not None:
+                add(terminal.cwd)
+    return list(dict.fromkeys(found))
 
 
 def _location_text(location: JSONObject) -> str:
@@ -505,12 +548,18 @@ class ToolCallView(Widget):
     STATUS_CLASSES: ClassVar[tuple[str, ...]] = tuple(STATUS_ICONS)
     """Statuses with a state class (`-pending`, `-in_progress`, ...)."""
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("p", "show_paths", "Full paths"),
+    ]
+
     def __init__(self, store: SessionStore, tool_call: ToolCall) -> None:
         super().__init__()
         self.store = store
         self.tool_call = tool_call
+        self.paths = session_paths(store)
+        """How paths are shown (relative to the session's directory)."""
         self._header = Static(classes="tool-header")
-        self._locations = Static(classes="tool-locations")
+        self._locations = PathLines(classes="tool-locations")
         self._raw = Static(classes="tool-raw")
         self._raw.display = False
         self._locations.display = False
@@ -567,8 +616,8 @@ class ToolCallView(Widget):
 
     @property
     def locations_text(self) -> str:
-        """The locations as plain text, one per line."""
-        return _plain(self._locations)
+        """The locations as plain text, one per line, as fitted to the width."""
+        return self._locations.text
 
     @property
     def content_text(self) -> str:
@@ -654,11 +703,21 @@ class ToolCallView(Widget):
         self.renders += 1
         lines = []
         for location in locations:
-            path = printable(str(location.get("path", "")))
+            path = str(location.get("path", ""))
             line = location.get("line")
-            lines.append(f"↳ {path}:{line}" if line is not None else f"↳ {path}")
-        self._locations.update(Content("\n".join(lines)))
+            after = f":{line}" if line is not None else ""
+            lines.append(PathLine("↳ ", path, after))
+        self._locations.show_lines(lines, self.paths)
         self._locations.display = bool(lines)
+
+    def action_show_paths(self) -> None:
+        """Show the full paths the card names, and copy them (`p`)."""
+        text = full_paths_text(self.paths, card_paths(self.store, self.tool_call))
+        if not text:
+            self.notify("this card names no path", severity="warning")
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(text, title="Full paths (copied)", markup=False)
 
     def _sync_segments(self, tool_call: ToolCall) -> None:
         items = tool_call.content

@@ -20,6 +20,7 @@ from acp_tui.client.ports import (
     grant_key,
     grant_scope,
 )
+from acp_tui.display_paths import PathDisplay
 from acp_tui.store.model import ToolCall
 from acp_tui.store.values import JSONObject, JSONValue
 
@@ -357,3 +358,28 @@ def test_the_scope_says_what_always_covers() -> None:
     assert "/p/src/app.py" in grant_scope(request(edit)).covers
     piped = grant_scope(request(command("a | b")))
     assert piped.covers.startswith("acp-tui will ask again")
+
+
+def test_the_scope_reads_paths_from_the_sessions_directory_but_keys_them_exactly() -> (
+    None
+):
+    """Only the text changes: the key keeps the exact absolute paths."""
+    paths = PathDisplay("/home/u/proj", "/home/u")
+    run = grant_scope(request(command("make", "/home/u/proj")))
+    assert run.covers_for(paths).endswith("`make` in .")
+    assert run.key == ("command", "make", "/home/u/proj")
+    edit = grant_scope(
+        request(
+            tool(
+                "edit",
+                {"file_path": "/home/u/proj/notes.txt"},
+                paths=("/home/u/proj/notes.txt", "/home/u/todo.md"),
+            )
+        )
+    )
+    assert edit.covers_for(paths).endswith("edits to notes.txt, ~/todo.md")
+    assert edit.covers.endswith("edits to /home/u/proj/notes.txt, /home/u/todo.md")
+    assert edit.key is not None
+    assert '["/home/u/proj/notes.txt", "/home/u/todo.md"]' in edit.key
+    piped = grant_scope(request(command("a | b")))
+    assert piped.covers_for(paths) == piped.covers  # nothing to read

@@ -851,6 +851,7 @@ async def test_v1_new_session_sends_empty_mcp_servers() -> None:
         assert store.session_id == "s1"
         assert h.client.store("s1") is store
         assert store.state.is_idle
+        assert store.cwd == str(CWD)  # paths are shown relative to it
 
 
 async def test_v2_new_session_params() -> None:

@@ -7,6 +7,7 @@ from rich.cells import cell_len
 from rich.segment import Segment
 
 from acp_tui.diff import parse_patch, patch_from_texts
+from acp_tui.display_paths import PathDisplay
 from acp_tui.render.diff import (
     DiffDocument,
     DiffPainter,
@@ -194,6 +195,58 @@ def test_changes_tree_groups_by_folder() -> None:
     assert (app.operation, app.detail, app.file) == ("modify", "+2 -1", 0)
     png = next(e for e in entries if e.name == "b.png")
     assert png.detail == "from /home/u/proj/a.png (binary)"
+
+
+PROJECT = PathDisplay("/home/u/proj", "/home/u")
+"""Paths relative to /home/u/proj, with /home/u as `~`."""
+
+
+def test_file_headers_read_relative_to_the_sessions_directory() -> None:
+    patch = PATCH.replace("/p/app.py", "/home/u/proj/src/app.py")
+    document = DiffDocument(parse_patch(patch), paths=PROJECT)
+    assert texts(document)[0] == " modify src/app.py  +1 -1"
+    elsewhere = DiffDocument(
+        parse_patch(PATCH.replace("/p/", "/home/u/x/")), paths=PROJECT
+    )
+    assert texts(elsewhere)[0] == " modify ~/x/app.py  +1 -1"
+    assert texts(DiffDocument(parse_patch(PATCH), paths=PROJECT))[0] == (
+        " modify /p/app.py  +1 -1"
+    )
+
+
+def test_file_headers_shorten_the_path_from_the_left_to_the_width() -> None:
+    deep = "/srv/ws/demo-0001/src/pkg/greeting.py"
+    document = DiffDocument(parse_patch(PATCH.replace("/p/app.py", deep)))
+    assert texts(document, width=80)[0] == f" modify {deep}  +1 -1"
+    # 30 cells: " modify " (8), the path, "  +1 -1 " (8): 14 cells for the path.
+    assert texts(document, width=30)[0] == " modify …/greeting.py  +1 -1"
+    assert texts(document, width=36)[0] == " modify …/pkg/greeting.py  +1 -1"
+
+
+def test_a_moves_two_paths_share_the_width() -> None:
+    document = DiffDocument(parse_patch(REAL), paths=PathDisplay("/r"))
+    rows = texts(document, width=200)
+    assert " copy big.txt → copy.txt (92% similar)  +1 -1" in rows
+    deep = DiffDocument(parse_patch(REAL.replace("/r/", "/srv/ws/demo-0001/src/pkg/")))
+    # 58 cells: " copy ", " → ", " (92% similar)", "  +1 -1 " leave 27 for the
+    # paths: the old one gets half, the new one the rest.
+    rows = texts(deep, width=58)
+    assert " copy …/pkg/big.txt → …/pkg/copy.txt (92% similar)  +1 -1" in rows
+    rows = texts(deep, width=50)
+    assert " copy …/big.txt → …/copy.txt (92% similar)  +1 -1" in rows
+
+
+def test_the_changes_tree_reads_relative_to_the_sessions_directory() -> None:
+    changes: list[dict[str, object]] = [
+        {"operation": "modify", "path": "/home/u/proj/src/app.py"},
+        {"operation": "delete", "path": "/home/u/proj/README.md"},
+        {"operation": "move", "oldPath": "/home/u/proj/a.png", "path": "/home/u/b.png"},
+    ]
+    entries = changes_tree(changes, None, PROJECT)
+    lines = [
+        "  " * e.depth + e.name + (f"  {e.detail}" if e.detail else "") for e in entries
+    ]
+    assert lines == ["src/", "  app.py", "~/", "  b.png  from a.png", "README.md"]
 
 
 def test_patchless_diff_shows_the_changes_tree_alone() -> None:

@@ -36,6 +36,15 @@ from acp_tui.store import (
 )
 from tests.unit.store.helpers import Recorder, image, item, terminal_item, text
 
+# --- the session's directory ----------------------------------------------
+
+
+def test_the_store_knows_the_sessions_directory() -> None:
+    """Widgets show paths relative to it (`acp_tui.display_paths`)."""
+    assert SessionStore("s1", cwd="/home/ann/proj").cwd == "/home/ann/proj"
+    assert SessionStore("s1").cwd is None
+
+
 # --- values and ops ---------------------------------------------------------
 
 
