@@ -18,6 +18,7 @@ from typing import ClassVar
 import pytest
 
 from acp_tui.cli import build_parser, main
+from acp_tui.paths import demo_project_dir
 from acp_tui.ui import serve_server
 from acp_tui.ui.serve import INSTALL_HINT, ServedApp, served_argv, served_command
 from acp_tui.ui.serve_server import GuardedServer
@@ -244,7 +245,8 @@ def test_serve_defaults_to_the_demo_agent_and_the_config(
         "--protocol",
         "2",
         "--cwd",
-        str(Path.cwd().resolve()),
+        # With no --cwd, the demo works in its scratch project, as in the app.
+        str(demo_project_dir().resolve()),
     ]
     assert argv[9:] == ["--init-timeout", "9.0"]
     assert server.title == "acp-tui: demo"
