@@ -35,7 +35,7 @@ from typing import Any, Final
 
 import anyio
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Static
 
 from acp_tui.client.options import current_value, option_id
 from acp_tui.export import terminal_text
@@ -361,7 +361,14 @@ class AppDriver:
             screen = app.screen
             if isinstance(screen, PermissionScreen):
                 diff = bool(screen.query("#permission-diff"))
-                asked.append({"title": screen.request.title, "diff": diff})
+                subject = screen.query_one("#permission-subject", Static)
+                asked.append(
+                    {
+                        "title": screen.request.title,
+                        "diff": diff,
+                        "subject": str(subject.content),
+                    }
+                )
                 # The dialog takes no key until its guard has passed (issue 20).
                 armed = _armed(screen)
                 await wait_until(pilot, armed, 10, "the permission dialog armed")
@@ -442,6 +449,13 @@ class AppDriver:
         replies = [self.agent.toolkit.write(path, HELLO), (Text("As you wish."),)]
         await self.prompt(app, pilot, step, "write it", replies, answer="n")
         step.seen["exists"] = path.exists()
+        step.seen["project"] = str(self.workspace.project)
+        step.seen["locations"] = [
+            line
+            for card in app.query(ToolCallView)
+            for line in card.locations_text.splitlines()
+            if "rejected.py" in line
+        ]
 
     def error(self, status: int) -> Action:
         async def action(app: AcpTuiApp, pilot: Pilot[None], step: Step) -> None:

@@ -267,6 +267,31 @@ def test_a_rejected_write_leaves_no_file(scenes: Scenes, key: str) -> None:
     assert seen["stop_reason"] in ("end_turn", "cancelled")
 
 
+@pytest.mark.parametrize("key", cases("reject"))
+def test_paths_read_relative_to_the_sessions_directory(
+    scenes: Scenes, key: str
+) -> None:
+    """The file the agent asks to write is named as the project's (issue 21, item
+    4): in the permission dialog's subject and in the card's locations, never by
+    its absolute path in the project. (The title, `tool call: …`, is the agent's
+    own text and reads as sent.)"""
+    seen = scenes.app(key).step("reject").seen
+    project = seen["project"]
+    subjects = [a["subject"] for a in seen["asked"] if "rejected.py" in a["subject"]]
+    named = [
+        line
+        for subject in subjects
+        for line in subject.splitlines()
+        if "rejected.py" in line and not line.startswith("tool call:")
+    ] + seen["locations"]
+    assert named, f"rejected.py is named nowhere: {seen['asked']}"
+    assert not [line for line in named if project in line], named
+    assert any(
+        line.split(":", 1)[-1].strip().removeprefix("↳ ") == "rejected.py"
+        for line in named
+    ), named
+
+
 @pytest.mark.parametrize("key", cases("error"))
 def test_model_errors_are_shown_and_the_session_goes_on(
     scenes: Scenes, key: str
