@@ -59,6 +59,7 @@ from acp_tui.ui.messages import (
 )
 from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
 from acp_tui.ui.screens.config import ConfigChoice
+from acp_tui.ui.screens.openers import FullScreenOpener
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.screens.sessions import SessionPick, SessionPickerScreen
 from acp_tui.ui.widgets.conversation import Conversation
@@ -128,7 +129,7 @@ class TabLabel:
         return Content.assemble(*parts)
 
 
-class SessionPane(Widget):
+class SessionPane(FullScreenOpener, Widget):
     """One session with its own agent: conversation, panels, prompt and status.
 
     Args:

@@ -23,6 +23,7 @@ from textual.widgets.collapsible import CollapsibleTitle
 from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
+from acp_tui.ui.screens.openers import FullScreenOpener
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.diff_view import DiffSegment
 from acp_tui.ui.widgets.path_lines import PathLines
@@ -58,7 +59,7 @@ OPTIONS = (
 )
 
 
-class CardsApp(App[None]):
+class CardsApp(FullScreenOpener, App[None]):
     """Shows a store's tool calls, plans and permissions, plus the plan panel."""
 
     AUTO_FOCUS = None
