@@ -61,6 +61,7 @@ from textual.widgets import Static
 
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
+from acp_tui.ui.textual_private import is_following
 from acp_tui.ui.widgets._paint import PlainBackground
 from acp_tui.ui.widgets.conversation_entries import (
     STANDALONE_TERMINAL_TITLE,
@@ -215,7 +216,7 @@ class Conversation(PlainBackground, VerticalScroll):
     @property
     def following(self) -> bool:
         """Whether the view sticks to the end (the user has not scrolled up)."""
-        return self._anchored and not self._anchor_released
+        return is_following(self)
 
     def on_mount(self) -> None:
         """Follow the tail while content streams in."""

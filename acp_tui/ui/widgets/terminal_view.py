@@ -55,6 +55,7 @@ from acp_tui.render.terminal import (
 from acp_tui.store.model import Terminal
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
+from acp_tui.ui.textual_private import scroll_update
 from acp_tui.ui.widgets._paint import PaintStyle
 from acp_tui.ui.widgets.path_lines import PathLine, PathLines, session_paths
 
@@ -161,7 +162,7 @@ class TerminalLines(PaintStyle, ScrollView, can_focus=True):
                 # `virtual_size` costs (it reflows the whole screen, every frame of a
                 # flood).
                 self.set_reactive(TerminalLines.virtual_size, size)
-                self._scroll_update(size)
+                scroll_update(self, size)
             else:
                 self.virtual_size = size
         self.set_class(size.width > self.scrollable_content_region.width, "-wide")
