@@ -25,7 +25,8 @@ from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.status_bar import StatusBar
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
-from tests.ui.test_app import FAKE_AGENT, permission_armed, turn_ended, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import FAKE_AGENT, permission_armed, turn_ended
 
 pytestmark = [pytest.mark.snapshot, pytest.mark.subprocess]
 

@@ -27,7 +27,8 @@ from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.status_bar import StatusBar
-from tests.ui.test_app import SIZE, _home, fake_app, permission_armed, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import SIZE, _home, fake_app, permission_armed
 from tests.ui.test_app_snapshots import PROJECT, SnapCompare, full_turn, run
 from tests.ui.test_app_snapshots import SIZE as SNAPSHOT_SIZE
 from tests.ui.test_app_snapshots import app_for as snapshot_app
