@@ -611,7 +611,11 @@ async def test_bridge_hands_over_at_most_one_batch_per_interval(
             # More changes soon after: they wait for the rest of the interval.
             store.apply(ops.AppendMessageChunk("a1", "agent", text("second ")))
             store.apply(ops.AppendMessageChunk("a1", "agent", text("third")))
-            await pilot.pause(0.05)
+            # Had they gone out at once (after the next refresh), their batch
+            # would be handled before this mark, posted after that refresh.
+            marked: list[bool] = []
+            app.call_after_refresh(lambda: app.call_later(marked.append, True))
+            await wait_for(pilot, lambda: bool(marked))
             assert app.batches == 1
             await wait_for(pilot, lambda: app.batches == 2)
             message = view(app, "a1")
