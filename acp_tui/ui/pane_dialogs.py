@@ -1,7 +1,7 @@
 """What a session pane asks the user: its runner's UI port, picks and logins.
 
-`PaneDialogs` is a mixin of `acp_tui.ui.session_pane.SessionPane` (listed before
-`Widget`; a plain class at run time, like the `_paint` mixins) holding the
+`PaneDialogs` is a part of `acp_tui.ui.session_pane.SessionPane` (a mixin, see
+`acp_tui.ui.pane_part.PanePart`) holding the
 pane's dialogs and what follows from their answers:
 
 * the runner's `RunnerUI` port: `ask_user` (any dialog of this session),
@@ -34,21 +34,18 @@ from typing import TYPE_CHECKING, TypeVar
 import anyio
 from textual.app import SuspendNotSupported
 from textual.screen import Screen
-from textual.widget import Widget
 
 from acp_tui.protocol.framing import printable
-from acp_tui.store.store import SessionStore
 from acp_tui.transcripts import agent_identity, list_transcripts, read_transcript
-from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
+from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.messages import TerminalLoginRequested
+from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.screens.sessions import SessionPick, SessionPickerScreen
-from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.start_view import StartView
-from acp_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
@@ -57,36 +54,17 @@ __all__ = ["PaneDialogs"]
 
 T = TypeVar("T")
 
-if TYPE_CHECKING:
-    _Widget = Widget
-else:
-    _Widget = object
 
-
-class PaneDialogs(_Widget):
+class PaneDialogs(PanePart):
     """The dialogs of a `SessionPane` (see the module docstring)."""
 
-    if TYPE_CHECKING:  # what the pane provides
-        runner: AgentRunner
-        settings: AgentSettings
+    if TYPE_CHECKING:  # what the pane provides besides `PanePart`'s
         shown: bool
-        _rendered_store: SessionStore | None
         _leaving_transcript: asyncio.Future[str] | None
         _shown_waiters: list[asyncio.Future[None]]
         _permission_turn: asyncio.Lock
         _asking: int
 
-        @property
-        def store(self) -> SessionStore | None:
-            """The session's store, once a session is open."""
-
-        @property
-        def _live(self) -> bool: ...
-        @property
-        def _status(self) -> StatusBar: ...
-        @property
-        def _conversation(self) -> Conversation: ...
-        def _refresh_status(self) -> None: ...
         def _label_may_change(self) -> None: ...
         def _wants_attention(self, what: str) -> None: ...
         def _start_agent(self, request: SessionRequest, phase: str) -> None: ...

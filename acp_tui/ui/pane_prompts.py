@@ -1,7 +1,7 @@
 """What a session pane sends: prompts on their way to the agent, local commands.
 
-`PanePrompts` is a mixin of `acp_tui.ui.session_pane.SessionPane` (listed before
-`Widget`; a plain class at run time). The pane queues a submitted prompt; this
+`PanePrompts` is a part of `acp_tui.ui.session_pane.SessionPane` (a mixin, see
+`acp_tui.ui.pane_part.PanePart`). The pane queues a submitted prompt; this
 follows it: shown as queued until the runner takes it, as sending until the
 agent shows it back (or the turn ends), kept as not delivered if the agent
 stops first, and saved in the project's drafts while unsent. A local command
@@ -21,50 +21,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual.widget import Widget
-
 from acp_tui.export import ExportFormat, export_text
 from acp_tui.protocol.framing import printable
 from acp_tui.store.changes import Change
-from acp_tui.store.store import SessionStore
-from acp_tui.ui.agent_runner import AgentRunner, AgentSettings
 from acp_tui.ui.commands import export_request
 from acp_tui.ui.messages import PromptEnded, PromptStarted
-from acp_tui.ui.widgets.conversation import Conversation
-from acp_tui.ui.widgets.status_bar import StatusBar
+from acp_tui.ui.pane_part import PanePart
 
 if TYPE_CHECKING:
     from acp_tui.drafts import DraftStore
 
 __all__ = ["PanePrompts"]
 
-if TYPE_CHECKING:
-    _Widget = Widget
-else:
-    _Widget = object
 
-
-class PanePrompts(_Widget):
+class PanePrompts(PanePart):
     """The prompts and local commands of a `SessionPane` (see the module)."""
 
-    if TYPE_CHECKING:  # what the pane provides
-        runner: AgentRunner
-        settings: AgentSettings
+    if TYPE_CHECKING:  # what the pane provides besides `PanePart`'s
         _drafts: DraftStore | None
         _unsent: dict[int, str]
-        _rendered_store: SessionStore | None
-
-        @property
-        def store(self) -> SessionStore | None:
-            """The session's store, once a session is open."""
-
-        @property
-        def _live(self) -> bool: ...
-        @property
-        def _status(self) -> StatusBar: ...
-        @property
-        def _conversation(self) -> Conversation: ...
-        def _refresh_status(self) -> None: ...
 
     async def on_prompt_started(self, message: PromptStarted) -> None:
         """A prompt went out: shown as sending until the agent shows it back."""
