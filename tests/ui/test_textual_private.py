@@ -21,6 +21,7 @@ from textual.widgets._collapsible import CollapsibleTitle
 from textual_autocomplete import AutoComplete
 from textual_serve.server import Server
 
+from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.textual_private import RELIANCES, Reliance
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_view import MarkdownView
@@ -62,6 +63,7 @@ def css_bases() -> None:
         (TerminalLines, ScrollView),
         (Conversation, VerticalScroll),
         (MarkdownView, Widget),
+        (SessionPane, Widget),  # its parts are mixins too
     ):
         chain = list(DOMNode._css_bases(widget))
         assert chain[:2] == [widget, base], f"{widget.__name__}: {chain}"
