@@ -13,54 +13,54 @@ waiting for the user, the app tells the user which tab asks, and the dialog open
 once that tab is shown, so a dialog never sits over the wrong session.
 
 The pane reports what its tab label shows (`SessionPane.Changed`, which bubbles
-to the app) and that a session opened (`SessionPane.Opened`).
+to the app; the label itself is `acp_tui.ui.tab_label.TabLabel`) and that a
+session opened (`SessionPane.Opened`).
+
+The pane is built from parts that each do one thing:
+
+* `acp_tui.ui.pane_dialogs.PaneDialogs`: its dialogs (the `RunnerUI` port,
+  session picks, a saved transcript shown read-only, the terminal login);
+* `acp_tui.ui.pane_prompts.PanePrompts`: prompts on their way to the agent and
+  the local commands (`/export`);
+* `acp_tui.ui.screens.openers.FullScreenOpener`: the full screens its cards ask
+  for;
+* `acp_tui.ui.tab_label.TabLabel`: what its tab label shows.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import itertools
 import logging
-import os
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal, TypeVar
+from dataclasses import replace
+from typing import TYPE_CHECKING, Final
 
 import anyio
 from textual import on, work
-from textual.app import ComposeResult, SuspendNotSupported
+from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.message import Message
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
 from textual.widget import Widget
 
 from acp_tui.client.errors import describe_rpc_error
-from acp_tui.export import ExportFormat, export_text
 from acp_tui.history import PromptHistory
 from acp_tui.protocol.framing import printable
-from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
-from acp_tui.transcripts import agent_identity, list_transcripts, read_transcript
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
-from acp_tui.ui.commands import export_request, with_local_commands
+from acp_tui.ui.commands import with_local_commands
 from acp_tui.ui.messages import (
     AgentConnected,
     AgentFailed,
     AgentNotice,
-    PromptEnded,
-    PromptStarted,
     SessionStarted,
     SessionUpdated,
-    TerminalLoginRequested,
 )
-from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
+from acp_tui.ui.pane_dialogs import PaneDialogs
+from acp_tui.ui.pane_prompts import PanePrompts
 from acp_tui.ui.screens.config import ConfigChoice
-from acp_tui.ui.screens.permission import PermissionScreen
-from acp_tui.ui.screens.sessions import SessionPick, SessionPickerScreen
+from acp_tui.ui.screens.openers import FullScreenOpener
+from acp_tui.ui.tab_label import Activity, TabLabel
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.inspector import InspectorPanel
@@ -70,65 +70,18 @@ from acp_tui.ui.widgets.start_view import StartView
 from acp_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from acp_tui.client.auth import AuthChoice
     from acp_tui.drafts import DraftStore
 
 __all__ = ["Activity", "SessionPane", "TabLabel"]
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
 SHUTDOWN_WAIT: Final = 15.0
 """Seconds a tab waits for its agent worker to shut the agent down (its own
 steps are bounded too: close stdin, wait, SIGTERM, SIGKILL)."""
 
-TITLE_WIDTH: Final = 24
-"""Characters of a session title shown in a tab label (the status bar has more)."""
 
-Activity = Literal[
-    "starting", "idle", "running", "done", "waiting", "stopped", "transcript"
-]
-"""What a tab's session is doing, as its label shows it."""
-
-MARKERS: Final[dict[Activity, tuple[str, str]]] = {
-    "starting": ("○", "$text-muted"),
-    "idle": ("", ""),
-    "running": ("●", "$text-accent"),
-    "done": ("✓", "$text-success"),
-    "waiting": ("! needs you", "bold $text-warning"),
-    "stopped": ("✕ stopped", "$text-error"),
-    "transcript": ("(saved)", "$text-muted"),
-}
-"""The state marker after a tab label: text and style."""
-
-
-@dataclass(frozen=True, slots=True)
-class TabLabel:
-    """What a tab label shows (agent text is kept as data: never markup)."""
-
-    agent: str
-    title: str | None
-    activity: Activity
-
-    def render(self, number: int | None = None) -> Content:
-        """The label: `2 Fake Agent · Greeting ●` (plain text plus styles)."""
-        parts: list[str | tuple[str, str]] = []
-        if number is not None:
-            parts.append((f"{number} ", "dim"))
-        parts.append(printable(self.agent))
-        if self.title:
-            title = printable(self.title)
-            if len(title) > TITLE_WIDTH:
-                title = title[: TITLE_WIDTH - 1] + "…"
-            parts.append(f" · {title}")
-        marker, style = MARKERS[self.activity]
-        if marker:
-            parts.append((f" {marker}", style))
-        return Content.assemble(*parts)
-
-
-class SessionPane(Widget):
+class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
     """One session with its own agent: conversation, panels, prompt and status.
 
     Args:
@@ -344,6 +297,10 @@ class SessionPane(Widget):
             self._label = label
             self.post_message(self.Changed(self))
 
+    def _wants_attention(self, what: str) -> None:
+        """Tell the app this hidden tab holds a dialog back (`what` it asks)."""
+        self.post_message(self.WantsAttention(self, what))
+
     # --------------------------------------------------------------- the agent
 
     def _start_agent(self, request: SessionRequest, phase: str) -> None:
@@ -548,59 +505,6 @@ class SessionPane(Widget):
         """
         self.notify(printable(message.text), severity="warning", markup=False)
 
-    async def on_prompt_started(self, message: PromptStarted) -> None:
-        """A prompt went out: shown as sending until the agent shows it back."""
-        if self._unsent.pop(message.prompt_id, None) is not None:
-            self._save_queued()
-        if not self._live:
-            return
-        conversation = self._conversation
-        pending = [
-            w
-            for w in conversation.pending_prompts()
-            if w.prompt_id == message.prompt_id
-        ]
-        if pending:
-            pending[0].mark("sending")
-        else:
-            await conversation.add_queued(message.prompt_id, message.text, sending=True)
-        await self._settle_sent_prompts(())
-        if self._live:
-            self._refresh_status()
-
-    async def on_prompt_ended(self, message: PromptEnded) -> None:
-        """The prompt's turn is over: it is no longer shown as being sent."""
-        if not self._live:
-            return
-        for pending in self._conversation.pending_prompts():
-            if pending.prompt_id == message.prompt_id and pending.state == "sending":
-                await pending.remove()
-
-    async def _settle_sent_prompts(self, changes: Sequence[Change]) -> None:
-        """Drop "sending" prompts once the agent has shown them or finished."""
-        store = self.store
-        if store is None:
-            return
-        acknowledged = any(
-            change.kind == "message"
-            and change.action == "added"
-            and change.id is not None
-            and (message := store.message(change.id)) is not None
-            and message.role == "user"
-            and not message.from_agent  # one the agent wrote acknowledges nothing
-            for change in changes
-        )
-        if acknowledged:  # shown back by the agent: no longer pending or lost
-            for pending in self._conversation.pending_prompts():
-                if pending.state != "queued":
-                    await pending.remove()
-        elif not self.runner.in_turn:
-            await self._conversation.remove_queued(None)
-
-    def _save_queued(self) -> None:
-        if self._drafts is not None:
-            self._drafts.save_queued(list(self._unsent.values()))
-
     @on(PromptInput.Submitted)
     async def send_prompt(self, message: PromptInput.Submitted) -> None:
         """Queue the prompt; it is shown as queued unless it goes out at once."""
@@ -622,214 +526,6 @@ class SessionPane(Widget):
         message.stop()
         self.action_restart_agent()
 
-    async def on_terminal_login_requested(
-        self, message: TerminalLoginRequested
-    ) -> None:
-        """Run the agent's login command in the real terminal, then reconnect."""
-        command = message.command
-        env = {**os.environ, **command.env}
-        cwd = command.cwd or self.settings.cwd
-        try:
-            with self.app.suspend():
-                print(f"acp-tui: running {command.display()} to log in", flush=True)
-                done = await anyio.run_process(
-                    list(command.argv),
-                    env=env,
-                    cwd=cwd,
-                    check=False,
-                    stdin=None,
-                    stdout=None,
-                    stderr=None,
-                )
-                code = done.returncode
-            output = ""
-        except SuspendNotSupported:  # headless (tests) or no real terminal
-            result = await anyio.run_process(
-                list(command.argv), env=env, cwd=cwd, check=False
-            )
-            code = result.returncode
-            output = result.stdout.decode(errors="replace").strip()
-        except OSError as error:
-            await self._conversation.add_banner(f"could not run the login: {error}")
-            return
-        text = f"{message.method_name}: the login command exited with {code}"
-        if output:
-            text += f"\n{output}"
-        self.notify(
-            printable(text, keep="\n"),
-            title="Login",
-            severity="information" if code == 0 else "error",
-            markup=False,
-        )
-        if self._live:
-            self._start_agent(message.request, "Reconnecting to")
-
-    # ---------------------------------------------------------- RunnerUI port
-
-    async def ask_user(self, screen: Screen[T]) -> T | None:
-        """Show a dialog of this session and wait for its answer.
-
-        While another tab is on screen the dialog is held back: the tab is
-        marked as waiting for the user, the app says which tab asks, and the
-        dialog opens once this tab is shown. Cancelled (the agent withdrew
-        the request, or the connection ended), the dialog closes.
-
-        Permission dialogs open one at a time, in the order the requests came
-        (an `asyncio.Lock` wakes its waiters first come, first served): stacked
-        as they came, the newest would be answered first, and a key meant for
-        one could land on the next.
-        """
-        turn = self._permission_turn if isinstance(screen, PermissionScreen) else None
-        self._asking += 1
-        self._label_may_change()
-        in_turn = False
-        try:
-            if turn is not None:
-                in_turn = await turn.acquire()
-            if not self.shown:
-                what = (
-                    "permission"
-                    if isinstance(screen, PermissionScreen)
-                    else "an answer"
-                )
-                self.post_message(self.WantsAttention(self, what))
-                while not self.shown:
-                    waiter = asyncio.get_running_loop().create_future()
-                    self._shown_waiters.append(waiter)
-                    await waiter
-            return await self._show(screen)
-        finally:
-            if turn is not None and in_turn:
-                turn.release()
-            self._asking -= 1
-            if self.is_attached:
-                self._label_may_change()
-
-    async def _show(self, screen: Screen[T]) -> T | None:
-        future: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
-
-        def answered(result: T | None) -> None:
-            if not future.done():
-                future.set_result(result)
-
-        self.app.push_screen(screen, callback=answered)
-        try:
-            return await future
-        finally:
-            if not future.done() and screen.is_active:
-                screen.dismiss(None)
-
-    async def choose_session(self) -> SessionRequest | None:
-        """The session picker, for the runner's first session.
-
-        A session only saved on this computer, with an agent that cannot reopen
-        sessions, is shown read-only; the runner then waits until the user
-        leaves it (ctrl+n starts a new session, f2 picks again).
-        """
-        while True:
-            pick = await self.ask_user(self._picker())
-            if pick is None or pick.transcript is None or self._can_reopen():
-                return self._request_for(pick)
-            if not await self._show_transcript(pick):
-                continue
-            self._leaving_transcript = asyncio.get_running_loop().create_future()
-            try:
-                choice = await self._leaving_transcript
-            finally:
-                self._leaving_transcript = None
-            if choice == "new":
-                return SessionRequest("new")
-
-    def _picker(self) -> SessionPickerScreen:
-        runner = self.runner
-        delete = runner.delete_session if runner.session_features.delete else None
-        current = self.store.session_id if self.store is not None else None
-        return SessionPickerScreen(
-            runner.list_sessions,
-            delete=delete,
-            current_session_id=current,
-            saved=functools.partial(
-                list_transcripts, self._transcript_agent(), legacy=self.settings.name
-            ),
-            roots=(self.settings.cwd, *self.settings.additional_directories),
-            reopens_saved=self._can_reopen(),
-        )
-
-    def _transcript_agent(self) -> str:
-        """The name this agent's transcripts are filed under (its reported name)."""
-        client = self.runner.client
-        reported = client.agent_name if client is not None else None
-        return agent_identity(reported, self.settings.name)
-
-    @staticmethod
-    def _request_for(pick: SessionPick | None) -> SessionRequest | None:
-        """The runner's request for a pick.
-
-        The session's listed directory is told to the agent; the agent may read
-        and write there only if the user confirmed it in the picker (`root`).
-        """
-        if pick is None:
-            return None
-        if pick.action == "new" or pick.session_id is None:
-            return SessionRequest("new")
-        cwd = Path(pick.cwd) if pick.cwd and Path(pick.cwd).is_absolute() else None
-        # A session the agent did not list may be unknown to it: then start anew.
-        saved_only = pick.transcript is not None
-        return SessionRequest(
-            "resume", pick.session_id, cwd, root=pick.root, fallback_new=saved_only
-        )
-
-    def _can_reopen(self) -> bool:
-        """Whether the agent can resume or load sessions."""
-        features = self.runner.session_features
-        return features.replay or features.resume
-
-    async def _show_transcript(self, pick: SessionPick) -> bool:
-        """Show a saved transcript read-only (the agent cannot reopen it)."""
-        assert pick.transcript is not None
-        loaded = await asyncio.to_thread(
-            read_transcript, pick.transcript, session_id=pick.session_id
-        )
-        if loaded is None:
-            self.notify("could not read the saved transcript", severity="error")
-            return False
-        if not self._live:
-            return False
-        store = loaded.store
-        if self._rendered_store is not None:
-            await self._conversation.reset()
-        self._rendered_store = store
-        await self._conversation.apply_changes(store, ())
-        self.query_one(PlanPanel).update_plans(store.plans())
-        self.query_one(StartView).finished()
-        self.query_one(PromptInput).set_read_only("Saved transcript (read only)")
-        status = self._status
-        status.store = store
-        status.phase = "saved transcript (read only)"
-        self._refresh_status()
-        return True
-
-    async def choose_auth(
-        self, choices: Sequence[AuthChoice], message: str
-    ) -> AuthChoice | None:
-        """The login dialog: which of the agent's methods to use."""
-        views = [
-            AuthMethodView(
-                c.method_id,
-                c.name,
-                c.description,
-                c.is_terminal,
-                None if c.usable else c.wire_type,
-            )
-            for c in choices
-        ]
-        agent = self._status.agent
-        name = agent.display_name if agent is not None else self.settings.name
-        chosen = await self.ask_user(
-            AuthScreen(views, agent_name=name, message=message)
-        )
-        return next((c for c in choices if c.usable and c.method_id == chosen), None)
-
     # ----------------------------------------------------------------- actions
 
     def action_cancel_turn(self) -> None:
@@ -842,46 +538,6 @@ class SessionPane(Widget):
     def action_logout(self) -> None:
         """Log out of the agent (offered where it supports logging out)."""
         self.run_worker(self.runner.logout(), group="auth", exit_on_error=False)
-
-    def action_pick_session(self) -> None:
-        """Open the session picker and switch to the chosen session."""
-        if self._leave_transcript("pick"):
-            return
-        if not self.runner.connected or self.store is None:
-            self.notify("the agent is not connected yet", severity="warning")
-            return
-        self.app.push_screen(self._picker(), callback=self._switch_to)
-
-    def _leave_transcript(self, choice: str) -> bool:
-        """Leave the transcript shown before the first session, if it is."""
-        leaving = self._leaving_transcript
-        if leaving is None or leaving.done():
-            return False
-        leaving.set_result(choice)
-        return True
-
-    def _switch_to(self, pick: SessionPick | None) -> None:
-        if pick is not None and pick.transcript is not None and not self._can_reopen():
-            self.run_worker(
-                self._show_transcript(pick), group="session", exit_on_error=False
-            )
-            return
-        request = self._request_for(pick)
-        if request is not None:
-            self.run_worker(
-                self.runner.switch_session(request),
-                group="session",
-                exit_on_error=False,
-            )
-
-    def action_new_session(self) -> None:
-        """Start a new session with the same agent."""
-        if self._leave_transcript("new"):
-            return
-        if not self.runner.connected:
-            self.notify("the agent is not connected", severity="warning")
-            return
-        self._switch_to(SessionPick("new"))
 
     def config_chosen(self, choice: ConfigChoice | None) -> None:
         """The config switcher's answer (None: closed without a choice)."""
@@ -914,52 +570,3 @@ class SessionPane(Widget):
     def action_restart_agent(self) -> None:
         """Restart the agent and resume the current session."""
         self._start_agent(self.runner.restart_request(), "Restarting")
-
-    def _local_command(self, text: str) -> bool:
-        """Run `/export ...` here (never sent to the agent); False for a prompt."""
-        store = self._rendered_store
-        request = export_request(
-            text,
-            cwd=self.settings.cwd,
-            session_id=store.session_id if store is not None else "session",
-        )
-        if request is None:
-            return False
-        if isinstance(request, str):
-            self.notify(request, severity="warning", markup=False)
-        else:
-            self.export_session(request.output_format, request.path)
-        return True
-
-    def action_export_session(self) -> None:
-        """Save the session on screen as Markdown in the working directory."""
-        self._local_command("/export markdown")
-
-    def export_session(self, output_format: ExportFormat, path: Path) -> None:
-        """Write the session on screen to `path` and say where."""
-        store = self._rendered_store
-        if store is None:
-            self.notify("no session to export yet", severity="warning")
-            return
-        status = self._status
-        agent = status.agent
-        text = export_text(
-            store,
-            output_format,
-            protocol_version=status.protocol_version,
-            agent=None
-            if agent is None
-            else {"name": agent.name, "title": agent.title, "version": agent.version},
-        )
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        except OSError as error:
-            self.notify(
-                printable(f"cannot write {path}: {error}"),
-                title="Export failed",
-                severity="error",
-                markup=False,
-            )
-            return
-        self.notify(printable(str(path)), title="Session exported", markup=False)

@@ -39,7 +39,8 @@ from tests.faults.conftest import (
     screen_text,
     store_agent_text,
 )
-from tests.ui.test_app import agent_text, turn_ended, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import agent_text, turn_ended
 
 pytestmark = pytest.mark.subprocess
 

@@ -31,7 +31,8 @@ from tests.faults.conftest import (
     fault_app,
     store_agent_text,
 )
-from tests.ui.test_app import turn_ended, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import turn_ended
 
 pytestmark = pytest.mark.subprocess
 

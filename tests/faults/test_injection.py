@@ -34,7 +34,8 @@ from tests.faults.conftest import (
     screen_text,
     store_agent_text,
 )
-from tests.ui.test_app import agent_text, permission_armed, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import agent_text, permission_armed
 from tests.ui.test_terminal_security import CaptureDriver
 
 pytestmark = pytest.mark.subprocess

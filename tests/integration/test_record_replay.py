@@ -25,7 +25,8 @@ from acp_tui.demo.pacing import DELAY_ENV
 from acp_tui.protocol.recording import read_recording
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import AcpTuiApp, make_app
-from tests.ui.test_app import agent_text, turn_ended, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import agent_text, turn_ended
 
 pytestmark = pytest.mark.subprocess
 

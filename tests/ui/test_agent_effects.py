@@ -12,7 +12,8 @@ import pytest
 
 from acp_tui.ui.widgets.conversation import QueuedPrompt, StandaloneTerminal
 from acp_tui.ui.widgets.message_view import FROM_AGENT_LABEL, MessageView
-from tests.ui.test_app import SIZE, fake_app, permission_armed, turn_ended, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import SIZE, fake_app, permission_armed, turn_ended
 
 pytestmark = pytest.mark.subprocess
 

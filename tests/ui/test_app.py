@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.render.highlight import COMMON_LANGUAGES
@@ -23,6 +21,7 @@ from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.status_bar import StatusBar
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
+from tests.ui.helpers import wait_for
 
 pytestmark = pytest.mark.subprocess
 
@@ -38,17 +37,6 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def fake_app(scenario: str, cwd: Path) -> AcpTuiApp:
     command = AgentCommand(argv=(sys.executable, str(FAKE_AGENT), scenario))
     return make_app(command, "fake", cwd=cwd, init_timeout=10.0)
-
-
-async def wait_for(
-    pilot: Pilot[None], condition: Callable[[], bool], bound: float = 10.0
-) -> None:
-    """Let the app run until `condition` holds (for about `bound` seconds at most)."""
-    for _ in range(round(bound / 0.01)):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("condition not met in time")
 
 
 def permission_armed(app: AcpTuiApp) -> bool:

@@ -28,7 +28,8 @@ from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.status_bar import StatusBar
-from tests.ui.test_app import FAKE_AGENT, SIZE, agent_text, permission_armed, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import FAKE_AGENT, SIZE, agent_text, permission_armed
 
 pytestmark = pytest.mark.subprocess
 

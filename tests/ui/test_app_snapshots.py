@@ -25,7 +25,8 @@ from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.status_bar import StatusBar
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
-from tests.ui.test_app import FAKE_AGENT, permission_armed, turn_ended, wait_for
+from tests.ui.helpers import screen_settled, wait_for
+from tests.ui.test_app import FAKE_AGENT, permission_armed, turn_ended
 
 pytestmark = [pytest.mark.snapshot, pytest.mark.subprocess]
 
@@ -89,7 +90,7 @@ async def settled(pilot: Pilot[None], app: AcpTuiApp) -> None:
         )
 
     await wait_for(pilot, complete)
-    await pilot.pause(0.3)
+    await screen_settled(pilot)
 
 
 def run(step: Callable[[Pilot[None]], Awaitable[object]]) -> Callable[..., object]:
@@ -127,7 +128,7 @@ def test_permission_dialog_over_the_conversation(snap_compare: SnapCompare) -> N
         app = await connected(pilot)
         await pilot.press(*"hello", "enter")
         await wait_for(pilot, lambda: permission_armed(app))
-        await pilot.pause(0.2)
+        await screen_settled(pilot)
 
     assert snap_compare(app_for("v2"), terminal_size=SIZE, run_before=run(steps))
 
@@ -141,7 +142,7 @@ def test_crash_banner_with_restart(snap_compare: SnapCompare) -> None:
         app = await connected(pilot)
         await pilot.press(*"crash", "enter")
         await wait_for(pilot, lambda: bool(app.query(CrashBanner)))
-        await pilot.pause(0.2)
+        await screen_settled(pilot)
 
     assert snap_compare(app_for("v2-full"), terminal_size=SIZE, run_before=run(steps))
 
@@ -169,7 +170,7 @@ def test_login_chooser(snap_compare: SnapCompare) -> None:
         status = app.query_one(StatusBar)
         await wait_for(pilot, lambda: status.agent is not None)  # start panel title
         app.query_one(PromptInput).cursor_blink = False
-        await pilot.pause(0.2)
+        await screen_settled(pilot)
 
     assert snap_compare(app_for("v2-auth"), terminal_size=SIZE, run_before=run(steps))
 

@@ -24,7 +24,8 @@ from acp_tui.ui.screens.auth import AuthScreen
 from acp_tui.ui.screens.sessions import SessionPickerScreen
 from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
 from acp_tui.ui.widgets.crash_banner import CrashBanner
-from tests.ui.test_app import SIZE, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import SIZE
 from tests.ui.test_app_flows import BOTH, _home, app_for, record, sent, status
 from tests.ui.test_screens import prompts
 

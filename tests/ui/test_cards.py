@@ -7,7 +7,7 @@ tests drive with store ops (no agent), the way the conversation does.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import pytest
 from rich.color import Color
@@ -23,6 +23,7 @@ from textual.widgets.collapsible import CollapsibleTitle
 from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
+from acp_tui.ui.screens.openers import FullScreenOpener
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.diff_view import DiffSegment
 from acp_tui.ui.widgets.path_lines import PathLines
@@ -36,6 +37,7 @@ from acp_tui.ui.widgets.tool_call_view import (
     ToolCallView,
     tool_call_body,
 )
+from tests.ui.helpers import wait_for
 
 SIZE = (100, 40)
 
@@ -58,7 +60,7 @@ OPTIONS = (
 )
 
 
-class CardsApp(App[None]):
+class CardsApp(FullScreenOpener, App[None]):
     """Shows a store's tool calls, plans and permissions, plus the plan panel."""
 
     AUTO_FOCUS = None
@@ -134,15 +136,6 @@ class CardsApp(App[None]):
         widget = self.views[("plan", plan_id)]
         assert isinstance(widget, PlanView)
         return widget
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
-    """Let the app run until `condition` holds (bounded: about 10 s)."""
-    for _ in range(1000):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("condition not met in time")
 
 
 async def apply(pilot: Pilot[None], app: CardsApp, *operations: ops.Op) -> None:

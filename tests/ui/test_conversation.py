@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import pytest
 from textual.app import App, ComposeResult
 from textual.content import Content
-from textual.pilot import Pilot
 from textual.widgets import Collapsible, Static
 
 from acp_tui.render.markdown import MarkdownTheme, line_text, render_block
@@ -41,6 +40,7 @@ from acp_tui.ui.widgets.markdown_view import MarkdownStyles, MarkdownView
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
+from tests.ui.helpers import wait_for
 
 SIZE = (80, 24)
 
@@ -69,15 +69,6 @@ class ConversationApp(App[None]):
     async def on_session_updated(self, message: SessionUpdated) -> None:
         self.batches += 1
         await self.conversation.apply_changes(message.store, message.changes)
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
-    """Let the app run until `condition` holds (bounded: about 10 s)."""
-    for _ in range(1000):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("condition not met in time")
 
 
 def text(value: str) -> dict[str, str]:
@@ -620,7 +611,11 @@ async def test_bridge_hands_over_at_most_one_batch_per_interval(
             # More changes soon after: they wait for the rest of the interval.
             store.apply(ops.AppendMessageChunk("a1", "agent", text("second ")))
             store.apply(ops.AppendMessageChunk("a1", "agent", text("third")))
-            await pilot.pause(0.05)
+            # Had they gone out at once (after the next refresh), their batch
+            # would be handled before this mark, posted after that refresh.
+            marked: list[bool] = []
+            app.call_after_refresh(lambda: app.call_later(marked.append, True))
+            await wait_for(pilot, lambda: bool(marked))
             assert app.batches == 1
             await wait_for(pilot, lambda: app.batches == 2)
             message = view(app, "a1")

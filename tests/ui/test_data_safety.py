@@ -22,7 +22,8 @@ from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.status_bar import StatusBar
-from tests.ui.test_app import SIZE, fake_app, permission_armed, turn_ended, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import SIZE, fake_app, permission_armed, turn_ended
 from tests.ui.test_app_flows import app_for
 from tests.ui.test_screens import static_text
 

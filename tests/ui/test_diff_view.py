@@ -30,7 +30,8 @@ from acp_tui.ui.widgets.diff_view import (
 )
 from acp_tui.ui.widgets.path_lines import PathLines
 from acp_tui.ui.widgets.tool_call_view import SEGMENT_VIEWS
-from tests.ui.test_cards import CardsApp, diff_item, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_cards import CardsApp, diff_item
 
 ROOT = "/home/user/project"
 

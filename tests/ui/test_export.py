@@ -13,7 +13,8 @@ from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import make_app
 from acp_tui.ui.commands import ExportRequest, export_request, with_local_commands
 from acp_tui.ui.widgets.prompt_input import PromptInput
-from tests.ui.test_app import FAKE_AGENT, SIZE, permission_armed, turn_ended, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import FAKE_AGENT, SIZE, permission_armed, turn_ended
 
 
 @pytest.fixture(autouse=True)

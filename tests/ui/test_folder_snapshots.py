@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 
 from acp_tui.client.session import SessionSummary
 from acp_tui.ui.screens.sessions import ConfirmFolderScreen, SessionPickerScreen
+from tests.ui.helpers import wait_for
 from tests.ui.test_picker_folders import HOME, PROJECT, SESSIONS
 from tests.ui.test_screen_snapshots import (
     NOW,
@@ -22,7 +23,6 @@ from tests.ui.test_screen_snapshots import (
     ScreenHost,
     SnapCompare,
     picker_ready,
-    wait_for,
 )
 
 

@@ -13,13 +13,13 @@ from acp_tui.client.traffic import TrafficEntry
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.widgets.inspector import InspectorPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
+from tests.ui.helpers import wait_for
 from tests.ui.test_app import (
     SIZE,
     _home,
     fake_app,
     permission_armed,
     turn_ended,
-    wait_for,
 )
 
 pytestmark = pytest.mark.subprocess

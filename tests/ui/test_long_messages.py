@@ -25,7 +25,8 @@ from acp_tui.ui.widgets.markdown_view import (
     MarkdownView,
 )
 from acp_tui.ui.widgets.message_view import MessageView
-from tests.ui.test_conversation import ConversationApp, show, text, view, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_conversation import ConversationApp, show, text, view
 
 SIZE = (100, 30)
 

@@ -63,7 +63,8 @@ from acp_tui.ui.widgets.start_view import StartView
 from acp_tui.ui.widgets.status_bar import StatusBar
 from tests.fakes import agent as base
 from tests.fakes import hostile_agent as hostile
-from tests.ui.test_app import _home, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import _home
 from tests.ui.test_cards import CardsApp
 from tests.ui.test_diff_view import card_store
 from tests.ui.test_tabs import hidden_second_tab, open_second_tab

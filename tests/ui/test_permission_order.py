@@ -17,7 +17,8 @@ import pytest
 from acp_tui.client.ports import PermissionChoice, PermissionRequest
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.screens.permission import PermissionScreen
-from tests.ui.test_app import SIZE, _home, fake_app, permission_armed, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import SIZE, _home, fake_app, permission_armed
 
 pytestmark = pytest.mark.subprocess
 

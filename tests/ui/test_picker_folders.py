@@ -23,6 +23,7 @@ from acp_tui.ui.screens.sessions import (
     SessionPickerScreen,
     display_path,
 )
+from tests.ui.helpers import wait_for
 from tests.ui.test_screens import (
     NOW,
     SIZE,
@@ -32,7 +33,6 @@ from tests.ui.test_screens import (
     picker,
     prompts,
     static_text,
-    wait_for,
 )
 
 HOME = Path("/home/ada")

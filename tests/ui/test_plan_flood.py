@@ -22,8 +22,8 @@ from acp_tui.ui.widgets.plan_view import (
     MAX_TEXT_CHARS,
     PlanView,
 )
+from tests.ui.helpers import wait_for
 from tests.ui.test_cards import SIZE, CardsApp, apply, plan_op
-from tests.ui.test_conversation import wait_for
 
 
 def plans(count: int, *, first: int = 0) -> list[ops.Op]:

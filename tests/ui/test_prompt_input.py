@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -24,6 +24,7 @@ from acp_tui.ui.widgets.prompt_completion import (
     parse_commands,
 )
 from acp_tui.ui.widgets.prompt_input import PLACEHOLDER, PromptInput
+from tests.ui.helpers import wait_for
 
 SIZE = (80, 24)
 
@@ -82,15 +83,6 @@ class PromptApp(App[None]):
     @on(PromptInput.Submitted)
     def record(self, message: PromptInput.Submitted) -> None:
         self.submitted.append(message.text)
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
-    """Let the app run until `condition` holds (bounded: about 10 s)."""
-    for _ in range(1000):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("condition not met in time")
 
 
 async def type_text(pilot: Pilot[None], text: str) -> None:

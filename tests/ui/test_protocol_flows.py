@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
-from tests.ui.test_app import SIZE, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import SIZE
 from tests.ui.test_app_flows import BOTH, _home, app_for, record, sent
 from tests.ui.test_tabs import open_second_tab
 

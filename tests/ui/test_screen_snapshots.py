@@ -22,6 +22,7 @@ from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.help import KeyHelpScreen
 from acp_tui.ui.screens.sessions import SessionPickerScreen
+from tests.ui.helpers import wait_for
 
 SnapCompare = Callable[..., bool]
 SIZE = (100, 30)
@@ -39,14 +40,6 @@ class ScreenHost(App[None]):
     def on_mount(self) -> None:
         self.pushed = self.make_screen()
         self.push_screen(self.pushed)
-
-
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool]) -> None:
-    for _ in range(500):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("condition not met in time")
 
 
 SESSIONS = [

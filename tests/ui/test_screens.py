@@ -31,6 +31,7 @@ from acp_tui.ui.screens.sessions import (
     SessionPickerScreen,
     relative_time,
 )
+from tests.ui.helpers import wait_for
 
 T = TypeVar("T")
 SIZE = (100, 36)
@@ -49,15 +50,6 @@ class ScreenHost(App[None], Generic[T]):
     def on_mount(self) -> None:
         self.pushed = self.make_screen()
         self.push_screen(self.pushed, callback=self.results.append)
-
-
-async def wait_for(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
-    """Let the app run until `condition` holds (bounded: about 5 s)."""
-    for _ in range(500):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("condition not met in time")
 
 
 def prompts(option_list: OptionList) -> list[str]:

@@ -6,7 +6,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from acp_tui.ui.widgets.start_view import PROGRESS_FROM, StartView
-from tests.ui.test_app import wait_for
+from tests.ui.helpers import wait_for
 
 
 class StartApp(App[None]):

@@ -11,7 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.command import CommandPalette
+from rich.text import Text
+from textual.command import CommandList, CommandPalette
+from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Tab, Tabs
 
@@ -27,7 +29,8 @@ from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.status_bar import StatusBar
-from tests.ui.test_app import SIZE, _home, fake_app, permission_armed, wait_for
+from tests.ui.helpers import screen_settled, wait_for
+from tests.ui.test_app import SIZE, _home, fake_app, permission_armed
 from tests.ui.test_app_snapshots import PROJECT, SnapCompare, full_turn, run
 from tests.ui.test_app_snapshots import SIZE as SNAPSHOT_SIZE
 from tests.ui.test_app_snapshots import app_for as snapshot_app
@@ -54,6 +57,19 @@ def tab_bar_shown(app: AcpTuiApp) -> bool:
 
 def agent_text(pane: SessionPane) -> str:
     return "".join(v.text for v in pane.query(MessageView) if v.role == "agent")
+
+
+def offered(app: AcpTuiApp, command: str) -> bool:
+    """The command palette highlights `command` (Enter runs it)."""
+    screen = app.screen
+    if not isinstance(screen, CommandPalette):
+        return False
+    commands = screen.query_one(CommandList)
+    index = commands.highlighted
+    if index is None:
+        return False
+    prompt = commands.get_option_at_index(index).prompt
+    return command in (prompt.plain if isinstance(prompt, Content | Text) else "")
 
 
 def notices(app: AcpTuiApp) -> list[str]:
@@ -188,7 +204,8 @@ async def test_the_palette_opens_and_closes_tabs(tmp_path: Path) -> None:
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*command)
-        await pilot.pause(0.2)  # the palette searches in the background
+        # The palette searches in the background: Enter once it offers the command.
+        await wait_for(pilot, lambda: offered(app, command))
         await pilot.press("enter")
         await wait_for(pilot, lambda: not isinstance(app.screen, CommandPalette))
 
@@ -283,7 +300,8 @@ async def test_a_permission_request_in_a_hidden_tab_waits_for_that_tab(
             pilot,
             lambda: "requires_action" in second.query_one(StatusBar).status_text(),
         )
-        await pilot.pause(0.2)
+        # The dialog is held back: the hidden tab waits to be shown.
+        await wait_for(pilot, lambda: bool(second._shown_waiters))
         assert not isinstance(app.screen, PermissionScreen)  # not over tab 1
         assert app.active_pane is first
 
@@ -348,7 +366,7 @@ def test_two_tabs(snap_compare: SnapCompare, monkeypatch: pytest.MonkeyPatch) ->
         await pilot.press("alt+1")
         await wait_for(pilot, lambda: app.active_pane is app.panes[0])
         await wait_for(pilot, lambda: "Greeting" in tab_labels(app)[0])
-        await pilot.pause(0.3)
+        await screen_settled(pilot)
 
     assert snap_compare(
         snapshot_app("v2"), terminal_size=SNAPSHOT_SIZE, run_before=run(steps)

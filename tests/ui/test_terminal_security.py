@@ -18,7 +18,8 @@ from textual.drivers.headless_driver import HeadlessDriver
 from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.screens.terminal import TerminalScreen
-from tests.ui.test_cards import CardsApp, wait_for
+from tests.ui.helpers import wait_for
+from tests.ui.test_cards import CardsApp
 
 SIZE = (100, 30)
 

@@ -19,8 +19,9 @@ from acp_tui.ui.widgets import terminal_view
 from acp_tui.ui.widgets.path_lines import PathLines
 from acp_tui.ui.widgets.terminal_view import CARD_LINES, TerminalLines, TerminalSegment
 from acp_tui.ui.widgets.tool_call_view import QuietTitle, ToolCallBody
+from tests.ui.helpers import wait_for
 from tests.ui.test_card_snapshots import SnapCompare
-from tests.ui.test_cards import CardsApp, apply, wait_for
+from tests.ui.test_cards import CardsApp, apply
 
 SIZE = (100, 40)
 

@@ -28,6 +28,9 @@ the filter; the list is driven from the screen.
 
 Every string from the agent (titles, paths, ids, error messages) is shown as
 `Content` built from `printable(...)` text, never parsed as markup.
+
+The two questions the picker asks (`ConfirmDeleteScreen`, `ConfirmFolderScreen`)
+live in `acp_tui.ui.screens.confirm`; they are re-exported here.
 """
 
 from __future__ import annotations
@@ -44,14 +47,15 @@ from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from acp_tui.protocol.framing import printable
 from acp_tui.transcripts import TranscriptInfo
+from acp_tui.ui.screens.confirm import ConfirmDeleteScreen, ConfirmFolderScreen
 
 if TYPE_CHECKING:
     from acp_tui.client.session import SessionSummary
@@ -160,192 +164,6 @@ def _matches(summary: SessionSummary, needle: str) -> bool:
         return True
     haystack = (summary.title or "", summary.cwd, summary.session_id)
     return any(needle in field.casefold() for field in haystack)
-
-
-class _Question(ModalScreen[bool]):
-    """A yes/no dialog; the no button has the focus first.
-
-    `y` or the yes button says yes; `n`, Esc or the no button say no, and so does
-    Enter alone.
-    """
-
-    YES: ClassVar[str]
-    """The id of the yes button."""
-    NO: ClassVar[str]
-    """The id of the no button."""
-
-    def on_mount(self) -> None:
-        """Start on the no button."""
-        self.query_one(f"#{self.NO}", Button).focus()
-
-    @on(Button.Pressed)
-    def _button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(event.button.id == self.YES)
-
-    def action_confirm(self) -> None:
-        """Say yes."""
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        """Say no."""
-        self.dismiss(False)
-
-
-class ConfirmDeleteScreen(_Question):
-    """Ask whether to delete one session: `y` / Enter on Delete, `n` / Esc cancel."""
-
-    YES = "confirm-yes"
-    NO = "confirm-no"
-
-    DEFAULT_CSS = """
-    ConfirmDeleteScreen {
-        align: center middle;
-        & > #confirm-dialog {
-            width: auto;
-            max-width: 70;
-            height: auto;
-            border: thick $error;
-            background: $surface;
-            padding: 1 2;
-        }
-        & #confirm-question { width: auto; max-width: 64; }
-        & #confirm-buttons { height: auto; width: auto; margin-top: 1; }
-        & Button { margin-right: 1; }
-    }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "confirm", "Delete"),
-        Binding("n,escape", "cancel", "Cancel"),
-    ]
-
-    def __init__(self, label: str) -> None:
-        super().__init__()
-        self.label = label
-        """The session's title (already printable)."""
-
-    def compose(self) -> ComposeResult:
-        """Build the child widgets."""
-        with Vertical(id="confirm-dialog"):
-            yield Static(
-                Content.assemble("Delete session “", self.label, "”?"),
-                id="confirm-question",
-            )
-            with Horizontal(id="confirm-buttons"):
-                yield Button(Content("Delete (y)"), id=self.YES, variant="error")
-                yield Button(Content("Cancel (n)"), id=self.NO)
-
-
-class ConfirmFolderScreen(_Question):
-    """Ask whether to resume a session in its own directory, outside the project.
-
-    `y` / the first button resumes there; `n` / Esc / Enter on the focused Cancel
-    do not. The question names the directory and what confirming does.
-
-    Args:
-        label: The session's title (already printable).
-        folder: The session's directory, resolved: what the agent would reach.
-        listed: The session's directory as the agent listed it (shown too when
-            it reads otherwise, say through `..` or a symlink).
-        project: The directory the agent works in now.
-        home: The user's home directory.
-    """
-
-    DEFAULT_CSS = """
-    ConfirmFolderScreen {
-        align: center middle;
-        & > #folder-dialog {
-            width: auto;
-            max-width: 76;
-            height: auto;
-            border: thick $warning;
-            background: $surface;
-            padding: 1 2;
-        }
-        & .folder-text { width: auto; max-width: 70; margin-bottom: 1; }
-        & #folder-warning { color: $text-error; text-style: bold; }
-        & #folder-buttons { height: auto; width: auto; }
-        & Button { margin-right: 1; }
-    }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "confirm", "Resume there"),
-        Binding("n,escape", "cancel", "Cancel"),
-    ]
-    YES = "folder-yes"
-    NO = "folder-no"
-
-    def __init__(
-        self, label: str, folder: Path, listed: str, project: Path, home: Path
-    ) -> None:
-        super().__init__()
-        self.label = label
-        self.folder = printable(str(folder))
-        """The session's resolved directory (printable)."""
-        self.listed = printable(listed) if listed != str(folder) else None
-        """The directory as listed, when that reads otherwise (printable)."""
-        self.project = printable(str(project))
-        """The project's directory (printable)."""
-        self.warning = _folder_warning(folder, home)
-        """The extra warning for `/` or a directory holding the home directory."""
-
-    def compose(self) -> ComposeResult:
-        """Build the child widgets."""
-        with Vertical(id="folder-dialog"):
-            yield Static(
-                Content.assemble(
-                    ("Resume “", "bold"),
-                    (self.label, "bold"),
-                    ("” in another folder?", "bold"),
-                ),
-                classes="folder-text",
-            )
-            where: list[str | tuple[str, str]] = ["The session was started in "]
-            if self.listed is not None:
-                where += [self.listed, " (that is ", (self.folder, "bold"), ")"]
-            else:
-                where.append((self.folder, "bold"))
-            yield Static(
-                Content.assemble(
-                    *where, ", outside this project (", self.project, ")."
-                ),
-                classes="folder-text",
-                id="folder-where",
-            )
-            yield Static(
-                Content.assemble(
-                    "Resuming it moves this session there: acp-tui will let the "
-                    "agent read and write files under ",
-                    (self.folder, "bold"),
-                    " and run commands there, instead of in ",
-                    self.project,
-                    ".",
-                ),
-                classes="folder-text",
-                id="folder-effect",
-            )
-            if self.warning:
-                yield Static(
-                    Content(self.warning), classes="folder-text", id="folder-warning"
-                )
-            with Horizontal(id="folder-buttons"):
-                yield Button(
-                    Content("Resume there (y)"), id=self.YES, variant="warning"
-                )
-                yield Button(Content("Cancel (n)"), id=self.NO)
-
-
-def _folder_warning(folder: Path, home: Path) -> str:
-    """The extra warning for a directory that opens far more than a project."""
-    if folder == Path(folder.anchor):
-        return f"⚠ {folder} is the whole file system."
-    if folder == home:
-        return f"⚠ {folder} is your whole home folder."
-    if home.is_relative_to(folder):
-        return f"⚠ {folder} holds your whole home folder."
-    return ""
 
 
 class SessionPickerScreen(ModalScreen[SessionPick | None]):

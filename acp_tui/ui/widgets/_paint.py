@@ -22,10 +22,13 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
+from acp_tui.ui.textual_private import has_border_titles
+
 # The mixins are plain classes at run time: Textual takes a widget's CSS (its
 # DEFAULT_CSS and the type names selectors match) from the first DOM class among
-# its bases only (`DOMNode._css_bases`), so a mixin that were a `Widget`, listed
-# first, would hide the real base's CSS. The type checker sees `Widget`.
+# its bases only (`DOMNode._css_bases`, a reliance named in
+# `acp_tui.ui.textual_private`), so a mixin that were a `Widget`, listed first,
+# would hide the real base's CSS. The type checker sees `Widget`.
 if TYPE_CHECKING:
     _Mixin = Widget
 else:
@@ -97,8 +100,7 @@ class PlainBackground(_Mixin):
         if (
             styles.border_top[0] not in ("", "none", "hidden")
             or styles.border_bottom[0] not in ("", "none", "hidden")
-            or self._border_title is not None
-            or self._border_subtitle is not None
+            or has_border_titles(self)
         ):
             return None
         app = self.app

@@ -38,6 +38,10 @@ as run without a tool call, with the command, its output and its exit, at the
 place the terminal appeared. When a tool call then shows it, it moves into that
 card: the store's timeline drops the entry, and the conversation removes its
 widget in place (entries that only disappear rebuild nothing).
+
+The entries that are not store entities' cards (`Banner`, `QueuedPrompt`) and
+`StandaloneTerminal` live in `acp_tui.ui.widgets.conversation_entries`; they are
+re-exported here.
 """
 
 from __future__ import annotations
@@ -55,12 +59,16 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from acp_tui.protocol.framing import printable
 from acp_tui.store.changes import Change
-from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
-from acp_tui.store.values import JSONObject
+from acp_tui.ui.textual_private import is_following
 from acp_tui.ui.widgets._paint import PlainBackground
+from acp_tui.ui.widgets.conversation_entries import (
+    STANDALONE_TERMINAL_TITLE,
+    Banner,
+    QueuedPrompt,
+    StandaloneTerminal,
+)
 from acp_tui.ui.widgets.markdown_view import MarkdownStyles
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.path_lines import session_paths
@@ -85,9 +93,6 @@ SHOWN_KINDS: Final = frozenset(
 )
 """Timeline kinds with a widget (unknown updates: later)."""
 
-STANDALONE_TERMINAL_TITLE: Final = "The agent ran a command without a tool call"
-"""The title of a terminal that no tool call shows."""
-
 
 def _estimated_height(store: SessionStore, key: Key, width: int) -> float:
     """A rough height in lines of an entry's widget (never built for this)."""
@@ -102,107 +107,6 @@ def _estimated_height(store: SessionStore, key: Key, width: int) -> float:
         plan = store.plan(entity_id)
         return 3.0 + (len(plan.entries) if plan is not None else 0)
     return 4.0
-
-
-class Banner(Static):
-    """An error or notice shown in the conversation (plain text, never markup)."""
-
-    DEFAULT_CSS = """
-    Banner {
-        height: auto;
-        border: heavy $error;
-        color: $text-error;
-        padding: 0 1;
-        margin: 0 0 1 0;
-    }
-    """
-
-    def __init__(self, text: str, details: Sequence[str] = ()) -> None:
-        lines = [printable(text)] + [printable(f"  | {line}") for line in details]
-        super().__init__(Text("\n".join(lines)))
-        self.text = text
-
-
-class QueuedPrompt(Static):
-    """A prompt the agent has not shown back yet: queued, then sending.
-
-    It waits for the agent to become idle (queued), then for the agent to
-    acknowledge it (v2 `user_message`). If the agent dies first, it stays, marked
-    as not delivered, so nothing the user typed disappears.
-    """
-
-    DEFAULT_CSS = """
-    QueuedPrompt {
-        height: auto;
-        color: $text-muted;
-        border-left: thick $secondary;
-        padding: 0 1;
-        margin: 0 0 1 0;
-        &.-lost { border-left: thick $error; }
-    }
-    """
-
-    def __init__(self, prompt_id: int, text: str, *, sending: bool = False) -> None:
-        super().__init__()
-        self.prompt_id = prompt_id
-        self.text = text
-        self.state = "sending" if sending else "queued"
-        """`queued`, `sending` or `lost` (the agent stopped before answering)."""
-
-    def on_mount(self) -> None:
-        """Render the first state."""
-        self._render_state()
-
-    def _render_state(self) -> None:
-        label = {"queued": "queued", "sending": "sending", "lost": "not delivered"}
-        body = printable(self.text, keep=chr(10))
-        self.update(Text(f"{label[self.state]}: {body}"))
-        self.set_class(self.state == "lost", "-lost")
-
-    def mark(self, state: str) -> None:
-        """Move to `sending` or `lost`."""
-        self.state = state
-        if self.is_mounted:
-            self._render_state()
-
-
-class StandaloneTerminal(ToolCallView):
-    """A terminal that no tool call shows, as a card of its own.
-
-    It is drawn as an `execute` tool call that only holds the terminal (the
-    command, its output and exit badge come from `TerminalSegment`): running
-    while it runs, then completed (exit 0, or no code) or failed.
-
-    Args:
-        store: The session store.
-        terminal_id: The terminal.
-    """
-
-    def __init__(self, store: SessionStore, terminal_id: str) -> None:
-        self.terminal_id = terminal_id
-        self._item: JSONObject = {"type": "terminal", "terminalId": terminal_id}
-        super().__init__(store, self._snapshot(store))
-
-    def _snapshot(self, store: SessionStore) -> ToolCall:
-        terminal = store.terminal(self.terminal_id)
-        exit_status = terminal.exit_status if terminal is not None else None
-        if exit_status is None:
-            status = "in_progress"
-        elif exit_status.get("exitCode") in (0, None) and not exit_status.get("signal"):
-            status = "completed"
-        else:
-            status = "failed"
-        return ToolCall(
-            f"terminal {self.terminal_id}",
-            STANDALONE_TERMINAL_TITLE,
-            "execute",
-            status,
-            (self._item,),
-        )
-
-    def refresh_terminal(self) -> None:
-        """Show the terminal's newest state."""
-        self.update_tool_call(self._snapshot(self.store))
 
 
 class EarlierEntries(Static):
@@ -312,7 +216,7 @@ class Conversation(PlainBackground, VerticalScroll):
     @property
     def following(self) -> bool:
         """Whether the view sticks to the end (the user has not scrolled up)."""
-        return self._anchored and not self._anchor_released
+        return is_following(self)
 
     def on_mount(self) -> None:
         """Follow the tail while content streams in."""

@@ -8,7 +8,9 @@ folded context opens with a click or Enter (`e` opens all).
 
 `DiffSegment` shows one `diff` content item in a tool-call card (the `diff` and
 `changes` segment kinds): bounded in height, with `o` (or a click on a file
-header) opening the whole diff full screen (`acp_tui.ui.screens.diff`).
+header) asking for the whole diff full screen: it posts `DiffSegment.OpenFull`,
+and the pane (`acp_tui.ui.screens.openers.FullScreenOpener`) pushes
+`acp_tui.ui.screens.diff.DiffScreen`. Widgets never import screens.
 
 Paths read as the document's `PathDisplay` shows them (a card's: relative to
 its session's directory, `~` for home), file headers shortened from the left to
@@ -31,6 +33,7 @@ from textual.binding import Binding, BindingType
 from textual.color import Color
 from textual.content import Content
 from textual.geometry import Offset, Region, Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -572,13 +575,19 @@ class DiffSegment(DiffView):
         """The patch text (or one line per change when there is no patch)."""
         return self._plain
 
+    class OpenFull(Message):
+        """Asks for the diff full screen (`FullScreenOpener` pushes it)."""
+
+        def __init__(self, item: JSONObject, paths: PathDisplay) -> None:
+            super().__init__()
+            self.item = item
+            self.paths = paths
+
     def action_open_full(self) -> None:
-        """Open the diff full screen."""
+        """Ask for the diff full screen."""
         if self._item is None:
             return
-        from acp_tui.ui.screens.diff import DiffScreen  # the screen imports us
-
-        self.app.push_screen(DiffScreen(self._item, self._paths))
+        self.post_message(self.OpenFull(self._item, self._paths))
 
     def row_clicked(self, index: int) -> None:
         """A click on a file header opens the full diff."""

@@ -19,7 +19,7 @@ from textual.widgets import Static
 from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.protocol.framing import printable
 from acp_tui.store.model import Permission
-from acp_tui.ui.screens.permission import subject_summary
+from acp_tui.ui.widgets.permission_subject import subject_summary
 
 __all__ = ["OutcomeState", "PermissionView", "permission_outcome"]
 

@@ -21,6 +21,10 @@ most once per `FEED_INTERVAL` (updates that come sooner are gathered into one
 feed, on a timer), and each feed emulates at most `TerminalFeed.budget` bytes (see
 `acp_tui.render.terminal`). Agent bytes only ever reach the emulator; the lines
 shown are the emulator's cells, checked printable.
+
+Opening the full-screen view posts `TerminalSegment.OpenFull`; the pane
+(`acp_tui.ui.screens.openers.FullScreenOpener`) pushes
+`acp_tui.ui.screens.terminal.TerminalScreen`. Widgets never import screens.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from acp_tui.render.terminal import (
 from acp_tui.store.model import Terminal
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
+from acp_tui.ui.textual_private import scroll_update
 from acp_tui.ui.widgets._paint import PaintStyle
 from acp_tui.ui.widgets.path_lines import PathLine, PathLines, session_paths
 
@@ -157,7 +162,7 @@ class TerminalLines(PaintStyle, ScrollView, can_focus=True):
                 # `virtual_size` costs (it reflows the whole screen, every frame of a
                 # flood).
                 self.set_reactive(TerminalLines.virtual_size, size)
-                self._scroll_update(size)
+                scroll_update(self, size)
             else:
                 self.virtual_size = size
         self.set_class(size.width > self.scrollable_content_region.width, "-wide")
@@ -476,14 +481,19 @@ class TerminalSegment(Widget):
             event.stop()
             self.open_full_screen()
 
+    class OpenFull(Message):
+        """Asks for the terminal full screen (`FullScreenOpener` pushes it)."""
+
+        def __init__(self, store: SessionStore, terminal_id: str) -> None:
+            super().__init__()
+            self.store = store
+            self.terminal_id = terminal_id
+
     def open_full_screen(self) -> None:
-        """Push the full-screen view of this terminal (Esc closes it)."""
+        """Ask for the full-screen view of this terminal (Esc closes it)."""
         if self.store is None or self.terminal_id is None:
             return
-        # Imported here: the screen module imports this one.
-        from acp_tui.ui.screens.terminal import TerminalScreen
-
-        self.app.push_screen(TerminalScreen(self.store, self.terminal_id))
+        self.post_message(self.OpenFull(self.store, self.terminal_id))
 
 
 def _plain(widget: Static) -> str:

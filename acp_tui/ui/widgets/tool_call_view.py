@@ -22,22 +22,15 @@ notification and copies them.
 
 Agent text is data: everything is shown as plain `Content` with styles from theme
 variables, never parsed as markup, and passed through `printable` first.
+
+The segments, their widgets and the card as plain text are in
+`acp_tui.ui.widgets.tool_segments` (re-exported here).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import (
-    ClassVar,
-    Final,
-    Literal,
-    Protocol,
-    TypeAlias,
-    cast,
-    runtime_checkable,
-)
+from collections.abc import Callable, Sequence
+from typing import ClassVar, Final, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -47,18 +40,11 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
-from acp_tui.export import terminal_text
 from acp_tui.protocol.framing import printable
-from acp_tui.render.terminal import terminal_title
-from acp_tui.store.model import ToolCall, block_text
+from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
-from acp_tui.ui.widgets.diff_view import (
-    DiffSegment,
-    change_line,
-    diff_patch_text,
-    diff_paths,
-)
+from acp_tui.ui.widgets.diff_view import change_line, diff_patch_text
 from acp_tui.ui.widgets.path_lines import (
     PathLine,
     PathLines,
@@ -66,6 +52,21 @@ from acp_tui.ui.widgets.path_lines import (
     session_paths,
 )
 from acp_tui.ui.widgets.terminal_view import TerminalSegment
+from acp_tui.ui.widgets.tool_segments import (
+    SEGMENT_LABELS,
+    SEGMENT_VIEWS,
+    ContentSegment,
+    Segment,
+    SegmentKind,
+    SegmentView,
+    card_paths,
+    compact_json,
+    diff_content,
+    segment_view_factory,
+    split_segments,
+    static_plain,
+    tool_call_body,
+)
 
 __all__ = [
     "KIND_ICONS",
@@ -120,290 +121,6 @@ DIFF_OPEN_LINES: Final = 80
 """A finished card keeps a diff of up to this many lines open: the change is what
 the user wants to read (longer ones fold, one click away)."""
 """A completed call's diff or terminal with at most this many lines stays open."""
-
-MAX_RAW_CHARS: Final = 300
-"""Raw input/output is shown as one line of JSON cut to this many characters."""
-
-SegmentKind: TypeAlias = Literal["text", "diff", "changes", "terminal", "other"]
-
-
-# --- plain-text helpers -----------------------------------------------------
-
-
-def _safe_lines(text: str) -> list[str]:
-    """Split into lines, each made printable (fast for ordinary lines)."""
-    return [printable(line, keep="\t") for line in text.split("\n")]
-
-
-def _plain_json(value: object) -> object:
-    if isinstance(value, Mapping):
-        return {str(k): _plain_json(v) for k, v in value.items()}
-    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        return [_plain_json(v) for v in value]
-    return value
-
-
-def _compact(value: JSONValue, limit: int = MAX_RAW_CHARS) -> str:
-    try:
-        text = json.dumps(_plain_json(value), ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    text = printable(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _block_label(block: object) -> str:
-    if not isinstance(block, Mapping):
-        return "[content]"
-    kind = block.get("type")
-    if kind == "resource_link":
-        return f"[link {block.get('name') or ''} {block.get('uri') or ''}]".strip()
-    if kind == "resource":
-        resource = block.get("resource")
-        uri = resource.get("uri") if isinstance(resource, Mapping) else None
-        return f"[resource {uri or ''}]".replace(" ]", "]")
-    mime = block.get("mimeType")
-    return f"[{kind} {mime}]" if mime else f"[{kind}]"
-
-
-def _item_text(item: JSONObject) -> str | None:
-    """A `content` item's text, or `None` if it is not a text content item."""
-    if item.get("type") != "content":
-        return None
-    block = item.get("content")
-    return block_text(block) if isinstance(block, Mapping) else None
-
-
-def tool_call_body(store: SessionStore, tool_call: ToolCall) -> str:
-    """The tool call's locations and content as plain text.
-
-    Args:
-        store: The session store (for terminals).
-        tool_call: The tool call.
-
-    Returns:
-        Locations (`@ path:line`), then each content item, made printable.
-    """
-    parts: list[str] = [_location_text(loc) for loc in tool_call.locations]
-    for item in tool_call.content:
-        kind = item.get("type")
-        text = _item_text(item)
-        if text is not None:
-            parts.append(text)
-        elif kind == "content":
-            parts.append(_block_label(item.get("content")))
-        elif kind == "diff":
-            patch = diff_patch_text(item)
-            changes = item.get("changes")
-            if patch is not None:
-                parts.append(patch)
-            elif isinstance(changes, Sequence):
-                parts.extend(change_line(c) for c in changes if isinstance(c, Mapping))
-        elif kind == "terminal":
-            terminal_id = str(item.get("terminalId"))
-            terminal = store.terminal(terminal_id)
-            parts.append(terminal_title(terminal, terminal_id))
-            if terminal is not None:
-                parts.append(terminal_text(terminal))
-        else:
-            parts.append(f"[{kind} content]")
-    return printable("\n".join(p for p in parts if p), keep="\n\t")
-
-
-def card_paths(store: SessionStore, tool_call: ToolCall) -> list[str]:
-    """Every path a card names, as sent, each once.
-
-    Its locations, its diffs' files (`diff_paths`), its terminals' directories.
-    """
-    found: list[str] = []
-
-    def add(value: object) -> None:
-        if isinstance(value, str) and value:
-            found.append(value)
-
-    for location in tool_call.locations:
-        add(location.get("path"))
-    for item in tool_call.content:
-        kind = item.get("type")
-        if kind == "diff":
-            found.extend(diff_paths(item))
-        elif kind == "terminal":
-            terminal = store.terminal(str(item.get("terminalId")))
-            if terminal is not None:
-                add(terminal.cwd)
-    return list(dict.fromkeys(found))
-
-
-def _location_text(location: JSONObject) -> str:
-    path = location.get("path", "")
-    line = location.get("line")
-    return f"@ {path}:{line}" if line is not None else f"@ {path}"
-
-
-# --- styled content ---------------------------------------------------------
-
-
-def diff_content(patch: str) -> Content:
-    """A unified patch as `Content`, `+`/`-` lines styled by the diff tokens.
-
-    Args:
-        patch: Unified (or git) patch text.
-
-    Returns:
-        One line per patch line: added lines `$diff-added on
-        $diff-added-background`, removed lines likewise, hunk headers
-        `$diff-hunk`, file headers bold.
-    """
-    parts: list[str | tuple[str, str]] = []
-    for number, line in enumerate(_safe_lines(patch.rstrip("\n"))):
-        if number:
-            parts.append("\n")
-        if line.startswith(("+++", "---", "diff ", "index ")):
-            parts.append((line, "bold"))
-        elif line.startswith("+"):
-            parts.append((line, "$diff-added on $diff-added-background"))
-        elif line.startswith("-"):
-            parts.append((line, "$diff-removed on $diff-removed-background"))
-        elif line.startswith("@@"):
-            parts.append((line, "$diff-hunk"))
-        else:
-            parts.append(line)
-    return Content.assemble(*parts)
-
-
-def _lines_content(lines: Iterable[str], style: str = "") -> Content:
-    text = "\n".join(lines)
-    return Content.styled(text, style) if style else Content(text)
-
-
-@dataclass(frozen=True, slots=True)
-class _Segment:
-    """Content items `[start, end)` shown by one widget."""
-
-    kind: SegmentKind
-    start: int
-    end: int
-
-
-def _segment_kind(item: JSONObject) -> SegmentKind:
-    kind = item.get("type")
-    if kind == "content":
-        return "text" if _item_text(item) is not None else "other"
-    if kind == "diff":
-        return "diff" if diff_patch_text(item) is not None else "changes"
-    if kind == "terminal":
-        return "terminal"
-    return "other"
-
-
-def _segments(
-    items: Sequence[JSONObject], kept: list[_Segment], start: int
-) -> list[_Segment]:
-    """Segments for `items`, reusing `kept` (which covers `items[:start]`)."""
-    segments = list(kept)
-    for index in range(start, len(items)):
-        kind = _segment_kind(items[index])
-        last = segments[-1] if segments else None
-        if kind == "text" and last is not None and last.kind == "text":
-            segments[-1] = _Segment("text", last.start, index + 1)
-        else:
-            segments.append(_Segment(kind, index, index + 1))
-    return segments
-
-
-_SEGMENT_LABELS: Final[dict[SegmentKind, str]] = {
-    "text": "output",
-    "diff": "diff",
-    "changes": "changes",
-    "terminal": "terminal",
-    "other": "content",
-}
-
-
-# --- widgets ----------------------------------------------------------------
-
-
-@runtime_checkable
-class SegmentView(Protocol):
-    """What a card needs from the widget that shows one content segment.
-
-    Each segment kind may have a widget of its own (`SEGMENT_VIEWS`); the rest
-    use `ContentSegment`. A card keeps one widget per segment and calls
-    `show_segment` whenever that segment's items (or, for a terminal, the
-    terminal) changed.
-    """
-
-    def show_segment(
-        self, store: SessionStore, items: Sequence[JSONObject], start: int, end: int
-    ) -> int:
-        """Show `items[start:end]` (one segment); return its height in lines."""
-        ...
-
-    @property
-    def plain_text(self) -> str:
-        """The segment as plain text (tests, export, accessibility)."""
-        ...
-
-
-class ContentSegment(Static):
-    """The default segment widget: the segment rendered as one `Content`."""
-
-    def __init__(self) -> None:
-        super().__init__(classes="tool-segment")
-
-    def show_segment(
-        self, store: SessionStore, items: Sequence[JSONObject], start: int, end: int
-    ) -> int:
-        """Render `items[start:end]`; return its height in lines."""
-        content = _render_segment(_segment_kind(items[start]), items, start, end)
-        self.update(content)
-        return content.plain.count("\n") + 1
-
-    @property
-    def plain_text(self) -> str:
-        """The rendered segment as plain text."""
-        return _plain(self)
-
-    @property
-    def styled(self) -> Content:
-        """The rendered segment (styled)."""
-        content = self.content
-        return content if isinstance(content, Content) else Content(str(content))
-
-
-SEGMENT_VIEWS: Final[dict[SegmentKind, Callable[[], Widget]]] = {
-    "terminal": TerminalSegment,
-    "diff": DiffSegment,
-    "changes": DiffSegment,
-}
-"""Segment kinds shown by a widget of their own, and how to make one (each must
-implement `SegmentView`); other kinds use `ContentSegment`."""
-
-
-def _segment_view_factory(kind: SegmentKind) -> Callable[[], Widget]:
-    return SEGMENT_VIEWS.get(kind, ContentSegment)
-
-
-def _render_segment(
-    kind: SegmentKind, items: Sequence[JSONObject], start: int, end: int
-) -> Content:
-    item = items[start]
-    if kind == "text":
-        text = "".join(_item_text(items[i]) or "" for i in range(start, end))
-        return _lines_content(_safe_lines(text.rstrip("\n")))
-    if kind == "diff":
-        return diff_content(diff_patch_text(item) or "")
-    if kind == "changes":
-        changes = item.get("changes")
-        lines = (
-            [change_line(c) for c in changes if isinstance(c, Mapping)]
-            if isinstance(changes, Sequence)
-            else []
-        )
-        return _lines_content(lines or ["(no changes listed)"])
-    if item.get("type") == "content":
-        return Content(printable(_block_label(item.get("content"))))
-    return Content(printable(f"[{item.get('type')} content]"))
 
 
 class QuietTitle(CollapsibleTitle):
@@ -568,7 +285,7 @@ class ToolCallView(Widget):
         self._raw_key: tuple[JSONValue, JSONValue] | None = None
         self._seen: list[JSONObject] = []
         """The content items rendered, to tell appends from replacements."""
-        self._segments: list[_Segment] = []
+        self._segments: list[Segment] = []
         self._segment_widgets: list[Widget] = []
         self._segment_keys: list[tuple[object, ...]] = []
         self._segment_lines: list[int] = []
@@ -612,7 +329,7 @@ class ToolCallView(Widget):
     @property
     def header_text(self) -> str:
         """The header as plain text (icon, title, status)."""
-        return _plain(self._header)
+        return static_plain(self._header)
 
     @property
     def locations_text(self) -> str:
@@ -624,7 +341,7 @@ class ToolCallView(Widget):
         """The content as plain text (segments, then raw input/output if shown)."""
         parts = [cast(SegmentView, w).plain_text for w in self._segment_widgets]
         if self._raw.display:
-            parts.append(_plain(self._raw))
+            parts.append(static_plain(self._raw))
         return "\n".join(parts)
 
     def segment_contents(self) -> list[Content]:
@@ -732,14 +449,14 @@ class ToolCallView(Widget):
         seen.extend(items[first_changed:])
         kept = [s for s in self._segments if s.end <= first_changed]
         start = kept[-1].end if kept else 0
-        segments = _segments(items, kept, start)
+        segments = split_segments(items, kept, start)
         self._segments = segments
         widgets = self._segment_widgets
         keys = self._segment_keys
         new: list[Widget] = []
         for index, segment in enumerate(segments):
             key = self._segment_key(segment, items)
-            factory = _segment_view_factory(segment.kind)
+            factory = segment_view_factory(segment.kind)
             if index < len(widgets):
                 if keys[index] == key and segment.end <= first_changed:
                     continue
@@ -790,7 +507,7 @@ class ToolCallView(Widget):
             self._sync_body(self.tool_call)
 
     def _segment_key(
-        self, segment: _Segment, items: Sequence[JSONObject]
+        self, segment: Segment, items: Sequence[JSONObject]
     ) -> tuple[object, ...]:
         if segment.kind == "terminal":
             terminal_id = str(items[segment.start].get("terminalId"))
@@ -817,9 +534,9 @@ class ToolCallView(Widget):
         lines: list[str] = []
         if key is not None:
             if key[0] is not None:
-                lines.append(f"input: {_compact(key[0])}")
+                lines.append(f"input: {compact_json(key[0])}")
             if key[1] is not None:
-                lines.append(f"output: {_compact(key[1])}")
+                lines.append(f"output: {compact_json(key[1])}")
         self._raw.update(Content("\n".join(lines)))
         self._raw.display = bool(lines)
 
@@ -830,7 +547,7 @@ class ToolCallView(Widget):
             return False, "output", False
         lines = sum(self._segment_lines) + (1 if self._raw.display else 0)
         kinds = {segment.kind for segment in self._segments}
-        labels = dict.fromkeys(_SEGMENT_LABELS[s.kind] for s in self._segments)
+        labels = dict.fromkeys(SEGMENT_LABELS[s.kind] for s in self._segments)
         label = ", ".join(labels) if labels else "input/output"
         title = f"{label} · {lines} {'line' if lines == 1 else 'lines'}"
         collapse = False
@@ -870,8 +587,3 @@ def _set_classes(widget: Widget, names: frozenset[str]) -> None:
         return
     widget.remove_class(*(current - names), update=False)
     widget.add_class(*(names - current), update=False)
-
-
-def _plain(widget: Static) -> str:
-    content = widget.content
-    return content.plain if isinstance(content, Content) else str(content)

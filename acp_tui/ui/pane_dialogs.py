@@ -1,0 +1,316 @@
+"""What a session pane asks the user: its runner's UI port, picks and logins.
+
+`PaneDialogs` is a part of `acp_tui.ui.session_pane.SessionPane` (a mixin, see
+`acp_tui.ui.pane_part.PanePart`) holding the
+pane's dialogs and what follows from their answers:
+
+* the runner's `RunnerUI` port: `ask_user` (any dialog of this session),
+  `choose_session` (the session picker) and `choose_auth` (the login dialog);
+* picking another session (f2) or a new one (ctrl+n), and a saved transcript
+  shown read-only when the agent cannot reopen it;
+* an agent's terminal login, run in the real terminal before reconnecting.
+
+Invariants:
+
+* A pane that is not on screen holds its dialogs back: it is marked as waiting
+  for the user, the app says which tab asks (`SessionPane.WantsAttention`), and
+  the dialog opens once the tab is shown, so a dialog never sits over the wrong
+  session.
+* Permission dialogs open one at a time, in the order the requests came.
+* A dialog cancelled by the runner (the request withdrawn, the connection gone)
+  closes.
+* Agent text in notifications is made printable and never parsed as markup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+import anyio
+from textual.app import SuspendNotSupported
+from textual.screen import Screen
+
+from acp_tui.protocol.framing import printable
+from acp_tui.transcripts import agent_identity, list_transcripts, read_transcript
+from acp_tui.ui.agent_runner import SessionRequest
+from acp_tui.ui.messages import TerminalLoginRequested
+from acp_tui.ui.pane_part import PanePart
+from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
+from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.screens.sessions import SessionPick, SessionPickerScreen
+from acp_tui.ui.widgets.plan_panel import PlanPanel
+from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.start_view import StartView
+
+if TYPE_CHECKING:
+    from acp_tui.client.auth import AuthChoice
+
+__all__ = ["PaneDialogs"]
+
+T = TypeVar("T")
+
+
+class PaneDialogs(PanePart):
+    """The dialogs of a `SessionPane` (see the module docstring)."""
+
+    if TYPE_CHECKING:  # what the pane provides besides `PanePart`'s
+        shown: bool
+        _leaving_transcript: asyncio.Future[str] | None
+        _shown_waiters: list[asyncio.Future[None]]
+        _permission_turn: asyncio.Lock
+        _asking: int
+
+        def _label_may_change(self) -> None: ...
+        def _wants_attention(self, what: str) -> None: ...
+        def _start_agent(self, request: SessionRequest, phase: str) -> None: ...
+
+    async def on_terminal_login_requested(
+        self, message: TerminalLoginRequested
+    ) -> None:
+        """Run the agent's login command in the real terminal, then reconnect."""
+        command = message.command
+        env = {**os.environ, **command.env}
+        cwd = command.cwd or self.settings.cwd
+        try:
+            with self.app.suspend():
+                print(f"acp-tui: running {command.display()} to log in", flush=True)
+                done = await anyio.run_process(
+                    list(command.argv),
+                    env=env,
+                    cwd=cwd,
+                    check=False,
+                    stdin=None,
+                    stdout=None,
+                    stderr=None,
+                )
+                code = done.returncode
+            output = ""
+        except SuspendNotSupported:  # headless (tests) or no real terminal
+            result = await anyio.run_process(
+                list(command.argv), env=env, cwd=cwd, check=False
+            )
+            code = result.returncode
+            output = result.stdout.decode(errors="replace").strip()
+        except OSError as error:
+            await self._conversation.add_banner(f"could not run the login: {error}")
+            return
+        text = f"{message.method_name}: the login command exited with {code}"
+        if output:
+            text += f"\n{output}"
+        self.notify(
+            printable(text, keep="\n"),
+            title="Login",
+            severity="information" if code == 0 else "error",
+            markup=False,
+        )
+        if self._live:
+            self._start_agent(message.request, "Reconnecting to")
+
+    async def ask_user(self, screen: Screen[T]) -> T | None:
+        """Show a dialog of this session and wait for its answer.
+
+        While another tab is on screen the dialog is held back: the tab is
+        marked as waiting for the user, the app says which tab asks, and the
+        dialog opens once this tab is shown. Cancelled (the agent withdrew
+        the request, or the connection ended), the dialog closes.
+
+        Permission dialogs open one at a time, in the order the requests came
+        (an `asyncio.Lock` wakes its waiters first come, first served): stacked
+        as they came, the newest would be answered first, and a key meant for
+        one could land on the next.
+        """
+        turn = self._permission_turn if isinstance(screen, PermissionScreen) else None
+        self._asking += 1
+        self._label_may_change()
+        in_turn = False
+        try:
+            if turn is not None:
+                in_turn = await turn.acquire()
+            if not self.shown:
+                what = (
+                    "permission"
+                    if isinstance(screen, PermissionScreen)
+                    else "an answer"
+                )
+                self._wants_attention(what)
+                while not self.shown:
+                    waiter = asyncio.get_running_loop().create_future()
+                    self._shown_waiters.append(waiter)
+                    await waiter
+            return await self._show(screen)
+        finally:
+            if turn is not None and in_turn:
+                turn.release()
+            self._asking -= 1
+            if self.is_attached:
+                self._label_may_change()
+
+    async def _show(self, screen: Screen[T]) -> T | None:
+        future: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
+
+        def answered(result: T | None) -> None:
+            if not future.done():
+                future.set_result(result)
+
+        self.app.push_screen(screen, callback=answered)
+        try:
+            return await future
+        finally:
+            if not future.done() and screen.is_active:
+                screen.dismiss(None)
+
+    async def choose_session(self) -> SessionRequest | None:
+        """The session picker, for the runner's first session.
+
+        A session only saved on this computer, with an agent that cannot reopen
+        sessions, is shown read-only; the runner then waits until the user
+        leaves it (ctrl+n starts a new session, f2 picks again).
+        """
+        while True:
+            pick = await self.ask_user(self._picker())
+            if pick is None or pick.transcript is None or self._can_reopen():
+                return self._request_for(pick)
+            if not await self._show_transcript(pick):
+                continue
+            self._leaving_transcript = asyncio.get_running_loop().create_future()
+            try:
+                choice = await self._leaving_transcript
+            finally:
+                self._leaving_transcript = None
+            if choice == "new":
+                return SessionRequest("new")
+
+    def _picker(self) -> SessionPickerScreen:
+        runner = self.runner
+        delete = runner.delete_session if runner.session_features.delete else None
+        current = self.store.session_id if self.store is not None else None
+        return SessionPickerScreen(
+            runner.list_sessions,
+            delete=delete,
+            current_session_id=current,
+            saved=functools.partial(
+                list_transcripts, self._transcript_agent(), legacy=self.settings.name
+            ),
+            roots=(self.settings.cwd, *self.settings.additional_directories),
+            reopens_saved=self._can_reopen(),
+        )
+
+    def _transcript_agent(self) -> str:
+        """The name this agent's transcripts are filed under (its reported name)."""
+        client = self.runner.client
+        reported = client.agent_name if client is not None else None
+        return agent_identity(reported, self.settings.name)
+
+    @staticmethod
+    def _request_for(pick: SessionPick | None) -> SessionRequest | None:
+        """The runner's request for a pick.
+
+        The session's listed directory is told to the agent; the agent may read
+        and write there only if the user confirmed it in the picker (`root`).
+        """
+        if pick is None:
+            return None
+        if pick.action == "new" or pick.session_id is None:
+            return SessionRequest("new")
+        cwd = Path(pick.cwd) if pick.cwd and Path(pick.cwd).is_absolute() else None
+        # A session the agent did not list may be unknown to it: then start anew.
+        saved_only = pick.transcript is not None
+        return SessionRequest(
+            "resume", pick.session_id, cwd, root=pick.root, fallback_new=saved_only
+        )
+
+    def _can_reopen(self) -> bool:
+        """Whether the agent can resume or load sessions."""
+        features = self.runner.session_features
+        return features.replay or features.resume
+
+    async def _show_transcript(self, pick: SessionPick) -> bool:
+        """Show a saved transcript read-only (the agent cannot reopen it)."""
+        assert pick.transcript is not None
+        loaded = await asyncio.to_thread(
+            read_transcript, pick.transcript, session_id=pick.session_id
+        )
+        if loaded is None:
+            self.notify("could not read the saved transcript", severity="error")
+            return False
+        if not self._live:
+            return False
+        store = loaded.store
+        if self._rendered_store is not None:
+            await self._conversation.reset()
+        self._rendered_store = store
+        await self._conversation.apply_changes(store, ())
+        self.query_one(PlanPanel).update_plans(store.plans())
+        self.query_one(StartView).finished()
+        self.query_one(PromptInput).set_read_only("Saved transcript (read only)")
+        status = self._status
+        status.store = store
+        status.phase = "saved transcript (read only)"
+        self._refresh_status()
+        return True
+
+    async def choose_auth(
+        self, choices: Sequence[AuthChoice], message: str
+    ) -> AuthChoice | None:
+        """The login dialog: which of the agent's methods to use."""
+        views = [
+            AuthMethodView(
+                c.method_id,
+                c.name,
+                c.description,
+                c.is_terminal,
+                None if c.usable else c.wire_type,
+            )
+            for c in choices
+        ]
+        agent = self._status.agent
+        name = agent.display_name if agent is not None else self.settings.name
+        chosen = await self.ask_user(
+            AuthScreen(views, agent_name=name, message=message)
+        )
+        return next((c for c in choices if c.usable and c.method_id == chosen), None)
+
+    def action_pick_session(self) -> None:
+        """Open the session picker and switch to the chosen session."""
+        if self._leave_transcript("pick"):
+            return
+        if not self.runner.connected or self.store is None:
+            self.notify("the agent is not connected yet", severity="warning")
+            return
+        self.app.push_screen(self._picker(), callback=self._switch_to)
+
+    def _leave_transcript(self, choice: str) -> bool:
+        """Leave the transcript shown before the first session, if it is."""
+        leaving = self._leaving_transcript
+        if leaving is None or leaving.done():
+            return False
+        leaving.set_result(choice)
+        return True
+
+    def _switch_to(self, pick: SessionPick | None) -> None:
+        if pick is not None and pick.transcript is not None and not self._can_reopen():
+            self.run_worker(
+                self._show_transcript(pick), group="session", exit_on_error=False
+            )
+            return
+        request = self._request_for(pick)
+        if request is not None:
+            self.run_worker(
+                self.runner.switch_session(request),
+                group="session",
+                exit_on_error=False,
+            )
+
+    def action_new_session(self) -> None:
+        """Start a new session with the same agent."""
+        if self._leave_transcript("new"):
+            return
+        if not self.runner.connected:
+            self.notify("the agent is not connected", severity="warning")
+            return
+        self._switch_to(SessionPick("new"))

@@ -1,0 +1,217 @@
+"""The picker's yes/no questions: delete a session, resume one in another folder.
+
+`SessionPickerScreen` (`acp_tui.ui.screens.sessions`, which re-exports these
+names) asks them. Both dismiss with a bool.
+
+Invariants:
+
+* The no button has the focus first: Enter alone, `n` and Esc say no; only `y`
+  or the yes button says yes.
+* `ConfirmFolderScreen` names the session's resolved directory (and how it was
+  listed, when that reads otherwise), says the agent may read and write there
+  instead of the project, and warns when it is `/` or holds the home directory.
+* Labels and paths are shown as `Content` of printable text, never as markup.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from acp_tui.protocol.framing import printable
+
+__all__ = ["ConfirmDeleteScreen", "ConfirmFolderScreen"]
+
+
+class _Question(ModalScreen[bool]):
+    """A yes/no dialog; the no button has the focus first.
+
+    `y` or the yes button says yes; `n`, Esc or the no button say no, and so does
+    Enter alone.
+    """
+
+    YES: ClassVar[str]
+    """The id of the yes button."""
+    NO: ClassVar[str]
+    """The id of the no button."""
+
+    def on_mount(self) -> None:
+        """Start on the no button."""
+        self.query_one(f"#{self.NO}", Button).focus()
+
+    @on(Button.Pressed)
+    def _button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == self.YES)
+
+    def action_confirm(self) -> None:
+        """Say yes."""
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        """Say no."""
+        self.dismiss(False)
+
+
+class ConfirmDeleteScreen(_Question):
+    """Ask whether to delete one session: `y` / Enter on Delete, `n` / Esc cancel."""
+
+    YES = "confirm-yes"
+    NO = "confirm-no"
+
+    DEFAULT_CSS = """
+    ConfirmDeleteScreen {
+        align: center middle;
+        & > #confirm-dialog {
+            width: auto;
+            max-width: 70;
+            height: auto;
+            border: thick $error;
+            background: $surface;
+            padding: 1 2;
+        }
+        & #confirm-question { width: auto; max-width: 64; }
+        & #confirm-buttons { height: auto; width: auto; margin-top: 1; }
+        & Button { margin-right: 1; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "confirm", "Delete"),
+        Binding("n,escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, label: str) -> None:
+        super().__init__()
+        self.label = label
+        """The session's title (already printable)."""
+
+    def compose(self) -> ComposeResult:
+        """Build the child widgets."""
+        with Vertical(id="confirm-dialog"):
+            yield Static(
+                Content.assemble("Delete session “", self.label, "”?"),
+                id="confirm-question",
+            )
+            with Horizontal(id="confirm-buttons"):
+                yield Button(Content("Delete (y)"), id=self.YES, variant="error")
+                yield Button(Content("Cancel (n)"), id=self.NO)
+
+
+class ConfirmFolderScreen(_Question):
+    """Ask whether to resume a session in its own directory, outside the project.
+
+    `y` / the first button resumes there; `n` / Esc / Enter on the focused Cancel
+    do not. The question names the directory and what confirming does.
+
+    Args:
+        label: The session's title (already printable).
+        folder: The session's directory, resolved: what the agent would reach.
+        listed: The session's directory as the agent listed it (shown too when
+            it reads otherwise, say through `..` or a symlink).
+        project: The directory the agent works in now.
+        home: The user's home directory.
+    """
+
+    DEFAULT_CSS = """
+    ConfirmFolderScreen {
+        align: center middle;
+        & > #folder-dialog {
+            width: auto;
+            max-width: 76;
+            height: auto;
+            border: thick $warning;
+            background: $surface;
+            padding: 1 2;
+        }
+        & .folder-text { width: auto; max-width: 70; margin-bottom: 1; }
+        & #folder-warning { color: $text-error; text-style: bold; }
+        & #folder-buttons { height: auto; width: auto; }
+        & Button { margin-right: 1; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "confirm", "Resume there"),
+        Binding("n,escape", "cancel", "Cancel"),
+    ]
+    YES = "folder-yes"
+    NO = "folder-no"
+
+    def __init__(
+        self, label: str, folder: Path, listed: str, project: Path, home: Path
+    ) -> None:
+        super().__init__()
+        self.label = label
+        self.folder = printable(str(folder))
+        """The session's resolved directory (printable)."""
+        self.listed = printable(listed) if listed != str(folder) else None
+        """The directory as listed, when that reads otherwise (printable)."""
+        self.project = printable(str(project))
+        """The project's directory (printable)."""
+        self.warning = _folder_warning(folder, home)
+        """The extra warning for `/` or a directory holding the home directory."""
+
+    def compose(self) -> ComposeResult:
+        """Build the child widgets."""
+        with Vertical(id="folder-dialog"):
+            yield Static(
+                Content.assemble(
+                    ("Resume “", "bold"),
+                    (self.label, "bold"),
+                    ("” in another folder?", "bold"),
+                ),
+                classes="folder-text",
+            )
+            where: list[str | tuple[str, str]] = ["The session was started in "]
+            if self.listed is not None:
+                where += [self.listed, " (that is ", (self.folder, "bold"), ")"]
+            else:
+                where.append((self.folder, "bold"))
+            yield Static(
+                Content.assemble(
+                    *where, ", outside this project (", self.project, ")."
+                ),
+                classes="folder-text",
+                id="folder-where",
+            )
+            yield Static(
+                Content.assemble(
+                    "Resuming it moves this session there: acp-tui will let the "
+                    "agent read and write files under ",
+                    (self.folder, "bold"),
+                    " and run commands there, instead of in ",
+                    self.project,
+                    ".",
+                ),
+                classes="folder-text",
+                id="folder-effect",
+            )
+            if self.warning:
+                yield Static(
+                    Content(self.warning), classes="folder-text", id="folder-warning"
+                )
+            with Horizontal(id="folder-buttons"):
+                yield Button(
+                    Content("Resume there (y)"), id=self.YES, variant="warning"
+                )
+                yield Button(Content("Cancel (n)"), id=self.NO)
+
+
+def _folder_warning(folder: Path, home: Path) -> str:
+    """The extra warning for a directory that opens far more than a project."""
+    if folder == Path(folder.anchor):
+        return f"⚠ {folder} is the whole file system."
+    if folder == home:
+        return f"⚠ {folder} is your whole home folder."
+    if home.is_relative_to(folder):
+        return f"⚠ {folder} holds your whole home folder."
+    return ""

@@ -1,0 +1,167 @@
+"""Every reliance of the app on a private detail of Textual (or its add-ons), named.
+
+Textual is capped below its next major version (`pyproject.toml`), but a minor
+release may still change what is private. Each reliance is listed in `RELIANCES`
+(what, where, why), and `tests/ui/test_textual_private.py` checks each one: when
+Textual changes it, that test fails and names the reliance, rather than the app
+misbehaving somewhere downstream.
+
+Reads of private attributes go through the helpers here (`scroll_update`,
+`is_following`, `has_border_titles`), so the code that needs them names no
+private attribute itself. Overrides of private methods and behaviour the code
+counts on cannot be routed through a helper; they are listed all the same.
+
+The reliances:
+
+* `Widget._scroll_update(virtual_size)`: `TerminalLines.sync` updates the scroll
+  range of a Line API view without the layout pass that setting `virtual_size`
+  costs (`scroll_update`).
+* `Widget._anchored`, `Widget._anchor_released`: `Conversation.following` tells
+  whether the view still sticks to its end (`is_following`).
+* `Widget._border_title`, `Widget._border_subtitle`: `PaintStyle` caches a plain
+  line only when no border title is drawn (`has_border_titles`).
+* `DOMNode._css_bases` (the CSS base chain): a widget's CSS and type names come
+  from the first DOM class among its bases, so the `PaintStyle` and
+  `PlainBackground` mixins and the session pane's parts (`PanePart`,
+  `FullScreenOpener`) are plain classes listed first.
+* `TextArea._on_key`: `PromptInput` overrides it (Enter submits, the newline keys
+  insert) and calls it for every other key.
+* `CollapsibleTitle._update_label`: `QuietTitle` overrides it to repaint without a
+  layout when the label keeps its width.
+* `Collapsible._title`: `ToolCallBody` replaces the title widget (a `QuietTitle`)
+  before the collapsible composes it.
+* `App._register`: a widget not yet attached is styled when it is mounted, so
+  `tool_call_view._set_classes` sets its classes without restyling it.
+* textual-autocomplete's `AutoComplete._get_target_state`,
+  `_listen_to_messages`, `_handle_target_update`, `_align_to_target` and
+  `_rebuild_options`: `PromptCompletion` drives a `TextArea` target with them.
+* textual-serve's `Server._make_app`: `GuardedServer` serves the app it makes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from textual.geometry import Size
+from textual.widget import Widget
+
+__all__ = [
+    "RELIANCES",
+    "Reliance",
+    "has_border_titles",
+    "is_following",
+    "scroll_update",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Reliance:
+    """One private detail the app relies on."""
+
+    name: str
+    """`Owner._attribute`, as the test names it when it fails."""
+    used_by: str
+    """The code that relies on it."""
+    why: str
+    """What it is used for."""
+
+
+RELIANCES: Final = (
+    Reliance(
+        "Widget._scroll_update",
+        "acp_tui.ui.widgets.terminal_view.TerminalLines.sync",
+        "update the scroll range without a layout pass",
+    ),
+    Reliance(
+        "Widget._anchored",
+        "acp_tui.ui.widgets.conversation.Conversation.following",
+        "whether the view is anchored to its end",
+    ),
+    Reliance(
+        "Widget._anchor_released",
+        "acp_tui.ui.widgets.conversation.Conversation.following",
+        "whether the user scrolled away from the anchor",
+    ),
+    Reliance(
+        "Widget._border_title",
+        "acp_tui.ui.widgets._paint.PaintStyle",
+        "a plain line is cached only without a border title",
+    ),
+    Reliance(
+        "Widget._border_subtitle",
+        "acp_tui.ui.widgets._paint.PaintStyle",
+        "a plain line is cached only without a border subtitle",
+    ),
+    Reliance(
+        "DOMNode._css_bases",
+        "the mixins PaintStyle, PlainBackground, PanePart and FullScreenOpener",
+        "the CSS base chain follows the first DOM class among the bases",
+    ),
+    Reliance(
+        "TextArea._on_key",
+        "acp_tui.ui.widgets.prompt_input.PromptInput",
+        "Enter submits, the newline keys insert; other keys go to the base",
+    ),
+    Reliance(
+        "CollapsibleTitle._update_label",
+        "acp_tui.ui.widgets.tool_call_view.QuietTitle",
+        "repaint a label of the same width without a layout",
+    ),
+    Reliance(
+        "Collapsible._title",
+        "acp_tui.ui.widgets.tool_call_view.ToolCallBody",
+        "replace the title widget before it is composed",
+    ),
+    Reliance(
+        "App._register",
+        "acp_tui.ui.widgets.tool_call_view._set_classes",
+        "a widget is styled when it is mounted",
+    ),
+    Reliance(
+        "AutoComplete._get_target_state",
+        "acp_tui.ui.widgets.prompt_completion.PromptCompletion",
+        "read a TextArea target's text and cursor",
+    ),
+    Reliance(
+        "AutoComplete._listen_to_messages",
+        "acp_tui.ui.widgets.prompt_completion.PromptCompletion",
+        "also react to TextArea.Changed",
+    ),
+    Reliance(
+        "AutoComplete._handle_target_update",
+        "acp_tui.ui.widgets.prompt_completion.PromptCompletion",
+        "refresh the dropdown when the target changes",
+    ),
+    Reliance(
+        "AutoComplete._align_to_target",
+        "acp_tui.ui.widgets.prompt_completion.PromptCompletion",
+        "place the dropdown at a TextArea cursor",
+    ),
+    Reliance(
+        "AutoComplete._rebuild_options",
+        "acp_tui.ui.widgets.prompt_completion.PromptCompletion",
+        "rebuild the options for a target state",
+    ),
+    Reliance(
+        "Server._make_app",
+        "acp_tui.ui.serve_server.GuardedServer",
+        "serve the aiohttp app textual-serve makes, behind the guard",
+    ),
+)
+"""Each reliance, checked by `tests/ui/test_textual_private.py`."""
+
+
+def scroll_update(view: Widget, virtual_size: Size) -> None:
+    """Update a view's scroll range for a new virtual size, without a layout."""
+    view._scroll_update(virtual_size)
+
+
+def is_following(widget: Widget) -> bool:
+    """Whether the widget is anchored to its end and the user has not scrolled away."""
+    return widget._anchored and not widget._anchor_released
+
+
+def has_border_titles(widget: Widget) -> bool:
+    """Whether the widget draws a border title or subtitle."""
+    return widget._border_title is not None or widget._border_subtitle is not None

@@ -1,0 +1,121 @@
+"""Each private detail of Textual the app relies on is still there, as it was.
+
+`acp_tui.ui.textual_private.RELIANCES` names them; this checks every one, and a
+failure names the reliance (and the code that needs it), so a Textual upgrade
+that changes one fails here, loudly, not somewhere downstream.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+
+import pytest
+from textual.app import App
+from textual.containers import VerticalScroll
+from textual.dom import DOMNode
+from textual.scroll_view import ScrollView
+from textual.widget import Widget
+from textual.widgets import Collapsible, TextArea
+from textual.widgets._collapsible import CollapsibleTitle
+from textual_autocomplete import AutoComplete
+from textual_serve.server import Server
+
+from acp_tui.ui.session_pane import SessionPane
+from acp_tui.ui.textual_private import RELIANCES, Reliance
+from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.markdown_view import MarkdownView
+from acp_tui.ui.widgets.terminal_view import TerminalLines
+from acp_tui.ui.widgets.tool_call_view import QuietTitle, ToolCallBody
+
+
+def method(
+    owner: type, name: str, params: list[str], *, coroutine: bool = False
+) -> Callable[[], None]:
+    """A check that `owner.name` is a method with these parameters (after self)."""
+
+    def check() -> None:
+        function = getattr(owner, name, None)
+        assert callable(function), f"{owner.__name__}.{name} is gone"
+        found = list(inspect.signature(function).parameters)[1:]
+        assert found == params, f"{owner.__name__}.{name}{tuple(found)} changed"
+        assert inspect.iscoroutinefunction(function) == coroutine, (
+            f"{owner.__name__}.{name} is {'no longer' if coroutine else 'now'} async"
+        )
+
+    return check
+
+
+def widget_attribute(name: str, value: object) -> Callable[[], None]:
+    """A check that a new `Widget` has the attribute `name`, set to `value`."""
+
+    def check() -> None:
+        widget = Widget()
+        assert hasattr(widget, name), f"Widget.{name} is gone"
+        assert getattr(widget, name) == value, f"Widget.{name} starts otherwise"
+
+    return check
+
+
+def css_bases() -> None:
+    """The mixins are not DOM classes: the chain runs through the real base."""
+    for widget, base in (
+        (TerminalLines, ScrollView),
+        (Conversation, VerticalScroll),
+        (MarkdownView, Widget),
+        (SessionPane, Widget),  # its parts are mixins too
+    ):
+        chain = list(DOMNode._css_bases(widget))
+        assert chain[:2] == [widget, base], f"{widget.__name__}: {chain}"
+        assert base.__name__ in widget._css_type_names
+
+
+def collapsible_title() -> None:
+    """`Collapsible._title` is the title widget it composes; ours replaces it."""
+    assert isinstance(Collapsible(title="x")._title, CollapsibleTitle)
+    assert isinstance(ToolCallBody(collapsed=True)._title, QuietTitle)
+    assert "self._title" in inspect.getsource(Collapsible.compose)
+
+
+CHECKS: dict[str, Callable[[], None]] = {
+    "Widget._scroll_update": method(Widget, "_scroll_update", ["virtual_size"]),
+    "Widget._anchored": widget_attribute("_anchored", False),
+    "Widget._anchor_released": widget_attribute("_anchor_released", False),
+    "Widget._border_title": widget_attribute("_border_title", None),
+    "Widget._border_subtitle": widget_attribute("_border_subtitle", None),
+    "DOMNode._css_bases": css_bases,
+    "TextArea._on_key": method(TextArea, "_on_key", ["event"], coroutine=True),
+    "CollapsibleTitle._update_label": method(CollapsibleTitle, "_update_label", []),
+    "Collapsible._title": collapsible_title,
+    "App._register": method(
+        App, "_register", ["parent", "widgets", "before", "after", "cache"]
+    ),
+    "AutoComplete._get_target_state": method(AutoComplete, "_get_target_state", []),
+    "AutoComplete._listen_to_messages": method(
+        AutoComplete, "_listen_to_messages", ["event"]
+    ),
+    "AutoComplete._handle_target_update": method(
+        AutoComplete, "_handle_target_update", []
+    ),
+    "AutoComplete._align_to_target": method(AutoComplete, "_align_to_target", []),
+    "AutoComplete._rebuild_options": method(
+        AutoComplete, "_rebuild_options", ["target_state", "search_string"]
+    ),
+    "Server._make_app": method(Server, "_make_app", [], coroutine=True),
+}
+
+
+def test_every_reliance_has_a_check() -> None:
+    assert sorted(CHECKS) == sorted(r.name for r in RELIANCES)
+
+
+@pytest.mark.parametrize("reliance", RELIANCES, ids=lambda r: r.name)
+def test_reliance_still_holds(reliance: Reliance) -> None:
+    try:
+        CHECKS[reliance.name]()
+    except (AssertionError, AttributeError, TypeError, ValueError) as error:
+        pytest.fail(
+            f"Textual changed {reliance.name}, which {reliance.used_by} relies on "
+            f"({reliance.why}): {error}",
+            pytrace=False,
+        )
