@@ -40,11 +40,15 @@ from textual.widget import Widget
 
 from acp_tui.client.errors import describe_rpc_error
 from acp_tui.export import ExportFormat, export_text
-from acp_tui.history import PromptHistory
 from acp_tui.protocol.framing import printable
+from acp_tui.storage.history import PromptHistory
+from acp_tui.storage.transcripts import (
+    agent_identity,
+    list_transcripts,
+    read_transcript,
+)
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
-from acp_tui.transcripts import agent_identity, list_transcripts, read_transcript
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.commands import export_request, with_local_commands
 from acp_tui.ui.messages import (
@@ -71,7 +75,7 @@ from acp_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
-    from acp_tui.drafts import DraftStore
+    from acp_tui.storage.drafts import DraftStore
 
 __all__ = ["Activity", "SessionPane", "TabLabel"]
 
