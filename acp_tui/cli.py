@@ -353,8 +353,8 @@ def _demo_project() -> Path | None:
     opened there, its paths read as a project's (`notes.txt`, not the whole path
     under the data directory). None (after a warning) if it cannot be created.
     """
-    from acp_tui.paths import demo_project_dir
-    from acp_tui.private_files import make_private_dir
+    from acp_tui.storage.paths import demo_project_dir
+    from acp_tui.storage.private_files import make_private_dir
 
     directory = demo_project_dir()
     try:
@@ -549,7 +549,7 @@ def _export_parser(
 def _export(args: argparse.Namespace) -> int:
     from acp_tui.export import export_text
     from acp_tui.protocol.framing import printable as safe
-    from acp_tui.transcripts import list_transcripts, read_transcript
+    from acp_tui.storage.transcripts import list_transcripts, read_transcript
 
     wanted: str = args.session
     # --agent is the name the agent reports (transcripts are filed by it) or the
@@ -774,12 +774,12 @@ def _setup_logging() -> Path:
     """Send log records to a file, never to the terminal the UI owns.
 
     The file is private (0600, its directory 0700 if created) and rotates, so it
-    neither leaks nor grows without bound (`acp_tui.private_files`).
+    neither leaks nor grows without bound (`acp_tui.storage.private_files`).
     """
     import logging
 
-    from acp_tui import paths
-    from acp_tui.private_files import PrivateRotatingFileHandler
+    from acp_tui.storage import paths
+    from acp_tui.storage.private_files import PrivateRotatingFileHandler
 
     log_file = paths.log_file()
     handler = PrivateRotatingFileHandler(log_file)

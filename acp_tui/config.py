@@ -45,7 +45,7 @@ from pydantic import (
     model_validator,
 )
 
-from acp_tui import paths
+from acp_tui.storage import paths
 
 __all__ = [
     "ConfigError",

@@ -51,10 +51,10 @@ from acp_tui.protocol.transport import (
     AgentCommand,
 )
 from acp_tui.protocol.version import ProtocolChoice
+from acp_tui.storage.transcripts import close_transcript, transcript_store_factory
 from acp_tui.store.changes import Change
 from acp_tui.store.model import block_text
 from acp_tui.store.store import SessionStore
-from acp_tui.transcripts import close_transcript, transcript_store_factory
 
 __all__ = [
     "EXIT_AGENT",

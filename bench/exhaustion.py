@@ -81,8 +81,8 @@ from textual.document._edit import Edit
 from textual.screen import Screen
 from ui import Frames
 
-from acp_tui.paths import HOME_ENV_VAR
 from acp_tui.protocol.transport import AgentCommand
+from acp_tui.storage.paths import HOME_ENV_VAR
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.widgets.markdown_view import MarkdownView
 from acp_tui.ui.widgets.plan_panel import PlanPanel

@@ -76,8 +76,8 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
-from acp_tui.paths import HOME_ENV_VAR
 from acp_tui.protocol.transport import AgentCommand
+from acp_tui.storage.paths import HOME_ENV_VAR
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp, make_app

@@ -30,9 +30,9 @@ from textual.pilot import Pilot
 ROOT: Final = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from acp_tui import paths  # noqa: E402
 from acp_tui.client.agents import load_catalogue, resolve_agent  # noqa: E402
 from acp_tui.protocol.transport import AgentCommand  # noqa: E402
+from acp_tui.storage import paths  # noqa: E402
 from acp_tui.ui.agent_runner import SessionRequest  # noqa: E402
 from acp_tui.ui.app import AcpTuiApp, make_app  # noqa: E402
 from acp_tui.ui.screens.permission import PermissionScreen  # noqa: E402

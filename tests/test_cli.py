@@ -223,7 +223,8 @@ def test_the_demo_agent_opens_its_sessions_in_its_scratch_project(
 ) -> None:
     """Its paths then read as a project's (`notes.txt`); an explicit `--cwd`, or
     another agent, keeps the directory asked for."""
-    from acp_tui import headless, paths
+    from acp_tui import headless
+    from acp_tui.storage import paths
     from acp_tui.ui import app as app_module
 
     captured = CapturedApp()
@@ -314,7 +315,7 @@ def test_serve_passes_the_added_directories_to_each_app(tmp_path: Path) -> None:
 
 @pytest.mark.subprocess
 def test_app_log_is_private_and_rotates(home: Path) -> None:
-    from acp_tui.private_files import APP_LOG_MAX_BYTES
+    from acp_tui.storage.private_files import APP_LOG_MAX_BYTES
 
     logs = home / "logs"
     logs.mkdir(parents=True)

@@ -16,7 +16,7 @@ HEADLESS = [
     "acp_tui",
     "acp_tui.cli",
     "acp_tui.config",
-    "acp_tui.paths",
+    "acp_tui.storage.paths",
     "acp_tui.display_paths",
     "acp_tui.protocol.framing",
     "acp_tui.protocol.jsonrpc",

@@ -18,7 +18,7 @@ from typing import ClassVar
 import pytest
 
 from acp_tui.cli import build_parser, main
-from acp_tui.paths import demo_project_dir
+from acp_tui.storage.paths import demo_project_dir
 from acp_tui.ui import serve_server
 from acp_tui.ui.serve import INSTALL_HINT, ServedApp, served_argv, served_command
 from acp_tui.ui.serve_server import GuardedServer

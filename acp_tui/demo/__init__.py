@@ -22,7 +22,7 @@ Layout (each module's docstring states its invariants):
 * `emit_v1`, `emit_v2`, `emit_common`: the two thin wire faces.
 * `server`, `stdio`: negotiation, the JSON-RPC methods, and the stdio stream.
 
-Import rules: the package imports `acp_tui.protocol` and `acp_tui.paths` only
+Import rules: the package imports `acp_tui.protocol` and `acp_tui.storage.paths` only
 (never `acp_tui.client`, `store`, `ui`, Textual or Rich), so it can run as the
 peer of any client, including acp-tui's own.
 """

@@ -1,10 +1,10 @@
 """Where demo sessions live between runs: one JSON file each.
 
-Files are `<data_dir>/demo/sessions/<session id>.json` (`acp_tui.paths.data_dir()`,
-so `$ACP_TUI_HOME/data/...` in tests). A file holds everything needed to list,
-resume and replay the session in a new process: `sessionId`, `cwd`, `title`,
-`updatedAt`, the config values, the id counters, the remembered "always allow"
-answers, and `history`, the session's neutral events (`events.event_to_json`).
+Files are `<data_dir>/demo/sessions/<session id>.json`
+(`acp_tui.storage.paths.data_dir()`, so `$ACP_TUI_HOME/data/...` in tests). A file holds
+everything needed to list, resume and replay the session in a new process: `sessionId`,
+`cwd`, `title`, `updatedAt`, the config values, the id counters, the remembered "always
+allow" answers, and `history`, the session's neutral events (`events.event_to_json`).
 
 Invariants:
 
@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 from typing import Any, Final
 
-from acp_tui import paths
+from acp_tui.storage import paths
 
 __all__ = [
     "PAGE_SIZE",

@@ -1,9 +1,10 @@
 r"""The demo's scratch workspace, and git-format patches built with `difflib`.
 
 Every session gets its own directory, `<data_dir>/demo/workspaces/<session id>`
-(`acp_tui.paths.data_dir()`: platformdirs' user data dir, or `$ACP_TUI_HOME/data`),
-unless its `cwd` already lies under `<data_dir>/demo/workspaces`: then that is its
-workspace (acp-tui opens demo sessions in `acp_tui.paths.demo_project_dir()`, so
+(`acp_tui.storage.paths.data_dir()`: platformdirs' user data dir, or
+`$ACP_TUI_HOME/data`), unless its `cwd` already lies under
+`<data_dir>/demo/workspaces`: then that is its workspace (acp-tui opens demo
+sessions in `acp_tui.storage.paths.demo_project_dir()`, so
 the paths the demo names lie in the session's directory and read relative to
 it). Tool calls only ever read, write, move or delete files in there.
 
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from acp_tui import paths
+from acp_tui.storage import paths
 
 __all__ = [
     "PROGRESS_SCRIPT",

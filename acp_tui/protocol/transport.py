@@ -29,7 +29,7 @@ Invariants:
   the mark says how much was not logged and the last lines (the ring buffer)
   follow, since the end of a flood is what explains a crash.
 * **Agent logs are private and few.** Each log is created 0600, its directory
-  0700 if acp-tui creates it (`acp_tui.private_files`). Opening one prunes the
+  0700 if acp-tui creates it (`acp_tui.storage.private_files`). Opening one prunes the
   directory: the newest `LOG_FILES_KEPT` logs of that agent name are kept, and
   any agent log older than `LOG_MAX_AGE` goes.
 * **Shutdown is bounded and shielded** (ARCHITECTURE §4.13): leaving the context
@@ -64,10 +64,10 @@ import anyio.to_thread
 from anyio.abc import ByteReceiveStream, Process, TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from acp_tui import paths
-from acp_tui.private_files import open_private, prune_files
 from acp_tui.process_group import group_alive, signal_group, start_in_new_group
 from acp_tui.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, OversizedLine
+from acp_tui.storage import paths
+from acp_tui.storage.private_files import open_private, prune_files
 
 __all__ = [
     "DEFAULT_MEMORY_BUFFER_CHUNKS",

@@ -4,8 +4,8 @@ The store is event-sourced: its state is a function of the ops applied to it, in
 order. `op_to_record` turns an op into a plain JSON object and `op_from_record`
 turns it back, so a fresh `SessionStore` fed the decoded ops of another one ends up
 equal to it (`to_json()` equal). `JournaledStore` hands every op to a sink just
-before applying it: the transcript writer (`acp_tui.transcripts`) appends them to a
-file, so a crash of the agent or of the app loses nothing already applied.
+before applying it: the transcript writer (`acp_tui.storage.transcripts`) appends
+them to a file, so a crash of the agent or of the app loses nothing already applied.
 
 Record format: `{"op": "<op class name>", "<field>": value, ...}`, one key per
 dataclass field, named as in Python (`message_id`, `tool_call_id`, ...):

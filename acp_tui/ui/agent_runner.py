@@ -38,16 +38,16 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
 import anyio
 from textual.message_pump import MessagePump
 
-from acp_tui import paths
 from acp_tui.client.ports import RememberingPrompter
 from acp_tui.client.traffic import TrafficLog
 from acp_tui.display_paths import PathDisplay
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import AgentCommand, ConnectionClosed
 from acp_tui.protocol.version import ProtocolChoice
+from acp_tui.storage import paths
+from acp_tui.storage.transcripts import close_transcript, transcript_store_factory
 from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
-from acp_tui.transcripts import close_transcript, transcript_store_factory
 from acp_tui.ui.bridge import DialogHost, ModalPermissionPrompter, StoreBridge
 from acp_tui.ui.messages import (
     AgentConnected,

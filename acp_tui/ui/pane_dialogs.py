@@ -36,7 +36,11 @@ from textual.app import SuspendNotSupported
 from textual.screen import Screen
 
 from acp_tui.protocol.framing import printable
-from acp_tui.transcripts import agent_identity, list_transcripts, read_transcript
+from acp_tui.storage.transcripts import (
+    agent_identity,
+    list_transcripts,
+    read_transcript,
+)
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.messages import TerminalLoginRequested
 from acp_tui.ui.pane_part import PanePart

@@ -29,7 +29,7 @@ from acp_tui.ui.messages import PromptEnded, PromptStarted
 from acp_tui.ui.pane_part import PanePart
 
 if TYPE_CHECKING:
-    from acp_tui.drafts import DraftStore
+    from acp_tui.storage.drafts import DraftStore
 
 __all__ = ["PanePrompts"]
 

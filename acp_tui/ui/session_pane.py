@@ -44,8 +44,8 @@ from textual.notifications import SeverityLevel
 from textual.widget import Widget
 
 from acp_tui.client.errors import describe_rpc_error
-from acp_tui.history import PromptHistory
 from acp_tui.protocol.framing import printable
+from acp_tui.storage.history import PromptHistory
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.commands import with_local_commands
@@ -70,7 +70,7 @@ from acp_tui.ui.widgets.start_view import StartView
 from acp_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from acp_tui.drafts import DraftStore
+    from acp_tui.storage.drafts import DraftStore
 
 __all__ = ["Activity", "SessionPane", "TabLabel"]
 

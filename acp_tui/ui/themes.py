@@ -34,7 +34,7 @@ from textual.css.tokenize import tokenize_values
 from textual.theme import Theme
 
 import acp_tui
-from acp_tui import paths
+from acp_tui.storage import paths
 
 __all__ = [
     "ACP_DARK",

@@ -13,9 +13,9 @@ from typing import Any
 import anyio
 import pytest
 
-from acp_tui import paths
 from acp_tui.demo.workspace import SEED_FILES
 from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.storage import paths
 from tests.demo.recorder import BOUND, JSON, Recorder, allow_always, recording, reject
 from tests.demo.schema_check import validate_messages
 from tests.processes import pid_exists

@@ -516,7 +516,7 @@ async def test_pty_run_cancelled_while_spawning_stops_the_command(
 ALLOWED_PREFIXES: Final = (
     "acp_tui.demo",
     "acp_tui.protocol",
-    "acp_tui.paths",
+    "acp_tui.storage.paths",
     "acp_tui.process_group",
 )
 

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from acp_tui.cli import main
+from acp_tui.storage.transcripts import close_transcript, journaled_store
 from acp_tui.store.ops import (
     AppendMessageChunk,
     PatchToolCall,
     SetState,
     UpsertMessage,
 )
-from acp_tui.transcripts import close_transcript, journaled_store
 
 
 @pytest.fixture(autouse=True)

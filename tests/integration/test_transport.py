@@ -512,7 +512,7 @@ async def test_empty_command_is_a_start_error() -> None:
 def test_paths_follow_acp_tui_home(
     acp_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from acp_tui import paths
+    from acp_tui.storage import paths
 
     assert paths.config_dir() == acp_home / "config"
     assert paths.data_dir() == acp_home / "data"

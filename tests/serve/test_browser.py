@@ -41,7 +41,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.wait import WebDriverWait
 
-from acp_tui.transcripts import list_transcripts, read_transcript
+from acp_tui.storage.transcripts import list_transcripts, read_transcript
 from tests.serve.conftest import Browser
 from tests.serve.running import Served, start_serve, stop_group
 

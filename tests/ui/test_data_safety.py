@@ -12,9 +12,13 @@ import pytest
 from textual.widgets import OptionList
 
 from acp_tui.client.session import UnsupportedOperation
-from acp_tui.drafts import Draft, DraftStore
+from acp_tui.storage.drafts import Draft, DraftStore
+from acp_tui.storage.transcripts import (
+    journaled_store,
+    read_transcript,
+    transcript_file,
+)
 from acp_tui.store import SetState, UpsertMessage
-from acp_tui.transcripts import journaled_store, read_transcript, transcript_file
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.screens.sessions import SessionPickerScreen

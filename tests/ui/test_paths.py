@@ -17,8 +17,8 @@ from rich.cells import cell_len
 from textual.content import Content
 from textual.widgets import Static
 
-from acp_tui import paths
 from acp_tui.protocol.transport import AgentCommand
+from acp_tui.storage import paths
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.diff_view import DiffSegment

@@ -16,7 +16,7 @@ import pytest
 from textual.pilot import Pilot
 
 from acp_tui.client.session import SessionSummary
-from acp_tui.transcripts import TranscriptInfo
+from acp_tui.storage.transcripts import TranscriptInfo
 from acp_tui.ui.screens.sessions import (
     ConfirmFolderScreen,
     SessionPick,

@@ -13,7 +13,7 @@ from textual.binding import BindingType
 from textual.pilot import Pilot
 
 from acp_tui.client.prompt_content import PromptCapabilities
-from acp_tui.history import PromptHistory
+from acp_tui.storage.history import PromptHistory
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets import prompt_completion
 from acp_tui.ui.widgets.prompt_completion import (

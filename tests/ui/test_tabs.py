@@ -17,8 +17,8 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Tab, Tabs
 
-from acp_tui.drafts import DraftStore
 from acp_tui.protocol.transport import StdioTransport
+from acp_tui.storage.drafts import DraftStore
 from acp_tui.store.ops import PatchSessionInfo
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.screens.permission import PermissionScreen

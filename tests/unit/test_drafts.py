@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui import paths
-from acp_tui.drafts import Draft, DraftStore, draft_file
+from acp_tui.storage import paths
+from acp_tui.storage.drafts import Draft, DraftStore, draft_file
 
 
 @pytest.fixture(autouse=True)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui import paths
-from acp_tui.history import PromptHistory, history_file
+from acp_tui.storage import paths
+from acp_tui.storage.history import PromptHistory, history_file
 
 
 @pytest.fixture(autouse=True)

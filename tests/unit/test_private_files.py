@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.private_files import (
+from acp_tui.storage.private_files import (
     PrivateRotatingFileHandler,
     make_private_dir,
     open_private,
     prune_files,
+    replace_privately,
 )
 
 
@@ -117,3 +118,31 @@ def test_rotating_handler_files_are_private_and_bounded(tmp_path: Path) -> None:
         assert (path.parent / name).stat().st_size <= 1000
     assert mode(path.parent) == 0o700
     assert "line 099" in path.read_text()
+
+
+def test_replace_privately_writes_a_private_file_and_leaves_no_temporary(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "draft.json"
+    target.write_text("old")
+    target.chmod(0o644)
+    replace_privately(target, b"new", prefix=".draft-")
+    assert target.read_bytes() == b"new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["draft.json"]
+
+
+def test_a_failed_replace_leaves_the_old_file_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "summary.json"
+    target.write_bytes(b"old")
+
+    def refuse(src: str, dst: str) -> None:
+        raise OSError("rename refused")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(OSError, match="rename refused"):
+        replace_privately(target, b"new", prefix=".summary-")
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]

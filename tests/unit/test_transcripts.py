@@ -13,8 +13,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_tui import paths, transcripts
 from acp_tui.client.session import SessionOpening
+from acp_tui.storage import paths, transcripts
+from acp_tui.storage.transcripts import (
+    journaled_store,
+    list_transcripts,
+    read_transcript,
+    slug,
+    transcript_file,
+    transcript_store_factory,
+    transcripts_dir,
+)
 from acp_tui.store import (
     AppendMessageChunk,
     AppendTerminalOutput,
@@ -28,15 +37,6 @@ from acp_tui.store import (
 )
 from acp_tui.store.journal import JournaledStore
 from acp_tui.store.ops import SetMessageOrigin
-from acp_tui.transcripts import (
-    journaled_store,
-    list_transcripts,
-    read_transcript,
-    slug,
-    transcript_file,
-    transcript_store_factory,
-    transcripts_dir,
-)
 
 
 @pytest.fixture(autouse=True)

@@ -33,8 +33,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Footer, Static
 
-from acp_tui import paths
 from acp_tui.protocol.framing import printable
+from acp_tui.storage import paths
 from acp_tui.store.model import Message
 
 __all__ = ["EXPORTS_DIR", "MessagePager", "TextPager", "message_pager_text"]

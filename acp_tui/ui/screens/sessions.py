@@ -4,7 +4,7 @@ The screen does no protocol work. It is given an async `load` callable (the app
 wraps `AcpClient.list_sessions`) and, optionally, an async `delete`; it returns a
 `SessionPick` (or `None` on Esc) through `dismiss`.
 
-Given `saved` (the app passes `acp_tui.transcripts.list_transcripts` for its
+Given `saved` (the app passes `acp_tui.storage.transcripts.list_transcripts` for its
 agent), the transcripts saved on this computer are listed too: after the agent's
 sessions, those the agent did not list (marked "saved locally"; never the current
 session), or alone when the agent cannot list its sessions (`load` raised). A pick
@@ -54,7 +54,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from acp_tui.protocol.framing import printable
-from acp_tui.transcripts import TranscriptInfo
+from acp_tui.storage.transcripts import TranscriptInfo
 from acp_tui.ui.screens.confirm import ConfirmDeleteScreen, ConfirmFolderScreen
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ class SessionPick:
     """The session's working directory as listed by the agent."""
     transcript: Path | None = None
     """Set for a session saved on this computer that the agent did not list: its
-    transcript file (`acp_tui.transcripts`)."""
+    transcript file (`acp_tui.storage.transcripts`)."""
     root: Path | None = None
     """The session's directory, when it lies outside the project's roots and the
     user confirmed that the agent may read and write there instead."""

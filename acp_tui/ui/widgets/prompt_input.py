@@ -37,8 +37,8 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 
 from acp_tui.client.prompt_content import PromptCapabilities
-from acp_tui.drafts import Draft, DraftStore
-from acp_tui.history import PromptHistory
+from acp_tui.storage.drafts import Draft, DraftStore
+from acp_tui.storage.history import PromptHistory
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets.prompt_completion import PromptCompletion, SlashCommand
 

@@ -16,6 +16,10 @@ every file there readable by any local user. So:
   (`PrivateRotatingFileHandler`: `APP_LOG_MAX_BYTES` per file, `APP_LOG_BACKUPS`
   old files), and `prune_files` removes the oldest of a family of files (the
   agents' stderr logs) beyond a count or an age.
+* **A whole file is replaced atomically** (`replace_privately`): written to a
+  0600 temporary file beside it (`mkstemp`), then renamed over it, so a reader
+  sees the old file or the new one, never half of one; the temporary file is
+  removed if anything fails.
 * Nothing here raises on a failed chmod or prune (the file systems of some mounts
   refuse `chmod`): the caller's write goes on, and the failure is logged.
 
@@ -30,6 +34,7 @@ import logging
 import logging.handlers
 import os
 import re
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +49,7 @@ __all__ = [
     "make_private_dir",
     "open_private",
     "prune_files",
+    "replace_privately",
 ]
 
 _log = logging.getLogger(__name__)
@@ -204,3 +210,26 @@ class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
         with contextlib.suppress(OSError):
             os.lseek(fd, 0, os.SEEK_END)
         return open(fd, "a", encoding=self.encoding, errors=self.errors)
+
+
+def replace_privately(path: Path, data: bytes, *, prefix: str) -> None:
+    """Replace `path` with `data` atomically, as a file readable by its owner only.
+
+    Args:
+        path: The file to create or replace; its directory must exist.
+        data: Its whole new content.
+        prefix: The temporary file's name prefix (`.draft-`): it says whose it is.
+
+    Raises:
+        OSError: The write or the rename failed; `path` is as it was, and the
+            temporary file is gone.
+    """
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

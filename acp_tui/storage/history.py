@@ -17,7 +17,7 @@ Invariants:
   added. Multi-line prompts keep their newlines (JSON escapes them).
 * Unreadable or corrupt lines are skipped. No method raises on I/O errors: they
   are logged and the history carries on in memory.
-* The file is the user's alone (`acp_tui.private_files`): created 0600 in a
+* The file is the user's alone (`acp_tui.storage.private_files`): created 0600 in a
   history directory created 0700, a looser existing file tightened on the next
   write, and the compacted file written 0600 (`mkstemp`).
 
@@ -25,24 +25,20 @@ Navigation (`previous` / `next` / `reset`) works like a shell's: the draft typed
 before browsing is restored when the user goes past the newest entry, and edits to
 a recalled entry are kept while browsing, so nothing typed is lost.
 
-This module imports the standard library, `acp_tui.paths` and
-`acp_tui.private_files` only.
+This module imports the standard library, `acp_tui.storage.paths` and
+`acp_tui.storage.private_files` only.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from acp_tui import paths
-from acp_tui.private_files import open_private
+from acp_tui.storage import paths
+from acp_tui.storage.private_files import open_private, replace_privately
 
 __all__ = ["HISTORY_LIMIT", "PromptHistory", "history_file"]
 
@@ -50,14 +46,6 @@ log = logging.getLogger(__name__)
 
 HISTORY_LIMIT: Final = 1000
 """Entries kept per project."""
-
-
-def _project_key(cwd: Path) -> str:
-    """The resolved form of a project directory, as stored in the file."""
-    try:
-        return str(cwd.expanduser().resolve())
-    except OSError:
-        return str(cwd.expanduser().absolute())
 
 
 def history_file(cwd: Path) -> Path:
@@ -69,8 +57,7 @@ def history_file(cwd: Path) -> Path:
     Returns:
         `data_dir()/history/<sha256 of the resolved cwd, 32 hex digits>.jsonl`.
     """
-    digest = hashlib.sha256(_project_key(cwd).encode("utf-8")).hexdigest()[:32]
-    return paths.data_dir() / "history" / f"{digest}.jsonl"
+    return paths.project_file(cwd, "history", ".jsonl")
 
 
 class PromptHistory:
@@ -84,7 +71,7 @@ class PromptHistory:
 
     def __init__(self, path: Path | None, cwd: Path, *, limit: int = HISTORY_LIMIT):
         self._path = path
-        self._cwd = _project_key(cwd)
+        self._cwd = paths.project_key(cwd)
         self._limit = max(1, limit)
         self._entries: list[str] = []
         self._lines_on_disk = 0
@@ -237,22 +224,11 @@ class PromptHistory:
         entries, _ = self._load(path)
         if not entries:
             entries = self._entries
-        temporary: str | None = None
+        data = "".join(self._record(text) for text in entries).encode("utf-8")
         try:
-            fd, temporary = tempfile.mkstemp(
-                dir=path.parent, prefix=".history-", suffix=".tmp"
-            )
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                file.writelines(self._record(text) for text in entries)
-                file.flush()
-            os.replace(temporary, path)
-            temporary = None
+            replace_privately(path, data, prefix=".history-")
         except OSError as error:
             log.warning("cannot compact prompt history %s: %s", path, error)
             return
-        finally:
-            if temporary is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
         self._entries = list(entries)
         self._lines_on_disk = len(entries)

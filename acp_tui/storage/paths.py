@@ -16,6 +16,7 @@ Invariants:
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Final
@@ -31,6 +32,8 @@ __all__ = [
     "demo_project_dir",
     "log_dir",
     "log_file",
+    "project_file",
+    "project_key",
     "user_themes_dir",
 ]
 
@@ -120,3 +123,21 @@ def user_themes_dir() -> Path:
         The `themes` subdirectory of `config_dir()`.
     """
     return config_dir() / "themes"
+
+
+def project_key(cwd: Path) -> str:
+    """The resolved form of a project directory, as files about it record it."""
+    try:
+        return str(cwd.expanduser().resolve())
+    except OSError:
+        return str(cwd.expanduser().absolute())
+
+
+def project_file(cwd: Path, folder: str, suffix: str) -> Path:
+    """A project's file in a folder of the data directory (history, drafts).
+
+    Returns:
+        `data_dir()/<folder>/<sha256 of the resolved cwd, 32 hex digits><suffix>`.
+    """
+    digest = hashlib.sha256(project_key(cwd).encode("utf-8")).hexdigest()[:32]
+    return data_dir() / folder / f"{digest}{suffix}"

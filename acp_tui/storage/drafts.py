@@ -16,35 +16,23 @@ Invariants:
 * `load` never fails: a missing, unreadable or corrupt file is an empty draft.
   No method raises on I/O errors: they are logged and the draft stays in memory.
 
-This module imports the standard library and `acp_tui.paths` only.
+This module imports the standard library and `acp_tui.storage.paths` only.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from acp_tui import paths
-from acp_tui.private_files import make_private_dir
+from acp_tui.storage import paths
+from acp_tui.storage.private_files import make_private_dir, replace_privately
 
 __all__ = ["Draft", "DraftStore", "draft_file"]
 
 log = logging.getLogger(__name__)
-
-
-def _project_key(cwd: Path) -> str:
-    """The resolved form of a project directory, as stored in the file."""
-    try:
-        return str(cwd.expanduser().resolve())
-    except OSError:
-        return str(cwd.expanduser().absolute())
 
 
 def draft_file(cwd: Path) -> Path:
@@ -53,8 +41,7 @@ def draft_file(cwd: Path) -> Path:
     Returns:
         `data_dir()/drafts/<sha256 of the resolved cwd, 32 hex digits>.json`.
     """
-    digest = hashlib.sha256(_project_key(cwd).encode("utf-8")).hexdigest()[:32]
-    return paths.data_dir() / "drafts" / f"{digest}.json"
+    return paths.project_file(cwd, "drafts", ".json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +73,7 @@ class DraftStore:
 
     def __init__(self, path: Path | None, cwd: Path) -> None:
         self._path = path
-        self._cwd = _project_key(cwd)
+        self._cwd = paths.project_key(cwd)
         self._draft = self._load(path) if path is not None else Draft()
 
     @classmethod
@@ -150,19 +137,9 @@ class DraftStore:
                 log.warning("cannot remove the prompt draft %s: %s", self._path, error)
             return
         record = {"cwd": self._cwd, "text": draft.text, "queued": list(draft.queued)}
-        temporary: str | None = None
         try:
             make_private_dir(self._path.parent)
-            fd, temporary = tempfile.mkstemp(
-                dir=self._path.parent, prefix=".draft-", suffix=".tmp"
-            )
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                json.dump(record, file)
-            os.replace(temporary, self._path)
-            temporary = None
+            data = json.dumps(record).encode("utf-8")
+            replace_privately(self._path, data, prefix=".draft-")
         except OSError as error:
             log.warning("cannot save the prompt draft %s: %s", self._path, error)
-        finally:
-            if temporary is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)

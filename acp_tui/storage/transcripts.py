@@ -59,11 +59,11 @@ Invariants:
   An op that fails to apply is skipped and counted too.
 * Nothing here raises on I/O errors: they are logged and the session carries on.
 * Transcripts are the user's alone: files 0600 (an older, looser one is
-  tightened when it is next opened), summaries 0600 (`mkstemp`), and the
-  directories acp-tui creates 0700 (`acp_tui.private_files`).
+  tightened when it is next opened), summaries 0600 (`replace_privately`), and the
+  directories acp-tui creates 0700 (`acp_tui.storage.private_files`).
 
-This module imports the standard library, `acp_tui.paths`, `acp_tui.private_files`
-and `acp_tui.store` only.
+This module imports the standard library, `acp_tui.storage.paths`,
+`acp_tui.storage.private_files` and `acp_tui.store` only.
 """
 
 from __future__ import annotations
@@ -74,7 +74,6 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import time
 import weakref
 from collections.abc import Callable, Sequence
@@ -83,8 +82,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
-from acp_tui import paths
-from acp_tui.private_files import make_private_dir, open_private
+from acp_tui.storage import paths
+from acp_tui.storage.private_files import (
+    make_private_dir,
+    open_private,
+    replace_privately,
+)
 from acp_tui.store.journal import JournaledStore, encode_op, op_from_record
 from acp_tui.store.model import block_text
 from acp_tui.store.ops import (
@@ -485,22 +488,12 @@ class TranscriptWriter:
             "firstUserText": summary.first_user_text or None,
             "messages": len(summary.message_ids),
         }
-        target = _summary_file(self._path)
-        temporary: str | None = None
         try:
-            fd, temporary = tempfile.mkstemp(
-                dir=target.parent, prefix=".summary-", suffix=".tmp"
+            replace_privately(
+                _summary_file(self._path), _dump(record), prefix=".summary-"
             )
-            with os.fdopen(fd, "wb") as file:
-                file.write(_dump(record))
-            os.replace(temporary, target)
-            temporary = None
         except OSError as error:
             self._failed("cannot write the summary of", error)
-        finally:
-            if temporary is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
 
     def _failed(self, what: str, error: OSError) -> None:
         self._errors += 1
