@@ -531,8 +531,8 @@ def test_the_demo_imports_only_protocol_paths_and_process_groups() -> None:
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
-                if node.module == "acp_tui":
-                    names = [f"acp_tui.{alias.name}" for alias in node.names]
+                if node.module in ("acp_tui", "acp_tui.storage"):
+                    names = [f"{node.module}.{alias.name}" for alias in node.names]
             for name in names:
                 top = name.split(".")[0]
                 assert top not in ("textual", "rich"), (path.name, name)
