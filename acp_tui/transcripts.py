@@ -46,6 +46,9 @@ Invariants:
   app crash loses nothing already applied (no fsync: an OS crash may). A store that
   never gets a message writes nothing: the file starts (header first) with the
   first message op, or once a few hundred lines are waiting.
+* A message chunk longer than the store keeps of a message is journaled as what
+  it keeps (`acp_tui.store.store.cut_chunk`: its first and last characters and
+  how many were left out), which rebuilds the same store.
 * Terminal output is capped per terminal at `JOURNAL_TERMINAL_BYTES` (or the
   store's `max_terminal_bytes` if smaller) since the terminal's last reset: later
   bytes are not journaled (a 10 MB build would otherwise be encoded a second time,
@@ -96,7 +99,7 @@ from acp_tui.store.ops import (
     SetMessageOrigin,
     UpsertMessage,
 )
-from acp_tui.store.store import SessionStore
+from acp_tui.store.store import SessionStore, cut_chunk, kept_ends
 from acp_tui.store.values import UNSET
 
 __all__ = [
@@ -394,7 +397,21 @@ class TranscriptWriter:
     # -- terminal cap ---------------------------------------------------------
 
     def _capped(self, store: SessionStore, op: Op) -> list[Op]:
-        """The ops to journal for `op`, with terminal output capped."""
+        """The ops to journal for `op`: terminal output capped, a chunk cut.
+
+        A chunk longer than the store keeps of a message is journaled as what it
+        keeps (`cut_chunk`).
+        """
+        if isinstance(op, AppendMessageChunk):
+            text = block_text(op.block)
+            ends = (
+                None if text is None else kept_ends(store.max_message_chars, len(text))
+            )
+            if text is None or ends is None:
+                return [op]
+            first, last = ends
+            omitted = len(text) - first - last
+            return list(cut_chunk(op, text[:first], omitted, text[len(text) - last :]))
         cap = min(store.max_terminal_bytes, JOURNAL_TERMINAL_BYTES)
         if isinstance(op, AppendTerminalOutput):
             used = self._journaled.get(op.terminal_id, 0)

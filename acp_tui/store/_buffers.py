@@ -526,6 +526,22 @@ class TextTail:
         if excess > 0:
             self._drop(excess)
 
+    def skip(self, count: int) -> None:
+        """Count `count` more characters, not kept: they and all retained are dropped.
+
+        What is retained is dropped too: text appended later does not follow it.
+        """
+        if count <= 0:
+            return
+        self._snapshot = None
+        self.total += count
+        self.dropped = self.total
+        self._chunks = []
+        self._first = 0
+        self._offset = 0
+        self._small = []
+        self._small_len = 0
+
     def snapshot(self) -> TextSnapshot:
         """Return an immutable view of the retained text (cached until a change)."""
         snap = self._snapshot

@@ -26,6 +26,7 @@ from acp_tui.store import (
     SetState,
     UpsertMessage,
 )
+from acp_tui.store import store as store_module
 from acp_tui.store.journal import JournaledStore
 from acp_tui.store.ops import SetMessageOrigin
 from acp_tui.transcripts import (
@@ -471,6 +472,31 @@ def test_the_journal_keeps_less_terminal_output_than_the_store(
     rebuilt = loaded.store.terminal("t")
     assert rebuilt is not None
     assert rebuilt.output == b"line 0095\nline 0096\nline 0097\nline 0098\nline 0099\n"
+
+
+def test_a_chunk_longer_than_a_message_keeps_is_journaled_as_what_it_keeps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 50,000-character chunk into stores keeping 2,000: the journal writes
+    its ends and the count left out, and rebuilds the same store."""
+    monkeypatch.setattr(store_module, "DEFAULT_MAX_MESSAGE_CHARS", 2_000)
+    store = open_store()
+    converse(store)
+    body = "".join(chr(ord("a") + n % 26) for n in range(50_000))
+    store.apply(AppendMessageChunk("a2", "agent", text(body)))
+    path = transcript_file("fake", "s1")
+    assert path.stat().st_size < 10_000
+    records = [r for r in lines(path) if r.get("message_id") == "a2"]
+    assert [r["op"] for r in records] == ["AppendMessageChunk", "CutMessageText"]
+    assert records[1]["omitted"] == 50_000 - 2_000
+    loaded = read_transcript(path)
+    assert loaded is not None
+    assert loaded.store.to_json() == store.to_json()
+    rebuilt, live = loaded.store.message("a2"), store.message("a2")
+    assert rebuilt is not None
+    assert live is not None
+    assert (rebuilt.text_size, rebuilt.cut_chars) == (50_000, live.cut_chars)
+    assert rebuilt.tail == body[-1_000:]
 
 
 def test_terminal_cap_restarts_at_a_reset_and_trims_big_snapshots() -> None:
