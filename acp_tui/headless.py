@@ -185,6 +185,7 @@ async def _run(run: _Run) -> int:
         features=client.features,
         on_request=client.handle_request,
         on_notification=client.handle_notification,
+        long_text_paths=client.long_text_paths,
         on_diagnostic=run.diagnostic,
     ) as connection:
         run.connection = connection
@@ -306,6 +307,7 @@ async def list_sessions(options: PrintOptions, out: TextIO, err: TextIO) -> int:
             init_timeout=options.init_timeout,
             on_request=client.handle_request,
             on_notification=client.handle_notification,
+            long_text_paths=client.long_text_paths,
             on_diagnostic=run.diagnostic,
         ) as connection:
             run.connection = connection
