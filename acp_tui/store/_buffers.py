@@ -144,6 +144,9 @@ class TextLog:
         k = self._joined_n
         if n == k:
             return self._joined
+        if n == 1:  # one part (a huge chunk's head): itself, not a copy
+            self._joined, self._joined_n = self.parts[0], 1
+            return self._joined
         if n > k:
             self._joined = "".join((self._joined, *self.parts[k:n]))
             self._joined_n = n

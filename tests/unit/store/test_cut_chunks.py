@@ -136,3 +136,17 @@ def test_a_journaled_cut_rebuilds_the_same_store() -> None:
         ]
     )
     assert replayed.to_json() == whole.to_json()
+
+
+def test_the_head_of_one_huge_block_is_not_copied_to_be_read() -> None:
+    """A message whose head is one cut block reads its head text as that block's
+    text itself: a view showing the first characters of an 8 Mi-character head
+    copied all of it on every read."""
+    store = SessionStore("s", max_message_chars=2_000)
+    store.apply_many(
+        cut(AppendMessageChunk("m", "agent", text(letters(9_000, 1))), 2_000)
+    )
+    shown = store.message("m")
+    assert shown is not None
+    (block,) = shown.content
+    assert shown.head_text is block["text"]
