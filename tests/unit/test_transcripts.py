@@ -619,3 +619,30 @@ def test_index_falls_back_to_reading_the_transcript(damage: str) -> None:
         summary.write_text("{broken")
     (info,) = list_transcripts("fake")
     assert (info.session_id, info.title, info.messages) == ("s1", "Named", 2)
+
+
+def test_lines_cut_short_by_the_kernel_are_finished_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Lines go out with `os.writev` (no joined copy of a megabyte head): a
+    write the kernel cuts short, and more lines than one call takes, still
+    leave every line whole and in order."""
+    real = os.writev
+    calls: list[int] = []
+
+    def short_writev(fd: int, buffers: list[bytes]) -> int:
+        calls.append(len(buffers))
+        first = bytes(buffers[0])
+        return real(fd, [first[: max(len(first) // 2, 1)]])
+
+    monkeypatch.setattr(transcripts.os, "writev", short_writev)
+    store = open_store()
+    converse(store)
+    store.apply_many(
+        [AppendMessageChunk("many", "agent", text(f"{n} ")) for n in range(1_500)]
+    )
+    path = transcript_file("fake", "s1")
+    records = [r for r in lines(path) if r.get("message_id") == "many"]
+    assert [r["block"]["text"] for r in records] == [f"{n} " for n in range(1_500)]
+    assert calls
+    assert max(calls) <= transcripts._IOV_MAX
