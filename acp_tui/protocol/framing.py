@@ -355,10 +355,8 @@ def _decode_steps(
             scan = window
             if scan - decoded >= DECODE_PIECE_BYTES:
                 cut = _split_point(line, decoded, scan)
-                piece = None if cut <= decoded else _decode_piece(view[decoded:cut])
-                if piece is None:
+                if not _take_piece(view, decoded, cut, pieces):
                     return decode_line(line)
-                pieces.append(piece)
                 decoded = cut
             yield
         pos = close + 1
@@ -368,10 +366,8 @@ def _decode_steps(
             cut = close
             if close - decoded > DECODE_PIECE_BYTES:
                 cut = _split_point(line, decoded, decoded + DECODE_PIECE_BYTES)
-            piece = None if cut <= decoded else _decode_piece(view[decoded:cut])
-            if piece is None:
+            if not _take_piece(view, decoded, cut, pieces):
                 return decode_line(line)
-            pieces.append(piece)
             decoded = cut
             yield
         skeleton.append(view[mark:quote])
@@ -465,6 +461,18 @@ def _cuttable(line: Line, low: int, at: int) -> bool:
         and line[at + 2 : at + 3] in (b"d", b"D")
         and line[at + 3 : at + 4] in (b"c", b"d", b"e", b"f", b"C", b"D", b"E", b"F")
     )
+
+
+def _take_piece(view: memoryview, start: int, cut: int, pieces: list[str]) -> bool:
+    """Append the string bytes `view[start:cut]`, decoded, to `pieces`.
+
+    False (nothing appended) if they are not a piece: empty, or not valid.
+    """
+    piece = None if cut <= start else _decode_piece(view[start:cut])
+    if piece is None:
+        return False
+    pieces.append(piece)
+    return True
 
 
 def _decode_piece(piece: memoryview) -> str | None:

@@ -635,7 +635,7 @@ def test_lines_cut_short_by_the_kernel_are_finished_in_order(
         first = bytes(buffers[0])
         return real(fd, [first[: max(len(first) // 2, 1)]])
 
-    monkeypatch.setattr(transcripts.os, "writev", short_writev)
+    monkeypatch.setattr(os, "writev", short_writev)
     store = open_store()
     converse(store)
     store.apply_many(

@@ -85,13 +85,8 @@ async def test_long_line_in_many_chunks_is_read_in_linear_passes() -> None:
     assert reader._scanned == 0
 
 
-async def test_a_long_line_is_taken_out_with_one_copy() -> None:
-    """Reading a line holds, beside what was read, one copy of the line at most:
-    no second one on the way (for a 200 MB message line, 200 MB more at once),
-    and the buffer keeps only the bytes after the line."""
-    size = LONG_LINE_BYTES - 2**20
-    stream = ChunkStream([b"a" * size + b"\nnext", b" line\n"])
-    reader = LineReader(stream)  # type: ignore[arg-type]
+async def receive_traced(reader: LineReader) -> tuple[Line | OversizedLine, int]:
+    """The next line, and the most memory allocated meanwhile (bytes)."""
     tracemalloc.start()
     try:
         before, _ = tracemalloc.get_traced_memory()
@@ -99,9 +94,20 @@ async def test_a_long_line_is_taken_out_with_one_copy() -> None:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
+    return line, peak - before
+
+
+async def test_a_long_line_is_taken_out_with_one_copy() -> None:
+    """Reading a line holds, beside what was read, one copy of the line at most:
+    no second one on the way (for a 200 MB message line, 200 MB more at once),
+    and the buffer keeps only the bytes after the line."""
+    size = LONG_LINE_BYTES - 2**20
+    stream = ChunkStream([b"a" * size + b"\nnext", b" line\n"])
+    reader = LineReader(stream)  # type: ignore[arg-type]
+    line, peak = await receive_traced(reader)
     assert isinstance(line, bytes)
     assert len(line) == size
-    assert peak - before < 2.5 * size
+    assert peak < 2.5 * size
     assert reader._buffer == b"next"
     assert await reader.receive() == b"next line"
 
@@ -114,16 +120,10 @@ async def test_a_line_of_long_line_bytes_is_the_buffer_itself() -> None:
     stream = ChunkStream([b"a" * 2**20] * (size // 2**20) + [b"a" * 5 + b"\nnext"])
     reader = LineReader(stream)  # type: ignore[arg-type]
     buffer = reader._buffer
-    tracemalloc.start()
-    try:
-        before, _ = tracemalloc.get_traced_memory()
-        line = await reader.receive()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    line, peak = await receive_traced(reader)
     assert line is buffer
     assert line == b"a" * size
-    assert peak - before < 1.5 * size
+    assert peak < 1.5 * size
     assert reader._buffer == b"next"
     assert await reader.receive() == b"next"
 
