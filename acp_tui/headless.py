@@ -186,6 +186,7 @@ async def _run(run: _Run) -> int:
         features=client.features,
         on_request=client.handle_request,
         on_notification=client.handle_notification,
+        long_text_paths=client.long_text_paths,
         on_diagnostic=run.diagnostic,
     ) as connection:
         run.connection = connection
@@ -307,6 +308,7 @@ async def list_sessions(options: PrintOptions, out: TextIO, err: TextIO) -> int:
             init_timeout=options.init_timeout,
             on_request=client.handle_request,
             on_notification=client.handle_notification,
+            long_text_paths=client.long_text_paths,
             on_diagnostic=run.diagnostic,
         ) as connection:
             run.connection = connection
@@ -411,6 +413,18 @@ class Transcript:
             if message.role == "user":
                 self._shown_as_users.add(change.id)
         self._section(f"message:{change.id}", label)
+        if change.action in ("appended", "added") and change.payload is None:
+            # Text past a huge chunk's head (`CutMessageText`): what is left out
+            # is said, not printed.
+            printed = self._printed.get(change.id, 0)
+            after = message.text_after(printed)
+            if after is None:
+                after = message.tail or ""
+                left_out = message.text_size - len(after) - printed
+                self._write(f"\n[⋯ {left_out:,} characters not kept ⋯]\n")
+            self._write(after)
+            self._printed[change.id] = message.text_size
+            return
         if change.action in ("appended", "added") and isinstance(change.payload, dict):
             text = block_text(change.payload)
             if text is not None:

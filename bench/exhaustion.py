@@ -43,9 +43,11 @@ largest gap says how much of it was the app's own work.
 
 Figures only: nothing is asserted. Usage:
 `uv run python bench/exhaustion.py [--only NAME[,NAME]] [--timeout S] [--quick]
-[--json FILE] [--sample-gaps] [--profile PREFIX]` (`--quick`: a tenth of every
-size; `--sample-gaps`: what the event loop was doing in the largest gaps;
-`--profile`: a CPU profile of each run's app).
+[--json FILE] [--sample-gaps] [--slow-steps] [--profile PREFIX]` (`--quick`: a
+tenth of every size; `--sample-gaps`: what the event loop was doing in the
+largest gaps; `--slow-steps`: the longest single steps of the event loop, each
+named by where its task resumed and where it stopped; `--profile`: a CPU profile
+of each run's app).
 """
 
 from __future__ import annotations
@@ -112,6 +114,16 @@ places seen most in long gaps (cProfile slows Python code several times over,
 sampling barely)."""
 SAMPLE_EVERY: Final = 0.01
 SAMPLE_AFTER: Final = 0.1
+STEPS_ENV: Final = "EXHAUSTION_SLOW_STEPS"
+"""With `--slow-steps`, every run of an event-loop callback (a task's step, a
+timer) that takes `STEP_NOTED` or more is noted: the largest frame gap is at
+least the longest step, so these name what to split, and the steps in the
+largest gap show what came between its two frames. A task's step is named by
+where its coroutine resumed and where it stopped (its innermost frames)."""
+SLOW_STEP: Final = 0.05
+"""Steps this long are listed (the longest first)."""
+STEP_NOTED: Final = 0.005
+STEPS_KEPT: Final = 200_000
 PROFILE_ENV: Final = "EXHAUSTION_PROFILE"
 """With `--profile PREFIX`, the child profiles the event loop's thread from the
 prompt to the end (cProfile, in CPU time: on a loaded machine wall-clock times
@@ -280,6 +292,10 @@ class Probe:
         self.shared: Shared | None = None
         self.samples: list[tuple[float, str]] = []
         """(when, stack summary) sampled in long gaps (`--sample-gaps`)."""
+        self.steps: collections.deque[tuple[float, float, float, str]] = (
+            collections.deque(maxlen=STEPS_KEPT)
+        )
+        """(start, seconds, CPU seconds, what) of each step noted (`--slow-steps`)."""
         self.stop_typing = threading.Event()
         self.lock = threading.Lock()
         self.reported = False
@@ -349,6 +365,77 @@ class Probe:
             ours = [place for file, place in stack if "acp_tui" in file][:2]
             summary = " < ".join(inner) + " ... " + " < ".join(ours)
             self.samples.append((time.perf_counter(), summary))
+
+    def watch_steps(self) -> None:
+        """Note every event-loop step of `SLOW_STEP` or more (`--slow-steps`)."""
+        run = asyncio.events.Handle._run
+        steps = self.steps
+
+        def where(task: object) -> str:
+            """The innermost frames the task's coroutine is suspended in."""
+            if not isinstance(task, asyncio.Task):
+                return ""
+            frames = []
+            awaited: Any = task.get_coro()
+            while awaited is not None:
+                frame = getattr(awaited, "cr_frame", None) or getattr(
+                    awaited, "gi_frame", None
+                )
+                if frame is not None:
+                    frames.append(frame)
+                awaited = getattr(awaited, "cr_await", None) or getattr(
+                    awaited, "gi_yieldfrom", None
+                )
+            ours = [f for f in frames if "acp_tui" in f.f_code.co_filename] or [
+                f for f in frames if "site-packages" in f.f_code.co_filename
+            ]
+            places = [
+                f"{Path(f.f_code.co_filename).name}:{f.f_lineno} {f.f_code.co_name}"
+                for f in (ours or frames)[-2:]
+            ]
+            return " < ".join(reversed(places)) or "(done)"
+
+        def timed(handle: asyncio.events.Handle) -> None:
+            callback = handle._callback  # type: ignore[attr-defined]
+            task = getattr(callback, "__self__", None)
+            resumed = where(task)
+            started, cpu = time.perf_counter(), time.process_time()
+            try:
+                run(handle)
+            finally:
+                took = time.perf_counter() - started
+                if took >= STEP_NOTED and self.start:
+                    what = (
+                        f"{task.get_name()}: from [{resumed}] to [{where(task)}]"
+                        if isinstance(task, asyncio.Task)
+                        else f"{callback!r:.150}"
+                    )
+                    steps.append((started, took, time.process_time() - cpu, what))
+
+        asyncio.events.Handle._run = timed  # type: ignore[method-assign,assignment]
+
+    def slow_steps(self, times: Sequence[float], end: float) -> list[str]:
+        """The longest steps noted, then those in the largest gap (`--slow-steps`)."""
+        steps = list(self.steps)
+        if not steps:
+            return []
+        longest = sorted((s for s in steps if s[1] >= SLOW_STEP), key=lambda s: -s[1])[
+            :8
+        ]
+        points = [self.start, *(t for t in times if self.start < t <= end), end]
+        t0, t1 = max(itertools.pairwise(points), key=lambda pair: pair[1] - pair[0])
+        inside = [s for s in steps if t0 <= s[0] < t1][:20]
+        return [
+            *(
+                f"step {took * 1000:,.0f} ms (CPU {cpu * 1000:,.0f}): {what}"
+                for _, took, cpu, what in longest
+            ),
+            *(
+                f"in the largest gap, at +{(at - t0) * 1000:,.0f} ms: "
+                f"{took * 1000:,.0f} ms {what}"
+                for at, took, _, what in inside
+            ),
+        ]
 
     def sampled(self, times: Sequence[float], end: float) -> list[str]:
         """The places sampled most in the largest gap, then in all gaps."""
@@ -460,6 +547,7 @@ class Probe:
                 *notes,
                 *self.errors,
                 *self.sampled(times, end),
+                *self.slow_steps(times, end),
             ],
         )
 
@@ -529,6 +617,8 @@ async def run(scenario: Scenario, cwd: Path, limit: float) -> None:
     profiler = (
         cProfile.Profile(time.process_time) if os.environ.get(PROFILE_ENV) else None
     )
+    if os.environ.get(STEPS_ENV):
+        probe.watch_steps()
     async with app.run_test(headless=True, size=SIZE):
         setup = time.perf_counter() + 30.0
         if not await until(lambda: app.store is not None, setup):
@@ -626,6 +716,7 @@ def measure(
     scale: float,
     profile: Path | None = None,
     sample: bool = False,
+    steps: bool = False,
 ) -> Result:
     """Run one scenario in a fresh interpreter with its own home; kill leftovers.
 
@@ -657,6 +748,8 @@ def measure(
             env[PROFILE_ENV] = f"{profile}-{scenario.name}.prof"
         if sample:
             env[SAMPLE_ENV] = "1"
+        if steps:
+            env[STEPS_ENV] = "1"
         process = subprocess.Popen(
             command,
             stdout=subprocess.PIPE,
@@ -807,6 +900,11 @@ def main() -> None:
         help="sample the event loop's stack during long frame gaps",
     )
     parser.add_argument(
+        "--slow-steps",
+        action="store_true",
+        help="name the longest single steps of the event loop",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         metavar="PREFIX",
@@ -834,7 +932,14 @@ def main() -> None:
     )
     rows = []
     for scenario in chosen:
-        result = measure(scenario, args.timeout, scale, args.profile, args.sample_gaps)
+        result = measure(
+            scenario,
+            args.timeout,
+            scale,
+            args.profile,
+            args.sample_gaps,
+            args.slow_steps,
+        )
         rows.append(print_result(scenario.scaled(scale), result))
         print()
     met = all(r["gap_ok"] and r["echo_ok"] and r["rss_ok"] for r in rows)

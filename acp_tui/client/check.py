@@ -64,7 +64,13 @@ from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.launch import AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
 from acp_tui.client.session import AcpClient, UnsupportedOperation
-from acp_tui.protocol.framing import DecodeError, OversizedLine, decode_line, printable
+from acp_tui.protocol.framing import (
+    DecodeError,
+    Line,
+    OversizedLine,
+    decode_line,
+    printable,
+)
 from acp_tui.protocol.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, RpcError, id_key
 from acp_tui.protocol.schema import v1, v2
 from acp_tui.protocol.schema._base import WireModel
@@ -258,7 +264,7 @@ class _Traffic:
         """Our requests in order: (the inbound mark when sent, id, method)."""
         self._changed: anyio.Event | None = None
 
-    def received(self, line: bytes | OversizedLine) -> None:
+    def received(self, line: Line | OversizedLine) -> None:
         if isinstance(line, OversizedLine):
             entry = _Inbound(None, f"a line of {line.size} bytes (over the limit)")
         elif not line.strip():
@@ -273,7 +279,7 @@ class _Traffic:
         if self._changed is not None:
             self._changed.set()
 
-    def sent(self, line: bytes) -> None:
+    def sent(self, line: Line) -> None:
         data = decode_line(line)
         if isinstance(data, dict) and "id" in data and "method" in data:
             key = id_key(data["id"])
@@ -337,7 +343,7 @@ class _ObservedStream:
         self._inner = inner
         self._traffic = traffic
 
-    async def receive(self) -> bytes | OversizedLine:
+    async def receive(self) -> Line | OversizedLine:
         line = await self._inner.receive()
         self._traffic.received(line)
         return line
@@ -677,8 +683,8 @@ class _SchemaCheck:
 
 def check_schema(
     version: ProtocolVersion,
-    sent: Iterable[bytes],
-    received: Iterable[bytes],
+    sent: Iterable[Line],
+    received: Iterable[Line],
     *,
     side: Side = "agent",
 ) -> list[CheckRow]:
@@ -827,6 +833,7 @@ async def _check_version(
                 features=client.features,
                 on_request=client.handle_request,
                 on_notification=client.handle_notification,
+                long_text_paths=client.long_text_paths,
             ) as connection:
                 negotiated = connection.protocol_version
                 client.attach(connection)

@@ -32,7 +32,7 @@ down.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -236,6 +236,7 @@ async def connect(
     on_request: RequestHandler | None = None,
     on_notification: NotificationHandler | None = None,
     on_diagnostic: DiagnosticHandler | None = None,
+    long_text_paths: Collection[tuple[str, ...]] = (),
 ) -> AsyncIterator[Connection]:
     """Open a connection, run `initialize`, and yield the negotiated `Connection`.
 
@@ -248,6 +249,9 @@ async def connect(
         on_request: Serves the agent's requests.
         on_notification: Receives the agent's notifications.
         on_diagnostic: Told about bad input from the agent.
+        long_text_paths: Where `on_notification` takes a long line's long
+            strings in pieces (see `Dispatcher`; `AcpClient.handle_notification`
+            takes them at `long_text.LONG_TEXT_PATHS`).
 
     Raises:
         InitializeTimeout: No reply in time.
@@ -270,6 +274,7 @@ async def connect(
                 on_request=on_request,
                 on_notification=on_notification,
                 on_diagnostic=on_diagnostic,
+                long_text_paths=long_text_paths,
             )
             await stack.enter_async_context(dispatcher.running())
             tasks = await stack.enter_async_context(_background_tasks())

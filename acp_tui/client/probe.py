@@ -91,6 +91,7 @@ async def probe(
             init_timeout=init_timeout,
             on_request=client.handle_request,
             on_notification=client.handle_notification,
+            long_text_paths=client.long_text_paths,
             on_diagnostic=diagnostics.append,
         ) as connection:
             client.attach(connection)

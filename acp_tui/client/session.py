@@ -72,11 +72,13 @@ from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.file_writes import FileWrites
 from acp_tui.client.fs import FileSystemAccess
+from acp_tui.client.long_text import LONG_TEXT_PATHS, put_back, set_aside
 from acp_tui.client.message_origins import MessageOrigins
 from acp_tui.client.ports import PermissionChoice, PermissionPrompter, PermissionRequest
 from acp_tui.client.terminals import ClientTerminals
 from acp_tui.config import McpServerSettings
-from acp_tui.protocol.dispatcher import Diagnostic, RequestContext
+from acp_tui.protocol.dispatcher import Diagnostic, RequestContext, yield_to_busy_loop
+from acp_tui.protocol.framing import LongText
 from acp_tui.protocol.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -240,8 +242,8 @@ class _Session:
 class AcpClient:
     """ACP sessions over one connection.
 
-    Create it first, pass its `handle_request` / `handle_notification` to
-    `connection.connect()`, then `attach()` the connection.
+    Create it first, pass its `handle_request` / `handle_notification` (and
+    `long_text_paths`) to `connection.connect()`, then `attach()` the connection.
 
     Args:
         prompter: Answers the agent's permission requests.
@@ -254,6 +256,10 @@ class AcpClient:
             is confined to them, whatever `cwd` it is opened or resumed with.
             Empty: each session's own `cwd` and additional directories.
     """
+
+    long_text_paths: Final = LONG_TEXT_PATHS
+    """Where `handle_notification` takes a long line's long strings in pieces
+    (`client.long_text`)."""
 
     def __init__(
         self,
@@ -889,19 +895,53 @@ class AcpClient:
                 return
             log.info("update for unknown session %r ignored", session_id)
             return
-        self._apply_update(session, params)
+        params, long_text = set_aside(params)
+        if long_text is None:
+            self._apply_update(session, params)
+        else:
+            await self._apply_long_update(session, params, long_text)
 
     def _apply_update(self, session: _Session, params: Any) -> None:
+        params, long_text = set_aside(params)
+        operations = self._translated(session, params)
+        if operations is None:
+            return
+        if long_text is not None:
+            store = session.store
+            operations = put_back(operations, long_text, store.max_message_chars)
+        self._apply(session, operations)
+
+    async def _apply_long_update(
+        self, session: _Session, params: Any, long_text: LongText
+    ) -> None:
+        """`_apply_update` for a chunk whose long text was set aside, in steps.
+
+        Building what the store keeps of the text, then journaling and applying
+        each op of it (a huge chunk's head, then its tail: megabytes each) are
+        steps of their own, the rest of the loop (the UI) running between them.
+        """
+        operations = self._translated(session, params)
+        if operations is None:
+            return
+        await yield_to_busy_loop()
+        operations = put_back(operations, long_text, session.store.max_message_chars)
+        for op in operations:
+            await yield_to_busy_loop()
+            self._apply(session, [op])
+
+    def _translated(self, session: _Session, params: Any) -> list[ops.Op] | None:
+        """The store ops of one `session/update` (None: malformed, reported)."""
         try:
             if session.v1 is not None:
                 notification1 = v1.SessionNotification.model_validate(params)
-                operations = session.v1.translate_update(notification1.update)
-            else:
-                notification2 = v2.UpdateSessionNotification.model_validate(params)
-                operations = translate_v2.translate_update(notification2.update)
+                return session.v1.translate_update(notification1.update)
+            notification2 = v2.UpdateSessionNotification.model_validate(params)
+            return translate_v2.translate_update(notification2.update)
         except ValidationError as error:
             self._malformed(params, error)
-            return
+            return None
+
+    def _apply(self, session: _Session, operations: Sequence[ops.Op]) -> None:
         session.store.apply_many(session.writes.guard(session.origins.mark(operations)))
 
     def _report(self, message: str) -> None:

@@ -34,7 +34,13 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Final, Literal
 
-from acp_tui.protocol.framing import DecodeError, OversizedLine, decode_line, printable
+from acp_tui.protocol.framing import (
+    DecodeError,
+    Line,
+    OversizedLine,
+    decode_line,
+    printable,
+)
 from acp_tui.protocol.jsonrpc import id_key
 from acp_tui.protocol.transport import MessageStream
 from acp_tui.protocol.version import known_version
@@ -78,7 +84,7 @@ class TrafficEntry:
     """Wall-clock seconds (epoch) when it was seen."""
     size: int
     """The line's length in bytes (without the newline)."""
-    line: bytes | None
+    line: Line | None
     """The raw line without its newline (None: oversized, never kept)."""
     data: Any = None
     """The parsed JSON (None if the line is not JSON: see `raw`)."""
@@ -101,7 +107,7 @@ class TrafficEntry:
     """Monotonic seconds when it was seen (for latencies)."""
     connection: int = field(default=0, repr=False)
     """Which connection of the log it was seen on."""
-    request_line: bytes | None = field(default=None, repr=False)
+    request_line: Line | None = field(default=None, repr=False)
     """For a response: the request's line (what the result must match)."""
     _problem: Any = field(default=_UNCHECKED, repr=False)
 
@@ -223,7 +229,7 @@ class TrafficLog:
 
         return open_logged
 
-    def record(self, direction: Direction, line: bytes | OversizedLine) -> None:
+    def record(self, direction: Direction, line: Line | OversizedLine) -> None:
         """Add one line (never raises; blank lines are skipped)."""
         if isinstance(line, OversizedLine):
             entry = TrafficEntry(
@@ -323,7 +329,7 @@ class TrafficStream:
         self.inner = inner
         self.log = log
 
-    async def receive(self) -> bytes | OversizedLine:
+    async def receive(self) -> Line | OversizedLine:
         """The inner stream's next line, logged as `in`."""
         line = await self.inner.receive()
         self.log.record("in", line)

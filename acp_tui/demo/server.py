@@ -55,7 +55,7 @@ from acp_tui.demo.pacing import Pace, clock_from_env, delay_from_env
 from acp_tui.demo.session import DemoAgent, DemoSession, SessionNotFound
 from acp_tui.demo.stdio import StdioStream
 from acp_tui.protocol.dispatcher import Dispatcher, RequestContext
-from acp_tui.protocol.framing import OversizedLine
+from acp_tui.protocol.framing import Line, OversizedLine
 from acp_tui.protocol.jsonrpc import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -108,7 +108,7 @@ class WatchedStream:
             return done
         return self._waiters.setdefault(prefix, anyio.Event())
 
-    async def receive(self) -> bytes | OversizedLine:
+    async def receive(self) -> Line | OversizedLine:
         """The next line from the client; at its end, `on_end` is called first."""
         try:
             return await self.inner.receive()

@@ -30,7 +30,12 @@ import anyio
 import anyio.lowlevel
 from anyio.abc import ByteReceiveStream
 
-from acp_tui.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, OversizedLine
+from acp_tui.protocol.framing import (
+    DEFAULT_MAX_LINE_BYTES,
+    Line,
+    LineReader,
+    OversizedLine,
+)
 from acp_tui.protocol.transport import ConnectionClosed
 
 __all__ = ["StdioStream"]
@@ -94,7 +99,7 @@ class StdioStream:
         self._abandoned = False
         self._stall: anyio.CancelScope | None = None
 
-    async def receive(self) -> bytes | OversizedLine:
+    async def receive(self) -> Line | OversizedLine:
         """The next line from the client (see `MessageStream.receive`)."""
         return await self._reader.receive()
 

@@ -29,6 +29,13 @@ Invariants:
 * An inbound request handler runs up to its first suspension point before the next
   message is read, so state it applies synchronously on arrival (a permission
   request's tool-call subject) is ordered with the notifications around it.
+* A line of at least `LONG_LINE_BYTES` is decoded in steps
+  (`framing.decode_long_line`), with `yield_to_busy_loop` between them, so a
+  200 MB message lets the UI draw and answer keys meanwhile. Its long strings
+  come as `framing.LongText`, and are joined into strings before anyone sees
+  them, except in a notification's params at the paths the owner named
+  (`long_text_paths`): its handler takes the text in pieces (the client keeps
+  only the ends of a huge message chunk, never building it whole).
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ import json
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -49,11 +56,15 @@ import anyio.lowlevel
 from pydantic import BaseModel, ValidationError
 
 from acp_tui.protocol.framing import (
+    LONG_LINE_BYTES,
     DecodeError,
+    Line,
     OversizedLine,
     decode_line,
+    decode_long_line,
     encode_message,
     excerpt,
+    join_long_text,
 )
 from acp_tui.protocol.jsonrpc import (
     INTERNAL_ERROR,
@@ -207,6 +218,9 @@ class Dispatcher:
             model, or raise `RpcError`. Unset: every request gets `-32601`.
         on_notification: Receives inbound notifications, in order.
         on_diagnostic: Told about bad input and handler failures (also logged).
+        long_text_paths: Paths of keys in a notification's params where the
+            handler takes a long line's long string as a `framing.LongText`
+            (everywhere else it is a string).
     """
 
     def __init__(
@@ -216,8 +230,10 @@ class Dispatcher:
         on_request: RequestHandler | None = None,
         on_notification: NotificationHandler | None = None,
         on_diagnostic: DiagnosticHandler | None = None,
+        long_text_paths: Collection[tuple[str, ...]] = (),
     ) -> None:
         self._stream = stream
+        self._long_text_paths = frozenset(("params", *path) for path in long_text_paths)
         self.on_request: RequestHandler = on_request or _method_not_found
         self.on_notification: NotificationHandler = on_notification or _ignore
         self.on_diagnostic = on_diagnostic
@@ -264,7 +280,7 @@ class Dispatcher:
                         self._report(
                             "handler_error",
                             f"internal error handling a message: {error!r}",
-                            line if isinstance(line, bytes) else b"",
+                            line if isinstance(line, bytes | bytearray) else b"",
                         )
                     if time.monotonic() - slice_started > READ_SLICE:
                         # A flooding agent's lines are all buffered, so reading
@@ -429,7 +445,7 @@ class Dispatcher:
 
     # ------------------------------------------------------------------- inbound
 
-    async def _handle_line(self, line: bytes | OversizedLine) -> None:
+    async def _handle_line(self, line: Line | OversizedLine) -> None:
         if isinstance(line, OversizedLine):
             self._report(
                 "oversized_line",
@@ -441,9 +457,14 @@ class Dispatcher:
                 )
             )
             return
-        if not line.strip():
+        if len(line) >= LONG_LINE_BYTES:
+            if line.isspace():
+                return
+            data = await self._decode_long(line)
+        elif not line.strip():
             return
-        data = decode_line(line)
+        else:
+            data = decode_line(line)
         if isinstance(data, DecodeError):
             self._report("parse_error", f"unreadable line ({data.message})", line)
             await self._send_reply(
@@ -462,8 +483,20 @@ class Dispatcher:
         else:
             await self._route(message, line)
 
+    async def _decode_long(self, line: Line) -> Any:
+        """A long line decoded in steps (see the module docstring).
+
+        Its long strings are joined, but at the paths a notification's handler
+        takes them in pieces.
+        """
+        data = await decode_long_line(line, yield_to_busy_loop)
+        if isinstance(data, DecodeError):
+            return data
+        notification = isinstance(data, dict) and "id" not in data
+        return join_long_text(data, self._long_text_paths if notification else ())
+
     async def _route(
-        self, message: Notification | Response | ErrorResponse, line: bytes
+        self, message: Notification | Response | ErrorResponse, line: Line
     ) -> None:
         if isinstance(message, Notification):
             await self._notification(message)
@@ -589,7 +622,7 @@ class Dispatcher:
             )
         await reply(response)
 
-    async def _handle_batch(self, items: list[Any], line: bytes) -> None:
+    async def _handle_batch(self, items: list[Any], line: Line) -> None:
         """Serve a JSON array per the v2 alpha.3 batch rules.
 
         `[]` gets one `-32600`; each invalid entry gets its own `-32600` with
@@ -643,7 +676,7 @@ class Dispatcher:
             task_status.started()
         await self._send_reply(replies)
 
-    def _report(self, kind: DiagnosticKind, message: str, line: bytes = b"") -> None:
+    def _report(self, kind: DiagnosticKind, message: str, line: Line = b"") -> None:
         diagnostic = Diagnostic(kind, message, excerpt(line) if line else "")
         log.warning("%s", diagnostic)
         if self.on_diagnostic is not None:

@@ -43,7 +43,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Final, Literal
 
-from acp_tui.protocol.framing import OversizedLine
+from acp_tui.protocol.framing import Line, OversizedLine
 from acp_tui.protocol.transport import MessageStream
 
 __all__ = [
@@ -141,7 +141,7 @@ class Recorder:
             except OSError as error:
                 self._fail(error)
 
-    def record(self, direction: Direction, line: bytes | OversizedLine) -> None:
+    def record(self, direction: Direction, line: Line | OversizedLine) -> None:
         """Append one line (never raises)."""
         if self._file is None:
             return
@@ -187,7 +187,7 @@ class RecordingStream:
         self.inner = inner
         self.recorder = recorder
 
-    async def receive(self) -> bytes | OversizedLine:
+    async def receive(self) -> Line | OversizedLine:
         """The inner stream's next line, recorded as `in`."""
         line = await self.inner.receive()
         self.recorder.record("in", line)

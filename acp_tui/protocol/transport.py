@@ -65,7 +65,12 @@ from anyio.abc import ByteReceiveStream, Process, TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from acp_tui.process_group import group_alive, signal_group, start_in_new_group
-from acp_tui.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, OversizedLine
+from acp_tui.protocol.framing import (
+    DEFAULT_MAX_LINE_BYTES,
+    Line,
+    LineReader,
+    OversizedLine,
+)
 from acp_tui.storage import paths
 from acp_tui.storage.private_files import open_private, prune_files
 
@@ -179,7 +184,7 @@ class MessageStream(Protocol):
     `receive` is for a single reader task; `send` is safe to call concurrently.
     """
 
-    async def receive(self) -> bytes | OversizedLine:
+    async def receive(self) -> Line | OversizedLine:
         r"""Return the next line without its `\n`, or `OversizedLine`.
 
         Raises:
@@ -272,7 +277,7 @@ class MemoryEndpoint:
     ) -> None:
         await self.aclose()
 
-    async def receive(self) -> bytes | OversizedLine:
+    async def receive(self) -> Line | OversizedLine:
         """Return the next line from the other end (see `MessageStream.receive`).
 
         Raises:
@@ -651,7 +656,7 @@ class StdioTransport:
 
     # -- MessageStream -----------------------------------------------------------
 
-    async def receive(self) -> bytes | OversizedLine:
+    async def receive(self) -> Line | OversizedLine:
         r"""Return the next line from the agent's stdout (without its `\n`).
 
         Raises:

@@ -46,6 +46,9 @@ Invariants:
   app crash loses nothing already applied (no fsync: an OS crash may). A store that
   never gets a message writes nothing: the file starts (header first) with the
   first message op, or once a few hundred lines are waiting.
+* A message chunk longer than the store keeps of a message is journaled as what
+  it keeps (`acp_tui.store.store.cut_chunk`: its first and last characters and
+  how many were left out), which rebuilds the same store.
 * Terminal output is capped per terminal at `JOURNAL_TERMINAL_BYTES` (or the
   store's `max_terminal_bytes` if smaller) since the terminal's last reset: later
   bytes are not journaled (a 10 MB build would otherwise be encoded a second time,
@@ -99,7 +102,7 @@ from acp_tui.store.ops import (
     SetMessageOrigin,
     UpsertMessage,
 )
-from acp_tui.store.store import SessionStore
+from acp_tui.store.store import SessionStore, cut_chunk, kept_ends
 from acp_tui.store.values import UNSET
 
 __all__ = [
@@ -382,7 +385,7 @@ class TranscriptWriter:
             if not self._summary.message_ids and len(self._pending) < PENDING_LINES:
                 return
             header = {"open": self._header.to_json()}
-            lines = [_dump(header), *self._pending]
+            lines = [_record(header), *self._pending]
             self._pending = []
             self._started = True
         if lines:
@@ -397,7 +400,21 @@ class TranscriptWriter:
     # -- terminal cap ---------------------------------------------------------
 
     def _capped(self, store: SessionStore, op: Op) -> list[Op]:
-        """The ops to journal for `op`, with terminal output capped."""
+        """The ops to journal for `op`: terminal output capped, a chunk cut.
+
+        A chunk longer than the store keeps of a message is journaled as what it
+        keeps (`cut_chunk`).
+        """
+        if isinstance(op, AppendMessageChunk):
+            text = block_text(op.block)
+            ends = (
+                None if text is None else kept_ends(store.max_message_chars, len(text))
+            )
+            if text is None or ends is None:
+                return [op]
+            first, last = ends
+            omitted = len(text) - first - last
+            return list(cut_chunk(op, text[:first], omitted, text[len(text) - last :]))
         cap = min(store.max_terminal_bytes, JOURNAL_TERMINAL_BYTES)
         if isinstance(op, AppendTerminalOutput):
             used = self._journaled.get(op.terminal_id, 0)
@@ -429,21 +446,24 @@ class TranscriptWriter:
     # -- file -----------------------------------------------------------------
 
     def _line(self, op: Op) -> bytes | None:
+        """The op's line, without its newline (`_write` adds it)."""
         try:
-            return (encode_op(op) + "\n").encode("ascii")
+            return encode_op(op).encode("ascii")
         except (TypeError, ValueError) as error:  # not JSON: nothing to save
             log.warning("transcript %s: op not saved: %s", self._path, error)
             return None
 
     def _write(self, lines: list[bytes]) -> None:
-        """Append whole lines with one `os.write` (no user-space buffer).
+        """Append whole lines (each given without its newline) with `os.writev`.
 
-        The file stays open between calls (opening and closing it per call cost
-        more than the rest of journaling during a flood: bench/ui.py), and is
-        closed when the writer is collected or `close()`d. What `os.write`
-        returned is in the kernel: an app crash loses none of it.
+        No user-space buffer, and no copy of a line: a huge chunk's journaled
+        head is megabytes, and joining lines with their newlines copied them
+        twice more. The file stays open between calls (opening and closing it
+        per call cost more than the rest of journaling during a flood:
+        bench/ui.py), and is closed when the writer is collected or `close()`d.
+        What `os.writev` returned is in the kernel: an app crash loses none of it.
         """
-        data = b"".join(lines)
+        buffers = [part for line in lines for part in (line, b"\n")]
         try:
             fd = self._fd
             if fd is None:
@@ -451,10 +471,8 @@ class TranscriptWriter:
             if not self._tail_checked:
                 self._tail_checked = True
                 if os.fstat(fd).st_size and not _ends_with_newline(self._path):
-                    data = b"\n" + data  # a line cut by a crash stays apart
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+                    buffers.insert(0, b"\n")  # a line cut by a crash stays apart
+            _write_all(fd, buffers)
         except OSError as error:
             self._close_file()
             self._failed("cannot write", error)
@@ -510,14 +528,40 @@ def close_transcript(store: SessionStore) -> None:
         store.sink.close()
 
 
+_IOV_MAX: Final = 1024
+"""Buffers given to one `os.writev` (POSIX guarantees at least 16; Linux 1024)."""
+
+
+def _write_all(fd: int, buffers: Sequence[bytes]) -> None:
+    """Write every buffer, in order, with as few `os.writev` calls as it takes."""
+    index = 0
+    while index < len(buffers):
+        batch = buffers[index : index + _IOV_MAX]
+        written = os.writev(fd, batch)
+        for buffer in batch:
+            index += 1
+            if written >= len(buffer):
+                written -= len(buffer)
+                continue
+            rest = memoryview(buffer)[written:]  # cut short: finish this one
+            while rest:
+                rest = rest[os.write(fd, rest) :]
+            break
+
+
 def _close_quietly(fd: int) -> None:
     with contextlib.suppress(OSError):
         os.close(fd)
 
 
-def _dump(value: object) -> bytes:
+def _record(value: object) -> bytes:
+    """`value` as one compact line of JSON, without its newline."""
     # ASCII: a lone surrogate from the wire is escaped, never an encoding error.
-    return (json.dumps(value, separators=(",", ":")) + "\n").encode("ascii")
+    return json.dumps(value, separators=(",", ":")).encode("ascii")
+
+
+def _dump(value: object) -> bytes:
+    return _record(value) + b"\n"
 
 
 def _ends_with_newline(path: Path) -> bool:

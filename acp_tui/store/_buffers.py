@@ -144,6 +144,9 @@ class TextLog:
         k = self._joined_n
         if n == k:
             return self._joined
+        if n == 1:  # one part (a huge chunk's head): itself, not a copy
+            self._joined, self._joined_n = self.parts[0], 1
+            return self._joined
         if n > k:
             self._joined = "".join((self._joined, *self.parts[k:n]))
             self._joined_n = n
@@ -525,6 +528,22 @@ class TextTail:
         excess = self.size - cap
         if excess > 0:
             self._drop(excess)
+
+    def skip(self, count: int) -> None:
+        """Count `count` more characters, not kept: they and all retained are dropped.
+
+        What is retained is dropped too: text appended later does not follow it.
+        """
+        if count <= 0:
+            return
+        self._snapshot = None
+        self.total += count
+        self.dropped = self.total
+        self._chunks = []
+        self._first = 0
+        self._offset = 0
+        self._small = []
+        self._small_len = 0
 
     def snapshot(self) -> TextSnapshot:
         """Return an immutable view of the retained text (cached until a change)."""

@@ -41,6 +41,7 @@ __all__ = [
     "AppendTerminalOutput",
     "AppendToolCallContent",
     "CancelUnfinishedToolCalls",
+    "CutMessageText",
     "MessageOrigin",
     "MessageRole",
     "Op",
@@ -108,6 +109,27 @@ class AppendMessageChunk:
     message_id: str
     role: MessageRole
     block: JSONObject
+
+
+@dataclass(frozen=True, slots=True)
+class CutMessageText:
+    """A message's text went on with `omitted` characters not kept, then `text`.
+
+    What is kept of a chunk too long for any message (longer than the store's
+    `max_message_chars`): an `AppendMessageChunk` with the chunk's block cut to
+    its first characters, then this op with how many characters were left out and
+    the chunk's last ones (`SessionStore.cut_chunk` makes the pair). The store
+    ends as the whole chunk would have left it, without the whole text ever being
+    built, encoded or journaled: a 200 MB chunk is handled as about 16 MB. Past
+    this op the message's head is closed (no later block joins it).
+    """
+
+    message_id: str
+    role: MessageRole
+    omitted: int
+    """Characters left out (never shown, journaled or kept), at least 0."""
+    text: str
+    """The text after them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,6 +382,7 @@ class RecordNotice:
 Op: TypeAlias = (
     UpsertMessage
     | AppendMessageChunk
+    | CutMessageText
     | SetMessageOrigin
     | PatchToolCall
     | AppendToolCallContent

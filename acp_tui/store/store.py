@@ -29,8 +29,12 @@ Invariants:
   reference). Past the head, text goes to a *tail* that keeps the last half-cap
   characters (older ones dropped), and non-text blocks are dropped.
   `Message.cut_chars` and `Message.cut_blocks` count what was dropped, so the UI
-  can say exactly what is missing; the transcript journal still writes every op
-  as received.
+  can say exactly what is missing. A chunk longer than the cap may come as its
+  ends instead (`kept_ends`, `cut_chunk`): an `AppendMessageChunk` with its first
+  characters, and a `CutMessageText` with how many were left out and its last
+  ones. They leave the store exactly as the whole chunk would: the client hands
+  a huge chunk over so (its text is never built whole), and the transcript
+  journal writes a whole one so.
 * **Terminals are independent of tool calls.** A `terminal` content item only
   refers to a terminal id; whichever arrives first creates the terminal's state.
   `terminal_ids_for_tool_call` and `tool_call_ids_for_terminal` link them.
@@ -90,6 +94,7 @@ from acp_tui.store.ops import (
     AppendTerminalOutput,
     AppendToolCallContent,
     CancelUnfinishedToolCalls,
+    CutMessageText,
     MessageOrigin,
     MessageRole,
     Op,
@@ -117,6 +122,8 @@ __all__ = [
     "Listener",
     "SessionStore",
     "TimelineKind",
+    "cut_chunk",
+    "kept_ends",
 ]
 
 _log = logging.getLogger(__name__)
@@ -180,6 +187,38 @@ def _block_cost(block: JSONObject) -> int:
         elif isinstance(value, Mapping):  # an embedded resource's text or blob
             cost += sum(len(v) for v in value.values() if isinstance(v, str))
     return cost
+
+
+def kept_ends(max_message_chars: int, size: int) -> tuple[int, int] | None:
+    """What a store may keep of a chunk's text of `size` characters, at most.
+
+    `(first, last)`: a store capped at `max_message_chars` keeps no more than the
+    chunk's first `first` characters (the head's budget) and its last `last`
+    (the tail's cap), whatever came before it. None: it may keep all of it.
+    """
+    first = max_message_chars - max_message_chars // 2
+    last = max_message_chars // 2
+    if size <= first + last:
+        return None
+    return first, last
+
+
+def cut_chunk(
+    op: AppendMessageChunk, first: str, omitted: int, last: str
+) -> tuple[AppendMessageChunk, CutMessageText]:
+    """`op` as the ops that keep only the ends of its text.
+
+    Its block with the text `first`, then `omitted` characters left out, then
+    `last`.
+
+    With the ends `kept_ends` names, a store applying them ends exactly as `op`
+    would have left it (the same content, tail, counts and `to_json`).
+    """
+    block = {**op.block, "text": first}
+    return (
+        AppendMessageChunk(op.message_id, op.role, block),
+        CutMessageText(op.message_id, op.role, omitted, last),
+    )
 
 
 class _MessageState:
@@ -258,6 +297,15 @@ class _MessageState:
             tail.append(text)
         else:
             self.cut_blocks += 1
+
+    def cut(self, omitted: int, text: str, budget: int, tail_cap: int) -> None:
+        """Close the head, leave out `omitted` characters, then keep `text`."""
+        tail = self.tail
+        if tail is None:
+            self.cost = budget
+            tail = self.tail = TextTail(tail_cap, start=self.head_chars)
+        tail.skip(omitted)
+        tail.append(text)
 
 
 class _ToolCallState:
@@ -402,6 +450,7 @@ class SessionStore:
         self._handlers: dict[type, Callable[[Any], _Changes]] = {
             UpsertMessage: self._upsert_message,
             AppendMessageChunk: self._append_message_chunk,
+            CutMessageText: self._cut_message_text,
             SetMessageOrigin: self._set_message_origin,
             PatchToolCall: self._patch_tool_call,
             AppendToolCallContent: self._append_tool_call_content,
@@ -567,6 +616,15 @@ class SessionStore:
         state.revision = self._revision
         state.snap = None
         return (Change("message", key, action, block),)
+
+    def _cut_message_text(self, op: CutMessageText) -> _Changes:
+        known = (op.message_id, op.role) in self._message_keys
+        key, state = self._message(op.message_id, op.role)
+        action: ChangeAction = "appended" if known else "added"
+        state.cut(max(op.omitted, 0), op.text, self._head_budget, self._tail_cap)
+        state.revision = self._next_revision()
+        state.snap = None
+        return (Change("message", key, action),)
 
     def _set_message_origin(self, op: SetMessageOrigin) -> _Changes:
         key = self._message_keys.get((op.message_id, "user"))

@@ -393,6 +393,7 @@ class AgentRunner:
             features=client.features,
             on_request=client.handle_request,
             on_notification=client.handle_notification,
+            long_text_paths=client.long_text_paths,
             on_diagnostic=self._diagnostic,
         ) as connection:
             client.attach(connection)

@@ -44,6 +44,7 @@ from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.render.highlight import COMMON_LANGUAGES, warm_lexer
+from acp_tui.render.markdown import warm_parser
 from acp_tui.storage.drafts import DraftStore
 from acp_tui.storage.history import PromptHistory
 from acp_tui.store.store import SessionStore
@@ -337,6 +338,7 @@ class AcpTuiApp(App[None]):
             # half a second of the session opening (bench/ui.py's, or a replay's
             # first fence) compiled it inside a frame.
             warm_lexer(self._to_warm.pop())
+            warm_parser()  # the markdown parser's first parse too (about 20 ms)
             self.set_timer(WARM_QUIET, self._warm_lexers, name="warm-lexers")
 
     @on(SessionPane.WantsAttention)

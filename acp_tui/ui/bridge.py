@@ -29,6 +29,7 @@ from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.messages import SessionUpdated
 from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.strip_cycles import break_strip_cycles
 
 __all__ = [
     "DialogHost",
@@ -105,6 +106,7 @@ class _Collector:
         if self.tuned:
             return
         self.tuned = True
+        break_strip_cycles()
         gc.freeze()
         self.baseline = gc.get_freeze_count()
         self.tenured = 0
@@ -179,6 +181,10 @@ def tune_garbage_collector() -> None:
       no stalled frame. A session that never idles gets that collection once
       `TENURED_LIMIT` objects were frozen (at bench/ui.py's stress pace, ten
       times a fast model's, about every 8 s).
+
+    * Textual's strips no longer hold themselves (`strip_cycles`): every line
+      the compositor drew was cyclic garbage, most of what those forced
+      collections had to free.
 
     Only the first call per process acts.
     """

@@ -29,7 +29,7 @@ from acp_tui.demo.pacing import Pace, clock_from_env
 from acp_tui.demo.server import serve
 from acp_tui.demo.session import DemoAgent
 from acp_tui.protocol.dispatcher import Dispatcher, RequestContext
-from acp_tui.protocol.framing import OversizedLine
+from acp_tui.protocol.framing import Line, OversizedLine
 from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.transport import (
     AgentCommand,
@@ -68,9 +68,9 @@ class _RecordingStream:
         self.inner = inner
         self.recorder = recorder
 
-    async def receive(self) -> bytes | OversizedLine:
+    async def receive(self) -> Line | OversizedLine:
         line = await self.inner.receive()
-        if isinstance(line, bytes) and line.strip():
+        if isinstance(line, bytes | bytearray) and line.strip():
             self.recorder._received(json.loads(line))
         return line
 

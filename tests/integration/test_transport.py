@@ -19,7 +19,7 @@ import anyio
 import pytest
 
 from acp_tui.protocol import transport as transport_module
-from acp_tui.protocol.framing import OversizedLine
+from acp_tui.protocol.framing import Line, OversizedLine
 from acp_tui.protocol.transport import (
     STDERR_LINE_MAX_CHARS,
     AgentCommand,
@@ -219,7 +219,7 @@ async def test_large_line_both_ways_needs_no_deadlock() -> None:
     """8 MiB each way: far beyond the pipe buffers, so reading must go on meanwhile."""
     payload = b"0123456789abcdef" * (512 * 1024)
     async with StdioTransport(fake("echo.py"), name="echo") as transport:
-        result: list[bytes | OversizedLine] = []
+        result: list[Line | OversizedLine] = []
 
         async def read() -> None:
             result.append(await transport.receive())
@@ -243,7 +243,7 @@ async def test_64_mib_line_from_the_child_arrives_intact() -> None:
             line = await transport.receive()
             trailer = await transport.receive()
     elapsed = time.perf_counter() - started
-    assert isinstance(line, bytes)
+    assert isinstance(line, bytearray)  # long: the reader's buffer, not copied
     assert isinstance(trailer, bytes)
     expected_size, expected_digest = trailer.decode().split()
     assert len(line) == size == int(expected_size)

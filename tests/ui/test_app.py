@@ -290,6 +290,20 @@ async def test_the_first_common_lexer_is_compiled_as_the_session_opens(
         assert app.lexers_to_warm == rest
 
 
+async def test_the_markdown_parser_is_warmed_as_the_session_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its first parse compiles linkify's patterns (about 20 ms): not inside the
+    first frame of the first agent message."""
+    warmed: list[None] = []
+    monkeypatch.setattr(app_module, "warm_parser", lambda: warmed.append(None))
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: bool(warmed))
+        await pilot.pause()
+    assert warmed == [None]
+
+
 async def test_lexers_are_compiled_once_the_session_is_quiet(tmp_path: Path) -> None:
     app = fake_app("v2", tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -129,6 +129,40 @@ async def test_the_tail_slides_by_whole_blocks_keeping_their_drawing() -> None:
         assert app.markdown.renders - renders < 60
 
 
+async def test_a_rebase_on_the_same_head_keeps_its_drawing() -> None:
+    """A capped message shown anew from its unchanged head (more came at once
+    than the store keeps) draws only its new tail; the result is what
+    `update`, `note_gap` and `append` give."""
+    head = "".join(paragraphs(200))[:HEAD_CHARS]
+    app = MarkdownApp()
+    async with app.run_test(size=SIZE) as pilot:
+        markdown = app.markdown
+        markdown.rebase(head, 1_000, "first tail\n\nparagraph two")
+        await pilot.pause()
+        renders = markdown.renders
+        head_lines = markdown.document.blocks[0]
+        markdown.rebase(head, 50_000, "```\ncode\n```\n\nsecond tail")
+        await pilot.pause()
+        assert markdown.document.blocks[0] is head_lines  # not parsed again
+        assert markdown.renders - renders == 2  # the new tail's two blocks
+        shown = drawn(markdown)
+        other = MarkdownView()
+        other.update(head)
+        other.note_gap(50_000)
+        other.append("```\ncode\n```\n\nsecond tail")
+        assert (markdown.source, markdown.hidden_chars, markdown.given_chars) == (
+            other.source,
+            other.hidden_chars,
+            other.given_chars,
+        )
+        assert "⋯ 50,000 characters not shown here" in shown
+        assert "second tail" in shown
+        assert "first tail" not in shown
+        markdown.rebase("Another head.", 10, "tail")
+        await pilot.pause()
+        assert drawn(markdown).startswith("Another head.")
+
+
 async def test_a_tail_cut_inside_a_code_fence_starts_with_the_fence() -> None:
     code = "".join(f"x_{n} = compute({n})  # line {n}\n" for n in range(20_000))
     app = MarkdownApp()

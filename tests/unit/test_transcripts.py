@@ -35,6 +35,7 @@ from acp_tui.store import (
     SetState,
     UpsertMessage,
 )
+from acp_tui.store import store as store_module
 from acp_tui.store.journal import JournaledStore
 from acp_tui.store.ops import SetMessageOrigin
 
@@ -481,6 +482,31 @@ def test_the_journal_keeps_less_terminal_output_than_the_store(
     assert rebuilt.output == b"line 0095\nline 0096\nline 0097\nline 0098\nline 0099\n"
 
 
+def test_a_chunk_longer_than_a_message_keeps_is_journaled_as_what_it_keeps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 50,000-character chunk into stores keeping 2,000: the journal writes
+    its ends and the count left out, and rebuilds the same store."""
+    monkeypatch.setattr(store_module, "DEFAULT_MAX_MESSAGE_CHARS", 2_000)
+    store = open_store()
+    converse(store)
+    body = "".join(chr(ord("a") + n % 26) for n in range(50_000))
+    store.apply(AppendMessageChunk("a2", "agent", text(body)))
+    path = transcript_file("fake", "s1")
+    assert path.stat().st_size < 10_000
+    records = [r for r in lines(path) if r.get("message_id") == "a2"]
+    assert [r["op"] for r in records] == ["AppendMessageChunk", "CutMessageText"]
+    assert records[1]["omitted"] == 50_000 - 2_000
+    loaded = read_transcript(path)
+    assert loaded is not None
+    assert loaded.store.to_json() == store.to_json()
+    rebuilt, live = loaded.store.message("a2"), store.message("a2")
+    assert rebuilt is not None
+    assert live is not None
+    assert (rebuilt.text_size, rebuilt.cut_chars) == (50_000, live.cut_chars)
+    assert rebuilt.tail == body[-1_000:]
+
+
 def test_terminal_cap_restarts_at_a_reset_and_trims_big_snapshots() -> None:
     store = open_store(max_terminal_bytes=10)
     converse(store)
@@ -601,3 +627,30 @@ def test_index_falls_back_to_reading_the_transcript(damage: str) -> None:
         summary.write_text("{broken")
     (info,) = list_transcripts("fake")
     assert (info.session_id, info.title, info.messages) == ("s1", "Named", 2)
+
+
+def test_lines_cut_short_by_the_kernel_are_finished_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Lines go out with `os.writev` (no joined copy of a megabyte head): a
+    write the kernel cuts short, and more lines than one call takes, still
+    leave every line whole and in order."""
+    real = os.writev
+    calls: list[int] = []
+
+    def short_writev(fd: int, buffers: list[bytes]) -> int:
+        calls.append(len(buffers))
+        first = bytes(buffers[0])
+        return real(fd, [first[: max(len(first) // 2, 1)]])
+
+    monkeypatch.setattr(os, "writev", short_writev)
+    store = open_store()
+    converse(store)
+    store.apply_many(
+        [AppendMessageChunk("many", "agent", text(f"{n} ")) for n in range(1_500)]
+    )
+    path = transcript_file("fake", "s1")
+    records = [r for r in lines(path) if r.get("message_id") == "many"]
+    assert [r["block"]["text"] for r in records] == [f"{n} " for n in range(1_500)]
+    assert calls
+    assert max(calls) <= transcripts._IOV_MAX

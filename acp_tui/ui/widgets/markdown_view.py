@@ -398,6 +398,33 @@ class MarkdownView(PaintStyle, Widget, can_focus=False):
             self._layout_width = -1
             self.refresh(layout=True)
 
+    def rebase(self, head: str, hidden: int, tail: str) -> None:
+        """Show `head`, a notice of `hidden` characters not given, then `tail`.
+
+        As `update(head)`, `note_gap(hidden)` and `append(tail)`, but a head the
+        view already shows keeps its drawn lines: a capped message that grows by
+        more than the store keeps at once is shown anew from its unchanged head,
+        and drawing 32 Ki characters of one paragraph again took 50-90 ms.
+        """
+        if hidden <= 0 or self.tail_document is None or self.document.source != head:
+            self.update(head)
+            self.note_gap(hidden)
+            self.append(tail)
+            return
+        self.given_chars = len(head)
+        self.missing_chars = hidden
+        self.kept = (0, 0)
+        self._held = None
+        self._fences = FenceTracker()
+        self._fences.feed(head)
+        self._start_tail(self.given_chars, "")
+        self._fences.feed(tail)
+        self.given_chars += len(tail)
+        if tail:
+            self._feed_tail(tail)
+        self._layout_width = -1
+        self.refresh(layout=True)
+
     def update(self, markdown: str) -> None:
         """Replace the whole document."""
         self.document.replace("")

@@ -249,9 +249,7 @@ class MessageView(Widget):
         if markdown is None:
             return
         head, hidden, tail = _window(message)
-        markdown.update(_safe(head))
-        markdown.note_gap(hidden)
-        markdown.append(_safe(tail))
+        markdown.rebase(_safe(head), hidden, _safe(tail))
         markdown.note_kept(message.text_size - message.cut_chars, message.text_size)
         self._position = message.text_size
 

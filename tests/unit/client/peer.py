@@ -317,6 +317,7 @@ async def open_harness(
                 on_request=client.handle_request,
                 on_notification=client.handle_notification,
                 on_diagnostic=diagnostics.append,
+                long_text_paths=client.long_text_paths,
             ) as connection:
                 client.attach(connection)
                 async with anyio.create_task_group() as group:

@@ -25,7 +25,7 @@ from acp_tui.client.auth import (
 )
 from acp_tui.client.connection import AgentIdentity, Connection
 from acp_tui.protocol.dispatcher import Dispatcher
-from acp_tui.protocol.framing import OversizedLine
+from acp_tui.protocol.framing import Line, OversizedLine
 from acp_tui.protocol.jsonrpc import (
     AUTH_REQUIRED,
     INVALID_PARAMS,
@@ -61,7 +61,7 @@ def v1_result(*methods: JSON) -> JSON:
 class NullStream:
     """A `MessageStream` that is never used: `auth_choices` does no I/O."""
 
-    async def receive(self) -> bytes | OversizedLine:
+    async def receive(self) -> Line | OversizedLine:
         raise AssertionError("auth_choices must not read")
 
     async def send(self, line: bytes) -> None:

@@ -15,7 +15,7 @@ from acp_tui.client.traffic import (
     matches,
     pretty_json,
 )
-from acp_tui.protocol.framing import OversizedLine
+from acp_tui.protocol.framing import Line, OversizedLine
 from acp_tui.protocol.transport import MessageStream
 
 
@@ -204,7 +204,7 @@ class ListStream:
         self.incoming = incoming
         self.sent: list[bytes] = []
 
-    async def receive(self) -> bytes | OversizedLine:
+    async def receive(self) -> Line | OversizedLine:
         return self.incoming.pop(0)
 
     async def send(self, data: bytes) -> None:

@@ -38,7 +38,12 @@ from acp_tui.protocol.dispatcher import (
     RequestTimeout,
     yield_to_busy_loop,
 )
-from acp_tui.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, OversizedLine
+from acp_tui.protocol.framing import (
+    DEFAULT_MAX_LINE_BYTES,
+    Line,
+    LineReader,
+    OversizedLine,
+)
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import (
     AgentCommand,
@@ -53,7 +58,7 @@ RELAY = Path(__file__).resolve().parents[2] / "fakes" / "relay.py"
 
 
 class FarEnd(Protocol):
-    async def receive(self) -> bytes | OversizedLine: ...
+    async def receive(self) -> Line | OversizedLine: ...
     async def send(self, line: bytes) -> None: ...
     async def send_raw(self, data: bytes) -> None: ...
     async def aclose(self) -> None: ...
@@ -66,7 +71,7 @@ class SocketEnd:
         self.stream = stream
         self.reader = LineReader(stream)
 
-    async def receive(self) -> bytes | OversizedLine:
+    async def receive(self) -> Line | OversizedLine:
         return await self.reader.receive()
 
     async def send(self, line: bytes) -> None:

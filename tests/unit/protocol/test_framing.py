@@ -11,7 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acp_tui.protocol.framing import (
+    LONG_LINE_BYTES,
     DecodeError,
+    Line,
     LineReader,
     OversizedLine,
     decode_line,
@@ -38,8 +40,8 @@ class ChunkStream:
         self.chunks.clear()
 
 
-async def read_all(reader: LineReader) -> list[bytes | OversizedLine]:
-    lines: list[bytes | OversizedLine] = []
+async def read_all(reader: LineReader) -> list[Line | OversizedLine]:
+    lines: list[Line | OversizedLine] = []
     with anyio.fail_after(5):
         while True:
             try:
@@ -77,19 +79,14 @@ async def test_long_line_in_many_chunks_is_read_in_linear_passes() -> None:
     stream = ChunkStream([chunk] * count + [b"\n"])
     reader = LineReader(stream)  # type: ignore[arg-type]
     line = await reader.receive()
-    assert isinstance(line, bytes)
+    assert isinstance(line, bytearray)  # long: the buffer itself (see below)
     assert len(line) == len(chunk) * count
     # The search resumes where it stopped: no rescan of earlier bytes.
     assert reader._scanned == 0
 
 
-async def test_a_long_line_is_taken_out_with_one_copy() -> None:
-    """Reading a line holds, beside what was read, one copy of the line at most:
-    no second one on the way (for a 200 MB message line, 200 MB more at once),
-    and the buffer keeps only the bytes after the line."""
-    size = 8 * 2**20
-    stream = ChunkStream([b"a" * size + b"\nnext", b" line\n"])
-    reader = LineReader(stream)  # type: ignore[arg-type]
+async def receive_traced(reader: LineReader) -> tuple[Line | OversizedLine, int]:
+    """The next line, and the most memory allocated meanwhile (bytes)."""
     tracemalloc.start()
     try:
         before, _ = tracemalloc.get_traced_memory()
@@ -97,11 +94,38 @@ async def test_a_long_line_is_taken_out_with_one_copy() -> None:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
+    return line, peak - before
+
+
+async def test_a_long_line_is_taken_out_with_one_copy() -> None:
+    """Reading a line holds, beside what was read, one copy of the line at most:
+    no second one on the way (for a 200 MB message line, 200 MB more at once),
+    and the buffer keeps only the bytes after the line."""
+    size = LONG_LINE_BYTES - 2**20
+    stream = ChunkStream([b"a" * size + b"\nnext", b" line\n"])
+    reader = LineReader(stream)  # type: ignore[arg-type]
+    line, peak = await receive_traced(reader)
     assert isinstance(line, bytes)
     assert len(line) == size
-    assert peak - before < 2.5 * size
+    assert peak < 2.5 * size
     assert reader._buffer == b"next"
     assert await reader.receive() == b"next line"
+
+
+async def test_a_line_of_long_line_bytes_is_the_buffer_itself() -> None:
+    """From `LONG_LINE_BYTES` on, the line is not copied at all: the buffer it
+    was read into is handed over, cut at the newline, and a new one holds what
+    follows (copying a 200 MB line was a step of 150-300 ms)."""
+    size = LONG_LINE_BYTES + 5
+    stream = ChunkStream([b"a" * 2**20] * (size // 2**20) + [b"a" * 5 + b"\nnext"])
+    reader = LineReader(stream)  # type: ignore[arg-type]
+    buffer = reader._buffer
+    line, peak = await receive_traced(reader)
+    assert line is buffer
+    assert line == b"a" * size
+    assert peak < 1.5 * size
+    assert reader._buffer == b"next"
+    assert await reader.receive() == b"next"
 
 
 def test_printable_in_pieces_equals_character_by_character() -> None:
@@ -121,7 +145,7 @@ def test_any_chunking_gives_the_same_lines(lines: list[bytes], size: int) -> Non
     data = b"".join(line + b"\n" for line in lines)
     chunks = [data[i : i + size] for i in range(0, len(data), size)]
 
-    async def run() -> list[bytes | OversizedLine]:
+    async def run() -> list[Line | OversizedLine]:
         return await read_all(LineReader(ChunkStream(chunks)))  # type: ignore[arg-type]
 
     assert anyio.run(run) == lines

@@ -8,7 +8,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from acp_tui.protocol.framing import OversizedLine, encode_message
+from acp_tui.protocol.framing import Line, OversizedLine, encode_message
 from acp_tui.protocol.transport import ConnectionClosed, MessageStream, memory_pair
 
 TIMEOUT = 5
@@ -51,7 +51,7 @@ async def test_partial_line_sent_in_pieces_arrives_whole() -> None:
 async def test_partial_line_completes_while_reader_waits() -> None:
     a, b = memory_pair()
     async with a, b:
-        received: list[bytes | OversizedLine] = []
+        received: list[Line | OversizedLine] = []
 
         async def read_one() -> None:
             received.append(await b.receive())
@@ -96,7 +96,7 @@ async def test_large_line_is_sliced_and_reassembled_intact() -> None:
         with anyio.fail_after(TIMEOUT):
             await a.send(payload + b"\n")
             line = await b.receive()
-    assert isinstance(line, bytes)
+    assert isinstance(line, bytes | bytearray)
     assert len(line) == len(payload)
     assert hashlib.sha256(line).digest() == hashlib.sha256(payload).digest()
 

@@ -18,6 +18,7 @@ from acp_tui.store import (
     AppendTerminalOutput,
     AppendToolCallContent,
     CancelUnfinishedToolCalls,
+    CutMessageText,
     Op,
     PatchSessionInfo,
     PatchTerminal,
@@ -57,6 +58,7 @@ SAMPLES: list[Any] = [
     UpsertMessage("m1", "agent", content=None, meta=None),
     UpsertMessage("m2", "thought"),
     AppendMessageChunk("m1", "agent", {"type": "image", "data": "AAAA"}),
+    CutMessageText("m1", "agent", 12_345, "the end"),
     PatchToolCall(
         "t1",
         title="Run",
