@@ -36,6 +36,9 @@ The reliances:
   `_listen_to_messages`, `_handle_target_update`, `_align_to_target` and
   `_rebuild_options`: `PromptCompletion` drives a `TextArea` target with them.
 * textual-serve's `Server._make_app`: `GuardedServer` serves the app it makes.
+* `Strip.divide(cuts)` caching `[self]` in the strip at its own length (a cycle):
+  `strip_cycles.break_strip_cycles` replaces the method, process-wide, so that
+  one case is not cached.
 """
 
 from __future__ import annotations
@@ -68,6 +71,11 @@ class Reliance:
 
 
 RELIANCES: Final = (
+    Reliance(
+        "Strip.divide",
+        "acp_tui.ui.strip_cycles.break_strip_cycles",
+        "replaced so a strip divided at its own length holds no cycle",
+    ),
     Reliance(
         "Widget._scroll_update",
         "acp_tui.ui.widgets.terminal_view.TerminalLines.sync",

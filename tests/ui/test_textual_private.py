@@ -15,6 +15,7 @@ from textual.app import App
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.scroll_view import ScrollView
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Collapsible, TextArea
 from textual.widgets._collapsible import CollapsibleTitle
@@ -102,6 +103,7 @@ CHECKS: dict[str, Callable[[], None]] = {
         AutoComplete, "_rebuild_options", ["target_state", "search_string"]
     ),
     "Server._make_app": method(Server, "_make_app", [], coroutine=True),
+    "Strip.divide": method(Strip, "divide", ["cuts"]),
 }
 
 
