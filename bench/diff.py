@@ -41,7 +41,7 @@ from textual.screen import Screen
 
 from acp_tui.diff import parse_patch
 from acp_tui.render.diff import DiffDocument, DiffLayout
-from acp_tui.ui.bridge import tune_garbage_collector
+from acp_tui.ui.gc_policy import tune_garbage_collector
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.diff_view import DiffView
 

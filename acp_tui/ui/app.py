@@ -49,8 +49,8 @@ from acp_tui.storage.drafts import DraftStore
 from acp_tui.storage.history import PromptHistory
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
-from acp_tui.ui.bridge import tune_garbage_collector
 from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
+from acp_tui.ui.gc_policy import tune_garbage_collector
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.help import KeyHelpScreen
 from acp_tui.ui.session_pane import SHUTDOWN_WAIT, SessionPane

@@ -6,14 +6,13 @@
 * `ModalPermissionPrompter` answers the client's permission requests with a modal
   `PermissionScreen`, shown through a `DialogHost` (the session's tab, which
   holds the dialog back while another tab is on screen).
-* `tune_garbage_collector` keeps the cyclic garbage collector's pauses short
-  while a session streams (the first `StoreBridge` calls it), and
-  `collect_when_idle` frees what that held back once the session is quiet.
+* After `IDLE_COLLECT_DELAY` seconds without store changes, `StoreBridge`
+  calls `gc_policy.collect_when_idle`, which frees what the app's collector
+  policy held back while the session streamed.
 """
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable, Sequence
 from typing import Final, Protocol, TypeVar
@@ -27,32 +26,17 @@ from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.store.changes import Change
 from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
+from acp_tui.ui.gc_policy import collect_if_over_limit, collect_when_idle
 from acp_tui.ui.messages import SessionUpdated
 from acp_tui.ui.screens.permission import PermissionScreen
-from acp_tui.ui.strip_cycles import break_strip_cycles
 
 __all__ = [
     "DialogHost",
     "ModalPermissionPrompter",
     "StoreBridge",
-    "collect_when_idle",
-    "restore_garbage_collector",
-    "tune_garbage_collector",
 ]
 
 T = TypeVar("T")
-
-FULL_COLLECTION_THRESHOLD: Final = 1
-"""Python's third collection threshold (its default: 10): a full collection comes
-after every `FULL_COLLECTION_THRESHOLD + 1` young (generation 1) collections.
-
-With what survives a full collection frozen (see `tune_garbage_collector`) a full
-collection walks only what survived since the previous one, so more frequent
-ones are shorter for the same total: in bench/ui.py's paced turn, about 25,000
-objects and 7-10 ms each at 4 (the largest single cost in its slowest frames),
-about 12,000 and 2-4.5 ms at 1, the total unchanged (about 120 ms over 5 s). At
-10, 25-60 ms each; 100-250 ms at 50 without the freezing."""
-
 
 BATCH_INTERVAL: Final = 1 / 60
 """The least time between two batches: changes that come sooner wait for the rest
@@ -64,152 +48,6 @@ each costs about a millisecond whatever its size: bench/terminal.py went from
 IDLE_COLLECT_DELAY: Final = 2.0
 """Seconds without store changes before objects tenured while streaming are
 handed back to the collector (`collect_when_idle`)."""
-
-IDLE_COLLECT_GROWTH: Final = 20_000
-"""Objects tenured since the last idle collection that make one worthwhile."""
-
-TENURED_LIMIT: Final = 100_000
-"""Objects tenured since the last idle collection that force one even while the
-session streams, so memory stays bounded when it never idles.
-
-That collection walks every object, the frozen start-up heap (about 100,000)
-included, so its pause grows with the limit: bench/exhaustion.py's million
-chunks reached 400,000 (mostly Textual strips with their caches, half of them
-dead: strips that cache themselves are cycles) every 15 s or so, and each such
-collection took 0.5-0.9 s of CPU without a frame. At 100,000 they come about
-four times as often and take 0.25-0.35 s: most of that is walking what is alive,
-so 50,000 made them twice as frequent for nearly the same pause."""
-
-
-class _Collector:
-    """The garbage collector policy of the process (see `tune_garbage_collector`)."""
-
-    def __init__(self) -> None:
-        self.tuned = False
-        self.baseline = 0
-        """`gc.get_freeze_count()` after the last idle collection."""
-        self.tenured = 0
-        """Objects frozen since the last idle collection, an upper bound: counted
-        as they are frozen, while some die later (refcounting frees frozen objects
-        too). `gc.get_freeze_count()` is exact but walks the whole frozen list,
-        tens of milliseconds with a big heap: it is only asked when this bound
-        passes `TENURED_LIMIT`, and then replaces it."""
-        self.over_limit = False
-        """More than `TENURED_LIMIT` objects were tenured: collect soon."""
-        self.collecting = False
-        """`collect` runs: the callback leaves the full collection it makes alone
-        (it would list every object of the heap, the frozen start-up heap
-        included, doubling the pause)."""
-        self._threshold: tuple[int, int, int] | None = None
-
-    def tune(self) -> None:
-        if self.tuned:
-            return
-        self.tuned = True
-        break_strip_cycles()
-        gc.freeze()
-        self.baseline = gc.get_freeze_count()
-        self.tenured = 0
-        gc.callbacks.append(self._after_collection)
-        self._threshold = gc.get_threshold()
-        young, middle, _ = self._threshold
-        gc.set_threshold(young, middle, FULL_COLLECTION_THRESHOLD)
-
-    def restore(self) -> None:
-        if not self.tuned:
-            return
-        self.tuned = False
-        self.over_limit = False
-        gc.callbacks.remove(self._after_collection)
-        if self._threshold is not None:
-            gc.set_threshold(*self._threshold)
-        gc.unfreeze()
-        gc.collect()
-
-    def _after_collection(self, phase: str, info: dict[str, int]) -> None:
-        if self.collecting:
-            return  # `collect` freezes what survives and counts afresh itself
-        if phase == "stop" and info.get("generation") == 2:
-            # Everything still tracked just survived a full collection: it is
-            # alive. Tenure it, so the next full collection walks only what was
-            # allocated since (its garbage and its survivors). Those survivors
-            # are all in generation 2 now (the older ones are frozen), so
-            # counting them costs about what the collection just walked.
-            self.tenured += len(gc.get_objects(generation=2))
-            gc.freeze()
-            if self.tenured > TENURED_LIMIT:
-                self.tenured = gc.get_freeze_count() - self.baseline
-                self.over_limit = self.tenured > TENURED_LIMIT
-
-    def collect(self) -> None:
-        self.collecting = True
-        try:
-            gc.unfreeze()
-            gc.collect()
-        finally:
-            self.collecting = False
-        gc.freeze()
-        self.baseline = gc.get_freeze_count()
-        self.tenured = 0
-        self.over_limit = False
-
-
-_collector = _Collector()
-
-
-def tune_garbage_collector() -> None:
-    """Keep the cyclic garbage collector's pauses short while streaming; once.
-
-    A full (generation 2) collection walks every tracked object, and frees the
-    cyclic garbage (widgets that were unmounted, with their styles, caches and
-    strips). With Textual, pydantic's schema models and the client loaded the
-    heap is large, and streaming makes tens of thousands of such objects a
-    second when entries arrive quickly: bench/ui.py measured full collections of
-    100-250 ms, the longest gaps between frames. So:
-
-    * `gc.freeze()` leaves everything alive now (the start-up heap) out of later
-      collections.
-    * After every full collection what survived it (all of it alive) is frozen
-      too, so a full collection walks only what was allocated since the previous
-      one, and full collections come more often (`FULL_COLLECTION_THRESHOLD`),
-      each with less to walk and free: measured about 10 ms each instead of
-      75-250 ms.
-    * Objects frozen while alive that die later (a widget unmounted after the
-      collection that froze it) are only freed by `collect_when_idle`: once the
-      session has been quiet for a while and enough was frozen, everything is
-      handed back to the collector and collected in one go, when a pause shows
-      no stalled frame. A session that never idles gets that collection once
-      `TENURED_LIMIT` objects were frozen (at bench/ui.py's stress pace, ten
-      times a fast model's, about every 8 s).
-
-    * Textual's strips no longer hold themselves (`strip_cycles`): every line
-      the compositor drew was cyclic garbage, most of what those forced
-      collections had to free.
-
-    Only the first call per process acts.
-    """
-    _collector.tune()
-
-
-def restore_garbage_collector() -> None:
-    """Undo `tune_garbage_collector` (tests; a process that embeds the app)."""
-    _collector.restore()
-
-
-def collect_when_idle() -> bool:
-    """Collect what was frozen while streaming, if that is worth a pause now.
-
-    Call it when nothing has changed for a while (`StoreBridge` does, after
-    `IDLE_COLLECT_DELAY` seconds without store changes).
-
-    Returns:
-        Whether a collection ran (at least `IDLE_COLLECT_GROWTH` objects were
-        frozen since the last one).
-    """
-    if not _collector.tuned or _collector.tenured < IDLE_COLLECT_GROWTH:
-        return False
-    _collector.collect()
-    return True
 
 
 class StoreBridge:
@@ -264,8 +102,7 @@ class StoreBridge:
             return
         changes, self._pending = self._pending, []
         self.target.post_message(SessionUpdated(self.store, changes))
-        if _collector.over_limit:
-            _collector.collect()
+        collect_if_over_limit()
         self._last_change = time.monotonic()
         if self._idle_timer is None:
             self._idle_timer = self.target.set_timer(

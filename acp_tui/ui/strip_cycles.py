@@ -7,7 +7,7 @@ widget it draws at the widget's edges, and a widget as wide as its region
 (every message, the prompt) has exactly that one cut, so each line drawn became
 cyclic garbage: the strip, its seven caches, its segments. Only the cyclic
 collector frees such garbage, and with the app's collector policy (see
-`bridge.tune_garbage_collector`) most of it was frozen while still on screen,
+`gc_policy.tune_garbage_collector`) most of it was frozen while still on screen,
 so a flood of a million chunks piled it up until a forced full collection,
 pauses of 0.25-0.35 s without a frame (bench/exhaustion.py, chunks-1M: 4,377
 strips and 30,643 of their caches in one collection of 62,147 objects).

@@ -20,9 +20,9 @@ from acp_tui.render.markdown import MarkdownTheme, line_text, render_block
 from acp_tui.store import ops
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
-from acp_tui.ui import bridge
-from acp_tui.ui.bridge import (
-    StoreBridge,
+from acp_tui.ui import bridge, gc_policy
+from acp_tui.ui.bridge import StoreBridge
+from acp_tui.ui.gc_policy import (
     collect_when_idle,
     restore_garbage_collector,
     tune_garbage_collector,
@@ -666,7 +666,7 @@ def test_garbage_frozen_while_streaming_is_freed_when_idle(
     del cycle
     gc.collect()
     assert ref() is not None  # frozen: left alone while the session streams
-    monkeypatch.setattr(bridge, "IDLE_COLLECT_GROWTH", 0)
+    monkeypatch.setattr(gc_policy, "IDLE_COLLECT_GROWTH", 0)
     assert collect_when_idle()
     assert ref() is None
 
