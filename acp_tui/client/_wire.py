@@ -13,24 +13,45 @@ import base64
 import binascii
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel
 
-from acp_tui.protocol.schema._base import to_wire
+from acp_tui.protocol.schema._base import MAX_JSON_DEPTH, json_nested_deeper, to_wire
 from acp_tui.store import ops
 from acp_tui.store.values import UNSET, JSONObject, Patch
 
 __all__ = [
+    "CHUNK_ROLES",
+    "MAX_UPDATE_DEPTH",
+    "TOO_DEEP_TITLE",
     "decode_base64",
     "json_list",
     "json_object",
     "log_defaulted",
+    "nested_too_deeply",
     "patch",
+    "too_deep_notice",
     "tool_call_patch",
 ]
 
 _T = TypeVar("_T")
+
+MAX_UPDATE_DEPTH: Final = MAX_JSON_DEPTH - 1
+"""How many levels objects and arrays may nest in one update (the update object is
+level 1, inside the notification's params). The notification model does not
+check this (see "Nesting depth" in `acp_tui.protocol.schema._base`), so the
+translators do: a deeper update is skipped with a notice."""
+
+TOO_DEEP_TITLE: Final = "Skipped an update nested too deeply"
+"""The title of the notice that replaces an update nested too deeply."""
+
+CHUNK_ROLES: Final[dict[str, ops.MessageRole]] = {
+    "user_message_chunk": "user",
+    "agent_message_chunk": "agent",
+    "agent_thought_chunk": "thought",
+}
+"""The role of each `*_message_chunk` update kind (the same in v1 and v2)."""
 
 
 def patch(
@@ -85,6 +106,24 @@ def tool_call_patch(update: BaseModel) -> ops.PatchToolCall:
         name=patch(update, "name"),
         capabilities=patch(update, "capabilities", json_object),
     )
+
+
+def nested_too_deeply(update: BaseModel) -> bool:
+    """Whether `update` nests JSON more than `MAX_UPDATE_DEPTH` levels deep."""
+    return json_nested_deeper(update, MAX_UPDATE_DEPTH)
+
+
+def too_deep_notice(update: Any) -> list[ops.Op]:
+    """The notice that replaces an update nested too deeply (which is skipped)."""
+    kind = getattr(update, "session_update", None)
+    return [
+        ops.RecordNotice(
+            "error",
+            TOO_DEEP_TITLE,
+            f"The agent sent a {kind if isinstance(kind, str) else 'session'} update "
+            f"whose JSON nests more than {MAX_UPDATE_DEPTH} levels deep.",
+        )
+    ]
 
 
 def log_defaulted(

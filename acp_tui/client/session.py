@@ -66,7 +66,8 @@ from typing import Any, Final, Literal, TypeAlias
 import anyio
 from pydantic import ValidationError
 
-from acp_tui.client import translate_v1, translate_v2
+from acp_tui.client import v1 as translate_v1
+from acp_tui.client import v2 as translate_v2
 from acp_tui.client._wire import json_list, log_defaulted
 from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.errors import UnsupportedOperation

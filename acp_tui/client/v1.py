@@ -18,7 +18,7 @@ this module absorbs, so that nothing above the client layer knows the version:
   alone.
 * The end of a turn is the `session/prompt` response (see the session layer); v1
   has no `state_update`.
-* An update nested more than `translate_v2.MAX_UPDATE_DEPTH` levels deep is
+* An update nested more than `_wire.MAX_UPDATE_DEPTH` levels deep is
   skipped with a visible notice, as in v2.
 """
 
@@ -28,9 +28,14 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from acp_tui.client._wire import json_list, patch, tool_call_patch
-from acp_tui.client.translate_v2 import _CHUNK_ROLES as CHUNK_ROLES
-from acp_tui.client.translate_v2 import nested_too_deeply, too_deep_notice
+from acp_tui.client._wire import (
+    CHUNK_ROLES,
+    json_list,
+    nested_too_deeply,
+    patch,
+    too_deep_notice,
+    tool_call_patch,
+)
 from acp_tui.protocol.schema import v1
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.store import ops

@@ -33,14 +33,19 @@ from typing import Any, Final
 from pydantic import BaseModel
 
 from acp_tui.client._wire import (
+    CHUNK_ROLES,
+    MAX_UPDATE_DEPTH,
+    TOO_DEEP_TITLE,
     decode_base64,
     json_list,
     json_object,
+    nested_too_deeply,
     patch,
+    too_deep_notice,
     tool_call_patch,
 )
 from acp_tui.protocol.schema import v2
-from acp_tui.protocol.schema._base import MAX_JSON_DEPTH, json_nested_deeper, to_wire
+from acp_tui.protocol.schema._base import to_wire
 from acp_tui.store import ops
 from acp_tui.store.values import UNSET
 
@@ -53,21 +58,9 @@ __all__ = [
     "translate_update",
 ]
 
-MAX_UPDATE_DEPTH: Final = MAX_JSON_DEPTH - 1
-"""How many levels objects and arrays may nest in one update (the update object is
-level 1, inside the notification's params). The notification model does not
-check this (see "Nesting depth" in `acp_tui.protocol.schema._base`), so the
-translators do: a deeper update is skipped with a notice."""
-
-_CHUNK_ROLES: Final[dict[str, ops.MessageRole]] = {
-    "user_message_chunk": "user",
-    "agent_message_chunk": "agent",
-    "agent_thought_chunk": "thought",
-}
-
 
 def _chunk(update: v2.ContentChunk) -> list[ops.Op]:
-    role = _CHUNK_ROLES[update.session_update]
+    role = CHUNK_ROLES[update.session_update]
     return [ops.AppendMessageChunk(update.message_id, role, to_wire(update.content))]
 
 
@@ -212,28 +205,6 @@ def _notice(update: v2.Notice) -> list[ops.Op]:
     return [
         ops.RecordNotice(
             update.severity, update.title, update.description, to_wire(update)
-        )
-    ]
-
-
-TOO_DEEP_TITLE: Final = "Skipped an update nested too deeply"
-"""The title of the notice that replaces an update nested too deeply."""
-
-
-def nested_too_deeply(update: BaseModel) -> bool:
-    """Whether `update` nests JSON more than `MAX_UPDATE_DEPTH` levels deep."""
-    return json_nested_deeper(update, MAX_UPDATE_DEPTH)
-
-
-def too_deep_notice(update: Any) -> list[ops.Op]:
-    """The notice that replaces an update nested too deeply (which is skipped)."""
-    kind = getattr(update, "session_update", None)
-    return [
-        ops.RecordNotice(
-            "error",
-            TOO_DEEP_TITLE,
-            f"The agent sent a {kind if isinstance(kind, str) else 'session'} update "
-            f"whose JSON nests more than {MAX_UPDATE_DEPTH} levels deep.",
         )
     ]
 
