@@ -1,4 +1,4 @@
-"""Helpers shared by the translators and the request handlers, about wire models.
+"""Helpers shared by the v1 and v2 dialects, about wire models (v1 never imports v2).
 
 A wire model knows whether a field was omitted (absent from `model_fields_set`),
 sent as `null`, or sent with a value. Store patches say the same with the store's
@@ -17,6 +17,9 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel
 
+from acp_tui.client.dialect import PermissionAsk
+from acp_tui.client.ports import PermissionChoice
+from acp_tui.config import McpServerSettings
 from acp_tui.protocol.schema._base import MAX_JSON_DEPTH, json_nested_deeper, to_wire
 from acp_tui.store import ops
 from acp_tui.store.values import UNSET, JSONObject, Patch
@@ -29,8 +32,11 @@ __all__ = [
     "json_list",
     "json_object",
     "log_defaulted",
+    "mcp_entry",
     "nested_too_deeply",
     "patch",
+    "permission_ask",
+    "permission_reply",
     "too_deep_notice",
     "tool_call_patch",
 ]
@@ -172,3 +178,61 @@ def _shown(value: Any) -> str:
     """`repr(value)`, cut to 80 characters (it came from the agent)."""
     text = repr(value)
     return text if len(text) <= 80 else f"{text[:77]}..."
+
+
+def mcp_entry(name: str, server: McpServerSettings, *, typed_stdio: bool) -> JSONObject:
+    """A configured MCP server in wire form.
+
+    The v1 and v2 shapes match except that a v1 stdio server carries no `type`
+    tag (`typed_stdio=False`).
+    """
+    entry: dict[str, Any] = (
+        {} if not typed_stdio and server.type == "stdio" else {"type": server.type}
+    )
+    entry["name"] = name
+    if server.type == "stdio":
+        entry["command"] = server.command
+        entry["args"] = list(server.args)
+        entry["env"] = [{"name": k, "value": v} for k, v in server.env.items()]
+    else:
+        entry["url"] = server.url
+        entry["headers"] = [{"name": k, "value": v} for k, v in server.headers.items()]
+    return entry
+
+
+def permission_ask(
+    session_id: str,
+    title: str | None,
+    description: str | None,
+    subject: JSONObject | None,
+    options: Sequence[BaseModel],
+    tool_call_id: str | None,
+    meta: JSONObject | None,
+) -> PermissionAsk:
+    """A permission request of either version as the neutral `PermissionAsk`.
+
+    The options of both versions share `optionId`, `name` and `kind`.
+    """
+    choices = tuple(
+        PermissionChoice(
+            getattr(o, "option_id"),  # noqa: B009 - both versions, one field
+            getattr(o, "name"),  # noqa: B009
+            getattr(o, "kind"),  # noqa: B009
+        )
+        for o in options
+    )
+    return PermissionAsk(
+        session_id,
+        title,
+        description,
+        subject,
+        [to_wire(o) for o in options],
+        choices,
+        tool_call_id,
+        meta,
+    )
+
+
+def permission_reply(outcome: JSONObject) -> JSONObject:
+    """The `session/request_permission` result (the same shape in v1 and v2)."""
+    return {"outcome": outcome}

@@ -3,15 +3,18 @@
 https://agentclientprotocol.com/protocol/session-setup (v1) and
 https://agentclientprotocol.com/protocol/v2/session-setup (v2).
 
-`AcpClient` is the one object above the wire that knows which version the
-connection speaks; callers (the UI, `acp-tui print`) use version-neutral methods
-and read version-neutral `SessionStore`s:
+`AcpClient` is version-neutral: whatever depends on the negotiated version (params,
+results, updates, permissions, auth, the turn-end rule, v1's client services) is
+asked of the connection's dialect (`client.dialect`, implemented by `client.v1` and
+`client.v2`); it never compares versions. Callers (the UI, `acp-tui print`) use
+version-neutral methods and read version-neutral `SessionStore`s:
 
 * `session/update` notifications are validated against the negotiated version's
-  model, translated (`translate_v1` / `translate_v2`) and applied to that session's
-  store, in received order. Updates for a session whose `session/new` response has
-  not arrived yet are held and applied first when it does; the response's own
-  config options and commands never overwrite what updates already reported.
+  model, translated (the session's `SessionTranslator`) and applied to that
+  session's store, in received order. Updates for a session whose `session/new`
+  response has not arrived yet are held and applied first when it does; the
+  response's own config options and commands never overwrite what updates
+  already reported.
   A resume/load response is the other way round: the replay before it is
   history, so the config options (and v2 commands) it carries are the agent's
   latest state and replace the replayed ones (a list it omits leaves them).
@@ -66,26 +69,22 @@ from typing import Any, Final, Literal, TypeAlias
 import anyio
 from pydantic import ValidationError
 
-from acp_tui.client import v1 as translate_v1
-from acp_tui.client import v2 as translate_v2
-from acp_tui.client._wire import json_list, log_defaulted
 from acp_tui.client.connection import ClientFeatures, Connection
+from acp_tui.client.dialect import (
+    Dialect,
+    SessionFeatures,
+    SessionSummary,
+    SessionTranslator,
+)
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.file_writes import FileWrites
 from acp_tui.client.fs import FileSystemAccess
 from acp_tui.client.message_origins import MessageOrigins
-from acp_tui.client.ports import PermissionChoice, PermissionPrompter, PermissionRequest
+from acp_tui.client.ports import PermissionPrompter, PermissionRequest
 from acp_tui.client.terminals import ClientTerminals
 from acp_tui.config import McpServerSettings
 from acp_tui.protocol.dispatcher import Diagnostic, RequestContext
-from acp_tui.protocol.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    METHOD_NOT_FOUND,
-    RpcError,
-)
-from acp_tui.protocol.schema import v1, v2
-from acp_tui.protocol.schema._base import to_wire
+from acp_tui.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from acp_tui.protocol.transport import ConnectionClosed
 from acp_tui.store import ops
 from acp_tui.store.changes import Change
@@ -106,28 +105,6 @@ log = logging.getLogger(__name__)
 
 MAX_EARLY_UPDATES: Final = 10_000
 """Updates held for a session id whose `session/new` response is still pending."""
-
-TERMINAL_METHODS: Final = frozenset(
-    {
-        "terminal/create",
-        "terminal/output",
-        "terminal/wait_for_exit",
-        "terminal/kill",
-        "terminal/release",
-    }
-)
-"""The v1 client-owned terminal methods (served when `features.terminal` is on)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SessionSummary:
-    """One entry of `session/list`, in wire form (`raw`) plus the common fields."""
-
-    session_id: str
-    cwd: str
-    title: str | None
-    updated_at: str | None
-    raw: JSONObject
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,24 +131,6 @@ def plain_store(opening: SessionOpening) -> SessionStore:
     return SessionStore(opening.session_id, cwd=str(opening.cwd))
 
 
-@dataclass(frozen=True, slots=True)
-class SessionFeatures:
-    """Which session methods the agent offers (from its negotiated capabilities)."""
-
-    list: bool = False
-    """`session/list`."""
-    replay: bool = False
-    """Reattach with the history replayed (v2 `session/resume`, v1 `session/load`)."""
-    resume: bool = False
-    """Reattach without a replay (v2 `session/resume`, v1 `session/resume`)."""
-    delete: bool = False
-    """`session/delete`."""
-    additional_directories: bool = False
-    """`additionalDirectories` on session setup (v1 and v2 capability markers)."""
-    close: bool = False
-    """`session/close` (v2: part of the session baseline; v1: its marker)."""
-
-
 @dataclass(slots=True)
 class _Turn:
     """The bookkeeping of one prompt turn."""
@@ -186,7 +145,8 @@ class _Session:
     store: SessionStore
     cwd: Path
     roots: FileSystemAccess
-    v1: translate_v1.V1Translator | None
+    translator: SessionTranslator
+    """The dialect's side of this session (`dialect.SessionTranslator`)."""
     origins: MessageOrigins
     """Marks the user messages the agent wrote itself (not the user's)."""
     writes: FileWrites
@@ -300,14 +260,14 @@ class AcpClient:
         return self.connection.protocol_version
 
     @property
+    def dialect(self) -> Dialect:
+        """What depends on the negotiated version (`client.v1` / `client.v2`)."""
+        return self.connection.dialect
+
+    @property
     def agent_name(self) -> str | None:
         """The name the agent reported in `initialize` (None: it gave none)."""
-        result = self.connection.initialize_result
-        if isinstance(result, v2.InitializeResponse):
-            info: v1.Implementation | v2.Implementation | None = result.info
-        else:
-            info = result.agent_info
-        return None if info is None else info.name
+        return self.dialect.agent_name
 
     def store(self, session_id: str) -> SessionStore:
         """The store of a session this client opened."""
@@ -315,79 +275,21 @@ class AcpClient:
 
     def session_features(self) -> SessionFeatures:
         """The session methods the agent advertised."""
-        if self.version == 1:
-            caps = self._v1_caps()
-            sessions = caps.session_capabilities
-            return SessionFeatures(
-                list=sessions.list is not None,
-                replay=caps.load_session,
-                resume=sessions.resume is not None,
-                delete=sessions.delete is not None,
-                additional_directories=sessions.additional_directories is not None,
-                close=sessions.close is not None,
-            )
-        v2_caps = self._v2_session_caps()
-        if v2_caps is None:
-            return SessionFeatures()
-        return SessionFeatures(
-            list=True,
-            replay=True,
-            resume=True,
-            delete=v2_caps.delete is not None,
-            additional_directories=v2_caps.additional_directories is not None,
-            close=True,
-        )
+        return self.dialect.session_features()
 
     async def _call(self, method: str, params: Any) -> Any:
         return await self.connection.dispatcher.request(method, params)
 
     # ------------------------------------------------------------ capabilities
 
-    def _v1_caps(self) -> v1.AgentCapabilities:
-        result = self.connection.initialize_result
-        assert isinstance(result, v1.InitializeResponse)
-        return result.agent_capabilities
-
-    def _v2_session_caps(self) -> v2.SessionCapabilities | None:
-        result = self.connection.initialize_result
-        assert isinstance(result, v2.InitializeResponse)
-        return result.capabilities.session
-
     def _mcp_entries(self) -> list[JSONObject]:
         """Configured MCP servers in the wire shape, for transports the agent has."""
-        entries: list[JSONObject] = []
-        for name, server in self.mcp_servers.items():
-            if self.version == 1:
-                caps = self._v1_caps().mcp_capabilities
-                if server.type == "http" and not (caps and caps.http):
-                    continue
-                if server.type == "sse" and not (caps and caps.sse):
-                    continue
-                entries.append(_mcp_entry(name, server, 1))
-            else:
-                session = self._v2_session_caps()
-                mcp = session.mcp if session is not None else None
-                if server.type == "sse":
-                    continue  # not in v2
-                if server.type == "stdio" and not (mcp and mcp.stdio is not None):
-                    continue
-                if server.type == "http" and not (mcp and mcp.http is not None):
-                    continue
-                entries.append(_mcp_entry(name, server, 2))
-        return entries
+        return self.dialect.mcp_servers(self.mcp_servers)
 
     def _additional_directories(self, directories: Sequence[Path]) -> list[str]:
         if not directories:
             return []
-        if self.version == 1:
-            caps = self._v1_caps().session_capabilities
-            supported = caps is not None and caps.additional_directories is not None
-        else:
-            session = self._v2_session_caps()
-            supported = (
-                session is not None and session.additional_directories is not None
-            )
-        if not supported:
+        if not self.session_features().additional_directories:
             raise UnsupportedOperation(
                 "the agent does not support additional directories"
             )
@@ -416,12 +318,13 @@ class AcpClient:
     ) -> _Session:
         opening = SessionOpening(session_id, cwd, how, self.version, self.agent_name)
         store = self._store_factory(opening)
-        translator = translate_v1.V1Translator(store) if self.version == 1 else None
+        translator = self.dialect.translator(store)
         origins = MessageOrigins(store, reattaching=how != "new")
         writes = FileWrites(store, roots, cwd)
         session = _Session(store, cwd, roots, translator, origins, writes)
         tasks = self.connection.tasks
-        if self.version == 1 and self.features.terminal and tasks is not None:
+        serves = self.dialect.serves_terminals and self.features.terminal
+        if serves and tasks is not None:
             session.terminals = ClientTerminals(store, roots, tasks)
         replaced = self._sessions.get(session_id)
         if replaced is not None:  # reopened under the same id: the old store is done
@@ -456,36 +359,19 @@ class AcpClient:
         self._pending_new += 1
         try:
             raw = await self._call("session/new", params)
-            session: _Session
-            if self.version == 1:
-                result1 = v1.NewSessionResponse.model_validate(raw)
-                session = self._open(result1.session_id, cwd, access)
-                assert session.v1 is not None
-                session.v1.modes = result1.modes
-                options = session.v1.config_options(
-                    json_list(result1.config_options or [])
-                )
-                commands: list[JSONObject] = []
-            else:
-                result2 = v2.NewSessionResponse.model_validate(raw)
-                session = self._open(result2.session_id, cwd, access)
-                options = json_list(result2.config_options)
-                commands = json_list(result2.available_commands)
+            session_id, result = self.dialect.parse_new(raw)
+            session = self._open(session_id, cwd, access)
+            options, commands = session.translator.new_lists(result)
         finally:
             self._pending_new -= 1
             if not self._pending_new:  # another session/new may still claim some
                 self._early.clear()
-        _set_lists(session.store, options, commands)
+        _set_lists(session.store, options or [], commands or [])
         return session.store
 
     async def list_sessions(self, cwd: Path | None = None) -> list[SessionSummary]:
         """`session/list`, following `nextCursor` to the end (cursors stay opaque)."""
-        if self.version == 1:
-            caps = self._v1_caps().session_capabilities
-            if caps is None or caps.list is None:
-                raise UnsupportedOperation("the agent does not list sessions")
-        elif self._v2_session_caps() is None:
-            raise UnsupportedOperation("the agent does not support sessions")
+        self.dialect.check_list()
         summaries: list[SessionSummary] = []
         cursor: str | None = None
         seen: set[str] = set()
@@ -496,23 +382,8 @@ class AcpClient:
             if cursor is not None:
                 params["cursor"] = cursor
             raw = await self._call("session/list", params)
-            model = (
-                v1.ListSessionsResponse
-                if self.version == 1
-                else v2.ListSessionsResponse
-            )
-            page = model.model_validate(raw)
-            for info in page.sessions:
-                summaries.append(
-                    SessionSummary(
-                        info.session_id,
-                        info.cwd,
-                        info.title,
-                        info.updated_at,
-                        to_wire(info),
-                    )
-                )
-            cursor = page.next_cursor
+            page, cursor = self.dialect.list_page(raw)
+            summaries.extend(page)
             if cursor is None or cursor in seen:  # a repeated cursor would loop forever
                 return summaries
             seen.add(cursor)
@@ -535,15 +406,7 @@ class AcpClient:
         roots, or `roots` when the caller gives them (the user agreed to them).
         """
         extra = self._additional_directories(additional_directories)
-        method = "session/resume"
-        if self.version == 1:
-            caps = self._v1_caps()
-            if replay:
-                if not caps.load_session:
-                    raise UnsupportedOperation("the agent cannot load sessions")
-                method = "session/load"
-            elif caps.session_capabilities.resume is None:
-                raise UnsupportedOperation("the agent cannot resume sessions")
+        method, replay_params = self.dialect.resume_request(replay)
         params: dict[str, Any] = {
             "sessionId": session_id,
             "cwd": str(cwd),
@@ -551,46 +414,22 @@ class AcpClient:
         }
         if extra:
             params["additionalDirectories"] = extra
-        if self.version == 2 and replay:
-            params["replayFrom"] = {"type": "start"}
+        params.update(replay_params)
         access = await self._roots(cwd, additional_directories, roots)
         # Open first: replayed updates arrive before the response.
         how: Literal["load", "resume"] = "load" if replay else "resume"
         session = self._open(session_id, cwd, access, how)
         # The response is the agent's latest state: the lists it carries replace
         # what the replay reported (a list it omits leaves the replayed one).
-        options: list[JSONObject] | None = None
-        commands: list[JSONObject] | None = None
         try:
             raw = await self._call(method, params)
-            if self.version == 1:
-                model = v1.LoadSessionResponse if replay else v1.ResumeSessionResponse
-                result1 = model.model_validate(raw)
-                assert session.v1 is not None
-                session.v1.modes = result1.modes
-                # The modes come with the response, after the replay: options
-                # the replay stored stay (unless the response lists its own),
-                # and get the mode option the replay could not synthesise yet.
-                if result1.config_options is not None:
-                    options = session.v1.config_options(
-                        json_list(result1.config_options)
-                    )
-                elif result1.modes is not None:
-                    replayed = [dict(o) for o in session.store.config_options]
-                    options = session.v1.config_options(replayed)
-            else:
-                result2 = v2.ResumeSessionResponse.model_validate(raw or {})
-                if _carries_list(raw, "configOptions"):
-                    options = json_list(result2.config_options)
-                if _carries_list(raw, "availableCommands"):
-                    commands = json_list(result2.available_commands)
+            options, commands = session.translator.resumed_lists(raw, replay)
         except BaseException:
             if self._sessions.get(session_id) is session:
                 del self._sessions[session_id]  # not resumed: no half-open session
             raise
         session.origins.reattached()  # later user messages are not history
-        if session.v1 is not None:
-            session.v1.end_message()  # the replay's last message is over
+        session.translator.end_message()  # the replay's last message is over
         if options is not None:
             session.store.apply(ops.SetConfigOptions(options))
         if commands is not None:
@@ -635,13 +474,7 @@ class AcpClient:
 
     async def delete_session(self, session_id: str) -> None:
         """`session/delete` (needs the agent's `delete` capability)."""
-        if self.version == 1:
-            caps = self._v1_caps().session_capabilities
-            supported = caps is not None and caps.delete is not None
-        else:
-            session = self._v2_session_caps()
-            supported = session is not None and session.delete is not None
-        if not supported:
+        if not self.session_features().delete:
             raise UnsupportedOperation("the agent cannot delete sessions")
         await self._call("session/delete", {"sessionId": session_id})
         await self._forget(session_id)
@@ -660,7 +493,7 @@ class AcpClient:
             session.unsubscribe()
         session.cancelled.set()
         turn = session.turn
-        if turn is not None and self.version == 2:
+        if turn is not None and not self.dialect.turn_ends_with_response:
             turn.stop_reason = "cancelled"
             turn.done.set()
         if session.terminals is not None:
@@ -695,13 +528,10 @@ class AcpClient:
         session.start_work()
         params = {"sessionId": session_id, "prompt": list(blocks)}
         store = session.store
-        if self.version == 1:
-            translator = session.v1
-            assert translator is not None
-            translator.end_message()
-            message_id = translator.new_message_id("user")
-            store.apply(ops.UpsertMessage(message_id, "user", content=list(blocks)))
-            translator.end_message()
+        if self.dialect.turn_ends_with_response:
+            translator = session.translator
+            for op in translator.user_prompt(blocks):
+                store.apply(op)
             store.apply(ops.SetState("running"))
             try:
                 raw = await self._call("session/prompt", params)
@@ -711,9 +541,9 @@ class AcpClient:
             finally:
                 translator.end_message()
                 session.work_ended()  # v1: the response ends the turn
-            response = v1.PromptResponse.model_validate(raw)
-            store.apply(ops.SetState("idle", response.stop_reason, raw=raw))
-            return response.stop_reason
+            stop_reason = self.dialect.stop_reason(raw)
+            store.apply(ops.SetState("idle", stop_reason, raw=raw))
+            return stop_reason
         session.origins.prompt_sent(blocks)
         try:
             # `{}` or `{messageId}`: accepted; the id names its acknowledgment.
@@ -768,47 +598,26 @@ class AcpClient:
         `session/set_mode` instead (the agent knows no such config option).
         """
         session = self._sessions[session_id]
-        translator = session.v1
-        if (
-            translator is not None
-            and translator.mode_synthesised
-            and config_id == translate_v1.MODE_OPTION_ID
-        ):
+        translator = session.translator
+        if translator.is_mode_option(config_id):
             await self.set_mode(session_id, str(value))
-            update = v1.CurrentModeUpdate(current_mode_id=str(value))
-            session.store.apply_many(translator.translate_update(update))
+            session.store.apply_many(translator.mode_set(str(value)))
             return
         params: dict[str, Any] = {"sessionId": session_id, "configId": config_id}
-        if isinstance(value, bool):
-            params["type"] = "boolean"
-        elif self.version == 2:
-            params["type"] = "id"
+        value_type = self.dialect.config_value_type(value)
+        if value_type is not None:
+            params["type"] = value_type
         params["value"] = value
         raw = await self._call("session/set_config_option", params)
-        model = (
-            v1.SetSessionConfigOptionResponse
-            if self.version == 1
-            else v2.SetSessionConfigOptionResponse
-        )
-        result = model.model_validate(raw)
-        options = json_list(result.config_options)
-        if translator is not None:
-            options = translator.config_options(options)
+        options = translator.config_options(self.dialect.parse_config_options(raw))
         session.store.apply(ops.SetConfigOptions(options))
 
     async def set_mode(self, session_id: str, mode_id: str) -> None:
         """v1 `session/set_mode`."""
-        if self.version != 1:
-            raise UnsupportedOperation("modes are config options in ACP v2")
+        self.dialect.check_set_mode()
         await self._call(
             "session/set_mode", {"sessionId": session_id, "modeId": mode_id}
         )
-
-    def _require_v2_auth(self) -> None:
-        # v2: no (or empty) authMethods means auth/login and auth/logout MUST NOT
-        # be called.
-        if not self.connection.initialize_result.auth_methods:
-            raise UnsupportedOperation("the agent offers no authentication methods")
 
     async def authenticate(self, method_id: str) -> None:
         """v2 `auth/login {methodId}`; v1 `authenticate {methodId}`.
@@ -816,21 +625,15 @@ class AcpClient:
         A v2 `terminal` method is not logged in this way: the client runs the
         agent's command in a terminal instead (not done by this layer).
         """
-        if self.version == 1:
-            await self._call("authenticate", {"methodId": method_id})
-            return
-        self._require_v2_auth()
-        await self._call("auth/login", {"methodId": method_id})
+        method, params = self.dialect.login(method_id)
+        await self._call(method, params)
 
     def can_logout(self) -> bool:
         """Whether the agent may be sent a logout.
 
         v2: it lists authentication methods; v1: `agentCapabilities.auth.logout`.
         """
-        if self.version == 1:
-            auth = self._v1_caps().auth
-            return auth is not None and auth.logout is not None
-        return bool(self.connection.initialize_result.auth_methods)
+        return self.dialect.can_logout()
 
     async def logout(self) -> None:
         """v2 `auth/logout`; v1 `logout` (needs `agentCapabilities.auth.logout`).
@@ -840,7 +643,7 @@ class AcpClient:
         """
         if not self.can_logout():
             raise UnsupportedOperation("the agent does not support logout")
-        await self._call("logout" if self.version == 1 else "auth/logout", {})
+        await self._call(self.dialect.logout_method, {})
 
     # ------------------------------------------------------- turn bookkeeping
 
@@ -851,7 +654,7 @@ class AcpClient:
                 session.work_tool_calls[change.id] = None
             elif change.kind == "state":
                 state_changed = True
-        if self.version == 1 or not state_changed:
+        if self.dialect.turn_ends_with_response or not state_changed:
             return
         state = session.store.state
         turn = session.turn
@@ -894,12 +697,7 @@ class AcpClient:
 
     def _apply_update(self, session: _Session, params: Any) -> None:
         try:
-            if session.v1 is not None:
-                notification1 = v1.SessionNotification.model_validate(params)
-                operations = session.v1.translate_update(notification1.update)
-            else:
-                notification2 = v2.UpdateSessionNotification.model_validate(params)
-                operations = translate_v2.translate_update(notification2.update)
+            operations = session.translator.translate(params)
         except ValidationError as error:
             self._malformed(params, error)
             return
@@ -927,63 +725,21 @@ class AcpClient:
         """Serve the agent's requests."""
         if method == "session/request_permission":
             return await self._permission(params, context)
-        if self.version == 1 and method == "fs/read_text_file":
-            if not self.features.read_text_file:
-                raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
-            read = v1.ReadTextFileRequest.model_validate(params)
-            log_defaulted(log, method, params, read)
-            roots = self._session_for(read.session_id).roots
-            content = await roots.read_text_file(read.path, read.line, read.limit)
-            return {"content": content}
-        if self.version == 1 and method == "fs/write_text_file":
-            if not self.features.write_text_file:
-                raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
-            write = v1.WriteTextFileRequest.model_validate(params)
-            # Shown in the conversation: it names no tool call (`file_writes`).
-            writes = self._session_for(write.session_id).writes
-            await writes.write(
-                write.path, write.content, allow_git=self.features.git_writes
-            )
-            return {}
-        if self.version == 1 and method in TERMINAL_METHODS:
-            if not self.features.terminal:
-                raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
-            return await self._terminal_request(method, params)
-        raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+        return await self.dialect.serve(method, params, self)
 
-    async def _terminal_request(self, method: str, params: Any) -> JSONObject:
-        """Serve one v1 `terminal/*` request.
+    # The `dialect.ClientServices` the agent's client-side requests reach.
 
-        https://agentclientprotocol.com/protocol/terminals
-        """
-        if method == "terminal/create":
-            create = v1.CreateTerminalRequest.model_validate(params)
-            log_defaulted(log, method, params, create)
-            terminals = self._terminals_for(create.session_id)
-            terminal_id = await terminals.create(
-                create.command,
-                create.args,
-                {variable.name: variable.value for variable in create.env},
-                create.cwd,
-                create.output_byte_limit,
-            )
-            return {"terminalId": terminal_id}
-        if method == "terminal/output":
-            output = v1.TerminalOutputRequest.model_validate(params)
-            terminals = self._terminals_for(output.session_id)
-            return terminals.output(output.terminal_id).to_json()
-        if method == "terminal/wait_for_exit":
-            wait = v1.WaitForTerminalExitRequest.model_validate(params)
-            terminals = self._terminals_for(wait.session_id)
-            status = await terminals.wait_for_exit(wait.terminal_id)
-            return status.to_json()
-        if method == "terminal/kill":
-            kill = v1.KillTerminalRequest.model_validate(params)
-            await self._terminals_for(kill.session_id).kill(kill.terminal_id)
-            return {}
-        release = v1.ReleaseTerminalRequest.model_validate(params)
-        await self._terminals_for(release.session_id).release(release.terminal_id)
-        return {}
+    def fs_access(self, session_id: str) -> FileSystemAccess:
+        """The directories `fs/*` requests of this session may reach."""
+        return self._session_for(session_id).roots
+
+    def file_writes(self, session_id: str) -> FileWrites:
+        """Serves this session's `fs/write_text_file` and shows every write."""
+        return self._session_for(session_id).writes
+
+    def client_terminals(self, session_id: str) -> ClientTerminals:
+        """This session's client-owned terminals."""
+        return self._terminals_for(session_id)
 
     def _terminals_for(self, session_id: str) -> ClientTerminals:
         terminals = self._session_for(session_id).terminals
@@ -1005,50 +761,22 @@ class AcpClient:
         # Applied synchronously, before the first await: the dispatcher guarantees
         # this runs before the next message is read, so the tool-call subject is
         # ordered with the updates around it.
-        if self.version == 1:
-            request1 = v1.RequestPermissionRequest.model_validate(params)
-            session = self._session_for(request1.session_id)
-            tool_patch = translate_v1.tool_call_patch(request1.tool_call)
-            session.store.apply(tool_patch)
-            tool_call = session.store.tool_call(request1.tool_call.tool_call_id)
-            title = tool_call.title if tool_call is not None else None
-            description = None
-            subject: JSONObject | None = {
-                "type": "tool_call",
-                "toolCall": to_wire(request1.tool_call),
-            }
-            options: Sequence[v1.PermissionOption | v2.PermissionOption]
-            options = request1.options
-            tool_call_id: str | None = request1.tool_call.tool_call_id
-            meta = request1.meta
-        else:
-            request2 = v2.RequestPermissionRequest.model_validate(params)
-            session = self._session_for(request2.session_id)
-            title, description = request2.title, request2.description
-            subject = (
-                to_wire(request2.subject) if request2.subject is not None else None
-            )
-            tool_call_id = None
-            if isinstance(request2.subject, v2.ToolCallPermissionSubject):
-                session.store.apply(
-                    translate_v2.tool_call_patch(request2.subject.tool_call)
-                )
-                tool_call_id = request2.subject.tool_call.tool_call_id
-            elif isinstance(request2.subject, v2.CommandPermissionSubject):
-                tool_call_id = request2.subject.tool_call_id
-            options = request2.options
-            meta = request2.meta
+        ask = self.dialect.permission(
+            params, lambda session_id: self._session_for(session_id).store
+        )
+        session = self._session_for(ask.session_id)
         permission_id = str(context.id)
-        choices = tuple(PermissionChoice(o.option_id, o.name, o.kind) for o in options)
+        title, description, subject = ask.title, ask.description, ask.subject
+        choices, tool_call_id = ask.choices, ask.tool_call_id
         session.store.apply(
             ops.AddPermission(
                 permission_id,
                 title,
                 description,
                 subject,
-                [to_wire(o) for o in options],
+                ask.options,
                 tool_call_id,
-                meta,
+                ask.meta,
             )
         )
         context.handles_cancellation = True
@@ -1069,7 +797,7 @@ class AcpClient:
         else:  # dismissed, withdrawn, cancelled, or not an offered option
             outcome = {"outcome": "cancelled"}
         session.store.apply(ops.ResolvePermission(permission_id, outcome))
-        return {"outcome": outcome}
+        return self.dialect.permission_reply(outcome)
 
     async def _ask(
         self,
@@ -1115,27 +843,3 @@ def _set_lists(
         store.apply(ops.SetConfigOptions(options))
     if commands and not store.commands:
         store.apply(ops.SetAvailableCommands(commands))
-
-
-def _carries_list(raw: Any, key: str) -> bool:
-    """Whether a response object reports the list `key` (an array, maybe empty)."""
-    return isinstance(raw, dict) and isinstance(raw.get(key), list)
-
-
-def _mcp_entry(name: str, server: McpServerSettings, version: int) -> JSONObject:
-    """A configured MCP server in the wire shape of `version`.
-
-    The shapes match except that a v1 stdio server carries no `type` tag.
-    """
-    entry: dict[str, Any] = (
-        {} if version == 1 and server.type == "stdio" else {"type": server.type}
-    )
-    entry["name"] = name
-    if server.type == "stdio":
-        entry["command"] = server.command
-        entry["args"] = list(server.args)
-        entry["env"] = [{"name": k, "value": v} for k, v in server.env.items()]
-    else:
-        entry["url"] = server.url
-        entry["headers"] = [{"name": k, "value": v} for k, v in server.headers.items()]
-    return entry

@@ -1,8 +1,14 @@
-"""ACP v2 `session/update` → version-neutral store operations.
+"""The ACP v2 dialect (`V2Dialect`), and v2 `session/update` → the store's ops.
+
+`V2Dialect` implements `client.dialect.Dialect` for v2: initialize (whose offer
+carries the v1 fields as plain JSON), the session methods' params and results,
+permissions, auth, prompt capabilities and the turn-end rule (an idle
+`state_update`); v2 clients serve no `fs/*` or `terminal/*`. With
+`protocol.schema.v2`, the only module (besides negotiation) that knows v2 shapes;
+it never imports `client.v1` (shared helpers: `client._wire`).
 
 https://agentclientprotocol.com/protocol/v2/prompt-lifecycle and the v2 migration
-guide. The only module besides the connection and session layers that knows v2
-shapes. Every update kind maps onto the same store ops the v1 translator uses:
+guide. Every update kind maps onto the same store ops the v1 translator uses:
 
 * `*_message_chunk` → `AppendMessageChunk` (the chunk's own `_meta` is dropped: it
   belongs to the chunk, not the message);
@@ -27,8 +33,10 @@ levels deep is skipped with a visible notice (both translators check this).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
 
 from pydantic import BaseModel
 
@@ -39,19 +47,41 @@ from acp_tui.client._wire import (
     decode_base64,
     json_list,
     json_object,
+    mcp_entry,
     nested_too_deeply,
     patch,
+    permission_ask,
+    permission_reply,
     too_deep_notice,
     tool_call_patch,
 )
+from acp_tui.client.auth import AuthChoice
+from acp_tui.client.dialect import (
+    AgentIdentity,
+    ClientServices,
+    Lists,
+    PermissionAsk,
+    SessionFeatures,
+    SessionSummary,
+)
+from acp_tui.client.errors import UnsupportedOperation
+from acp_tui.client.prompt_content import PromptCapabilities
+from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v2
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.store import ops
-from acp_tui.store.values import UNSET
+from acp_tui.store.store import SessionStore
+from acp_tui.store.values import UNSET, JSONObject
+
+if TYPE_CHECKING:
+    from acp_tui.client.connection import ClientFeatures, ClientIdentity
+    from acp_tui.config import McpServerSettings
 
 __all__ = [
     "MAX_UPDATE_DEPTH",
     "TOO_DEEP_TITLE",
+    "V2Dialect",
+    "V2Translator",
     "nested_too_deeply",
     "too_deep_notice",
     "tool_call_patch",
@@ -240,3 +270,290 @@ def translate_update(update: Any) -> list[ops.Op]:
     if nested_too_deeply(update):
         return too_deep_notice(update)
     return _HANDLERS.get(type(update), _unknown)(update)
+
+
+# -- the v2 dialect ---------------------------------------------------------------
+
+
+class V2Translator:
+    """A v2 session's translation: stateless, the updates carry their ids."""
+
+    def translate(self, params: Any) -> list[ops.Op]:
+        """The store ops for a `session/update`'s params."""
+        notification = v2.UpdateSessionNotification.model_validate(params)
+        return translate_update(notification.update)
+
+    def new_lists(self, result: object) -> Lists:
+        """The config options and commands of a `session/new` result."""
+        assert isinstance(result, v2.NewSessionResponse)
+        return json_list(result.config_options), json_list(result.available_commands)
+
+    def resumed_lists(self, raw: Any, replay: bool) -> Lists:
+        """The lists a `session/resume` response carries (an omitted one: None)."""
+        result = v2.ResumeSessionResponse.model_validate(raw or {})
+        options = commands = None
+        if _carries_list(raw, "configOptions"):
+            options = json_list(result.config_options)
+        if _carries_list(raw, "availableCommands"):
+            commands = json_list(result.available_commands)
+        return options, commands
+
+    def config_options(self, options: Sequence[JSONObject]) -> list[JSONObject]:
+        """The agent's options as they are (v2 has no modes to add)."""
+        return list(options)
+
+    def end_message(self) -> None:
+        """Nothing to do: v2 chunks name their message."""
+
+    def user_prompt(self, blocks: Sequence[JSONObject]) -> list[ops.Op]:
+        """Nothing: a v2 agent acknowledges the prompt with a user message."""
+        return []
+
+    def is_mode_option(self, config_id: str) -> bool:
+        """Never: v2 modes are config options of the agent's own."""
+        return False
+
+    def mode_set(self, mode_id: str) -> list[ops.Op]:
+        """Nothing (v2 has no `session/set_mode`)."""
+        return []
+
+
+def _carries_list(raw: Any, key: str) -> bool:
+    """Whether a response object reports the list `key` (an array, maybe empty)."""
+    return isinstance(raw, dict) and isinstance(raw.get(key), list)
+
+
+class V2Dialect:
+    """ACP v2 (https://agentclientprotocol.com/protocol/v2/): see `dialect.Dialect`."""
+
+    version: Final = 2
+    turn_ends_with_response: Final = False
+    serves_terminals: Final = False
+    logout_method: Final = "auth/logout"
+
+    def __init__(self, result: v2.InitializeResponse) -> None:
+        self.result = result
+
+    @staticmethod
+    def initialize_params(
+        identity: ClientIdentity, features: ClientFeatures
+    ) -> dict[str, Any]:
+        """The v2 `initialize` params, carrying the v1 fields too.
+
+        `clientInfo` and `clientCapabilities` are extra keys (the v2 schema allows
+        them), so a v1-only agent reads its capabilities from the same message.
+        They are plain JSON, not built with the v1 models: a v2 offer must not
+        load them (see acp_tui.protocol.schema). A test checks that they are what
+        the v1 models give and validate as v1. v1 capabilities always include
+        `session.configOptions.boolean` (see `client.v1`).
+        """
+        request = v2.InitializeRequest(
+            protocol_version=2,
+            info=v2.Implementation(
+                name=identity.name, title=identity.title, version=identity.version
+            ),
+            capabilities=v2.ClientCapabilities(),
+        )
+        if features.terminal_auth:
+            request.capabilities.auth = v2.AuthCapabilities(
+                terminal=v2.TerminalAuthCapabilities()
+            )
+        params = to_wire(request)
+        params["clientInfo"] = dict(params["info"])  # v1 Implementation: same fields
+        v1_capabilities: dict[str, Any] = {
+            "fs": {
+                "readTextFile": features.read_text_file,
+                "writeTextFile": features.write_text_file,
+            },
+            "terminal": features.terminal,
+            "session": {"configOptions": {"boolean": {}}},
+        }
+        if features.terminal_auth:
+            v1_capabilities["auth"] = {"terminal": True}
+        params["clientCapabilities"] = v1_capabilities
+        return params
+
+    @staticmethod
+    def parse_initialize(raw: Any) -> v2.InitializeResponse:
+        """The agent's v2 `initialize` result."""
+        return v2.InitializeResponse.model_validate(raw)
+
+    # -------------------------------------------------------------- capabilities
+
+    @property
+    def agent(self) -> AgentIdentity:
+        """The agent's `info` (named `agent` if it gave none)."""
+        info = self.result.info
+        if info is None:
+            return AgentIdentity(name="agent", title=None, version=None)
+        return AgentIdentity(name=info.name, title=info.title, version=info.version)
+
+    @property
+    def agent_name(self) -> str | None:
+        """The name the agent reported in `initialize` (None: it gave none)."""
+        return None if self.result.info is None else self.result.info.name
+
+    def _session_caps(self) -> v2.SessionCapabilities | None:
+        return self.result.capabilities.session
+
+    def session_features(self) -> SessionFeatures:
+        """v2: the session baseline (list, resume, close) if it has sessions."""
+        caps = self._session_caps()
+        if caps is None:
+            return SessionFeatures()
+        return SessionFeatures(
+            list=True,
+            replay=True,
+            resume=True,
+            delete=caps.delete is not None,
+            additional_directories=caps.additional_directories is not None,
+            close=True,
+        )
+
+    def prompt_capabilities(self) -> PromptCapabilities:
+        """`capabilities.session.prompt` (an absent or null entry: unsupported)."""
+        session = self._session_caps()
+        caps = session.prompt if session is not None else None
+        if caps is None:
+            return PromptCapabilities()
+        return PromptCapabilities(
+            image=caps.image is not None,
+            audio=caps.audio is not None,
+            embedded_context=caps.embedded_context is not None,
+        )
+
+    def auth_choices(self) -> list[AuthChoice]:
+        """The agent's `authMethods`, in order."""
+        return [_auth_choice(method) for method in self.result.auth_methods]
+
+    def login(self, method_id: str) -> tuple[str, JSONObject]:
+        """`auth/login {methodId}`, only if the agent lists auth methods."""
+        self._require_auth()
+        return "auth/login", {"methodId": method_id}
+
+    def _require_auth(self) -> None:
+        # No (or empty) authMethods: auth/login and auth/logout MUST NOT be called.
+        if not self.result.auth_methods:
+            raise UnsupportedOperation("the agent offers no authentication methods")
+
+    def can_logout(self) -> bool:
+        """Whether the agent lists authentication methods."""
+        return bool(self.result.auth_methods)
+
+    def mcp_servers(self, servers: Mapping[str, McpServerSettings]) -> list[JSONObject]:
+        """Stdio and http servers, where `session.mcp` has them (no sse in v2)."""
+        session = self._session_caps()
+        mcp = session.mcp if session is not None else None
+        entries: list[JSONObject] = []
+        for name, server in servers.items():
+            if server.type == "sse":
+                continue  # not in v2
+            if server.type == "stdio" and not (mcp and mcp.stdio is not None):
+                continue
+            if server.type == "http" and not (mcp and mcp.http is not None):
+                continue
+            entries.append(mcp_entry(name, server, typed_stdio=True))
+        return entries
+
+    # ------------------------------------------------------------------ sessions
+
+    def translator(self, store: SessionStore) -> V2Translator:
+        """v2 translation needs no per-session state."""
+        return V2Translator()
+
+    def parse_new(self, raw: Any) -> tuple[str, object]:
+        """A v2 `session/new` result."""
+        result = v2.NewSessionResponse.model_validate(raw)
+        return result.session_id, result
+
+    def check_list(self) -> None:
+        """Every v2 agent with sessions lists them."""
+        if self._session_caps() is None:
+            raise UnsupportedOperation("the agent does not support sessions")
+
+    def list_page(self, raw: Any) -> tuple[list[SessionSummary], str | None]:
+        """A v2 `session/list` page."""
+        page = v2.ListSessionsResponse.model_validate(raw)
+        return [
+            SessionSummary(
+                info.session_id, info.cwd, info.title, info.updated_at, to_wire(info)
+            )
+            for info in page.sessions
+        ], page.next_cursor
+
+    def resume_request(self, replay: bool) -> tuple[str, JSONObject]:
+        """`session/resume`, with `replayFrom: {"type": "start"}` to replay."""
+        return "session/resume", {"replayFrom": {"type": "start"}} if replay else {}
+
+    def config_value_type(self, value: Any) -> str | None:
+        """`boolean` or `id`."""
+        return "boolean" if isinstance(value, bool) else "id"
+
+    def parse_config_options(self, raw: Any) -> list[JSONObject]:
+        """A v2 `session/set_config_option` result."""
+        result = v2.SetSessionConfigOptionResponse.model_validate(raw)
+        return json_list(result.config_options)
+
+    def check_set_mode(self) -> None:
+        """v2 has no `session/set_mode`."""
+        raise UnsupportedOperation("modes are config options in ACP v2")
+
+    def stop_reason(self, raw: Any) -> str | None:
+        """Never called: a v2 `session/prompt` response only means accepted."""
+        raise AssertionError("a v2 turn ends with an idle state_update")
+
+    # ------------------------------------------------------------ agent requests
+
+    def permission(
+        self, params: Any, store_for: Callable[[str], SessionStore]
+    ) -> PermissionAsk:
+        """A v2 permission request; a tool-call subject is applied first."""
+        request = v2.RequestPermissionRequest.model_validate(params)
+        store = store_for(request.session_id)
+        subject = to_wire(request.subject) if request.subject is not None else None
+        tool_call_id = None
+        if isinstance(request.subject, v2.ToolCallPermissionSubject):
+            store.apply(tool_call_patch(request.subject.tool_call))
+            tool_call_id = request.subject.tool_call.tool_call_id
+        elif isinstance(request.subject, v2.CommandPermissionSubject):
+            tool_call_id = request.subject.tool_call_id
+        return permission_ask(
+            request.session_id,
+            request.title,
+            request.description,
+            subject,
+            request.options,
+            tool_call_id,
+            request.meta,
+        )
+
+    def permission_reply(self, outcome: JSONObject) -> JSONObject:
+        """`{"outcome": outcome}`."""
+        return permission_reply(outcome)
+
+    async def serve(self, method: str, params: Any, services: ClientServices) -> Any:
+        """v2 clients serve no `fs/*` or `terminal/*`: agents own them."""
+        raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+
+
+def _auth_choice(
+    method: v2.AuthMethodAgent | v2.AuthMethodTerminal | v2.UnknownAuthMethod,
+) -> AuthChoice:
+    choice = AuthChoice(
+        method_id=method.method_id,
+        name=method.name,
+        description=method.description,
+        kind="agent",
+        wire_type=method.type,
+    )
+    if isinstance(method, v2.AuthMethodTerminal):
+        env = {variable.name: variable.value for variable in method.env}
+        return replace(
+            choice,
+            kind="terminal",
+            args=tuple(method.args),
+            env=MappingProxyType(env),
+        )
+    if isinstance(method, v2.UnknownAuthMethod):
+        return replace(choice, kind="other")
+    return choice
