@@ -44,6 +44,7 @@ __all__ = [
     "Dialect",
     "PermissionAsk",
     "SessionFeatures",
+    "SessionMethod",
     "SessionSummary",
     "SessionTranslator",
 ]
@@ -106,6 +107,9 @@ class PermissionAsk:
     tool_call_id: str | None
     meta: JSONObject | None
 
+
+SessionMethod: TypeAlias = Literal["sessions", "list", "replay", "close", "delete"]
+"""A session method (or, `sessions`, any at all) the agent may not offer."""
 
 Lists: TypeAlias = tuple[list[JSONObject] | None, list[JSONObject] | None]
 """A setup response's config options and commands (None: not reported)."""
@@ -178,6 +182,25 @@ class Dialect(Protocol):
     @property
     def serves_terminals(self) -> bool:
         """Whether client-owned terminals exist (v1 `terminal/*`)."""
+
+    @property
+    def turn_end(self) -> str:
+        """What ends a turn, in words (`acp-tui check` rows)."""
+
+    @property
+    def replay_method(self) -> str:
+        """The method that reattaches with the history replayed."""
+
+    @property
+    def batches(self) -> bool:
+        """Whether JSON-RPC batches are part of the version."""
+
+    @property
+    def answer_note(self) -> str:
+        """Why an agent may answer this version to an offer of the other."""
+
+    def missing_capability(self, what: SessionMethod) -> str | None:
+        """The capability not advertised that `what` needs (None: it may run)."""
 
     def session_features(self) -> SessionFeatures:
         """The session methods the agent advertised."""

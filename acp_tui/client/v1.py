@@ -55,6 +55,7 @@ from acp_tui.client.dialect import (
     Lists,
     PermissionAsk,
     SessionFeatures,
+    SessionMethod,
     SessionSummary,
 )
 from acp_tui.client.errors import UnsupportedOperation
@@ -335,6 +336,10 @@ class V1Dialect:
     turn_ends_with_response: Final = True
     serves_terminals: Final = True
     logout_method: Final = "logout"
+    turn_end: Final = "the session/prompt response"
+    replay_method: Final = "session/load"
+    batches: Final = False
+    answer_note: Final = "a v1-only agent"
 
     def __init__(self, result: v1.InitializeResponse) -> None:
         self.result = result
@@ -429,6 +434,19 @@ class V1Dialect:
         """`agentCapabilities.auth.logout`."""
         auth = self._caps.auth
         return auth is not None and auth.logout is not None
+
+    def missing_capability(self, what: SessionMethod) -> str | None:
+        """`loadSession` for a replay, else the `sessionCapabilities` marker."""
+        if what == "sessions":
+            return None
+        caps = self._caps
+        if what == "replay":
+            return None if caps.load_session else "agentCapabilities.loadSession"
+        sessions = caps.session_capabilities
+        marker = getattr(sessions, what, None) if sessions is not None else None
+        if marker is None:
+            return f"agentCapabilities.sessionCapabilities.{what}"
+        return None
 
     def mcp_servers(self, servers: Mapping[str, McpServerSettings]) -> list[JSONObject]:
         """Stdio servers, and http/sse ones where `mcpCapabilities` has them."""

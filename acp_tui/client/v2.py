@@ -62,6 +62,7 @@ from acp_tui.client.dialect import (
     Lists,
     PermissionAsk,
     SessionFeatures,
+    SessionMethod,
     SessionSummary,
 )
 from acp_tui.client.errors import UnsupportedOperation
@@ -330,6 +331,10 @@ class V2Dialect:
     turn_ends_with_response: Final = False
     serves_terminals: Final = False
     logout_method: Final = "auth/logout"
+    turn_end: Final = "an idle state_update"
+    replay_method: Final = "session/resume"
+    batches: Final = True
+    answer_note: Final = "no v1 support; v2 lets an agent answer its latest version"
 
     def __init__(self, result: v2.InitializeResponse) -> None:
         self.result = result
@@ -439,6 +444,15 @@ class V2Dialect:
     def can_logout(self) -> bool:
         """Whether the agent lists authentication methods."""
         return bool(self.result.auth_methods)
+
+    def missing_capability(self, what: SessionMethod) -> str | None:
+        """`capabilities.session` (and its `delete`); the rest is the baseline."""
+        session = self._session_caps()
+        if what == "sessions" and session is None:
+            return "capabilities.session"
+        if what == "delete" and (session is None or session.delete is None):
+            return "capabilities.session.delete"
+        return None
 
     def mcp_servers(self, servers: Mapping[str, McpServerSettings]) -> list[JSONObject]:
         """Stdio and http servers, where `session.mcp` has them (no sse in v2)."""
