@@ -80,6 +80,7 @@ from acp_tui.protocol.version import (
     ProtocolChoice,
     ProtocolVersion,
     UnsupportedProtocolVersion,
+    answered_instead,
     known_version,
 )
 from acp_tui.store.store import SessionStore
@@ -934,13 +935,14 @@ def _skip_all(
 def _other_version(version: int, error: UnsupportedProtocolVersion) -> CheckRow:
     """The initialize row when the agent answered another version."""
     answered = error.answered
-    other = DIALECTS.get(answered) if answered != version else None
+    other = answered_instead(version, answered)
     if other is not None:
+        note = DIALECTS[other].answer_note
         return CheckRow(
             "initialize",
             version,
             "pass",
-            f"answered protocolVersion {other.version} ({other.answer_note})",
+            f"answered protocolVersion {other} ({note})",
         )
     return CheckRow(
         "initialize",
