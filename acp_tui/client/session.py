@@ -58,36 +58,36 @@ version-neutral methods and read version-neutral `SessionStore`s:
 
 from __future__ import annotations
 
-import functools
 import logging
-import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal
 
 import anyio
 from pydantic import ValidationError
 
 from acp_tui.client.connection import ClientFeatures, Connection
-from acp_tui.client.dialect import (
-    Dialect,
-    SessionFeatures,
-    SessionSummary,
-    SessionTranslator,
-)
+from acp_tui.client.dialect import Dialect, SessionFeatures, SessionSummary
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.file_writes import FileWrites
 from acp_tui.client.fs import FileSystemAccess
 from acp_tui.client.message_origins import MessageOrigins
-from acp_tui.client.ports import PermissionPrompter, PermissionRequest
+from acp_tui.client.permission_flow import answer_permission
+from acp_tui.client.ports import PermissionPrompter
 from acp_tui.client.terminals import ClientTerminals
+from acp_tui.client.tracked_session import (
+    SessionOpening,
+    StoreFactory,
+    TrackedSession,
+    Turn,
+    plain_store,
+    session_roots,
+)
 from acp_tui.config import McpServerSettings
 from acp_tui.protocol.dispatcher import Diagnostic, RequestContext
 from acp_tui.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from acp_tui.protocol.transport import ConnectionClosed
 from acp_tui.store import ops
-from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 
@@ -105,97 +105,6 @@ log = logging.getLogger(__name__)
 
 MAX_EARLY_UPDATES: Final = 10_000
 """Updates held for a session id whose `session/new` response is still pending."""
-
-
-@dataclass(frozen=True, slots=True)
-class SessionOpening:
-    """What a store factory is told about the session it makes a store for."""
-
-    session_id: str
-    cwd: Path
-    how: Literal["new", "load", "resume"]
-    """`new` (`session/new`), `load` (reattached with the history replayed: v1
-    `session/load`, v2 `session/resume` with `replayFrom`), `resume` (reattached
-    without a replay)."""
-    protocol_version: int
-    agent_name: str | None = None
-    """The name the agent reported in `initialize` (None: it gave none)."""
-
-
-StoreFactory: TypeAlias = Callable[[SessionOpening], SessionStore]
-"""Makes the store of a session the client opens (say, one that saves its ops)."""
-
-
-def plain_store(opening: SessionOpening) -> SessionStore:
-    """The default store factory: a plain in-memory `SessionStore`."""
-    return SessionStore(opening.session_id, cwd=str(opening.cwd))
-
-
-@dataclass(slots=True)
-class _Turn:
-    """The bookkeeping of one prompt turn."""
-
-    done: anyio.Event = field(default_factory=anyio.Event)
-    busy_seen: bool = False
-    stop_reason: str | None = None
-
-
-@dataclass(slots=True)
-class _Session:
-    store: SessionStore
-    cwd: Path
-    roots: FileSystemAccess
-    translator: SessionTranslator
-    """The dialect's side of this session (`dialect.SessionTranslator`)."""
-    origins: MessageOrigins
-    """Marks the user messages the agent wrote itself (not the user's)."""
-    writes: FileWrites
-    """Serves v1 `fs/write_text_file` and shows every write."""
-    terminals: ClientTerminals | None = None
-    """v1 client-owned terminals, when served."""
-    turn: _Turn | None = None
-    cancelled: anyio.Event = field(default_factory=anyio.Event)
-    """Set by `cancel()`. A permission request watches the event current when it
-    arrives, so every request pending at the cancel, and any the agent sends
-    before the cancelled work ends, is answered `cancelled`. Replaced by a fresh
-    event once that work has ended (`work_ended`)."""
-    work_tool_calls: dict[str, None] = field(default_factory=dict)
-    """The tool calls reported during the current work, in order: since the
-    prompt was sent, or since v2 agent-started work went busy. What a cancel
-    marks cancelled (checklist 4.12.2: the current work's, not an earlier
-    turn's)."""
-    busy: bool = False
-    """v2: the last state seen was busy (for agent-started work, which begins
-    with no prompt)."""
-    unsubscribe: Callable[[], None] | None = None
-    """Stops the client following the store's changes (`AcpClient._forget`)."""
-
-    def start_work(self) -> None:
-        """New work begins: the tool calls reported before are not part of it."""
-        self.work_tool_calls.clear()
-
-    def unfinished_work_tool_calls(self) -> list[ops.Op]:
-        """`cancelled` for each of the current work's unfinished tool calls."""
-        marks: list[ops.Op] = []
-        for tool_call_id in self.work_tool_calls:
-            tool_call = self.store.tool_call(tool_call_id)
-            if tool_call is not None and not tool_call.is_final:
-                marks.append(ops.PatchToolCall(tool_call_id, status="cancelled"))
-        return marks
-
-    def work_ended(self) -> None:
-        """The current work is over.
-
-        If it was cancelled, what it left unfinished never will be: marked
-        cancelled (late updates were applied until now), and later permission
-        requests are asked again.
-        """
-        if self.cancelled.is_set():
-            marks = self.unfinished_work_tool_calls()
-            if marks:
-                self.store.apply_many(marks)
-            self.cancelled = anyio.Event()
-        self.work_tool_calls.clear()
 
 
 class AcpClient:
@@ -236,7 +145,7 @@ class AcpClient:
         self.mcp_servers = dict(mcp_servers or {})
         self.on_diagnostic = on_diagnostic
         self._connection: Connection | None = None
-        self._sessions: dict[str, _Session] = {}
+        self._sessions: dict[str, TrackedSession] = {}
         self._early: dict[str, list[Any]] = {}
         self._pending_new = 0
         self._store_factory = store_factory
@@ -301,13 +210,7 @@ class AcpClient:
         self, cwd: Path, extra: Sequence[Path], roots: Sequence[Path] | None
     ) -> FileSystemAccess:
         """A session's roots (see the module docstring); resolves in a thread."""
-        chosen = list(roots if roots is not None else self.roots or (cwd, *extra))
-        if not chosen:
-            raise ValueError("a session needs at least one root")
-        inside = cwd.is_absolute() and cwd != chosen[0]
-        if inside and await anyio.to_thread.run_sync(_inside, cwd, chosen):
-            chosen.insert(0, cwd)  # allowed anyway: where terminals start
-        return FileSystemAccess(chosen[0], chosen[1:])
+        return await session_roots(cwd, extra, roots, self.roots)
 
     def _open(
         self,
@@ -315,13 +218,14 @@ class AcpClient:
         cwd: Path,
         roots: FileSystemAccess,
         how: Literal["new", "load", "resume"] = "new",
-    ) -> _Session:
+    ) -> TrackedSession:
         opening = SessionOpening(session_id, cwd, how, self.version, self.agent_name)
         store = self._store_factory(opening)
         translator = self.dialect.translator(store)
         origins = MessageOrigins(store, reattaching=how != "new")
         writes = FileWrites(store, roots, cwd)
-        session = _Session(store, cwd, roots, translator, origins, writes)
+        session = TrackedSession(store, cwd, roots, translator, origins, writes)
+        session.turn_ends_with_response = self.dialect.turn_ends_with_response
         tasks = self.connection.tasks
         serves = self.dialect.serves_terminals and self.features.terminal
         if serves and tasks is not None:
@@ -332,9 +236,7 @@ class AcpClient:
                 replaced.unsubscribe()
             replaced.cancelled.set()  # its pending permission requests: cancelled
         self._sessions[session_id] = session
-        session.unsubscribe = store.subscribe(
-            functools.partial(self._on_changes, session)
-        )
+        session.unsubscribe = store.subscribe(session.on_changes)
         for params in self._early.pop(session_id, []):
             self._apply_update(session, params)
         return session
@@ -518,7 +420,7 @@ class AcpClient:
             RpcError: The agent rejected the prompt (v1: the turn failed).
         """
         session = self._sessions[session_id]
-        turn = _Turn()
+        turn = Turn()
         session.turn = turn
         # The work before this prompt is over for this turn (a cancelled one's
         # leftovers are marked). The cancelled event is replaced only then, not
@@ -559,7 +461,7 @@ class AcpClient:
             store.apply_many(session.origins.turn_ended())
         return turn.stop_reason
 
-    async def _until_turn_ends(self, turn: _Turn) -> None:
+    async def _until_turn_ends(self, turn: Turn) -> None:
         """Wait for the idle that ends a v2 turn, or fail if the connection ends."""
         dispatcher = self.connection.dispatcher
         closed: list[str] = []
@@ -645,35 +547,6 @@ class AcpClient:
             raise UnsupportedOperation("the agent does not support logout")
         await self._call(self.dialect.logout_method, {})
 
-    # ------------------------------------------------------- turn bookkeeping
-
-    def _on_changes(self, session: _Session, changes: Sequence[Change]) -> None:
-        state_changed = False
-        for change in changes:
-            if change.kind == "tool_call" and change.id is not None:
-                session.work_tool_calls[change.id] = None
-            elif change.kind == "state":
-                state_changed = True
-        if self.dialect.turn_ends_with_response or not state_changed:
-            return
-        state = session.store.state
-        turn = session.turn
-        if state.is_busy:
-            if turn is not None:
-                turn.busy_seen = True
-            elif not session.busy:
-                session.start_work()  # the agent starts work of its own
-            session.busy = True
-            return
-        session.busy = False
-        if turn is not None:
-            if state.stop_reason is None and not turn.busy_seen:
-                return  # an idle from before this turn's work started
-            turn.stop_reason = state.stop_reason
-            turn.done.set()
-            session.turn = None
-        session.work_ended()
-
     # ------------------------------------------------------------- inbound
 
     async def handle_notification(self, method: str, params: Any) -> None:
@@ -695,7 +568,7 @@ class AcpClient:
             return
         self._apply_update(session, params)
 
-    def _apply_update(self, session: _Session, params: Any) -> None:
+    def _apply_update(self, session: TrackedSession, params: Any) -> None:
         try:
             operations = session.translator.translate(params)
         except ValidationError as error:
@@ -739,9 +612,6 @@ class AcpClient:
 
     def client_terminals(self, session_id: str) -> ClientTerminals:
         """This session's client-owned terminals."""
-        return self._terminals_for(session_id)
-
-    def _terminals_for(self, session_id: str) -> ClientTerminals:
         terminals = self._session_for(session_id).terminals
         if terminals is None:  # a connection without a task group to run them in
             raise RpcError(
@@ -749,7 +619,7 @@ class AcpClient:
             )
         return terminals
 
-    def _session_for(self, session_id: str) -> _Session:
+    def _session_for(self, session_id: str) -> TrackedSession:
         session = self._sessions.get(session_id)
         if session is None:
             raise RpcError(
@@ -758,79 +628,17 @@ class AcpClient:
         return session
 
     async def _permission(self, params: Any, context: RequestContext) -> Any:
-        # Applied synchronously, before the first await: the dispatcher guarantees
-        # this runs before the next message is read, so the tool-call subject is
-        # ordered with the updates around it.
+        # Read and recorded synchronously, before the first await: the dispatcher
+        # guarantees this runs before the next message is read, so the tool-call
+        # subject is ordered with the updates around it.
         ask = self.dialect.permission(
             params, lambda session_id: self._session_for(session_id).store
         )
         session = self._session_for(ask.session_id)
-        permission_id = str(context.id)
-        title, description, subject = ask.title, ask.description, ask.subject
-        choices, tool_call_id = ask.choices, ask.tool_call_id
-        session.store.apply(
-            ops.AddPermission(
-                permission_id,
-                title,
-                description,
-                subject,
-                ask.options,
-                tool_call_id,
-                ask.meta,
-            )
+        outcome = await answer_permission(
+            ask, session.store, session.cancelled, context, self.prompter, self._report
         )
-        context.handles_cancellation = True
-        request = PermissionRequest(
-            session.store.session_id,
-            permission_id,
-            title,
-            description,
-            subject,
-            choices,
-            tool_call_id,
-        )
-        chosen = await self._ask(request, context, session.cancelled)
-        offered = {choice.option_id for choice in choices}
-        outcome: JSONObject
-        if chosen is not None and chosen in offered:
-            outcome = {"outcome": "selected", "optionId": chosen}
-        else:  # dismissed, withdrawn, cancelled, or not an offered option
-            outcome = {"outcome": "cancelled"}
-        session.store.apply(ops.ResolvePermission(permission_id, outcome))
         return self.dialect.permission_reply(outcome)
-
-    async def _ask(
-        self,
-        request: PermissionRequest,
-        context: RequestContext,
-        cancelled: anyio.Event,
-    ) -> str | None:
-        """The prompter's answer, or None if the request is withdrawn or cancelled."""
-        answer: list[str | None] = [None]
-        async with anyio.create_task_group() as group:
-
-            async def ask() -> None:
-                try:
-                    answer[0] = await self.prompter.ask(request)
-                except Exception as error:  # a broken prompter must not approve
-                    log.exception("the permission prompter failed")
-                    self._report(f"could not ask for permission: {error!r}")
-                group.cancel_scope.cancel()
-
-            async def watch(event: anyio.Event) -> None:
-                await event.wait()
-                group.cancel_scope.cancel()
-
-            group.start_soon(ask)
-            group.start_soon(watch, context.cancel_requested)
-            group.start_soon(watch, cancelled)
-        return answer[0]
-
-
-def _inside(path: Path, roots: Sequence[Path]) -> bool:
-    """Whether `path` lies in one of `roots`, all resolved (symlinks followed)."""
-    real = Path(os.path.realpath(path))
-    return any(real.is_relative_to(os.path.realpath(root)) for root in roots)
 
 
 def _set_lists(
