@@ -17,7 +17,7 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel
 
-from acp_tui.client.dialect import PermissionAsk
+from acp_tui.client.dialect import AgentIdentity, PermissionAsk, SessionSummary
 from acp_tui.client.ports import PermissionChoice
 from acp_tui.config import McpServerSettings
 from acp_tui.protocol.schema._base import MAX_JSON_DEPTH, json_nested_deeper, to_wire
@@ -28,6 +28,7 @@ __all__ = [
     "CHUNK_ROLES",
     "MAX_UPDATE_DEPTH",
     "TOO_DEEP_TITLE",
+    "agent_identity",
     "decode_base64",
     "json_list",
     "json_object",
@@ -37,6 +38,7 @@ __all__ = [
     "patch",
     "permission_ask",
     "permission_reply",
+    "session_summaries",
     "too_deep_notice",
     "tool_call_patch",
 ]
@@ -231,6 +233,27 @@ def permission_ask(
         tool_call_id,
         meta,
     )
+
+
+def agent_identity(info: Any) -> AgentIdentity:
+    """An `initialize` result's implementation info (v1 `agentInfo`, v2 `info`).
+
+    Both versions' `Implementation` have `name`, `title` and `version`; an agent
+    that gives none is named `agent`.
+    """
+    if info is None:
+        return AgentIdentity(name="agent", title=None, version=None)
+    return AgentIdentity(name=info.name, title=info.title, version=info.version)
+
+
+def session_summaries(sessions: Sequence[Any]) -> list[SessionSummary]:
+    """A `session/list` page's entries (`SessionInfo` of either version)."""
+    return [
+        SessionSummary(
+            info.session_id, info.cwd, info.title, info.updated_at, to_wire(info)
+        )
+        for info in sessions
+    ]
 
 
 def permission_reply(outcome: JSONObject) -> JSONObject:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from acp_tui.client._wire import (
     CHUNK_ROLES,
+    agent_identity,
     json_list,
     log_defaulted,
     mcp_entry,
@@ -45,6 +46,7 @@ from acp_tui.client._wire import (
     patch,
     permission_ask,
     permission_reply,
+    session_summaries,
     too_deep_notice,
     tool_call_patch,
 )
@@ -388,10 +390,7 @@ class V1Dialect:
     @property
     def agent(self) -> AgentIdentity:
         """The agent's `agentInfo` (named `agent` if it gave none)."""
-        info = self.result.agent_info
-        if info is None:
-            return AgentIdentity(name="agent", title=None, version=None)
-        return AgentIdentity(name=info.name, title=info.title, version=info.version)
+        return agent_identity(self.result.agent_info)
 
     @property
     def agent_name(self) -> str | None:
@@ -480,12 +479,7 @@ class V1Dialect:
     def list_page(self, raw: Any) -> tuple[list[SessionSummary], str | None]:
         """A v1 `session/list` page."""
         page = v1.ListSessionsResponse.model_validate(raw)
-        return [
-            SessionSummary(
-                info.session_id, info.cwd, info.title, info.updated_at, to_wire(info)
-            )
-            for info in page.sessions
-        ], page.next_cursor
+        return session_summaries(page.sessions), page.next_cursor
 
     def resume_request(self, replay: bool) -> tuple[str, JSONObject]:
         """`session/load` (replays; `loadSession`) or `session/resume` (no replay)."""

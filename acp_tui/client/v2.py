@@ -44,6 +44,7 @@ from acp_tui.client._wire import (
     CHUNK_ROLES,
     MAX_UPDATE_DEPTH,
     TOO_DEEP_TITLE,
+    agent_identity,
     decode_base64,
     json_list,
     json_object,
@@ -52,6 +53,7 @@ from acp_tui.client._wire import (
     patch,
     permission_ask,
     permission_reply,
+    session_summaries,
     too_deep_notice,
     tool_call_patch,
 )
@@ -388,10 +390,7 @@ class V2Dialect:
     @property
     def agent(self) -> AgentIdentity:
         """The agent's `info` (named `agent` if it gave none)."""
-        info = self.result.info
-        if info is None:
-            return AgentIdentity(name="agent", title=None, version=None)
-        return AgentIdentity(name=info.name, title=info.title, version=info.version)
+        return agent_identity(self.result.info)
 
     @property
     def agent_name(self) -> str | None:
@@ -488,12 +487,7 @@ class V2Dialect:
     def list_page(self, raw: Any) -> tuple[list[SessionSummary], str | None]:
         """A v2 `session/list` page."""
         page = v2.ListSessionsResponse.model_validate(raw)
-        return [
-            SessionSummary(
-                info.session_id, info.cwd, info.title, info.updated_at, to_wire(info)
-            )
-            for info in page.sessions
-        ], page.next_cursor
+        return session_summaries(page.sessions), page.next_cursor
 
     def resume_request(self, replay: bool) -> tuple[str, JSONObject]:
         """`session/resume`, with `replayFrom: {"type": "start"}` to replay."""
