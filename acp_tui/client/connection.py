@@ -141,7 +141,7 @@ class Connection:
     """What depends on the negotiated version (`client.v1` / `client.v2`)."""
 
     def __post_init__(self) -> None:
-        self.dialect = _dialect(self.protocol_version, self.initialize_result)
+        self.dialect = _dialect(self.initialize_result)
 
 
 DIALECTS: Final[Mapping[ProtocolVersion, type[V1Dialect] | type[V2Dialect]]] = {
@@ -151,19 +151,11 @@ DIALECTS: Final[Mapping[ProtocolVersion, type[V1Dialect] | type[V2Dialect]]] = {
 """The dialect of each protocol version acp-tui speaks."""
 
 
-def _dialect(
-    version: ProtocolVersion, result: v1.InitializeResponse | v2.InitializeResponse
-) -> Dialect:
-    """The dialect of the negotiated version (its result says which)."""
+def _dialect(result: v1.InitializeResponse | v2.InitializeResponse) -> Dialect:
+    """The dialect of the negotiated version (its `initialize` result's model)."""
     if isinstance(result, v2.InitializeResponse):
         return V2Dialect(result)
     return V1Dialect(result)
-
-
-def _agent(
-    version: ProtocolVersion, result: v1.InitializeResponse | v2.InitializeResponse
-) -> AgentIdentity:
-    return _dialect(version, result).agent
 
 
 def initialize_params(
@@ -270,7 +262,7 @@ async def connect(
                 dispatcher=dispatcher,
                 stream=stream,
                 initialize_result=result,
-                agent=_agent(version, result),
+                agent=_dialect(result).agent,
                 fallbacks=fallbacks,
                 tasks=tasks,
             )
