@@ -1,4 +1,4 @@
-"""Helpers shared by the translators and the request handlers, about wire models.
+"""Helpers shared by the v1 and v2 dialects, about wire models (v1 never imports v2).
 
 A wire model knows whether a field was omitted (absent from `model_fields_set`),
 sent as `null`, or sent with a value. Store patches say the same with the store's
@@ -13,24 +13,53 @@ import base64
 import binascii
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel
 
-from acp_tui.protocol.schema._base import to_wire
+from acp_tui.client.dialect import AgentIdentity, PermissionAsk, SessionSummary
+from acp_tui.client.ports import PermissionChoice
+from acp_tui.config import McpServerSettings
+from acp_tui.protocol.schema._base import MAX_JSON_DEPTH, json_nested_deeper, to_wire
 from acp_tui.store import ops
 from acp_tui.store.values import UNSET, JSONObject, Patch
 
 __all__ = [
+    "CHUNK_ROLES",
+    "MAX_UPDATE_DEPTH",
+    "TOO_DEEP_TITLE",
+    "agent_identity",
     "decode_base64",
     "json_list",
     "json_object",
     "log_defaulted",
+    "mcp_entry",
+    "nested_too_deeply",
     "patch",
+    "permission_ask",
+    "permission_reply",
+    "session_summaries",
+    "too_deep_notice",
     "tool_call_patch",
 ]
 
 _T = TypeVar("_T")
+
+MAX_UPDATE_DEPTH: Final = MAX_JSON_DEPTH - 1
+"""How many levels objects and arrays may nest in one update (the update object is
+level 1, inside the notification's params). The notification model does not
+check this (see "Nesting depth" in `acp_tui.protocol.schema._base`), so the
+translators do: a deeper update is skipped with a notice."""
+
+TOO_DEEP_TITLE: Final = "Skipped an update nested too deeply"
+"""The title of the notice that replaces an update nested too deeply."""
+
+CHUNK_ROLES: Final[dict[str, ops.MessageRole]] = {
+    "user_message_chunk": "user",
+    "agent_message_chunk": "agent",
+    "agent_thought_chunk": "thought",
+}
+"""The role of each `*_message_chunk` update kind (the same in v1 and v2)."""
 
 
 def patch(
@@ -87,6 +116,24 @@ def tool_call_patch(update: BaseModel) -> ops.PatchToolCall:
     )
 
 
+def nested_too_deeply(update: BaseModel) -> bool:
+    """Whether `update` nests JSON more than `MAX_UPDATE_DEPTH` levels deep."""
+    return json_nested_deeper(update, MAX_UPDATE_DEPTH)
+
+
+def too_deep_notice(update: Any) -> list[ops.Op]:
+    """The notice that replaces an update nested too deeply (which is skipped)."""
+    kind = getattr(update, "session_update", None)
+    return [
+        ops.RecordNotice(
+            "error",
+            TOO_DEEP_TITLE,
+            f"The agent sent a {kind if isinstance(kind, str) else 'session'} update "
+            f"whose JSON nests more than {MAX_UPDATE_DEPTH} levels deep.",
+        )
+    ]
+
+
 def log_defaulted(
     logger: logging.Logger, method: str, params: Any, request: BaseModel
 ) -> None:
@@ -133,3 +180,82 @@ def _shown(value: Any) -> str:
     """`repr(value)`, cut to 80 characters (it came from the agent)."""
     text = repr(value)
     return text if len(text) <= 80 else f"{text[:77]}..."
+
+
+def mcp_entry(name: str, server: McpServerSettings, *, typed_stdio: bool) -> JSONObject:
+    """A configured MCP server in wire form.
+
+    The v1 and v2 shapes match except that a v1 stdio server carries no `type`
+    tag (`typed_stdio=False`).
+    """
+    entry: dict[str, Any] = (
+        {} if not typed_stdio and server.type == "stdio" else {"type": server.type}
+    )
+    entry["name"] = name
+    if server.type == "stdio":
+        entry["command"] = server.command
+        entry["args"] = list(server.args)
+        entry["env"] = [{"name": k, "value": v} for k, v in server.env.items()]
+    else:
+        entry["url"] = server.url
+        entry["headers"] = [{"name": k, "value": v} for k, v in server.headers.items()]
+    return entry
+
+
+def permission_ask(
+    session_id: str,
+    title: str | None,
+    description: str | None,
+    subject: JSONObject | None,
+    options: Sequence[BaseModel],
+    tool_call_id: str | None,
+    meta: JSONObject | None,
+) -> PermissionAsk:
+    """A permission request of either version as the neutral `PermissionAsk`.
+
+    The options of both versions share `optionId`, `name` and `kind`.
+    """
+    choices = tuple(
+        PermissionChoice(
+            getattr(o, "option_id"),  # noqa: B009 - both versions, one field
+            getattr(o, "name"),  # noqa: B009
+            getattr(o, "kind"),  # noqa: B009
+        )
+        for o in options
+    )
+    return PermissionAsk(
+        session_id,
+        title,
+        description,
+        subject,
+        [to_wire(o) for o in options],
+        choices,
+        tool_call_id,
+        meta,
+    )
+
+
+def agent_identity(info: Any) -> AgentIdentity:
+    """An `initialize` result's implementation info (v1 `agentInfo`, v2 `info`).
+
+    Both versions' `Implementation` have `name`, `title` and `version`; an agent
+    that gives none is named `agent`.
+    """
+    if info is None:
+        return AgentIdentity(name="agent", title=None, version=None)
+    return AgentIdentity(name=info.name, title=info.title, version=info.version)
+
+
+def session_summaries(sessions: Sequence[Any]) -> list[SessionSummary]:
+    """A `session/list` page's entries (`SessionInfo` of either version)."""
+    return [
+        SessionSummary(
+            info.session_id, info.cwd, info.title, info.updated_at, to_wire(info)
+        )
+        for info in sessions
+    ]
+
+
+def permission_reply(outcome: JSONObject) -> JSONObject:
+    """The `session/request_permission` result (the same shape in v1 and v2)."""
+    return {"outcome": outcome}

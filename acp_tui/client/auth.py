@@ -30,15 +30,16 @@ choose (which would only show the same choices again).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Final, Literal, TypeAlias
+from typing import TYPE_CHECKING, Final, Literal, TypeAlias
 
-from acp_tui.client.connection import Connection
 from acp_tui.protocol.framing import printable
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
-from acp_tui.protocol.schema import v1, v2
 from acp_tui.protocol.transport import AgentCommand
+
+if TYPE_CHECKING:
+    from acp_tui.client.connection import Connection
 
 __all__ = [
     "LABEL_WIDTH",
@@ -134,61 +135,10 @@ def auth_choices(connection: Connection) -> list[AuthChoice]:
         connection: A negotiated connection (v1 or v2).
 
     Returns:
-        One choice per advertised method; empty when the agent offers none.
+        One choice per advertised method; empty when the agent offers none (its
+        dialect reads them: `client.v1`, `client.v2`).
     """
-    result = connection.initialize_result
-    if isinstance(result, v2.InitializeResponse):
-        return [_from_v2(method) for method in result.auth_methods]
-    return [_from_v1(method) for method in result.auth_methods]
-
-
-def _from_v2(
-    method: v2.AuthMethodAgent | v2.AuthMethodTerminal | v2.UnknownAuthMethod,
-) -> AuthChoice:
-    choice = AuthChoice(
-        method_id=method.method_id,
-        name=method.name,
-        description=method.description,
-        kind="agent",
-        wire_type=method.type,
-    )
-    if isinstance(method, v2.AuthMethodTerminal):
-        env = {variable.name: variable.value for variable in method.env}
-        return replace(
-            choice,
-            kind="terminal",
-            args=tuple(method.args),
-            env=MappingProxyType(env),
-        )
-    if isinstance(method, v2.UnknownAuthMethod):
-        return replace(choice, kind="other")
-    return choice
-
-
-def _from_v1(method: v1.AuthMethodAgent | v1.AuthMethodTerminal) -> AuthChoice:
-    if isinstance(method, v1.AuthMethodTerminal):
-        return AuthChoice(
-            method_id=method.id,
-            name=method.name,
-            description=method.description,
-            kind="terminal",
-            wire_type="terminal",
-            args=tuple(method.args),
-            env=MappingProxyType(dict(method.env)),
-        )
-    # The v1 schema reads any method that is not `terminal` as agent-handled, and
-    # keeps a stray `type` as an extra key. Only an untyped or `agent` one is used
-    # to log in; other types are shown but not sent.
-    extra = method.model_extra or {}
-    wire_type = extra.get("type")
-    known = wire_type is None or wire_type == "agent"
-    return AuthChoice(
-        method_id=method.id,
-        name=method.name,
-        description=method.description,
-        kind="agent" if known else "other",
-        wire_type="agent" if known else str(wire_type),
-    )
+    return connection.dialect.auth_choices()
 
 
 def terminal_login_command(base: AgentCommand, choice: AuthChoice) -> AgentCommand:

@@ -54,12 +54,14 @@ import anyio.to_thread
 from pydantic import ValidationError
 
 from acp_tui.client.connection import (
+    DIALECTS,
     AgentIdentity,
     ClientFeatures,
     Connection,
     StreamFactory,
     connect,
 )
+from acp_tui.client.dialect import Dialect
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.launch import AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
@@ -72,7 +74,7 @@ from acp_tui.protocol.framing import (
     printable,
 )
 from acp_tui.protocol.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, RpcError, id_key
-from acp_tui.protocol.schema import v1, v2
+from acp_tui.protocol.schema import wire_models
 from acp_tui.protocol.schema._base import WireModel
 from acp_tui.protocol.transport import (
     AgentCommand,
@@ -84,6 +86,7 @@ from acp_tui.protocol.version import (
     ProtocolChoice,
     ProtocolVersion,
     UnsupportedProtocolVersion,
+    answered_instead,
     known_version,
 )
 from acp_tui.store.store import SessionStore
@@ -109,6 +112,9 @@ DEFAULT_TIMEOUT: Final = 30.0
 
 EXIT_FAILED: Final = 1
 """`acp-tui check` exit status when a check failed."""
+
+_CHOICES: Final[dict[ProtocolVersion, ProtocolChoice]] = {1: "1", 2: "2"}
+"""The `--protocol` choice that pins each version."""
 
 HELLO_PROMPT: Final = "hello"
 """The short prompt of the turn that must end on its own."""
@@ -387,7 +393,7 @@ def _tables(version: int) -> _Tables:
     The v1 models load lazily, and the inspector imports this module for v2
     sessions too.
     """
-    schema = v1 if version == 1 else v2
+    schema = wire_models(version)
     return _Tables(
         schema.CLIENT_METHODS,
         schema.AGENT_METHODS,
@@ -530,7 +536,7 @@ class _SchemaCheck:
                 self._add("stdout", f"{entry.problem}: not a JSON-RPC message")
                 continue
             if isinstance(entry.data, list):
-                if self.version == 1:
+                if not DIALECTS[self.version].batches:
                     self._add("stdout", "a JSON array (batches are not part of v1)")
                 elif not entry.data:
                     self._add("stdout", "an empty batch")
@@ -775,18 +781,24 @@ class _Run:
         return text
 
 
-def _session_check_names(version: int) -> list[str]:
-    turn = ["prompt turn", "prompt lifecycle"] if version == 2 else ["prompt turn"]
-    replay = "session/resume replay" if version == 2 else "session/load replay"
+def _session_check_names(version: ProtocolVersion) -> list[str]:
+    dialect = DIALECTS[version]
     return [
         "session/new",
-        *turn,
+        *_turn_check_names(dialect),
         "cancel",
         "session/list",
-        replay,
+        f"{dialect.replay_method} replay",
         "session/close",
         "session/delete",
     ]
+
+
+def _turn_check_names(dialect: type[Dialect] | Dialect) -> list[str]:
+    """The prompt turn's rows: a turn that ends with an idle state has a lifecycle."""
+    if dialect.turn_ends_with_response:
+        return ["prompt turn"]
+    return ["prompt turn", "prompt lifecycle"]
 
 
 async def run_check(options: CheckOptions) -> CheckReport:
@@ -828,7 +840,7 @@ async def _check_version(
         try:
             async with connect(
                 _observed(launcher.open_stream, traffic),
-                choice="2" if version == 2 else "1",
+                choice=_CHOICES[version],
                 init_timeout=options.timeout,
                 features=client.features,
                 on_request=client.handle_request,
@@ -930,17 +942,14 @@ def _skip_all(
 def _other_version(version: int, error: UnsupportedProtocolVersion) -> CheckRow:
     """The initialize row when the agent answered another version."""
     answered = error.answered
-    if version == 2 and answered == 1:
-        return CheckRow(
-            "initialize", 2, "pass", "answered protocolVersion 1 (a v1-only agent)"
-        )
-    if version == 1 and answered == 2:
+    other = answered_instead(version, answered)
+    if other is not None:
+        note = DIALECTS[other].answer_note
         return CheckRow(
             "initialize",
-            1,
+            version,
             "pass",
-            "answered protocolVersion 2 (no v1 support; v2 lets an agent answer "
-            "its latest version)",
+            f"answered protocolVersion {other} ({note})",
         )
     return CheckRow(
         "initialize",
@@ -951,12 +960,9 @@ def _other_version(version: int, error: UnsupportedProtocolVersion) -> CheckRow:
 
 
 async def _session_checks(run: _Run, names: Sequence[str]) -> None:
-    result = run.connection.initialize_result
-    if (
-        isinstance(result, v2.InitializeResponse)
-        and result.capabilities.session is None
-    ):
-        run.skip(names, "the agent does not advertise capabilities.session")
+    missing = run.connection.dialect.missing_capability("sessions")
+    if missing is not None:
+        run.skip(names, f"the agent does not advertise {missing}")
         return
     timeout = run.options.timeout
     try:
@@ -1005,7 +1011,8 @@ def _updates(run: _Run, mark: int, session_id: str) -> list[dict[str, Any]]:
 
 async def _prompt_turn(run: _Run, store: SessionStore) -> _FirstTurn | None:
     """`hello`: the turn must end (v2: idle with a stopReason; v1: the response)."""
-    names = ["prompt turn", "prompt lifecycle"] if run.version == 2 else ["prompt turn"]
+    dialect = run.connection.dialect
+    names = _turn_check_names(dialect)
     if run.closed:
         run.skip(names, "the connection ended")
         return None
@@ -1019,8 +1026,7 @@ async def _prompt_turn(run: _Run, store: SessionStore) -> _FirstTurn | None:
         if isinstance(error, TimeoutError):
             detail = _no_end(run, mark, timeout, after="the prompt")
         run.row("prompt turn", "fail", detail)
-        if run.version == 2:
-            run.skip(["prompt lifecycle"], "the turn did not end")
+        run.skip(names[1:], "the turn did not end")
         return None
     if stop is None:
         run.row(
@@ -1030,24 +1036,19 @@ async def _prompt_turn(run: _Run, store: SessionStore) -> _FirstTurn | None:
             "carry one)",
         )
     else:
-        how = (
-            "an idle state_update"
-            if run.version == 2
-            else "the session/prompt response"
-        )
-        detail = f"ended with stopReason {stop} ({how})"
+        detail = f"ended with stopReason {stop} ({dialect.turn_end})"
         reported = store.state.error
         if stop == "error" and reported is not None:
             detail += f": {reported.get('message')}"
         run.row("prompt turn", "pass", detail)
-    if run.version == 2:
+    if not dialect.turn_ends_with_response:
         _lifecycle(run, mark, store.session_id)
     return _FirstTurn(_texts(store, "user"), _texts(store, "agent"))
 
 
 def _no_end(run: _Run, mark: int, timeout: float, *, after: str) -> str:
     """Why a turn is considered not ended, for a timed-out wait."""
-    if run.version == 1:
+    if run.connection.dialect.turn_ends_with_response:
         return f"no session/prompt response within {timeout:g} s after {after}"
     accepted = any(
         run.traffic.answers(message, "session/prompt", mark)
@@ -1140,7 +1141,7 @@ async def _cancel_turn(run: _Run, session_id: str) -> None:
             "nothing to cancel",
         )
         return
-    how = "an idle state_update" if run.version == 2 else "the session/prompt response"
+    how = run.connection.dialect.turn_end
     if stop == "cancelled":
         run.row("cancel", "pass", f"ended with stopReason cancelled ({how})")
     elif stop is None:
@@ -1163,14 +1164,15 @@ def _turn_end_index(run: _Run, mark: int, session_id: str) -> int | None:
     v1: the `session/prompt` response; v2: an error response to it, or the first
     idle `state_update` of the session.
     """
+    by_response = run.connection.dialect.turn_ends_with_response
     for index in range(mark, len(run.traffic.inbound)):
         for message in run.traffic.at(index):
             if run.traffic.answers(message, "session/prompt", mark) and (
-                run.version == 1 or "error" in message
+                by_response or "error" in message
             ):
                 return index
             if (
-                run.version == 2
+                not by_response
                 and message.get("method") == "session/update"
                 and _for_session(message, session_id)
             ):
@@ -1189,23 +1191,7 @@ _SessionMethod: TypeAlias = Literal["list", "replay", "close", "delete"]
 
 def _advertised(run: _Run, what: _SessionMethod) -> str | None:
     """None if advertised, else the capability that is missing."""
-    result = run.connection.initialize_result
-    if isinstance(result, v2.InitializeResponse):
-        if what == "delete" and (
-            result.capabilities.session is None
-            or result.capabilities.session.delete is None
-        ):
-            return "capabilities.session.delete"
-        return None  # the v2 baseline
-    assert isinstance(result, v1.InitializeResponse)
-    caps = result.agent_capabilities
-    if what == "replay":
-        return None if caps.load_session else "agentCapabilities.loadSession"
-    sessions = caps.session_capabilities
-    marker = getattr(sessions, what, None) if sessions is not None else None
-    if marker is None:
-        return f"agentCapabilities.sessionCapabilities.{what}"
-    return None
+    return run.connection.dialect.missing_capability(what)
 
 
 def _can_run(run: _Run, name: str, what: _SessionMethod) -> bool:
@@ -1240,7 +1226,7 @@ async def _list(run: _Run, session_id: str) -> None:
 
 
 async def _replay(run: _Run, session_id: str, first_turn: _FirstTurn | None) -> None:
-    name = "session/resume replay" if run.version == 2 else "session/load replay"
+    name = f"{run.connection.dialect.replay_method} replay"
     if not _can_run(run, name, "replay"):
         return
     if first_turn is None:

@@ -32,7 +32,7 @@ down.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -42,12 +42,15 @@ import anyio.abc
 from pydantic import ValidationError
 
 from acp_tui import __version__
+from acp_tui.client.dialect import AgentIdentity, Dialect
 from acp_tui.client.errors import (
     AgentExited,
     BrokenInitializeReply,
     InitializeRejected,
     InitializeTimeout,
 )
+from acp_tui.client.v1 import V1Dialect
+from acp_tui.client.v2 import V2Dialect
 from acp_tui.protocol.dispatcher import (
     DiagnosticHandler,
     Dispatcher,
@@ -57,7 +60,6 @@ from acp_tui.protocol.dispatcher import (
 )
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.schema import v1, v2
-from acp_tui.protocol.schema._base import to_wire
 from acp_tui.protocol.transport import ConnectionClosed, MessageStream
 from acp_tui.protocol.version import (
     ProtocolChoice,
@@ -119,20 +121,6 @@ class ClientFeatures:
     user's next git command runs). The user's choice; refused by default."""
 
 
-@dataclass(frozen=True, slots=True)
-class AgentIdentity:
-    """The agent's self-description from its `initialize` reply."""
-
-    name: str
-    title: str | None
-    version: str | None
-
-    @property
-    def display_name(self) -> str:
-        """The title, falling back to the name, as the spec recommends."""
-        return self.title or self.name
-
-
 @dataclass(slots=True)
 class Connection:
     """A negotiated connection to an agent."""
@@ -149,80 +137,36 @@ class Connection:
     """Background work that lives as long as the connection (client-owned
     terminals): cancelled, and waited for, when the connection closes. None for a
     connection not made by `connect()`."""
+    dialect: Dialect = field(init=False, repr=False)
+    """What depends on the negotiated version (`client.v1` / `client.v2`)."""
+
+    def __post_init__(self) -> None:
+        self.dialect = _dialect(self.initialize_result)
+
+
+DIALECTS: Final[Mapping[ProtocolVersion, type[V1Dialect] | type[V2Dialect]]] = {
+    1: V1Dialect,
+    2: V2Dialect,
+}
+"""The dialect of each protocol version acp-tui speaks."""
+
+
+def _dialect(result: v1.InitializeResponse | v2.InitializeResponse) -> Dialect:
+    """The dialect of the negotiated version (its `initialize` result's model)."""
+    if isinstance(result, v2.InitializeResponse):
+        return V2Dialect(result)
+    return V1Dialect(result)
 
 
 def initialize_params(
     offer: ProtocolVersion, identity: ClientIdentity, features: ClientFeatures
 ) -> dict[str, Any]:
-    """The `initialize` params for an offer, in wire form.
+    """The `initialize` params for an offer, in wire form (built by its dialect).
 
     A v2 offer carries the v1 `clientInfo` and `clientCapabilities` too (see the
-    module docstring); a v1 offer is plain v1. v1 capabilities always include
-    `session.configOptions.boolean`: without it a v1 agent must not send the
-    boolean options that acp-tui shows and sets (v2 has them without a marker).
+    module docstring); a v1 offer is plain v1.
     """
-    if offer == 1:
-        capabilities = v1.ClientCapabilities(
-            fs=v1.FileSystemCapabilities(
-                read_text_file=features.read_text_file,
-                write_text_file=features.write_text_file,
-            ),
-            terminal=features.terminal,
-            session=v1.ClientSessionCapabilities(
-                config_options=v1.SessionConfigOptionsCapabilities(
-                    boolean=v1.BooleanConfigOptionCapabilities()
-                )
-            ),
-        )
-        if features.terminal_auth:
-            capabilities.auth = v1.AuthCapabilities(terminal=True)
-        return to_wire(
-            v1.InitializeRequest(
-                protocol_version=1,
-                client_capabilities=capabilities,
-                client_info=v1.Implementation(
-                    name=identity.name, title=identity.title, version=identity.version
-                ),
-            )
-        )
-    request = v2.InitializeRequest(
-        protocol_version=2,
-        info=v2.Implementation(
-            name=identity.name, title=identity.title, version=identity.version
-        ),
-        capabilities=v2.ClientCapabilities(),
-    )
-    if features.terminal_auth:
-        request.capabilities.auth = v2.AuthCapabilities(
-            terminal=v2.TerminalAuthCapabilities()
-        )
-    params = to_wire(request)
-    # The v1 fields as plain JSON, not through the v1 models: a v2 offer must not
-    # load them (see acp_tui.protocol.schema). A test checks that they are what
-    # the v1 models give and validate as v1.
-    params["clientInfo"] = dict(params["info"])  # v1 Implementation: same fields
-    v1_capabilities: dict[str, Any] = {
-        "fs": {
-            "readTextFile": features.read_text_file,
-            "writeTextFile": features.write_text_file,
-        },
-        "terminal": features.terminal,
-        "session": {"configOptions": {"boolean": {}}},
-    }
-    if features.terminal_auth:
-        v1_capabilities["auth"] = {"terminal": True}
-    params["clientCapabilities"] = v1_capabilities
-    return params
-
-
-def _identity(result: v1.InitializeResponse | v2.InitializeResponse) -> AgentIdentity:
-    if isinstance(result, v2.InitializeResponse):
-        info: v1.Implementation | v2.Implementation | None = result.info
-    else:
-        info = result.agent_info
-    if info is None:
-        return AgentIdentity(name="agent", title=None, version=None)
-    return AgentIdentity(name=info.name, title=info.title, version=info.version)
+    return DIALECTS[offer].initialize_params(identity, features)
 
 
 @asynccontextmanager
@@ -304,10 +248,7 @@ async def connect(
             version = negotiate(offer, answered, allowed)
             result: v1.InitializeResponse | v2.InitializeResponse
             try:
-                if version == 2:
-                    result = v2.InitializeResponse.model_validate(raw)
-                else:
-                    result = v1.InitializeResponse.model_validate(raw)
+                result = DIALECTS[version].parse_initialize(raw)
             except ValidationError as error:
                 if version == 2 and not last:
                     reason = (
@@ -326,7 +267,7 @@ async def connect(
                 dispatcher=dispatcher,
                 stream=stream,
                 initialize_result=result,
-                agent=_identity(result),
+                agent=_dialect(result).agent,
                 fallbacks=fallbacks,
                 tasks=tasks,
             )

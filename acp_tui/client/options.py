@@ -13,7 +13,7 @@ so these helpers read both wire shapes:
   future name, or absent.
 
 v1 `modes` reach this module as a synthesised select option of category `mode`
-(see `translate_v1.mode_option`). Everything here is pure and total: a malformed
+(see `client.v1.mode_option`). Everything here is pure and total: a malformed
 entry is skipped, nothing raises on arbitrary JSON. Used by the status bar, the
 config switcher and the command palette. Stdlib only (no Textual, no Rich).
 """

@@ -130,26 +130,7 @@ def prompt_capabilities(connection: Connection) -> PromptCapabilities:
         v1: `agentCapabilities.promptCapabilities`; v2: `capabilities.session.prompt`
         (an absent or null entry means unsupported).
     """
-    # The wire models load on first use; a v2 check, as v1's load lazily.
-    from acp_tui.protocol.schema import v2
-
-    result = connection.initialize_result
-    if not isinstance(result, v2.InitializeResponse):
-        v1_caps = result.agent_capabilities.prompt_capabilities
-        return PromptCapabilities(
-            image=v1_caps.image,
-            audio=v1_caps.audio,
-            embedded_context=v1_caps.embedded_context,
-        )
-    session = result.capabilities.session
-    v2_caps = session.prompt if session is not None else None
-    if v2_caps is None:
-        return PromptCapabilities()
-    return PromptCapabilities(
-        image=v2_caps.image is not None,
-        audio=v2_caps.audio is not None,
-        embedded_context=v2_caps.embedded_context is not None,
-    )
+    return connection.dialect.prompt_capabilities()
 
 
 # -- mentions -----------------------------------------------------------------------

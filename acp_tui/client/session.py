@@ -3,15 +3,18 @@
 https://agentclientprotocol.com/protocol/session-setup (v1) and
 https://agentclientprotocol.com/protocol/v2/session-setup (v2).
 
-`AcpClient` is the one object above the wire that knows which version the
-connection speaks; callers (the UI, `acp-tui print`) use version-neutral methods
-and read version-neutral `SessionStore`s:
+`AcpClient` is version-neutral: whatever depends on the negotiated version (params,
+results, updates, permissions, auth, the turn-end rule, v1's client services) is
+asked of the connection's dialect (`client.dialect`, implemented by `client.v1` and
+`client.v2`); it never compares versions. Callers (the UI, `acp-tui print`) use
+version-neutral methods and read version-neutral `SessionStore`s:
 
 * `session/update` notifications are validated against the negotiated version's
-  model, translated (`translate_v1` / `translate_v2`) and applied to that session's
-  store, in received order. Updates for a session whose `session/new` response has
-  not arrived yet are held and applied first when it does; the response's own
-  config options and commands never overwrite what updates already reported.
+  model, translated (the session's `SessionTranslator`) and applied to that
+  session's store, in received order. Updates for a session whose `session/new`
+  response has not arrived yet are held and applied first when it does; the
+  response's own config options and commands never overwrite what updates
+  already reported.
   A resume/load response is the other way round: the replay before it is
   history, so the config options (and v2 commands) it carries are the agent's
   latest state and replace the replayed ones (a list it omits leaves them).
@@ -55,41 +58,38 @@ and read version-neutral `SessionStore`s:
 
 from __future__ import annotations
 
-import functools
 import logging
-import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal
 
 import anyio
 from pydantic import ValidationError
 
-from acp_tui.client import translate_v1, translate_v2
-from acp_tui.client._wire import json_list, log_defaulted
 from acp_tui.client.connection import ClientFeatures, Connection
+from acp_tui.client.dialect import Dialect, SessionFeatures, SessionSummary
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.file_writes import FileWrites
 from acp_tui.client.fs import FileSystemAccess
 from acp_tui.client.long_text import LONG_TEXT_PATHS, put_back, set_aside
 from acp_tui.client.message_origins import MessageOrigins
-from acp_tui.client.ports import PermissionChoice, PermissionPrompter, PermissionRequest
+from acp_tui.client.permission_flow import answer_permission
+from acp_tui.client.ports import PermissionPrompter
 from acp_tui.client.terminals import ClientTerminals
+from acp_tui.client.tracked_session import (
+    SessionOpening,
+    StoreFactory,
+    TrackedSession,
+    Turn,
+    plain_store,
+    session_roots,
+)
 from acp_tui.config import McpServerSettings
 from acp_tui.protocol.dispatcher import Diagnostic, RequestContext, yield_to_busy_loop
 from acp_tui.protocol.framing import LongText
-from acp_tui.protocol.jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    METHOD_NOT_FOUND,
-    RpcError,
-)
-from acp_tui.protocol.schema import v1, v2
-from acp_tui.protocol.schema._base import to_wire
+from acp_tui.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from acp_tui.protocol.transport import ConnectionClosed
 from acp_tui.store import ops
-from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 
@@ -107,136 +107,6 @@ log = logging.getLogger(__name__)
 
 MAX_EARLY_UPDATES: Final = 10_000
 """Updates held for a session id whose `session/new` response is still pending."""
-
-TERMINAL_METHODS: Final = frozenset(
-    {
-        "terminal/create",
-        "terminal/output",
-        "terminal/wait_for_exit",
-        "terminal/kill",
-        "terminal/release",
-    }
-)
-"""The v1 client-owned terminal methods (served when `features.terminal` is on)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SessionSummary:
-    """One entry of `session/list`, in wire form (`raw`) plus the common fields."""
-
-    session_id: str
-    cwd: str
-    title: str | None
-    updated_at: str | None
-    raw: JSONObject
-
-
-@dataclass(frozen=True, slots=True)
-class SessionOpening:
-    """What a store factory is told about the session it makes a store for."""
-
-    session_id: str
-    cwd: Path
-    how: Literal["new", "load", "resume"]
-    """`new` (`session/new`), `load` (reattached with the history replayed: v1
-    `session/load`, v2 `session/resume` with `replayFrom`), `resume` (reattached
-    without a replay)."""
-    protocol_version: int
-    agent_name: str | None = None
-    """The name the agent reported in `initialize` (None: it gave none)."""
-
-
-StoreFactory: TypeAlias = Callable[[SessionOpening], SessionStore]
-"""Makes the store of a session the client opens (say, one that saves its ops)."""
-
-
-def plain_store(opening: SessionOpening) -> SessionStore:
-    """The default store factory: a plain in-memory `SessionStore`."""
-    return SessionStore(opening.session_id, cwd=str(opening.cwd))
-
-
-@dataclass(frozen=True, slots=True)
-class SessionFeatures:
-    """Which session methods the agent offers (from its negotiated capabilities)."""
-
-    list: bool = False
-    """`session/list`."""
-    replay: bool = False
-    """Reattach with the history replayed (v2 `session/resume`, v1 `session/load`)."""
-    resume: bool = False
-    """Reattach without a replay (v2 `session/resume`, v1 `session/resume`)."""
-    delete: bool = False
-    """`session/delete`."""
-    additional_directories: bool = False
-    """`additionalDirectories` on session setup (v1 and v2 capability markers)."""
-    close: bool = False
-    """`session/close` (v2: part of the session baseline; v1: its marker)."""
-
-
-@dataclass(slots=True)
-class _Turn:
-    """The bookkeeping of one prompt turn."""
-
-    done: anyio.Event = field(default_factory=anyio.Event)
-    busy_seen: bool = False
-    stop_reason: str | None = None
-
-
-@dataclass(slots=True)
-class _Session:
-    store: SessionStore
-    cwd: Path
-    roots: FileSystemAccess
-    v1: translate_v1.V1Translator | None
-    origins: MessageOrigins
-    """Marks the user messages the agent wrote itself (not the user's)."""
-    writes: FileWrites
-    """Serves v1 `fs/write_text_file` and shows every write."""
-    terminals: ClientTerminals | None = None
-    """v1 client-owned terminals, when served."""
-    turn: _Turn | None = None
-    cancelled: anyio.Event = field(default_factory=anyio.Event)
-    """Set by `cancel()`. A permission request watches the event current when it
-    arrives, so every request pending at the cancel, and any the agent sends
-    before the cancelled work ends, is answered `cancelled`. Replaced by a fresh
-    event once that work has ended (`work_ended`)."""
-    work_tool_calls: dict[str, None] = field(default_factory=dict)
-    """The tool calls reported during the current work, in order: since the
-    prompt was sent, or since v2 agent-started work went busy. What a cancel
-    marks cancelled (checklist 4.12.2: the current work's, not an earlier
-    turn's)."""
-    busy: bool = False
-    """v2: the last state seen was busy (for agent-started work, which begins
-    with no prompt)."""
-    unsubscribe: Callable[[], None] | None = None
-    """Stops the client following the store's changes (`AcpClient._forget`)."""
-
-    def start_work(self) -> None:
-        """New work begins: the tool calls reported before are not part of it."""
-        self.work_tool_calls.clear()
-
-    def unfinished_work_tool_calls(self) -> list[ops.Op]:
-        """`cancelled` for each of the current work's unfinished tool calls."""
-        marks: list[ops.Op] = []
-        for tool_call_id in self.work_tool_calls:
-            tool_call = self.store.tool_call(tool_call_id)
-            if tool_call is not None and not tool_call.is_final:
-                marks.append(ops.PatchToolCall(tool_call_id, status="cancelled"))
-        return marks
-
-    def work_ended(self) -> None:
-        """The current work is over.
-
-        If it was cancelled, what it left unfinished never will be: marked
-        cancelled (late updates were applied until now), and later permission
-        requests are asked again.
-        """
-        if self.cancelled.is_set():
-            marks = self.unfinished_work_tool_calls()
-            if marks:
-                self.store.apply_many(marks)
-            self.cancelled = anyio.Event()
-        self.work_tool_calls.clear()
 
 
 class AcpClient:
@@ -281,7 +151,7 @@ class AcpClient:
         self.mcp_servers = dict(mcp_servers or {})
         self.on_diagnostic = on_diagnostic
         self._connection: Connection | None = None
-        self._sessions: dict[str, _Session] = {}
+        self._sessions: dict[str, TrackedSession] = {}
         self._early: dict[str, list[Any]] = {}
         self._pending_new = 0
         self._store_factory = store_factory
@@ -305,14 +175,14 @@ class AcpClient:
         return self.connection.protocol_version
 
     @property
+    def dialect(self) -> Dialect:
+        """What depends on the negotiated version (`client.v1` / `client.v2`)."""
+        return self.connection.dialect
+
+    @property
     def agent_name(self) -> str | None:
         """The name the agent reported in `initialize` (None: it gave none)."""
-        result = self.connection.initialize_result
-        if isinstance(result, v2.InitializeResponse):
-            info: v1.Implementation | v2.Implementation | None = result.info
-        else:
-            info = result.agent_info
-        return None if info is None else info.name
+        return self.dialect.agent_name
 
     def store(self, session_id: str) -> SessionStore:
         """The store of a session this client opened."""
@@ -320,79 +190,21 @@ class AcpClient:
 
     def session_features(self) -> SessionFeatures:
         """The session methods the agent advertised."""
-        if self.version == 1:
-            caps = self._v1_caps()
-            sessions = caps.session_capabilities
-            return SessionFeatures(
-                list=sessions.list is not None,
-                replay=caps.load_session,
-                resume=sessions.resume is not None,
-                delete=sessions.delete is not None,
-                additional_directories=sessions.additional_directories is not None,
-                close=sessions.close is not None,
-            )
-        v2_caps = self._v2_session_caps()
-        if v2_caps is None:
-            return SessionFeatures()
-        return SessionFeatures(
-            list=True,
-            replay=True,
-            resume=True,
-            delete=v2_caps.delete is not None,
-            additional_directories=v2_caps.additional_directories is not None,
-            close=True,
-        )
+        return self.dialect.session_features()
 
     async def _call(self, method: str, params: Any) -> Any:
         return await self.connection.dispatcher.request(method, params)
 
     # ------------------------------------------------------------ capabilities
 
-    def _v1_caps(self) -> v1.AgentCapabilities:
-        result = self.connection.initialize_result
-        assert isinstance(result, v1.InitializeResponse)
-        return result.agent_capabilities
-
-    def _v2_session_caps(self) -> v2.SessionCapabilities | None:
-        result = self.connection.initialize_result
-        assert isinstance(result, v2.InitializeResponse)
-        return result.capabilities.session
-
     def _mcp_entries(self) -> list[JSONObject]:
         """Configured MCP servers in the wire shape, for transports the agent has."""
-        entries: list[JSONObject] = []
-        for name, server in self.mcp_servers.items():
-            if self.version == 1:
-                caps = self._v1_caps().mcp_capabilities
-                if server.type == "http" and not (caps and caps.http):
-                    continue
-                if server.type == "sse" and not (caps and caps.sse):
-                    continue
-                entries.append(_mcp_entry(name, server, 1))
-            else:
-                session = self._v2_session_caps()
-                mcp = session.mcp if session is not None else None
-                if server.type == "sse":
-                    continue  # not in v2
-                if server.type == "stdio" and not (mcp and mcp.stdio is not None):
-                    continue
-                if server.type == "http" and not (mcp and mcp.http is not None):
-                    continue
-                entries.append(_mcp_entry(name, server, 2))
-        return entries
+        return self.dialect.mcp_servers(self.mcp_servers)
 
     def _additional_directories(self, directories: Sequence[Path]) -> list[str]:
         if not directories:
             return []
-        if self.version == 1:
-            caps = self._v1_caps().session_capabilities
-            supported = caps is not None and caps.additional_directories is not None
-        else:
-            session = self._v2_session_caps()
-            supported = (
-                session is not None and session.additional_directories is not None
-            )
-        if not supported:
+        if not self.session_features().additional_directories:
             raise UnsupportedOperation(
                 "the agent does not support additional directories"
             )
@@ -404,13 +216,7 @@ class AcpClient:
         self, cwd: Path, extra: Sequence[Path], roots: Sequence[Path] | None
     ) -> FileSystemAccess:
         """A session's roots (see the module docstring); resolves in a thread."""
-        chosen = list(roots if roots is not None else self.roots or (cwd, *extra))
-        if not chosen:
-            raise ValueError("a session needs at least one root")
-        inside = cwd.is_absolute() and cwd != chosen[0]
-        if inside and await anyio.to_thread.run_sync(_inside, cwd, chosen):
-            chosen.insert(0, cwd)  # allowed anyway: where terminals start
-        return FileSystemAccess(chosen[0], chosen[1:])
+        return await session_roots(cwd, extra, roots, self.roots)
 
     def _open(
         self,
@@ -418,15 +224,17 @@ class AcpClient:
         cwd: Path,
         roots: FileSystemAccess,
         how: Literal["new", "load", "resume"] = "new",
-    ) -> _Session:
+    ) -> TrackedSession:
         opening = SessionOpening(session_id, cwd, how, self.version, self.agent_name)
         store = self._store_factory(opening)
-        translator = translate_v1.V1Translator(store) if self.version == 1 else None
+        translator = self.dialect.translator(store)
         origins = MessageOrigins(store, reattaching=how != "new")
         writes = FileWrites(store, roots, cwd)
-        session = _Session(store, cwd, roots, translator, origins, writes)
+        session = TrackedSession(store, cwd, roots, translator, origins, writes)
+        session.turn_ends_with_response = self.dialect.turn_ends_with_response
         tasks = self.connection.tasks
-        if self.version == 1 and self.features.terminal and tasks is not None:
+        serves = self.dialect.serves_terminals and self.features.terminal
+        if serves and tasks is not None:
             session.terminals = ClientTerminals(store, roots, tasks)
         replaced = self._sessions.get(session_id)
         if replaced is not None:  # reopened under the same id: the old store is done
@@ -434,9 +242,7 @@ class AcpClient:
                 replaced.unsubscribe()
             replaced.cancelled.set()  # its pending permission requests: cancelled
         self._sessions[session_id] = session
-        session.unsubscribe = store.subscribe(
-            functools.partial(self._on_changes, session)
-        )
+        session.unsubscribe = store.subscribe(session.on_changes)
         for params in self._early.pop(session_id, []):
             self._apply_update(session, params)
         return session
@@ -461,36 +267,19 @@ class AcpClient:
         self._pending_new += 1
         try:
             raw = await self._call("session/new", params)
-            session: _Session
-            if self.version == 1:
-                result1 = v1.NewSessionResponse.model_validate(raw)
-                session = self._open(result1.session_id, cwd, access)
-                assert session.v1 is not None
-                session.v1.modes = result1.modes
-                options = session.v1.config_options(
-                    json_list(result1.config_options or [])
-                )
-                commands: list[JSONObject] = []
-            else:
-                result2 = v2.NewSessionResponse.model_validate(raw)
-                session = self._open(result2.session_id, cwd, access)
-                options = json_list(result2.config_options)
-                commands = json_list(result2.available_commands)
+            session_id, result = self.dialect.parse_new(raw)
+            session = self._open(session_id, cwd, access)
+            options, commands = session.translator.new_lists(result)
         finally:
             self._pending_new -= 1
             if not self._pending_new:  # another session/new may still claim some
                 self._early.clear()
-        _set_lists(session.store, options, commands)
+        _set_lists(session.store, options or [], commands or [])
         return session.store
 
     async def list_sessions(self, cwd: Path | None = None) -> list[SessionSummary]:
         """`session/list`, following `nextCursor` to the end (cursors stay opaque)."""
-        if self.version == 1:
-            caps = self._v1_caps().session_capabilities
-            if caps is None or caps.list is None:
-                raise UnsupportedOperation("the agent does not list sessions")
-        elif self._v2_session_caps() is None:
-            raise UnsupportedOperation("the agent does not support sessions")
+        self.dialect.check_list()
         summaries: list[SessionSummary] = []
         cursor: str | None = None
         seen: set[str] = set()
@@ -501,23 +290,8 @@ class AcpClient:
             if cursor is not None:
                 params["cursor"] = cursor
             raw = await self._call("session/list", params)
-            model = (
-                v1.ListSessionsResponse
-                if self.version == 1
-                else v2.ListSessionsResponse
-            )
-            page = model.model_validate(raw)
-            for info in page.sessions:
-                summaries.append(
-                    SessionSummary(
-                        info.session_id,
-                        info.cwd,
-                        info.title,
-                        info.updated_at,
-                        to_wire(info),
-                    )
-                )
-            cursor = page.next_cursor
+            page, cursor = self.dialect.list_page(raw)
+            summaries.extend(page)
             if cursor is None or cursor in seen:  # a repeated cursor would loop forever
                 return summaries
             seen.add(cursor)
@@ -540,15 +314,7 @@ class AcpClient:
         roots, or `roots` when the caller gives them (the user agreed to them).
         """
         extra = self._additional_directories(additional_directories)
-        method = "session/resume"
-        if self.version == 1:
-            caps = self._v1_caps()
-            if replay:
-                if not caps.load_session:
-                    raise UnsupportedOperation("the agent cannot load sessions")
-                method = "session/load"
-            elif caps.session_capabilities.resume is None:
-                raise UnsupportedOperation("the agent cannot resume sessions")
+        method, replay_params = self.dialect.resume_request(replay)
         params: dict[str, Any] = {
             "sessionId": session_id,
             "cwd": str(cwd),
@@ -556,46 +322,22 @@ class AcpClient:
         }
         if extra:
             params["additionalDirectories"] = extra
-        if self.version == 2 and replay:
-            params["replayFrom"] = {"type": "start"}
+        params.update(replay_params)
         access = await self._roots(cwd, additional_directories, roots)
         # Open first: replayed updates arrive before the response.
         how: Literal["load", "resume"] = "load" if replay else "resume"
         session = self._open(session_id, cwd, access, how)
         # The response is the agent's latest state: the lists it carries replace
         # what the replay reported (a list it omits leaves the replayed one).
-        options: list[JSONObject] | None = None
-        commands: list[JSONObject] | None = None
         try:
             raw = await self._call(method, params)
-            if self.version == 1:
-                model = v1.LoadSessionResponse if replay else v1.ResumeSessionResponse
-                result1 = model.model_validate(raw)
-                assert session.v1 is not None
-                session.v1.modes = result1.modes
-                # The modes come with the response, after the replay: options
-                # the replay stored stay (unless the response lists its own),
-                # and get the mode option the replay could not synthesise yet.
-                if result1.config_options is not None:
-                    options = session.v1.config_options(
-                        json_list(result1.config_options)
-                    )
-                elif result1.modes is not None:
-                    replayed = [dict(o) for o in session.store.config_options]
-                    options = session.v1.config_options(replayed)
-            else:
-                result2 = v2.ResumeSessionResponse.model_validate(raw or {})
-                if _carries_list(raw, "configOptions"):
-                    options = json_list(result2.config_options)
-                if _carries_list(raw, "availableCommands"):
-                    commands = json_list(result2.available_commands)
+            options, commands = session.translator.resumed_lists(raw, replay)
         except BaseException:
             if self._sessions.get(session_id) is session:
                 del self._sessions[session_id]  # not resumed: no half-open session
             raise
         session.origins.reattached()  # later user messages are not history
-        if session.v1 is not None:
-            session.v1.end_message()  # the replay's last message is over
+        session.translator.end_message()  # the replay's last message is over
         if options is not None:
             session.store.apply(ops.SetConfigOptions(options))
         if commands is not None:
@@ -640,13 +382,7 @@ class AcpClient:
 
     async def delete_session(self, session_id: str) -> None:
         """`session/delete` (needs the agent's `delete` capability)."""
-        if self.version == 1:
-            caps = self._v1_caps().session_capabilities
-            supported = caps is not None and caps.delete is not None
-        else:
-            session = self._v2_session_caps()
-            supported = session is not None and session.delete is not None
-        if not supported:
+        if not self.session_features().delete:
             raise UnsupportedOperation("the agent cannot delete sessions")
         await self._call("session/delete", {"sessionId": session_id})
         await self._forget(session_id)
@@ -665,7 +401,7 @@ class AcpClient:
             session.unsubscribe()
         session.cancelled.set()
         turn = session.turn
-        if turn is not None and self.version == 2:
+        if turn is not None and not self.dialect.turn_ends_with_response:
             turn.stop_reason = "cancelled"
             turn.done.set()
         if session.terminals is not None:
@@ -690,7 +426,7 @@ class AcpClient:
             RpcError: The agent rejected the prompt (v1: the turn failed).
         """
         session = self._sessions[session_id]
-        turn = _Turn()
+        turn = Turn()
         session.turn = turn
         # The work before this prompt is over for this turn (a cancelled one's
         # leftovers are marked). The cancelled event is replaced only then, not
@@ -700,13 +436,10 @@ class AcpClient:
         session.start_work()
         params = {"sessionId": session_id, "prompt": list(blocks)}
         store = session.store
-        if self.version == 1:
-            translator = session.v1
-            assert translator is not None
-            translator.end_message()
-            message_id = translator.new_message_id("user")
-            store.apply(ops.UpsertMessage(message_id, "user", content=list(blocks)))
-            translator.end_message()
+        if self.dialect.turn_ends_with_response:
+            translator = session.translator
+            for op in translator.user_prompt(blocks):
+                store.apply(op)
             store.apply(ops.SetState("running"))
             try:
                 raw = await self._call("session/prompt", params)
@@ -716,9 +449,9 @@ class AcpClient:
             finally:
                 translator.end_message()
                 session.work_ended()  # v1: the response ends the turn
-            response = v1.PromptResponse.model_validate(raw)
-            store.apply(ops.SetState("idle", response.stop_reason, raw=raw))
-            return response.stop_reason
+            stop_reason = self.dialect.stop_reason(raw)
+            store.apply(ops.SetState("idle", stop_reason, raw=raw))
+            return stop_reason
         session.origins.prompt_sent(blocks)
         try:
             # `{}` or `{messageId}`: accepted; the id names its acknowledgment.
@@ -734,7 +467,7 @@ class AcpClient:
             store.apply_many(session.origins.turn_ended())
         return turn.stop_reason
 
-    async def _until_turn_ends(self, turn: _Turn) -> None:
+    async def _until_turn_ends(self, turn: Turn) -> None:
         """Wait for the idle that ends a v2 turn, or fail if the connection ends."""
         dispatcher = self.connection.dispatcher
         closed: list[str] = []
@@ -773,47 +506,26 @@ class AcpClient:
         `session/set_mode` instead (the agent knows no such config option).
         """
         session = self._sessions[session_id]
-        translator = session.v1
-        if (
-            translator is not None
-            and translator.mode_synthesised
-            and config_id == translate_v1.MODE_OPTION_ID
-        ):
+        translator = session.translator
+        if translator.is_mode_option(config_id):
             await self.set_mode(session_id, str(value))
-            update = v1.CurrentModeUpdate(current_mode_id=str(value))
-            session.store.apply_many(translator.translate_update(update))
+            session.store.apply_many(translator.mode_set(str(value)))
             return
         params: dict[str, Any] = {"sessionId": session_id, "configId": config_id}
-        if isinstance(value, bool):
-            params["type"] = "boolean"
-        elif self.version == 2:
-            params["type"] = "id"
+        value_type = self.dialect.config_value_type(value)
+        if value_type is not None:
+            params["type"] = value_type
         params["value"] = value
         raw = await self._call("session/set_config_option", params)
-        model = (
-            v1.SetSessionConfigOptionResponse
-            if self.version == 1
-            else v2.SetSessionConfigOptionResponse
-        )
-        result = model.model_validate(raw)
-        options = json_list(result.config_options)
-        if translator is not None:
-            options = translator.config_options(options)
+        options = translator.config_options(self.dialect.parse_config_options(raw))
         session.store.apply(ops.SetConfigOptions(options))
 
     async def set_mode(self, session_id: str, mode_id: str) -> None:
         """v1 `session/set_mode`."""
-        if self.version != 1:
-            raise UnsupportedOperation("modes are config options in ACP v2")
+        self.dialect.check_set_mode()
         await self._call(
             "session/set_mode", {"sessionId": session_id, "modeId": mode_id}
         )
-
-    def _require_v2_auth(self) -> None:
-        # v2: no (or empty) authMethods means auth/login and auth/logout MUST NOT
-        # be called.
-        if not self.connection.initialize_result.auth_methods:
-            raise UnsupportedOperation("the agent offers no authentication methods")
 
     async def authenticate(self, method_id: str) -> None:
         """v2 `auth/login {methodId}`; v1 `authenticate {methodId}`.
@@ -821,21 +533,15 @@ class AcpClient:
         A v2 `terminal` method is not logged in this way: the client runs the
         agent's command in a terminal instead (not done by this layer).
         """
-        if self.version == 1:
-            await self._call("authenticate", {"methodId": method_id})
-            return
-        self._require_v2_auth()
-        await self._call("auth/login", {"methodId": method_id})
+        method, params = self.dialect.login(method_id)
+        await self._call(method, params)
 
     def can_logout(self) -> bool:
         """Whether the agent may be sent a logout.
 
         v2: it lists authentication methods; v1: `agentCapabilities.auth.logout`.
         """
-        if self.version == 1:
-            auth = self._v1_caps().auth
-            return auth is not None and auth.logout is not None
-        return bool(self.connection.initialize_result.auth_methods)
+        return self.dialect.can_logout()
 
     async def logout(self) -> None:
         """v2 `auth/logout`; v1 `logout` (needs `agentCapabilities.auth.logout`).
@@ -845,36 +551,7 @@ class AcpClient:
         """
         if not self.can_logout():
             raise UnsupportedOperation("the agent does not support logout")
-        await self._call("logout" if self.version == 1 else "auth/logout", {})
-
-    # ------------------------------------------------------- turn bookkeeping
-
-    def _on_changes(self, session: _Session, changes: Sequence[Change]) -> None:
-        state_changed = False
-        for change in changes:
-            if change.kind == "tool_call" and change.id is not None:
-                session.work_tool_calls[change.id] = None
-            elif change.kind == "state":
-                state_changed = True
-        if self.version == 1 or not state_changed:
-            return
-        state = session.store.state
-        turn = session.turn
-        if state.is_busy:
-            if turn is not None:
-                turn.busy_seen = True
-            elif not session.busy:
-                session.start_work()  # the agent starts work of its own
-            session.busy = True
-            return
-        session.busy = False
-        if turn is not None:
-            if state.stop_reason is None and not turn.busy_seen:
-                return  # an idle from before this turn's work started
-            turn.stop_reason = state.stop_reason
-            turn.done.set()
-            session.turn = None
-        session.work_ended()
+        await self._call(self.dialect.logout_method, {})
 
     # ------------------------------------------------------------- inbound
 
@@ -901,9 +578,9 @@ class AcpClient:
         else:
             await self._apply_long_update(session, params, long_text)
 
-    def _apply_update(self, session: _Session, params: Any) -> None:
+    def _apply_update(self, session: TrackedSession, params: Any) -> None:
         params, long_text = set_aside(params)
-        operations = self._translated(session, params)
+        operations = self._translated(params=params, session=session)
         if operations is None:
             return
         if long_text is not None:
@@ -912,7 +589,7 @@ class AcpClient:
         self._apply(session, operations)
 
     async def _apply_long_update(
-        self, session: _Session, params: Any, long_text: LongText
+        self, session: TrackedSession, params: Any, long_text: LongText
     ) -> None:
         """`_apply_update` for a chunk whose long text was set aside, in steps.
 
@@ -920,7 +597,7 @@ class AcpClient:
         each op of it (a huge chunk's head, then its tail: megabytes each) are
         steps of their own, the rest of the loop (the UI) running between them.
         """
-        operations = self._translated(session, params)
+        operations = self._translated(params=params, session=session)
         if operations is None:
             return
         await yield_to_busy_loop()
@@ -929,19 +606,17 @@ class AcpClient:
             await yield_to_busy_loop()
             self._apply(session, [op])
 
-    def _translated(self, session: _Session, params: Any) -> list[ops.Op] | None:
+    def _translated(
+        self, *, params: Any, session: TrackedSession
+    ) -> list[ops.Op] | None:
         """The store ops of one `session/update` (None: malformed, reported)."""
         try:
-            if session.v1 is not None:
-                notification1 = v1.SessionNotification.model_validate(params)
-                return session.v1.translate_update(notification1.update)
-            notification2 = v2.UpdateSessionNotification.model_validate(params)
-            return translate_v2.translate_update(notification2.update)
+            return session.translator.translate(params)
         except ValidationError as error:
             self._malformed(params, error)
             return None
 
-    def _apply(self, session: _Session, operations: Sequence[ops.Op]) -> None:
+    def _apply(self, session: TrackedSession, operations: Sequence[ops.Op]) -> None:
         session.store.apply_many(session.writes.guard(session.origins.mark(operations)))
 
     def _report(self, message: str) -> None:
@@ -966,65 +641,20 @@ class AcpClient:
         """Serve the agent's requests."""
         if method == "session/request_permission":
             return await self._permission(params, context)
-        if self.version == 1 and method == "fs/read_text_file":
-            if not self.features.read_text_file:
-                raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
-            read = v1.ReadTextFileRequest.model_validate(params)
-            log_defaulted(log, method, params, read)
-            roots = self._session_for(read.session_id).roots
-            content = await roots.read_text_file(read.path, read.line, read.limit)
-            return {"content": content}
-        if self.version == 1 and method == "fs/write_text_file":
-            if not self.features.write_text_file:
-                raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
-            write = v1.WriteTextFileRequest.model_validate(params)
-            # Shown in the conversation: it names no tool call (`file_writes`).
-            writes = self._session_for(write.session_id).writes
-            await writes.write(
-                write.path, write.content, allow_git=self.features.git_writes
-            )
-            return {}
-        if self.version == 1 and method in TERMINAL_METHODS:
-            if not self.features.terminal:
-                raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
-            return await self._terminal_request(method, params)
-        raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+        return await self.dialect.serve(method, params, self)
 
-    async def _terminal_request(self, method: str, params: Any) -> JSONObject:
-        """Serve one v1 `terminal/*` request.
+    # The `dialect.ClientServices` the agent's client-side requests reach.
 
-        https://agentclientprotocol.com/protocol/terminals
-        """
-        if method == "terminal/create":
-            create = v1.CreateTerminalRequest.model_validate(params)
-            log_defaulted(log, method, params, create)
-            terminals = self._terminals_for(create.session_id)
-            terminal_id = await terminals.create(
-                create.command,
-                create.args,
-                {variable.name: variable.value for variable in create.env},
-                create.cwd,
-                create.output_byte_limit,
-            )
-            return {"terminalId": terminal_id}
-        if method == "terminal/output":
-            output = v1.TerminalOutputRequest.model_validate(params)
-            terminals = self._terminals_for(output.session_id)
-            return terminals.output(output.terminal_id).to_json()
-        if method == "terminal/wait_for_exit":
-            wait = v1.WaitForTerminalExitRequest.model_validate(params)
-            terminals = self._terminals_for(wait.session_id)
-            status = await terminals.wait_for_exit(wait.terminal_id)
-            return status.to_json()
-        if method == "terminal/kill":
-            kill = v1.KillTerminalRequest.model_validate(params)
-            await self._terminals_for(kill.session_id).kill(kill.terminal_id)
-            return {}
-        release = v1.ReleaseTerminalRequest.model_validate(params)
-        await self._terminals_for(release.session_id).release(release.terminal_id)
-        return {}
+    def fs_access(self, session_id: str) -> FileSystemAccess:
+        """The directories `fs/*` requests of this session may reach."""
+        return self._session_for(session_id).roots
 
-    def _terminals_for(self, session_id: str) -> ClientTerminals:
+    def file_writes(self, session_id: str) -> FileWrites:
+        """Serves this session's `fs/write_text_file` and shows every write."""
+        return self._session_for(session_id).writes
+
+    def client_terminals(self, session_id: str) -> ClientTerminals:
+        """This session's client-owned terminals."""
         terminals = self._session_for(session_id).terminals
         if terminals is None:  # a connection without a task group to run them in
             raise RpcError(
@@ -1032,7 +662,7 @@ class AcpClient:
             )
         return terminals
 
-    def _session_for(self, session_id: str) -> _Session:
+    def _session_for(self, session_id: str) -> TrackedSession:
         session = self._sessions.get(session_id)
         if session is None:
             raise RpcError(
@@ -1041,107 +671,17 @@ class AcpClient:
         return session
 
     async def _permission(self, params: Any, context: RequestContext) -> Any:
-        # Applied synchronously, before the first await: the dispatcher guarantees
-        # this runs before the next message is read, so the tool-call subject is
-        # ordered with the updates around it.
-        if self.version == 1:
-            request1 = v1.RequestPermissionRequest.model_validate(params)
-            session = self._session_for(request1.session_id)
-            tool_patch = translate_v1.tool_call_patch(request1.tool_call)
-            session.store.apply(tool_patch)
-            tool_call = session.store.tool_call(request1.tool_call.tool_call_id)
-            title = tool_call.title if tool_call is not None else None
-            description = None
-            subject: JSONObject | None = {
-                "type": "tool_call",
-                "toolCall": to_wire(request1.tool_call),
-            }
-            options: Sequence[v1.PermissionOption | v2.PermissionOption]
-            options = request1.options
-            tool_call_id: str | None = request1.tool_call.tool_call_id
-            meta = request1.meta
-        else:
-            request2 = v2.RequestPermissionRequest.model_validate(params)
-            session = self._session_for(request2.session_id)
-            title, description = request2.title, request2.description
-            subject = (
-                to_wire(request2.subject) if request2.subject is not None else None
-            )
-            tool_call_id = None
-            if isinstance(request2.subject, v2.ToolCallPermissionSubject):
-                session.store.apply(
-                    translate_v2.tool_call_patch(request2.subject.tool_call)
-                )
-                tool_call_id = request2.subject.tool_call.tool_call_id
-            elif isinstance(request2.subject, v2.CommandPermissionSubject):
-                tool_call_id = request2.subject.tool_call_id
-            options = request2.options
-            meta = request2.meta
-        permission_id = str(context.id)
-        choices = tuple(PermissionChoice(o.option_id, o.name, o.kind) for o in options)
-        session.store.apply(
-            ops.AddPermission(
-                permission_id,
-                title,
-                description,
-                subject,
-                [to_wire(o) for o in options],
-                tool_call_id,
-                meta,
-            )
+        # Read and recorded synchronously, before the first await: the dispatcher
+        # guarantees this runs before the next message is read, so the tool-call
+        # subject is ordered with the updates around it.
+        ask = self.dialect.permission(
+            params, lambda session_id: self._session_for(session_id).store
         )
-        context.handles_cancellation = True
-        request = PermissionRequest(
-            session.store.session_id,
-            permission_id,
-            title,
-            description,
-            subject,
-            choices,
-            tool_call_id,
+        session = self._session_for(ask.session_id)
+        outcome = await answer_permission(
+            ask, session.store, session.cancelled, context, self.prompter, self._report
         )
-        chosen = await self._ask(request, context, session.cancelled)
-        offered = {choice.option_id for choice in choices}
-        outcome: JSONObject
-        if chosen is not None and chosen in offered:
-            outcome = {"outcome": "selected", "optionId": chosen}
-        else:  # dismissed, withdrawn, cancelled, or not an offered option
-            outcome = {"outcome": "cancelled"}
-        session.store.apply(ops.ResolvePermission(permission_id, outcome))
-        return {"outcome": outcome}
-
-    async def _ask(
-        self,
-        request: PermissionRequest,
-        context: RequestContext,
-        cancelled: anyio.Event,
-    ) -> str | None:
-        """The prompter's answer, or None if the request is withdrawn or cancelled."""
-        answer: list[str | None] = [None]
-        async with anyio.create_task_group() as group:
-
-            async def ask() -> None:
-                try:
-                    answer[0] = await self.prompter.ask(request)
-                except Exception as error:  # a broken prompter must not approve
-                    log.exception("the permission prompter failed")
-                    self._report(f"could not ask for permission: {error!r}")
-                group.cancel_scope.cancel()
-
-            async def watch(event: anyio.Event) -> None:
-                await event.wait()
-                group.cancel_scope.cancel()
-
-            group.start_soon(ask)
-            group.start_soon(watch, context.cancel_requested)
-            group.start_soon(watch, cancelled)
-        return answer[0]
-
-
-def _inside(path: Path, roots: Sequence[Path]) -> bool:
-    """Whether `path` lies in one of `roots`, all resolved (symlinks followed)."""
-    real = Path(os.path.realpath(path))
-    return any(real.is_relative_to(os.path.realpath(root)) for root in roots)
+        return self.dialect.permission_reply(outcome)
 
 
 def _set_lists(
@@ -1154,27 +694,3 @@ def _set_lists(
         store.apply(ops.SetConfigOptions(options))
     if commands and not store.commands:
         store.apply(ops.SetAvailableCommands(commands))
-
-
-def _carries_list(raw: Any, key: str) -> bool:
-    """Whether a response object reports the list `key` (an array, maybe empty)."""
-    return isinstance(raw, dict) and isinstance(raw.get(key), list)
-
-
-def _mcp_entry(name: str, server: McpServerSettings, version: int) -> JSONObject:
-    """A configured MCP server in the wire shape of `version`.
-
-    The shapes match except that a v1 stdio server carries no `type` tag.
-    """
-    entry: dict[str, Any] = (
-        {} if version == 1 and server.type == "stdio" else {"type": server.type}
-    )
-    entry["name"] = name
-    if server.type == "stdio":
-        entry["command"] = server.command
-        entry["args"] = list(server.args)
-        entry["env"] = [{"name": k, "value": v} for k, v in server.env.items()]
-    else:
-        entry["url"] = server.url
-        entry["headers"] = [{"name": k, "value": v} for k, v in server.headers.items()]
-    return entry

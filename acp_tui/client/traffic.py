@@ -134,7 +134,7 @@ class TrafficEntry:
         # frame must not wait for them.
         from acp_tui.client.check import check_schema
 
-        version: Literal[1, 2] = 1 if self.version == 1 else 2
+        version: Literal[1, 2] = known_version(self.version) or 2
         sent = [self.request_line] if self.request_line is not None else []
         side: Literal["agent", "client"] = (
             "agent" if self.direction == "in" else "client"

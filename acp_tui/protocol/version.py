@@ -17,6 +17,7 @@ __all__ = [
     "ProtocolChoice",
     "ProtocolVersion",
     "UnsupportedProtocolVersion",
+    "answered_instead",
     "is_version_at_least",
     "known_version",
     "negotiate",
@@ -35,6 +36,15 @@ def known_version(value: object) -> ProtocolVersion | None:
     if isinstance(value, bool) or value not in (1, 2):
         return None
     return 1 if value == 1 else 2
+
+
+def answered_instead(offered: int, answered: object) -> ProtocolVersion | None:
+    """The other version acp-tui speaks, if the agent answered it to `offered`.
+
+    None when the answer is the offer itself or no version acp-tui speaks.
+    """
+    other: ProtocolVersion | None = 1 if answered == 1 else 2 if answered == 2 else None
+    return None if other == offered else other
 
 
 ProtocolChoice: TypeAlias = Literal["auto", "1", "2"]

@@ -29,7 +29,8 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import ValidationError
 
-from acp_tui.client import translate_v1, translate_v2
+from acp_tui.client import v1 as translate_v1
+from acp_tui.client import v2 as translate_v2
 from acp_tui.client._wire import json_list
 from acp_tui.client.message_origins import MessageOrigins
 from acp_tui.protocol.schema import v1, v2

@@ -27,7 +27,7 @@ from typing import Any, Final, TypeAlias
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from acp_tui.client.translate_v2 import TOO_DEEP_TITLE
+from acp_tui.client.v2 import TOO_DEEP_TITLE
 from tests.fuzz.client_path import FuzzSession, Version
 from tests.fuzz.examples import Examples
 from tests.fuzz.invariants import StoreWatch

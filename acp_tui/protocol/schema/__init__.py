@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from types import ModuleType
 
 
 def _load_lazily(name: str) -> None:
@@ -31,3 +32,10 @@ def _load_lazily(name: str) -> None:
 
 
 _load_lazily(f"{__name__}.v1")
+
+
+def wire_models(version: int) -> ModuleType:
+    """The wire-model module of `version` (1 or 2; v1 loads on first use)."""
+    from acp_tui.protocol.schema import v1, v2
+
+    return v1 if version == 1 else v2

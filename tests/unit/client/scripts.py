@@ -12,7 +12,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal, TypeAlias
 
-from acp_tui.client import translate_v1, translate_v2
+from acp_tui.client import v1 as translate_v1
+from acp_tui.client import v2 as translate_v2
 from acp_tui.protocol.schema import v1, v2
 from acp_tui.store import Change, Op, SessionStore
 

@@ -25,7 +25,8 @@ from typing import Any
 
 import pytest
 
-from acp_tui.client import translate_v1, translate_v2
+from acp_tui.client import v1 as translate_v1
+from acp_tui.client import v2 as translate_v2
 from acp_tui.protocol.schema import v1
 from acp_tui.store import RecordNotice
 from tests.unit.client.scripts import Player, Update, Version, dump, play

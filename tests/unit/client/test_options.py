@@ -20,7 +20,7 @@ from acp_tui.client.options import (
     option_kind,
     select_choices,
 )
-from acp_tui.client.translate_v1 import mode_option
+from acp_tui.client.v1 import mode_option
 from acp_tui.protocol.schema import v1
 from acp_tui.store.values import JSONObject
 

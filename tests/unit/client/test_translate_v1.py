@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_tui.client import translate_v1
+from acp_tui.client import v1 as translate_v1
 from acp_tui.protocol.schema import v1
 from acp_tui.store import (
     AppendMessageChunk,

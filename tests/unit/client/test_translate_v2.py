@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from acp_tui.client import translate_v2
+from acp_tui.client import v2 as translate_v2
 from acp_tui.export import terminal_text
 from acp_tui.protocol.schema import v2
 from acp_tui.store import (

@@ -8,6 +8,7 @@ import pytest
 
 from acp_tui.protocol.version import (
     UnsupportedProtocolVersion,
+    answered_instead,
     is_version_at_least,
     known_version,
     negotiate,
@@ -61,3 +62,11 @@ def test_known_version() -> None:
     assert known_version(2.0) == 2
     for value in (True, False, 3, 0, "2", None, [2]):
         assert known_version(value) is None
+
+
+@pytest.mark.parametrize(
+    ("offered", "answered", "other"),
+    [(2, 1, 1), (1, 2, 2), (2, 2, None), (1, 1, None), (2, 3, None), (1, "2", None)],
+)
+def test_answered_instead(offered: int, answered: Any, other: int | None) -> None:
+    assert answered_instead(offered, answered) == other

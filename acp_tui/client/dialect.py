@@ -1,0 +1,263 @@
+"""What differs between ACP v1 and v2, behind one interface: a `Dialect` per version.
+
+`client/v1.py` and `client/v2.py` implement it; nothing else above the wire
+models compares protocol versions (a test greps for such comparisons). The connection
+picks the dialect when it negotiates (`Connection.dialect`), and `AcpClient`,
+`auth`, `prompt_content` and `check` ask it whatever depends on the version.
+
+Invariants:
+
+* A dialect is made from the negotiated `initialize` result and never changes.
+  It holds no session state: what a session needs (v1's current message and
+  modes) lives in the `SessionTranslator` it makes for that session.
+* What crosses this seam is wire-form JSON (params, config options, commands)
+  or a version-neutral value (`SessionFeatures`, `SessionSummary`,
+  `PermissionAsk`, `AuthChoice`, `PromptCapabilities`); the wire models stay in
+  the dialect modules.
+* Parsing a message raises pydantic's `ValidationError` when it does not fit the
+  version; an operation the agent does not offer raises `UnsupportedOperation`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
+
+from acp_tui.client.ports import PermissionChoice
+from acp_tui.store import ops
+from acp_tui.store.store import SessionStore
+from acp_tui.store.values import JSONObject
+
+if TYPE_CHECKING:
+    from acp_tui.client.auth import AuthChoice
+    from acp_tui.client.connection import ClientFeatures
+    from acp_tui.client.file_writes import FileWrites
+    from acp_tui.client.fs import FileSystemAccess
+    from acp_tui.client.prompt_content import PromptCapabilities
+    from acp_tui.client.terminals import ClientTerminals
+    from acp_tui.config import McpServerSettings
+
+__all__ = [
+    "AgentIdentity",
+    "ClientServices",
+    "Dialect",
+    "PermissionAsk",
+    "SessionFeatures",
+    "SessionMethod",
+    "SessionSummary",
+    "SessionTranslator",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentIdentity:
+    """The agent's self-description from its `initialize` reply."""
+
+    name: str
+    title: str | None
+    version: str | None
+
+    @property
+    def display_name(self) -> str:
+        """The title, falling back to the name, as the spec recommends."""
+        return self.title or self.name
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """One entry of `session/list`, in wire form (`raw`) plus the common fields."""
+
+    session_id: str
+    cwd: str
+    title: str | None
+    updated_at: str | None
+    raw: JSONObject
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFeatures:
+    """Which session methods the agent offers (from its negotiated capabilities)."""
+
+    list: bool = False
+    """`session/list`."""
+    replay: bool = False
+    """Reattach with the history replayed (v2 `session/resume`, v1 `session/load`)."""
+    resume: bool = False
+    """Reattach without a replay (v2 `session/resume`, v1 `session/resume`)."""
+    delete: bool = False
+    """`session/delete`."""
+    additional_directories: bool = False
+    """`additionalDirectories` on session setup (v1 and v2 capability markers)."""
+    close: bool = False
+    """`session/close` (v2: part of the session baseline; v1: its marker)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionAsk:
+    """A `session/request_permission`, version-neutral (what the store records)."""
+
+    session_id: str
+    title: str | None
+    description: str | None
+    subject: JSONObject | None
+    options: list[JSONObject]
+    """The offered options in wire form."""
+    choices: tuple[PermissionChoice, ...]
+    tool_call_id: str | None
+    meta: JSONObject | None
+
+
+SessionMethod: TypeAlias = Literal["sessions", "list", "replay", "close", "delete"]
+"""A session method (or, `sessions`, any at all) the agent may not offer."""
+
+Lists: TypeAlias = tuple[list[JSONObject] | None, list[JSONObject] | None]
+"""A setup response's config options and commands (None: not reported)."""
+
+
+class SessionTranslator(Protocol):
+    """One session's side of the dialect: its updates and setup responses."""
+
+    def translate(self, params: Any) -> list[ops.Op]:
+        """The store ops for a `session/update`'s params (validated here)."""
+
+    def new_lists(self, result: object) -> Lists:
+        """The lists of a parsed `session/new` result (`Dialect.parse_new`)."""
+
+    def resumed_lists(self, raw: Any, replay: bool) -> Lists:
+        """The lists a resume/load response reports (they replace the replayed)."""
+
+    def config_options(self, options: Sequence[JSONObject]) -> list[JSONObject]:
+        """The config options to store for the agent's `options`."""
+
+    def end_message(self) -> None:
+        """A turn or replay boundary: the next chunk starts a new message."""
+
+    def user_prompt(self, blocks: Sequence[JSONObject]) -> list[ops.Op]:
+        """The ops that show a sent prompt when the agent does not echo it."""
+
+    def is_mode_option(self, config_id: str) -> bool:
+        """Whether `config_id` is a mode option the dialect synthesised."""
+
+    def mode_set(self, mode_id: str) -> list[ops.Op]:
+        """The ops once `session/set_mode` to `mode_id` succeeded."""
+
+
+class ClientServices(Protocol):
+    """What the agent's client-side requests (v1 `fs/*`, `terminal/*`) reach."""
+
+    @property
+    def features(self) -> ClientFeatures:
+        """Which client methods are served."""
+
+    def fs_access(self, session_id: str) -> FileSystemAccess:
+        """Where the session's `fs/*` requests may reach."""
+
+    def file_writes(self, session_id: str) -> FileWrites:
+        """Serves the session's `fs/write_text_file`, showing every write."""
+
+    def client_terminals(self, session_id: str) -> ClientTerminals:
+        """The session's client-owned terminals."""
+
+
+class Dialect(Protocol):
+    """Everything about the negotiated connection that depends on the version."""
+
+    @property
+    def version(self) -> Literal[1, 2]:
+        """The protocol version this dialect speaks."""
+
+    @property
+    def agent(self) -> AgentIdentity:
+        """The agent's self-description (named `agent` if it gave none)."""
+
+    @property
+    def agent_name(self) -> str | None:
+        """The name the agent reported in `initialize` (None: it gave none)."""
+
+    @property
+    def turn_ends_with_response(self) -> bool:
+        """v1: the `session/prompt` response ends a turn; v2: an idle state."""
+
+    @property
+    def serves_terminals(self) -> bool:
+        """Whether client-owned terminals exist (v1 `terminal/*`)."""
+
+    @property
+    def turn_end(self) -> str:
+        """What ends a turn, in words (`acp-tui check` rows)."""
+
+    @property
+    def replay_method(self) -> str:
+        """The method that reattaches with the history replayed."""
+
+    @property
+    def batches(self) -> bool:
+        """Whether JSON-RPC batches are part of the version."""
+
+    @property
+    def answer_note(self) -> str:
+        """Why an agent may answer this version to an offer of the other."""
+
+    def missing_capability(self, what: SessionMethod) -> str | None:
+        """The capability not advertised that `what` needs (None: it may run)."""
+
+    def session_features(self) -> SessionFeatures:
+        """The session methods the agent advertised."""
+
+    def prompt_capabilities(self) -> PromptCapabilities:
+        """The prompt content the agent accepts beyond text and links."""
+
+    def auth_choices(self) -> list[AuthChoice]:
+        """The agent's login methods, in order."""
+
+    def login(self, method_id: str) -> tuple[str, JSONObject]:
+        """The method and params that log in with `method_id`."""
+
+    def can_logout(self) -> bool:
+        """Whether the agent may be sent a logout."""
+
+    @property
+    def logout_method(self) -> str:
+        """The method that logs out."""
+
+    def mcp_servers(self, servers: Mapping[str, McpServerSettings]) -> list[JSONObject]:
+        """The configured servers in wire form, for the transports the agent has."""
+
+    def translator(self, store: SessionStore) -> SessionTranslator:
+        """The translation of one session's updates into `store`."""
+
+    def parse_new(self, raw: Any) -> tuple[str, object]:
+        """A `session/new` result: the session id and the parsed result."""
+
+    def check_list(self) -> None:
+        """Raise `UnsupportedOperation` unless the agent lists sessions."""
+
+    def list_page(self, raw: Any) -> tuple[list[SessionSummary], str | None]:
+        """A `session/list` result: its entries and `nextCursor`."""
+
+    def resume_request(self, replay: bool) -> tuple[str, JSONObject]:
+        """The method that reattaches (with or without a replay), extra params."""
+
+    def config_value_type(self, value: Any) -> str | None:
+        """The `type` sent with a `session/set_config_option` value, if any."""
+
+    def parse_config_options(self, raw: Any) -> list[JSONObject]:
+        """A `session/set_config_option` result's options in wire form."""
+
+    def check_set_mode(self) -> None:
+        """Raise `UnsupportedOperation` unless `session/set_mode` exists."""
+
+    def stop_reason(self, raw: Any) -> str | None:
+        """The stop reason of a `session/prompt` response that ends the turn."""
+
+    def permission(
+        self, params: Any, store_for: Callable[[str], SessionStore]
+    ) -> PermissionAsk:
+        """Read a permission request; apply its tool-call subject to the store."""
+
+    def permission_reply(self, outcome: JSONObject) -> JSONObject:
+        """The `session/request_permission` result for the chosen `outcome`."""
+
+    async def serve(self, method: str, params: Any, services: ClientServices) -> Any:
+        """Serve a client-side request of the agent (`-32601` if not one)."""
