@@ -89,6 +89,25 @@ def _record_option(
     parser.add_argument("--record", type=Path, default=None, metavar="FILE", help=help)
 
 
+def _keep_values_given_before(
+    command: argparse.ArgumentParser, parser: argparse.ArgumentParser
+) -> None:
+    """Let a command's options not given keep what was given before the command.
+
+    `acp-tui --agent X print P` must run X: argparse fills a subcommand's
+    defaults into the same namespace after the main parser's values, so the
+    command's own `--agent` default (None) silently replaced X (the built-in
+    demo ran instead, in the current directory). An option the command shares
+    with the main parser, with the same default, is left out of the namespace
+    when not given, so the value given before the command stands.
+    """
+    shared = {action.dest: action.default for action in parser._actions}
+    for action in command._actions:
+        given_before = action.dest in shared and action.dest != "help"
+        if given_before and action.default == shared[action.dest]:
+            action.default = argparse.SUPPRESS
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (also used by tests)."""
     parser = argparse.ArgumentParser(
@@ -198,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     _export_parser(commands)
     _replay_parser(commands)
     _serve_parser(commands)
+    for command in commands.choices.values():
+        _keep_values_given_before(command, parser)
     return parser
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from acp_tui import __version__
-from acp_tui.cli import main
+from acp_tui.cli import build_parser, main
 
 FAKE_AGENT = Path(__file__).resolve().parent / "fakes" / "agent.py"
 
@@ -342,3 +342,31 @@ def test_app_log_is_private_and_rotates(home: Path) -> None:
     assert (logs / "acp-tui.log.1").stat().st_size == APP_LOG_MAX_BYTES
     for path in (log, logs / "acp-tui.log.1"):
         assert path.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("command", ["print", "sessions", "serve"])
+def test_options_given_before_the_command_stand(command: str) -> None:
+    """`acp-tui --agent X print P` runs X in --cwd: the command's own defaults
+    used to replace them (the built-in demo ran, in the current directory)."""
+    tail = ["hi"] if command == "print" else []
+    before = build_parser().parse_args(
+        [
+            "--agent",
+            "opencode acp",
+            "--cwd",
+            "/srv/p",
+            "--protocol",
+            "1",
+            command,
+            *tail,
+        ]
+    )
+    assert before.agent == "opencode acp"
+    assert before.cwd == Path("/srv/p")
+    assert before.protocol == "1"
+    after = build_parser().parse_args(
+        [command, "--agent", "opencode acp", "--cwd", "/srv/p", *tail]
+    )
+    assert (after.agent, after.cwd) == ("opencode acp", Path("/srv/p"))
+    neither = build_parser().parse_args([command, *tail])
+    assert (neither.agent, neither.cwd, neither.protocol) == (None, None, None)
