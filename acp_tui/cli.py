@@ -243,7 +243,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return _export(args)
 
     from acp_tui.config import ConfigError, load_settings, resolve_directories
-    from acp_tui.protocol.framing import printable as safe
+    from acp_tui.safe_text import printable as safe
 
     try:
         settings = load_settings()
@@ -442,7 +442,7 @@ def _probe(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
 
     from acp_tui.client.errors import AgentError
     from acp_tui.client.probe import run_probe
-    from acp_tui.protocol.framing import printable as safe
+    from acp_tui.safe_text import printable as safe
 
     log_file = _setup_logging()
     print(
@@ -512,7 +512,7 @@ def _check(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
         run_check,
     )
     from acp_tui.client.errors import AgentError
-    from acp_tui.protocol.framing import printable as safe
+    from acp_tui.safe_text import printable as safe
 
     log_file = _setup_logging()
     print(
@@ -569,7 +569,7 @@ def _export_parser(
 
 def _export(args: argparse.Namespace) -> int:
     from acp_tui.export import export_text
-    from acp_tui.protocol.framing import printable as safe
+    from acp_tui.safe_text import printable as safe
     from acp_tui.storage.transcripts import list_transcripts, read_transcript
 
     wanted: str = args.session
@@ -688,8 +688,8 @@ def _replay(
     mcp_servers: dict[str, McpServerSettings],
     theme: str | None,
 ) -> int:
-    from acp_tui.protocol.framing import printable as safe
     from acp_tui.protocol.recording import RecordingError, read_recording
+    from acp_tui.safe_text import printable as safe
 
     try:
         recording = read_recording(args.file)

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 
 __all__ = [
     "AS_SENT",

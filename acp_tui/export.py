@@ -39,7 +39,7 @@ from typing import Any, Final, Literal, TypeAlias
 from markdown_it import MarkdownIt
 
 from acp_tui.diff.parse import patch_from_texts
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.store.model import Message, Permission, Plan, Terminal, ToolCall
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject

@@ -45,12 +45,12 @@ from acp_tui.config import McpServerSettings
 from acp_tui.display_paths import PathDisplay
 from acp_tui.export import json_text, session_document, terminal_text
 from acp_tui.protocol.dispatcher import Diagnostic
-from acp_tui.protocol.framing import printable
 from acp_tui.protocol.recording import Recorder
 from acp_tui.protocol.transport import (
     AgentCommand,
 )
 from acp_tui.protocol.version import ProtocolChoice
+from acp_tui.safe_text import printable
 from acp_tui.storage.transcripts import close_transcript, transcript_store_factory
 from acp_tui.store.changes import Change
 from acp_tui.store.model import block_text

@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Final, Literal, TypeAlias
 
-from acp_tui.protocol.framing import printable
 from acp_tui.protocol.jsonrpc import AUTH_REQUIRED, RpcError
 from acp_tui.protocol.transport import AgentCommand
+from acp_tui.safe_text import printable
 
 if TYPE_CHECKING:
     from acp_tui.client.connection import Connection

@@ -66,13 +66,7 @@ from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.launch import AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
 from acp_tui.client.session import AcpClient, UnsupportedOperation
-from acp_tui.protocol.framing import (
-    DecodeError,
-    Line,
-    OversizedLine,
-    decode_line,
-    printable,
-)
+from acp_tui.protocol.framing import DecodeError, Line, OversizedLine, decode_line
 from acp_tui.protocol.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, RpcError, id_key
 from acp_tui.protocol.schema import wire_models
 from acp_tui.protocol.schema._base import WireModel
@@ -89,6 +83,7 @@ from acp_tui.protocol.version import (
     answered_instead,
     known_version,
 )
+from acp_tui.safe_text import printable
 from acp_tui.store.store import SessionStore
 
 __all__ = [

@@ -34,16 +34,11 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Final, Literal
 
-from acp_tui.protocol.framing import (
-    DecodeError,
-    Line,
-    OversizedLine,
-    decode_line,
-    printable,
-)
+from acp_tui.protocol.framing import DecodeError, Line, OversizedLine, decode_line
 from acp_tui.protocol.jsonrpc import id_key
 from acp_tui.protocol.transport import MessageStream
 from acp_tui.protocol.version import known_version
+from acp_tui.safe_text import printable
 
 __all__ = [
     "MAX_BYTES",

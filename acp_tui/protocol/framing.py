@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import unicodedata
 from collections.abc import Awaitable, Callable, Collection, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
@@ -35,10 +34,11 @@ from typing import Any, Final, TypeAlias
 import anyio
 from anyio.abc import ByteReceiveStream
 
+from acp_tui.safe_text import printable
+
 __all__ = [
     "DECODE_PIECE_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
-    "JOINERS",
     "LONG_LINE_BYTES",
     "LONG_STRING_BYTES",
     "DecodeError",
@@ -52,7 +52,6 @@ __all__ = [
     "encode_message",
     "excerpt",
     "join_long_text",
-    "printable",
 ]
 
 DEFAULT_MAX_LINE_BYTES: Final = 256 * 1024 * 1024
@@ -510,57 +509,3 @@ def excerpt(line: Line, limit: int = 200) -> str:
     if len(line) > limit:
         safe += f"… ({len(line)} bytes)"
     return safe
-
-
-JOINERS: Final = frozenset("\u200c\u200d")
-"""Zero-width (non-)joiners: dropped by `printable`. An emoji sequence joined
-with ZWJ is drawn as one glyph by some terminals and as its parts by others, so
-its width is unknowable; its parts side by side are the same emoji, at a width
-every terminal agrees on."""
-
-
-def _made_printable(ch: str, keep: str) -> str:
-    if ch.isprintable() or ch in keep:
-        return ch
-    if ch in JOINERS:
-        return ""
-    if unicodedata.category(ch) == "Zs":  # no-break and other spaces
-        return " "
-    return ch.encode("unicode_escape").decode("ascii")
-
-
-def printable(text: str, keep: str = "") -> str:
-    r"""Escape every non-printable character (ESC, BEL, CR, bidi controls...).
-
-    Agent-supplied text passes through this before it is written to a real terminal
-    by anything other than the sandboxed UI, so it can never act as a control code.
-    Two kinds of character are not escaped, since they are common in ordinary
-    text (a model's "10\u00a0000", an emoji with a skin tone or a job) and cannot
-    act on a terminal: spaces other than U+0020 become a plain space, and
-    zero-width joiners are dropped (see `JOINERS`).
-
-    Args:
-        text: The text to make safe.
-        keep: Characters to leave alone (e.g. `"\n\t"` for multi-line text).
-    """
-    if text.isprintable():
-        return text
-    if len(text) <= _PIECE:
-        return "".join([_made_printable(ch, keep) for ch in text])
-    # Long text (a message of megabytes, with line breaks to keep): only the
-    # pieces holding something to escape are rebuilt character by character.
-    pieces = []
-    for start in range(0, len(text), _PIECE):
-        piece = text[start : start + _PIECE]
-        clean = piece
-        for ch in keep:
-            clean = clean.replace(ch, "")
-        if clean.isprintable():
-            pieces.append(piece)
-        else:
-            pieces.append("".join([_made_printable(ch, keep) for ch in piece]))
-    return "".join(pieces)
-
-
-_PIECE: Final = 4096
-"""`printable` checks a long text in pieces of this many characters."""

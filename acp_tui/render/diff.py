@@ -44,7 +44,7 @@ from acp_tui.diff.model import (
 from acp_tui.diff.parse import check_paths
 from acp_tui.diff.words import Ranges, word_diff
 from acp_tui.display_paths import AS_SENT, PathDisplay
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 
 __all__ = [
     "SPLIT_MIN_WIDTH",

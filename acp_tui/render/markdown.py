@@ -24,7 +24,7 @@ Line-API widget (`acp_tui.ui.widgets.markdown_view`).
   (`hello.py`, `README.md`), which are not domains.
 * **Data, not markup.** Text goes into `rich.text.Text` objects as plain
   strings; nothing is parsed as Rich markup. The caller strips control
-  characters first (`acp_tui.protocol.framing.printable`).
+  characters first (`acp_tui.safe_text.printable`).
 
 Styles come from a `MarkdownTheme` the UI fills from its theme (no colour is
 chosen here). Lines are lists of `rich.segment.Segment`, at most `width` cells,

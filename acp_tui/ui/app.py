@@ -40,11 +40,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Tab, Tabs
 
 from acp_tui.client.options import cycle_value
-from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.render.highlight import COMMON_LANGUAGES, warm_lexer
 from acp_tui.render.markdown import warm_parser
+from acp_tui.safe_text import printable
 from acp_tui.storage.drafts import DraftStore
 from acp_tui.storage.history import PromptHistory
 from acp_tui.store.store import SessionStore

@@ -31,7 +31,7 @@ from textual.system_commands import SystemCommandsProvider
 
 from acp_tui.client.options import option_id, option_kind, select_choices
 from acp_tui.export import EXPORT_FORMATS, ExportFormat
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.store.values import JSONObject
 
 __all__ = [

@@ -35,7 +35,7 @@ import anyio
 from textual.app import SuspendNotSupported
 from textual.screen import Screen
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.storage.transcripts import (
     agent_identity,
     list_transcripts,

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tui.export import ExportFormat, export_text
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.store.changes import Change
 from acp_tui.ui.commands import export_request
 from acp_tui.ui.messages import PromptEnded, PromptStarted

@@ -44,7 +44,7 @@ from aiohttp.abc import AbstractAccessLogger
 from aiohttp.typedefs import Handler
 from textual_serve.server import Server
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.ui.serve_guard import Allow, Asked, Redirect, Refuse, ServeGuard
 
 __all__ = ["GuardedServer", "asked_of"]

@@ -44,7 +44,7 @@ from textual.notifications import SeverityLevel
 from textual.widget import Widget
 
 from acp_tui.client.errors import describe_rpc_error
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.storage.history import PromptHistory
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest

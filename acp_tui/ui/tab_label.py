@@ -12,7 +12,7 @@ from typing import Final, Literal
 
 from textual.content import Content
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 
 __all__ = ["MARKERS", "TITLE_WIDTH", "Activity", "TabLabel"]
 

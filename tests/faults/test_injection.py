@@ -18,8 +18,8 @@ import pytest
 
 import acp_tui.ui.app as app_module
 from acp_tui import headless
-from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
+from acp_tui.safe_text import printable
 from acp_tui.ui.agent_runner import AgentSettings
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.widgets.crash_banner import CrashBanner

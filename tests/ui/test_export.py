@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
+from acp_tui.safe_text import printable
 from acp_tui.ui.app import make_app
 from acp_tui.ui.commands import ExportRequest, export_request, with_local_commands
 from acp_tui.ui.widgets.prompt_input import PromptInput

@@ -44,8 +44,8 @@ from textual.widgets import Input, Tab
 from textual_autocomplete import DropdownItem
 
 from acp_tui.client.session import SessionSummary
-from acp_tui.protocol.framing import printable
 from acp_tui.protocol.transport import AgentCommand
+from acp_tui.safe_text import printable
 from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject

@@ -16,7 +16,7 @@ from acp_tui.display_paths import (
     cell_width,
     display_path,
 )
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 
 CWD = "/home/ann/proj"
 HOME = "/home/ann"

@@ -28,7 +28,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 
 __all__ = ["AuthMethodView", "AuthScreen"]
 

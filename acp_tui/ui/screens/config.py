@@ -35,7 +35,7 @@ from acp_tui.client.options import (
     option_kind,
     select_choices,
 )
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.store.values import JSONObject
 
 __all__ = ["ConfigChoice", "ConfigScreen"]

@@ -26,7 +26,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 
 __all__ = ["ConfirmDeleteScreen", "ConfirmFolderScreen"]
 

@@ -33,7 +33,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Footer, Static
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.storage import paths
 from acp_tui.store.model import Message
 

@@ -47,7 +47,7 @@ from textual.widgets.button import ButtonVariant
 from acp_tui.client.grants import subject_facts
 from acp_tui.client.ports import PermissionChoice, PermissionRequest
 from acp_tui.display_paths import AS_SENT, PathDisplay
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.store.model import ToolCall
 from acp_tui.ui.widgets.diff_view import DiffView, diff_document
 from acp_tui.ui.widgets.path_lines import full_paths_text

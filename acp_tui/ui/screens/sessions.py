@@ -53,7 +53,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.storage.transcripts import TranscriptInfo
 from acp_tui.ui.screens.confirm import ConfirmDeleteScreen, ConfirmFolderScreen
 

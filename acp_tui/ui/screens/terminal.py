@@ -20,8 +20,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from acp_tui.protocol.framing import printable
 from acp_tui.render.terminal import TerminalFeed, exit_label, terminal_title_parts
+from acp_tui.safe_text import printable
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.widgets.path_lines import (
     PathLine,

@@ -18,7 +18,7 @@ from typing import Final
 from rich.text import Text
 from textual.widgets import Static
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject

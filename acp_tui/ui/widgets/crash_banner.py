@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Static
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 
 __all__ = ["CrashBanner"]
 

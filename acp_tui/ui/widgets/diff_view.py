@@ -40,7 +40,6 @@ from textual.strip import Strip
 from acp_tui.diff.model import ParsedPatch
 from acp_tui.diff.parse import parse_patch, patch_from_texts
 from acp_tui.display_paths import AS_SENT, PathDisplay
-from acp_tui.protocol.framing import printable
 from acp_tui.render.diff import (
     SPLIT_MIN_WIDTH,
     DiffDocument,
@@ -50,6 +49,7 @@ from acp_tui.render.diff import (
     DiffRow,
     file_paths,
 )
+from acp_tui.safe_text import printable
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets.path_lines import full_paths_text, session_paths

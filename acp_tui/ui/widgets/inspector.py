@@ -38,7 +38,7 @@ from acp_tui.client.traffic import (
     matches,
     pretty_json,
 )
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 
 __all__ = ["REFRESH_INTERVAL", "InspectorPanel"]
 

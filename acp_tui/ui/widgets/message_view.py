@@ -44,7 +44,7 @@ from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.store.model import Message
 from acp_tui.ui.screens.pager import MessagePager
 from acp_tui.ui.widgets.markdown_view import (

@@ -25,7 +25,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from acp_tui.display_paths import AS_SENT, PathDisplay
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.store.store import SessionStore
 
 __all__ = ["PathLine", "PathLines", "full_paths_text", "session_paths"]

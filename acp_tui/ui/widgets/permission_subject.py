@@ -20,7 +20,7 @@ from typing import Final
 
 from acp_tui.client.grants import SubjectFacts, subject_facts
 from acp_tui.display_paths import AS_SENT, PathDisplay
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.store.model import ToolCall
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets.diff_view import diff_patch_text

@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from acp_tui.display_paths import AS_SENT, PathDisplay
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.store.model import Permission
 from acp_tui.ui.widgets.permission_subject import subject_summary
 

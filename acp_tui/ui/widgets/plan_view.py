@@ -26,7 +26,7 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.store.model import Plan
 from acp_tui.store.values import JSONObject
 

@@ -60,7 +60,7 @@ from acp_tui.client.prompt_content import (
     mentioned_paths,
     scan_project_files,
 )
-from acp_tui.protocol.framing import JOINERS, printable
+from acp_tui.safe_text import JOINERS, printable
 from acp_tui.store.values import JSONObject
 
 __all__ = [

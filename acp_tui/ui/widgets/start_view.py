@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.timer import Timer
 from textual.widgets import Static
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 
 __all__ = ["StartView"]
 

@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from acp_tui.client.options import current_name
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.store.model import Usage
 from acp_tui.store.store import SessionStore
 

@@ -46,12 +46,12 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from acp_tui.protocol.framing import printable
 from acp_tui.render.terminal import (
     TerminalFeed,
     exit_label,
     terminal_title_parts,
 )
+from acp_tui.safe_text import printable
 from acp_tui.store.model import Terminal
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject

@@ -40,7 +40,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
-from acp_tui.protocol.framing import printable
+from acp_tui.safe_text import printable
 from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue

@@ -24,8 +24,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from acp_tui.export import terminal_text
-from acp_tui.protocol.framing import printable
 from acp_tui.render.terminal import terminal_title
+from acp_tui.safe_text import printable
 from acp_tui.store.model import ToolCall, block_text
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue

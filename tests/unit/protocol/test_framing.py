@@ -19,8 +19,8 @@ from acp_tui.protocol.framing import (
     decode_line,
     encode_message,
     excerpt,
-    printable,
 )
+from acp_tui.safe_text import printable
 
 
 class ChunkStream:
