@@ -28,6 +28,7 @@ from acp_tui.ui.gc_policy import (
     tune_garbage_collector,
 )
 from acp_tui.ui.messages import SessionUpdated
+from acp_tui.ui.screens.openers import FullScreenOpener
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.conversation import (
     Banner,
@@ -45,7 +46,7 @@ from tests.ui.helpers import wait_for
 SIZE = (80, 24)
 
 
-class ConversationApp(App[None]):
+class ConversationApp(FullScreenOpener, App[None]):
     """A conversation alone; `SessionUpdated` batches go to it as in the app."""
 
     AUTO_FOCUS = None

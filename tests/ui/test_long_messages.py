@@ -277,7 +277,8 @@ async def test_the_pager_shows_all_that_is_kept_and_saves_it(
         assert f"{message.text_size:,} characters" in summary
         assert f"{message.cut_chars:,} were cut" in summary
         rows = pager.query_one(TextPager)
-        assert rows.row_text(0).startswith("chunk 0000000")
+        # The pager is pushed on a message from the view: wait for its layout.
+        await wait_for(pilot, lambda: rows.row_text(0).startswith("chunk 0000000"))
         await pilot.press("end")
         await pilot.pause()
         assert rows.row_text(rows.row_count - 1) == "THE END"

@@ -1,9 +1,10 @@
 """Where a card's "open full screen" request becomes a pushed screen.
 
 Widgets never import screens (an import-linter contract): a card segment posts
-a message (`DiffSegment.OpenFull`, `TerminalSegment.OpenFull`) and the widget
-that hosts the conversation mixes in `FullScreenOpener`, which pushes the
-screen (`DiffScreen`, `TerminalScreen`). `SessionPane` is the host in the app;
+a message (`DiffSegment.OpenFull`, `TerminalSegment.OpenFull`, a cut message's
+`MessageView.OpenPager`) and the widget that hosts the conversation mixes in
+`FullScreenOpener`, which pushes the screen (`DiffScreen`, `TerminalScreen`,
+`MessagePager`). `SessionPane` is the host in the app;
 a test app hosting cards mixes it in the same way.
 
 Invariant: each request is handled by the nearest host (the message stops
@@ -15,8 +16,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from acp_tui.ui.screens.diff import DiffScreen
+from acp_tui.ui.screens.pager import MessagePager
 from acp_tui.ui.screens.terminal import TerminalScreen
 from acp_tui.ui.widgets.diff_view import DiffSegment
+from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.terminal_view import TerminalSegment
 
 __all__ = ["FullScreenOpener"]
@@ -45,3 +48,8 @@ class FullScreenOpener(_Host):
         """Push the terminal's full-screen view."""
         event.stop()
         self.app.push_screen(TerminalScreen(event.store, event.terminal_id))
+
+    def on_message_view_open_pager(self, event: MessageView.OpenPager) -> None:
+        """Push the whole message in a pager."""
+        event.stop()
+        self.app.push_screen(MessagePager(event.message))

@@ -41,12 +41,12 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message as UIMessage
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from acp_tui.safe_text import printable
 from acp_tui.store.model import Message
-from acp_tui.ui.screens.pager import MessagePager
 from acp_tui.ui.widgets.markdown_view import (
     HEAD_CHARS,
     TAIL_CHARS,
@@ -260,10 +260,17 @@ class MessageView(Widget):
             return self._markdown.windowed
         return _is_long(self.message)
 
+    class OpenPager(UIMessage):
+        """Asks for the whole message in a pager (`FullScreenOpener` pushes it)."""
+
+        def __init__(self, message: Message) -> None:
+            super().__init__()
+            self.message = message
+
     def action_show_all(self) -> None:
-        """Open the whole message in a pager (a truncated one only)."""
+        """Ask for the whole message in a pager (a truncated one only)."""
         if self.truncated:
-            self.app.push_screen(MessagePager(self.message))
+            self.post_message(self.OpenPager(self.message))
 
     def on_markdown_view_show_all(self, event: MarkdownView.ShowAll) -> None:
         """The notice of the agent's text was clicked (or Enter pressed)."""
