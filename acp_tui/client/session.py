@@ -230,8 +230,15 @@ class AcpClient:
         translator = self.dialect.translator(store)
         origins = MessageOrigins(store, reattaching=how != "new")
         writes = FileWrites(store, roots, cwd)
-        session = TrackedSession(store, cwd, roots, translator, origins, writes)
-        session.turn_ends_with_response = self.dialect.turn_ends_with_response
+        session = TrackedSession(
+            store,
+            cwd,
+            roots,
+            translator,
+            origins,
+            writes,
+            turn_ends_with_response=self.dialect.turn_ends_with_response,
+        )
         tasks = self.connection.tasks
         serves = self.dialect.serves_terminals and self.features.terminal
         if serves and tasks is not None:
@@ -573,12 +580,15 @@ class AcpClient:
             log.info("update for unknown session %r ignored", session_id)
             return
         params, long_text = set_aside(params)
-        if long_text is None:
-            self._apply_update(session, params)
-        else:
+        if long_text is not None:
             await self._apply_long_update(session, params, long_text)
+            return
+        operations = self._translated(params=params, session=session)
+        if operations is not None:
+            self._apply(session, operations)
 
     def _apply_update(self, session: TrackedSession, params: Any) -> None:
+        """Apply an update held before its session opened (nothing set aside yet)."""
         params, long_text = set_aside(params)
         operations = self._translated(params=params, session=session)
         if operations is None:

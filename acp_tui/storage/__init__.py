@@ -4,7 +4,7 @@
   or the platform's), and the file names derived from a project's directory.
 * `private_files`: how: files readable by the user only (0600 in 0700
   directories), created that way rather than tightened later; appends that
-  refuse symlinks; atomic replacement (`write_private_atomically`); pruning and
+  refuse symlinks; atomic replacement (`replace_privately`); pruning and
   a rotating log handler.
 * `transcripts`, `history`, `drafts`: what: session journals that rebuild a
   store, sent prompts per project, and the prompt being typed (with the prompts

@@ -20,7 +20,12 @@ from textual.widgets import Footer
 from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets.diff_view import DiffView, diff_document, diff_paths
-from acp_tui.ui.widgets.path_lines import PathLine, PathLines, full_paths_text
+from acp_tui.ui.widgets.path_lines import (
+    PathLine,
+    PathLines,
+    copy_full_paths,
+    full_paths_text,
+)
 
 __all__ = ["DiffScreen"]
 
@@ -89,12 +94,11 @@ class DiffScreen(Screen[None]):
 
     def action_show_paths(self) -> None:
         """Show the full paths the diff names, and copy them (`p`)."""
-        text = full_paths_text(self.paths, diff_paths(self.item))
-        if not text:
-            self.notify("this diff names no path", severity="warning")
-            return
-        self.app.copy_to_clipboard(text)
-        self.notify(text, title="Full paths (copied)", markup=False)
+        copy_full_paths(
+            self,
+            full_paths_text(self.paths, diff_paths(self.item)),
+            none="this diff names no path",
+        )
 
     def action_close(self) -> None:
         """Back to the conversation."""

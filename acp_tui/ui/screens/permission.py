@@ -50,7 +50,7 @@ from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.safe_text import printable
 from acp_tui.store.model import ToolCall
 from acp_tui.ui.widgets.diff_view import DiffView, diff_document
-from acp_tui.ui.widgets.path_lines import full_paths_text
+from acp_tui.ui.widgets.path_lines import copy_full_paths, full_paths_text
 from acp_tui.ui.widgets.permission_subject import (
     subject_diffs,
     subject_lines,
@@ -198,12 +198,7 @@ class PermissionScreen(ModalScreen[str | None]):
 
     def action_show_paths(self) -> None:
         """Show the full paths the subject names, and copy them (`p`)."""
-        text = self._full_paths()
-        if not text:
-            self.notify("the request names no path", severity="warning")
-            return
-        self.app.copy_to_clipboard(text)
-        self.notify(text, title="Full paths (copied)", markup=False)
+        copy_full_paths(self, self._full_paths(), none="the request names no path")
 
     # ------------------------------------------------------------- key guard
 

@@ -26,7 +26,7 @@ from acp_tui.store.store import SessionStore
 from acp_tui.ui.widgets.path_lines import (
     PathLine,
     PathLines,
-    full_paths_text,
+    copy_full_paths,
     session_paths,
 )
 from acp_tui.ui.widgets.terminal_view import (
@@ -146,12 +146,12 @@ class TerminalScreen(Screen[None]):
 
     def action_show_paths(self) -> None:
         """Show the terminal's full directory, and copy it (`p`)."""
-        text = full_paths_text(self.paths, self._title.full_paths)
-        if not text:
-            self.notify("the agent did not say where it runs", severity="warning")
-            return
-        self.app.copy_to_clipboard(text)
-        self.notify(text, title="Full path (copied)", markup=False)
+        copy_full_paths(
+            self,
+            "\n".join(self._title.full_paths),
+            none="the agent did not say where it runs",
+            title="Full path (copied)",
+        )
 
     def action_close(self) -> None:
         """Close the full-screen view."""

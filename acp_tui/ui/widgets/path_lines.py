@@ -28,7 +28,13 @@ from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.safe_text import printable
 from acp_tui.store.store import SessionStore
 
-__all__ = ["PathLine", "PathLines", "full_paths_text", "session_paths"]
+__all__ = [
+    "PathLine",
+    "PathLines",
+    "copy_full_paths",
+    "full_paths_text",
+    "session_paths",
+]
 
 
 def session_paths(store: SessionStore | None) -> PathDisplay:
@@ -50,6 +56,17 @@ class PathLine:
     before: str = ""
     path: str | None = None
     after: str = ""
+
+
+def copy_full_paths(
+    widget: Widget, text: str, *, none: str, title: str = "Full paths (copied)"
+) -> None:
+    """Show full paths and copy them (the `p` key), or say `none` if there are none."""
+    if not text:
+        widget.notify(none, severity="warning")
+        return
+    widget.app.copy_to_clipboard(text)
+    widget.notify(text, title=title, markup=False)
 
 
 class PathLines(Widget):
@@ -79,11 +96,6 @@ class PathLines(Widget):
         full = full_paths_text(paths, (line.path or "" for line in lines))
         self.tooltip = Content(full) if full else None
         self.refresh(layout=True)
-
-    @property
-    def lines(self) -> tuple[PathLine, ...]:
-        """The lines shown."""
-        return self._lines
 
     @property
     def full_paths(self) -> list[str]:

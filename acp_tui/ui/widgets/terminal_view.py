@@ -67,6 +67,7 @@ __all__ = [
     "TerminalLines",
     "TerminalSegment",
     "skipped_note",
+    "static_plain",
 ]
 
 CARD_LINES: Final = 16
@@ -258,6 +259,8 @@ class TerminalSegment(Widget):
         super().__init__(classes="tool-segment")
         self.feed = TerminalFeed()
         self.store: SessionStore | None = None
+        self._paths = session_paths(None)
+        """How the session's paths read (worked out with the store, not per feed)."""
         self.terminal_id: str | None = None
         self._header = PathLines(classes="terminal-header")
         self._lines = TerminalLines(self.feed)
@@ -300,7 +303,8 @@ class TerminalSegment(Widget):
         if terminal_id != self.terminal_id:
             self.feed = TerminalFeed(self.feed.columns)
             self._lines.feed = self.feed
-        self.store = store
+        if store is not self.store:
+            self.store, self._paths = store, session_paths(store)
         self.terminal_id = terminal_id
         # The card reads the line count only now (for its title and whether it
         # folds): once the terminal exits, show its final state at once.
@@ -409,7 +413,7 @@ class TerminalSegment(Widget):
     def _update(self) -> None:
         terminal = self.terminal
         parts = terminal_title_parts(terminal, self.terminal_id or "?")
-        self._header.show_lines([PathLine(*parts)], session_paths(self.store))
+        self._header.show_lines([PathLine(*parts)], self._paths)
         label = exit_label(terminal)
         flooding = self._flooding(terminal, running=label is None)
         if self.is_mounted:
@@ -465,14 +469,14 @@ class TerminalSegment(Widget):
             self._update()  # Reading it (tests, export) catches up at once.
         parts = [self._header.text]
         if self._errors.display:
-            parts.append(_plain(self._errors))
+            parts.append(static_plain(self._errors))
         if self._lines.note_rows:
             parts.append(skipped_note(self.feed.skipped))
         text = self.feed.plain_text()
         if text:
             parts.append(text)
         if self._status.display:
-            parts.append(_plain(self._status))
+            parts.append(static_plain(self._status))
         return "\n".join(parts)
 
     def on_click(self, event: Click) -> None:
@@ -496,6 +500,7 @@ class TerminalSegment(Widget):
         self.post_message(self.OpenFull(self.store, self.terminal_id))
 
 
-def _plain(widget: Static) -> str:
+def static_plain(widget: Static) -> str:
+    """What a `Static` shows, as plain text."""
     content = widget.content
     return content.plain if isinstance(content, Content) else str(content)

@@ -48,6 +48,7 @@ from acp_tui.ui.widgets.diff_view import change_line, diff_patch_text
 from acp_tui.ui.widgets.path_lines import (
     PathLine,
     PathLines,
+    copy_full_paths,
     full_paths_text,
     session_paths,
 )
@@ -429,12 +430,11 @@ class ToolCallView(Widget):
 
     def action_show_paths(self) -> None:
         """Show the full paths the card names, and copy them (`p`)."""
-        text = full_paths_text(self.paths, card_paths(self.store, self.tool_call))
-        if not text:
-            self.notify("this card names no path", severity="warning")
-            return
-        self.app.copy_to_clipboard(text)
-        self.notify(text, title="Full paths (copied)", markup=False)
+        copy_full_paths(
+            self,
+            full_paths_text(self.paths, card_paths(self.store, self.tool_call)),
+            none="this card names no path",
+        )
 
     def _sync_segments(self, tool_call: ToolCall) -> None:
         items = tool_call.content

@@ -31,11 +31,11 @@ from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
 from acp_tui.ui.widgets.diff_view import (
     DiffSegment,
-    change_line,
+    change_lines,
     diff_patch_text,
     diff_paths,
 )
-from acp_tui.ui.widgets.terminal_view import TerminalSegment
+from acp_tui.ui.widgets.terminal_view import TerminalSegment, static_plain
 
 __all__ = [
     "MAX_RAW_CHARS",
@@ -128,11 +128,7 @@ def tool_call_body(store: SessionStore, tool_call: ToolCall) -> str:
             parts.append(_block_label(item.get("content")))
         elif kind == "diff":
             patch = diff_patch_text(item)
-            changes = item.get("changes")
-            if patch is not None:
-                parts.append(patch)
-            elif isinstance(changes, Sequence):
-                parts.extend(change_line(c) for c in changes if isinstance(c, Mapping))
+            parts.extend([patch] if patch is not None else change_lines(item))
         elif kind == "terminal":
             terminal_id = str(item.get("terminalId"))
             terminal = store.terminal(terminal_id)
@@ -329,19 +325,7 @@ def _render_segment(
     if kind == "diff":
         return diff_content(diff_patch_text(item) or "")
     if kind == "changes":
-        changes = item.get("changes")
-        lines = (
-            [change_line(c) for c in changes if isinstance(c, Mapping)]
-            if isinstance(changes, Sequence)
-            else []
-        )
-        return _lines_content(lines or ["(no changes listed)"])
+        return _lines_content(change_lines(item) or ["(no changes listed)"])
     if item.get("type") == "content":
         return Content(printable(_block_label(item.get("content"))))
     return Content(printable(f"[{item.get('type')} content]"))
-
-
-def static_plain(widget: Static) -> str:
-    """What a `Static` shows, as plain text."""
-    content = widget.content
-    return content.plain if isinstance(content, Content) else str(content)
