@@ -360,13 +360,22 @@ class AppDriver:
                 return
             screen = app.screen
             if isinstance(screen, PermissionScreen):
+                # The screen is current before its widgets are composed: wait for its
+                # last widget, the key hint, before reading it.
+                dialog = screen
+                await wait_until(
+                    pilot,
+                    lambda: bool(dialog.query("#permission-hint")),
+                    10,
+                    "the permission dialog composed",
+                )
                 diff = bool(screen.query("#permission-diff"))
-                subject = screen.query_one("#permission-subject", Static)
+                subjects = screen.query("#permission-subject").results(Static)
                 asked.append(
                     {
                         "title": screen.request.title,
                         "diff": diff,
-                        "subject": str(subject.content),
+                        "subject": "\n".join(str(s.content) for s in subjects),
                     }
                 )
                 # The dialog takes no key until its guard has passed (issue 20).
