@@ -43,7 +43,12 @@ Invariants:
 
 * The writer appends once per `apply` / `apply_many` call, with one `os.write` on
   a file it keeps open until `close_transcript` (or until it is collected), so an
-  app crash loses nothing already applied (no fsync: an OS crash may). A store that
+  app crash loses nothing already applied (no fsync: an OS crash may). The one
+  exception: a message chunk's text of `LONG_LINE_CHARS` or more (what a store
+  keeps of a huge chunk, megabytes) is encoded and written on a thread
+  (`acp_tui.storage.spool`), and the lines after it queue behind it until it is
+  written (a tenth of a second or so), so the event loop never stalls on it;
+  `close_transcript` waits for them. A store that
   never gets a message writes nothing: the file starts (header first) with the
   first message op, or once a few hundred lines are waiting.
 * A message chunk longer than the store keeps of a message is journaled as what
@@ -77,6 +82,7 @@ import hashlib
 import json
 import logging
 import os
+import secrets
 import time
 import weakref
 from collections.abc import Callable, Sequence
@@ -91,11 +97,13 @@ from acp_tui.storage.private_files import (
     open_private,
     replace_privately,
 )
+from acp_tui.storage.spool import Line, LineSpool, LongLine
 from acp_tui.store.journal import JournaledStore, encode_op, op_from_record
 from acp_tui.store.model import block_text
 from acp_tui.store.ops import (
     AppendMessageChunk,
     AppendTerminalOutput,
+    CutMessageText,
     Op,
     PatchSessionInfo,
     PatchTerminal,
@@ -155,6 +163,17 @@ _SAFE: Final = frozenset(
 _MAX_SLUG: Final = 150
 _SUMMARY_SUFFIX: Final = ".summary.json"
 _MESSAGE_OPS: Final = (UpsertMessage, AppendMessageChunk)
+
+LONG_LINE_CHARS: Final = 256 * 1024
+"""A message chunk's text this long is encoded and written off the event loop."""
+
+CLOSE_WAIT: Final = 30.0
+"""Seconds `TranscriptWriter.close` waits for the lines still being written."""
+
+_MARKER: Final = f"acp-tui-long-text-{secrets.token_hex(16)}"
+"""Stands for a long text in the op encoded around it: unknown to any agent, so
+no other value of the op holds it, and its JSON is itself in quotes."""
+_MARKER_JSON: Final = json.dumps(_MARKER)
 
 
 # --- names --------------------------------------------------------------------
@@ -360,7 +379,7 @@ class TranscriptWriter:
         self._header = header
         self._tail_checked = False
         self._started = False
-        self._pending: list[bytes] = []
+        self._pending: list[Line] = []
         self._summary = _Summary()
         self._journaled: dict[str, int] = {}
         """Output bytes journaled per terminal since its last reset."""
@@ -368,12 +387,13 @@ class TranscriptWriter:
         """Output bytes not journaled per terminal since its last reset."""
         self._errors = 0
         self._fd: int | None = None
+        self._spool = LineSpool(self._spool_failed)
         self._summary_written = 0.0
         self._finalizer: weakref.finalize[[int], TranscriptWriter] | None = None
 
     def __call__(self, store: SessionStore, ops: Sequence[Op]) -> None:
         """Journal the ops of one apply call (before they apply to `store`)."""
-        lines: list[bytes] = []
+        lines: list[Line] = []
         for op in ops:
             for journaled in self._capped(store, op):
                 line = self._line(journaled)
@@ -445,25 +465,33 @@ class TranscriptWriter:
 
     # -- file -----------------------------------------------------------------
 
-    def _line(self, op: Op) -> bytes | None:
-        """The op's line, without its newline (`_write` adds it)."""
+    def _line(self, op: Op) -> Line | None:
+        """The op's line, without its newline (`_write` adds it).
+
+        A message chunk's text of `LONG_LINE_CHARS` or more is left to the spool
+        to encode (`LongLine`), off the event loop.
+        """
+        text = _long_text(op)
         try:
-            return encode_op(op).encode("ascii")
+            if text is None:
+                return encode_op(op).encode("ascii")
+            head, _, tail = encode_op(_with_marker(op)).rpartition(_MARKER_JSON)
         except (TypeError, ValueError) as error:  # not JSON: nothing to save
             log.warning("transcript %s: op not saved: %s", self._path, error)
             return None
+        return LongLine(head.encode("ascii"), text, tail.encode("ascii"))
 
-    def _write(self, lines: list[bytes]) -> None:
-        """Append whole lines (each given without its newline) with `os.writev`.
+    def _write(self, lines: list[Line]) -> None:
+        """Append whole lines (each given without its newline) through the spool.
 
         No user-space buffer, and no copy of a line: a huge chunk's journaled
         head is megabytes, and joining lines with their newlines copied them
         twice more. The file stays open between calls (opening and closing it
         per call cost more than the rest of journaling during a flood:
         bench/ui.py), and is closed when the writer is collected or `close()`d.
-        What `os.writev` returned is in the kernel: an app crash loses none of it.
+        Short lines are written at once (`acp_tui.storage.spool`): what
+        `os.writev` returned is in the kernel, so an app crash loses none of it.
         """
-        buffers = [part for line in lines for part in (line, b"\n")]
         try:
             fd = self._fd
             if fd is None:
@@ -471,23 +499,36 @@ class TranscriptWriter:
             if not self._tail_checked:
                 self._tail_checked = True
                 if os.fstat(fd).st_size and not _ends_with_newline(self._path):
-                    buffers.insert(0, b"\n")  # a line cut by a crash stays apart
-            _write_all(fd, buffers)
+                    lines = [b"", *lines]  # a line cut by a crash stays apart
+            self._spool.write(fd, lines)
         except OSError as error:
             self._close_file()
             self._failed("cannot write", error)
 
+    def wait_written(self, timeout: float) -> bool:
+        """Wait until every line given is written; False if `timeout` passed."""
+        return self._spool.wait(timeout)
+
     def _open(self) -> int:
         fd = open_private(self._path)  # 0600, directories 0700 when made
         self._fd = fd
-        self._finalizer = weakref.finalize(self, _close_quietly, fd)
+        # Closed after the lines queued for it (the spool never writes to a
+        # closed descriptor, nor to one the number was reused for).
+        self._finalizer = weakref.finalize(self, self._spool.close, fd)
         return fd
 
     def close(self) -> None:
-        """Write a pending summary and close the file (a later write reopens it)."""
+        """Write a pending summary and close the file (a later write reopens it).
+
+        Returns once the lines given are written (a queued huge chunk: about a
+        tenth of a second), or after `CLOSE_WAIT` seconds of a stuck disk (the
+        spool's thread then goes on, and closes the file after them).
+        """
         if self._summary.dirty and self._started:
             self._write_summary()
         self._close_file()
+        if not self._spool.wait(CLOSE_WAIT):
+            log.warning("transcript %s: still being written", self._path)
 
     def _close_file(self) -> None:
         self._fd = None
@@ -513,6 +554,9 @@ class TranscriptWriter:
         except OSError as error:
             self._failed("cannot write the summary of", error)
 
+    def _spool_failed(self, error: OSError) -> None:
+        self._failed("cannot write", error)
+
     def _failed(self, what: str, error: OSError) -> None:
         self._errors += 1
         level = logging.WARNING if self._errors == 1 else logging.DEBUG
@@ -528,30 +572,23 @@ def close_transcript(store: SessionStore) -> None:
         store.sink.close()
 
 
-_IOV_MAX: Final = 1024
-"""Buffers given to one `os.writev` (POSIX guarantees at least 16; Linux 1024)."""
+def _long_text(op: Op) -> str | None:
+    """The text of a message-chunk op if it is long enough for a `LongLine`."""
+    if isinstance(op, AppendMessageChunk):
+        text = block_text(op.block)
+    elif isinstance(op, CutMessageText):
+        text = op.text
+    else:
+        return None
+    return text if text is not None and len(text) >= LONG_LINE_CHARS else None
 
 
-def _write_all(fd: int, buffers: Sequence[bytes]) -> None:
-    """Write every buffer, in order, with as few `os.writev` calls as it takes."""
-    index = 0
-    while index < len(buffers):
-        batch = buffers[index : index + _IOV_MAX]
-        written = os.writev(fd, batch)
-        for buffer in batch:
-            index += 1
-            if written >= len(buffer):
-                written -= len(buffer)
-                continue
-            rest = memoryview(buffer)[written:]  # cut short: finish this one
-            while rest:
-                rest = rest[os.write(fd, rest) :]
-            break
-
-
-def _close_quietly(fd: int) -> None:
-    with contextlib.suppress(OSError):
-        os.close(fd)
+def _with_marker(op: Op) -> Op:
+    """`op` with its text replaced by `_MARKER` (`_long_text` found one)."""
+    if isinstance(op, AppendMessageChunk):
+        return dataclasses.replace(op, block={**op.block, "text": _MARKER})
+    assert isinstance(op, CutMessageText)
+    return dataclasses.replace(op, text=_MARKER)
 
 
 def _record(value: object) -> bytes:

@@ -6,6 +6,8 @@ import base64
 import json
 import os
 import stat
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from acp_tui.client.session import SessionOpening
-from acp_tui.storage import paths, transcripts
+from acp_tui.storage import paths, spool, transcripts
 from acp_tui.storage.transcripts import (
+    close_transcript,
     journaled_store,
     list_transcripts,
     read_transcript,
@@ -507,6 +510,44 @@ def test_a_chunk_longer_than_a_message_keeps_is_journaled_as_what_it_keeps(
     assert rebuilt.tail == body[-1_000:]
 
 
+def test_a_huge_chunks_kept_text_is_journaled_off_the_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What a store keeps of a huge chunk (megabytes: its head, then its tail)
+    is encoded on the spool's thread, not the caller's, and the lines after it
+    keep their order; once the transcript is closed the file rebuilds the same
+    store, the text's quotes, escapes and lone surrogates included."""
+    monkeypatch.setattr(store_module, "DEFAULT_MAX_MESSAGE_CHARS", 2_000_000)
+    monkeypatch.setattr(transcripts, "LONG_LINE_CHARS", 1_000)
+    encoded_on: set[str] = set()
+    real = spool.json_string_pieces
+
+    def noting(text: str, piece_chars: int = spool.PIECE_CHARS) -> Iterator[bytes]:
+        encoded_on.add(threading.current_thread().name)
+        return real(text, piece_chars)
+
+    store = open_store()
+    converse(store)
+    assert isinstance(store.sink, transcripts.TranscriptWriter)
+    store.sink._spool._encode = noting
+    body = "".join(f'{n} "q" \\ \x01 \ud800 é ' for n in range(400_000))
+    store.apply(AppendMessageChunk("a2", "agent", text(body)))
+    converse(store, user="after", agent="more words")
+    close_transcript(store)
+    assert encoded_on
+    assert threading.current_thread().name not in encoded_on
+    path = transcript_file("fake", "s1")
+    ids = [r.get("message_id") for r in lines(path) if "message_id" in r]
+    assert ids.index("a2") < ids.index("u-after") < ids.index("a-after")
+    loaded = read_transcript(path)
+    assert loaded is not None
+    assert loaded.store.to_json() == store.to_json()
+    rebuilt = loaded.store.message("a2")
+    assert rebuilt is not None
+    assert rebuilt.text_size == len(body)
+    assert rebuilt.tail == body[-1_000_000:]
+
+
 def test_terminal_cap_restarts_at_a_reset_and_trims_big_snapshots() -> None:
     store = open_store(max_terminal_bytes=10)
     converse(store)
@@ -653,4 +694,4 @@ def test_lines_cut_short_by_the_kernel_are_finished_in_order(
     records = [r for r in lines(path) if r.get("message_id") == "many"]
     assert [r["block"]["text"] for r in records] == [f"{n} " for n in range(1_500)]
     assert calls
-    assert max(calls) <= transcripts._IOV_MAX
+    assert max(calls) <= spool._IOV_MAX
