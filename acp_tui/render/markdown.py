@@ -53,6 +53,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from acp_tui.render import fast_wrap
 from acp_tui.render.diff import lexer_spans
 
 __all__ = [
@@ -489,7 +490,9 @@ def _wrap(text: Text, width: int) -> list[Line]:
     """Wrap styled text to `width` cells (long words are folded)."""
     options = _console.options.update(width=max(width, 1), no_wrap=False)
     text.overflow = "fold"
-    lines = _console.render_lines(text, options, pad=False, new_lines=False)
+    lines = fast_wrap.wrap(_console, text, options)  # a long paragraph: per line
+    if lines is None:
+        lines = _console.render_lines(text, options, pad=False, new_lines=False)
     return [list(line) for line in lines] or [[]]
 
 

@@ -229,6 +229,11 @@ class AppRun:
         return step
 
 
+def _composed(dialog: PermissionScreen) -> Callable[[], bool]:
+    """Whether `dialog` has composed its widgets (its key hint comes last)."""
+    return lambda: bool(dialog.query("#permission-hint"))
+
+
 def _armed(dialog: PermissionScreen) -> Callable[[], bool]:
     """Whether `dialog` takes keys yet (its key guard has passed: issue 20)."""
     return lambda: dialog.armed
@@ -362,10 +367,9 @@ class AppDriver:
             if isinstance(screen, PermissionScreen):
                 # The screen is current before its widgets are composed: wait for its
                 # last widget, the key hint, before reading it.
-                dialog = screen
                 await wait_until(
                     pilot,
-                    lambda: bool(dialog.query("#permission-hint")),
+                    _composed(screen),
                     10,
                     "the permission dialog composed",
                 )
