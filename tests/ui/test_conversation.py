@@ -37,7 +37,8 @@ from acp_tui.ui.widgets.conversation import (
     QueuedPrompt,
     StandaloneTerminal,
 )
-from acp_tui.ui.widgets.markdown_view import MarkdownStyles, MarkdownView
+from acp_tui.ui.widgets.markdown_styles import MarkdownStyles
+from acp_tui.ui.widgets.markdown_view import MarkdownView
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.tool_call_view import ToolCallView

@@ -18,12 +18,8 @@ from acp_tui.render.markdown import FenceTracker
 from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.screens.pager import MessagePager, TextPager
-from acp_tui.ui.widgets.markdown_view import (
-    HEAD_CHARS,
-    TAIL_CHARS,
-    MarkdownStyles,
-    MarkdownView,
-)
+from acp_tui.ui.widgets.markdown_styles import MarkdownStyles
+from acp_tui.ui.widgets.markdown_view import HEAD_CHARS, TAIL_CHARS, MarkdownView
 from acp_tui.ui.widgets.message_view import MessageView
 from tests.ui.helpers import wait_for
 from tests.ui.test_conversation import ConversationApp, show, text, view

@@ -69,7 +69,7 @@ from acp_tui.ui.widgets.conversation_entries import (
     QueuedPrompt,
     StandaloneTerminal,
 )
-from acp_tui.ui.widgets.markdown_view import MarkdownStyles
+from acp_tui.ui.widgets.markdown_styles import MarkdownStyles
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.path_lines import session_paths
 from acp_tui.ui.widgets.permission_view import PermissionView
