@@ -168,7 +168,7 @@ async def test_app_shows_hostile_text_literally(
         # The permission dialog: its title, description and options.
         await wait_for(pilot, lambda: permission_armed(app))
         await wait_for(pilot, lambda: shows_hostile_text(app))
-        await pilot.press("n")
+        await pilot.press("n", "n")  # select, then choose
         # The message, last in the turn: its end is on screen.
         await wait_for(pilot, lambda: "tail-marker" in store_agent_text(app), 30)
         await wait_for(pilot, lambda: "tail-marker" in screen_text(app), 30)

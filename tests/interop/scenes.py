@@ -385,7 +385,7 @@ class AppDriver:
                 # The dialog takes no key until its guard has passed (issue 20).
                 armed = _armed(screen)
                 await wait_until(pilot, armed, 10, "the permission dialog armed")
-                await pilot.press(answer)
+                await pilot.press(answer, answer)  # select, then choose
                 await wait_until(
                     pilot,
                     lambda: not isinstance(app.screen, PermissionScreen),

@@ -32,7 +32,7 @@ async def test_a_forged_user_message_is_shown_as_the_agents(
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"forge it", "enter")
         await wait_for(pilot, lambda: permission_armed(app))
-        await pilot.press("y")
+        await pilot.press("y", "y")  # select, then choose
         await wait_for(pilot, lambda: turn_ended(app))
         await wait_for(
             pilot,

@@ -66,7 +66,7 @@ async def test_turn_with_permission(
         await pilot.press(*"hello")
         await pilot.press("enter")
         await wait_for(pilot, lambda: permission_armed(app))
-        await pilot.press("y")
+        await pilot.press("y", "y")  # select, then choose
         await wait_for(pilot, lambda: turn_ended(app))
         await wait_for(
             pilot,
@@ -138,7 +138,7 @@ async def test_permission_answers_are_recorded(
         await pilot.press(*"hello", "enter")
         await wait_for(pilot, lambda: permission_armed(app))
         assert "requires_action" in app.query_one(StatusBar).status_text()
-        await pilot.press(key)
+        await pilot.press(key, key)  # select, then choose
         await wait_for(pilot, lambda: turn_ended(app))
         await wait_for(pilot, lambda: bool(permissions(app)))
         await wait_for(pilot, lambda: permissions(app)[0].outcome_label == label)
@@ -155,7 +155,7 @@ async def test_allow_always_is_not_asked_again(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"hello", "enter")
         await wait_for(pilot, lambda: permission_armed(app))
-        await pilot.press("3")  # Always allow
+        await pilot.press("3", "3")  # Always allow
         await wait_for(pilot, lambda: turn_ended(app))
         await pilot.press(*"again", "enter")
         await wait_for(
@@ -180,7 +180,7 @@ async def test_plans_show_inline_and_in_the_panel(
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"hello", "enter")
         await wait_for(pilot, lambda: permission_armed(app))
-        await pilot.press("y")
+        await pilot.press("y", "y")  # select, then choose
         await wait_for(pilot, lambda: turn_ended(app))
         await wait_for(pilot, lambda: bool(app.query(PlanView)))
         panel = app.query_one(PlanPanel)

@@ -322,7 +322,7 @@ async def test_demo_v1_runs_its_command_in_a_client_terminal(
         assert app.runner.client.version == 1
         await pilot.press(*"/run", "enter")
         await wait_for(pilot, lambda: permission_armed(app))
-        await pilot.press("1")  # allow once
+        await pilot.press("1", "1")  # allow once
 
         def finished() -> bool:
             store = app.store
@@ -358,7 +358,7 @@ async def test_quitting_mid_command_reaps_the_client_terminal(
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"/run long", "enter")
         await wait_for(pilot, lambda: permission_armed(app))
-        await pilot.press("1")
+        await pilot.press("1", "1")  # select, then choose
         await wait_for(pilot, started)
         pid = int(pid_files[0].read_text())
         os.kill(pid, 0)  # running

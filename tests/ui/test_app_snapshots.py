@@ -67,7 +67,7 @@ async def full_turn(pilot: Pilot[None]) -> AcpTuiApp:
     app = await connected(pilot)
     await pilot.press(*"hello", "enter")
     await wait_for(pilot, lambda: permission_armed(app))
-    await pilot.press("y")
+    await pilot.press("y", "y")  # select, then choose
     await wait_for(pilot, lambda: turn_ended(app))
     await wait_for(
         pilot, lambda: any(v.status == "completed" for v in app.query(ToolCallView))

@@ -60,7 +60,7 @@ async def test_a_streamed_session_leaves_an_equal_transcript(
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"hello", "enter")
         await wait_for(pilot, lambda: permission_armed(app))
-        await pilot.press("y")
+        await pilot.press("y", "y")  # select, then choose
         await wait_for(pilot, lambda: turn_ended(app))
         assert app.store is not None
         live = app.store.to_json()
@@ -76,7 +76,7 @@ async def test_an_agent_crash_mid_turn_keeps_what_was_streamed(
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"hello", "enter")
         await wait_for(pilot, lambda: permission_armed(app))
-        await pilot.press("y")
+        await pilot.press("y", "y")  # select, then choose
         await wait_for(pilot, lambda: turn_ended(app))
         await pilot.press(*"hang", "enter")
         store = app.store

@@ -51,7 +51,7 @@ async def test_export_writes_the_session_and_is_not_sent(
         )
         await pilot.press(*"hello", "enter")
         await wait_for(pilot, lambda: permission_armed(app))
-        await pilot.press("y")
+        await pilot.press("y", "y")  # select, then choose
         await wait_for(pilot, lambda: turn_ended(app))
         store = app.store
         assert store is not None

@@ -155,7 +155,7 @@ async def test_an_invalid_message_from_the_agent_is_flagged(tmp_path: Path) -> N
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"malformed", "enter")
         await wait_for(pilot, lambda: permission_armed(app))
-        await pilot.press("y")
+        await pilot.press("y", "y")  # select, then choose
         await wait_for(pilot, lambda: turn_ended(app))
         await show_inspector(pilot, app)
         inspector = panel(app)

@@ -78,14 +78,14 @@ async def test_the_fake_agents_paths_read_from_the_sessions_directory(
         assert always.endswith(f"edits to ~/elsewhere/todo.md, notes.txt, {FAR_PATH}")
         assert isinstance(subject.tooltip, Content)
         assert f"{project}/notes.txt" in subject.tooltip.plain.splitlines()
-        await pilot.press("1")
+        await pilot.press("1", "1")  # select, then choose
 
         # The command's: its directory is the session's.
         await wait_for(pilot, lambda: permission_armed(app))
         subject, always = dialog_texts(app)
         assert str(subject.content).splitlines() == ["$ make", "in ."]
         assert always.endswith("`make` in .")
-        await pilot.press("1")
+        await pilot.press("1", "1")  # select, then choose
         await wait_for(pilot, lambda: turn_ended(app))
 
         edit = card(app, "e1")
@@ -138,7 +138,7 @@ async def test_the_demo_agents_paths_read_as_a_projects(
         subject, always = dialog_texts(app)
         assert str(subject.content).splitlines()[-1] == "file: notes.txt"
         assert always.endswith("edits to notes.txt")
-        await pilot.press("1")
+        await pilot.press("1", "1")  # select, then choose
         await wait_for(pilot, lambda: permission_armed(app))
         subject, always = dialog_texts(app)
         assert str(subject.content).splitlines()[-2:] == [
@@ -146,7 +146,7 @@ async def test_the_demo_agents_paths_read_as_a_projects(
             "in .",
         ]
         assert always.endswith("`python tools/progress.py 3` in .")
-        await pilot.press("1")
+        await pilot.press("1", "1")  # select, then choose
         await wait_for(pilot, lambda: turn_ended(app), bound=20.0)
 
         edit, run = card(app, "call-1"), card(app, "call-2")

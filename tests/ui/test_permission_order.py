@@ -56,14 +56,14 @@ async def test_concurrent_requests_open_in_arrival_order(tmp_path: Path) -> None
         assert shown_title(app) == "Request 1"
         assert dialogs(app) == 1  # the others wait their turn, unseen
 
-        await pilot.press("y")
+        await pilot.press("y", "y")  # select, then choose
         await wait_for(pilot, lambda: shown_title(app) == "Request 2")
         tasks[2].cancel()  # the agent withdraws request 3 while it waits
         await wait_for(pilot, lambda: permission_armed(app))
-        await pilot.press("n")
+        await pilot.press("n", "n")  # select, then choose
         await wait_for(pilot, lambda: shown_title(app) == "Request 4")
         await wait_for(pilot, lambda: permission_armed(app))
-        await pilot.press("y")
+        await pilot.press("y", "y")  # select, then choose
         await wait_for(pilot, lambda: all(task.done() for task in tasks))
         assert dialogs(app) == 0
         assert [tasks[0].result(), tasks[1].result(), tasks[3].result()] == [

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from textual import events
 from textual.app import App, ComposeResult
 from textual.content import Content
@@ -258,7 +259,7 @@ async def test_a_key_typed_as_the_dialog_opens_does_not_choose() -> None:
         assert all(button.disabled for button in buttons(app))
         assert "held" in hint(app)
         clock.now += KEY_IDLE + 0.01
-        await pilot.press("y")
+        await pilot.press("y", "y")  # the first selects, the second chooses
         await pilot.pause()
     assert app.results == ["ok"]
 
@@ -303,19 +304,66 @@ async def test_a_key_during_the_guard_restarts_the_quiet_time() -> None:
         await pilot.pause()
         assert app.results == []
         clock.now += KEY_IDLE + 0.01
-        await pilot.press("3")
+        await pilot.press("3", "3")
         await pilot.pause()
     assert app.results == ["no"]
 
 
-async def test_after_a_quiet_guard_a_key_chooses() -> None:
+async def test_after_a_quiet_guard_a_key_selects_and_the_same_key_chooses() -> None:
+    """Never the first key: `n` selects "Reject" and says so; `n` again chooses."""
     app, clock = guarded()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         clock.now += KEY_GUARD
         await pilot.press("n")
         await pilot.pause()
+        assert app.results == []
+        assert app.focused is app.dialog.query_one("#option-3")
+        assert "Press n again or Enter to choose “Reject”" in hint(app)
+        await pilot.press("n")
+        await pilot.pause()
     assert app.results == ["no"]
+
+
+async def test_enter_typed_for_the_prompt_after_a_pause_only_selects() -> None:
+    """The user paused, then pressed Enter to send what they typed: the focused
+    option is selected, not chosen. Enter again chooses it."""
+    app, clock = guarded()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        clock.now += KEY_IDLE + 1
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.results == []
+        assert "Press Enter again to choose “Allow”" in hint(app)
+        await pilot.press("enter")
+        await pilot.pause()
+    assert app.results == ["ok"]
+
+
+@pytest.mark.parametrize(
+    ("keys", "result"),
+    [
+        (("y", "enter"), "ok"),  # Enter chooses what a key selected
+        (("1", "y"), "ok"),  # two keys naming one option
+        (("y", "3", "3"), "no"),  # another key selects again; the same chooses
+        (("2", "tab", "enter", "enter"), "no"),  # Enter on a newly focused option
+    ],
+)
+async def test_a_selection_is_chosen_by_its_key_again_or_enter(
+    keys: tuple[str, ...], result: str
+) -> None:
+    app, clock = guarded()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        clock.now += KEY_IDLE + 1
+        *first, last = keys
+        await pilot.press(*first)
+        await pilot.pause()
+        assert app.results == []
+        await pilot.press(last)
+        await pilot.pause()
+    assert app.results == [result]
 
 
 async def test_escape_cancels_at_once() -> None:

@@ -310,7 +310,7 @@ async def test_a_permission_request_in_a_hidden_tab_waits_for_that_tab(
         assert app.active_pane is second
         await pilot.press("alt+1")  # no switching under the dialog
         assert app.active_pane is second
-        await pilot.press("y")
+        await pilot.press("y", "y")  # select, then choose
         second_store = second.store
         assert second_store is not None
         await wait_for(pilot, lambda: second_store.state.turns_ended == 1)

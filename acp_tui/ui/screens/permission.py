@@ -13,6 +13,11 @@ Invariants:
   wait. The options are disabled (dimmed) until then and a hint says the keys are
   held. Clicks wait too: a click aimed at the prompt as the dialog appeared is the
   same mistake as a key. Esc works at once: cancelling never approves.
+* The first key never chooses. Once armed, a key that names an option (`1`-`9`,
+  `y`, `n`, or Enter on the focused option) selects it and says so; the same
+  key again, or Enter, chooses it. So a key typed for the prompt after a pause,
+  by someone who has not looked up yet, is at worst a selection. A click on an
+  option (once armed) is deliberate and chooses at once.
 * The subject is shown as the agent stated it, from the same `SubjectFacts` that
   key an "allow always" grant (`PermissionRequest.grant`), and the dialog says
   what "always" covers or that acp-tui will ask again. An unknown subject type is
@@ -145,6 +150,8 @@ class PermissionScreen(ModalScreen[str | None]):
         self._last_held = -math.inf
         """When the last key was dropped while the dialog was not armed."""
         self._arm_timer: Timer | None = None
+        self._selected: int | None = None
+        """The option the last choosing key selected (None: none since armed)."""
 
     def compose(self) -> ComposeResult:
         """Build the child widgets."""
@@ -237,6 +244,7 @@ class PermissionScreen(ModalScreen[str | None]):
 
     def _set_armed(self, armed: bool) -> None:
         self.armed = armed
+        self._selected = None
         for button in self.query(Button):
             button.disabled = not armed
         hint = self.query_one("#permission-hint", Static)
@@ -277,11 +285,44 @@ class PermissionScreen(ModalScreen[str | None]):
             self._last_held = self.clock()
             self._schedule_arming()
             return
+        index = self._named_option(event)
+        if index is not None:
+            event.stop()
+            event.prevent_default()  # Enter never presses the button itself
+            self._select_or_choose(index, _KEY_NAMES.get(event.key, event.key))
+
+    def _named_option(self, event: events.Key) -> int | None:
+        """The index of the option a key names (None: it names none)."""
+        options = self.request.options
+        if event.key.startswith(("ctrl+", "alt+", "shift+")):
+            return None  # an app shortcut (alt+1 switches tabs)
+        if event.key in ("enter", "space"):
+            # No option focused yet: this key armed the dialog, whose focus
+            # moves to the first option after it.
+            focused = self.focused
+            name = (focused.id or "") if isinstance(focused, Button) else ""
+            if name.startswith("option-"):
+                return int(name[7:]) - 1
+            return 0 if options else None
+        if event.key in ("y", "n"):
+            option = self._first("allow_once" if event.key == "y" else "reject_once")
+            return None if option is None else options.index(option)
         if event.character and event.character in "123456789":
             index = int(event.character) - 1
-            if index < len(self.request.options):
-                event.stop()
-                self._choose(self.request.options[index])
+            return index if index < min(len(options), 9) else None
+        return None
+
+    def _select_or_choose(self, index: int, key: str) -> None:
+        """Choose option `index` if a key selected it last; else select it."""
+        option = self.request.options[index]
+        if self._selected == index:
+            self._choose(option)
+            return
+        self._selected = index
+        self.query_one(f"#option-{index + 1}", Button).focus()
+        hint = self.query_one("#permission-hint", Static)
+        again = f"{key} again" if key == "Enter" else f"{key} again or Enter"
+        hint.update(Text(f"Press {again} to choose “{printable(option.name)}”"))
 
     # --------------------------------------------------------------- answers
 
@@ -300,21 +341,25 @@ class PermissionScreen(ModalScreen[str | None]):
             self._choose(self.request.options[int(event.button.id[7:]) - 1])
 
     def action_allow(self) -> None:
-        """Pick the first `allow_once` option, if offered (once armed)."""
-        option = self._first("allow_once")
-        if option is not None and self._check_armed():
-            self._choose(option)
+        """Select the first `allow_once` option, then choose it (once armed)."""
+        self._by_kind("allow_once", "y")
 
     def action_reject(self) -> None:
-        """Pick the first `reject_once` option, if offered (once armed)."""
-        option = self._first("reject_once")
+        """Select the first `reject_once` option, then choose it (once armed)."""
+        self._by_kind("reject_once", "n")
+
+    def _by_kind(self, kind: str, key: str) -> None:
+        option = self._first(kind)
         if option is not None and self._check_armed():
-            self._choose(option)
+            self._select_or_choose(self.request.options.index(option), key)
 
     def action_cancel(self) -> None:
         """Answer `cancelled`."""
         self.dismiss(None)
 
+
+_KEY_NAMES: Final = {"enter": "Enter", "space": "Space"}
+"""How the hint names a key that is not a character."""
 
 _HELD: Final = (
     "Keys are held for a moment, so typing meant for the prompt cannot answer."
