@@ -75,6 +75,7 @@ from typing import Any, Final, Literal, TypeAlias
 
 from acp_tui.store._buffers import ByteLog, ContentView, TextLog, TextTail
 from acp_tui.store.changes import Change, ChangeAction
+from acp_tui.store.config import ConfigOption
 from acp_tui.store.model import (
     FINAL_TOOL_STATUSES,
     Message,
@@ -436,7 +437,8 @@ class SessionStore:
         self._unknown_updates: list[JSONObject] = []
         self._notices: deque[Notice] = deque(maxlen=max_notices)
         self._notice_count = 0
-        self._config_options: tuple[JSONObject, ...] = ()
+        self._config_options: tuple[ConfigOption, ...] = ()
+        self._config_wire: tuple[JSONObject, ...] = ()
         self._commands: tuple[JSONObject, ...] = ()
         self._session_info = SessionInfo()
         self._usage: Usage | None = None
@@ -822,6 +824,7 @@ class SessionStore:
 
     def _set_config_options(self, op: SetConfigOptions) -> _Changes:
         self._config_options = tuple(op.options)
+        self._config_wire = tuple(option.raw for option in self._config_options)
         return (Change("config_options", None, "replaced"),)
 
     def _set_available_commands(self, op: SetAvailableCommands) -> _Changes:
@@ -1104,7 +1107,15 @@ class SessionStore:
 
     @property
     def config_options(self) -> tuple[JSONObject, ...]:
-        """The config options, as received (array order is the priority)."""
+        """The config options in wire form, as received (for export and tests).
+
+        The UI reads `settings`, the same options version-neutral.
+        """
+        return self._config_wire
+
+    @property
+    def settings(self) -> tuple[ConfigOption, ...]:
+        """The config options, version-neutral (array order is the priority)."""
         return self._config_options
 
     @property
@@ -1164,7 +1175,7 @@ class SessionStore:
             "terminals": [
                 self._terminal_json(t, terminal_text) for t in self.terminals()
             ],
-            "configOptions": _plain(self._config_options),
+            "configOptions": _plain(self._config_wire),
             "commands": _plain(self._commands),
             "usage": None if self._usage is None else self._usage_json(self._usage),
             "info": self._info_json(self._session_info),
