@@ -88,6 +88,7 @@ from acp_tui.store.model import (
     ToolCall,
     Usage,
     block_text,
+    terminal_ref,
 )
 from acp_tui.store.ops import (
     AddPermission,
@@ -375,14 +376,6 @@ class _TerminalState:
         self.in_timeline = False
         self.revision = 0
         self.snap: Terminal | None = None
-
-
-def _terminal_ref(item: JSONObject) -> str | None:
-    if item.get("type") == "terminal":
-        terminal_id = item.get("terminalId")
-        if isinstance(terminal_id, str):
-            return terminal_id
-    return None
 
 
 class SessionStore:
@@ -690,7 +683,7 @@ class SessionStore:
         change = Change(
             "tool_call", op.tool_call_id, "added" if created else "appended", item
         )
-        terminal_id = _terminal_ref(item)
+        terminal_id = terminal_ref(item)
         if terminal_id is not None and terminal_id not in state.terminal_refs:
             state.terminal_refs[terminal_id] = None
             added = self._link_terminal(terminal_id, state.tool_call_id)
@@ -702,7 +695,7 @@ class SessionStore:
         old = state.terminal_refs
         new: dict[str, None] = {}
         for item in state.content:
-            terminal_id = _terminal_ref(item)
+            terminal_id = terminal_ref(item)
             if terminal_id is not None:
                 new[terminal_id] = None
         if not old and not new:
