@@ -10,10 +10,11 @@ Invariants:
 * A dialect is made from the negotiated `initialize` result and never changes.
   It holds no session state: what a session needs (v1's current message and
   modes) lives in the `SessionTranslator` it makes for that session.
-* What crosses this seam is wire-form JSON (params, config options, commands)
-  or a version-neutral value (`SessionFeatures`, `SessionSummary`,
-  `PermissionAsk`, `AuthChoice`, `PromptCapabilities`); the wire models stay in
-  the dialect modules.
+* What crosses this seam is wire-form JSON (params, commands) or a
+  version-neutral value (`SessionFeatures`, `SessionSummary`, `PermissionAsk`,
+  `AuthChoice`, `PromptCapabilities`, the store's `ConfigOption`: each dialect
+  reads its own spelling of the options); the wire models stay in the dialect
+  modules.
 * Parsing a message raises pydantic's `ValidationError` when it does not fit the
   version; an operation the agent does not offer raises `UnsupportedOperation`.
 """
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 from acp_tui.client.ports import PermissionChoice
 from acp_tui.store import ops
+from acp_tui.store.config import ConfigOption
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 
@@ -111,8 +113,8 @@ class PermissionAsk:
 SessionMethod: TypeAlias = Literal["sessions", "list", "replay", "close", "delete"]
 """A session method (or, `sessions`, any at all) the agent may not offer."""
 
-Lists: TypeAlias = tuple[list[JSONObject] | None, list[JSONObject] | None]
-"""A setup response's config options and commands (None: not reported)."""
+Lists: TypeAlias = tuple[list[ConfigOption] | None, list[JSONObject] | None]
+"""A setup response's config options (neutral) and commands (None: not reported)."""
 
 
 class SessionTranslator(Protocol):
@@ -127,8 +129,8 @@ class SessionTranslator(Protocol):
     def resumed_lists(self, raw: Any, replay: bool) -> Lists:
         """The lists a resume/load response reports (they replace the replayed)."""
 
-    def config_options(self, options: Sequence[JSONObject]) -> list[JSONObject]:
-        """The config options to store for the agent's `options`."""
+    def config_options(self, options: Sequence[JSONObject]) -> list[ConfigOption]:
+        """The config options to store for the agent's `options` (wire form)."""
 
     def end_message(self) -> None:
         """A turn or replay boundary: the next chunk starts a new message."""

@@ -40,7 +40,7 @@ import json
 import shlex
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from acp_tui.display_paths import AS_SENT, PathDisplay
@@ -54,6 +54,7 @@ __all__ = [
     "SubjectFacts",
     "command_problem",
     "grant_scope_of",
+    "subject_diffs",
     "subject_facts",
 ]
 
@@ -149,6 +150,9 @@ class SubjectFacts:
     """The rest of the raw input as canonical JSON (empty when there is none)."""
     unreadable: str | None = None
     """Why the facts are incomplete (a command or location of an odd shape)."""
+    tool_call_id: str | None = field(default=None, compare=False)
+    """A `tool_call` subject's tool call id, if the agent gave one (not a fact the
+    grant compares: the same call again has a new id)."""
 
     @property
     def known(self) -> bool:
@@ -207,10 +211,11 @@ def subject_facts(
         return _command_facts(subject)
     if kind != "tool_call":
         return SubjectFacts(kind if isinstance(kind, str) and kind else "unknown")
-    fields = subject.get("toolCall")
-    fields = fields if isinstance(fields, Mapping) else {}
+    fields = _tool_call_fields(subject)
+    call_id = _text(fields.get("toolCallId"))
     if tool_call is not None and tool_call.tool_call_id == fields.get("toolCallId"):
         return _tool_facts(
+            call_id,
             name=tool_call.name,
             kind=tool_call.kind,
             title=tool_call.title,
@@ -219,6 +224,7 @@ def subject_facts(
             content=tool_call.content,
         )
     return _tool_facts(
+        call_id,
         name=_text(fields.get("name")),
         kind=_text(fields.get("kind")),
         title=_text(fields.get("title")),
@@ -305,6 +311,7 @@ def _command_facts(subject: JSONObject) -> SubjectFacts:
 
 
 def _tool_facts(
+    tool_call_id: str | None,
     *,
     name: str | None,
     kind: str | None,
@@ -356,7 +363,33 @@ def _tool_facts(
         paths=tuple(sorted(paths)),
         rest=_canonical(rest),
         unreadable=unreadable,
+        tool_call_id=tool_call_id,
     )
+
+
+def _tool_call_fields(subject: JSONObject) -> Mapping[str, JSONValue]:
+    """A `tool_call` subject's tool call (empty if it has none)."""
+    fields = subject.get("toolCall")
+    return fields if isinstance(fields, Mapping) else {}
+
+
+def subject_diffs(
+    subject: JSONObject | None, tool_call: ToolCall | None
+) -> list[JSONObject]:
+    """The `diff` content items to show for a permission subject.
+
+    From the subject's own tool-call content when it carries any, else from the
+    store's copy of that tool call (agents often send the diff before asking).
+    """
+    items: list[object] = []
+    content = _tool_call_fields(subject).get("content") if subject else None
+    if isinstance(content, list):
+        items = list(content)
+    if not items and tool_call is not None:
+        items = list(tool_call.content)
+    return [
+        item for item in items if isinstance(item, dict) and item.get("type") == "diff"
+    ]
 
 
 def _command_line(value: JSONValue) -> str | None:

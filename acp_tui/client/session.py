@@ -90,6 +90,7 @@ from acp_tui.protocol.framing import LongText
 from acp_tui.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from acp_tui.protocol.transport import ConnectionClosed
 from acp_tui.store import ops
+from acp_tui.store.config import ConfigOption
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 
@@ -696,7 +697,7 @@ class AcpClient:
 
 def _set_lists(
     store: SessionStore,
-    options: Sequence[JSONObject],
+    options: Sequence[ConfigOption],
     commands: Sequence[JSONObject],
 ) -> None:
     """Store a setup response's lists, unless updates already reported them."""

@@ -66,6 +66,7 @@ from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v1
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.store import ops
+from acp_tui.store.config import ConfigOption, OptionKeys, read_option, read_options
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import UNSET, JSONObject
 
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAIN_PLAN_ID",
     "MODE_OPTION_ID",
+    "OPTION_KEYS",
     "TERMINAL_METHODS",
     "V1Dialect",
     "V1Translator",
@@ -91,6 +93,10 @@ MAIN_PLAN_ID: Final = "main"
 
 MODE_OPTION_ID: Final = "mode"
 """The id of the config option synthesised from v1 `modes`."""
+
+
+OPTION_KEYS: Final = OptionKeys(("id",), ("group",))
+"""How v1 spells a config option's id and a choice group's id."""
 
 
 def mode_option(modes: v1.SessionModeState) -> JSONObject:
@@ -236,15 +242,15 @@ class V1Translator:
     def _commands(self, update: v1.AvailableCommandsUpdate) -> list[ops.Op]:
         return [ops.SetAvailableCommands(json_list(update.available_commands))]
 
-    def config_options(self, options: Sequence[JSONObject]) -> list[JSONObject]:
-        """The config options to store for this session.
+    def config_options(self, options: Sequence[JSONObject]) -> list[ConfigOption]:
+        """The config options to store for this session, version-neutral.
 
         The agent's options, plus the mode option synthesised from `modes` (kept
         across list replacements while the agent offers no mode option of its own).
         """
         result = with_modes(options, self.modes)
         self.mode_synthesised = len(result) > len(options)
-        return result
+        return read_options(result, OPTION_KEYS)
 
     def _config(self, update: v1.ConfigOptionUpdate) -> list[ops.Op]:
         return [
@@ -256,10 +262,11 @@ class V1Translator:
             self.modes = self.modes.model_copy(
                 update={"current_mode_id": update.current_mode_id}
             )
-        options = [dict(o) for o in self._store.config_options]
-        for option in options:
-            if _is_mode_select(option):
-                option["currentValue"] = update.current_mode_id
+        options = list(self._store.settings)
+        for index, option in enumerate(options):
+            if _is_mode_select(option.raw):
+                moved = {**option.raw, "currentValue": update.current_mode_id}
+                options[index] = read_option(moved, OPTION_KEYS)
                 return [ops.SetConfigOptions(options)]
         return [ops.RecordUnknownUpdate(to_wire(update))]  # no mode option known
 

@@ -73,6 +73,7 @@ from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v2
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.store import ops
+from acp_tui.store.config import ConfigOption, OptionKeys, read_options
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import UNSET, JSONObject
 
@@ -82,9 +83,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_UPDATE_DEPTH",
+    "OPTION_KEYS",
     "TOO_DEEP_TITLE",
     "V2Dialect",
     "V2Translator",
+    "config_options",
     "nested_too_deeply",
     "too_deep_notice",
     "tool_call_patch",
@@ -209,8 +212,17 @@ def _commands(update: v2.AvailableCommandsUpdate) -> list[ops.Op]:
     return [ops.SetAvailableCommands(json_list(update.available_commands))]
 
 
+OPTION_KEYS: Final = OptionKeys(("configId",), ("groupId",))
+"""How v2 spells a config option's id and a choice group's id."""
+
+
+def config_options(options: Sequence[JSONObject]) -> list[ConfigOption]:
+    """v2 config options (`configId`, groups by `groupId`), version-neutral."""
+    return read_options(options, OPTION_KEYS)
+
+
 def _config(update: v2.ConfigOptionUpdate) -> list[ops.Op]:
-    return [ops.SetConfigOptions(json_list(update.config_options))]
+    return [ops.SetConfigOptions(config_options(json_list(update.config_options)))]
 
 
 def _info(update: v2.SessionInfoUpdate) -> list[ops.Op]:
@@ -289,21 +301,22 @@ class V2Translator:
     def new_lists(self, result: object) -> Lists:
         """The config options and commands of a `session/new` result."""
         assert isinstance(result, v2.NewSessionResponse)
-        return json_list(result.config_options), json_list(result.available_commands)
+        options = config_options(json_list(result.config_options))
+        return options, json_list(result.available_commands)
 
     def resumed_lists(self, raw: Any, replay: bool) -> Lists:
         """The lists a `session/resume` response carries (an omitted one: None)."""
         result = v2.ResumeSessionResponse.model_validate(raw or {})
         options = commands = None
         if _carries_list(raw, "configOptions"):
-            options = json_list(result.config_options)
+            options = config_options(json_list(result.config_options))
         if _carries_list(raw, "availableCommands"):
             commands = json_list(result.available_commands)
         return options, commands
 
-    def config_options(self, options: Sequence[JSONObject]) -> list[JSONObject]:
-        """The agent's options as they are (v2 has no modes to add)."""
-        return list(options)
+    def config_options(self, options: Sequence[JSONObject]) -> list[ConfigOption]:
+        """The agent's options, neutral (v2 has no modes to add)."""
+        return config_options(options)
 
     def end_message(self) -> None:
         """Nothing to do: v2 chunks name their message."""

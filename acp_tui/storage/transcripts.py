@@ -98,7 +98,12 @@ from acp_tui.storage.private_files import (
     replace_privately,
 )
 from acp_tui.storage.spool import Line, LineSpool, LongLine
-from acp_tui.store.journal import JournaledStore, encode_op, op_from_record
+from acp_tui.store.journal import (
+    RECORD_FORMAT,
+    JournaledStore,
+    encode_op,
+    op_from_record,
+)
 from acp_tui.store.model import block_text
 from acp_tui.store.ops import (
     AppendMessageChunk,
@@ -135,8 +140,11 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION: Final = 1
-"""The `version` written in every header."""
+FORMAT_VERSION: Final = RECORD_FORMAT
+"""The `version` written in every header: the format of the op lines after it.
+
+1: config options in wire form (upgraded when read, `journal.op_from_record`).
+"""
 
 OpenHow: TypeAlias = Literal["new", "load", "resume"]
 """How a store was opened: see the module docstring."""
@@ -252,11 +260,13 @@ class TranscriptHeader:
     """When the store was opened (ISO 8601, UTC)."""
     command: str | None = None
     """The command's name (None in headers written before agents' identities)."""
+    format_version: int = FORMAT_VERSION
+    """The format of the segment's op lines (older ones are upgraded when read)."""
 
     def to_json(self) -> dict[str, Any]:
         """The header's JSON object."""
         out = {
-            "version": FORMAT_VERSION,
+            "version": self.format_version,
             "sessionId": self.session_id,
             "agent": self.agent,
             "protocolVersion": self.protocol_version,
@@ -286,6 +296,7 @@ class TranscriptHeader:
         ):
             return None
         command = value.get("command")
+        written = value.get("version")
         return cls(
             session_id,
             agent,
@@ -294,6 +305,7 @@ class TranscriptHeader:
             how,
             time,
             command if isinstance(command, str) else None,
+            written if isinstance(written, int) and written > 0 else 1,
         )
 
 
@@ -808,8 +820,10 @@ def read_transcript(
                     continue
                 if not wanted:
                     continue
+                header = current.header if current is not None else None
+                written = FORMAT_VERSION if header is None else header.format_version
                 try:
-                    op = op_from_record(record)
+                    op = op_from_record(record, record_format=written)
                 except (ValueError, RecursionError):
                     skipped += 1
                     continue

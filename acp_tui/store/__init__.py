@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from acp_tui.store._buffers import ContentView
 from acp_tui.store.changes import Change, ChangeAction, ChangeKind
+from acp_tui.store.config import ConfigChoice, ConfigOption
 from acp_tui.store.model import (
     FINAL_TOOL_STATUSES,
     Message,
@@ -70,6 +71,8 @@ __all__ = [
     "Change",
     "ChangeAction",
     "ChangeKind",
+    "ConfigChoice",
+    "ConfigOption",
     "ContentView",
     "CutMessageText",
     "JSONObject",

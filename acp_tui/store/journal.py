@@ -17,7 +17,14 @@ dataclass field, named as in Python (`message_id`, `tool_call_id`, ...):
   decided by the field's annotation, never by looking at values: wire JSON is
   arbitrary, so a string that happens to look like base64 stays a string;
 * wire objects (content blocks, `_meta`, raw payloads) are plain JSON, copied as
-  dicts and lists.
+  dicts and lists;
+* config options (`SetConfigOptions`) are `store.config.option_to_record` objects:
+  the neutral option with its wire form under `raw`.
+
+Record formats (`RECORD_FORMAT`; the transcript header says which one its lines
+use): 1 kept config options in wire form (either version's spelling). Such
+records are upgraded when read (`op_from_record(record, record_format=1)`), so
+transcripts saved by older releases still load, with the same options.
 
 Decoding is strict: an unknown op name, an unknown or missing field, or a value of
 the wrong JSON type for its field raises `ValueError` with a message that says
@@ -41,12 +48,19 @@ from typing import Any, Final, TypeAlias
 
 from acp_tui.store import ops
 from acp_tui.store.changes import Change
+from acp_tui.store.config import (
+    ANY_KEYS,
+    option_from_record,
+    option_to_record,
+    read_option,
+)
 from acp_tui.store.ops import Op
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import UNSET, JSONValue, plain_json
 
 __all__ = [
     "OP_TYPES",
+    "RECORD_FORMAT",
     "JournalSink",
     "JournaledStore",
     "encode_op",
@@ -55,6 +69,9 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
+
+RECORD_FORMAT: Final = 2
+"""The record format `op_to_record` writes (see the module docstring)."""
 
 JournalSink: TypeAlias = Callable[[SessionStore, Sequence[Op]], None]
 """Receives the store and the ops of one `apply` / `apply_many`, before they apply."""
@@ -102,6 +119,10 @@ _CHECKS: Final[dict[str, tuple[str, Callable[[object], bool]]]] = {
     "JSONValue": ("a JSON value", _is_json),
     "Sequence[JSONObject]": (
         "a list of JSON objects",
+        lambda v: isinstance(v, list) and all(_is_object(i) for i in v),
+    ),
+    "Sequence[ConfigOption]": (
+        "a list of JSON objects (config option records)",
         lambda v: isinstance(v, list) and all(_is_object(i) for i in v),
     ),
 }
@@ -157,6 +178,8 @@ def _shallow_record(op: Op) -> dict[str, object]:
             continue
         if spec.kind == "bytes" and value is not None:
             record[spec.name] = base64.b64encode(value).decode("ascii")
+        elif spec.kind == "Sequence[ConfigOption]":
+            record[spec.name] = [option_to_record(option) for option in value]
         else:
             record[spec.name] = value
     return record
@@ -210,11 +233,12 @@ def encode_op(op: Op) -> str:
 # --- decoding -----------------------------------------------------------------
 
 
-def op_from_record(record: object) -> Op:
+def op_from_record(record: object, *, record_format: int = RECORD_FORMAT) -> Op:
     """Decode an op encoded by `op_to_record`.
 
     Args:
         record: A JSON object, as `json.loads` returned it.
+        record_format: The format it was written in (older ones are upgraded).
 
     Returns:
         The op. Its JSON values are the record's own dicts and lists (not copied).
@@ -225,6 +249,8 @@ def op_from_record(record: object) -> Op:
     """
     if not isinstance(record, dict):
         raise ValueError(f"an op record must be a JSON object, not {_kind(record)}")
+    if record_format < 2:
+        record = _upgrade_from_1(record)
     name = record.get("op")
     cls = OP_TYPES.get(name) if isinstance(name, str) else None
     if cls is None or not isinstance(name, str):
@@ -245,6 +271,20 @@ def op_from_record(record: object) -> Op:
     return op
 
 
+def _upgrade_from_1(record: dict[str, Any]) -> dict[str, Any]:
+    """A format-1 record in format 2: wire-form config options made neutral."""
+    options = record.get("options")
+    if record.get("op") != "SetConfigOptions" or not isinstance(options, list):
+        return record
+    return {
+        **record,
+        "options": [
+            option_to_record(read_option(o, ANY_KEYS)) if _is_object(o) else o
+            for o in options
+        ],
+    }
+
+
 def _decode_field(op_name: str, spec: _Field, value: object) -> object:
     if value is None:
         if spec.nullable:
@@ -255,6 +295,12 @@ def _decode_field(op_name: str, spec: _Field, value: object) -> object:
         raise ValueError(
             f"{op_name}.{spec.name} must be {description}, not {_kind(value)}"
         )
+    if spec.kind == "Sequence[ConfigOption]":
+        assert isinstance(value, list)
+        try:
+            return [option_from_record(option) for option in value]
+        except ValueError as error:
+            raise ValueError(f"{op_name}.{spec.name}: {error}") from None
     if spec.kind == "bytes":
         assert isinstance(value, str)
         try:

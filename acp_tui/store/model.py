@@ -18,7 +18,7 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -31,6 +31,7 @@ __all__ = [
     "Message",
     "Notice",
     "Permission",
+    "PermissionOption",
     "Plan",
     "SessionInfo",
     "SessionState",
@@ -38,6 +39,8 @@ __all__ = [
     "ToolCall",
     "Usage",
     "block_text",
+    "terminal_item",
+    "terminal_ref",
 ]
 
 FINAL_TOOL_STATUSES: Final = frozenset({"completed", "failed", "cancelled"})
@@ -51,6 +54,23 @@ def block_text(block: JSONObject) -> str | None:
         if isinstance(text, str):
             return text
     return None
+
+
+def terminal_ref(item: Mapping[str, object]) -> str | None:
+    """The terminal a tool call's `terminal` content item shows, else `None`.
+
+    The one reader of a terminal reference: widgets ask this, never the item.
+    """
+    if item.get("type") == "terminal":
+        terminal_id = item.get("terminalId")
+        if isinstance(terminal_id, str):
+            return terminal_id
+    return None
+
+
+def terminal_item(terminal_id: str) -> JSONObject:
+    """A `terminal` content item showing `terminal_id` (a standalone terminal's)."""
+    return {"type": "terminal", "terminalId": terminal_id}
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +312,48 @@ class Permission:
     def pending(self) -> bool:
         """Whether it still waits for an answer."""
         return self.outcome is None
+
+    @property
+    def outcome_kind(self) -> JSONValue:
+        """`"selected"`, `"cancelled"`, another kind as sent, or None (pending)."""
+        return None if self.outcome is None else self.outcome.get("outcome")
+
+    @property
+    def chosen_id(self) -> JSONValue:
+        """The id of the option chosen (`selected` outcomes), as sent, else None."""
+        return None if self.outcome is None else self.outcome.get("optionId")
+
+    @property
+    def chosen_option(self) -> PermissionOption | None:
+        """The offered option that was chosen, if the outcome names one."""
+        chosen = self.chosen_id
+        if chosen is None:
+            return None
+        return next((o for o in self.choices if o.option_id == chosen), None)
+
+    @property
+    def choices(self) -> tuple[PermissionOption, ...]:
+        """The offered options, neutral (an option without a string id is left out)."""
+        return tuple(
+            PermissionOption(option_id, _text(o.get("name")), _text(o.get("kind")))
+            for o in self.options
+            if isinstance(option_id := o.get("optionId"), str)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionOption:
+    """One option a permission request offers (neutral)."""
+
+    option_id: str
+    name: str | None
+    """Its label, if the agent gave a string one."""
+    kind: str | None
+    """`allow_once`, `allow_always`, `reject_once`, `reject_always`, or another."""
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 @dataclass(frozen=True, slots=True)

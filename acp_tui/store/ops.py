@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
 from typing import Literal, TypeAlias
 
+from acp_tui.store.config import ConfigOption
 from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch
 
 __all__ = [
@@ -271,9 +272,13 @@ class RecordTerminalError:
 
 @dataclass(frozen=True, slots=True)
 class SetConfigOptions:
-    """Replace the whole config option list (array order is the priority)."""
+    """Replace the whole config option list (array order is the priority).
 
-    options: Sequence[JSONObject]
+    The options are version-neutral (`store.config.ConfigOption`): the dialect
+    read them from the wire (`store.config.read_option`).
+    """
+
+    options: Sequence[ConfigOption]
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,6 +75,7 @@ from typing import Any, Final, Literal, TypeAlias
 
 from acp_tui.store._buffers import ByteLog, ContentView, TextLog, TextTail
 from acp_tui.store.changes import Change, ChangeAction
+from acp_tui.store.config import ConfigOption
 from acp_tui.store.model import (
     FINAL_TOOL_STATUSES,
     Message,
@@ -87,6 +88,7 @@ from acp_tui.store.model import (
     ToolCall,
     Usage,
     block_text,
+    terminal_ref,
 )
 from acp_tui.store.ops import (
     AddPermission,
@@ -376,14 +378,6 @@ class _TerminalState:
         self.snap: Terminal | None = None
 
 
-def _terminal_ref(item: JSONObject) -> str | None:
-    if item.get("type") == "terminal":
-        terminal_id = item.get("terminalId")
-        if isinstance(terminal_id, str):
-            return terminal_id
-    return None
-
-
 class SessionStore:
     """The state of one ACP session, fed by version-neutral ops.
 
@@ -436,7 +430,8 @@ class SessionStore:
         self._unknown_updates: list[JSONObject] = []
         self._notices: deque[Notice] = deque(maxlen=max_notices)
         self._notice_count = 0
-        self._config_options: tuple[JSONObject, ...] = ()
+        self._config_options: tuple[ConfigOption, ...] = ()
+        self._config_wire: tuple[JSONObject, ...] = ()
         self._commands: tuple[JSONObject, ...] = ()
         self._session_info = SessionInfo()
         self._usage: Usage | None = None
@@ -688,7 +683,7 @@ class SessionStore:
         change = Change(
             "tool_call", op.tool_call_id, "added" if created else "appended", item
         )
-        terminal_id = _terminal_ref(item)
+        terminal_id = terminal_ref(item)
         if terminal_id is not None and terminal_id not in state.terminal_refs:
             state.terminal_refs[terminal_id] = None
             added = self._link_terminal(terminal_id, state.tool_call_id)
@@ -700,7 +695,7 @@ class SessionStore:
         old = state.terminal_refs
         new: dict[str, None] = {}
         for item in state.content:
-            terminal_id = _terminal_ref(item)
+            terminal_id = terminal_ref(item)
             if terminal_id is not None:
                 new[terminal_id] = None
         if not old and not new:
@@ -822,6 +817,7 @@ class SessionStore:
 
     def _set_config_options(self, op: SetConfigOptions) -> _Changes:
         self._config_options = tuple(op.options)
+        self._config_wire = tuple(option.raw for option in self._config_options)
         return (Change("config_options", None, "replaced"),)
 
     def _set_available_commands(self, op: SetAvailableCommands) -> _Changes:
@@ -1104,7 +1100,15 @@ class SessionStore:
 
     @property
     def config_options(self) -> tuple[JSONObject, ...]:
-        """The config options, as received (array order is the priority)."""
+        """The config options in wire form, as received (for export and tests).
+
+        The UI reads `settings`, the same options version-neutral.
+        """
+        return self._config_wire
+
+    @property
+    def settings(self) -> tuple[ConfigOption, ...]:
+        """The config options, version-neutral (array order is the priority)."""
         return self._config_options
 
     @property
@@ -1164,7 +1168,7 @@ class SessionStore:
             "terminals": [
                 self._terminal_json(t, terminal_text) for t in self.terminals()
             ],
-            "configOptions": _plain(self._config_options),
+            "configOptions": _plain(self._config_wire),
             "commands": _plain(self._commands),
             "usage": None if self._usage is None else self._usage_json(self._usage),
             "info": self._info_json(self._session_info),

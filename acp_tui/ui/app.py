@@ -479,12 +479,10 @@ class AcpTuiApp(App[None]):
         """Open the config switcher (mode, model, thought level, …)."""
         pane = self._active
         store = pane.store
-        if store is None or not store.config_options:
+        if store is None or not store.settings:
             self.notify("this agent offers no settings", severity="warning")
             return
-        self.push_screen(
-            ConfigScreen(store.config_options), callback=pane.config_chosen
-        )
+        self.push_screen(ConfigScreen(store.settings), callback=pane.config_chosen)
 
     def set_config(self, config_id: str, value: str | bool) -> None:
         """Ask the agent of the tab on screen to change one option."""
@@ -493,7 +491,7 @@ class AcpTuiApp(App[None]):
     def action_cycle_mode(self) -> None:
         """Switch to the next mode (one key)."""
         store = self.store
-        step = cycle_value(store.config_options, "mode") if store is not None else None
+        step = cycle_value(store.settings, "mode") if store is not None else None
         if step is None:
             self.notify("this agent has no modes", severity="warning")
             return
@@ -548,7 +546,7 @@ class AcpTuiApp(App[None]):
         store = self.store
         if store is not None:
             for title, help_text, callback in config_entries(
-                store.config_options, self.set_config
+                store.settings, self.set_config
             ):
                 yield SystemCommand(title, help_text, callback)
         yield from super().get_system_commands(screen)

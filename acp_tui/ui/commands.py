@@ -29,7 +29,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Matcher
 from textual.content import Content
 from textual.system_commands import SystemCommandsProvider
 
-from acp_tui.client.options import option_id, option_kind, select_choices
+from acp_tui.client.options import ConfigOption
 from acp_tui.export import EXPORT_FORMATS, ExportFormat
 from acp_tui.safe_text import printable
 from acp_tui.store.values import JSONObject
@@ -116,17 +116,17 @@ ACTIONS: Final[tuple[ActionEntry, ...]] = (
 
 
 def config_entries(
-    options: Sequence[JSONObject],
+    options: Sequence[ConfigOption],
     apply: Callable[[str, str | bool], None],
 ) -> Iterator[tuple[str, str, Callable[[], None]]]:
     """`(title, help, callback)` for every config value that is not current."""
     for option in options:
-        config_id = option_id(option)
-        if config_id is None:
+        config_id = option.config_id
+        if not config_id:
             continue
-        name = printable(str(option.get("name") or config_id))
-        kind = option_kind(option)
-        current = option.get("currentValue")
+        name = printable(option.name or config_id)
+        kind = option.kind
+        current = option.current
         if kind == "boolean":
             new = not bool(current)
             title = f"{name}: {'on' if new else 'off'}"
@@ -136,7 +136,7 @@ def config_entries(
                 _bind(apply, config_id, new),
             )
         elif kind == "select":
-            for choice in select_choices(option):
+            for choice in option.choices:
                 if choice.value == current:
                     continue
                 label = printable(choice.name)

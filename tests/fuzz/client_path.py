@@ -179,7 +179,7 @@ class FuzzSession:
             response = v2.NewSessionResponse.model_validate(wire_copy(result))
         except ValidationError:
             return "rejected"
-        options = json_list(response.config_options)
+        options = translate_v2.config_options(json_list(response.config_options))
         commands = json_list(response.available_commands)
         writes: list[ops.Op] = []
         if options and not self.store.config_options:

@@ -37,9 +37,9 @@ import anyio
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
-from acp_tui.client.options import current_value, option_id
 from acp_tui.export import terminal_text
 from acp_tui.protocol.transport import AgentCommand
+from acp_tui.store import ConfigOption
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.config import ConfigScreen
@@ -488,13 +488,13 @@ class AppDriver:
 
     async def model(self, app: AcpTuiApp, pilot: Pilot[None], step: Step) -> None:
         value, _ = self.agent.models
-        before = current_value(option(app, "model"))
+        before = option(app, "model").current
         step.seen["before"] = before
         await pilot.press("f3")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfigScreen), 10, "F3")
         screen = app.screen
         assert isinstance(screen, ConfigScreen)
-        wanted = option_id(option(app, "model"))
+        wanted = option(app, "model").config_id
         rows = {
             choice.value: row
             for row, choice in screen.choices.items()
@@ -506,7 +506,7 @@ class AppDriver:
         await pilot.press("enter")
         await wait_until(
             pilot,
-            lambda: current_value(option(app, "model")) == value,
+            lambda: option(app, "model").current == value,
             30,
             f"the model option at {value!r}",
         )
@@ -514,15 +514,15 @@ class AppDriver:
         step.seen["model"] = step.seen["requests"][0].model
 
     async def mode(self, app: AcpTuiApp, pilot: Pilot[None], step: Step) -> None:
-        before = current_value(option(app, "mode"))
+        before = option(app, "mode").current
         await pilot.press("shift+tab")
         await wait_until(
             pilot,
-            lambda: current_value(option(app, "mode")) != before,
+            lambda: option(app, "mode").current != before,
             30,
             "the mode switched",
         )
-        after = current_value(option(app, "mode"))
+        after = option(app, "mode").current
         step.seen["modes"] = (before, after)
         path = self.workspace.project / "mode.py"
         replies = [self.agent.toolkit.write(path, HELLO), (Text("In the new mode."),)]
@@ -585,11 +585,9 @@ ERROR_KINDS: Final = {
 }
 
 
-def option(app: AcpTuiApp, category: str) -> dict[str, object]:
+def option(app: AcpTuiApp, category: str) -> ConfigOption:
     assert app.store is not None
-    return next(
-        dict(o) for o in app.store.config_options if o.get("category") == category
-    )
+    return next(o for o in app.store.settings if o.category == category)
 
 
 def app_run(agent: RealAgent, workspace: Workspace, session_id: str) -> AppRun:

@@ -14,8 +14,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from acp_tui.client.options import current_value, option_id
 from acp_tui.protocol.transport import AgentCommand
+from acp_tui.store import ConfigOption
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.sessions import SessionPickerScreen
@@ -45,11 +45,9 @@ async def wait_long(
     raise AssertionError("condition not met in time")
 
 
-def option(app: AcpTuiApp, category: str) -> dict[str, object]:
+def option(app: AcpTuiApp, category: str) -> ConfigOption:
     assert app.store is not None
-    return next(
-        dict(o) for o in app.store.config_options if o.get("category") == category
-    )
+    return next(o for o in app.store.settings if o.category == category)
 
 
 async def test_opencode_picker_lists_the_session_and_settings_round_trip(
@@ -72,13 +70,11 @@ async def test_opencode_picker_lists_the_session_and_settings_round_trip(
         )
         await pilot.press("escape")
 
-        mode_before = current_value(option(app, "mode"))
+        mode_before = option(app, "mode").current
         await pilot.press("shift+tab")
-        await wait_long(
-            pilot, lambda: current_value(option(app, "mode")) != mode_before, 30
-        )
+        await wait_long(pilot, lambda: option(app, "mode").current != mode_before, 30)
 
-        model_before = current_value(option(app, "model"))
+        model_before = option(app, "model").current
         await pilot.press("f3")
         await wait_long(pilot, lambda: isinstance(app.screen, ConfigScreen), 10)
         screen = app.screen
@@ -86,15 +82,13 @@ async def test_opencode_picker_lists_the_session_and_settings_round_trip(
         row_id, choice = next(
             (row, choice)
             for row, choice in screen.choices.items()
-            if choice.config_id == option_id(option(app, "model"))
+            if choice.config_id == option(app, "model").config_id
             and choice.value != model_before
         )
         option_list = screen.query_one(OptionList)
         option_list.highlighted = option_list.get_option_index(row_id)
         await pilot.press("enter")
-        await wait_long(
-            pilot, lambda: current_value(option(app, "model")) == choice.value, 30
-        )
+        await wait_long(pilot, lambda: option(app, "model").current == choice.value, 30)
         assert "model:" in app.query_one(StatusBar).status_text()
 
 

@@ -170,8 +170,8 @@ async def test_config_switcher_sets_the_model_and_the_agent_list_wins(
         current = next(
             option
             for option in screen.options
-            if option.get("category") == "model" or option.get("id") == "model"
-        )["currentValue"]
+            if option.category == "model" or option.config_id == "model"
+        ).current
         row_id, choice = next(
             (row, choice)
             for row, choice in screen.choices.items()

@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from acp_tui.client.session import SessionSummary
+from acp_tui.store.config import ANY_KEYS, read_options
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
 from acp_tui.ui.screens.config import ConfigScreen
@@ -200,7 +201,8 @@ def test_config_switcher(snap_compare: SnapCompare) -> None:
     "[ ] Sandbox", and "Other" with "[x] Verbose output  Explain each step".
     The hint "↑↓ move · enter select · esc close" is at the bottom.
     """
-    host = ScreenHost(lambda: ConfigScreen(CONFIG_OPTIONS))
+    options = read_options(CONFIG_OPTIONS, ANY_KEYS)  # either spelling
+    host = ScreenHost(lambda: ConfigScreen(options))
     assert snap_compare(host, terminal_size=(100, 36))
 
 

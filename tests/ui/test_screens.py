@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 
 from acp_tui.client.session import SessionSummary
+from acp_tui.store.config import ANY_KEYS, read_options
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
 from acp_tui.ui.screens.config import ConfigChoice, ConfigScreen
@@ -488,7 +489,8 @@ CONFIG_OPTIONS: list[JSONObject] = [
 def config_app(
     options: Sequence[JSONObject] = CONFIG_OPTIONS, focus: str | None = None
 ) -> ScreenHost[ConfigChoice | None]:
-    return ScreenHost(lambda: ConfigScreen(options, focus_category=focus))
+    neutral = read_options(options, ANY_KEYS)  # either spelling, as a transcript
+    return ScreenHost(lambda: ConfigScreen(neutral, focus_category=focus))
 
 
 async def config_list(

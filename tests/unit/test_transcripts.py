@@ -39,8 +39,14 @@ from acp_tui.store import (
     UpsertMessage,
 )
 from acp_tui.store import store as store_module
+from acp_tui.store.config import ANY_KEYS, ConfigOption, read_options
 from acp_tui.store.journal import JournaledStore
 from acp_tui.store.ops import SetMessageOrigin
+
+
+def neutral(options: list[Any]) -> list[ConfigOption]:
+    """Wire-form config options as the store keeps them (either spelling)."""
+    return read_options(options, ANY_KEYS)
 
 
 @pytest.fixture(autouse=True)
@@ -140,7 +146,9 @@ def test_transcript_directories_and_files_are_private() -> None:
 
 def test_the_transcript_rebuilds_the_live_store() -> None:
     store = open_store()
-    store.apply(SetConfigOptions([{"configId": "mode", "currentValue": "ask"}]))
+    store.apply(
+        SetConfigOptions(neutral([{"configId": "mode", "currentValue": "ask"}]))
+    )
     converse(store, "hello", "hi there")
     store.apply(PatchSessionInfo(title="Greeting"))
     store.apply(PatchTerminal("t", command="ls", output=b"\x00\xff\r\n"))
@@ -148,7 +156,7 @@ def test_the_transcript_rebuilds_the_live_store() -> None:
     header, *records = lines(path)
     assert header == {
         "open": {
-            "version": 1,
+            "version": 2,  # 1 kept config options in wire form (upgraded when read)
             "sessionId": "s1",
             "agent": "fake",
             "protocolVersion": 2,
@@ -200,7 +208,7 @@ def test_each_apply_call_is_on_disk_at_once() -> None:
 
 def test_a_store_without_messages_writes_nothing() -> None:
     store = open_store()
-    store.apply(SetConfigOptions([{"configId": "m"}]))
+    store.apply(SetConfigOptions(neutral([{"configId": "m"}])))
     store.apply(SetAvailableCommands([{"name": "x"}]))
     assert not transcript_file("fake", "s1").exists()
     assert list_transcripts() == []

@@ -1,6 +1,6 @@
 """The config switcher: pick a value of one of the session's config options.
 
-Shows the agent's `SessionConfigOption`s (wire form, as kept by the store) under
+Shows the agent's config options (version-neutral, `SessionStore.settings`) under
 category headings: Mode, Model, Thought level, Model config, then custom
 categories by their raw name, then Other. A select option lists its choices with
 the current one marked (grouped choices under their group's name); a boolean
@@ -27,16 +27,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from acp_tui.client.options import (
-    category_label,
-    current_value,
-    group_by_category,
-    option_id,
-    option_kind,
-    select_choices,
-)
+from acp_tui.client.options import ConfigOption, category_label, group_by_category
 from acp_tui.safe_text import printable
-from acp_tui.store.values import JSONObject
 
 __all__ = ["ConfigChoice", "ConfigScreen"]
 
@@ -48,13 +40,13 @@ class ConfigChoice:
     """The value picked for one config option."""
 
     config_id: str
-    """The option's id (`configId` / v1 `id`)."""
+    """The option's id (`ConfigOption.config_id`)."""
     value: str | bool
     """A select's value id, or a boolean's new value."""
 
 
-def _text(value: object) -> str:
-    return printable(value).strip() if isinstance(value, str) else ""
+def _text(value: str | None) -> str:
+    return printable(value).strip() if value else ""
 
 
 class _Rows:
@@ -110,28 +102,28 @@ class _Rows:
         label = printable(category_label(category))
         self._add(Content.styled(label, "bold $primary"), None)
 
-    def boolean(self, option: JSONObject) -> None:
+    def boolean(self, option: ConfigOption) -> None:
         """One toggle row; picking it flips the value."""
-        config_id = option_id(option) or ""
-        on = current_value(option) is True
+        config_id = option.config_id
+        on = option.current is True
         parts: list[str | tuple[str, str]] = [
             "  ",
             ("[x] " if on else "[ ] ", "$success" if on else ""),
             (_name(option), "bold"),
         ]
-        description = _text(option.get("description"))
+        description = _text(option.description)
         if description:
             parts.append((f"  {description}", _MUTED))
         self._add(
             Content.assemble(*parts), ConfigChoice(config_id, not on), current=True
         )
 
-    def select(self, option: JSONObject, *, show_name: bool, label: str) -> None:
+    def select(self, option: ConfigOption, *, show_name: bool, label: str) -> None:
         """An optional name row, then one row per choice (under group headings)."""
-        config_id = option_id(option) or ""
+        config_id = option.config_id
         name = _name(option)
         show_name = show_name or name.casefold() != label.casefold()
-        description = _text(option.get("description"))
+        description = _text(option.description)
         heading: list[str | tuple[str, str]] = []
         if show_name:
             heading += ["  ", (name, "bold")]
@@ -140,10 +132,10 @@ class _Rows:
         if heading:
             self._add(Content.assemble(*heading), None)
         indent = "    " if show_name else "  "
-        choices = select_choices(option)
+        choices = option.choices
         if not choices:
             self._add(Content.styled(f"{indent}(no choices)", _MUTED), None)
-        current = current_value(option)
+        current = option.current
         group: str | None = None
         for choice in choices:
             prefix = indent
@@ -168,16 +160,15 @@ class _Rows:
             )
 
 
-def _name(option: JSONObject) -> str:
-    return _text(option.get("name")) or printable(option_id(option) or "?")
+def _name(option: ConfigOption) -> str:
+    return _text(option.name) or printable(option.config_id or "?")
 
 
 class ConfigScreen(ModalScreen[ConfigChoice | None]):
     """Choose a session config value (mode, model, thought level, ...).
 
     Args:
-        options: The session's config options in wire form (unusable ones are
-            hidden).
+        options: The session's config options (unusable ones are hidden).
         focus_category: Start on the current value of this category's first
             option (else on the first current value).
         title: The dialog's heading.
@@ -212,14 +203,14 @@ class ConfigScreen(ModalScreen[ConfigChoice | None]):
 
     def __init__(
         self,
-        options: Sequence[JSONObject],
+        options: Sequence[ConfigOption],
         *,
         focus_category: str | None = None,
         title: str = "Session settings",
     ) -> None:
         super().__init__()
         self.options = list(options)
-        """The config options as given (wire form)."""
+        """The config options as given."""
         self.focus_category = focus_category
         """The category whose current value is highlighted first, if any."""
         self.title_text = title
@@ -261,7 +252,7 @@ class ConfigScreen(ModalScreen[ConfigChoice | None]):
             rows.category(category)
             label = printable(category_label(category))
             for option in options:
-                if option_kind(option) == "boolean":
+                if option.kind == "boolean":
                     rows.boolean(option)
                 else:
                     alone = len(options) == 1

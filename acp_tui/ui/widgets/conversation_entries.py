@@ -19,7 +19,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from acp_tui.safe_text import printable
-from acp_tui.store.model import ToolCall
+from acp_tui.store.model import ToolCall, terminal_item
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
@@ -106,7 +106,7 @@ class StandaloneTerminal(ToolCallView):
 
     def __init__(self, store: SessionStore, terminal_id: str) -> None:
         self.terminal_id = terminal_id
-        self._item: JSONObject = {"type": "terminal", "terminalId": terminal_id}
+        self._item: JSONObject = terminal_item(terminal_id)
         super().__init__(store, self._snapshot(store))
 
     def _snapshot(self, store: SessionStore) -> ToolCall:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Final
 
-from acp_tui.client.grants import SubjectFacts, subject_facts
+from acp_tui.client.grants import SubjectFacts, subject_diffs, subject_facts
 from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.safe_text import printable
 from acp_tui.store.model import ToolCall
@@ -79,9 +79,7 @@ def subject_lines(
         return _unknown_lines(facts.type, subject)
     lines: list[str] = []
     if facts.type == "tool_call":
-        fields = subject.get("toolCall")
-        call_id = fields.get("toolCallId") if isinstance(fields, dict) else None
-        lines.append(f"tool call: {facts.title or call_id or 'untitled'}")
+        lines.append(f"tool call: {facts.title or facts.tool_call_id or 'untitled'}")
         if facts.name:
             lines.append(f"tool: {facts.name} ({facts.kind or 'no kind'})")
         elif facts.kind:
@@ -108,25 +106,6 @@ def _unknown_lines(kind: str, subject: JSONObject) -> list[str]:
     if len(fields) > _UNKNOWN_FIELDS:
         lines.append(f"  … {len(fields) - _UNKNOWN_FIELDS} more fields")
     return [printable(line) for line in lines]
-
-
-def subject_diffs(
-    subject: JSONObject | None, tool_call: ToolCall | None
-) -> list[JSONObject]:
-    """The `diff` content items to show for a permission subject.
-
-    From the subject's own tool-call content when it carries diffs, else from the
-    store's copy of that tool call (agents often send the diff before asking).
-    """
-    items: list[object] = []
-    fields = subject.get("toolCall") if subject else None
-    if isinstance(fields, dict) and isinstance(fields.get("content"), list):
-        items = list(fields["content"])
-    if not items and tool_call is not None:
-        items = list(tool_call.content)
-    return [
-        item for item in items if isinstance(item, dict) and item.get("type") == "diff"
-    ]
 
 
 def subject_patches(

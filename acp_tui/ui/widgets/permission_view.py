@@ -4,9 +4,9 @@ The dialog (`screens.permission.PermissionScreen`) asks; this view stays in the
 conversation afterwards: the request's title, what it was about (a command with
 its cwd, the tool call, or an unknown subject's type and fields, listed as data:
 see `subject_summary`), and how it was answered. The outcome comes from the
-store (`ResolvePermission`): `{"outcome": "selected", "optionId": ...}` is looked
-up in the request's options to tell "allowed once" from "rejected always", and
-`{"outcome": "cancelled"}` reads "cancelled".
+store (`ResolvePermission`, read through `Permission.outcome_kind` and
+`Permission.chosen_option`): the option chosen tells "allowed once" from
+"rejected always", and a cancelled request reads "cancelled".
 """
 
 from __future__ import annotations
@@ -55,23 +55,20 @@ def permission_outcome(permission: Permission) -> tuple[str, OutcomeState]:
         `"rejected always"`, `"cancelled"`, `"waiting for your answer"`, or for an
         option of unknown kind `"chose <name>"`) and its state.
     """
-    outcome = permission.outcome
-    if outcome is None:
+    if permission.pending:
         return "waiting for your answer", "pending"
-    kind = outcome.get("outcome")
+    kind = permission.outcome_kind
     if kind == "cancelled":
         return "cancelled", "cancelled"
     if kind == "selected":
-        option_id = outcome.get("optionId")
-        option = next(
-            (o for o in permission.options if o.get("optionId") == option_id), None
-        )
+        option_id = permission.chosen_id
+        option = permission.chosen_option
         if option is None:
             return f"chose {printable(str(option_id))}", "other"
-        known = _KIND_OUTCOMES.get(str(option.get("kind")))
+        known = _KIND_OUTCOMES.get(str(option.kind))
         if known is not None:
             return known
-        return f"chose {printable(str(option.get('name') or option_id))}", "other"
+        return f"chose {printable(option.name or option.option_id)}", "other"
     return printable(str(kind)), "other"
 
 

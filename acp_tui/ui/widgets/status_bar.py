@@ -142,7 +142,7 @@ class StatusBar(Static):
             parts.append(self._state_text(store))
         if store is not None:
             for category in ("mode", "model"):
-                current = current_name(store.config_options, category)
+                current = current_name(store.settings, category)
                 if current:
                     parts.append(f"{category}: {current}")
             usage = format_usage(store.usage)

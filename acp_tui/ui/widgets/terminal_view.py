@@ -52,7 +52,7 @@ from acp_tui.render.terminal import (
     terminal_title_parts,
 )
 from acp_tui.safe_text import printable
-from acp_tui.store.model import Terminal
+from acp_tui.store.model import Terminal, terminal_ref
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.textual_private import scroll_update
@@ -299,7 +299,7 @@ class TerminalSegment(Widget):
         Returns:
             The lines the segment has: header, output lines and exit badge.
         """
-        terminal_id = str(items[start].get("terminalId"))
+        terminal_id = terminal_ref(items[start]) or ""
         if terminal_id != self.terminal_id:
             self.feed = TerminalFeed(self.feed.columns)
             self._lines.feed = self.feed

@@ -41,7 +41,7 @@ from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
 from acp_tui.safe_text import printable
-from acp_tui.store.model import ToolCall
+from acp_tui.store.model import ToolCall, terminal_ref
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
 from acp_tui.ui.widgets.diff_view import change_line, diff_patch_text
@@ -510,7 +510,7 @@ class ToolCallView(Widget):
         self, segment: Segment, items: Sequence[JSONObject]
     ) -> tuple[object, ...]:
         if segment.kind == "terminal":
-            terminal_id = str(items[segment.start].get("terminalId"))
+            terminal_id = terminal_ref(items[segment.start]) or ""
             terminal = self.store.terminal(terminal_id)
             revision = terminal.revision if terminal is not None else -1
             return (segment, terminal_id, revision)

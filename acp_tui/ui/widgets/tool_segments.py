@@ -26,7 +26,7 @@ from textual.widgets import Static
 from acp_tui.export import terminal_text
 from acp_tui.render.terminal import terminal_title
 from acp_tui.safe_text import printable
-from acp_tui.store.model import ToolCall, block_text
+from acp_tui.store.model import ToolCall, block_text, terminal_ref
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
 from acp_tui.ui.widgets.diff_view import (
@@ -130,7 +130,7 @@ def tool_call_body(store: SessionStore, tool_call: ToolCall) -> str:
             patch = diff_patch_text(item)
             parts.extend([patch] if patch is not None else change_lines(item))
         elif kind == "terminal":
-            terminal_id = str(item.get("terminalId"))
+            terminal_id = terminal_ref(item) or ""
             terminal = store.terminal(terminal_id)
             parts.append(terminal_title(terminal, terminal_id))
             if terminal is not None:
@@ -158,7 +158,7 @@ def card_paths(store: SessionStore, tool_call: ToolCall) -> list[str]:
         if kind == "diff":
             found.extend(diff_paths(item))
         elif kind == "terminal":
-            terminal = store.terminal(str(item.get("terminalId")))
+            terminal = store.terminal(terminal_ref(item) or "")
             if terminal is not None:
                 add(terminal.cwd)
     return list(dict.fromkeys(found))

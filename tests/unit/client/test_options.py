@@ -1,4 +1,10 @@
-"""Reading config options in wire form (v1 `id`/`group`, v2 `configId`/`groupId`)."""
+"""Config options: read from either wire form, then shown from the neutral entity.
+
+The helpers of the old wire-form API (`option_id`, `option_kind`, ...) are kept
+here as thin adapters over `store.config.read_option` (with either version's
+spelling, as a transcript upgrade reads them), so the assertions stay those the
+wire-form helpers had; the dialects' own spellings have tests at the end.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +14,66 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_tui.client.options import (
-    CATEGORY_ORDER,
-    OptionChoice,
-    category_label,
-    current_name,
-    current_value,
-    cycle_value,
-    group_by_category,
-    option_id,
-    option_kind,
-    select_choices,
-)
+from acp_tui.client import options as shown
+from acp_tui.client import v1 as dialect_v1
+from acp_tui.client import v2 as dialect_v2
+from acp_tui.client.options import CATEGORY_ORDER, category_label
 from acp_tui.client.v1 import mode_option
 from acp_tui.protocol.schema import v1
+from acp_tui.store.config import (
+    ANY_KEYS,
+    ConfigChoice,
+    ConfigOption,
+    OptionKind,
+    read_option,
+)
 from acp_tui.store.values import JSONObject
+
+OptionChoice = ConfigChoice
+
+
+def read(option: object) -> ConfigOption | None:
+    """A wire-form option read with either spelling (None: not an object)."""
+    return read_option(option, ANY_KEYS) if isinstance(option, dict) else None
+
+
+def neutral(options: object) -> list[ConfigOption]:
+    """Every object of a wire-form list, read (anything else: no options)."""
+    found = options if isinstance(options, list) else []
+    return [o for o in map(read, found) if o is not None]
+
+
+def option_id(option: object) -> str | None:
+    found = read(option)
+    return found.config_id or None if found is not None else None
+
+
+def option_kind(option: object) -> OptionKind:
+    found = read(option)
+    return found.kind if found is not None else "unknown"
+
+
+def current_value(option: object) -> str | bool | None:
+    found = read(option)
+    return found.current if found is not None else None
+
+
+def select_choices(option: object) -> list[ConfigChoice]:
+    found = read(option)
+    return list(found.choices) if found is not None else []
+
+
+def current_name(options: object, category: str) -> str | None:
+    return shown.current_name(neutral(options), category)
+
+
+def cycle_value(options: object, category: str = "mode") -> tuple[str, str] | None:
+    return shown.cycle_value(neutral(options), category)
+
+
+def group_by_category(options: object) -> list[tuple[str, list[JSONObject]]]:
+    grouped = shown.group_by_category(neutral(options))
+    return [(category, [o.raw for o in found]) for category, found in grouped]
 
 
 def select(
@@ -312,3 +363,35 @@ def test_helpers_never_raise_on_arbitrary_json(value: Any) -> None:
         for category, found in group_by_category(options):
             assert isinstance(category, str)
             assert all(option_kind(option) != "unknown" for option in found)
+
+
+# --- each dialect reads its own spelling ----------------------------------------
+
+
+def test_v2_reads_config_id_and_group_id_only() -> None:
+    [option] = dialect_v2.config_options([GROUPED_V2])
+    assert (option.config_id, option.kind, option.current) == (
+        "model",
+        "select",
+        "opus",
+    )
+    assert option.choices[0] == ConfigChoice("opus", "Opus", None, "Anthropic")
+    assert option.raw == GROUPED_V2  # kept for export and the inspector
+    [v1_shaped] = dialect_v2.config_options(
+        [select("m", "a", flat("A"), v1_shape=True)]
+    )
+    assert (v1_shaped.config_id, v1_shaped.kind) == ("", "unknown")
+    no_name = {"groupId": "g", "options": flat("A")}
+    [grouped] = dialect_v2.config_options([select("m", "a", [no_name])])
+    assert grouped.choices == (ConfigChoice("a", "A", None, "g"),)
+
+
+def test_v1_reads_id_and_group_only() -> None:
+    grouped = select(
+        "model", "a", [{"group": "g1", "options": flat("A")}], v1_shape=True
+    )
+    option = read_option(grouped, dialect_v1.OPTION_KEYS)
+    assert (option.config_id, option.kind) == ("model", "select")
+    assert option.choices == (ConfigChoice("a", "A", None, "g1"),)
+    v2_shaped = read_option(MODES, dialect_v1.OPTION_KEYS)
+    assert (v2_shaped.config_id, v2_shaped.kind) == ("", "unknown")

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_tui.client import v1 as translate_v1
+from acp_tui.client.v1 import OPTION_KEYS
 from acp_tui.protocol.schema import v1
 from acp_tui.store import (
     AppendMessageChunk,
@@ -26,6 +27,7 @@ from acp_tui.store import (
     SessionStore,
     SetConfigOptions,
 )
+from acp_tui.store.config import ConfigOption, read_options
 from tests.unit.client.scripts import (
     SESSION_ID,
     Player,
@@ -38,6 +40,11 @@ from tests.unit.client.scripts import (
     shape,
     text,
 )
+
+
+def neutral(options: list[Any]) -> list[ConfigOption]:
+    """Wire-form config options as the store keeps them (v1 spelling)."""
+    return read_options(options, OPTION_KEYS)
 
 
 def tool_call(tool_call_id: str, title: str, **fields: Any) -> Update:
@@ -412,7 +419,9 @@ def test_plan_entry_unknown_priority_and_status_are_kept() -> None:
 
 def _store_with_modes(options: list[dict[str, Any]] | None = None) -> SessionStore:
     store = SessionStore(SESSION_ID)
-    store.apply(SetConfigOptions(translate_v1.with_modes(options or [], MODES)))
+    store.apply(
+        SetConfigOptions(neutral(translate_v1.with_modes(options or [], MODES)))
+    )
     return store
 
 

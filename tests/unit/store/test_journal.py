@@ -35,6 +35,7 @@ from acp_tui.store import (
     SetState,
     UpsertMessage,
 )
+from acp_tui.store.config import ANY_KEYS, ConfigOption, read_options
 from acp_tui.store.journal import (
     OP_TYPES,
     JournaledStore,
@@ -49,6 +50,12 @@ from tests.unit.store.test_properties import (
     TERMINAL_OPS,
     TOOL_OPS,
 )
+
+
+def neutral(options: list[Any]) -> list[ConfigOption]:
+    """Wire-form config options as the store keeps them (either spelling)."""
+    return read_options(options, ANY_KEYS)
+
 
 TEXT = {"type": "text", "text": "hi"}
 
@@ -97,7 +104,7 @@ SAMPLES: list[Any] = [
     AppendTerminalOutput("term", bytes(range(256))),
     AppendTerminalOutput("term", b""),
     RecordTerminalError("term", "invalid base64"),
-    SetConfigOptions([{"configId": "mode", "currentValue": "ask"}]),
+    SetConfigOptions(neutral([{"configId": "mode", "currentValue": "ask"}])),
     SetAvailableCommands([{"name": "review", "description": "Review"}]),
     PatchSessionInfo(title="Greeting", updated_at="2026-01-02T03:04:05Z", meta={}),
     PatchSessionInfo(title=None, meta_merge=True),
@@ -305,7 +312,7 @@ OTHER_OPS: st.SearchStrategy[Any] = st.one_of(
     st.builds(
         ReplacePlan, _IDS, st.sampled_from(["items", "_x"]), _OBJECT_LISTS, _OBJECTS
     ),
-    st.builds(SetConfigOptions, _OBJECT_LISTS),
+    st.builds(SetConfigOptions, _OBJECT_LISTS.map(neutral)),
     st.builds(SetAvailableCommands, _OBJECT_LISTS),
     st.builds(
         PatchSessionInfo,

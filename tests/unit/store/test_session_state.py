@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from acp_tui.store import (
@@ -25,8 +27,14 @@ from acp_tui.store import (
     SetState,
     Usage,
 )
+from acp_tui.store.config import ANY_KEYS, ConfigOption, read_options
 
 # --- plans (§4.10) ----------------------------------------------------------
+
+
+def neutral(options: list[Any]) -> list[ConfigOption]:
+    """Wire-form config options as the store keeps them (either spelling)."""
+    return read_options(options, ANY_KEYS)
 
 
 def _entry(content: str, status: str = "pending") -> JSONObject:
@@ -231,11 +239,11 @@ def test_config_options_and_commands_replace_whole_lists(store: SessionStore) ->
         {"configId": "model", "type": "select", "currentValue": "a", "options": []},
         {"configId": "x", "type": "_unknown_type"},
     ]
-    assert store.apply(SetConfigOptions(options)) == (
+    assert store.apply(SetConfigOptions(neutral(options))) == (
         Change("config_options", None, "replaced"),
     )
     assert store.config_options == tuple(options)
-    store.apply(SetConfigOptions(options[1:]))
+    store.apply(SetConfigOptions(neutral(options[1:])))
     assert store.config_options == (options[1],)
     commands: list[JSONObject] = [{"name": "web", "description": "Search"}]
     assert store.apply(SetAvailableCommands(commands)) == (

@@ -34,9 +34,15 @@ from acp_tui.store import (
     SetState,
     UpsertMessage,
 )
+from acp_tui.store.config import ANY_KEYS, ConfigOption, read_options
 from tests.unit.store.helpers import Recorder, image, item, terminal_item, text
 
 # --- the session's directory ----------------------------------------------
+
+
+def neutral(options: list[Any]) -> list[ConfigOption]:
+    """Wire-form config options as the store keeps them (either spelling)."""
+    return read_options(options, ANY_KEYS)
 
 
 def test_the_store_knows_the_sessions_directory() -> None:
@@ -323,7 +329,7 @@ def _full_store() -> SessionStore:
     store.apply(PatchTerminal("term1", command="ls", cwd="/w", exit_status={}))
     store.apply(AppendTerminalOutput("term1", b"a.py\n"))
     store.apply(PatchTerminal("term2", meta={"k": 1}, size={"cols": 80, "rows": 24}))
-    store.apply(SetConfigOptions([{"configId": "mode", "type": "select"}]))
+    store.apply(SetConfigOptions(neutral([{"configId": "mode", "type": "select"}])))
     store.apply(SetAvailableCommands([{"name": "web", "description": "Search"}]))
     store.apply(PatchSessionInfo(title="T", meta={"m": 1}))
     store.apply(PatchUsage(used=5, size=10, cost={"amount": 1, "currency": "EUR"}))
@@ -489,7 +495,7 @@ def test_meta_is_kept_on_every_level() -> None:
     store.apply(PatchToolCall("t", content=[content_item, diff], meta={"tc": 1}))
     raw: JSONObject = {"type": "items", "planId": "p", "entries": [entry]}
     store.apply(ReplacePlan("p", "items", [entry], raw))
-    store.apply(SetConfigOptions([{"configId": "c", "_meta": {"o": 1}}]))
+    store.apply(SetConfigOptions(neutral([{"configId": "c", "_meta": {"o": 1}}])))
     data: dict[str, Any] = store.to_json()
     assert data["messages"][0]["content"] == [block]
     assert data["toolCalls"][0]["content"] == [content_item, diff]
