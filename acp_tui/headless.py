@@ -25,27 +25,28 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal, TextIO
 
 import anyio
 
-from acp_tui.client.connection import (
-    ClientFeatures,
-    Connection,
-    StreamFactory,
-    connect,
-)
+from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.errors import AgentError, describe_rpc_error
-from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
+from acp_tui.client.launch import AGENT_FAILURES
 from acp_tui.client.ports import PermissionPolicy
+from acp_tui.client.runner import (
+    SETUP_TIMEOUT,
+    AgentSettings,
+    ClientRunner,
+    SessionRequest,
+    SilentPort,
+)
 from acp_tui.client.session import AcpClient
 from acp_tui.config import McpServerSettings
 from acp_tui.display_paths import PathDisplay
 from acp_tui.export import json_text, session_document, terminal_text
 from acp_tui.protocol.dispatcher import Diagnostic
-from acp_tui.protocol.recording import Recorder
 from acp_tui.protocol.transport import (
     AgentCommand,
 )
@@ -76,8 +77,8 @@ EXIT_STOPPED: Final = 4
 CANCEL_GRACE: Final = 15.0
 """Seconds the agent gets to end the turn after `session/cancel` (then we give up)."""
 
-SESSION_SETUP_TIMEOUT: Final = 120.0
-"""Seconds allowed for `session/new` (some agents start heavy machinery)."""
+SESSION_SETUP_TIMEOUT: Final = SETUP_TIMEOUT
+"""Seconds allowed for `session/list` (the runner bounds `session/new` alike)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,26 +105,79 @@ class PrintOptions:
     """Resume this agent session (in `cwd`) instead of starting one."""
 
 
-class _Run:
-    """State shared by the steps of one run, so failures can still be reported."""
+class _Run(SilentPort):
+    """One run's runner and state, so failures can still be reported.
 
-    def __init__(self, options: PrintOptions, out: TextIO, err: TextIO) -> None:
+    Also the runner's port: notices and protocol problems go to stderr.
+    """
+
+    def __init__(
+        self,
+        options: PrintOptions,
+        out: TextIO,
+        err: TextIO,
+        *,
+        sessions_only: bool = False,
+    ) -> None:
         self.options = options
         self.out = out
         self.err = err
-        self.launcher = AgentLauncher(options.command, options.name)
+        settings = AgentSettings(
+            options.command,
+            options.name,
+            options.cwd,
+            choice=options.choice,
+            init_timeout=options.init_timeout,
+            mcp_servers=options.mcp_servers,
+            record=options.record,
+            additional_directories=options.additional_directories,
+            allow_git_writes=options.allow_git_writes,
+        )
+        if sessions_only:
+            self.runner = ClientRunner(
+                replace(settings, record=None, mcp_servers={}),
+                self,
+                prompter=PermissionPolicy("reject"),
+                roots=(),
+            )
+        else:
+            self.runner = ClientRunner(
+                settings,
+                self,
+                prompter=PermissionPolicy(options.permissions),
+                features=ClientFeatures(
+                    read_text_file=True,
+                    write_text_file=True,
+                    terminal=True,
+                    git_writes=options.allow_git_writes,
+                ),
+                store_factory=transcript_store_factory(options.name),
+            )
         self.connection: Connection | None = None
         self.store: SessionStore | None = None
         self.timed_out = False
+        self._warn_fallbacks = not sessions_only
 
     def warn(self, message: str) -> None:
         print(printable(f"acp-tui: {message}"), file=self.err, flush=True)
 
+    def agent_connected(self, connection: Connection) -> None:
+        """Keep the connection for the document; say why it fell back to v1."""
+        self.connection = connection
+        if self._warn_fallbacks:
+            for reason in connection.fallbacks:
+                self.warn(f"fell back to ACP v{connection.protocol_version}: {reason}")
+
+    def notice(self, text: str) -> None:
+        """Said on stderr."""
+        self.warn(text)
+
     def diagnostic(self, diagnostic: Diagnostic) -> None:
+        """Said on stderr (the run goes on)."""
         self.warn(f"warning: {diagnostic}")
 
     def fail(self, error: BaseException) -> int:
-        failure = self.launcher.explain(error)
+        failure = self.runner.launcher.explain(error)
         self.warn(failure.message)
         if failure.stderr_tail:
             print("the agent's last stderr lines:", file=self.err)
@@ -161,40 +215,19 @@ async def run_print(options: PrintOptions, out: TextIO, err: TextIO) -> int:
 
 
 async def _run(run: _Run) -> int:
+    """A new session in `--cwd`, or `--session` resumed there, then the turn.
+
+    Resumed without a replay when the agent can (only this turn is printed; the
+    JSON document has what a replay brought).
+    """
     options = run.options
-    client = AcpClient(
-        prompter=PermissionPolicy(options.permissions),
-        features=ClientFeatures(
-            read_text_file=True,
-            write_text_file=True,
-            terminal=True,
-            git_writes=options.allow_git_writes,
-        ),
-        mcp_servers=options.mcp_servers,
-        on_diagnostic=run.diagnostic,
-        store_factory=transcript_store_factory(options.name),
-        roots=(options.cwd, *options.additional_directories),
+    request = (
+        SessionRequest("new")
+        if options.session is None
+        else SessionRequest("resume", options.session, history=False)
     )
-    open_stream: StreamFactory = run.launcher.open_stream
-    if options.record is not None:
-        recorder = Recorder(options.record, agent=options.command.display())
-        open_stream = recorder.wrap(open_stream)
-    async with connect(
-        open_stream,
-        choice=options.choice,
-        init_timeout=options.init_timeout,
-        features=client.features,
-        on_request=client.handle_request,
-        on_notification=client.handle_notification,
-        long_text_paths=client.long_text_paths,
-        on_diagnostic=run.diagnostic,
-    ) as connection:
-        run.connection = connection
-        client.attach(connection)
-        for reason in connection.fallbacks:
-            run.warn(f"fell back to ACP v{connection.protocol_version}: {reason}")
-        with anyio.fail_after(SESSION_SETUP_TIMEOUT):
-            store = await _open_session(run, client)
+    async with run.runner.connect() as client:
+        store = await run.runner.open_session(request)
         run.store = store
         if options.output_format == "text":
             transcript = Transcript(store, run.out)
@@ -203,32 +236,6 @@ async def _run(run: _Run) -> int:
         if options.output_format == "text":
             transcript.finish()
     return _exit_code(run, stop_reason)
-
-
-async def _open_session(run: _Run, client: AcpClient) -> SessionStore:
-    """A new session in `--cwd`, or `--session` resumed there.
-
-    Resumed without a replay when the agent can (only this turn is printed; the
-    JSON document has what a replay brought).
-    """
-    options = run.options
-    features = client.session_features()
-    extra = options.additional_directories
-    if extra and not features.additional_directories:
-        names = ", ".join(str(d) for d in extra)
-        run.warn(
-            f"the agent does not take additional directories, so it was not told "
-            f"of {names} (its file and terminal requests there are still served)"
-        )
-        extra = ()
-    if options.session is None:
-        return await client.new_session(options.cwd, extra)
-    return await client.resume_session(
-        options.session,
-        options.cwd,
-        replay=not features.resume,
-        additional_directories=extra,
-    )
 
 
 async def _turn(run: _Run, client: AcpClient, store: SessionStore) -> str | None:
@@ -297,22 +304,9 @@ def _exit_code(run: _Run, stop_reason: str | None) -> int:
 
 async def list_sessions(options: PrintOptions, out: TextIO, err: TextIO) -> int:
     """`acp-tui sessions`: every page of `session/list`, as text or JSON."""
-    run = _Run(options, out, err)
-    client = AcpClient(
-        prompter=PermissionPolicy("reject"), on_diagnostic=run.diagnostic
-    )
+    run = _Run(options, out, err, sessions_only=True)
     try:
-        async with connect(
-            run.launcher.open_stream,
-            choice=options.choice,
-            init_timeout=options.init_timeout,
-            on_request=client.handle_request,
-            on_notification=client.handle_notification,
-            long_text_paths=client.long_text_paths,
-            on_diagnostic=run.diagnostic,
-        ) as connection:
-            run.connection = connection
-            client.attach(connection)
+        async with run.runner.connect() as client:
             with anyio.fail_after(SESSION_SETUP_TIMEOUT):
                 sessions = await client.list_sessions(options.cwd)
     except AGENT_FAILURES as error:

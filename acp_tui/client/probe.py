@@ -1,7 +1,7 @@
 """Connect to an agent, open a session, and report what it offers.
 
-This is what `acp-tui --agent …` does until the full-screen UI lands, and the seed
-of `acp-tui check`. It uses exactly the connection path the UI will use.
+`acp-tui --probe`: it uses exactly the connection path of the app and every other
+front end (`client.runner.ClientRunner`).
 """
 
 from __future__ import annotations
@@ -14,15 +14,11 @@ from typing import Any
 
 import anyio
 
-from acp_tui.client.connection import (
-    INITIALIZE_TIMEOUT,
-    AgentIdentity,
-    Connection,
-    connect,
-)
+from acp_tui.client.connection import INITIALIZE_TIMEOUT, AgentIdentity, Connection
 from acp_tui.client.errors import AgentError
 from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
+from acp_tui.client.runner import AgentSettings, ClientRunner, SilentPort
 from acp_tui.client.session import AcpClient, UnsupportedOperation
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.jsonrpc import RpcError
@@ -78,23 +74,16 @@ async def probe(
         AgentError: The agent could not be started or initialized; the message says
             why and carries the agent's stderr tail.
     """
-    launcher = AgentLauncher(command, name)
-    diagnostics: list[Diagnostic] = []
-
-    with _agent_errors(launcher):
-        client = AcpClient(
-            prompter=PermissionPolicy("reject"), on_diagnostic=diagnostics.append
-        )
-        async with connect(
-            launcher.open_stream,
-            choice=choice,
-            init_timeout=init_timeout,
-            on_request=client.handle_request,
-            on_notification=client.handle_notification,
-            long_text_paths=client.long_text_paths,
-            on_diagnostic=diagnostics.append,
-        ) as connection:
-            client.attach(connection)
+    port = _ProbePort()
+    runner = ClientRunner(
+        AgentSettings(command, name, cwd, choice=choice, init_timeout=init_timeout),
+        port,
+        prompter=PermissionPolicy("reject"),
+        roots=(),
+    )
+    with _agent_errors(runner.launcher):
+        async with runner.connect() as client:
+            connection = client.connection
             report = ProbeReport(
                 protocol_version=connection.protocol_version,
                 agent=connection.agent,
@@ -102,8 +91,19 @@ async def probe(
                 auth_methods=_auth_methods(connection),
             )
             await _new_session(client, cwd, report)
-    report.diagnostics = [str(d) for d in diagnostics]
+    report.diagnostics = [str(d) for d in port.diagnostics]
     return report
+
+
+class _ProbePort(SilentPort):
+    """Keeps the protocol problems for the report."""
+
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+
+    def diagnostic(self, diagnostic: Diagnostic) -> None:
+        """Kept for the report."""
+        self.diagnostics.append(diagnostic)
 
 
 def _auth_methods(connection: Connection) -> list[str]:

@@ -4,12 +4,15 @@
 `acp-tui print --format json --permissions allow` before the client runner
 (issue 22) took over the wiring, so a refactor of the client path cannot change
 the document unseen. The only normalisation: the temporary project directory
-reads `<PROJECT>` and the temporary root `<TMP>` (the demo's session ids and
-clock are fixed by `tests/demo/conftest.py`). The exit status is pinned too.
+reads `<PROJECT>` and the temporary root `<TMP>`, and the demo's context usage
+and cost (`"used"`, `"amount"`: counted from the characters of the conversation,
+temporary paths included) read `<N>`. The demo's session ids and clock are fixed by
+`tests/demo/conftest.py`. The exit status is pinned too.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Final
@@ -38,6 +41,11 @@ SCENARIOS: Final = [
     "/title",
 ]
 EXIT_CODES: Final = {"/misbehave": 4}
+USAGE: Final = re.compile(r'"(used|amount)": [0-9.]+')
+
+
+def normalised(text: str) -> str:
+    return USAGE.sub(r'"\1": <N>', text)
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -68,5 +76,5 @@ def test_print_document_is_unchanged(
     out = capsys.readouterr().out
     text = out.replace(str(project), "<PROJECT>").replace(str(tmp_path), "<TMP>")
     expected = DOCUMENTS / f"v{version}-{prompt.strip('/')}.json"
-    assert text == expected.read_text(encoding="utf-8")
+    assert normalised(text) == normalised(expected.read_text(encoding="utf-8"))
     assert code == EXIT_CODES.get(prompt, 0)
