@@ -27,6 +27,8 @@ HEADLESS = [
     "acp_tui.protocol.schema.v2",
     "acp_tui.client.connection",
     "acp_tui.client.probe",
+    "acp_tui.client.runner",
+    "acp_tui.client.check",
     "acp_tui.client.session",
     "acp_tui.client.agents",
     "acp_tui.export",
