@@ -6,7 +6,7 @@ message the client only accepts after dropping a bad field is a violation here.
 Each distinct problem is one failing `CheckRow` naming the method and the field
 path, e.g. `session/update agent_message_chunk: messageId missing`.
 
-`acp-tui check` (`client.check`) runs it on every line an agent sent; the
+`acp-tui check` (`frontends.check`) runs it on every line an agent sent; the
 inspector (`client.traffic`) on one entry at a time. It lives apart from the
 check itself so that the inspector's log needs nothing of the check's run (no
 `traffic -> check -> runner` cycle). `Exchange` holds a connection's lines both

@@ -16,7 +16,7 @@ import anyio
 import pytest
 from textual.widgets import OptionList
 
-from acp_tui.headless import PrintOptions, run_print
+from acp_tui.frontends.print_turn import PrintOptions, run_print
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import make_app

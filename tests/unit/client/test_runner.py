@@ -203,4 +203,4 @@ def test_the_inspector_log_and_the_runner_never_reach_check() -> None:
         "acp_tui.client.runner",
         "acp_tui.client.schema_check",
     ):
-        assert not graph.chain_exists(importer, "acp_tui.client.check"), importer
+        assert not graph.chain_exists(importer, "acp_tui.frontends.check"), importer

@@ -1,4 +1,4 @@
-"""`acp-tui print`: one prompt turn without a screen, on the same client core.
+"""`acp-tui print`: one prompt turn without a screen, on the same client runner.
 
 It starts the agent, negotiates, opens a session in `--cwd` (or resumes the agent's
 session `--session ID` there), sends the prompt and waits for the turn to end.
@@ -63,7 +63,7 @@ __all__ = [
     "EXIT_STOPPED",
     "EXIT_USAGE",
     "PrintOptions",
-    "list_sessions",
+    "PrintRun",
     "run_print",
 ]
 
@@ -105,7 +105,7 @@ class PrintOptions:
     """Resume this agent session (in `cwd`) instead of starting one."""
 
 
-class _Run(SilentPort):
+class PrintRun(SilentPort):
     """One run's runner and state, so failures can still be reported.
 
     Also the runner's port: notices and protocol problems go to stderr.
@@ -159,6 +159,7 @@ class _Run(SilentPort):
         self._warn_fallbacks = not sessions_only
 
     def warn(self, message: str) -> None:
+        """Say `message` on stderr, made printable."""
         print(printable(f"acp-tui: {message}"), file=self.err, flush=True)
 
     def agent_connected(self, connection: Connection) -> None:
@@ -177,6 +178,7 @@ class _Run(SilentPort):
         self.warn(f"warning: {diagnostic}")
 
     def fail(self, error: BaseException) -> int:
+        """Explain an agent failure on stderr (with its stderr tail): exit 3."""
         failure = self.runner.launcher.explain(error)
         self.warn(failure.message)
         if failure.stderr_tail:
@@ -186,12 +188,14 @@ class _Run(SilentPort):
         return EXIT_AGENT
 
     def agent_json(self) -> dict[str, Any] | None:
+        """The agent's identity for the document (None: never connected)."""
         if self.connection is None:
             return None
         agent = self.connection.agent
         return {"name": agent.name, "title": agent.title, "version": agent.version}
 
     def document(self) -> dict[str, Any]:
+        """The JSON document of the state reached (`export.session_document`)."""
         version = self.connection.protocol_version if self.connection else None
         return session_document(
             protocol_version=version, agent=self.agent_json(), store=self.store
@@ -200,7 +204,7 @@ class _Run(SilentPort):
 
 async def run_print(options: PrintOptions, out: TextIO, err: TextIO) -> int:
     """Run one turn; returns the exit code. Never raises for agent failures."""
-    run = _Run(options, out, err)
+    run = PrintRun(options, out, err)
     try:
         code = await _run(run)
     except AGENT_FAILURES as error:
@@ -209,12 +213,12 @@ async def run_print(options: PrintOptions, out: TextIO, err: TextIO) -> int:
         if run.store is not None:
             close_transcript(run.store)  # its summary, now, not in 2 s
     if options.output_format == "json":
-        _write_json(run.document(), out)
+        write_json(run.document(), out)
         out.flush()
     return code
 
 
-async def _run(run: _Run) -> int:
+async def _run(run: PrintRun) -> int:
     """A new session in `--cwd`, or `--session` resumed there, then the turn.
 
     Resumed without a replay when the agent can (only this turn is printed; the
@@ -238,7 +242,7 @@ async def _run(run: _Run) -> int:
     return _exit_code(run, stop_reason)
 
 
-async def _turn(run: _Run, client: AcpClient, store: SessionStore) -> str | None:
+async def _turn(run: PrintRun, client: AcpClient, store: SessionStore) -> str | None:
     """Send the prompt; on `--timeout`, cancel and wait (bounded) for the end."""
     options = run.options
     result: list[str | None] = []
@@ -280,12 +284,12 @@ async def _turn(run: _Run, client: AcpClient, store: SessionStore) -> str | None
     return result[0] if result else None
 
 
-def _write_json(value: Any, out: TextIO) -> None:
+def write_json(value: Any, out: TextIO) -> None:
     """Write `value` as terminal-safe indented JSON (`export.json_text`)."""
     out.write(json_text(value))
 
 
-def _exit_code(run: _Run, stop_reason: str | None) -> int:
+def _exit_code(run: PrintRun, stop_reason: str | None) -> int:
     if run.timed_out:
         run.warn(
             f"the turn was cancelled after {run.options.timeout:g} s "
@@ -300,30 +304,6 @@ def _exit_code(run: _Run, stop_reason: str | None) -> int:
         return EXIT_AGENT
     run.warn(f"the turn stopped: {stop_reason or 'no stop reason reported'}")
     return EXIT_STOPPED
-
-
-async def list_sessions(options: PrintOptions, out: TextIO, err: TextIO) -> int:
-    """`acp-tui sessions`: every page of `session/list`, as text or JSON."""
-    run = _Run(options, out, err, sessions_only=True)
-    try:
-        async with run.runner.connect() as client:
-            with anyio.fail_after(SESSION_SETUP_TIMEOUT):
-                sessions = await client.list_sessions(options.cwd)
-    except AGENT_FAILURES as error:
-        return run.fail(error)
-    if options.output_format == "json":
-        _write_json([s.raw for s in sessions], out)
-        return EXIT_OK
-    if not sessions:
-        print("no sessions", file=out)
-    for summary in sessions:
-        title = summary.title or "(untitled)"
-        when = summary.updated_at or ""
-        print(
-            printable(f"{summary.session_id}  {when}  {title}  [{summary.cwd}]"),
-            file=out,
-        )
-    return EXIT_OK
 
 
 class Transcript:

@@ -49,12 +49,13 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TextIO, TypeAlias
 
 import anyio
 import anyio.to_thread
 from pydantic import ValidationError
 
+from acp_tui import __version__
 from acp_tui.client.connection import (
     DIALECTS,
     AgentIdentity,
@@ -75,6 +76,7 @@ from acp_tui.client.schema_check import (
     plural,
 )
 from acp_tui.client.session import AcpClient, UnsupportedOperation
+from acp_tui.frontends.print_turn import EXIT_AGENT, EXIT_OK
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, RpcError
 from acp_tui.protocol.observed import observe
@@ -101,6 +103,7 @@ __all__ = [
     "CheckOptions",
     "CheckReport",
     "CheckRow",
+    "check_command",
     "check_schema",
     "format_table",
     "report_json",
@@ -810,3 +813,39 @@ async def _delete(run: _Run, session_id: str, closed: bool) -> None:
         run.row(name, "fail", await run.failure(error))
         return
     run.row(name, "pass", "deleted" + (" after close" if closed else ""))
+
+
+def check_command(
+    name: str,
+    command: AgentCommand,
+    *,
+    choice: ProtocolChoice,
+    timeout: float,
+    output_format: Literal["text", "json"],
+    log_file: Path,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """`acp-tui check`: run the checks and print the report; the exit status."""
+    print(
+        printable(f"acp-tui {__version__}: checking {name} ({command.display()}) …"),
+        file=err,
+    )
+    options = CheckOptions(command=command, name=name, choice=choice, timeout=timeout)
+    try:
+        report = anyio.run(run_check, options)
+    except AgentError as error:
+        message = f"acp-tui: the agent could not be started: {error}"
+        print(printable(message), file=err)
+        if error.stderr_tail:
+            print("the agent's last stderr lines:", file=err)
+            for line in error.stderr_tail:
+                print(printable(f"  | {line}"), file=err)
+        print(f"(log: {log_file})", file=err)
+        return EXIT_AGENT
+    if output_format == "json":
+        print(report_json(report), file=out)
+    else:
+        for line in format_table(report):
+            print(line, file=out)
+    return EXIT_FAILED if report.failed else EXIT_OK
