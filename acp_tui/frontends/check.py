@@ -76,7 +76,7 @@ from acp_tui.client.schema_check import (
     plural,
 )
 from acp_tui.client.session import AcpClient, UnsupportedOperation
-from acp_tui.frontends.print_turn import EXIT_AGENT, EXIT_OK
+from acp_tui.frontends.print_turn import EXIT_AGENT, EXIT_OK, write_stderr_tail
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, RpcError
 from acp_tui.protocol.observed import observe
@@ -837,10 +837,7 @@ def check_command(
     except AgentError as error:
         message = f"acp-tui: the agent could not be started: {error}"
         print(printable(message), file=err)
-        if error.stderr_tail:
-            print("the agent's last stderr lines:", file=err)
-            for line in error.stderr_tail:
-                print(printable(f"  | {line}"), file=err)
+        write_stderr_tail(error.stderr_tail, err)
         print(f"(log: {log_file})", file=err)
         return EXIT_AGENT
     if output_format == "json":

@@ -181,10 +181,7 @@ class PrintRun(SilentPort):
         """Explain an agent failure on stderr (with its stderr tail): exit 3."""
         failure = self.runner.launcher.explain(error)
         self.warn(failure.message)
-        if failure.stderr_tail:
-            print("the agent's last stderr lines:", file=self.err)
-            for line in failure.stderr_tail:
-                print(printable(f"  | {line}"), file=self.err)
+        write_stderr_tail(failure.stderr_tail, self.err)
         return EXIT_AGENT
 
     def agent_json(self) -> dict[str, Any] | None:
@@ -282,6 +279,14 @@ async def _turn(run: PrintRun, client: AcpClient, store: SessionStore) -> str | 
     if failure:
         raise failure[0]
     return result[0] if result else None
+
+
+def write_stderr_tail(tail: Sequence[str], err: TextIO) -> None:
+    """The agent's last stderr lines, under a heading, made printable."""
+    if tail:
+        print("the agent's last stderr lines:", file=err)
+        for line in tail:
+            print(printable(f"  | {line}"), file=err)
 
 
 def write_json(value: Any, out: TextIO) -> None:

@@ -21,7 +21,7 @@ from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
 from acp_tui.client.runner import AgentSettings, ClientRunner, SilentPort
 from acp_tui.client.session import AcpClient, UnsupportedOperation
-from acp_tui.frontends.print_turn import EXIT_AGENT, EXIT_OK
+from acp_tui.frontends.print_turn import EXIT_AGENT, EXIT_OK, write_stderr_tail
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import (
@@ -169,10 +169,7 @@ def probe_command(
         )
     except AgentError as error:
         print(printable(f"acp-tui: {error}"), file=err)
-        if error.stderr_tail:
-            print("the agent's last stderr lines:", file=err)
-            for line in error.stderr_tail:
-                print(printable(f"  | {line}"), file=err)
+        write_stderr_tail(error.stderr_tail, err)
         print(f"(log: {log_file})", file=err)
         return EXIT_AGENT
     except TimeoutError:
