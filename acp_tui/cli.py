@@ -1,7 +1,10 @@
 """The `acp-tui` command line.
 
-Imports stay light at module level so `acp-tui --version` is instant; the
-connection machinery is imported when a command needs it.
+It only parses the arguments (and the config file's defaults) and dispatches:
+the app (`acp_tui.ui`), or a front end of `acp_tui.frontends` (print, sessions,
+check, the probe, export, replay), or `acp-tui serve`'s launcher
+(`acp_tui.ui.serve`). Imports stay light at module level so `acp-tui --version`
+is instant; a command's machinery is imported when it runs.
 
 Commands:
   acp-tui [--agent A] ...   connect to an agent (the full-screen UI once it lands;
@@ -31,7 +34,7 @@ if TYPE_CHECKING:
     from acp_tui.config import McpServerSettings
     from acp_tui.protocol.transport import AgentCommand
 
-__all__ = ["build_parser", "main", "replay_command"]
+__all__ = ["build_parser", "main"]
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -412,7 +415,8 @@ def _headless(
 
     import anyio
 
-    from acp_tui.headless import PrintOptions, list_sessions, run_print
+    from acp_tui.frontends.print_turn import PrintOptions, run_print
+    from acp_tui.frontends.sessions import list_sessions
 
     _setup_logging()
     options = PrintOptions(
@@ -437,56 +441,18 @@ def _headless(
 
 
 def _probe(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
+    from acp_tui.frontends.probe import probe_command
 
-    import anyio
-
-    from acp_tui.client.errors import AgentError
-    from acp_tui.client.probe import run_probe
-    from acp_tui.safe_text import printable as safe
-
-    log_file = _setup_logging()
-    print(
-        safe(f"acp-tui {__version__}: starting {name} ({command.display()}) …"),
-        file=sys.stderr,
+    return probe_command(
+        name,
+        command,
+        choice=args.protocol,
+        init_timeout=args.init_timeout,
+        cwd=args.cwd.resolve(),
+        log_file=_setup_logging(),
+        out=sys.stdout,
+        err=sys.stderr,
     )
-    try:
-        report = anyio.run(
-            lambda: run_probe(
-                command=command,
-                name=name,
-                choice=args.protocol,
-                init_timeout=args.init_timeout,
-                cwd=args.cwd.resolve(),
-            )
-        )
-    except AgentError as error:
-        print(safe(f"acp-tui: {error}"), file=sys.stderr)
-        if error.stderr_tail:
-            print("the agent's last stderr lines:", file=sys.stderr)
-            for line in error.stderr_tail:
-                print(safe(f"  | {line}"), file=sys.stderr)
-        print(f"(log: {log_file})", file=sys.stderr)
-        return EXIT_AGENT
-    except TimeoutError:
-        print("acp-tui: the agent did not finish starting in time", file=sys.stderr)
-        return EXIT_AGENT
-    agent = report.agent
-    print(safe(f"agent:    {agent.display_name} {agent.version or ''}".rstrip()))
-    print(f"protocol: ACP v{report.protocol_version}")
-    for reason in report.fallbacks:
-        print(safe(f"          (fell back: {reason})"))
-    if report.auth_methods:
-        print(safe(f"auth:     {', '.join(report.auth_methods)}"))
-    if report.session_id:
-        print(safe(f"session:  {report.session_id}"))
-    else:
-        print(safe(f"session:  not created ({report.session_error})"))
-    for option in report.config_options:
-        print(safe(f"option:   {option}"))
-    for diagnostic in report.diagnostics:
-        print(safe(f"warning:  {diagnostic}"))
-    print("(the full-screen interface is not built yet)")
-    return EXIT_OK
 
 
 def _positive_seconds(text: str) -> float:
@@ -501,44 +467,18 @@ def _positive_seconds(text: str) -> float:
 
 
 def _check(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
+    from acp_tui.frontends.check import check_command
 
-    import anyio
-
-    from acp_tui.client.check import (
-        EXIT_FAILED,
-        CheckOptions,
-        format_table,
-        report_json,
-        run_check,
+    return check_command(
+        name,
+        command,
+        choice=args.protocol,
+        timeout=args.timeout,
+        output_format=args.format,
+        log_file=_setup_logging(),
+        out=sys.stdout,
+        err=sys.stderr,
     )
-    from acp_tui.client.errors import AgentError
-    from acp_tui.safe_text import printable as safe
-
-    log_file = _setup_logging()
-    print(
-        safe(f"acp-tui {__version__}: checking {name} ({command.display()}) …"),
-        file=sys.stderr,
-    )
-    options = CheckOptions(
-        command=command, name=name, choice=args.protocol, timeout=args.timeout
-    )
-    try:
-        report = anyio.run(run_check, options)
-    except AgentError as error:
-        message = f"acp-tui: the agent could not be started: {error}"
-        print(safe(message), file=sys.stderr)
-        if error.stderr_tail:
-            print("the agent's last stderr lines:", file=sys.stderr)
-            for line in error.stderr_tail:
-                print(safe(f"  | {line}"), file=sys.stderr)
-        print(f"(log: {log_file})", file=sys.stderr)
-        return EXIT_AGENT
-    if args.format == "json":
-        print(report_json(report))
-    else:
-        for line in format_table(report):
-            print(line)
-    return EXIT_FAILED if report.failed else EXIT_OK
 
 
 def _export_parser(
@@ -568,54 +508,16 @@ def _export_parser(
 
 
 def _export(args: argparse.Namespace) -> int:
-    from acp_tui.export import export_text
-    from acp_tui.safe_text import printable as safe
-    from acp_tui.storage.transcripts import list_transcripts, read_transcript
+    from acp_tui.frontends.export_transcript import export_session
 
-    wanted: str = args.session
-    # --agent is the name the agent reports (transcripts are filed by it) or the
-    # command's name (what the user typed to run it).
-    saved = [t for t in list_transcripts() if args.agent in (None, t.agent, t.command)]
-    found = [t for t in saved if t.session_id == wanted]
-    if not found:
-        found = [t for t in saved if t.session_id.startswith(wanted)]
-    where = f" of agent {args.agent}" if args.agent else ""
-    if not found:
-        print(
-            safe(f"acp-tui: no saved session{where} matches {wanted!r}"),
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
-    if len({(t.agent, t.session_id) for t in found}) > 1:
-        print(
-            safe(f"acp-tui: {wanted!r} matches several saved sessions:"),
-            file=sys.stderr,
-        )
-        for info in found:
-            print(safe(f"  {info.session_id}  ({info.agent})"), file=sys.stderr)
-        return EXIT_USAGE
-    info = found[0]
-    loaded = read_transcript(info.path, session_id=info.session_id)
-    if loaded is None:
-        print(safe(f"acp-tui: cannot read {info.path}"), file=sys.stderr)
-        return EXIT_USAGE
-    header = loaded.header
-    text = export_text(
-        loaded.store,
-        args.format,
-        protocol_version=header.protocol_version if header else None,
-        agent={"name": info.agent, "title": None, "version": None},
+    return export_session(
+        args.session,
+        agent=args.agent,
+        output_format=args.format,
+        output=args.output,
+        out=sys.stdout,
+        err=sys.stderr,
     )
-    if args.output is None:
-        sys.stdout.write(text)  # made printable by export_text
-        return EXIT_OK
-    try:
-        args.output.write_text(text, encoding="utf-8")
-    except OSError as error:
-        print(safe(f"acp-tui: cannot write {args.output}: {error}"), file=sys.stderr)
-        return EXIT_USAGE
-    print(safe(f"acp-tui: wrote {args.output}"), file=sys.stderr)
-    return EXIT_OK
 
 
 def _replay_parser(
@@ -657,58 +559,22 @@ def _replay_parser(
     replayer.set_defaults(agent=None, protocol=None, init_timeout=None)
 
 
-def replay_command(
-    file: Path,
-    *,
-    speed: float | None,
-    connection: int = -1,
-    client_effects: bool = False,
-) -> AgentCommand:
-    """The replay agent's command line for a recording (None speed: instant)."""
-    from acp_tui.protocol.transport import AgentCommand
-
-    pace = ["--instant"] if speed is None else ["--speed", repr(speed)]
-    if client_effects:
-        pace.append("--client-effects")
-    return AgentCommand(
-        argv=(
-            sys.executable,
-            "-m",
-            "acp_tui.demo.replay",
-            str(file.resolve()),
-            *pace,
-            "--connection",
-            str(connection),
-        )
-    )
-
-
 def _replay(
     args: argparse.Namespace,
     mcp_servers: dict[str, McpServerSettings],
     theme: str | None,
 ) -> int:
-    from acp_tui.protocol.recording import RecordingError, read_recording
-    from acp_tui.safe_text import printable as safe
+    from acp_tui.frontends.replay import replay_agent
 
-    try:
-        recording = read_recording(args.file)
-    except (OSError, RecordingError) as error:
-        print(safe(f"acp-tui: {error}"), file=sys.stderr)
-        return EXIT_USAGE
-    count = len(recording.connections)
-    if not -count <= args.connection < count:
-        print(
-            safe(f"acp-tui: {args.file} holds {count} connection(s)"), file=sys.stderr
-        )
-        return EXIT_USAGE
-    speed = None if args.instant else args.speed
-    command = replay_command(
+    command = replay_agent(
         args.file,
-        speed=speed,
+        speed=None if args.instant else args.speed,
         connection=args.connection,
         client_effects=args.client_effects,
+        err=sys.stderr,
     )
+    if command is None:
+        return EXIT_USAGE
     return _tui("replay", command, args, mcp_servers, theme)
 
 

@@ -223,7 +223,7 @@ def test_the_demo_agent_opens_its_sessions_in_its_scratch_project(
 ) -> None:
     """Its paths then read as a project's (`notes.txt`); an explicit `--cwd`, or
     another agent, keeps the directory asked for."""
-    from acp_tui import headless
+    from acp_tui.frontends import print_turn as headless
     from acp_tui.storage import paths
     from acp_tui.ui import app as app_module
 
@@ -258,7 +258,7 @@ def test_allow_git_writes_from_the_config_reaches_the_app_and_print(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from acp_tui import headless
+    from acp_tui.frontends import print_turn as headless
     from acp_tui.ui import app as app_module
 
     if configured is not None:

@@ -11,10 +11,10 @@ version-neutral methods and read version-neutral `SessionStore`s:
 
 * `session/update` notifications are validated against the negotiated version's
   model, translated (the session's `SessionTranslator`) and applied to that
-  session's store, in received order. Updates for a session whose `session/new`
-  response has not arrived yet are held and applied first when it does; the
-  response's own config options and commands never overwrite what updates
-  already reported.
+  session's store, in received order (`client.update_intake`). Updates for a
+  session whose `session/new` response has not arrived yet are held and applied
+  first when it does; the response's own config options and commands never
+  overwrite what updates already reported.
   A resume/load response is the other way round: the replay before it is
   history, so the config options (and v2 commands) it carries are the agent's
   latest state and replace the replayed ones (a list it omits leaves them).
@@ -64,14 +64,13 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import anyio
-from pydantic import ValidationError
 
 from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.dialect import Dialect, SessionFeatures, SessionSummary
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.file_writes import FileWrites
 from acp_tui.client.fs import FileSystemAccess
-from acp_tui.client.long_text import LONG_TEXT_PATHS, put_back, set_aside
+from acp_tui.client.long_text import LONG_TEXT_PATHS
 from acp_tui.client.message_origins import MessageOrigins
 from acp_tui.client.permission_flow import answer_permission
 from acp_tui.client.ports import PermissionPrompter
@@ -84,9 +83,9 @@ from acp_tui.client.tracked_session import (
     plain_store,
     session_roots,
 )
+from acp_tui.client.update_intake import UpdateIntake
 from acp_tui.config import McpServerSettings
-from acp_tui.protocol.dispatcher import Diagnostic, RequestContext, yield_to_busy_loop
-from acp_tui.protocol.framing import LongText
+from acp_tui.protocol.dispatcher import Diagnostic, RequestContext
 from acp_tui.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from acp_tui.protocol.transport import ConnectionClosed
 from acp_tui.store import ops
@@ -105,9 +104,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-MAX_EARLY_UPDATES: Final = 10_000
-"""Updates held for a session id whose `session/new` response is still pending."""
 
 
 class AcpClient:
@@ -153,8 +149,7 @@ class AcpClient:
         self.on_diagnostic = on_diagnostic
         self._connection: Connection | None = None
         self._sessions: dict[str, TrackedSession] = {}
-        self._early: dict[str, list[Any]] = {}
-        self._pending_new = 0
+        self._updates = UpdateIntake(self._sessions, on_diagnostic)
         self._store_factory = store_factory
 
     # ---------------------------------------------------------------- wiring
@@ -251,8 +246,7 @@ class AcpClient:
             replaced.cancelled.set()  # its pending permission requests: cancelled
         self._sessions[session_id] = session
         session.unsubscribe = store.subscribe(session.on_changes)
-        for params in self._early.pop(session_id, []):
-            self._apply_update(session, params)
+        self._updates.opened(session)
         return session
 
     async def new_session(
@@ -272,16 +266,11 @@ class AcpClient:
         if extra:
             params["additionalDirectories"] = extra
         access = await self._roots(cwd, additional_directories, roots)
-        self._pending_new += 1
-        try:
+        with self._updates.new_session_pending():
             raw = await self._call("session/new", params)
             session_id, result = self.dialect.parse_new(raw)
             session = self._open(session_id, cwd, access)
             options, commands = session.translator.new_lists(result)
-        finally:
-            self._pending_new -= 1
-            if not self._pending_new:  # another session/new may still claim some
-                self._early.clear()
         _set_lists(session.store, options or [], commands or [])
         return session.store
 
@@ -568,83 +557,11 @@ class AcpClient:
         if method != "session/update":
             log.debug("ignoring notification %s", method)
             return
-        session_id = params.get("sessionId") if isinstance(params, dict) else None
-        session = (
-            self._sessions.get(session_id) if isinstance(session_id, str) else None
-        )
-        if session is None:
-            if isinstance(session_id, str) and self._pending_new:
-                early = self._early.setdefault(session_id, [])
-                if len(early) < MAX_EARLY_UPDATES:
-                    early.append(params)
-                return
-            log.info("update for unknown session %r ignored", session_id)
-            return
-        params, long_text = set_aside(params)
-        if long_text is not None:
-            await self._apply_long_update(session, params, long_text)
-            return
-        operations = self._translated(params=params, session=session)
-        if operations is not None:
-            self._apply(session, operations)
-
-    def _apply_update(self, session: TrackedSession, params: Any) -> None:
-        """Apply an update held before its session opened (nothing set aside yet)."""
-        params, long_text = set_aside(params)
-        operations = self._translated(params=params, session=session)
-        if operations is None:
-            return
-        if long_text is not None:
-            store = session.store
-            operations = put_back(operations, long_text, store.max_message_chars)
-        self._apply(session, operations)
-
-    async def _apply_long_update(
-        self, session: TrackedSession, params: Any, long_text: LongText
-    ) -> None:
-        """`_apply_update` for a chunk whose long text was set aside, in steps.
-
-        Building what the store keeps of the text, then journaling and applying
-        each op of it (a huge chunk's head, then its tail: megabytes each) are
-        steps of their own, the rest of the loop (the UI) running between them.
-        """
-        operations = self._translated(params=params, session=session)
-        if operations is None:
-            return
-        await yield_to_busy_loop()
-        operations = put_back(operations, long_text, session.store.max_message_chars)
-        for op in operations:
-            await yield_to_busy_loop()
-            self._apply(session, [op])
-
-    def _translated(
-        self, *, params: Any, session: TrackedSession
-    ) -> list[ops.Op] | None:
-        """The store ops of one `session/update` (None: malformed, reported)."""
-        try:
-            return session.translator.translate(params)
-        except ValidationError as error:
-            self._malformed(params, error)
-            return None
-
-    def _apply(self, session: TrackedSession, operations: Sequence[ops.Op]) -> None:
-        session.store.apply_many(session.writes.guard(session.origins.mark(operations)))
+        await self._updates.receive(params)
 
     def _report(self, message: str) -> None:
         if self.on_diagnostic is not None:
             self.on_diagnostic(Diagnostic("handler_error", message))
-
-    def _malformed(self, params: Any, error: ValidationError) -> None:
-        update = params.get("update") if isinstance(params, dict) else None
-        kind = update.get("sessionUpdate") if isinstance(update, dict) else None
-        first = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"])
-        message = (
-            f"ignored a malformed {kind or 'session'} update ({where}: {first['msg']})"
-        )
-        log.warning("%s", message)
-        if self.on_diagnostic is not None:
-            self.on_diagnostic(Diagnostic("notification_error", message))
 
     async def handle_request(
         self, method: str, params: Any, context: RequestContext

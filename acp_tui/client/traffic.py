@@ -28,15 +28,14 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Final, Literal
 
 from acp_tui.protocol.framing import DecodeError, Line, OversizedLine, decode_line
 from acp_tui.protocol.jsonrpc import id_key
-from acp_tui.protocol.transport import MessageStream
+from acp_tui.protocol.observed import StreamOpener, observe
 from acp_tui.protocol.version import known_version
 from acp_tui.safe_text import printable
 
@@ -46,7 +45,6 @@ __all__ = [
     "DirectionFilter",
     "TrafficEntry",
     "TrafficLog",
-    "TrafficStream",
     "filter_entries",
     "format_latency",
     "format_size",
@@ -63,7 +61,6 @@ MAX_BYTES: Final = 32 * 1024 * 1024
 Direction = Literal["in", "out"]
 """`in`: agent to client; `out`: client to agent."""
 DirectionFilter = Literal["in", "out", "both"]
-StreamOpener = Callable[[], AbstractAsyncContextManager[MessageStream]]
 
 _UNCHECKED: Final[Any] = object()
 
@@ -127,7 +124,7 @@ class TrafficEntry:
             return self.raw or "oversized line"
         # Imported here: the wire models are slow to import, and the app's first
         # frame must not wait for them.
-        from acp_tui.client.check import check_schema
+        from acp_tui.client.schema_check import check_schema
 
         version: Literal[1, 2] = known_version(self.version) or 2
         sent = [self.request_line] if self.request_line is not None else []
@@ -215,14 +212,15 @@ class TrafficLog:
 
     def wrap(self, factory: StreamOpener) -> StreamOpener:
         """A stream factory whose streams add every line to this log."""
+        return observe(factory, self, on_open=self.begin_connection)
 
-        @asynccontextmanager
-        async def open_logged() -> AsyncIterator[MessageStream]:
-            async with factory() as stream:
-                self.begin_connection()
-                yield TrafficStream(stream, self)
+    def received(self, line: Line | OversizedLine) -> None:
+        """Add a line the agent wrote (`in`; a `LineObserver`)."""
+        self.record("in", line)
 
-        return open_logged
+    def sent(self, line: Line) -> None:
+        """Add a line the client sends (`out`; a `LineObserver`)."""
+        self.record("out", line)
 
     def record(self, direction: Direction, line: Line | OversizedLine) -> None:
         """Add one line (never raises; blank lines are skipped)."""
@@ -315,29 +313,6 @@ class TrafficLog:
             )
             if answered is not None:
                 self._version = answered
-
-
-class TrafficStream:
-    """A `MessageStream` that adds every line through it to a `TrafficLog`."""
-
-    def __init__(self, inner: MessageStream, log: TrafficLog) -> None:
-        self.inner = inner
-        self.log = log
-
-    async def receive(self) -> Line | OversizedLine:
-        """The inner stream's next line, logged as `in`."""
-        line = await self.inner.receive()
-        self.log.record("in", line)
-        return line
-
-    async def send(self, line: bytes) -> None:
-        """Log `line` as `out` and send it on the inner stream."""
-        self.log.record("out", line)
-        await self.inner.send(line)
-
-    async def aclose(self) -> None:
-        """Close the inner stream."""
-        await self.inner.aclose()
 
 
 # --- Reading helpers for the inspector. -------------------------------------------

@@ -36,15 +36,15 @@ import binascii
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Final, Literal
 
 from acp_tui.protocol.framing import Line, OversizedLine
-from acp_tui.protocol.transport import MessageStream
+from acp_tui.protocol.observed import StreamOpener, observe
 
 __all__ = [
     "FORMAT",
@@ -53,7 +53,6 @@ __all__ = [
     "Recorder",
     "Recording",
     "RecordingError",
-    "RecordingStream",
     "read_recording",
 ]
 
@@ -63,8 +62,6 @@ FORMAT: Final = "acp-tui-recording"
 FORMAT_VERSION: Final = 1
 
 Direction = Literal["in", "out"]
-StreamOpener = Callable[[], AbstractAsyncContextManager[MessageStream]]
-"""The shape of `acp_tui.client.connection.StreamFactory`."""
 
 
 class Recorder:
@@ -97,17 +94,12 @@ class Recorder:
 
     def wrap(self, factory: StreamOpener) -> StreamOpener:
         """A stream factory that records every stream `factory` opens."""
-
-        @asynccontextmanager
-        async def open_recorded() -> AsyncIterator[MessageStream]:
-            async with factory() as stream:
-                self.begin_connection()
-                try:
-                    yield RecordingStream(stream, self)
-                finally:
-                    self.end_connection()
-
-        return open_recorded
+        return observe(
+            factory,
+            self,
+            on_open=self.begin_connection,
+            on_close=self.end_connection,
+        )
 
     def begin_connection(self) -> None:
         """Open the file (header first, the first time) and mark a new connection."""
@@ -140,6 +132,14 @@ class Recorder:
                 handle.close()
             except OSError as error:
                 self._fail(error)
+
+    def received(self, line: Line | OversizedLine) -> None:
+        """Record a line the agent wrote (`in`; a `LineObserver`)."""
+        self.record("in", line)
+
+    def sent(self, line: Line) -> None:
+        """Record a line the client sends (`out`; a `LineObserver`)."""
+        self.record("out", line)
 
     def record(self, direction: Direction, line: Line | OversizedLine) -> None:
         """Append one line (never raises)."""
@@ -178,29 +178,6 @@ class Recorder:
         if handle is not None:
             with suppress(OSError, ValueError):
                 handle.close()
-
-
-class RecordingStream:
-    """A `MessageStream` that records every line through it, then passes it on."""
-
-    def __init__(self, inner: MessageStream, recorder: Recorder) -> None:
-        self.inner = inner
-        self.recorder = recorder
-
-    async def receive(self) -> Line | OversizedLine:
-        """The inner stream's next line, recorded as `in`."""
-        line = await self.inner.receive()
-        self.recorder.record("in", line)
-        return line
-
-    async def send(self, line: bytes) -> None:
-        """Record `line` as `out` and send it on the inner stream."""
-        self.recorder.record("out", line)
-        await self.inner.send(line)
-
-    async def aclose(self) -> None:
-        """Close the inner stream."""
-        await self.inner.aclose()
 
 
 # --- Reading. ----------------------------------------------------------------------

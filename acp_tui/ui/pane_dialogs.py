@@ -46,7 +46,7 @@ from acp_tui.ui.messages import TerminalLoginRequested
 from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
 from acp_tui.ui.screens.permission import PermissionScreen
-from acp_tui.ui.screens.sessions import SessionPick, SessionPickerScreen
+from acp_tui.ui.screens.session_picker import SessionPick, SessionPickerScreen
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.start_view import StartView

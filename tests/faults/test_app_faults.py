@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from acp_tui.client import runner
 from acp_tui.ui import agent_runner
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
@@ -250,7 +251,7 @@ async def test_agent_hanging_on_a_prompt(
 ) -> None:
     """No reply and no update at all: Esc cancels, and when the agent ignores
     that too, a banner says so and how to get out (a restart)."""
-    monkeypatch.setattr(agent_runner, "CANCEL_GRACE", 0.5)
+    monkeypatch.setattr(runner, "CANCEL_GRACE", 0.5)
     app = fault_app("hang-prompt", app_cwd, version)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_for(pilot, lambda: app.store is not None)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import acp_tui.ui.app as app_module
-from acp_tui import headless
+from acp_tui.frontends import print_turn as headless
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.safe_text import printable
 from acp_tui.ui.agent_runner import AgentSettings

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from acp_tui import headless
+from acp_tui.frontends import print_turn as headless
 from tests.fakes.fault_agent import (
     AFTER,
     BEFORE,

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from acp_tui.cli import main
-from acp_tui.client.check import CheckReport, CheckRow, check_schema, format_table
 from acp_tui.client.connection import AgentIdentity
+from acp_tui.frontends.check import CheckReport, CheckRow, check_schema, format_table
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 CHECK_AGENT = FAKES / "check_agent.py"

@@ -18,8 +18,8 @@ from typing import Final
 import pytest
 
 from acp_tui.cli import main
-from acp_tui.client.check import check_schema
 from acp_tui.demo.pacing import DELAY_ENV
+from acp_tui.frontends.check import check_schema
 from acp_tui.protocol.recording import RecordedLine, read_recording
 
 pytestmark = pytest.mark.subprocess

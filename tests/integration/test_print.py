@@ -381,7 +381,7 @@ def test_print_with_an_agent_that_cannot_start(
 def test_agent_ignoring_cancel_is_given_up_on_cleanly(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from acp_tui import headless
+    from acp_tui.frontends import print_turn as headless
 
     monkeypatch.setattr(headless, "CANCEL_GRACE", 0.5)
     code, doc, err = run_json(

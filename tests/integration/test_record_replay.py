@@ -20,8 +20,9 @@ from typing import Any, Final
 
 import pytest
 
-from acp_tui.cli import build_parser, main, replay_command
+from acp_tui.cli import build_parser, main
 from acp_tui.demo.pacing import DELAY_ENV
+from acp_tui.frontends.replay import replay_command
 from acp_tui.protocol.recording import read_recording
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import AcpTuiApp, make_app

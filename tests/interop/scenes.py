@@ -44,7 +44,7 @@ from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.permission import PermissionScreen
-from acp_tui.ui.screens.sessions import SessionPickerScreen
+from acp_tui.ui.screens.session_picker import SessionPickerScreen
 from acp_tui.ui.widgets.conversation import Banner
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.tool_call_view import ToolCallView

@@ -18,7 +18,7 @@ from acp_tui.protocol.transport import AgentCommand
 from acp_tui.store import ConfigOption
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.config import ConfigScreen
-from acp_tui.ui.screens.sessions import SessionPickerScreen
+from acp_tui.ui.screens.session_picker import SessionPickerScreen
 from acp_tui.ui.widgets.conversation import Banner
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.status_bar import StatusBar

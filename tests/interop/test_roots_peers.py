@@ -16,11 +16,11 @@ import anyio
 import pytest
 from textual.widgets import OptionList
 
-from acp_tui.headless import PrintOptions, run_print
+from acp_tui.frontends.print_turn import PrintOptions, run_print
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import make_app
-from acp_tui.ui.screens.sessions import ConfirmFolderScreen, SessionPickerScreen
+from acp_tui.ui.screens.session_picker import ConfirmFolderScreen, SessionPickerScreen
 from tests.interop.conftest import Peer
 from tests.interop.test_app_peers import SIZE, wait_long
 

@@ -23,7 +23,7 @@ from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.auth import AuthScreen
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.help import KeyHelpScreen
-from acp_tui.ui.screens.sessions import SessionPickerScreen
+from acp_tui.ui.screens.session_picker import SessionPickerScreen
 from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.message_view import MessageView

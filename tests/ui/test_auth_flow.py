@@ -21,7 +21,7 @@ from textual.widgets import OptionList
 
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.screens.auth import AuthScreen
-from acp_tui.ui.screens.sessions import SessionPickerScreen
+from acp_tui.ui.screens.session_picker import SessionPickerScreen
 from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from tests.ui.helpers import wait_for

@@ -21,7 +21,7 @@ from acp_tui.storage.transcripts import (
 from acp_tui.store import SetState, UpsertMessage
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp
-from acp_tui.ui.screens.sessions import SessionPickerScreen
+from acp_tui.ui.screens.session_picker import SessionPickerScreen
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.prompt_input import PromptInput

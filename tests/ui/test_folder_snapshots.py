@@ -14,7 +14,7 @@ import pytest
 from textual.pilot import Pilot
 
 from acp_tui.client.session import SessionSummary
-from acp_tui.ui.screens.sessions import ConfirmFolderScreen, SessionPickerScreen
+from acp_tui.ui.screens.session_picker import ConfirmFolderScreen, SessionPickerScreen
 from tests.ui.helpers import wait_for
 from tests.ui.test_picker_folders import HOME, PROJECT, SESSIONS
 from tests.ui.test_screen_snapshots import (

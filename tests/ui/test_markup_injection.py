@@ -53,7 +53,7 @@ from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.auth import AuthScreen
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.diff import DiffScreen
-from acp_tui.ui.screens.sessions import ConfirmDeleteScreen, SessionPickerScreen
+from acp_tui.ui.screens.session_picker import ConfirmDeleteScreen, SessionPickerScreen
 from acp_tui.ui.screens.terminal import TerminalScreen
 from acp_tui.ui.widgets.conversation import Banner
 from acp_tui.ui.widgets.diff_view import DiffSegment

@@ -17,7 +17,7 @@ from textual.pilot import Pilot
 
 from acp_tui.client.session import SessionSummary
 from acp_tui.storage.transcripts import TranscriptInfo
-from acp_tui.ui.screens.sessions import (
+from acp_tui.ui.screens.session_picker import (
     ConfirmFolderScreen,
     SessionPick,
     SessionPickerScreen,

@@ -22,7 +22,7 @@ from acp_tui.store.values import JSONObject
 from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.help import KeyHelpScreen
-from acp_tui.ui.screens.sessions import SessionPickerScreen
+from acp_tui.ui.screens.session_picker import SessionPickerScreen
 from tests.ui.helpers import wait_for
 
 SnapCompare = Callable[..., bool]

@@ -26,7 +26,7 @@ from acp_tui.store.values import JSONObject
 from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
 from acp_tui.ui.screens.config import ConfigChoice, ConfigScreen
 from acp_tui.ui.screens.help import KeyHelpScreen
-from acp_tui.ui.screens.sessions import (
+from acp_tui.ui.screens.session_picker import (
     ConfirmDeleteScreen,
     SessionPick,
     SessionPickerScreen,

@@ -18,7 +18,7 @@ from textual.pilot import Pilot
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp, make_app
-from acp_tui.ui.screens.sessions import ConfirmFolderScreen, SessionPickerScreen
+from acp_tui.ui.screens.session_picker import ConfirmFolderScreen, SessionPickerScreen
 from tests.ui.helpers import wait_for
 from tests.ui.test_app import FAKE_AGENT, SIZE, agent_text, turn_ended
 from tests.ui.test_app_flows import sent

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 
-from acp_tui.headless import Transcript
+from acp_tui.frontends.print_turn import Transcript
 from acp_tui.store import AppendMessageChunk, SessionStore
 from acp_tui.store.store import cut_chunk, kept_ends
 

@@ -1,6 +1,6 @@
 """The picker's yes/no questions: delete a session, resume one in another folder.
 
-`SessionPickerScreen` (`acp_tui.ui.screens.sessions`, which re-exports these
+`SessionPickerScreen` (`acp_tui.ui.screens.session_picker`, which re-exports these
 names) asks them. Both dismiss with a bool.
 
 Invariants:

@@ -19,12 +19,12 @@ import pytest
 
 from acp_tui.demo.replay import NOT_RECORDED, replay
 from acp_tui.protocol.framing import OversizedLine, decode_line, encode_message
+from acp_tui.protocol.observed import ObservedStream
 from acp_tui.protocol.recording import (
     FORMAT,
     RecordedLine,
     Recorder,
     RecordingError,
-    RecordingStream,
     read_recording,
 )
 from acp_tui.protocol.transport import MemoryEndpoint, MessageStream, memory_pair
@@ -60,7 +60,7 @@ async def test_both_directions_are_recorded_in_order(tmp_path: Path) -> None:
 
         with anyio.fail_after(TIMEOUT):
             async with recorder.wrap(factory)() as stream:
-                assert isinstance(stream, RecordingStream)
+                assert isinstance(stream, ObservedStream)
                 await stream.send(b'{"id":1}\n')
                 assert await agent.receive() == b'{"id":1}'
                 await agent.send(b"\xff\xfe not utf-8\n")
@@ -95,7 +95,7 @@ async def test_oversized_lines_are_recorded_by_size(tmp_path: Path) -> None:
     recorder = Recorder(path)
     client, agent = memory_pair(max_line_bytes=8)
     async with client, agent:
-        stream = RecordingStream(client, recorder)
+        stream = ObservedStream(client, recorder)
         recorder.begin_connection()
         with anyio.fail_after(TIMEOUT):
             await agent.send(b"0123456789abcdef\n")

@@ -24,7 +24,7 @@ def loaded():
     # object's own __getattribute__: looking must not load the module.
     return "InitializeResponse" in object.__getattribute__(module, "__dict__")
 
-import acp_tui.client.auth, acp_tui.client.check, acp_tui.client.connection
+import acp_tui.client.auth, acp_tui.frontends.check, acp_tui.client.connection
 import acp_tui.client.prompt_content, acp_tui.client.session
 from acp_tui.protocol.schema import v1
 after_import = loaded()

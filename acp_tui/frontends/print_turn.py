@@ -1,4 +1,4 @@
-"""`acp-tui print`: one prompt turn without a screen, on the same client core.
+"""`acp-tui print`: one prompt turn without a screen, on the same client runner.
 
 It starts the agent, negotiates, opens a session in `--cwd` (or resumes the agent's
 session `--session ID` there), sends the prompt and waits for the turn to end.
@@ -25,27 +25,28 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal, TextIO
 
 import anyio
 
-from acp_tui.client.connection import (
-    ClientFeatures,
-    Connection,
-    StreamFactory,
-    connect,
-)
+from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.errors import AgentError, describe_rpc_error
-from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
+from acp_tui.client.launch import AGENT_FAILURES
 from acp_tui.client.ports import PermissionPolicy
+from acp_tui.client.runner import (
+    SETUP_TIMEOUT,
+    AgentSettings,
+    ClientRunner,
+    SessionRequest,
+    SilentPort,
+)
 from acp_tui.client.session import AcpClient
 from acp_tui.config import McpServerSettings
 from acp_tui.display_paths import PathDisplay
 from acp_tui.export import json_text, session_document, terminal_text
 from acp_tui.protocol.dispatcher import Diagnostic
-from acp_tui.protocol.recording import Recorder
 from acp_tui.protocol.transport import (
     AgentCommand,
 )
@@ -62,7 +63,7 @@ __all__ = [
     "EXIT_STOPPED",
     "EXIT_USAGE",
     "PrintOptions",
-    "list_sessions",
+    "PrintRun",
     "run_print",
 ]
 
@@ -76,8 +77,8 @@ EXIT_STOPPED: Final = 4
 CANCEL_GRACE: Final = 15.0
 """Seconds the agent gets to end the turn after `session/cancel` (then we give up)."""
 
-SESSION_SETUP_TIMEOUT: Final = 120.0
-"""Seconds allowed for `session/new` (some agents start heavy machinery)."""
+SESSION_SETUP_TIMEOUT: Final = SETUP_TIMEOUT
+"""Seconds allowed for `session/list` (the runner bounds `session/new` alike)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,40 +105,94 @@ class PrintOptions:
     """Resume this agent session (in `cwd`) instead of starting one."""
 
 
-class _Run:
-    """State shared by the steps of one run, so failures can still be reported."""
+class PrintRun(SilentPort):
+    """One run's runner and state, so failures can still be reported.
 
-    def __init__(self, options: PrintOptions, out: TextIO, err: TextIO) -> None:
+    Also the runner's port: notices and protocol problems go to stderr.
+    """
+
+    def __init__(
+        self,
+        options: PrintOptions,
+        out: TextIO,
+        err: TextIO,
+        *,
+        sessions_only: bool = False,
+    ) -> None:
         self.options = options
         self.out = out
         self.err = err
-        self.launcher = AgentLauncher(options.command, options.name)
+        settings = AgentSettings(
+            options.command,
+            options.name,
+            options.cwd,
+            choice=options.choice,
+            init_timeout=options.init_timeout,
+            mcp_servers=options.mcp_servers,
+            record=options.record,
+            additional_directories=options.additional_directories,
+            allow_git_writes=options.allow_git_writes,
+        )
+        if sessions_only:
+            self.runner = ClientRunner(
+                replace(settings, record=None, mcp_servers={}),
+                self,
+                prompter=PermissionPolicy("reject"),
+                roots=(),
+            )
+        else:
+            self.runner = ClientRunner(
+                settings,
+                self,
+                prompter=PermissionPolicy(options.permissions),
+                features=ClientFeatures(
+                    read_text_file=True,
+                    write_text_file=True,
+                    terminal=True,
+                    git_writes=options.allow_git_writes,
+                ),
+                store_factory=transcript_store_factory(options.name),
+            )
         self.connection: Connection | None = None
         self.store: SessionStore | None = None
         self.timed_out = False
+        self._warn_fallbacks = not sessions_only
 
     def warn(self, message: str) -> None:
+        """Say `message` on stderr, made printable."""
         print(printable(f"acp-tui: {message}"), file=self.err, flush=True)
 
+    def agent_connected(self, connection: Connection) -> None:
+        """Keep the connection for the document; say why it fell back to v1."""
+        self.connection = connection
+        if self._warn_fallbacks:
+            for reason in connection.fallbacks:
+                self.warn(f"fell back to ACP v{connection.protocol_version}: {reason}")
+
+    def notice(self, text: str) -> None:
+        """Said on stderr."""
+        self.warn(text)
+
     def diagnostic(self, diagnostic: Diagnostic) -> None:
+        """Said on stderr (the run goes on)."""
         self.warn(f"warning: {diagnostic}")
 
     def fail(self, error: BaseException) -> int:
-        failure = self.launcher.explain(error)
+        """Explain an agent failure on stderr (with its stderr tail): exit 3."""
+        failure = self.runner.launcher.explain(error)
         self.warn(failure.message)
-        if failure.stderr_tail:
-            print("the agent's last stderr lines:", file=self.err)
-            for line in failure.stderr_tail:
-                print(printable(f"  | {line}"), file=self.err)
+        write_stderr_tail(failure.stderr_tail, self.err)
         return EXIT_AGENT
 
     def agent_json(self) -> dict[str, Any] | None:
+        """The agent's identity for the document (None: never connected)."""
         if self.connection is None:
             return None
         agent = self.connection.agent
         return {"name": agent.name, "title": agent.title, "version": agent.version}
 
     def document(self) -> dict[str, Any]:
+        """The JSON document of the state reached (`export.session_document`)."""
         version = self.connection.protocol_version if self.connection else None
         return session_document(
             protocol_version=version, agent=self.agent_json(), store=self.store
@@ -146,7 +201,7 @@ class _Run:
 
 async def run_print(options: PrintOptions, out: TextIO, err: TextIO) -> int:
     """Run one turn; returns the exit code. Never raises for agent failures."""
-    run = _Run(options, out, err)
+    run = PrintRun(options, out, err)
     try:
         code = await _run(run)
     except AGENT_FAILURES as error:
@@ -155,46 +210,25 @@ async def run_print(options: PrintOptions, out: TextIO, err: TextIO) -> int:
         if run.store is not None:
             close_transcript(run.store)  # its summary, now, not in 2 s
     if options.output_format == "json":
-        _write_json(run.document(), out)
+        write_json(run.document(), out)
         out.flush()
     return code
 
 
-async def _run(run: _Run) -> int:
+async def _run(run: PrintRun) -> int:
+    """A new session in `--cwd`, or `--session` resumed there, then the turn.
+
+    Resumed without a replay when the agent can (only this turn is printed; the
+    JSON document has what a replay brought).
+    """
     options = run.options
-    client = AcpClient(
-        prompter=PermissionPolicy(options.permissions),
-        features=ClientFeatures(
-            read_text_file=True,
-            write_text_file=True,
-            terminal=True,
-            git_writes=options.allow_git_writes,
-        ),
-        mcp_servers=options.mcp_servers,
-        on_diagnostic=run.diagnostic,
-        store_factory=transcript_store_factory(options.name),
-        roots=(options.cwd, *options.additional_directories),
+    request = (
+        SessionRequest("new")
+        if options.session is None
+        else SessionRequest("resume", options.session, history=False)
     )
-    open_stream: StreamFactory = run.launcher.open_stream
-    if options.record is not None:
-        recorder = Recorder(options.record, agent=options.command.display())
-        open_stream = recorder.wrap(open_stream)
-    async with connect(
-        open_stream,
-        choice=options.choice,
-        init_timeout=options.init_timeout,
-        features=client.features,
-        on_request=client.handle_request,
-        on_notification=client.handle_notification,
-        long_text_paths=client.long_text_paths,
-        on_diagnostic=run.diagnostic,
-    ) as connection:
-        run.connection = connection
-        client.attach(connection)
-        for reason in connection.fallbacks:
-            run.warn(f"fell back to ACP v{connection.protocol_version}: {reason}")
-        with anyio.fail_after(SESSION_SETUP_TIMEOUT):
-            store = await _open_session(run, client)
+    async with run.runner.connect() as client:
+        store = await run.runner.open_session(request)
         run.store = store
         if options.output_format == "text":
             transcript = Transcript(store, run.out)
@@ -205,33 +239,7 @@ async def _run(run: _Run) -> int:
     return _exit_code(run, stop_reason)
 
 
-async def _open_session(run: _Run, client: AcpClient) -> SessionStore:
-    """A new session in `--cwd`, or `--session` resumed there.
-
-    Resumed without a replay when the agent can (only this turn is printed; the
-    JSON document has what a replay brought).
-    """
-    options = run.options
-    features = client.session_features()
-    extra = options.additional_directories
-    if extra and not features.additional_directories:
-        names = ", ".join(str(d) for d in extra)
-        run.warn(
-            f"the agent does not take additional directories, so it was not told "
-            f"of {names} (its file and terminal requests there are still served)"
-        )
-        extra = ()
-    if options.session is None:
-        return await client.new_session(options.cwd, extra)
-    return await client.resume_session(
-        options.session,
-        options.cwd,
-        replay=not features.resume,
-        additional_directories=extra,
-    )
-
-
-async def _turn(run: _Run, client: AcpClient, store: SessionStore) -> str | None:
+async def _turn(run: PrintRun, client: AcpClient, store: SessionStore) -> str | None:
     """Send the prompt; on `--timeout`, cancel and wait (bounded) for the end."""
     options = run.options
     result: list[str | None] = []
@@ -273,12 +281,20 @@ async def _turn(run: _Run, client: AcpClient, store: SessionStore) -> str | None
     return result[0] if result else None
 
 
-def _write_json(value: Any, out: TextIO) -> None:
+def write_stderr_tail(tail: Sequence[str], err: TextIO) -> None:
+    """The agent's last stderr lines, under a heading, made printable."""
+    if tail:
+        print("the agent's last stderr lines:", file=err)
+        for line in tail:
+            print(printable(f"  | {line}"), file=err)
+
+
+def write_json(value: Any, out: TextIO) -> None:
     """Write `value` as terminal-safe indented JSON (`export.json_text`)."""
     out.write(json_text(value))
 
 
-def _exit_code(run: _Run, stop_reason: str | None) -> int:
+def _exit_code(run: PrintRun, stop_reason: str | None) -> int:
     if run.timed_out:
         run.warn(
             f"the turn was cancelled after {run.options.timeout:g} s "
@@ -293,43 +309,6 @@ def _exit_code(run: _Run, stop_reason: str | None) -> int:
         return EXIT_AGENT
     run.warn(f"the turn stopped: {stop_reason or 'no stop reason reported'}")
     return EXIT_STOPPED
-
-
-async def list_sessions(options: PrintOptions, out: TextIO, err: TextIO) -> int:
-    """`acp-tui sessions`: every page of `session/list`, as text or JSON."""
-    run = _Run(options, out, err)
-    client = AcpClient(
-        prompter=PermissionPolicy("reject"), on_diagnostic=run.diagnostic
-    )
-    try:
-        async with connect(
-            run.launcher.open_stream,
-            choice=options.choice,
-            init_timeout=options.init_timeout,
-            on_request=client.handle_request,
-            on_notification=client.handle_notification,
-            long_text_paths=client.long_text_paths,
-            on_diagnostic=run.diagnostic,
-        ) as connection:
-            run.connection = connection
-            client.attach(connection)
-            with anyio.fail_after(SESSION_SETUP_TIMEOUT):
-                sessions = await client.list_sessions(options.cwd)
-    except AGENT_FAILURES as error:
-        return run.fail(error)
-    if options.output_format == "json":
-        _write_json([s.raw for s in sessions], out)
-        return EXIT_OK
-    if not sessions:
-        print("no sessions", file=out)
-    for summary in sessions:
-        title = summary.title or "(untitled)"
-        when = summary.updated_at or ""
-        print(
-            printable(f"{summary.session_id}  {when}  {title}  [{summary.cwd}]"),
-            file=out,
-        )
-    return EXIT_OK
 
 
 class Transcript:

@@ -1,7 +1,7 @@
 """Connect to an agent, open a session, and report what it offers.
 
-This is what `acp-tui --agent …` does until the full-screen UI lands, and the seed
-of `acp-tui check`. It uses exactly the connection path the UI will use.
+`acp-tui --probe`: it uses exactly the connection path of the app and every other
+front end (`client.runner.ClientRunner`).
 """
 
 from __future__ import annotations
@@ -10,20 +10,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 
-from acp_tui.client.connection import (
-    INITIALIZE_TIMEOUT,
-    AgentIdentity,
-    Connection,
-    connect,
-)
+from acp_tui import __version__
+from acp_tui.client.connection import INITIALIZE_TIMEOUT, AgentIdentity, Connection
 from acp_tui.client.errors import AgentError
 from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
 from acp_tui.client.ports import PermissionPolicy
+from acp_tui.client.runner import AgentSettings, ClientRunner, SilentPort
 from acp_tui.client.session import AcpClient, UnsupportedOperation
+from acp_tui.frontends.print_turn import EXIT_AGENT, EXIT_OK, write_stderr_tail
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import (
@@ -31,9 +29,10 @@ from acp_tui.protocol.transport import (
     ConnectionClosed,
 )
 from acp_tui.protocol.version import ProtocolChoice
+from acp_tui.safe_text import printable
 from acp_tui.store.values import JSONObject
 
-__all__ = ["ProbeReport", "probe"]
+__all__ = ["ProbeReport", "probe", "probe_command", "run_probe"]
 
 SESSION_NEW_TIMEOUT = 60.0
 """Seconds allowed for `session/new` (agents may load models or MCP servers)."""
@@ -78,23 +77,16 @@ async def probe(
         AgentError: The agent could not be started or initialized; the message says
             why and carries the agent's stderr tail.
     """
-    launcher = AgentLauncher(command, name)
-    diagnostics: list[Diagnostic] = []
-
-    with _agent_errors(launcher):
-        client = AcpClient(
-            prompter=PermissionPolicy("reject"), on_diagnostic=diagnostics.append
-        )
-        async with connect(
-            launcher.open_stream,
-            choice=choice,
-            init_timeout=init_timeout,
-            on_request=client.handle_request,
-            on_notification=client.handle_notification,
-            long_text_paths=client.long_text_paths,
-            on_diagnostic=diagnostics.append,
-        ) as connection:
-            client.attach(connection)
+    port = _ProbePort()
+    runner = ClientRunner(
+        AgentSettings(command, name, cwd, choice=choice, init_timeout=init_timeout),
+        port,
+        prompter=PermissionPolicy("reject"),
+        roots=(),
+    )
+    with _agent_errors(runner.launcher):
+        async with runner.connect() as client:
+            connection = client.connection
             report = ProbeReport(
                 protocol_version=connection.protocol_version,
                 agent=connection.agent,
@@ -102,8 +94,19 @@ async def probe(
                 auth_methods=_auth_methods(connection),
             )
             await _new_session(client, cwd, report)
-    report.diagnostics = [str(d) for d in diagnostics]
+    report.diagnostics = [str(d) for d in port.diagnostics]
     return report
+
+
+class _ProbePort(SilentPort):
+    """Keeps the protocol problems for the report."""
+
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+
+    def diagnostic(self, diagnostic: Diagnostic) -> None:
+        """Kept for the report."""
+        self.diagnostics.append(diagnostic)
 
 
 def _auth_methods(connection: Connection) -> list[str]:
@@ -136,3 +139,59 @@ async def run_probe(**kwargs: Any) -> ProbeReport:
     bound = kwargs.get("init_timeout", INITIALIZE_TIMEOUT) * 2 + SESSION_NEW_TIMEOUT
     with anyio.fail_after(bound):
         return await probe(**kwargs)
+
+
+def probe_command(
+    name: str,
+    command: AgentCommand,
+    *,
+    choice: ProtocolChoice,
+    init_timeout: float,
+    cwd: Path,
+    log_file: Path,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """`acp-tui --probe`: probe the agent and print the report; the exit status."""
+    print(
+        printable(f"acp-tui {__version__}: starting {name} ({command.display()}) …"),
+        file=err,
+    )
+    try:
+        report = anyio.run(
+            lambda: run_probe(
+                command=command,
+                name=name,
+                choice=choice,
+                init_timeout=init_timeout,
+                cwd=cwd,
+            )
+        )
+    except AgentError as error:
+        print(printable(f"acp-tui: {error}"), file=err)
+        write_stderr_tail(error.stderr_tail, err)
+        print(f"(log: {log_file})", file=err)
+        return EXIT_AGENT
+    except TimeoutError:
+        print("acp-tui: the agent did not finish starting in time", file=err)
+        return EXIT_AGENT
+    _print_report(report, out)
+    return EXIT_OK
+
+
+def _print_report(report: ProbeReport, out: TextIO) -> None:
+    agent = report.agent
+    lines = [f"agent:    {agent.display_name} {agent.version or ''}".rstrip()]
+    lines.append(f"protocol: ACP v{report.protocol_version}")
+    lines.extend(f"          (fell back: {reason})" for reason in report.fallbacks)
+    if report.auth_methods:
+        lines.append(f"auth:     {', '.join(report.auth_methods)}")
+    if report.session_id:
+        lines.append(f"session:  {report.session_id}")
+    else:
+        lines.append(f"session:  not created ({report.session_error})")
+    lines.extend(f"option:   {option}" for option in report.config_options)
+    lines.extend(f"warning:  {diagnostic}" for diagnostic in report.diagnostics)
+    for line in lines:
+        print(printable(line), file=out)
+    print("(the full-screen interface is not built yet)", file=out)

@@ -1,0 +1,154 @@
+"""`session/update` notifications into their session's store, in received order.
+
+`UpdateIntake` is the inbound half of `AcpClient` (`client.session`): it finds
+the update's session, has the session's translator turn it into store ops, and
+applies them (marking the agent's own user messages, guarding file writes).
+
+Invariants:
+
+* **Received order.** Updates are applied in the order they were read; the
+  dispatcher runs a notification handler to its first await before it reads the
+  next line.
+* **Early updates are held, not lost.** An update for a session id whose
+  `session/new` response has not arrived yet (an agent may report a session
+  before answering) is held, at most `MAX_EARLY_UPDATES` per id, and applied
+  first when the session opens. Once no `session/new` is pending, what no
+  session claimed is dropped.
+* **A huge chunk does not freeze the loop.** A chunk whose long text the reader
+  set aside (`client.long_text`) is applied in steps, the rest of the loop (the
+  UI) running between them.
+* **Bad updates are reported, never raised.** A malformed update is logged and
+  told to `on_diagnostic`; the connection goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from acp_tui.client.long_text import put_back, set_aside
+from acp_tui.client.tracked_session import TrackedSession
+from acp_tui.protocol.dispatcher import Diagnostic, yield_to_busy_loop
+from acp_tui.protocol.framing import LongText
+from acp_tui.store import ops
+
+__all__ = ["MAX_EARLY_UPDATES", "UpdateIntake"]
+
+log = logging.getLogger(__name__)
+
+MAX_EARLY_UPDATES: Final = 10_000
+"""Updates held for a session id whose `session/new` response is still pending."""
+
+
+class UpdateIntake:
+    """Applies each `session/update` to its session's store.
+
+    Args:
+        sessions: The client's open sessions by id (read, never changed here).
+        on_diagnostic: Told about malformed updates (also logged).
+    """
+
+    def __init__(
+        self,
+        sessions: Mapping[str, TrackedSession],
+        on_diagnostic: Callable[[Diagnostic], None] | None,
+    ) -> None:
+        self._sessions = sessions
+        self._on_diagnostic = on_diagnostic
+        self._early: dict[str, list[Any]] = {}
+        self._pending_new = 0
+
+    @contextmanager
+    def new_session_pending(self) -> Iterator[None]:
+        """While a `session/new` is pending, updates for unknown ids are held."""
+        self._pending_new += 1
+        try:
+            yield
+        finally:
+            self._pending_new -= 1
+            if not self._pending_new:  # another session/new may still claim some
+                self._early.clear()
+
+    def opened(self, session: TrackedSession) -> None:
+        """Apply the updates held for a session that has just opened."""
+        for params in self._early.pop(session.store.session_id, []):
+            self._apply_held(session, params)
+
+    async def receive(self, params: Any) -> None:
+        """Apply one `session/update` (held, or logged and dropped if unknown)."""
+        session_id = params.get("sessionId") if isinstance(params, dict) else None
+        session = (
+            self._sessions.get(session_id) if isinstance(session_id, str) else None
+        )
+        if session is None:
+            if isinstance(session_id, str) and self._pending_new:
+                early = self._early.setdefault(session_id, [])
+                if len(early) < MAX_EARLY_UPDATES:
+                    early.append(params)
+                return
+            log.info("update for unknown session %r ignored", session_id)
+            return
+        params, long_text = set_aside(params)
+        if long_text is not None:
+            await self._apply_long(session, params, long_text)
+            return
+        operations = self._translated(params, session)
+        if operations is not None:
+            self._apply(session, operations)
+
+    def _apply_held(self, session: TrackedSession, params: Any) -> None:
+        """Apply an update held before its session opened (nothing set aside yet)."""
+        params, long_text = set_aside(params)
+        operations = self._translated(params, session)
+        if operations is None:
+            return
+        if long_text is not None:
+            store = session.store
+            operations = put_back(operations, long_text, store.max_message_chars)
+        self._apply(session, operations)
+
+    async def _apply_long(
+        self, session: TrackedSession, params: Any, long_text: LongText
+    ) -> None:
+        """`_apply_held` for a chunk whose long text was set aside, in steps.
+
+        Building what the store keeps of the text, then journaling and applying
+        each op of it (a huge chunk's head, then its tail: megabytes each) are
+        steps of their own, the rest of the loop (the UI) running between them.
+        """
+        operations = self._translated(params, session)
+        if operations is None:
+            return
+        await yield_to_busy_loop()
+        operations = put_back(operations, long_text, session.store.max_message_chars)
+        for op in operations:
+            await yield_to_busy_loop()
+            self._apply(session, [op])
+
+    def _translated(self, params: Any, session: TrackedSession) -> list[ops.Op] | None:
+        """The store ops of one `session/update` (None: malformed, reported)."""
+        try:
+            return session.translator.translate(params)
+        except ValidationError as error:
+            self._malformed(params, error)
+            return None
+
+    @staticmethod
+    def _apply(session: TrackedSession, operations: Sequence[ops.Op]) -> None:
+        session.store.apply_many(session.writes.guard(session.origins.mark(operations)))
+
+    def _malformed(self, params: Any, error: ValidationError) -> None:
+        update = params.get("update") if isinstance(params, dict) else None
+        kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+        first = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        message = (
+            f"ignored a malformed {kind or 'session'} update ({where}: {first['msg']})"
+        )
+        log.warning("%s", message)
+        if self._on_diagnostic is not None:
+            self._on_diagnostic(Diagnostic("notification_error", message))
