@@ -232,6 +232,33 @@ async def capped_app(
     return view(app, "a1")
 
 
+@pytest.mark.parametrize("cap", [None, CAP])
+async def test_a_huge_chunk_is_drawn_from_its_ends_never_handed_over_whole(
+    cap: int | None,
+) -> None:
+    """A chunk of megabytes (a store that keeps it all, and one that caps it):
+    the view draws the window anew from the message's head and last characters;
+    the text between is never given to the markdown (made printable, scanned)."""
+    store = (
+        SessionStore("s") if cap is None else SessionStore("s", max_message_chars=cap)
+    )
+    app = ConversationApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await show(app, store, ops.AppendMessageChunk("a1", "agent", text("Hi. ")))
+        await pilot.pause()
+        body = "".join(f"line {n:07d} of a huge chunk\n" for n in range(60_000))
+        await show(app, store, ops.AppendMessageChunk("a1", "agent", text(body)))
+        message_view = view(app, "a1")
+        await wait_for(pilot, lambda: not message_view.pending)
+        markdown = message_view.query_one(MarkdownView)
+        assert markdown.given_chars <= HEAD_CHARS + 2 * TAIL_CHARS
+        shown = drawn(markdown)
+        assert "Hi. line 0000000 of a huge chunk" in shown
+        assert "line 0059999 of a huge chunk" in shown
+        assert "not shown here" in shown
+        assert message_view.truncated
+
+
 async def test_a_capped_message_says_how_much_the_store_no_longer_keeps() -> None:
     app, store = ConversationApp(), SessionStore("s", max_message_chars=CAP)
     async with app.run_test(size=SIZE) as pilot:

@@ -17,9 +17,12 @@ whatever the paragraph's length, so N chunks cost O(N).
 notice, its tail: see `markdown_view`); user and thought text is cut the same way
 (`HEAD_CHARS` and `TAIL_CHARS`). A message the store capped (`Message.capped`) is
 followed by position (`Message.text_after`), so each batch costs what is new,
-never a join of what the store keeps. The notice, a click on a cut user or
-thought message, or Enter on it, opens `MessagePager`: all the text the store
-keeps, and what it no longer does.
+never a join of what the store keeps. So is any message that grows by more than
+`REBASE_CHARS` at once (a huge chunk): the window is drawn anew from the store's
+head and last characters (`MarkdownView.rebase`), and the megabytes between are
+never joined, made printable or scanned for fences on the event loop. The
+notice, a click on a cut user or thought message, or Enter on it, opens
+`MessagePager`: all the text the store keeps, and what it no longer does.
 
 Thoughts are collapsed by default. Agent text is never markup: the markdown is
 drawn from plain strings, and control characters are stripped first.
@@ -54,7 +57,11 @@ from acp_tui.ui.widgets.markdown_view import (
     cut_notice,
 )
 
-__all__ = ["FROM_AGENT_LABEL", "MessageView"]
+__all__ = ["FROM_AGENT_LABEL", "REBASE_CHARS", "MessageView"]
+
+REBASE_CHARS: Final = 4 * (HEAD_CHARS + 2 * TAIL_CHARS)
+"""Growth at once past which the window is drawn anew rather than appended to:
+appending costs in proportion to the text given, a rebase to the window."""
 
 FROM_AGENT_LABEL: Final = "⚠ from the agent, not typed by you"
 """The label over a user message the agent wrote."""
@@ -209,7 +216,11 @@ class MessageView(Widget):
                 self.can_focus = _is_long(message)
                 self.query_one(".body", Static).update(Text(_safe(shown)))
             return
-        if message.capped or self._capped:
+        if (
+            message.capped
+            or self._capped
+            or message.text_size - self._position > REBASE_CHARS
+        ):
             self._update_capped(message, replaced)
             return
         text = message.text
@@ -229,8 +240,9 @@ class MessageView(Widget):
     def _update_capped(self, message: Message, replaced: bool) -> None:
         """Follow a capped message by position: hand over only what is new."""
         self._capped = True
-        fresh = None if replaced else message.text_after(self._position)
-        if fresh is None:  # replaced, or more than the store keeps came at once
+        huge = message.text_size - self._position > REBASE_CHARS
+        fresh = None if replaced or huge else message.text_after(self._position)
+        if fresh is None:  # replaced, more than a window, or more than the store keeps
             self._pending.clear()
             self._rebase(message)
             return
