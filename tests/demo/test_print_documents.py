@@ -4,7 +4,8 @@
 `acp-tui print --format json --permissions allow` before the client runner
 (issue 22) took over the wiring, so a refactor of the client path cannot change
 the document unseen. The only normalisation: the temporary project directory
-reads `<PROJECT>` and the temporary root `<TMP>`, and the demo's context usage
+reads `<PROJECT>`, the temporary root `<TMP>`, the interpreter that runs the demo's
+tools `<PYTHON>` (the checkout's `.venv`), and the demo's context usage
 and cost (`"used"`, `"amount"`: counted from the characters of the conversation,
 temporary paths included) read `<N>`. The demo's session ids and clock are fixed by
 `tests/demo/conftest.py`. The exit status is pinned too.
@@ -75,6 +76,7 @@ def test_print_document_is_unchanged(
     )
     out = capsys.readouterr().out
     text = out.replace(str(project), "<PROJECT>").replace(str(tmp_path), "<TMP>")
+    text = text.replace(sys.executable, "<PYTHON>")
     expected = DOCUMENTS / f"v{version}-{prompt.strip('/')}.json"
     assert normalised(text) == normalised(expected.read_text(encoding="utf-8"))
     assert code == EXIT_CODES.get(prompt, 0)
