@@ -57,6 +57,7 @@ from acp_tui.protocol.dispatcher import (
     NotificationHandler,
     RequestHandler,
     RequestTimeout,
+    background_tasks,
 )
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.schema import v1, v2
@@ -221,7 +222,7 @@ async def connect(
                 long_text_paths=long_text_paths,
             )
             await stack.enter_async_context(dispatcher.running())
-            tasks = await stack.enter_async_context(_background_tasks())
+            tasks = await stack.enter_async_context(background_tasks())
             params = initialize_params(offer, identity, features)
             try:
                 raw = await dispatcher.request(
@@ -273,25 +274,6 @@ async def connect(
             )
             return
     raise AssertionError("unreachable: the last offer either returns or raises")
-
-
-@asynccontextmanager
-async def _background_tasks() -> AsyncIterator[anyio.abc.TaskGroup]:
-    """A task group whose tasks are cancelled (and waited for) when the block ends.
-
-    An exception raised in the block propagates as itself, not wrapped in an
-    `ExceptionGroup`.
-    """
-    error: Exception | None = None
-    async with anyio.create_task_group() as group:
-        try:
-            yield group
-        except Exception as raised:
-            error = raised
-        finally:
-            group.cancel_scope.cancel()
-    if error is not None:
-        raise error
 
 
 def _first_error(error: ValidationError) -> str:

@@ -9,9 +9,9 @@ agent ended and the last lines it wrote to stderr. Every front end (the app,
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Final
 
 from acp_tui.client.errors import AgentError, AgentExited, UnsupportedOperation
@@ -90,7 +90,7 @@ class AgentLauncher:
         """
         early, self._early = self._early, None
         if early is not None:
-            return _Started(early)
+            return _started(early)
         self.transport = StdioTransport(self.command, name=self.name)
         return self.transport
 
@@ -117,23 +117,14 @@ class AgentLauncher:
         return AgentFailure(message, tail)
 
 
-class _Started:
+@asynccontextmanager
+async def _started(transport: StdioTransport) -> AsyncIterator[StdioTransport]:
     """A transport already started, as the context manager `connect()` enters.
 
     Entering it does nothing more; leaving it shuts the agent down, as leaving a
     `StdioTransport` that was entered here would.
     """
-
-    def __init__(self, transport: StdioTransport) -> None:
-        self._transport = transport
-
-    async def __aenter__(self) -> StdioTransport:
-        return self._transport
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self._transport.__aexit__(exc_type, exc, tb)
+    try:
+        yield transport
+    finally:
+        await transport.__aexit__(None, None, None)

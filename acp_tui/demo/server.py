@@ -289,27 +289,29 @@ class DemoServer:
         self._handlers = self._v1_handlers()
         return emit_v1.initialize_result(AGENT_INFO)
 
-    def _v2_handlers(self) -> dict[str, Handler]:
+    def _common_handlers(self) -> dict[str, Handler]:
+        """The session methods both versions serve alike."""
         return {
             "session/new": self._new,
             "session/list": self._list,
-            "session/resume": self._resume_v2,
             "session/close": self._close,
             "session/delete": self._delete,
             "session/set_config_option": self._set_config_option,
+        }
+
+    def _v2_handlers(self) -> dict[str, Handler]:
+        return {
+            **self._common_handlers(),
+            "session/resume": self._resume_v2,
             "session/prompt": self._prompt_v2,
         }
 
     def _v1_handlers(self) -> dict[str, Handler]:
         return {
-            "session/new": self._new,
+            **self._common_handlers(),
             "session/load": self._load_v1,
-            "session/list": self._list,
             "session/resume": self._resume_v1,
-            "session/close": self._close,
-            "session/delete": self._delete,
             "session/set_mode": self._set_mode_v1,
-            "session/set_config_option": self._set_config_option,
             "session/prompt": self._prompt_v1,
         }
 
@@ -318,6 +320,20 @@ class DemoServer:
     @property
     def _v1(self) -> bool:
         return self.port is not None and self.port.version == 1
+
+    def _request(self, model: str, params: Any) -> Any:
+        """`params` validated by the negotiated version's request model `model`.
+
+        The version's models load here, on first use: a v2 connection never
+        loads the v1 ones (see acp_tui.protocol.schema).
+        """
+        if self._v1:
+            from acp_tui.protocol.schema import v1
+
+            return getattr(v1, model).model_validate(params)
+        from acp_tui.protocol.schema import v2
+
+        return getattr(v2, model).model_validate(params)
 
     def _emitter(self) -> V1Emitter | V2Emitter:
         assert self.port is not None
@@ -362,15 +378,9 @@ class DemoServer:
     # ------------------------------------------------------------ sessions
 
     async def _new(self, params: Any, context: RequestContext) -> JSONObject:
-        request: v1.NewSessionRequest | v2.NewSessionRequest
-        if self._v1:
-            from acp_tui.protocol.schema import v1
-
-            request = v1.NewSessionRequest.model_validate(params)
-        else:
-            from acp_tui.protocol.schema import v2
-
-            request = v2.NewSessionRequest.model_validate(params)
+        request: v1.NewSessionRequest | v2.NewSessionRequest = self._request(
+            "NewSessionRequest", params
+        )
         self._check_cwd(request.cwd, request.additional_directories)
         session = self.agent.new_session(request.cwd)
         emitter = self._emitter()
@@ -378,15 +388,9 @@ class DemoServer:
         return {"sessionId": session.session_id, **self._setup_result(session)}
 
     async def _list(self, params: Any, context: RequestContext) -> JSONObject:
-        request: v1.ListSessionsRequest | v2.ListSessionsRequest
-        if self._v1:
-            from acp_tui.protocol.schema import v1
-
-            request = v1.ListSessionsRequest.model_validate(params)
-        else:
-            from acp_tui.protocol.schema import v2
-
-            request = v2.ListSessionsRequest.model_validate(params)
+        request: v1.ListSessionsRequest | v2.ListSessionsRequest = self._request(
+            "ListSessionsRequest", params
+        )
         if request.cwd is not None:
             self._check_cwd(request.cwd)
         try:

@@ -94,6 +94,7 @@ __all__ = [
     "RequestContext",
     "RequestHandler",
     "RequestTimeout",
+    "background_tasks",
     "yield_to_busy_loop",
 ]
 
@@ -130,6 +131,25 @@ async def yield_to_busy_loop() -> None:
         await anyio.lowlevel.checkpoint()
         if time.monotonic() - started < BUSY_TURN:
             return
+
+
+@asynccontextmanager
+async def background_tasks() -> AsyncIterator[anyio.abc.TaskGroup]:
+    """A task group whose tasks are cancelled (and waited for) when the block ends.
+
+    An exception raised in the block propagates as itself, not wrapped in an
+    `ExceptionGroup`. `Dispatcher.running` and the client's connection both use it.
+    """
+    error: Exception | None = None
+    async with anyio.create_task_group() as group:
+        try:
+            yield group
+        except Exception as raised:
+            error = raised
+        finally:
+            group.cancel_scope.cancel()
+    if error is not None:
+        raise error
 
 
 CANCEL_REQUEST: Final = "$/cancel_request"
@@ -303,17 +323,9 @@ class Dispatcher:
         An exception raised in the block propagates as itself, not wrapped in an
         `ExceptionGroup` by the internal task group.
         """
-        error: Exception | None = None
-        async with anyio.create_task_group() as task_group:
+        async with background_tasks() as task_group:
             task_group.start_soon(self.run)
-            try:
-                yield self
-            except Exception as raised:
-                error = raised
-            finally:
-                task_group.cancel_scope.cancel()
-        if error is not None:
-            raise error
+            yield self
 
     async def wait_closed(self) -> str:
         """Wait until the peer's output has ended; returns why."""

@@ -61,7 +61,7 @@ from typing import BinaryIO, Final, Protocol, Self
 import anyio
 import anyio.lowlevel
 import anyio.to_thread
-from anyio.abc import ByteReceiveStream, Process, TaskGroup
+from anyio.abc import AsyncResource, ByteReceiveStream, Process, TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from acp_tui.process_group import group_alive, signal_group, start_in_new_group
@@ -246,13 +246,14 @@ class _ChunkStream(ByteReceiveStream):
         await self._stream.aclose()
 
 
-class MemoryEndpoint:
+class MemoryEndpoint(AsyncResource):
     """One end of an in-process duplex link made by `memory_pair()`.
 
     Implements `MessageStream`. Bytes sent here go, as chunks, through an anyio memory
     object stream to the other end, where a `LineReader` splits them into lines, as
-    it would a process's stdout. Use it as an async context manager, or call
-    `aclose()`: anyio warns about memory streams that are never closed.
+    it would a process's stdout. Use it as an async context manager (an anyio
+    `AsyncResource`: leaving it calls `aclose()`), or call `aclose()`: anyio warns
+    about memory streams that are never closed.
     """
 
     def __init__(
@@ -265,17 +266,6 @@ class MemoryEndpoint:
         self._send_stream = send_stream
         self._chunks = _ChunkStream(receive_stream)
         self._reader = LineReader(self._chunks, max_line_bytes=max_line_bytes)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def receive(self) -> Line | OversizedLine:
         """Return the next line from the other end (see `MessageStream.receive`).

@@ -824,20 +824,31 @@ class DiffPainter:
     def _unified_line(
         self, file: FilePatch, row: DiffRow, width: int, scroll_x: int
     ) -> list[Segment]:
-        palette = self.palette
         line, ranges = self._line_parts(row.file, row, 0)
         digits = self.document.number_width(row.file)
         old = str(line.old) if line.old is not None else ""
         new = str(line.new) if line.new is not None else ""
-        sign, colour, bg = self._sign(line)
         gutter = f"{old:>{digits}} {new:>{digits}} "
+        return self._numbered(file.path, line, ranges, gutter, width, scroll_x)
+
+    def _numbered(
+        self,
+        path: str,
+        line: DiffLine,
+        ranges: Ranges,
+        gutter: str,
+        width: int,
+        scroll_x: int = 0,
+    ) -> list[Segment]:
+        """A line behind its `gutter` (line numbers) and sign, in `width` cells."""
+        sign, colour, bg = self._sign(line)
         segments = [
-            Segment(gutter, _style(palette.muted, bg)),
+            Segment(gutter, _style(self.palette.muted, bg)),
             Segment(sign, _style(colour, bg, bold=True)),
         ]
         rest = width - cell_len(gutter) - 1
         if rest > 0:
-            segments.extend(self._code(file.path, line, ranges, rest, scroll_x))
+            segments.extend(self._code(path, line, ranges, rest, scroll_x))
         return _fit(segments, width)
 
     def _sign(self, line: DiffLine) -> tuple[str, str, str | None]:
@@ -865,16 +876,8 @@ class DiffPainter:
                 continue
             line, ranges = self._line_parts(row.file, row, side)
             number = line.old if side == 0 else line.new
-            sign, colour, bg = self._sign(line)
             gutter = f"{number if number is not None else '':>{digits}} "
-            part = [
-                Segment(gutter, _style(palette.muted, bg)),
-                Segment(sign, _style(colour, bg, bold=True)),
-            ]
-            rest = side_width - cell_len(gutter) - 1
-            if rest > 0:
-                part.extend(self._code(file.path, line, ranges, rest))
-            segments.extend(_fit(part, side_width))
+            segments.extend(self._numbered(file.path, line, ranges, gutter, side_width))
         return segments
 
 

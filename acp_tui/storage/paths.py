@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -52,16 +53,24 @@ def _home() -> Path | None:
     return Path(value).expanduser().absolute()
 
 
+def _app_dir(name: str, platform_dir: Callable[..., str]) -> Path:
+    """`$ACP_TUI_HOME/<name>` when the override is set, else `platform_dir`'s answer.
+
+    The one place the `ACP_TUI_HOME` rule is applied, for every directory.
+    """
+    home = _home()
+    if home is not None:
+        return home / name
+    return Path(platform_dir(APP_NAME, appauthor=False))
+
+
 def config_dir() -> Path:
     """Directory for user configuration (settings, saved agents).
 
     Returns:
         `$ACP_TUI_HOME/config`, or the platform's user config directory.
     """
-    home = _home()
-    if home is not None:
-        return home / "config"
-    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+    return _app_dir("config", platformdirs.user_config_dir)
 
 
 def data_dir() -> Path:
@@ -70,10 +79,7 @@ def data_dir() -> Path:
     Returns:
         `$ACP_TUI_HOME/data`, or the platform's user data directory.
     """
-    home = _home()
-    if home is not None:
-        return home / "data"
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    return _app_dir("data", platformdirs.user_data_dir)
 
 
 def demo_project_dir() -> Path:
@@ -93,10 +99,7 @@ def log_dir() -> Path:
     Returns:
         `$ACP_TUI_HOME/logs`, or the platform's user log directory.
     """
-    home = _home()
-    if home is not None:
-        return home / "logs"
-    return Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
+    return _app_dir("logs", platformdirs.user_log_dir)
 
 
 def log_file() -> Path:
@@ -110,10 +113,7 @@ def cache_dir() -> Path:
     Returns:
         `$ACP_TUI_HOME/cache`, or the platform's user cache directory.
     """
-    home = _home()
-    if home is not None:
-        return home / "cache"
-    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+    return _app_dir("cache", platformdirs.user_cache_dir)
 
 
 def user_themes_dir() -> Path:

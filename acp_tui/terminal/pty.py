@@ -52,13 +52,12 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from subprocess import DEVNULL, PIPE, STDOUT
-from types import TracebackType
 from typing import Final, Self
 
 import anyio
 import anyio.lowlevel
 import anyio.to_thread
-from anyio.abc import Process
+from anyio.abc import AsyncResource, Process
 
 from acp_tui.process_group import group_alive, signal_group, start_in_new_group
 from acp_tui.process_tree import (
@@ -193,11 +192,12 @@ def _pty_available() -> bool:
     return sys.platform != "win32" and hasattr(os, "openpty")
 
 
-class PtyProcess:
+class PtyProcess(AsyncResource):
     """A command running in a PTY (or, failing that, with pipes).
 
-    Start one with `PtyProcess.start()`; use it as an async context manager, or call
-    `aclose()`, so that it is always stopped and reaped.
+    Start one with `PtyProcess.start()`; use it as an async context manager (an
+    anyio `AsyncResource`: leaving it calls `aclose()`), or call `aclose()`, so
+    that it is always stopped and reaped.
 
     Args:
         process: The started child.
@@ -408,17 +408,6 @@ class PtyProcess:
                     os.close(master)
                 with anyio.move_on_after(CLOSE_TIMEOUT), suppress(Exception):
                     await self._process.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def _terminate(self) -> None:
         """Stop the group and the escapees, then reap the escapees. Call shielded.

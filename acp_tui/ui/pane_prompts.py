@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_tui.export import ExportFormat, export_text
-from acp_tui.safe_text import printable
 from acp_tui.store.changes import Change
 from acp_tui.ui.commands import export_request
 from acp_tui.ui.messages import PromptEnded, PromptStarted
 from acp_tui.ui.pane_part import PanePart
+from acp_tui.ui.saved_files import save_text
 
 if TYPE_CHECKING:
     from acp_tui.storage.drafts import DraftStore
@@ -130,15 +130,4 @@ class PanePrompts(PanePart):
             if agent is None
             else {"name": agent.name, "title": agent.title, "version": agent.version},
         )
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        except OSError as error:
-            self.notify(
-                printable(f"cannot write {path}: {error}"),
-                title="Export failed",
-                severity="error",
-                markup=False,
-            )
-            return
-        self.notify(printable(str(path)), title="Session exported", markup=False)
+        save_text(self, path, text, saved="Session exported", failed="Export failed")

@@ -55,6 +55,24 @@ async def test_the_first_stream_is_the_agent_started_early() -> None:
     assert agents.transport is again
 
 
+async def test_leaving_the_early_stream_on_an_error_shuts_the_agent_down() -> None:
+    agents = launcher()
+    with anyio.fail_after(TIMEOUT):
+        await agents.start_early()
+        early = agents.transport
+        assert early is not None
+
+        async def fail_inside() -> None:
+            async with agents.open_stream() as stream:
+                assert stream is early
+                raise LookupError("the body failed")
+
+        with pytest.raises(LookupError, match="the body failed"):  # as itself
+            await fail_inside()
+    assert early.returncode is not None
+    assert early.exit_description() != "still running"
+
+
 async def test_an_early_start_nobody_took_is_stopped() -> None:
     agents = launcher()
     with anyio.fail_after(TIMEOUT):

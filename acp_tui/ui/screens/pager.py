@@ -36,6 +36,7 @@ from textual.widgets import Footer, Static
 from acp_tui.safe_text import printable
 from acp_tui.storage import paths
 from acp_tui.store.model import Message
+from acp_tui.ui.saved_files import save_text
 
 __all__ = ["EXPORTS_DIR", "MessagePager", "TextPager", "message_pager_text"]
 
@@ -199,16 +200,5 @@ class MessagePager(Screen[None]):
             for ch in self.message.message_id[:40]
         )
         path = paths.data_dir() / EXPORTS_DIR / f"message-{name}-{stamp}.txt"
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(self.text, encoding="utf-8", errors="surrogatepass")
-        except OSError as error:
-            self.notify(
-                printable(f"cannot write {path}: {error}"),
-                title="Not saved",
-                severity="error",
-                markup=False,
-            )
-            return
-        self.saved_to = path
-        self.notify(printable(str(path)), title="Message saved", markup=False)
+        if save_text(self, path, self.text, saved="Message saved", failed="Not saved"):
+            self.saved_to = path

@@ -7,6 +7,7 @@ import hashlib
 import anyio
 import anyio.lowlevel
 import pytest
+from anyio.abc import AsyncResource
 
 from acp_tui.protocol.framing import Line, OversizedLine, encode_message
 from acp_tui.protocol.transport import ConnectionClosed, MessageStream, memory_pair
@@ -33,6 +34,19 @@ async def test_endpoints_satisfy_message_stream() -> None:
         with anyio.fail_after(TIMEOUT):
             await stream.send(b"x\n")
             assert await b.receive() == b"x"
+
+
+async def test_endpoints_are_anyio_resources_closed_on_leaving() -> None:
+    a, b = memory_pair()
+    assert isinstance(a, AsyncResource)
+    with anyio.fail_after(TIMEOUT):
+        async with a as entered:
+            assert entered is a
+        with pytest.raises(ConnectionClosed):  # leaving closed this end
+            await a.send(b"late\n")
+        with pytest.raises(anyio.EndOfStream):  # and the other end sees it
+            await b.receive()
+        await b.aclose()
 
 
 async def test_partial_line_sent_in_pieces_arrives_whole() -> None:

@@ -16,6 +16,7 @@ from typing import Final
 
 import anyio
 import pytest
+from anyio.abc import AsyncResource
 
 from acp_tui.terminal import pty
 from acp_tui.terminal.pty import ExitStatus, PtyProcess, signal_name
@@ -124,6 +125,20 @@ async def test_aclose_kills_and_reaps_a_running_command(tmp_path: Path) -> None:
         assert not any(running(pid) for pid in pids)
         assert await proc.read() == b""
         assert proc.pid not in pty._live_groups
+
+
+async def test_leaving_the_process_as_an_anyio_resource_reaps_it(
+    tmp_path: Path,
+) -> None:
+    with anyio.fail_after(BOUND):
+        process = await PtyProcess.start(["sh", "-c", GRANDCHILD], cwd=tmp_path)
+        assert isinstance(process, AsyncResource)
+        async with process as entered:
+            assert entered is process
+            pids = pids_in(await read_until(process, b"\n"))
+        assert process.exit_status == ExitStatus(signal="SIGTERM")
+        assert not any(running(pid) for pid in pids)
+        assert process.pid not in pty._live_groups
 
 
 async def test_cancelled_caller_still_kills_the_group(tmp_path: Path) -> None:
