@@ -36,10 +36,9 @@ turn where the first plan appeared, then session info and usage.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Final
 
 import anyio
@@ -65,7 +64,12 @@ from acp_tui.demo.events import (
 )
 from acp_tui.demo.pty_runner import ExitStatus
 from acp_tui.demo.scenarios import COMMANDS
-from acp_tui.demo.session import ClientRun, DemoSession, PermissionAsk
+from acp_tui.demo.session import (
+    ClientCommand,
+    ClientRun,
+    DemoSession,
+    PermissionAsk,
+)
 from acp_tui.protocol.dispatcher import Dispatcher
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.schema import v1
@@ -497,26 +501,19 @@ class V1Emitter:
         finally:
             self._shields.discard(scope)
 
-    async def run_on_client(
-        self,
-        session_id: str,
-        terminal_id: str,
-        argv: Sequence[str],
-        cwd: Path,
-        run: ClientRun,
-        on_created: Callable[[], Awaitable[None]],
-    ) -> None:
+    async def run_on_client(self, command: ClientCommand, run: ClientRun) -> None:
         """Run a command in a client terminal; `run` gets the status and output.
 
         Cancelled (the turn was), it kills the command, still reads its output and
         always releases the terminal, under a shield bounded by a timeout. If the
         connection ends meanwhile, it gives up at once (the client is gone).
         """
+        session_id, argv = command.session_id, command.argv
         create = v1.CreateTerminalRequest(
             session_id=session_id,
             command=argv[0],
             args=list(argv[1:]),
-            cwd=str(cwd),
+            cwd=str(command.cwd),
             output_byte_limit=OUTPUT_BYTE_LIMIT,
         )
         try:
@@ -527,10 +524,10 @@ class V1Emitter:
             run.status = ExitStatus(exit_code=127)
             run.output = f"the client could not run the command: {error}\n".encode()
             return
-        self._view(session_id).client_ids[terminal_id] = client_id
+        self._view(session_id).client_ids[command.terminal_id] = client_id
         ids = {"sessionId": session_id, "terminalId": client_id}
         try:
-            await on_created()
+            await run.on_created()
             # Shielded: a cancelled turn sets `run.stop`, and the command is killed
             # and waited for, rather than the request being abandoned. Only the
             # connection's end cuts this short (`connection_lost`).

@@ -25,8 +25,6 @@ and usage. Applying them gives the same client state as the live updates did.
 from __future__ import annotations
 
 import base64
-from collections.abc import Awaitable, Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -49,7 +47,12 @@ from acp_tui.demo.events import (
     Usage,
 )
 from acp_tui.demo.scenarios import COMMANDS
-from acp_tui.demo.session import ClientRun, DemoSession, PermissionAsk
+from acp_tui.demo.session import (
+    ClientCommand,
+    ClientRun,
+    DemoSession,
+    PermissionAsk,
+)
 from acp_tui.protocol.dispatcher import Dispatcher
 from acp_tui.protocol.schema import v2
 from acp_tui.protocol.schema._base import to_wire
@@ -394,15 +397,7 @@ class V2Emitter:
         """The client went away: send nothing more."""
         self.closed = True
 
-    async def run_on_client(
-        self,
-        session_id: str,
-        terminal_id: str,
-        argv: Sequence[str],
-        cwd: Path,
-        run: ClientRun,
-        on_created: Callable[[], Awaitable[None]],
-    ) -> None:
+    async def run_on_client(self, command: ClientCommand, run: ClientRun) -> None:
         """Not in v2: the client has no terminals."""
         raise RuntimeError("ACP v2 has no client terminals")
 

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLOSE_GRACE",
+    "ClientCommand",
     "ClientRun",
     "DemoAgent",
     "DemoSession",
@@ -84,10 +85,26 @@ class PermissionAsk:
     terminal_id: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ClientCommand:
+    """A command for a client terminal (v1 `terminal/create`).
+
+    Which session's, the demo's id for its terminal, the command line and its
+    directory.
+    """
+
+    session_id: str
+    terminal_id: str
+    argv: Sequence[str]
+    cwd: Path
+
+
 @dataclass(slots=True)
 class ClientRun:
     """A command the v1 client runs for us (`terminal/create`)."""
 
+    on_created: Callable[[], Awaitable[None]]
+    """Called once the client has created the terminal (before it exits)."""
     status: ExitStatus | None = None
     output: bytes | None = None
     stop: anyio.Event = field(default_factory=anyio.Event)
@@ -128,15 +145,7 @@ class Port(Protocol):
         """The client went away: send nothing more, stop waiting on the client."""
         ...
 
-    async def run_on_client(
-        self,
-        session_id: str,
-        terminal_id: str,
-        argv: Sequence[str],
-        cwd: Path,
-        run: ClientRun,
-        on_created: Callable[[], Awaitable[None]],
-    ) -> None:
+    async def run_on_client(self, command: ClientCommand, run: ClientRun) -> None:
         """v1: run a command in a client terminal; fills `run` (also on cancel)."""
         ...
 

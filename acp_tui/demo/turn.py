@@ -52,7 +52,13 @@ from acp_tui.demo.events import (
 )
 from acp_tui.demo.pacing import Clock, Pace, timestamp
 from acp_tui.demo.pty_runner import ExitStatus, PtyRun
-from acp_tui.demo.session import ClientRun, DemoSession, PermissionAsk, Port
+from acp_tui.demo.session import (
+    ClientCommand,
+    ClientRun,
+    DemoSession,
+    PermissionAsk,
+    Port,
+)
 
 __all__ = ["FINAL_STATUSES", "PERMISSION_GRACE", "Turn", "chunks", "text_of"]
 
@@ -367,22 +373,18 @@ class Turn:
         self._stopped.append(f"`{display}`")
         await self.emit(Terminal(terminal_id, {"command": display, "cwd": str(cwd)}))
         if self.port.client_terminal:
-            client = ClientRun()
-            self._terminals[terminal_id] = client
 
             async def created() -> None:
                 await self.update_tool(
                     tool_call_id, status="in_progress", content=reference
                 )
 
-            await self.port.run_on_client(
-                session.session_id,
-                terminal_id,
-                argv,
-                Path(session.cwd),
-                client,
-                created,
+            client = ClientRun(created)
+            self._terminals[terminal_id] = client
+            command = ClientCommand(
+                session.session_id, terminal_id, argv, Path(session.cwd)
             )
+            await self.port.run_on_client(command, client)
             if client.output is not None:
                 await self.emit(TerminalOutput(terminal_id, client.output))
             status = client.status or ExitStatus()
