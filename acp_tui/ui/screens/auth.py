@@ -22,13 +22,13 @@ from typing import ClassVar, Final
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from acp_tui.safe_text import printable
+from acp_tui.ui.widgets.frames import DialogBox
 
 __all__ = ["AuthMethodView", "AuthScreen"]
 
@@ -64,12 +64,6 @@ class AuthScreen(ModalScreen[str | None]):
     AuthScreen {
         align: center middle;
         & > #auth-dialog {
-            width: 80%;
-            max-width: 90;
-            height: auto;
-            max-height: 90%;
-            border: thick $primary;
-            background: $surface;
             padding: 1 2;
         }
         & #auth-title { text-style: bold; }
@@ -105,7 +99,7 @@ class AuthScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         """Build the child widgets."""
         name = printable(self.agent_name).strip() or "the agent"
-        with Vertical(id="auth-dialog"):
+        with DialogBox(id="auth-dialog"):
             yield Static(Content.assemble("Sign in to ", name), id="auth-title")
             if self.message:
                 yield Static(

@@ -21,7 +21,6 @@ from typing import ClassVar, Final
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
@@ -29,6 +28,7 @@ from textual.widgets.option_list import Option
 
 from acp_tui.client.options import ConfigOption, category_label, group_by_category
 from acp_tui.safe_text import printable
+from acp_tui.ui.widgets.frames import DialogBox
 
 __all__ = ["ConfigChoice", "ConfigScreen"]
 
@@ -178,12 +178,6 @@ class ConfigScreen(ModalScreen[ConfigChoice | None]):
     ConfigScreen {
         align: center middle;
         & > #config-dialog {
-            width: 80%;
-            max-width: 90;
-            height: auto;
-            max-height: 90%;
-            border: thick $primary;
-            background: $surface;
             padding: 0 1;
         }
         & #config-title { dock: top; text-style: bold; padding: 0 1; }
@@ -222,7 +216,7 @@ class ConfigScreen(ModalScreen[ConfigChoice | None]):
     def compose(self) -> ComposeResult:
         """Build the child widgets."""
         rows = self._rows()
-        with Vertical(id="config-dialog"):
+        with DialogBox(id="config-dialog"):
             yield Static(Content(self.title_text), id="config-title")
             if self.choices:
                 yield OptionList(*rows, id="config-list")

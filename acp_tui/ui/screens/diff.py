@@ -20,9 +20,9 @@ from textual.widgets import Footer
 from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets.diff_view import DiffView, diff_document, diff_paths
+from acp_tui.ui.widgets.frames import ScreenTitle
 from acp_tui.ui.widgets.path_lines import (
     PathLine,
-    PathLines,
     copy_full_paths,
     full_paths_text,
 )
@@ -41,14 +41,6 @@ class DiffScreen(Screen[None]):
     DEFAULT_CSS = """
     DiffScreen {
         background: $surface;
-        & > #diff-title {
-            dock: top;
-            height: 1;
-            background: $panel;
-            color: $foreground;
-            text-style: bold;
-            padding: 0 1;
-        }
         & > #diff-view { height: 1fr; }
     }
     """
@@ -67,7 +59,7 @@ class DiffScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         """Title, diff, footer."""
-        title = PathLines(id="diff-title")
+        title = ScreenTitle(id="diff-title")
         title.show_lines([self._title()], self.paths)
         yield title
         yield DiffView(self.document, id="diff-view")

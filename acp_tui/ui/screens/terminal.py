@@ -23,9 +23,9 @@ from textual.widgets import Static
 from acp_tui.render.terminal import TerminalFeed, exit_label, terminal_title_parts
 from acp_tui.safe_text import printable
 from acp_tui.store.store import SessionStore
+from acp_tui.ui.widgets.frames import ScreenTitle
 from acp_tui.ui.widgets.path_lines import (
     PathLine,
-    PathLines,
     copy_full_paths,
     session_paths,
 )
@@ -55,14 +55,6 @@ class TerminalScreen(Screen[None]):
     DEFAULT_CSS = """
     TerminalScreen {
         background: $surface;
-        & > #terminal-title {
-            dock: top;
-            height: 1;
-            background: $panel;
-            color: $foreground;
-            text-style: bold;
-            padding: 0 1;
-        }
         & > #terminal-lines { height: 1fr; }
         & > #terminal-footer {
             dock: bottom;
@@ -90,7 +82,7 @@ class TerminalScreen(Screen[None]):
         self.feed = TerminalFeed(budget=FULL_SCREEN_BUDGET)
         self.paths = session_paths(store)
         """How paths are shown (relative to the session's directory)."""
-        self._title = PathLines(id="terminal-title")
+        self._title = ScreenTitle(id="terminal-title")
         self._lines = TerminalLines(self.feed, show_note=False, id="terminal-lines")
         self._footer = Static(id="terminal-footer")
         self._last_feed = -FLOOD_INTERVAL
