@@ -35,6 +35,23 @@ _SYNTAX: Final = {
 }
 
 
+_PARTS: Final = {
+    "strong": "markdown-view--strong",
+    "emphasis": "markdown-view--em",
+    "strike": "markdown-view--strike",
+    "code_inline": "markdown-view--code-inline",
+    "link": "markdown-view--link",
+    "bullet": "markdown-view--bullet",
+    "quote": "markdown-view--quote",
+    "quote_mark": "markdown-view--quote-mark",
+    "code_block": "markdown-view--code-block",
+    "table_border": "markdown-view--table-border",
+    "table_header": "markdown-view--table-header",
+    "rule": "markdown-view--rule",
+    "notice": "markdown-view--cut",
+}
+"""Each `MarkdownTheme` style (a field) and the component class that gives it."""
+
 DEFAULT_THEME: Final = MarkdownTheme()
 """For a view whose `MarkdownStyles` is not mounted yet (uncoloured)."""
 
@@ -48,19 +65,7 @@ class MarkdownStyles(Widget):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         *_HEADINGS,
-        "markdown-view--strong",
-        "markdown-view--em",
-        "markdown-view--strike",
-        "markdown-view--code-inline",
-        "markdown-view--link",
-        "markdown-view--bullet",
-        "markdown-view--quote",
-        "markdown-view--quote-mark",
-        "markdown-view--code-block",
-        "markdown-view--table-border",
-        "markdown-view--table-header",
-        "markdown-view--rule",
-        "markdown-view--cut",
+        *_PARTS.values(),
         *_SYNTAX.values(),
     }
 
@@ -138,19 +143,7 @@ class MarkdownStyles(Widget):
             self._theme = MarkdownTheme(
                 text=Style.null(),
                 headings=tuple(plain(name) for name in _HEADINGS),
-                strong=plain("markdown-view--strong"),
-                emphasis=plain("markdown-view--em"),
-                strike=plain("markdown-view--strike"),
-                code_inline=plain("markdown-view--code-inline"),
-                link=plain("markdown-view--link"),
-                bullet=plain("markdown-view--bullet"),
-                quote=plain("markdown-view--quote"),
-                quote_mark=plain("markdown-view--quote-mark"),
-                code_block=plain("markdown-view--code-block"),
-                table_border=plain("markdown-view--table-border"),
-                table_header=plain("markdown-view--table-header"),
-                rule=plain("markdown-view--rule"),
-                notice=plain("markdown-view--cut"),
                 syntax={role: plain(name) for role, name in _SYNTAX.items()},
+                **{part: plain(name) for part, name in _PARTS.items()},
             )
         return self._theme
