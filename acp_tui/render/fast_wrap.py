@@ -112,12 +112,23 @@ def wrap(
         for part in divided:
             part.rstrip_end(width)
         lines.extend(divided)
-    # Joined one by one, as `Text.__rich_console__` joins them all: a line's own
-    # style becomes a span under its spans (`Text.render` ignores `Text.style`).
-    join = Text().join
-    out = [
-        [part for part in join((line,)).render(console) if part.text] for line in lines
-    ]
+    out = [_segments(console, line) for line in lines]
     if not text.end and len(out) > 1 and not out[-1]:
         out.pop()  # a last empty line without an end: Rich yields none
     return out
+
+
+def _segments(console: Console, line: Text) -> list[Segment]:
+    """A wrapped line's segments, as Rich renders its lines joined.
+
+    `Text.__rich_console__` joins the lines, which turns a line's own style into
+    a span under its spans (`Text.render` ignores `Text.style`); a line without
+    spans is that one style, or none.
+    """
+    if not line.spans:
+        if not line.plain:
+            return []
+        return [
+            Segment(line.plain, console.get_style(line.style) if line.style else None)
+        ]
+    return [part for part in Text().join((line,)).render(console) if part.text]
