@@ -482,6 +482,10 @@ class V1Emitter:
         """A `_`-prefixed notification."""
         await self._notify(method, params)
 
+    def setup_result(self, config: Config) -> JSONObject:
+        """A session setup response's config options, and v1's `modes`."""
+        return {"configOptions": config_options(config), "modes": modes(config)}
+
     def connection_lost(self) -> None:
         """The client went away: send nothing more, abandon the client terminals."""
         self.closed = True

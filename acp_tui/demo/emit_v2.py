@@ -393,6 +393,10 @@ class V2Emitter:
         """A `_`-prefixed notification."""
         await self._notify(method, params)
 
+    def setup_result(self, config: Config) -> JSONObject:
+        """A session setup response's config options."""
+        return {"configOptions": config_options(config)}
+
     def connection_lost(self) -> None:
         """The client went away: send nothing more."""
         self.closed = True

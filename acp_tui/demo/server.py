@@ -64,6 +64,7 @@ from acp_tui.protocol.jsonrpc import (
     RequestId,
     RpcError,
 )
+from acp_tui.protocol.schema import wire_models
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.protocol.transport import ConnectionClosed, MessageStream
 
@@ -317,45 +318,22 @@ class DemoServer:
 
     # ------------------------------------------------------------- helpers
 
-    @property
-    def _v1(self) -> bool:
-        return self.port is not None and self.port.version == 1
-
     def _request(self, model: str, params: Any) -> Any:
         """`params` validated by the negotiated version's request model `model`.
 
         The version's models load here, on first use: a v2 connection never
         loads the v1 ones (see acp_tui.protocol.schema).
         """
-        if self._v1:
-            from acp_tui.protocol.schema import v1
-
-            return getattr(v1, model).model_validate(params)
-        from acp_tui.protocol.schema import v2
-
-        return getattr(v2, model).model_validate(params)
+        models = wire_models(self._emitter().version)
+        return getattr(models, model).model_validate(params)
 
     def _emitter(self) -> V1Emitter | V2Emitter:
         assert self.port is not None
         return self.port
 
-    def _options(self, session: DemoSession) -> list[JSONObject]:
-        if self._v1:
-            from acp_tui.demo import emit_v1
-
-            return emit_v1.config_options(session.config)
-        from acp_tui.demo import emit_v2
-
-        return emit_v2.config_options(session.config)
-
     def _setup_result(self, session: DemoSession) -> JSONObject:
         """`configOptions` (and v1 `modes`) of a session setup response."""
-        result: JSONObject = {"configOptions": self._options(session)}
-        if self._v1:
-            from acp_tui.demo import emit_v1
-
-            result["modes"] = emit_v1.modes(session.config)
-        return result
+        return self._emitter().setup_result(session.config)
 
     def _open(self, session_id: str) -> DemoSession:
         try:
@@ -475,23 +453,11 @@ class DemoServer:
     async def _set_config_option(
         self, params: Any, context: RequestContext
     ) -> JSONObject:
-        if self._v1:
-            from acp_tui.protocol.schema import v1
-
-            request1 = v1.SetSessionConfigOptionRequest.model_validate(params)
-            session_id, config_id = request1.session_id, request1.config_id
-            value: Any = request1.value
-        else:
-            from acp_tui.protocol.schema import v2
-
-            request2 = v2.SetSessionConfigOptionRequest.model_validate(params)
-            if request2.type != "id":
-                raise _bad_params(f"option values are ids, not {request2.type!r}")
-            session_id, config_id, value = (
-                request2.session_id,
-                request2.config_id,
-                request2.value,
-            )
+        request = self._request("SetSessionConfigOptionRequest", params)
+        if request.type not in (None, "id"):  # v1 names no type for a select
+            raise _bad_params(f"option values are ids, not {request.type!r}")
+        session_id, config_id = request.session_id, request.config_id
+        value: Any = request.value
         session = self._session(session_id)
         if not isinstance(value, str):
             raise _bad_params("option values are ids (strings)")
@@ -502,7 +468,7 @@ class DemoServer:
         except ValueError as error:
             raise _bad_params(str(error)) from None
         session.save()
-        return {"configOptions": self._options(session)}
+        return {"configOptions": self._setup_result(session)["configOptions"]}
 
     async def _set_mode_v1(self, params: Any, context: RequestContext) -> JSONObject:
         from acp_tui.protocol.schema import v1
