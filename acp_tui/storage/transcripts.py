@@ -483,11 +483,12 @@ class TranscriptWriter:
         A message chunk's text of `LONG_LINE_CHARS` or more is left to the spool
         to encode (`LongLine`), off the event loop.
         """
-        text = _long_text(op)
+        long_text = _long_text(op)
         try:
-            if text is None:
+            if long_text is None:
                 return encode_op(op).encode("ascii")
-            head, _, tail = encode_op(_with_marker(op)).rpartition(_MARKER_JSON)
+            text, marked = long_text
+            head, _, tail = encode_op(marked).rpartition(_MARKER_JSON)
         except (TypeError, ValueError) as error:  # not JSON: nothing to save
             log.warning("transcript %s: op not saved: %s", self._path, error)
             return None
@@ -584,23 +585,19 @@ def close_transcript(store: SessionStore) -> None:
         store.sink.close()
 
 
-def _long_text(op: Op) -> str | None:
-    """The text of a message-chunk op if it is long enough for a `LongLine`."""
+def _long_text(op: Op) -> tuple[str, Op] | None:
+    """A long message-chunk op's text, and the op with `_MARKER` in its place.
+
+    None for any other op, and for a text shorter than `LONG_LINE_CHARS`.
+    """
     if isinstance(op, AppendMessageChunk):
         text = block_text(op.block)
-    elif isinstance(op, CutMessageText):
-        text = op.text
-    else:
-        return None
-    return text if text is not None and len(text) >= LONG_LINE_CHARS else None
-
-
-def _with_marker(op: Op) -> Op:
-    """`op` with its text replaced by `_MARKER` (`_long_text` found one)."""
-    if isinstance(op, AppendMessageChunk):
-        return dataclasses.replace(op, block={**op.block, "text": _MARKER})
-    assert isinstance(op, CutMessageText)
-    return dataclasses.replace(op, text=_MARKER)
+        if text is None or len(text) < LONG_LINE_CHARS:
+            return None
+        return text, dataclasses.replace(op, block={**op.block, "text": _MARKER})
+    if isinstance(op, CutMessageText) and len(op.text) >= LONG_LINE_CHARS:
+        return op.text, dataclasses.replace(op, text=_MARKER)
+    return None
 
 
 def _record(value: object) -> bytes:

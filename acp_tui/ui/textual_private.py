@@ -36,6 +36,8 @@ The reliances:
   `_listen_to_messages`, `_handle_target_update`, `_align_to_target` and
   `_rebuild_options`: `PromptCompletion` drives a `TextArea` target with them.
 * textual-serve's `Server._make_app`: `GuardedServer` serves the app it makes.
+* `DOMNode.display`, a property with a setter: `PlanPanel` extends it (it renders
+  what came while hidden when shown) and calls Textual's through the descriptor.
 * `Strip.divide(cuts)` caching `[self]` in the strip at its own length (a cycle):
   `strip_cycles.break_strip_cycles` replaces the method, process-wide, so that
   one case is not cached.
@@ -150,6 +152,11 @@ RELIANCES: Final = (
         "AutoComplete._rebuild_options",
         "acp_tui.ui.widgets.prompt_completion.PromptCompletion",
         "rebuild the options for a target state",
+    ),
+    Reliance(
+        "DOMNode.display",
+        "acp_tui.ui.widgets.plan_panel.PlanPanel.display",
+        "extend the property: render what came while hidden when shown",
     ),
     Reliance(
         "Server._make_app",

@@ -78,6 +78,14 @@ def collapsible_title() -> None:
     assert "self._title" in inspect.getsource(Collapsible.compose)
 
 
+def display_property() -> None:
+    """`DOMNode.display` is a property with a getter and a setter."""
+    display = inspect.getattr_static(DOMNode, "display")
+    assert isinstance(display, property), "DOMNode.display is not a property"
+    assert display.fget is not None, "DOMNode.display has no getter"
+    assert display.fset is not None, "DOMNode.display has no setter"
+
+
 CHECKS: dict[str, Callable[[], None]] = {
     "Widget._scroll_update": method(Widget, "_scroll_update", ["virtual_size"]),
     "Widget._anchored": widget_attribute("_anchored", False),
@@ -104,6 +112,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     ),
     "Server._make_app": method(Server, "_make_app", [], coroutine=True),
     "Strip.divide": method(Strip, "divide", ["cuts"]),
+    "DOMNode.display": display_property,
 }
 
 

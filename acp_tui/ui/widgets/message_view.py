@@ -216,12 +216,9 @@ class MessageView(Widget):
                 self.can_focus = _is_long(message)
                 self.query_one(".body", Static).update(Text(_safe(shown)))
             return
-        if (
-            message.capped
-            or self._capped
-            or message.text_size - self._position > REBASE_CHARS
-        ):
-            self._update_capped(message, replaced)
+        huge = message.text_size - self._position > REBASE_CHARS
+        if message.capped or self._capped or huge:
+            self._update_capped(message, replaced, huge)
             return
         text = message.text
         self._position = len(text)
@@ -237,10 +234,12 @@ class MessageView(Widget):
         self._rendered = text
         self._schedule_flush()
 
-    def _update_capped(self, message: Message, replaced: bool) -> None:
-        """Follow a capped message by position: hand over only what is new."""
+    def _update_capped(self, message: Message, replaced: bool, huge: bool) -> None:
+        """Follow a capped message by position: hand over only what is new.
+
+        `huge`: more than `REBASE_CHARS` are new; the window is drawn anew.
+        """
         self._capped = True
-        huge = message.text_size - self._position > REBASE_CHARS
         fresh = None if replaced or huge else message.text_after(self._position)
         if fresh is None:  # replaced, more than a window, or more than the store keeps
             self._pending.clear()
