@@ -1,0 +1,119 @@
+"""Issue 23, item 6: the permission dialog and the tool call it is about.
+
+* An edit's permission dialog shows the edit's diff: the demo agent's `/edit` and
+  `/permission` send it the way claude-agent-acp does (replayed from its
+  recordings, v1 and v2).
+* The dialog's options say which key selects them (`y`, `n`), Esc says it
+  cancels, and the hint says that a second press chooses.
+* A tool-call card shows its input as readable lines, with the raw JSON one key
+  (`r`) away.
+* The status bar reads "waiting for you" while a permission is pending
+  (`tests/ui/test_app.py::test_permission_answers_are_recorded`).
+* The record of the answer sits in its tool call's card.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+from acp_tui.protocol.transport import AgentCommand
+from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.widgets.diff_view import DiffView
+from acp_tui.ui.widgets.status_bar import StatusBar
+from tests.ui.helpers import wait_for
+
+pytestmark = pytest.mark.subprocess
+
+SIZE: Final = (120, 36)
+RECORDINGS: Final = Path(__file__).resolve().parents[1] / "fixtures" / "recordings"
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ACP_TUI_DEMO_DELAY", "0")
+
+
+def demo_app(tmp_path: Path, version: str) -> AcpTuiApp:
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    command = AgentCommand(argv=(sys.executable, "-m", "acp_tui.demo"))
+    choice = "1" if version == "v1" else "2"
+    return make_app(command, "demo", cwd=project, choice=choice, init_timeout=20.0)
+
+
+def dialog(app: AcpTuiApp) -> PermissionScreen | None:
+    screen = app.screen
+    return screen if isinstance(screen, PermissionScreen) else None
+
+
+def armed(app: AcpTuiApp) -> bool:
+    screen = dialog(app)
+    return screen is not None and screen.armed
+
+
+def dialog_diff(app: AcpTuiApp) -> list[str]:
+    """The rows of the diffs the dialog on screen shows (none: no dialog)."""
+    screen = dialog(app)
+    if screen is None:
+        return []
+    return [row for view in screen.query(DiffView) for row in view.row_texts()]
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+async def test_the_demo_edits_permission_shows_its_diff(
+    tmp_path: Path, version: str
+) -> None:
+    app = demo_app(tmp_path, version)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"/edit", "enter")
+        await wait_for(pilot, lambda: armed(app), bound=20)
+        rows = dialog_diff(app)
+        assert any("def greet(name: str) -> str:" in row for row in rows), rows
+        assert any("farewell" in row for row in rows), rows
+        await pilot.press("n", "n")  # nothing is written
+        await wait_for(pilot, lambda: dialog(app) is None)
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+async def test_the_demo_permission_commands_edit_shows_its_diff(
+    tmp_path: Path, version: str
+) -> None:
+    app = demo_app(tmp_path, version)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"/permission", "enter")
+        await wait_for(pilot, lambda: armed(app), bound=20)
+        assert any("- try acp-tui" in row for row in dialog_diff(app))
+        first = dialog(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: dialog(app) is not first)
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+async def test_claudes_write_permission_shows_its_diff(
+    tmp_path: Path, version: str
+) -> None:
+    """The real agent's recorded turn: a Bash permission, then the Write's."""
+    recording = RECORDINGS / f"claude-{version}.jsonl"
+    command = AgentCommand(
+        argv=(sys.executable, "-m", "acp_tui.demo.replay", str(recording), "--instant")
+    )
+    choice = "1" if version == "v1" else "2"
+    app = make_app(command, "claude", cwd=tmp_path, choice=choice, init_timeout=20.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None, bound=20)
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: armed(app), bound=20)
+        assert not dialog_diff(app)  # the shell command has no diff
+        await pilot.press("1", "1")
+        await wait_for(pilot, lambda: bool(dialog_diff(app)), bound=20)
+        assert any("print('hello')" in row for row in dialog_diff(app))
+        status = app.query_one(StatusBar).status_text()
+        assert "waiting for you" in status
