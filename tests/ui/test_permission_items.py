@@ -20,14 +20,15 @@ from typing import Final
 
 import pytest
 
+from acp_tui.client.ports import PermissionChoice, PermissionRequest
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.widgets.diff_view import DiffView
 from acp_tui.ui.widgets.status_bar import StatusBar
 from tests.ui.helpers import wait_for
-
-pytestmark = pytest.mark.subprocess
+from tests.ui.test_permission_screen import Host
+from tests.unit.client.test_traffic import FakeClock
 
 SIZE: Final = (120, 36)
 RECORDINGS: Final = Path(__file__).resolve().parents[1] / "fixtures" / "recordings"
@@ -65,6 +66,7 @@ def dialog_diff(app: AcpTuiApp) -> list[str]:
     return [row for view in screen.query(DiffView) for row in view.row_texts()]
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("version", ["v1", "v2"])
 async def test_the_demo_edits_permission_shows_its_diff(
     tmp_path: Path, version: str
@@ -81,6 +83,7 @@ async def test_the_demo_edits_permission_shows_its_diff(
         await wait_for(pilot, lambda: dialog(app) is None)
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("version", ["v1", "v2"])
 async def test_the_demo_permission_commands_edit_shows_its_diff(
     tmp_path: Path, version: str
@@ -96,6 +99,7 @@ async def test_the_demo_permission_commands_edit_shows_its_diff(
         await wait_for(pilot, lambda: dialog(app) is not first)
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("version", ["v1", "v2"])
 async def test_claudes_write_permission_shows_its_diff(
     tmp_path: Path, version: str
@@ -117,3 +121,58 @@ async def test_claudes_write_permission_shows_its_diff(
         assert any("print('hello')" in row for row in dialog_diff(app))
         status = app.query_one(StatusBar).status_text()
         assert "waiting for you" in status
+
+
+# --- the keys beside the options ---------------------------------------------------
+
+OPTIONS: Final = (
+    PermissionChoice("ok", "Allow once", "allow_once"),
+    PermissionChoice("always", "Always allow", "allow_always"),
+    PermissionChoice("no", "Reject", "reject_once"),
+)
+
+
+def plain(widget: object) -> str:
+    label = getattr(widget, "label", None)
+    if label is None:
+        label = getattr(widget, "content", "")
+    return str(getattr(label, "plain", label))
+
+
+async def test_the_options_carry_their_keys_and_esc_sits_beside_them() -> None:
+    request = PermissionRequest("s", "p", "Edit x.py?", None, None, OPTIONS, None)
+    screen = PermissionScreen(request)
+    clock = FakeClock()
+    screen.clock = clock
+    app = Host(screen)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        row = screen.query_one("#permission-options")
+        labels = [plain(child) for child in row.children]
+        assert labels[0].split() == ["1", "Allow", "once", "y"]
+        assert labels[1].split() == ["2", "Always", "allow"]
+        assert labels[2].split() == ["3", "Reject", "n"]
+        assert labels[3] == "Esc cancel"
+        clock.now += 10  # the key guard has passed
+        await pilot.press("n")  # selects, never chooses
+        await pilot.pause()
+        hint = plain(screen.query_one("#permission-hint"))
+        assert "Press n again or Enter" in hint
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.results == [None]
+
+
+async def test_the_armed_hint_says_a_key_selects_and_again_chooses() -> None:
+    request = PermissionRequest("s", "p", "Edit x.py?", None, None, OPTIONS, None)
+    screen = PermissionScreen(request)
+    clock = FakeClock()
+    screen.clock = clock
+    app = Host(screen)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        clock.now += 10
+        await wait_for(pilot, lambda: screen.armed)
+        hint = plain(screen.query_one("#permission-hint"))
+        assert hint.startswith("y, n or 1-3 selects; the same key again or Enter")
+        assert "Esc cancels" in hint
