@@ -14,18 +14,29 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Final
 
 import pytest
+from textual.app import App, ComposeResult
+from textual.widgets.collapsible import CollapsibleTitle
 
 from acp_tui.client.ports import PermissionChoice, PermissionRequest
+from acp_tui.display_paths import PathDisplay
 from acp_tui.protocol.transport import AgentCommand
+from acp_tui.protocol.version import ProtocolChoice
+from acp_tui.store import ops
+from acp_tui.store.store import SessionStore
+from acp_tui.store.values import JSONValue
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.themes import theme_variable_defaults
 from acp_tui.ui.widgets.diff_view import DiffView
 from acp_tui.ui.widgets.status_bar import StatusBar
+from acp_tui.ui.widgets.tool_call_view import ToolCallView
+from acp_tui.ui.widgets.tool_segments import input_summary
 from tests.ui.helpers import wait_for
 from tests.ui.test_permission_screen import Host
 from tests.unit.client.test_traffic import FakeClock
@@ -44,7 +55,7 @@ def demo_app(tmp_path: Path, version: str) -> AcpTuiApp:
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
     command = AgentCommand(argv=(sys.executable, "-m", "acp_tui.demo"))
-    choice = "1" if version == "v1" else "2"
+    choice: ProtocolChoice = "1" if version == "v1" else "2"
     return make_app(command, "demo", cwd=project, choice=choice, init_timeout=20.0)
 
 
@@ -109,7 +120,7 @@ async def test_claudes_write_permission_shows_its_diff(
     command = AgentCommand(
         argv=(sys.executable, "-m", "acp_tui.demo.replay", str(recording), "--instant")
     )
-    choice = "1" if version == "v1" else "2"
+    choice: ProtocolChoice = "1" if version == "v1" else "2"
     app = make_app(command, "claude", cwd=tmp_path, choice=choice, init_timeout=20.0)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None, bound=20)
@@ -176,3 +187,99 @@ async def test_the_armed_hint_says_a_key_selects_and_again_chooses() -> None:
         hint = plain(screen.query_one("#permission-hint"))
         assert hint.startswith("y, n or 1-3 selects; the same key again or Enter")
         assert "Esc cancels" in hint
+
+
+# --- the card's input: readable, the JSON one key away -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw_input", "expected"),
+    [
+        (
+            {"command": "git status", "cwd": "/p", "description": "Look"},
+            ["$ git status", "in .", "description: Look"],
+        ),
+        (
+            {"command": ["/bin/bash", "-lc", "ls -a"], "workdir": "/p/src"},
+            ["$ /bin/bash -lc 'ls -a'", "in src"],
+        ),
+        (
+            {"file_path": "/p/hello.py", "content": "print('hello')\nprint(2)\n"},
+            ["file_path: hello.py", "content: print('hello') … (2 lines)"],
+        ),
+        ({"files": ["/p/a.py", "/p/b.py"]}, ["files: a.py, b.py"]),
+        ({"limit": 3, "all": True, "q": None}, ["limit: 3", "all: true", "q: null"]),
+        ({"pattern": "[bold]x[/]\x1b[31m"}, ["pattern: [bold]x[/]\\x1b[31m"]),
+        ("just text\nmore", ["just text … (2 lines)"]),
+        ({}, []),
+        (None, []),
+    ],
+)
+def test_the_input_summary_reads_like_the_tool_was_called(
+    raw_input: JSONValue, expected: list[str]
+) -> None:
+    assert input_summary(raw_input, PathDisplay.for_session("/p")) == expected
+
+
+def test_an_input_with_many_keys_is_counted() -> None:
+    lines = input_summary({f"k{n}": n for n in range(12)})
+    assert lines[-1] == "… 4 more keys"
+    assert len(lines) == 9
+
+
+class CardHost(App[None]):
+    AUTO_FOCUS = None
+
+    def __init__(self, store: SessionStore) -> None:
+        super().__init__()
+        self.store = store
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
+
+    def compose(self) -> ComposeResult:
+        store = self.store
+        for tool_call in store.tool_calls():
+            yield ToolCallView(store, tool_call)
+
+
+async def test_the_card_shows_its_input_readably_and_r_shows_the_json() -> None:
+    store = SessionStore("s")
+    raw = {"command": "make [bold]all[/]", "cwd": "/p"}
+    store.apply(
+        ops.PatchToolCall("t1", title="Run make", kind="execute", raw_input=raw)
+    )
+    app = CardHost(store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        card = app.query_one(ToolCallView)
+        await pilot.pause()
+        assert card.content_text == "$ make [bold]all[/]\nin /p"
+        assert "{" not in card.content_text
+        card.query_one(CollapsibleTitle).focus()
+        await pilot.press("r")
+        await wait_for(pilot, lambda: card.show_raw)
+        assert json.loads(card.content_text.removeprefix("input: ")) == raw
+        await pilot.press("r")
+        await wait_for(pilot, lambda: not card.show_raw)
+        assert card.content_text == "$ make [bold]all[/]\nin /p"
+
+
+async def test_r_shows_the_json_beside_other_content() -> None:
+    store = SessionStore("s")
+    store.apply_many(
+        [
+            ops.PatchToolCall("t1", title="Write", kind="edit", raw_input={"a": 1}),
+            ops.AppendToolCallContent(
+                "t1", {"type": "content", "content": {"type": "text", "text": "ok"}}
+            ),
+        ]
+    )
+    app = CardHost(store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        card = app.query_one(ToolCallView)
+        await pilot.pause()
+        assert card.content_text == "ok"
+        card.query_one(CollapsibleTitle).focus()
+        await pilot.press("r")
+        await wait_for(pilot, lambda: card.show_raw)
+        assert card.content_text.splitlines() == ["ok", "input: {", '  "a": 1', "}"]
