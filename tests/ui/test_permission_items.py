@@ -9,7 +9,8 @@
   (`r`) away.
 * The status bar reads "waiting for you" while a permission is pending
   (`tests/ui/test_app.py::test_permission_answers_are_recorded`).
-* The record of the answer sits in its tool call's card.
+* The record of the answer sits in its tool call's card (a request about no
+  tool call, or one without a card, stays an entry of its own).
 """
 
 from __future__ import annotations
@@ -34,10 +35,12 @@ from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.themes import theme_variable_defaults
 from acp_tui.ui.widgets.diff_view import DiffView
+from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.status_bar import StatusBar
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
 from acp_tui.ui.widgets.tool_segments import input_summary
 from tests.ui.helpers import wait_for
+from tests.ui.test_conversation import ConversationApp, show
 from tests.ui.test_permission_screen import Host
 from tests.unit.client.test_traffic import FakeClock
 
@@ -283,3 +286,75 @@ async def test_r_shows_the_json_beside_other_content() -> None:
         await pilot.press("r")
         await wait_for(pilot, lambda: card.show_raw)
         assert card.content_text.splitlines() == ["ok", "input: {", '  "a": 1', "}"]
+
+
+# --- the record of the answer sits in its tool call's card --------------------------
+
+ANSWERS: Final = (
+    {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+    {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+)
+
+
+async def test_the_answer_is_recorded_in_its_tool_calls_card() -> None:
+    """Two tool calls, then a request about the first: its record is in the
+    first card (not an entry after the second), and follows the answer."""
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=(80, 30)) as pilot:
+        await show(
+            app,
+            store,
+            ops.PatchToolCall("t1", title="Edit a.py", kind="edit", status="pending"),
+            ops.PatchToolCall("t2", title="Read b.py", kind="read", status="pending"),
+            ops.AddPermission("p1", "Edit a.py?", options=ANSWERS, tool_call_id="t1"),
+        )
+        await pilot.pause()
+        conversation = app.conversation
+        assert ("permission", "p1") not in conversation.entries
+        first = conversation.entries[("tool_call", "t1")]
+        second = conversation.entries[("tool_call", "t2")]
+        assert isinstance(first, ToolCallView)
+        assert isinstance(second, ToolCallView)
+        (record,) = first.query(PermissionView)
+        assert not second.query(PermissionView)
+        assert record.outcome_label == "waiting for your answer"
+        assert "Edit a.py?" in record.text
+        assert "tool call:" not in record.text  # the card says what it is
+        await show(
+            app,
+            store,
+            ops.ResolvePermission("p1", {"outcome": "selected", "optionId": "no"}),
+        )
+        await pilot.pause()
+        assert record.outcome_label == "rejected once"
+        assert record.text.startswith("✗ rejected once")
+        assert first.permission_views == [record]
+
+
+async def test_a_request_without_a_card_is_an_entry_of_its_own() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=(80, 30)) as pilot:
+        await show(app, store, ops.AddPermission("p1", "Run ls?", options=ANSWERS))
+        await pilot.pause()
+        widget = app.conversation.entries[("permission", "p1")]
+        assert isinstance(widget, PermissionView)
+        assert widget.text.endswith("… waiting for your answer")
+
+
+async def test_a_rebuilt_card_shows_its_record() -> None:
+    """A card built after the answer (scrolled back, reloaded) reads the store."""
+    store = SessionStore("s")
+    store.apply_many(
+        [
+            ops.PatchToolCall("t1", title="Edit a.py", kind="edit"),
+            ops.AddPermission("p1", "Edit a.py?", options=ANSWERS, tool_call_id="t1"),
+            ops.ResolvePermission("p1", {"outcome": "selected", "optionId": "yes"}),
+        ]
+    )
+    app = CardHost(store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        card = app.query_one(ToolCallView)
+        (record,) = card.permission_views
+        assert record.outcome_label == "allowed once"
+        assert record.parent is card

@@ -19,6 +19,11 @@ Content sits in a `Collapsible`. Running, pending and failed calls stay open;
 completed and cancelled ones collapse, unless their content is a small diff or
 terminal. Once the user toggles it, the card leaves it alone.
 
+The record of each permission request about the tool call (how it was answered,
+or that it waits) sits at the end of its card (`PermissionView`, attached): the
+conversation gives such requests no entry of their own, and calls
+`refresh_permissions` when one changes.
+
 `p`, with the focus in the card (its title, diff or terminal), shows the full
 paths the card names (locations, diff files, terminal directories) in a
 notification and copies them.
@@ -44,7 +49,7 @@ from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
 from acp_tui.safe_text import printable
-from acp_tui.store.model import ToolCall, terminal_ref
+from acp_tui.store.model import Permission, ToolCall, terminal_ref
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
 from acp_tui.ui.widgets.diff_view import change_line, diff_patch_text
@@ -55,6 +60,7 @@ from acp_tui.ui.widgets.path_lines import (
     full_paths_text,
     session_paths,
 )
+from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.terminal_view import TerminalSegment
 from acp_tui.ui.widgets.tool_segments import (
     SEGMENT_LABELS,
@@ -315,12 +321,50 @@ class ToolCallView(Widget):
             *self._segment_widgets, self._raw, collapsed=collapse, title=title
         )
         self._body.display = has_content
+        self._permissions = self._own_permissions()
+        self._permission_views = {
+            p.permission_id: PermissionView(p, self.paths, attached=True)
+            for p in self._permissions
+        }
 
     def compose(self) -> ComposeResult:
         """Yield the parts, already rendered from the first snapshot."""
         yield self._header
         yield self._locations
         yield self._body
+        yield from self._permission_views.values()
+
+    def _own_permissions(self) -> tuple[Permission, ...]:
+        tool_call_id = self.tool_call.tool_call_id
+        return tuple(
+            p for p in self.store.permissions() if p.tool_call_id == tool_call_id
+        )
+
+    @property
+    def permission_views(self) -> list[PermissionView]:
+        """The records of the permission requests about this tool call."""
+        return list(self._permission_views.values())
+
+    def refresh_permissions(self) -> None:
+        """Show the store's newest permission requests about this tool call."""
+        permissions = self._own_permissions()
+        shown = self._permissions
+        if len(permissions) == len(shown) and all(
+            a is b for a, b in zip(permissions, shown, strict=True)
+        ):
+            return
+        self._permissions = permissions
+        new: list[PermissionView] = []
+        for permission in permissions:
+            view = self._permission_views.get(permission.permission_id)
+            if view is None:
+                view = PermissionView(permission, self.paths, attached=True)
+                self._permission_views[permission.permission_id] = view
+                new.append(view)
+            else:
+                view.update_permission(permission)
+        if new and self.is_mounted:
+            self.mount_all(new)
 
     def on_mount(self) -> None:
         """Catch up with a snapshot given before the card was mounted."""
