@@ -110,8 +110,10 @@ def _estimated_height(store: SessionStore, key: Key, width: int) -> float:
 
 
 def _in_card(store: SessionStore, tool_call_id: str | None) -> bool:
-    """Whether a permission about `tool_call_id` is recorded in that tool call's
-    card (`ToolCallView.refresh_permissions`) rather than as an entry."""
+    """Whether a permission about `tool_call_id` is recorded in its tool card.
+
+    Such a request gets no entry of its own (`ToolCallView.refresh_permissions`).
+    """
     return tool_call_id is not None and store.tool_call(tool_call_id) is not None
 
 
