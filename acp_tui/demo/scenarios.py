@@ -567,30 +567,7 @@ async def edit_scenario(turn: Turn, argument: str) -> str:
         workspace.path("src/greeting.py"),
         workspace.path("src/farewell.py"),
     )
-    call = await turn.tool_call(
-        "Edit src/greeting.py, create src/farewell.py",
-        "edit",
-        locations=[
-            _location(turn, "src/greeting.py", 4),
-            _location(turn, "src/farewell.py", 1),
-        ],
-        raw_input={"files": [str(greeting), str(farewell)]},
-    )
-    if not await _allowed(
-        turn,
-        call,
-        "edit",
-        "Allow the demo agent to edit two files?",
-        "It will change src/greeting.py and create src/farewell.py in its scratch "
-        "workspace.",
-    ):
-        await _rejected(turn, call, "edit src/greeting.py or create src/farewell.py")
-        return "end_turn"
-    await turn.update_tool(call, status="in_progress")
     before = workspace.read("src/greeting.py")
-    workspace.write("src/greeting.py", GREETING_AFTER)
-    workspace.write("src/farewell.py", FAREWELL)
-    await turn.pause()
     patch = git_patch(
         [
             TextChange(str(greeting), before, GREETING_AFTER),
@@ -614,6 +591,32 @@ async def edit_scenario(turn: Turn, argument: str) -> str:
             "newText": FAREWELL,
         },
     ]
+    # The proposed diff comes with the tool call, before the question, as real
+    # agents send it: the permission dialog shows what would change.
+    call = await turn.tool_call(
+        "Edit src/greeting.py, create src/farewell.py",
+        "edit",
+        locations=[
+            _location(turn, "src/greeting.py", 4),
+            _location(turn, "src/farewell.py", 1),
+        ],
+        raw_input={"files": [str(greeting), str(farewell)]},
+        content=[_diff(changes, patch)],
+    )
+    if not await _allowed(
+        turn,
+        call,
+        "edit",
+        "Allow the demo agent to edit two files?",
+        "It will change src/greeting.py and create src/farewell.py in its scratch "
+        "workspace.",
+    ):
+        await _rejected(turn, call, "edit src/greeting.py or create src/farewell.py")
+        return "end_turn"
+    await turn.update_tool(call, status="in_progress")
+    workspace.write("src/greeting.py", GREETING_AFTER)
+    workspace.write("src/farewell.py", FAREWELL)
+    await turn.pause()
     await turn.update_tool(call, status="completed", content=[_diff(changes, patch)])
     await turn.say(
         "Done: `greet()` now has type hints, a docstring and an f-string, and "
@@ -693,7 +696,11 @@ async def files_scenario(turn: Turn, argument: str) -> str:
     for title, kind, what, change, action in steps:
         path = change["path"]
         call = await turn.tool_call(
-            title, kind, locations=[{"path": path}], raw_input={"path": path}
+            title,
+            kind,
+            locations=[{"path": path}],
+            raw_input={"path": path},
+            content=[_diff([change], None)],
         )
         if not await _allowed(
             turn,
@@ -840,11 +847,23 @@ async def permission_scenario(turn: Turn, argument: str) -> str:
         )
     workspace.reset("notes.txt", "tools/progress.py")
     notes = workspace.path("notes.txt")
+    before = workspace.read("notes.txt")
+    after = before + "- try acp-tui\n"
+    change = {
+        "operation": "modify",
+        "path": str(notes),
+        "fileType": "text",
+        "mimeType": "text/plain",
+        "oldText": before,
+        "newText": after,
+    }
+    diff = _diff([change], git_patch([TextChange(str(notes), before, after)]))
     edit = await turn.tool_call(
         "Append a line to notes.txt",
         "edit",
         locations=[_location(turn, "notes.txt", 3)],
         raw_input={"path": str(notes), "append": "- try acp-tui\n"},
+        content=[diff],
     )
     summary: list[str] = []
     if await _allowed(
@@ -855,22 +874,9 @@ async def permission_scenario(turn: Turn, argument: str) -> str:
         "A tool-call subject: the request points at the tool call above.",
         always_ask=True,
     ):
-        before = workspace.read("notes.txt")
-        after = before + "- try acp-tui\n"
         await turn.update_tool(edit, status="in_progress")
         workspace.write("notes.txt", after)
-        change = {
-            "operation": "modify",
-            "path": str(notes),
-            "fileType": "text",
-            "mimeType": "text/plain",
-            "oldText": before,
-            "newText": after,
-        }
-        patch = git_patch([TextChange(str(notes), before, after)])
-        await turn.update_tool(
-            edit, status="completed", content=[_diff([change], patch)]
-        )
+        await turn.update_tool(edit, status="completed", content=[diff])
         summary.append("edited `notes.txt`")
     else:
         await _rejected(turn, edit, "edit notes.txt")

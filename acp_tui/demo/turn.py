@@ -299,12 +299,19 @@ class Turn:
         await self.emit(ToolContentChunk(tool_call_id, item))
 
     def tool_fields(self, tool_call_id: str) -> JSONObject:
-        """The tool call's current fields (from the history)."""
+        """The tool call's current fields (from the history), for a permission.
+
+        Of its content, only the diffs are kept: a permission request about an
+        edit carries the proposed diff, as real agents send it
+        (claude-agent-acp: `content: [{type: diff, ...}]`, kind `edit`).
+        """
         fields: JSONObject = {}
         for event in self.session.history:
             if isinstance(event, ToolCall) and event.tool_call_id == tool_call_id:
                 fields.update(event.fields)
-        fields.pop("content", None)
+        diffs = [item for item in fields.pop("content", []) if item["type"] == "diff"]
+        if diffs:
+            fields["content"] = diffs
         return fields
 
     # ----------------------------------------------------------------- plans

@@ -16,6 +16,7 @@ import pytest
 from textual.pilot import Pilot
 
 from acp_tui.protocol.transport import AgentCommand
+from acp_tui.store.store import SessionStore
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.auth import AuthScreen
 from acp_tui.ui.screens.config import ConfigScreen
@@ -86,11 +87,21 @@ async def settled(pilot: Pilot[None], app: AcpTuiApp) -> None:
             store is not None
             and conversation.earlier_count == 0
             and len(conversation.entries)
-            == sum(kind in SHOWN for kind, _ in store.timeline())
+            == sum(own_entry(store, kind, id_) for kind, id_ in store.timeline())
         )
 
     await wait_for(pilot, complete)
     await screen_settled(pilot)
+
+
+def own_entry(store: SessionStore, kind: str, entity_id: str) -> bool:
+    """Whether a timeline entry gets a widget of its own (a permission about a
+    tool call with a card is recorded in that card)."""
+    if kind == "permission":
+        permission = store.permission(entity_id)
+        about = permission.tool_call_id if permission is not None else None
+        return about is None or store.tool_call(about) is None
+    return kind in SHOWN
 
 
 def run(step: Callable[[Pilot[None]], Awaitable[object]]) -> Callable[..., object]:
@@ -103,8 +114,9 @@ def run(step: Callable[[Pilot[None]], Awaitable[object]]) -> Callable[..., objec
 
 def test_conversation_after_a_full_turn(snap_compare: SnapCompare) -> None:
     """A finished v2 turn: the user's message, a collapsed thought, the agent's
-    markdown, the completed `ls` tool card with its terminal text, the inline plan
-    and the permission record ("allowed once"). The status bar says idle
+    markdown, the inline plan, the completed `ls` tool card with its terminal text
+    and, at its end, the permission record ("✓ allowed once  Permission: Run
+    ls?"). The status bar says idle
     (end_turn) with the usage; the footer lists the keys."""
     assert snap_compare(app_for("v2"), terminal_size=SIZE, run_before=run(full_turn))
 
@@ -121,8 +133,8 @@ def test_conversation_with_plan_panel(snap_compare: SnapCompare) -> None:
 
 def test_permission_dialog_over_the_conversation(snap_compare: SnapCompare) -> None:
     """The permission modal for "Run ls?": title, description, the tool-call
-    subject, and three buttons (1 Allow, 2 Reject, 3 Always allow); the status
-    bar behind it reads requires_action."""
+    subject, and three buttons (1 Allow  y, 2 Reject  n, 3 Always allow) with
+    "Esc cancel" beside them; the status bar behind it reads "waiting for you"."""
 
     async def steps(pilot: Pilot[None]) -> None:
         app = await connected(pilot)

@@ -389,7 +389,7 @@ async def test_the_dialog_arms_itself_and_shows_it() -> None:
         assert app.dialog.armed
         assert not any(button.disabled for button in buttons(app))
         assert app.focused is app.dialog.query_one("#option-1")
-        assert "y allow once" in hint(app)
+        assert "the same key again or Enter chooses" in hint(app)
         await pilot.click("#option-3")
         await pilot.pause()
     assert app.results == ["no"]

@@ -298,7 +298,7 @@ async def test_a_permission_request_in_a_hidden_tab_waits_for_that_tab(
         assert "2 Fake Agent" in next(n for n in notices(app) if "permission" in n)
         await wait_for(
             pilot,
-            lambda: "requires_action" in second.query_one(StatusBar).status_text(),
+            lambda: "waiting for you" in second.query_one(StatusBar).status_text(),
         )
         # The dialog is held back: the hidden tab waits to be shown.
         await wait_for(pilot, lambda: bool(second._shown_waiters))

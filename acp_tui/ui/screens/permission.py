@@ -2,7 +2,9 @@
 
 Keys: `1`-`9` pick an option, `y` the first `allow_once`, `n` the first
 `reject_once`, Esc cancels (the request is answered `cancelled`), `p` shows the
-full paths the subject names (and copies them).
+full paths the subject names (and copies them). The buttons carry their letter
+key (`y`, `n`), "Esc cancel" sits beside them, and the hint below says that a key
+selects and the same key again (or Enter) chooses.
 
 Invariants:
 
@@ -102,6 +104,12 @@ class PermissionScreen(ModalScreen[str | None]):
         & #permission-subject { color: $text-muted; margin: 1 0; }
         & #permission-always { color: $text-muted; }
         & #permission-options { height: auto; margin-top: 1; }
+        & #permission-esc {
+            width: auto;
+            height: 3;
+            content-align: left middle;
+            color: $text-muted;
+        }
         & #permission-hint { color: $text-muted; margin-top: 1; }
         & #permission-diff {
             height: auto;
@@ -186,12 +194,21 @@ class PermissionScreen(ModalScreen[str | None]):
             with Horizontal(id="permission-options"):
                 for number, option in enumerate(request.options[:9], start=1):
                     yield Button(
-                        Text(f"{number} {printable(option.name)}"),
+                        self._label(number, option),
                         id=f"option-{number}",
                         variant=_variant(option),
                         disabled=True,
                     )
+                yield Static(Text("Esc cancel"), id="permission-esc")
             yield Static(Text(_HELD), id="permission-hint")
+
+    def _label(self, number: int, option: PermissionChoice) -> Text:
+        """An option's button: its number, its name, and its letter key if any."""
+        label = Text(f"{number} {printable(option.name)}")
+        for key, kind in (("y", "allow_once"), ("n", "reject_once")):
+            if self._first(kind) is option:
+                label.append(f"  {key}", style="bold")
+        return label
 
     def _always(self) -> str:
         """What choosing an `allow_always` option makes acp-tui do later."""
@@ -257,17 +274,21 @@ class PermissionScreen(ModalScreen[str | None]):
                 self.query_one("#option-1", Button).focus()
 
     def _keys_hint(self) -> str:
+        """What the keys do: a key selects, the same key again (or Enter) chooses."""
         keys: list[str] = []
         if self._first("allow_once") is not None:
-            keys.append("y allow once")
+            keys.append("y")
         if self._first("reject_once") is not None:
-            keys.append("n reject once")
+            keys.append("n")
         count = min(len(self.request.options), 9)
-        keys.append("1 choose" if count == 1 else f"1-{count} choose")
+        keys.append("1" if count == 1 else f"1-{count}")
+        parts = [
+            f"{', '.join(keys[:-1])} or {keys[-1]}" if len(keys) > 1 else keys[0],
+            "selects; the same key again or Enter chooses · Esc cancels",
+        ]
         if self._full_paths():
-            keys.append("p full paths")
-        keys.append("esc cancel")
-        return " · ".join(keys)
+            parts.append("· p full paths")
+        return " ".join(parts)
 
     def on_key(self, event: events.Key) -> None:
         """Hold keys until armed; then number keys pick the option with that number.

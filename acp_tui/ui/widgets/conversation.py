@@ -109,6 +109,14 @@ def _estimated_height(store: SessionStore, key: Key, width: int) -> float:
     return 4.0
 
 
+def _in_card(store: SessionStore, tool_call_id: str | None) -> bool:
+    """Whether a permission about `tool_call_id` is recorded in its tool card.
+
+    Such a request gets no entry of its own (`ToolCallView.refresh_permissions`).
+    """
+    return tool_call_id is not None and store.tool_call(tool_call_id) is not None
+
+
 class EarlierEntries(Static):
     """The hint above the oldest mounted entry; clicking it mounts earlier ones."""
 
@@ -242,8 +250,8 @@ class Conversation(PlainBackground, VerticalScroll):
             return PlanView(plan) if plan is not None else None
         if kind == "permission":
             permission = store.permission(entity_id)
-            if permission is None:
-                return None
+            if permission is None or _in_card(store, permission.tool_call_id):
+                return None  # none, or recorded in its tool call's card
             return PermissionView(permission, session_paths(store))
         if kind == "terminal":
             return StandaloneTerminal(store, entity_id)
@@ -406,6 +414,13 @@ class Conversation(PlainBackground, VerticalScroll):
                     replaced.setdefault(("tool_call", owner), False)
                 replaced.setdefault(("terminal", entity_id), False)
                 continue
+            if kind == "permission":  # recorded in its tool call's card?
+                permission = store.permission(entity_id)
+                about = permission.tool_call_id if permission is not None else None
+                if about is not None:
+                    card = self.entries.get(("tool_call", about))
+                    if isinstance(card, ToolCallView):
+                        card.refresh_permissions()
             key: Key = (kind, entity_id)
             if change.action == "replaced":
                 replaced[key] = True

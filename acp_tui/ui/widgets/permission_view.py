@@ -3,7 +3,10 @@
 The dialog (`screens.permission.PermissionScreen`) asks; this view stays in the
 conversation afterwards: the request's title, what it was about (a command with
 its cwd, the tool call, or an unknown subject's type and fields, listed as data:
-see `subject_summary`), and how it was answered. The outcome comes from the
+see `subject_summary`), and how it was answered. A request about a tool call
+that has a card is recorded inside that card (`attached`: the outcome first, and
+no repeat of the tool call's title and kind, which the card shows); any other
+is an entry of its own. The outcome comes from the
 store (`ResolvePermission`, read through `Permission.outcome_kind` and
 `Permission.chosen_option`): the option chosen tells "allowed once" from
 "rejected always", and a cancelled request reads "cancelled".
@@ -72,8 +75,15 @@ def permission_outcome(permission: Permission) -> tuple[str, OutcomeState]:
     return printable(str(kind)), "other"
 
 
-def _summary(permission: Permission, paths: PathDisplay) -> str:
+_CARD_LINES: Final = ("tool call: ", "tool: ", "kind: ")
+"""Subject lines a card already shows (left out of a record inside it)."""
+
+
+def _summary(permission: Permission, paths: PathDisplay, attached: bool) -> str:
     summary = subject_summary(permission.subject, paths=paths)
+    if attached:
+        lines = summary.splitlines()
+        return "\n".join(line for line in lines if not line.startswith(_CARD_LINES))
     if summary:
         return summary
     if permission.tool_call_id:
@@ -104,13 +114,27 @@ class PermissionView(Static):
         &.-rejected { border-left: outer $permission-rejected; }
         &.-cancelled { border-left: outer $foreground-muted; }
         &.-other { border-left: outer $secondary; }
+        &.-attached {
+            border-left: none;
+            background: transparent;
+            padding: 0;
+            margin: 0;
+        }
     }
     """
 
-    def __init__(self, permission: Permission, paths: PathDisplay = AS_SENT) -> None:
-        super().__init__()
+    def __init__(
+        self,
+        permission: Permission,
+        paths: PathDisplay = AS_SENT,
+        *,
+        attached: bool = False,
+    ) -> None:
+        super().__init__(classes="-attached" if attached else "")
         self.permission = permission
         self.paths = paths
+        self.attached = attached
+        """Shown inside its tool call's card (see the module docstring)."""
         self.outcome_label = ""
         """The outcome as shown (see `permission_outcome`)."""
         self.outcome_state: OutcomeState = "pending"
@@ -143,15 +167,17 @@ class PermissionView(Static):
             self.set_class(name == state, f"-{name}")
         icon, style = _STATE_STYLES[state]
         title = printable(permission.title or "Permission requested")
-        parts: list[str | tuple[str, str]] = [
-            ("Permission", "dim"),
-            "  ",
-            (title, "bold"),
-        ]
+        outcome = (f"{icon} {label}", style)
+        parts: list[str | tuple[str, str]]
+        if self.attached:
+            parts = [outcome, "  ", ("Permission: ", "dim"), (title, "bold")]
+        else:
+            parts = [("Permission", "dim"), "  ", (title, "bold")]
         if permission.description:
             parts += ["\n", (printable(permission.description, keep="\n"), "dim")]
-        summary = _summary(permission, self.paths)
+        summary = _summary(permission, self.paths, self.attached)
         if summary:
             parts += ["\n", (summary, "dim")]
-        parts += ["\n", (f"{icon} {label}", style)]
+        if not self.attached:
+            parts += ["\n", outcome]
         self.update(Content.assemble(*parts))

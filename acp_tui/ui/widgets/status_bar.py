@@ -23,7 +23,7 @@ from acp_tui.store.store import SessionStore
 if TYPE_CHECKING:
     from acp_tui.client.connection import AgentIdentity
 
-__all__ = ["StatusBar", "format_elapsed", "format_usage"]
+__all__ = ["WAITING_FOR_YOU", "StatusBar", "format_elapsed", "format_usage"]
 
 SPINNER: Final = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK: Final = 0.08
@@ -34,6 +34,9 @@ card every `FLOOD_INTERVAL`): at 0.1 s, spinner frames alone left gaps of
 100-106 ms between frames (bench/terminal.py), with the event loop free every
 2 ms to take a key."""
 SEPARATOR: Final = " │ "
+WAITING_FOR_YOU: Final = "waiting for you"
+"""The state shown while a permission dialog is up (or the agent reports
+`requires_action`): what the user should do, not the protocol's word."""
 
 
 def format_elapsed(seconds: float) -> str:
@@ -97,7 +100,7 @@ class StatusBar(Static):
         self.queued = 0
         self.cancelling = False
         self.waiting_for_user = False
-        """A permission dialog is up (shown as `requires_action`)."""
+        """A permission dialog is up (shown as `WAITING_FOR_YOU`)."""
         self._busy_since: float | None = None
         self._frame = 0
         self._timer: Timer | None = None
@@ -110,7 +113,7 @@ class StatusBar(Static):
     def _state_text(self, store: SessionStore) -> str:
         state = store.state
         if self.waiting_for_user or state.state == "requires_action":
-            return "requires_action"
+            return WAITING_FOR_YOU
         if state.is_idle:
             if self.cancelling:
                 return "cancelling…"

@@ -10,11 +10,19 @@ updates to one tool call only re-renders what changed:
 * one widget per content *segment* (a run of text items, a diff, a terminal, ...)
   when its items change or, for a terminal, when the terminal changes. Terminal
   text is kept up to date incrementally (only new bytes are fed to the emulator);
-* the raw input/output, shown only when there is no other content.
+* the input, shown only when there is no other content, as readable lines
+  (`tool_segments.input_summary`: `$ command`, `key: value`), and the output.
+  `r`, with the focus in the card, shows the raw input and output as JSON instead
+  (always, content or not), and `r` again goes back.
 
 Content sits in a `Collapsible`. Running, pending and failed calls stay open;
 completed and cancelled ones collapse, unless their content is a small diff or
 terminal. Once the user toggles it, the card leaves it alone.
+
+The record of each permission request about the tool call (how it was answered,
+or that it waits) sits at the end of its card (`PermissionView`, attached): the
+conversation gives such requests no entry of their own, and calls
+`refresh_permissions` when one changes.
 
 `p`, with the focus in the card (its title, diff or terminal), shows the full
 paths the card names (locations, diff files, terminal directories) in a
@@ -41,7 +49,7 @@ from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
 from acp_tui.safe_text import printable
-from acp_tui.store.model import ToolCall, terminal_ref
+from acp_tui.store.model import Permission, ToolCall, terminal_ref
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
 from acp_tui.ui.widgets.diff_view import change_line, diff_patch_text
@@ -52,6 +60,7 @@ from acp_tui.ui.widgets.path_lines import (
     full_paths_text,
     session_paths,
 )
+from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.terminal_view import TerminalSegment
 from acp_tui.ui.widgets.tool_segments import (
     SEGMENT_LABELS,
@@ -63,6 +72,8 @@ from acp_tui.ui.widgets.tool_segments import (
     card_paths,
     compact_json,
     diff_content,
+    input_summary,
+    raw_json,
     segment_view_factory,
     split_segments,
     static_plain,
@@ -268,6 +279,7 @@ class ToolCallView(Widget):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "show_paths", "Full paths"),
+        Binding("r", "toggle_raw", "Raw input/output"),
     ]
 
     def __init__(self, store: SessionStore, tool_call: ToolCall) -> None:
@@ -283,7 +295,10 @@ class ToolCallView(Widget):
         self._locations.display = False
         self._header_key: tuple[str, str | None, str, str | None] | None = None
         self._locations_key: tuple[JSONObject, ...] | None = None
-        self._raw_key: tuple[JSONValue, JSONValue] | None = None
+        self._raw_key: tuple[JSONValue, JSONValue, bool] | None = None
+        self._raw_lines = 0
+        self.show_raw = False
+        """Whether the raw input and output are shown as JSON (`r` toggles)."""
         self._seen: list[JSONObject] = []
         """The content items rendered, to tell appends from replacements."""
         self._segments: list[Segment] = []
@@ -306,12 +321,50 @@ class ToolCallView(Widget):
             *self._segment_widgets, self._raw, collapsed=collapse, title=title
         )
         self._body.display = has_content
+        self._permissions = self._own_permissions()
+        self._permission_views = {
+            p.permission_id: PermissionView(p, self.paths, attached=True)
+            for p in self._permissions
+        }
 
     def compose(self) -> ComposeResult:
         """Yield the parts, already rendered from the first snapshot."""
         yield self._header
         yield self._locations
         yield self._body
+        yield from self._permission_views.values()
+
+    def _own_permissions(self) -> tuple[Permission, ...]:
+        tool_call_id = self.tool_call.tool_call_id
+        return tuple(
+            p for p in self.store.permissions() if p.tool_call_id == tool_call_id
+        )
+
+    @property
+    def permission_views(self) -> list[PermissionView]:
+        """The records of the permission requests about this tool call."""
+        return list(self._permission_views.values())
+
+    def refresh_permissions(self) -> None:
+        """Show the store's newest permission requests about this tool call."""
+        permissions = self._own_permissions()
+        shown = self._permissions
+        if len(permissions) == len(shown) and all(
+            a is b for a, b in zip(permissions, shown, strict=True)
+        ):
+            return
+        self._permissions = permissions
+        new: list[PermissionView] = []
+        for permission in permissions:
+            view = self._permission_views.get(permission.permission_id)
+            if view is None:
+                view = PermissionView(permission, self.paths, attached=True)
+                self._permission_views[permission.permission_id] = view
+                new.append(view)
+            else:
+                view.update_permission(permission)
+        if new and self.is_mounted:
+            self.mount_all(new)
 
     def on_mount(self) -> None:
         """Catch up with a snapshot given before the card was mounted."""
@@ -517,35 +570,56 @@ class ToolCallView(Widget):
         return (segment,)
 
     def _sync_raw(self, tool_call: ToolCall) -> None:
-        show = not self._segments and (
-            tool_call.raw_input is not None or tool_call.raw_output is not None
-        )
-        key = (tool_call.raw_input, tool_call.raw_output) if show else None
+        raw = self.show_raw
+        has_raw = tool_call.raw_input is not None or tool_call.raw_output is not None
+        show = has_raw and (raw or not self._segments)
+        key = (tool_call.raw_input, tool_call.raw_output, raw) if show else None
         previous = self._raw_key
         if key is previous or (
             key is not None
             and previous is not None
             and key[0] is previous[0]
             and key[1] is previous[1]
+            and key[2] == previous[2]
         ):
             return
         self._raw_key = key
         self.renders += 1
         lines: list[str] = []
         if key is not None:
-            if key[0] is not None:
-                lines.append(f"input: {compact_json(key[0])}")
-            if key[1] is not None:
-                lines.append(f"output: {compact_json(key[1])}")
-        self._raw.update(Content("\n".join(lines)))
+            raw_input, raw_output = key[0], key[1]
+            if raw:
+                if raw_input is not None:
+                    lines.append(f"input: {raw_json(raw_input)}")
+                if raw_output is not None:
+                    lines.append(f"output: {raw_json(raw_output)}")
+            else:
+                lines.extend(input_summary(raw_input, self.paths))
+                if raw_output is not None:
+                    lines.append(f"output: {compact_json(raw_output)}")
+        text = "\n".join(lines)
+        self._raw.update(Content(text))
         self._raw.display = bool(lines)
+        self._raw_lines = text.count("\n") + 1
+
+    def action_toggle_raw(self) -> None:
+        """Show the raw input and output as JSON, or the readable summary (`r`)."""
+        tool_call = self.tool_call
+        if tool_call.raw_input is None and tool_call.raw_output is None:
+            self.notify("This tool call has no raw input or output.")
+            return
+        self.show_raw = not self.show_raw
+        self._sync_raw(tool_call)
+        self._sync_body(tool_call)
+        if self.show_raw:
+            self._body.set_collapsed_quietly(False)
 
     def _body_state(self, tool_call: ToolCall) -> tuple[bool, str, bool]:
         """Whether the body shows, its title, and whether the card would fold it."""
         has_content = bool(self._segments) or bool(self._raw.display)
         if not has_content:
             return False, "output", False
-        lines = sum(self._segment_lines) + (1 if self._raw.display else 0)
+        lines = sum(self._segment_lines) + (self._raw_lines if self._raw.display else 0)
         kinds = {segment.kind for segment in self._segments}
         labels = dict.fromkeys(SEGMENT_LABELS[s.kind] for s in self._segments)
         label = ", ".join(labels) if labels else "input/output"

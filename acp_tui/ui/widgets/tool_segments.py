@@ -15,6 +15,7 @@ Agent text is data: everything is made printable first and shown as plain
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol, TypeAlias, runtime_checkable
@@ -23,6 +24,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
+from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.export import terminal_text
 from acp_tui.render.terminal import terminal_title
 from acp_tui.safe_text import printable
@@ -48,6 +50,8 @@ __all__ = [
     "card_paths",
     "compact_json",
     "diff_content",
+    "input_summary",
+    "raw_json",
     "segment_view_factory",
     "split_segments",
     "static_plain",
@@ -56,6 +60,20 @@ __all__ = [
 
 MAX_RAW_CHARS: Final = 300
 """Raw input/output is shown as one line of JSON cut to this many characters."""
+
+SUMMARY_KEYS: Final = 8
+"""Keys of a tool call's input listed in its summary (the rest are counted)."""
+
+SUMMARY_VALUE_CHARS: Final = 100
+"""Characters of one input value shown in the summary (cut with `…`)."""
+
+RAW_JSON_CHARS: Final = 4000
+"""Characters of raw JSON shown when the card shows it (`r`)."""
+
+_COMMAND_KEYS: Final = ("command", "cmd")
+_DIRECTORY_KEYS: Final = ("cwd", "workdir", "working_directory")
+_PATH_WORDS: Final = ("path", "file", "dir", "cwd")
+"""A key holding a path (or paths) has one of these in its name."""
 
 SegmentKind: TypeAlias = Literal["text", "diff", "changes", "terminal", "other"]
 
@@ -84,6 +102,103 @@ def compact_json(value: JSONValue, limit: int = MAX_RAW_CHARS) -> str:
         text = repr(value)
     text = printable(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def raw_json(value: JSONValue, limit: int = RAW_JSON_CHARS) -> str:
+    """`value` as indented, printable JSON, cut to `limit` characters."""
+    try:
+        text = json.dumps(_plain_json(value), ensure_ascii=False, indent=2)
+    except (TypeError, ValueError):
+        text = repr(value)
+    text = printable(text, keep="\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _command_text(value: object) -> str | None:
+    if isinstance(value, str):
+        return value
+    if (
+        isinstance(value, Sequence)
+        and value
+        and all(isinstance(word, str) for word in value)
+    ):
+        return shlex.join(str(word) for word in value)
+    return None
+
+
+def _one_line(text: str, limit: int = SUMMARY_VALUE_CHARS) -> str:
+    """The first line of `text`, printable and cut, saying how many more."""
+    lines = text.rstrip("\n").split("\n")
+    first = printable(lines[0], keep="")
+    if len(first) > limit:
+        first = first[: limit - 1] + "…"
+    if len(lines) > 1:
+        first += f" … ({len(lines)} lines)"
+    return first
+
+
+def _is_path_key(key: str) -> bool:
+    lowered = key.lower()
+    return any(word in lowered for word in _PATH_WORDS)
+
+
+def _value_text(key: str, value: JSONValue, paths: PathDisplay) -> str:
+    if isinstance(value, str):
+        return _one_line(paths.show(value) if _is_path_key(key) else value)
+    if (
+        isinstance(value, Sequence)
+        and not isinstance(value, str)
+        and value
+        and all(isinstance(item, str) for item in value)
+    ):
+        shown = [
+            paths.show(str(item)) if _is_path_key(key) else str(item) for item in value
+        ]
+        return _one_line(", ".join(shown))
+    if value is None or isinstance(value, (bool, int, float)):
+        return json.dumps(value)
+    return compact_json(value, SUMMARY_VALUE_CHARS)
+
+
+def input_summary(raw_input: JSONValue, paths: PathDisplay = AS_SENT) -> list[str]:
+    """A tool call's input (`rawInput`) as a few readable, printable lines.
+
+    A command reads `$ command` (an argv list joined as a shell would read it),
+    with `in <directory>`; other keys read `key: value`, one line each (a
+    multi-line value by its first line and its count of lines, paths as `paths`
+    shows them), at most `SUMMARY_KEYS` of them. A value that is not an object
+    is its first line (text) or compact JSON. Agent text is data: every line is
+    made printable. Empty for no input.
+    """
+    if raw_input is None or raw_input == {} or raw_input == "":
+        return []
+    if not isinstance(raw_input, Mapping):
+        if isinstance(raw_input, str):
+            return [_one_line(raw_input)]
+        return [compact_json(raw_input, SUMMARY_VALUE_CHARS)]
+    lines: list[str] = []
+    rest = dict(raw_input)
+    for key in _COMMAND_KEYS:
+        command = _command_text(rest.get(key))
+        if command is not None:
+            del rest[key]
+            lines.append(f"$ {_one_line(command)}")
+            for where in _DIRECTORY_KEYS:
+                directory = rest.get(where)
+                if isinstance(directory, str) and directory:
+                    del rest[where]
+                    lines.append(f"in {_one_line(paths.show(directory))}")
+                    break
+            break
+    items = list(rest.items())
+    for key, value in items[:SUMMARY_KEYS]:
+        lines.append(
+            f"{printable(str(key), keep='')}: {_value_text(key, value, paths)}"
+        )
+    if len(items) > SUMMARY_KEYS:
+        more = len(items) - SUMMARY_KEYS
+        lines.append(f"… {more} more {'key' if more == 1 else 'keys'}")
+    return lines
 
 
 def _block_label(block: object) -> str:
