@@ -115,12 +115,12 @@ RELIANCES: Final = (
     ),
     Reliance(
         "CollapsibleTitle._update_label",
-        "acp_tui.ui.widgets.tool_call_view.QuietTitle",
+        "acp_tui.ui.widgets.tool_call_body.QuietTitle",
         "repaint a label of the same width without a layout",
     ),
     Reliance(
         "Collapsible._title",
-        "acp_tui.ui.widgets.tool_call_view.ToolCallBody",
+        "acp_tui.ui.widgets.tool_call_body.ToolCallBody",
         "replace the title widget before it is composed",
     ),
     Reliance(

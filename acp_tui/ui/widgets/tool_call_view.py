@@ -43,10 +43,8 @@ from typing import ClassVar, Final, cast
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.types import AnimationLevel, CallbackType, EasingFunction
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
-from textual.widgets.collapsible import CollapsibleTitle
 
 from acp_tui.safe_text import printable
 from acp_tui.store.model import Permission, ToolCall, terminal_ref
@@ -62,6 +60,7 @@ from acp_tui.ui.widgets.path_lines import (
 )
 from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.terminal_view import TerminalSegment
+from acp_tui.ui.widgets.tool_call_body import QuietTitle, ToolCallBody
 from acp_tui.ui.widgets.tool_segments import (
     SEGMENT_LABELS,
     SEGMENT_VIEWS,
@@ -86,6 +85,7 @@ __all__ = [
     "STATUS_ICONS",
     "STATUS_TOKENS",
     "ContentSegment",
+    "QuietTitle",
     "SegmentKind",
     "SegmentView",
     "ToolCallBody",
@@ -133,109 +133,6 @@ DIFF_OPEN_LINES: Final = 80
 """A finished card keeps a diff of up to this many lines open: the change is what
 the user wants to read (longer ones fold, one click away)."""
 """A completed call's diff or terminal with at most this many lines stays open."""
-
-
-class QuietTitle(CollapsibleTitle):
-    """A collapsible's title whose changes of the same width cost no layout.
-
-    The body's title counts the content's lines ("terminal · 1234 lines"), so
-    while a terminal streams it changes with every feed. `CollapsibleTitle`
-    relayouts the whole screen on each change (its width is `auto`); a count of
-    the same number of digits cannot move anything, so it only repaints itself.
-    """
-
-    def __init__(self, *, label: str, template: CollapsibleTitle) -> None:
-        self._shown_width = -1  # before the label's first watcher runs
-        super().__init__(
-            label=label,
-            collapsed_symbol=template.collapsed_symbol,
-            expanded_symbol=template.expanded_symbol,
-            collapsed=template.collapsed,
-        )
-
-    def _update_label(self) -> None:
-        symbol = self.collapsed_symbol if self.collapsed else self.expanded_symbol
-        label = self.label
-        assert isinstance(label, Content)
-        content = Content.assemble(symbol, " ", label)
-        width = content.cell_length
-        self.update(content, layout=width != self._shown_width)
-        self._shown_width = width
-
-
-class ToolCallBody(Collapsible):
-    """The card's collapsible content; remembers whether the user toggled it."""
-
-    DEFAULT_CSS = """
-    ToolCallBody {
-        background: transparent;
-        border-top: none;
-        padding: 0;
-        margin: 0;
-        &:focus-within { background-tint: transparent; }
-        & > Contents { padding: 0 0 0 2; }
-        & CollapsibleTitle { padding: 0; color: $text-muted; }
-    }
-    """
-
-    def __init__(
-        self, *children: Widget, collapsed: bool, title: str = "output"
-    ) -> None:
-        super().__init__(*children, title=title, collapsed=collapsed)
-        self._title = QuietTitle(label=title, template=self._title)
-        # `Collapsible` sets this class once mounted, which restyles the whole
-        # body a second time (the cost of a card's mount, measured: about half of
-        # the body's share). Set before mounting, the styles include it at once
-        # and the mount handler finds nothing to change.
-        self.set_class(collapsed, "-collapsed", update=False)  # not attached yet
-        self.user_toggled = False
-        """Whether the user opened or closed it (then the card stops deciding)."""
-        self._quiet_scrolls = 0
-
-    def on_collapsible_title_toggle(self, event: CollapsibleTitle.Toggle) -> None:
-        """The user clicked the title or pressed Enter on it."""
-        self.user_toggled = True
-
-    def set_collapsed_quietly(self, collapsed: bool) -> None:
-        """Collapse or expand without scrolling the card into view.
-
-        `Collapsible` scrolls itself into view whenever it changes, which is right
-        for a click but would yank the conversation to a card that completed
-        off-screen.
-        """
-        if collapsed != self.collapsed:
-            if self.is_mounted:  # only then does `Collapsible` scroll
-                self._quiet_scrolls += 1
-            self.collapsed = collapsed  # its watcher sets `-collapsed`, even now
-
-    def scroll_visible(
-        self,
-        animate: bool = True,
-        *,
-        speed: float | None = None,
-        duration: float | None = None,
-        top: bool = False,
-        easing: EasingFunction | str | None = None,
-        force: bool = False,
-        on_complete: CallbackType | None = None,
-        level: AnimationLevel = "basic",
-        immediate: bool = False,
-    ) -> None:
-        """Scroll into view, except right after `set_collapsed_quietly`."""
-        if self._quiet_scrolls:
-            self._quiet_scrolls -= 1
-            return
-        super().scroll_visible(
-            animate,
-            speed=speed,
-            duration=duration,
-            top=top,
-            easing=easing,
-            force=force,
-            on_complete=on_complete,
-            level=level,
-            immediate=immediate,
-        )
 
 
 class ToolCallView(Widget):
