@@ -349,12 +349,13 @@ class AcpTuiApp(App[None]):
         if pane not in self._panes:
             return
         number = self._panes.index(pane) + 1
-        label = self._label_of(pane)
+        # Without the label's "! needs you" marker: the text says it.
+        name = pane.label.name(number if len(self._panes) > 1 else None)
         # alt+N where the terminal reports it (the kitty keyboard protocol); xterm
         # and tmux send ESC N, which Textual reads as a macOS option character.
         jump = f" (tab {number}: alt+{number}, or alt+→ / alt+←)"
         self.notify(
-            f"{label.plain} needs your {message.what}{jump}",
+            f"{name} needs your {message.what}{jump}",
             title="Another tab asks",
             severity="warning",
             markup=False,

@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 import anyio
@@ -285,7 +284,7 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         title in it are never parsed as markup.)
         """
         if not self.shown:
-            where = replace(self.label, activity="idle").render().plain
+            where = self.label.name()
             title = f"{where}: {title}" if title else where
         super().notify(
             message, title=title, severity=severity, timeout=timeout, markup=markup
