@@ -241,8 +241,6 @@ class AcpTuiApp(App[None]):
             line = ", ".join(work)
             if many:
                 line = f"{pane.label.name(number)}: {line}"
-            if pane.keeps_drafts and any("queued" in w or "draft" in w for w in work):
-                line += " (the draft and queued prompts are kept for next time)"
             reasons.append(line)
         return reasons
 

@@ -117,11 +117,15 @@ class PanePrompts(PanePart):
         work: list[str] = []
         if self.runner.in_turn or (store is not None and store.state.is_busy):
             work.append("a turn is running")
+        unsent: list[str] = []
         count = len(self._unsent)
         if count:
-            work.append(f"{count} queued prompt{'s' if count > 1 else ''}")
+            unsent.append(f"{count} queued prompt{'s' if count > 1 else ''}")
         if self.query_one(PromptInput).text.strip():
-            work.append("a draft in the prompt")
+            unsent.append("a draft in the prompt")
+        if unsent:
+            kept = " (kept for next time)" if self._drafts is not None else ""
+            work.append(" and ".join(unsent) + kept)
         return work
 
     # ------------------------------------------------------- the queue shown
@@ -137,8 +141,16 @@ class PanePrompts(PanePart):
         """Show the queued prompts above the prompt (hidden when none)."""
         if not self._live:
             return
-        stopped = not self.runner.running and self.store is not None
-        note = "sent once the agent is restarted (ctrl+r)" if stopped else ""
+        phase = self._status.phase
+        note = ""
+        if not self.runner.running and phase.startswith("agent stopped"):
+            # Where a restart cannot help, none is promised.
+            helps = "ctrl+r" in phase
+            note = (
+                "sent once the agent is restarted (ctrl+r)"
+                if helps
+                else "not sent: the agent is not running"
+            )
         self.query_one(PromptQueue).show(list(self._queued.items()), note=note)
 
     def withdraw(self, prompt_id: int) -> str | None:

@@ -184,11 +184,6 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         return self.runner.store
 
     @property
-    def keeps_drafts(self) -> bool:
-        """The prompt's draft and queued prompts are saved for the next run."""
-        return self._drafts is not None
-
-    @property
     def connection_task(self) -> asyncio.Future[None] | None:
         """The running connection (awaited, bounded, when the app quits)."""
         return self._connection_task

@@ -64,6 +64,12 @@ async def test_no_restart_is_offered_for_a_command_not_found(tmp_path: Path) -> 
         assert hint == crash_banner.NO_RESTART_HINT
         await wait_for(pilot, lambda: "agent stopped" in status(app))
         assert "ctrl+r" not in status(app)
+        # A prompt typed now waits, and nothing promises a restart will send it.
+        await pilot.press(*"hello", "enter")
+        queue = app.active_pane.query_one("#prompt-queue")
+        await wait_for(pilot, lambda: "1 queued" in str(queue.border_title))
+        assert "not sent" in str(queue.border_title)
+        assert "ctrl+r" not in str(queue.border_title)
 
 
 @pytest.mark.parametrize(
