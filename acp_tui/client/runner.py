@@ -50,9 +50,10 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
 
 import anyio
 
+from acp_tui.client.errors import InitializeTimeout
 from acp_tui.protocol.jsonrpc import RpcError
-from acp_tui.protocol.transport import AgentCommand, ConnectionClosed
-from acp_tui.protocol.version import ProtocolChoice
+from acp_tui.protocol.transport import AgentCommand, AgentStartError, ConnectionClosed
+from acp_tui.protocol.version import ProtocolChoice, UnsupportedProtocolVersion
 
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
@@ -80,6 +81,7 @@ __all__ = [
     "SessionRequest",
     "SilentPort",
     "UserQuestions",
+    "restart_may_help",
 ]
 
 log = logging.getLogger(__name__)
@@ -175,11 +177,18 @@ class RunnerPort(Protocol):
         ...
 
     def run_failed(
-        self, message: str, stderr_tail: Sequence[str] = (), *, restartable: bool
+        self,
+        message: str,
+        stderr_tail: Sequence[str] = (),
+        *,
+        restartable: bool,
+        retry: bool = True,
     ) -> None:
         """The agent cannot be used, or did not honour a cancel.
 
-        `restartable`: the connection is gone, and a restart may help.
+        `restartable`: the connection is gone (a restart starts the agent
+        again). `retry`: a restart may end otherwise (`restart_may_help`); False
+        when the same command would fail the same way, so none is offered.
         """
         ...
 
@@ -220,7 +229,12 @@ class SilentPort:
         log.info("prompt %d failed: %s", prompt_id, message)
 
     def run_failed(
-        self, message: str, stderr_tail: Sequence[str] = (), *, restartable: bool
+        self,
+        message: str,
+        stderr_tail: Sequence[str] = (),
+        *,
+        restartable: bool,
+        retry: bool = True,
     ) -> None:
         """Logged."""
         log.info("the agent failed: %s", message)
@@ -331,6 +345,8 @@ class ClientRunner:
         self._stopped = anyio.Event()
         self._turn_ended = anyio.Event()
         """Set when the current turn ends (or the connection does)."""
+        self._handshake_done = False
+        """The agent completed `initialize` in the current `serve` (it speaks ACP)."""
         self._resend: tuple[int, str] | None = None
         """A prompt refused for want of a login, sent first on the next connection
         (the user chose a terminal login, which reconnects)."""
@@ -462,6 +478,7 @@ class ClientRunner:
                 self.client = client
                 self.connection = connection
                 self.prompt_caps = prompt_capabilities(connection)
+                self._handshake_done = True
                 self.port.agent_connected(connection)
                 yield client
         finally:
@@ -485,6 +502,7 @@ class ClientRunner:
 
         self._stopped = anyio.Event()
         self._scope = anyio.CancelScope()
+        self._handshake_done = False
         try:
             with self._scope:
                 # The agent boots while `_serve` imports the client stack.
@@ -499,7 +517,12 @@ class ClientRunner:
             self.port.run_failed(str(declined), restartable=True)
         except AGENT_FAILURES as error:
             failure = self.launcher.explain(error, tail_lines=10)
-            self.port.run_failed(failure.message, failure.stderr_tail, restartable=True)
+            self.port.run_failed(
+                failure.message,
+                failure.stderr_tail,
+                restartable=True,
+                retry=restart_may_help(error, handshake_done=self._handshake_done),
+            )
         except Exception as error:  # never a traceback for the user
             log.exception("agent worker failed")
             self.port.run_failed(f"unexpected error: {error!r}", restartable=True)
@@ -884,3 +907,24 @@ class ClientRunner:
             f"Logged out of {self.connection.agent.display_name}; the next request "
             "that needs a login will ask for one"
         )
+
+
+def restart_may_help(error: BaseException, *, handshake_done: bool) -> bool:
+    """Whether starting the agent again could end otherwise than `error` did.
+
+    No for what the same command does the same way every time: the program
+    could not be started (`AgentStartError`: not found, not executable, no such
+    working directory), it speaks no protocol version acp-tui does, or it never
+    completed the ACP handshake and did not merely run out of time: it exited,
+    closed its output, wrote lines that are not ACP or answered `initialize`
+    with an error, which is what a program that is not an ACP agent does. A
+    timeout (a first start that downloads, a slow machine) and anything after
+    the handshake (a crash mid-session, a lost connection) may go otherwise.
+
+    Args:
+        error: One of `launch.AGENT_FAILURES`.
+        handshake_done: The agent answered `initialize` on this connection.
+    """
+    if isinstance(error, AgentStartError | UnsupportedProtocolVersion):
+        return False
+    return handshake_done or isinstance(error, TimeoutError | InitializeTimeout)

@@ -224,6 +224,15 @@ class DemoSession:
         persist.save(self.to_record())
 
 
+def _has_messages(record: dict[str, Any]) -> bool:
+    """Whether a stored session holds a message (its history has one)."""
+    history = record.get("history")
+    return isinstance(history, list) and any(
+        isinstance(event, dict) and event.get("kind") in ("message", "message_chunk")
+        for event in history
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class SessionSummary:
     """One `session/list` entry."""
@@ -295,11 +304,17 @@ class DemoAgent:
     ) -> tuple[list[SessionSummary], str | None]:
         """One page of sessions, newest first, and the next page's cursor.
 
+        A session without a message (opened, then left before any prompt) is
+        not listed: there is nothing in it to go back to. It can still be
+        resumed by id.
+
         Raises:
             persist.InvalidCursor: A cursor this agent did not hand out.
         """
         records = [
-            r for r in persist.list_records() if cwd is None or r.get("cwd") == cwd
+            r
+            for r in persist.list_records()
+            if (cwd is None or r.get("cwd") == cwd) and _has_messages(r)
         ]
         offset = persist.decode_cursor(cursor) if cursor is not None else 0
         page = records[offset : offset + persist.PAGE_SIZE]

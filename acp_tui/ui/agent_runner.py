@@ -139,10 +139,15 @@ class _TabPort:
         self.target.post_message(AgentFailed(message, prompt_id=prompt_id))
 
     def run_failed(
-        self, message: str, stderr_tail: Sequence[str] = (), *, restartable: bool
+        self,
+        message: str,
+        stderr_tail: Sequence[str] = (),
+        *,
+        restartable: bool,
+        retry: bool = True,
     ) -> None:
         self.target.post_message(
-            AgentFailed(message, stderr_tail, restartable=restartable)
+            AgentFailed(message, stderr_tail, restartable=restartable, retry=retry)
         )
 
     def login_in_terminal(

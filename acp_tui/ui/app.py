@@ -52,6 +52,7 @@ from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
 from acp_tui.ui.gc_policy import tune_garbage_collector
 from acp_tui.ui.screens.config import ConfigScreen
+from acp_tui.ui.screens.confirm import ConfirmQuitScreen
 from acp_tui.ui.screens.help import KeyHelpScreen
 from acp_tui.ui.session_pane import SHUTDOWN_WAIT, SessionPane
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
@@ -213,6 +214,36 @@ class AcpTuiApp(App[None]):
 
         self.run_worker(stop_then_exit(), group="quit", exit_on_error=False)
 
+    async def action_quit(self) -> None:
+        """Quit; with unsent drafts or a turn running in any tab, ask first.
+
+        ctrl+q on the question (so ctrl+q twice) quits without asking.
+        """
+        reasons = [] if self._exiting else self._unsent_work()
+        if not reasons:
+            self.exit()
+            return
+
+        def answered(quit_now: bool | None) -> None:
+            if quit_now:
+                self.exit()
+
+        self.push_screen(ConfirmQuitScreen(reasons), callback=answered)
+
+    def _unsent_work(self) -> list[str]:
+        """What quitting would lose or stop, one line per tab that has any."""
+        reasons: list[str] = []
+        many = len(self._panes) > 1
+        for number, pane in enumerate(self._panes, 1):
+            work = pane.unsent_work()
+            if not work:
+                continue
+            line = ", ".join(work)
+            if many:
+                line = f"{pane.label.name(number)}: {line}"
+            reasons.append(line)
+        return reasons
+
     async def on_unmount(self) -> None:
         """Quitting: let every tab's connection shut its agent down first.
 
@@ -349,12 +380,13 @@ class AcpTuiApp(App[None]):
         if pane not in self._panes:
             return
         number = self._panes.index(pane) + 1
-        label = self._label_of(pane)
+        # Without the label's "! needs you" marker: the text says it.
+        name = pane.label.name(number if len(self._panes) > 1 else None)
         # alt+N where the terminal reports it (the kitty keyboard protocol); xterm
         # and tmux send ESC N, which Textual reads as a macOS option character.
         jump = f" (tab {number}: alt+{number}, or alt+→ / alt+←)"
         self.notify(
-            f"{label.plain} needs your {message.what}{jump}",
+            f"{name} needs your {message.what}{jump}",
             title="Another tab asks",
             severity="warning",
             markup=False,

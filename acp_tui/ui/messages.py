@@ -108,13 +108,16 @@ class AgentFailed(Message):
         details: Sequence[str] = (),
         *,
         restartable: bool = False,
+        retry: bool = True,
         prompt_id: int | None = None,
     ) -> None:
         super().__init__()
         self.text = text
         self.details = tuple(details)
         self.restartable = restartable
-        """The connection is gone: offer to restart the agent."""
+        """The connection is gone: the agent stopped."""
+        self.retry = retry
+        """A restart may help (`client.runner.restart_may_help`): offer one."""
         self.prompt_id = prompt_id
         """The prompt that failed (the agent refused it), if that is the failure."""
 

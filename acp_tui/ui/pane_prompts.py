@@ -2,15 +2,20 @@
 
 `PanePrompts` is a part of `acp_tui.ui.session_pane.SessionPane` (a mixin, see
 `acp_tui.ui.pane_part.PanePart`). The pane queues a submitted prompt; this
-follows it: shown as queued until the runner takes it, as sending until the
-agent shows it back (or the turn ends), kept as not delivered if the agent
-stops first, and saved in the project's drafts while unsent. A local command
-(`/export ...`) runs here and never reaches the agent.
+follows it: shown in the queue above the prompt (`PromptQueue`) until the runner
+takes it, then in the conversation as sending until the agent shows it back (or
+the turn ends), kept as not delivered if the agent stops first, and saved in the
+project's drafts while unsent. A prompt sent while the agent is stopped waits in
+the queue and goes out once it is restarted. A queued prompt can be taken back
+(`withdraw`): into the prompt to be edited (Enter on it, or a click), or away
+(Delete). A local command (`/export ...`) runs here and never reaches the agent.
 
 Invariants:
 
 * Nothing the user typed disappears: a prompt leaves the conversation only once
-  the agent has shown it back or its turn ended.
+  the agent has shown it back or its turn ended; a queued prompt leaves the
+  queue only when the runner takes it, or when the user edits (back into the
+  prompt, before what was typed there) or removes it.
 * A user message the agent wrote itself acknowledges nothing.
 * Notification text is made printable and never parsed as markup.
 """
@@ -21,12 +26,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual.actions import SkipAction
+
 from acp_tui.export import ExportFormat, export_text
 from acp_tui.store.changes import Change
 from acp_tui.ui.commands import export_request
 from acp_tui.ui.messages import PromptEnded, PromptStarted
 from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.saved_files import save_text
+from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.prompt_queue import PromptQueue
 
 if TYPE_CHECKING:
     from acp_tui.storage.drafts import DraftStore
@@ -40,11 +49,13 @@ class PanePrompts(PanePart):
     if TYPE_CHECKING:  # what the pane provides besides `PanePart`'s
         _drafts: DraftStore | None
         _unsent: dict[int, str]
+        _queued: dict[int, str]
 
     async def on_prompt_started(self, message: PromptStarted) -> None:
         """A prompt went out: shown as sending until the agent shows it back."""
         if self._unsent.pop(message.prompt_id, None) is not None:
             self._save_queued()
+        self._queued.pop(message.prompt_id, None)
         if not self._live:
             return
         conversation = self._conversation
@@ -93,6 +104,123 @@ class PanePrompts(PanePart):
     def _save_queued(self) -> None:
         if self._drafts is not None:
             self._drafts.save_queued(list(self._unsent.values()))
+
+    def unsent_work(self) -> list[str]:
+        """What quitting now would stop or lose here, for the quit question.
+
+        A turn running, prompts not sent yet, text in the prompt; empty when
+        there is nothing.
+        """
+        if not self._live:
+            return []
+        store = self.store
+        work: list[str] = []
+        if self.runner.in_turn or (store is not None and store.state.is_busy):
+            work.append("a turn is running")
+        unsent: list[str] = []
+        count = len(self._unsent)
+        if count:
+            unsent.append(f"{count} queued prompt{'s' if count > 1 else ''}")
+        if self.query_one(PromptInput).text.strip():
+            unsent.append("a draft in the prompt")
+        if unsent:
+            kept = " (kept for next time)" if self._drafts is not None else ""
+            work.append(" and ".join(unsent) + kept)
+        return work
+
+    # ------------------------------------------------------- the queue shown
+    # (Handlers by name, not `@on`: this part is a plain class at run time, and
+    # Textual collects `@on` handlers only from its own classes.)
+
+    @property
+    def queued_prompts(self) -> tuple[str, ...]:
+        """The prompts waiting in the queue above the prompt, oldest first."""
+        return tuple(self._queued.values())
+
+    def _show_queue(self) -> None:
+        """Show the queued prompts above the prompt (hidden when none)."""
+        if not self._live:
+            return
+        phase = self._status.phase
+        note = ""
+        if not self.runner.running and phase.startswith("agent stopped"):
+            # Where a restart cannot help, none is promised.
+            helps = "ctrl+r" in phase
+            note = (
+                "sent once the agent is restarted (ctrl+r)"
+                if helps
+                else "not sent: the agent is not running"
+            )
+        self.query_one(PromptQueue).show(list(self._queued.items()), note=note)
+
+    def withdraw(self, prompt_id: int) -> str | None:
+        """Take a queued prompt out of the runner's queue; its text (None: gone).
+
+        None when the runner has taken it already (it is being sent). The
+        queue is emptied and refilled without an await in between, so the
+        runner, on this same loop, sees the others in their order.
+        """
+        queue = self.runner.prompts
+        waiting: list[tuple[int, str]] = []
+        while not queue.empty():
+            waiting.append(queue.get_nowait())
+        found: str | None = None
+        for item in waiting:
+            if item[0] == prompt_id and found is None:
+                found = item[1]
+            else:
+                queue.put_nowait(item)
+        self._queued.pop(prompt_id, None)
+        if found is not None:
+            self._unsent.pop(prompt_id, None)
+            self._save_queued()
+        self._refresh_status()
+        return found
+
+    def action_select_queued(self) -> None:
+        """Up in the empty prompt: select the newest queued prompt.
+
+        Raises:
+            SkipAction: Anywhere else (the prompt's own Up: the cursor, the
+                history, the completion list).
+        """
+        prompt = self.query_one(PromptInput)
+        queue = self.query_one(PromptQueue)
+        if not (
+            prompt.has_focus
+            and not prompt.text
+            and queue.entries
+            and not prompt.completion.is_open
+        ):
+            raise SkipAction()
+        queue.select_newest()
+
+    def on_prompt_queue_edit(self, message: PromptQueue.Edit) -> None:
+        """Back into the prompt, before what is typed there, to edit and resend."""
+        message.stop()
+        text = self.withdraw(message.prompt_id)
+        prompt = self.query_one(PromptInput)
+        prompt.focus()
+        if text is None:
+            self.notify("that prompt is being sent already", severity="warning")
+            return
+        typed = prompt.text
+        prompt.load_text(f"{text}\n\n{typed}" if typed.strip() else text)
+        prompt.move_cursor(prompt.document.end)
+
+    def on_prompt_queue_remove(self, message: PromptQueue.Remove) -> None:
+        """Delete on a queued prompt: out of the queue."""
+        message.stop()
+        text = self.withdraw(message.prompt_id)
+        if text is None:
+            self.notify("that prompt is being sent already", severity="warning")
+        elif not self._queued:
+            self.query_one(PromptInput).focus()
+
+    def on_prompt_queue_leave(self, message: PromptQueue.Leave) -> None:
+        """Esc, or Down past the last queued prompt: back to the prompt."""
+        message.stop()
+        self.query_one(PromptInput).focus()
 
     def _local_command(self, text: str) -> bool:
         """Run `/export ...` here (never sent to the agent); False for a prompt."""

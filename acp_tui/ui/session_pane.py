@@ -32,12 +32,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from dataclasses import replace
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, ClassVar, Final
 
 import anyio
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -66,6 +66,7 @@ from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.inspector import InspectorPanel
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
+from acp_tui.ui.widgets.prompt_queue import PromptQueue
 from acp_tui.ui.widgets.start_view import StartView
 from acp_tui.ui.widgets.status_bar import StatusBar
 
@@ -100,6 +101,12 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         height: 1fr;
     }
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Priority, so it comes before the prompt's own Up (the history); the
+        # action skips unless the prompt is empty and prompts are queued.
+        Binding("up", "select_queued", "Queued prompts", show=False, priority=True),
+    ]
 
     class Changed(Message):
         """What the pane's tab label shows may have changed (bubbles to the app)."""
@@ -148,6 +155,9 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         self._turns_seen = 0
         self._unsent: dict[int, str] = {}
         """Prompts queued for the runner that it has not started, by id."""
+        self._queued: dict[int, str] = {}
+        """The unsent prompts shown in the queue above the prompt (all but one
+        the runner takes at once), by id, oldest first."""
         self._leaving_transcript: asyncio.Future[str] | None = None
         """While a saved transcript is shown instead of the first session: the
         user's way out (ctrl+n "new" or f2 "pick")."""
@@ -194,6 +204,7 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
             yield Conversation(id="conversation")
             yield PlanPanel(id="plan-panel")
             yield InspectorPanel(self.runner.traffic, id="inspector")
+        yield PromptQueue(id="prompt-queue")
         yield PromptInput(
             id="prompt",
             history=self._history,
@@ -285,7 +296,7 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         title in it are never parsed as markup.)
         """
         if not self.shown:
-            where = replace(self.label, activity="idle").render().plain
+            where = self.label.name()
             title = f"{where}: {title}" if title else where
         super().notify(
             message, title=title, severity=severity, timeout=timeout, markup=markup
@@ -372,6 +383,7 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
     def _refresh_status(self) -> None:
         status = self._status
         status.queued = self.runner.prompts.qsize()
+        self._show_queue()
         status.cancelling = self.runner.cancelling
         store = self.store
         status.waiting_for_user = store is not None and bool(
@@ -414,8 +426,10 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         if self.runner.prompt_caps is not None:
             prompt.set_capabilities(self.runner.prompt_caps)
         self.query_one(StartView).finished()
-        for banner in self.query(CrashBanner):
-            banner.restarted()
+        for banner in self._conversation.query_children(CrashBanner):
+            await banner.restarted()
+        if not self._live:
+            return
         status = self._status
         status.store = store
         status.phase = "connected"
@@ -487,11 +501,16 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
                     pending.mark("lost")
         if message.restartable:
             self.query_one(StartView).finished()
-            await self._conversation.mount(CrashBanner(message.text, message.details))
+            banner = CrashBanner(
+                message.text, message.details, can_restart=message.retry
+            )
+            await self._conversation.mount(banner)
             if not self._live:
                 return  # shut down while mounting: the widgets are gone
             self._conversation.scroll_end(animate=False)
-            self._status.phase = "agent stopped (ctrl+r restarts)"
+            self._status.phase = (
+                "agent stopped (ctrl+r restarts)" if message.retry else "agent stopped"
+            )
         else:
             await self._conversation.add_banner(message.text, message.details)
             if not self._live:
@@ -513,12 +532,20 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
             return
         prompt_id = next(self._prompt_ids)
         runner = self.runner
-        busy = runner.in_turn or self.store is None or not runner.prompts.empty()
+        # Not taken at once: a turn runs, no session is open yet, others wait,
+        # or the agent stopped (then it goes out after a restart).
+        busy = (
+            runner.in_turn
+            or self.store is None
+            or not runner.prompts.empty()
+            or not runner.running
+        )
         runner.prompts.put_nowait((prompt_id, message.text))
         self._unsent[prompt_id] = message.text
         self._save_queued()  # kept over a restart
         if busy:
-            await self._conversation.add_queued(prompt_id, message.text)
+            self._queued[prompt_id] = message.text
+            self._show_queue()
         self._refresh_status()
 
     @on(CrashBanner.RestartPressed)

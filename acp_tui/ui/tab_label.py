@@ -44,7 +44,15 @@ class TabLabel:
     title: str | None
     activity: Activity
 
-    def render(self, number: int | None = None) -> Content:
+    def name(self, number: int | None = None) -> str:
+        """The label without its state marker, as plain text: `2 Fake Agent · Greeting`.
+
+        What a notification names the tab by: its text says what the tab wants,
+        so the marker ("! needs you") would say it twice.
+        """
+        return self.render(number, marker=False).plain
+
+    def render(self, number: int | None = None, *, marker: bool = True) -> Content:
         """The label: `2 Fake Agent · Greeting ●` (plain text plus styles)."""
         parts: list[str | tuple[str, str]] = []
         if number is not None:
@@ -55,7 +63,7 @@ class TabLabel:
             if len(title) > TITLE_WIDTH:
                 title = title[: TITLE_WIDTH - 1] + "…"
             parts.append(f" · {title}")
-        marker, style = MARKERS[self.activity]
-        if marker:
-            parts.append((f" {marker}", style))
+        shown, style = MARKERS[self.activity]
+        if marker and shown:
+            parts.append((f" {shown}", style))
         return Content.assemble(*parts)

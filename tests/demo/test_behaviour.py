@@ -444,7 +444,10 @@ async def test_list_pages_filters_deletes(
     async with recording(version, in_process=True) as rec:
         ours = [await rec.new_session(project) for _ in range(4)]
         theirs = [await rec.new_session(elsewhere) for _ in range(2)]
+        empty = await rec.new_session(project)  # never prompted: not listed
         await rec.prompt(ours[0], "/title First of ours")
+        for session in [*ours[1:], *theirs]:
+            await rec.prompt(session, "/title Another")
         listed: list[JSON] = []
         cursors = []
         params: JSON = {}
@@ -471,6 +474,7 @@ async def test_list_pages_filters_deletes(
         assert sorted(s["sessionId"] for s in remaining) == sorted(theirs)
         everything = [s["sessionId"] for s in await list_all(rec, {})]
         assert ours[1] not in everything
+        assert empty not in everything
         assert len(everything) == 5
     validate(rec)
 

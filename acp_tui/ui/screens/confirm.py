@@ -1,12 +1,14 @@
-"""The picker's yes/no questions: delete a session, resume one in another folder.
+"""The yes/no questions: delete a session, resume one in another folder, quit.
 
 `SessionPickerScreen` (`acp_tui.ui.screens.session_picker`, which re-exports these
-names) asks them. Both dismiss with a bool.
+names) asks the first two; the app asks `ConfirmQuitScreen` before quitting with
+unsent drafts or a turn running. All dismiss with a bool.
 
 Invariants:
 
 * The no button has the focus first: Enter alone, `n` and Esc say no; only `y`
-  or the yes button says yes.
+  or the yes button says yes (and, for `ConfirmQuitScreen`, ctrl+q again: the
+  quit key pressed twice quits without reading the question).
 * `ConfirmFolderScreen` names the session's resolved directory (and how it was
   listed, when that reads otherwise), says the agent may read and write there
   instead of the project, and warns when it is `/` or holds the home directory.
@@ -15,6 +17,7 @@ Invariants:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -28,7 +31,7 @@ from textual.widgets import Button, Static
 
 from acp_tui.safe_text import printable
 
-__all__ = ["ConfirmDeleteScreen", "ConfirmFolderScreen"]
+__all__ = ["ConfirmDeleteScreen", "ConfirmFolderScreen", "ConfirmQuitScreen"]
 
 
 class _Question(ModalScreen[bool]):
@@ -204,6 +207,61 @@ class ConfirmFolderScreen(_Question):
                     Content("Resume there (y)"), id=self.YES, variant="warning"
                 )
                 yield Button(Content("Cancel (n)"), id=self.NO)
+
+
+class ConfirmQuitScreen(_Question):
+    """Ask before quitting with unsent drafts or a turn running.
+
+    `y`, the Quit button or ctrl+q (pressed a second time) quit; `n`, Esc and
+    Enter on the focused Stay do not.
+
+    Args:
+        reasons: What would be lost or stopped, one line each (plain text the
+            app writes; tab labels in it are printable already).
+    """
+
+    DEFAULT_CSS = """
+    ConfirmQuitScreen {
+        align: center middle;
+        & > #quit-dialog {
+            width: auto;
+            max-width: 76;
+            height: auto;
+            border: thick $warning;
+            background: $surface;
+            padding: 1 2;
+        }
+        & #quit-question { text-style: bold; width: auto; }
+        & #quit-reasons { width: auto; max-width: 70; margin: 1 0; }
+        & #quit-buttons { height: auto; width: auto; }
+        & Button { margin-right: 1; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,ctrl+q", "confirm", "Quit"),
+        Binding("n,escape", "cancel", "Stay"),
+    ]
+    YES = "quit-yes"
+    NO = "quit-no"
+
+    def __init__(self, reasons: Sequence[str]) -> None:
+        super().__init__()
+        self.reasons = tuple(reasons)
+        """What would be lost or stopped, one line each."""
+
+    def compose(self) -> ComposeResult:
+        """Build the child widgets."""
+        with Vertical(id="quit-dialog"):
+            yield Static(Content("Quit acp-tui?"), id="quit-question")
+            yield Static(
+                Content("\n".join(f"• {printable(r)}" for r in self.reasons)),
+                id="quit-reasons",
+            )
+            with Horizontal(id="quit-buttons"):
+                yield Button(Content("Quit (y)"), id=self.YES, variant="warning")
+                yield Button(Content("Stay (n)"), id=self.NO)
+            yield Static(Content("ctrl+q again quits without asking"), id="quit-hint")
 
 
 def _folder_warning(folder: Path, home: Path) -> str:

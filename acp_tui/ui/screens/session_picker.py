@@ -21,10 +21,13 @@ picker open. Without `roots` (nothing to compare with) no row is marked and no
 pick carries a root, so the project's roots stay. A saved session that the agent
 cannot reopen (`reopens_saved=False`) is only shown, never resumed: no question.
 
-Keys: type to filter (title, cwd and session id, case-insensitive), Up/Down and
+Keys: type to filter (case-insensitive: the title as shown, so `untitled` finds
+the sessions without one, the directory, the session id, and the date as shown or
+as `2026-12-02 14:05`), Up/Down (stopping at either end, no wrapping) and
 PageUp/PageDown move, Enter picks, Ctrl+D (or Delete at the end of the filter)
-deletes the highlighted session after a confirmation, Esc closes. Focus stays in
-the filter; the list is driven from the screen.
+deletes the highlighted session after a confirmation (which replaces whatever the
+status line said before), Esc closes. Focus stays in the filter; the list is
+driven from the screen.
 
 Every string from the agent (titles, paths, ids, error messages) is shown as
 `Content` built from `printable(...)` text, never parsed as markup.
@@ -66,6 +69,7 @@ __all__ = [
     "SessionPick",
     "SessionPickerScreen",
     "display_path",
+    "local_date",
     "relative_time",
     "session_label",
 ]
@@ -159,11 +163,42 @@ def session_label(summary: SessionSummary) -> str:
     return title or "(untitled)"
 
 
-def _matches(summary: SessionSummary, needle: str) -> bool:
+def _matches(summary: SessionSummary, needle: str, shown: Sequence[str] = ()) -> bool:
+    """Whether the filter `needle` (casefolded) finds `summary`.
+
+    It looks at the title as shown (`(untitled)` for a session without one),
+    the directory, the id, the `updatedAt` stamp, and `shown`: the other texts
+    the row shows (its relative time and its local date), so what the user
+    reads is what they can type.
+    """
     if not needle:
         return True
-    haystack = (summary.title or "", summary.cwd, summary.session_id)
+    haystack = (
+        session_label(summary),
+        summary.cwd,
+        summary.session_id,
+        summary.updated_at or "",
+        *shown,
+    )
     return any(needle in field.casefold() for field in haystack)
+
+
+def local_date(stamp: str | None, now: datetime) -> str:
+    """An ISO 8601 time as a date and time in `now`'s zone ("" if unreadable).
+
+    `2026-12-02 14:05`: what the filter finds a session by besides its relative
+    time (a time without a zone is taken as UTC, as in `relative_time`).
+    """
+    if not stamp:
+        return ""
+    try:
+        when = datetime.fromisoformat(stamp)
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        zone = now.tzinfo if now.tzinfo is not None else UTC
+        return when.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+    except (ValueError, OverflowError):
+        return ""
 
 
 class SessionPickerScreen(ModalScreen[SessionPick | None]):
@@ -305,7 +340,22 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
     def visible_sessions(self) -> list[SessionSummary]:
         """The sessions that match the filter, in list order."""
         needle = self.filter_text.strip().casefold()
-        return [s for s in self.sessions if _matches(s, needle)]
+        if not needle:
+            return list(self.sessions)
+        now = self._now()
+        return [
+            s
+            for s in self.sessions
+            if _matches(
+                s,
+                needle,
+                (
+                    relative_time(s.updated_at, now),
+                    local_date(s.updated_at, now),
+                    display_path(s.cwd, self._home),
+                ),
+            )
+        ]
 
     async def _load_sessions(self) -> None:
         failure: str | None = None
@@ -479,12 +529,19 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         self.app.push_screen(question, callback=confirmed)
 
     def action_move(self, delta: int) -> None:
-        """Move the highlight by `delta` rows."""
+        """Move the highlight by `delta` rows; it stops at either end.
+
+        No wrapping: Down on the last match stays there rather than jump to
+        "+ New session" at the top (which, after filtering, read as a match).
+        """
         option_list = self._option_list
-        if delta < 0:
-            option_list.action_cursor_up()
-        else:
-            option_list.action_cursor_down()
+        last = option_list.option_count - 1
+        if last < 0:
+            return
+        current = option_list.highlighted
+        target = 0 if current is None else current + delta
+        option_list.highlighted = max(0, min(last, target))
+        option_list.scroll_to_highlight()
 
     async def action_page(self, delta: int) -> None:
         """Move the highlight by a page."""
@@ -528,7 +585,12 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
                     group="session-picker-delete",
                     exit_on_error=False,
                 )
+            else:
+                self._set_status(f"“{label}” was not deleted.")
 
+        # What an earlier key said (another session's error, an earlier
+        # deletion) no longer applies: the question replaces it.
+        self._set_status(f"Delete “{label}”?")
         self.app.push_screen(ConfirmDeleteScreen(label), callback=confirmed)
 
     async def _delete_session(self, summary: SessionSummary, label: str) -> None:

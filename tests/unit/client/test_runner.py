@@ -69,7 +69,12 @@ class RecordingPort:
         self.ended.set()
 
     def run_failed(
-        self, message: str, stderr_tail: Sequence[str] = (), *, restartable: bool
+        self,
+        message: str,
+        stderr_tail: Sequence[str] = (),
+        *,
+        restartable: bool,
+        retry: bool = True,
     ) -> None:
         self.reports.append(("run_failed", (message, restartable)))
         self.failed.set()
