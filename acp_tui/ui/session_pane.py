@@ -602,12 +602,22 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         prompt.insert(message.character)
 
     async def _show(self, screen: Screen[T]) -> T | None:
-        """A dialog about a tool call shows its card behind it."""
-        if isinstance(screen, PermissionScreen) and self._live:
+        """A dialog about a tool call shows its card behind it.
+
+        A view that followed the output follows again once the dialog is gone.
+        """
+        conversation = self._conversation if self._live else None
+        follow = False
+        if isinstance(screen, PermissionScreen) and conversation is not None:
             tool_call_id = screen.request.tool_call_id
             if tool_call_id is not None:
-                await self._conversation.reveal(("tool_call", tool_call_id))
-        return await super()._show(screen)
+                follow = conversation.following
+                await conversation.reveal(("tool_call", tool_call_id))
+        try:
+            return await super()._show(screen)
+        finally:
+            if follow and conversation is not None and conversation.is_attached:
+                conversation.jump_to_end()
 
     @on(CrashBanner.RestartPressed)
     def _restart_pressed(self, message: CrashBanner.RestartPressed) -> None:

@@ -208,6 +208,7 @@ class Conversation(PlainBackground, VerticalScroll):
             background-tint: $primary 12%;
         }
         & CollapsibleTitle:focus { text-style: bold reverse; }
+        &:focus { background-tint: $foreground 4%; }
     }
     """
 
@@ -325,18 +326,34 @@ class Conversation(PlainBackground, VerticalScroll):
         if not self.following and not self._below.display:
             self._below.display = True
 
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+    def _focus_came(self) -> None:
         """Remember whether the view followed when focus came into it."""
         if not self._follow_after_focus and self.following:
             self._follow_after_focus = True
 
-    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
-        """Focus left the conversation: follow again if it did when it came."""
+    def _focus_went(self) -> None:
+        """Focus left a widget here: follow again if the view did when it came."""
         self.call_after_refresh(self._focus_left)
+
+    def on_focus(self, event: events.Focus) -> None:
+        """The conversation itself has the focus (Tab from the prompt)."""
+        self._focus_came()
+
+    def on_blur(self, event: events.Blur) -> None:
+        """The conversation itself lost the focus."""
+        self._focus_went()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A card (or a part of one) has the focus."""
+        self._focus_came()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        """A card (or a part of one) lost the focus."""
+        self._focus_went()
 
     def _focus_left(self) -> None:
         focused = self.screen.focused if self.is_attached else None
-        if focused is not None and self in focused.ancestors:
+        if focused is not None and self in focused.ancestors_with_self:
             return  # focus moved within the conversation
         if self._follow_after_focus:
             self._follow_after_focus = False
