@@ -194,7 +194,8 @@ async def test_looking_at_a_card_does_not_stop_following_later(
         await pilot.press("tab")  # into the conversation
         await wait_for(pilot, lambda: not prompt(app).has_focus)
         focused = app.focused
-        assert focused is not None and view in focused.ancestors_with_self
+        assert focused is not None
+        assert view in focused.ancestors_with_self
         # Focus somewhere up the conversation (it scrolls there).
         card = view.entries[("tool_call", "c1")]
         card.query("CollapsibleTitle").first().focus()
@@ -285,7 +286,8 @@ async def test_key_help_lists_scrolling_and_focus(tmp_path: Path) -> None:
         keys = dict(screen.bindings)
         assert "pgup / pgdn" in keys
         assert "ctrl+home / ctrl+end" in keys
-        assert "esc" in keys and "prompt" in keys["esc"]
+        assert "esc" in keys
+        assert "prompt" in keys["esc"]
         assert "tab" in keys
 
 
@@ -329,7 +331,8 @@ async def test_enter_on_a_highlighted_completion_completes_it(
         await pilot.press(*"/he", "enter")
         await wait_for(pilot, lambda: prompt(app).text == "/help ")
         assert app.runner.prompts.empty()
-        assert turns_ended(app) == 0 and not app.runner.in_turn
+        assert turns_ended(app) == 0
+        assert not app.runner.in_turn
 
 
 # ---------------------------------------------------------------- first screen
