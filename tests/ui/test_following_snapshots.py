@@ -105,8 +105,8 @@ def test_new_output_below_marker(snap_compare: SnapCompare) -> None:
 
     Reviewer: user messages "question number N" (scrolled up from the end, so
     not the last ones); on the bottom row, across the conversation's width, a
-    highlighted line "▼ new output below · ctrl+end or click to follow", centred, over the
-    messages (docked, not scrolled).
+    highlighted line "▼ new output below · ctrl+end or click to follow",
+    centred, over the messages (docked, not scrolled).
     """
     assert snap_compare(
         ConversationApp(), terminal_size=SIZE, run_before=_scrolled_up_then_output
