@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.widgets import Static
 
 from acp_tui.protocol.transport import AgentCommand
@@ -309,6 +310,24 @@ async def test_tabs_step_with_ctrl_pagedown_where_alt_digits_do_not_arrive(
 # ---------------------------------------------------------------- Enter
 
 
+def burst(app: AcpTuiApp, text: str) -> None:
+    """Type `text`, then Enter, as one read from a terminal: no pause between keys.
+
+    (`pilot.press` lets the app idle after every key, so the dropdown is always
+    up to date there; a terminal delivers a fast typist's keys together.)
+    """
+    driver = app._driver
+    assert driver is not None
+    for character in text:
+        key = "slash" if character == "/" else character
+        event = events.Key(key, character)
+        event.set_sender(app)
+        driver.send_message(event)
+    enter = events.Key("enter", "\r")
+    enter.set_sender(app)
+    driver.send_message(enter)
+
+
 async def test_a_command_typed_in_full_is_sent_whatever_the_dropdown_shows(
     tmp_path: Path,
 ) -> None:
@@ -318,7 +337,13 @@ async def test_a_command_typed_in_full_is_sent_whatever_the_dropdown_shows(
         await wait_for(pilot, lambda: bool(prompt(app).completion.commands))
         await pilot.press(*"/help", "enter")
         await wait_for(pilot, lambda: "/help" in user_texts(app))
+        await wait_for(pilot, lambda: permission_armed(app))
+        await pilot.press("y", "y")
+        await wait_for(pilot, lambda: turns_ended(app) >= 1)
+        burst(app, "/help")
+        await wait_for(pilot, lambda: permission_armed(app))  # the second turn
         assert prompt(app).text == ""
+        assert user_texts(app) == ["/help"]  # (the fake agent's ids repeat)
 
 
 async def test_enter_on_a_highlighted_completion_completes_it(
@@ -329,6 +354,10 @@ async def test_enter_on_a_highlighted_completion_completes_it(
         await wait_for(pilot, lambda: app.store is not None)
         await wait_for(pilot, lambda: bool(prompt(app).completion.commands))
         await pilot.press(*"/he", "enter")
+        await wait_for(pilot, lambda: prompt(app).text == "/help ")
+        prompt(app).clear()
+        await wait_for(pilot, lambda: prompt(app).text == "")
+        burst(app, "/he")
         await wait_for(pilot, lambda: prompt(app).text == "/help ")
         assert app.runner.prompts.empty()
         assert turns_ended(app) == 0
