@@ -340,7 +340,9 @@ async def test_a_command_typed_in_full_is_sent_whatever_the_dropdown_shows(
         await wait_for(pilot, lambda: permission_armed(app))
         await pilot.press("y", "y")
         await wait_for(pilot, lambda: turns_ended(app) >= 1)
-        burst(app, "/help")
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: prompt(app).completion.is_open)
+        burst(app, "help")  # the open dropdown lists what "/" matched
         await wait_for(pilot, lambda: permission_armed(app))  # the second turn
         assert prompt(app).text == ""
         assert user_texts(app) == ["/help"]  # (the fake agent's ids repeat)

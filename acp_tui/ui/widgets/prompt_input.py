@@ -4,7 +4,8 @@
   it to the project's history. Enter first brings the completion dropdown up to
   date with the text (keys typed fast may be ahead of it), so it does the same
   whatever the timing: a slash command typed out in full is sent; otherwise, with
-  the dropdown open, the highlighted entry is completed. While the dropdown is
+  the dropdown open, the highlighted entry is completed. A dropdown closed with
+  Esc stays closed: Enter sends the text. While the dropdown is
   open, Tab, Up, Down and Esc belong to it.
 * The prompt keeps the focus while the conversation scrolls: PageUp/PageDown page
   it, ctrl+home goes to its top and ctrl+end to its end (following again), posted
@@ -139,6 +140,8 @@ class PromptInput(TextArea):
         self._refusal: str | None = None
         self._recalled: str | None = None
         self._commands: tuple[SlashCommand, ...] = ()
+        self._dismissed: str | None = None
+        """The text when Esc last closed the dropdown (Enter does not reopen it)."""
         self.completion = PromptCompletion(
             self, cwd=cwd, suppressed=self._showing_recalled_entry
         )
@@ -272,13 +275,15 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             completion = self.completion
-            if completion.is_attached:
+            if completion.is_attached and self.text != self._dismissed:
                 completion.catch_up()  # keys typed fast may be ahead of it
             if self._typed_command() or not completion.is_open:
                 completion.action_hide()  # it sees this key after us
                 self.action_submit()
             # Otherwise the dropdown completes: it sees this key after us.
             return
+        if event.key == "escape" and self.completion.is_open:
+            self._dismissed = self.text  # closed by the user: Enter sends this
         if event.key in _NEWLINE_KEYS:
             event.stop()
             event.prevent_default()
