@@ -203,9 +203,10 @@ class Conversation(PlainBackground, VerticalScroll):
         height: 1fr;
         padding: 0 1;
         /* Focus inside the conversation is visible: the focused card's edge. */
-        & MessageView:focus, & CollapsibleTitle:focus, & MarkdownView:focus,
-        & DiffView:focus, & TerminalLines:focus {
+        & MessageView:focus, & MarkdownView:focus, & DiffView:focus,
+        & TerminalLines:focus {
             background-tint: $primary 12%;
+            outline-left: thick $primary;  /* seen in 256 colours too */
         }
         & CollapsibleTitle:focus { text-style: bold reverse; }
         &:focus { background-tint: $foreground 4%; }
