@@ -308,12 +308,6 @@ class Conversation(PlainBackground, VerticalScroll):
             self.scroll_page_down(animate=False)
             self._follow_if_at_end()
 
-    def scroll_lines(self, lines: int) -> None:
-        """Scroll `lines` lines down (negative: up)."""
-        self.scroll_relative(y=lines, animate=False)
-        if lines > 0:
-            self._follow_if_at_end()
-
     def to_top(self) -> None:
         """Go to the oldest mounted entry (scrolling on mounts earlier ones)."""
         self.scroll_home(animate=False)
