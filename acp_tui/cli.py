@@ -287,11 +287,12 @@ def _main(argv: Sequence[str] | None) -> int:
         from acp_tui.client.agents import DEMO_AGENT
 
         args.agent = DEMO_AGENT
-        print(
-            "acp-tui: running the built-in demo agent; choose a real one with "
-            "--agent claude-code (see `acp-tui agents`)",
-            file=sys.stderr,
-        )
+        if args.command is not None or args.probe:  # the app shows it on screen
+            print(
+                "acp-tui: running the built-in demo agent; choose a real one with "
+                "--agent claude-code (see `acp-tui agents`)",
+                file=sys.stderr,
+            )
     resolved = _resolve(args.agent)
     if resolved is None:
         return EXIT_USAGE

@@ -96,6 +96,8 @@ class AcpTuiApp(App[None]):
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "Cancel", show=False),
+        # Not Textual's "press ctrl+q to quit" hint: as Esc (the prompt has its own).
+        Binding("ctrl+c", "cancel_turn", "Cancel", show=False),
         Binding("ctrl+q", "quit", "Quit"),
         Binding("f1", "key_help", "Keys"),
         Binding("f2", "pick_session", "Sessions"),
@@ -113,6 +115,13 @@ class AcpTuiApp(App[None]):
         Binding("alt+w", "close_tab", "Close tab", show=False, priority=True),
         Binding("alt+right", "next_tab", "Next tab", show=False, priority=True),
         Binding("alt+left", "previous_tab", "Previous tab", show=False, priority=True),
+        # alt+digit reaches the app only with the kitty keyboard protocol (xterm and
+        # tmux send ESC digit, read as a macOS option character such as ™), so the
+        # tabs can also be stepped through with keys tmux passes on.
+        Binding("ctrl+pagedown", "next_tab", "Next tab", show=False, priority=True),
+        Binding(
+            "ctrl+pageup", "previous_tab", "Previous tab", show=False, priority=True
+        ),
         *(
             Binding(f"alt+{n}", f"jump_tab({n})", f"Tab {n}", show=False, priority=True)
             for n in range(1, 10)
@@ -550,6 +559,13 @@ class AcpTuiApp(App[None]):
         rows = [(entry.key or "", entry.title) for entry in ACTIONS]
         rows += [
             ("alt+1 … alt+9", "Show tab 1 to 9 (terminals with the kitty protocol)"),
+            ("ctrl+pgdn / ctrl+pgup", "Next / previous tab (also alt+→ / alt+←)"),
+            ("pgup / pgdn", "Scroll the conversation a page (from the prompt)"),
+            ("ctrl+home / ctrl+end", "Conversation top / end (end: follow output)"),
+            ("tab", "Focus the next card (typing goes back to the prompt)"),
+            ("esc", "Cancel the turn; with none, back to the prompt"),
+            ("ctrl+c", "Cancel the turn, or clear the prompt (copies a selection)"),
+            ("end (on a card)", "Back to the end of the conversation, following"),
             ("ctrl+p", "Command palette"),
             ("enter", "Send the prompt"),
             ("shift+enter / ctrl+j", "New line in the prompt"),

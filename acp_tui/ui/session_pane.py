@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from typing import TYPE_CHECKING, ClassVar, Final
+from typing import TYPE_CHECKING, ClassVar, Final, TypeVar
 
 import anyio
 from textual import on, work
@@ -41,9 +41,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.widget import Widget
 
+from acp_tui.client.agents import DEMO_AGENT
 from acp_tui.client.errors import describe_rpc_error
+from acp_tui.display_paths import display_path, user_home
 from acp_tui.safe_text import printable
 from acp_tui.storage.history import PromptHistory
 from acp_tui.store.store import SessionStore
@@ -60,14 +63,16 @@ from acp_tui.ui.pane_dialogs import PaneDialogs
 from acp_tui.ui.pane_prompts import PanePrompts
 from acp_tui.ui.screens.config import ConfigChoice
 from acp_tui.ui.screens.openers import FullScreenOpener
+from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.tab_label import Activity, TabLabel
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.inspector import InspectorPanel
 from acp_tui.ui.widgets.plan_panel import PlanPanel
+from acp_tui.ui.widgets.prompt_completion import parse_commands
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.prompt_queue import PromptQueue
-from acp_tui.ui.widgets.start_view import StartView
+from acp_tui.ui.widgets.start_view import StartView, Welcome
 from acp_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
@@ -76,6 +81,8 @@ if TYPE_CHECKING:
 __all__ = ["Activity", "SessionPane", "TabLabel"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 SHUTDOWN_WAIT: Final = 15.0
 """Seconds a tab waits for its agent worker to shut the agent down (its own
@@ -175,6 +182,10 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         self._turns_on_screen = 0
         """Turns ended in the session by the time the pane was last shown: more
         than that and the pane is hidden marks the tab "done" (unseen output)."""
+        self._prompted = False
+        """A prompt was sent from this pane (the first screen is gone for good)."""
+        self._resuming: str | None = None
+        """The session id the agent was last asked to resume."""
 
     # ------------------------------------------------------------- the basics
 
@@ -317,6 +328,7 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
     def _start_agent(self, request: SessionRequest, phase: str) -> None:
         if self.closing:
             return
+        self._resuming = request.session_id if request.action == "resume" else None
         self.query_one(StartView).starting(
             self.settings.name, self.settings.command.display(), phase
         )
@@ -425,7 +437,10 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         prompt.set_commands(with_local_commands(store.commands))
         if self.runner.prompt_caps is not None:
             prompt.set_capabilities(self.runner.prompt_caps)
-        self.query_one(StartView).finished()
+        if self._prompted:
+            self.query_one(StartView).finished()
+        else:
+            self.query_one(StartView).welcome(self._welcome(store))
         for banner in self._conversation.query_children(CrashBanner):
             await banner.restarted()
         if not self._live:
@@ -435,6 +450,25 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         status.phase = "connected"
         self._refresh_status()
         self.post_message(self.Opened(self))
+
+    def _welcome(self, store: SessionStore) -> Welcome:
+        """What the first screen says about the session just opened."""
+        status = self._status
+        agent = status.agent
+        command = self.settings.command
+        cwd = store.cwd or str(self.runner.session_cwd or self.settings.cwd)
+        return Welcome(
+            agent=agent.display_name if agent is not None else self.settings.name,
+            version=agent.version if agent is not None else None,
+            protocol_version=status.protocol_version or 0,
+            directory=display_path(cwd, None, user_home()),
+            session_id=store.session_id,
+            resumed=store.session_id == self._resuming or bool(store.timeline()),
+            title=store.session_info.title,
+            demo=self.settings.name == DEMO_AGENT
+            and command.argv[1:] == ("-m", "acp_tui.demo"),
+            commands=tuple(c.name for c in parse_commands(store.commands)),
+        )
 
     async def on_session_updated(self, message: SessionUpdated) -> None:
         """Apply one coalesced batch of store changes."""
@@ -450,6 +484,9 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         if "commands" in kinds:
             self.query_one(PromptInput).set_commands(
                 with_local_commands(store.commands)
+            )
+            self.query_one(StartView).set_commands(
+                [command.name for command in parse_commands(store.commands)]
             )
         if "notice" in kinds:
             self._show_notices(store)
@@ -548,6 +585,67 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
             self._show_queue()
         self._refresh_status()
 
+    @on(PromptInput.Submitted)
+    def _follow_on_send(self, message: PromptInput.Submitted) -> None:
+        """Sending a prompt brings the conversation back to its end, following.
+
+        The first screen goes with the first prompt.
+        """
+        self._conversation.jump_to_end()
+        if not self._prompted:
+            self._prompted = True
+            start = self.query_one(StartView)
+            if start.welcoming is not None:
+                start.finished()
+
+    @on(PromptInput.ScrollRequested)
+    def _scroll_from_prompt(self, message: PromptInput.ScrollRequested) -> None:
+        message.stop()
+        conversation = self._conversation
+        if message.how == "page_up":
+            conversation.page(-1)
+        elif message.how == "page_down":
+            conversation.page(1)
+        elif message.how == "top":
+            conversation.to_top()
+        else:
+            conversation.jump_to_end()
+
+    @on(PromptInput.Interrupted)
+    def _prompt_interrupted(self, message: PromptInput.Interrupted) -> None:
+        """ctrl+c in the prompt: cancel the running turn, or clear the prompt."""
+        message.stop()
+        if self.runner.in_turn:
+            self.action_cancel_turn()
+        else:
+            message.prompt_input.clear_prompt()
+
+    @on(Conversation.TypedAhead)
+    def _typed_ahead(self, message: Conversation.TypedAhead) -> None:
+        """A key typed while a card had focus: the prompt takes it (and focus)."""
+        message.stop()
+        prompt = self.query_one(PromptInput)
+        prompt.focus()
+        prompt.insert(message.character)
+
+    async def _show(self, screen: Screen[T]) -> T | None:
+        """A dialog about a tool call shows its card behind it.
+
+        A view that followed the output follows again once the dialog is gone.
+        """
+        conversation = self._conversation if self._live else None
+        follow = False
+        if isinstance(screen, PermissionScreen) and conversation is not None:
+            tool_call_id = screen.request.tool_call_id
+            if tool_call_id is not None:
+                follow = conversation.following
+                await conversation.reveal(("tool_call", tool_call_id))
+        try:
+            return await super()._show(screen)
+        finally:
+            if follow and conversation is not None and conversation.is_attached:
+                conversation.jump_to_end()
+
     @on(CrashBanner.RestartPressed)
     def _restart_pressed(self, message: CrashBanner.RestartPressed) -> None:
         message.stop()
@@ -556,8 +654,13 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
     # ----------------------------------------------------------------- actions
 
     def action_cancel_turn(self) -> None:
-        """Esc: cancel the running turn ("cancelling…" until it ends)."""
-        if self.runner.in_turn and not self.runner.cancelling:
+        """Esc: cancel the running turn ("cancelling…" until it ends).
+
+        Without a turn, Esc brings the focus back to the prompt.
+        """
+        if not self.runner.in_turn:
+            self.query_one(PromptInput).focus()
+        elif not self.runner.cancelling:
             self.run_worker(self.runner.cancel(), group="cancel", exit_on_error=False)
             self.runner.cancelling = True
             self._refresh_status()

@@ -161,7 +161,8 @@ def test_crash_banner_with_restart(snap_compare: SnapCompare) -> None:
 
 def test_settings_switcher_over_the_app(snap_compare: SnapCompare) -> None:
     """F3 over a v2 session: Mode (Ask current), Model grouped fast/smart (Large
-    current), Thought level, and the boolean auto_approve under Other."""
+    current), Thought level, and the boolean auto_approve under Other. Behind it,
+    dimmed, the first screen (Fake Agent 1.0.0 · ACP v2, directory, session s1)."""
 
     async def steps(pilot: Pilot[None]) -> None:
         app = await connected(pilot)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from acp_tui.ui.widgets.start_view import PROGRESS_FROM, StartView
+from acp_tui.ui.widgets.start_view import PROGRESS_FROM, StartView, Welcome
 from tests.ui.helpers import wait_for
 
 
@@ -35,3 +35,31 @@ async def test_a_long_open_counts_the_messages_since_it_started() -> None:
         app.exchanged += 12_000
         await wait_for(pilot, lambda: "messages" in title(app))
         assert f"{PROGRESS_FROM - 1 + 12_000:,} messages" in title(app)
+
+
+async def test_the_first_screen_shows_agent_text_as_text() -> None:
+    app = StartApp()
+    async with app.run_test() as pilot:
+        view = app.query_one(StartView)
+        view.welcome(
+            Welcome(
+                agent="[bold]Evil[/] \x1b]0;pwned\x07agent",
+                version="1.0 [red]x[/]",
+                protocol_version=2,
+                directory="~/p",
+                session_id="s\x1b[2Jid",
+                resumed=True,
+                title="[link=https://x]t[/link]",
+                commands=("[b]cmd[/b]", "ok"),
+            )
+        )
+        await pilot.pause()
+        title = str(app.query_one("#start-title", Static).content)
+        body = str(app.query_one("#start-welcome", Static).content)
+        assert "[bold]Evil[/]" in title
+        assert "[red]x[/]" in title
+        assert "\x1b" not in title + body
+        assert "[link=https://x]t[/link]" in body
+        assert "/[b]cmd[/b] /ok" in body
+        assert "resumed:" in body
+        assert not app.query_one("#start-demo").display

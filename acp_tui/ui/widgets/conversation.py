@@ -39,6 +39,16 @@ place the terminal appeared. When a tool call then shows it, it moves into that
 card: the store's timeline drops the entry, and the conversation removes its
 widget in place (entries that only disappear rebuild nothing).
 
+**Following.** The view follows the tail until the user scrolls up (or focuses a
+card that scrolls it). New output that arrives while it does not follow shows the
+`NewOutputBelow` marker, docked at the bottom: End (ctrl+end from the prompt) or a
+click on it goes back to the end and follows again (`jump_to_end`), as sending a
+prompt does. Focus that enters the conversation from a following view gives the
+following back when it leaves (Esc, or typing, returns to the prompt), so looking
+at a card does not stop following for later turns. A printable key typed while a
+card has focus, and bound to nothing there, is handed to the prompt
+(`TypedAhead`).
+
 The entries that are not store entities' cards (`Banner`, `QueuedPrompt`) and
 `StandaloneTerminal` live in `acp_tui.ui.widgets.conversation_entries`; they are
 re-exported here.
@@ -54,7 +64,9 @@ from typing import ClassVar, Final, TypeAlias
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
@@ -81,6 +93,7 @@ __all__ = [
     "Banner",
     "Conversation",
     "EarlierEntries",
+    "NewOutputBelow",
     "QueuedPrompt",
     "StandaloneTerminal",
 ]
@@ -154,6 +167,38 @@ class EarlierEntries(Static):
             await parent.load_earlier()
 
 
+class NewOutputBelow(Static):
+    """The marker at the bottom while new output arrives below the view.
+
+    Clicking it (or End, ctrl+end from the prompt) goes to the end and follows.
+    """
+
+    DEFAULT_CSS = """
+    NewOutputBelow {
+        dock: bottom;
+        height: 1;
+        width: 1fr;
+        text-align: center;
+        color: $text;
+        background: $primary 40%;
+        &:hover { background: $primary 70%; }
+    }
+    """
+
+    TEXT: ClassVar[str] = "▼ new output below · ctrl+end or click to follow"
+
+    def __init__(self) -> None:
+        super().__init__(Text(self.TEXT), id="new-output-below")
+        self.display = False
+
+    async def on_click(self, event: events.Click) -> None:
+        """Go to the end and follow again."""
+        event.stop()
+        parent = self.parent
+        if isinstance(parent, Conversation):
+            parent.jump_to_end()
+
+
 class Conversation(PlainBackground, VerticalScroll):
     """Shows a session's timeline; follows the tail unless scrolled up.
 
@@ -165,8 +210,27 @@ class Conversation(PlainBackground, VerticalScroll):
     Conversation {
         height: 1fr;
         padding: 0 1;
+        /* Focus inside the conversation is visible: the focused card's edge. */
+        & MessageView:focus, & MarkdownView:focus, & DiffView:focus,
+        & TerminalLines:focus {
+            background-tint: $primary 12%;
+            outline-left: thick $primary;  /* seen in 256 colours too */
+        }
+        & CollapsibleTitle:focus { text-style: bold reverse; }
+        &:focus { background-tint: $foreground 4%; }
     }
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("end", "jump_to_end", "Follow", show=False),
+    ]
+
+    class TypedAhead(Message):
+        """A printable key typed while a card had focus: it belongs to the prompt."""
+
+        def __init__(self, character: str) -> None:
+            super().__init__()
+            self.character = character
 
     MIN_ENTRIES: ClassVar[int] = 6
     """Entries kept mounted at least (also how many a full store starts with)."""
@@ -208,6 +272,9 @@ class Conversation(PlainBackground, VerticalScroll):
         self._window = asyncio.Lock()
         """Held while the mounted window changes: batches from the app, the
         deferred mount timer and loading earlier entries run as separate tasks."""
+        self._below = NewOutputBelow()
+        self._follow_after_focus = False
+        """Focus came in while the view followed: follow again when it leaves."""
 
     # ------------------------------------------------------------ state
 
@@ -226,6 +293,88 @@ class Conversation(PlainBackground, VerticalScroll):
         """Whether the view sticks to the end (the user has not scrolled up)."""
         return is_following(self)
 
+    @property
+    def new_output_below(self) -> bool:
+        """Whether the "new output below" marker shows."""
+        return bool(self._below.display)
+
+    def jump_to_end(self) -> None:
+        """Go to the end and follow the tail again (the marker goes)."""
+        self._below.display = False
+        self.scroll_end(animate=False, immediate=True)
+        self.anchor()
+
+    def action_jump_to_end(self) -> None:
+        """End: go to the end and follow."""
+        self.jump_to_end()
+
+    def page(self, direction: int) -> None:
+        """Scroll a page up (-1) or down (1), as PageUp/PageDown do."""
+        if direction < 0:
+            self.scroll_page_up(animate=False)
+        else:
+            self.scroll_page_down(animate=False)
+            self._follow_if_at_end()
+
+    def to_top(self) -> None:
+        """Go to the oldest mounted entry (scrolling on mounts earlier ones)."""
+        self.scroll_home(animate=False)
+
+    def _follow_if_at_end(self) -> None:
+        if self.scroll_target_y >= self.max_scroll_y:
+            self.jump_to_end()
+
+    def _output_arrived(self) -> None:
+        """New output: say so when the view does not follow."""
+        if not self.following and not self._below.display:
+            self._below.display = True
+
+    def _focus_came(self) -> None:
+        """Remember whether the view followed when focus came into it."""
+        if not self._follow_after_focus and self.following:
+            self._follow_after_focus = True
+
+    def _focus_went(self) -> None:
+        """Focus left a widget here: follow again if the view did when it came."""
+        self.call_after_refresh(self._focus_left)
+
+    def on_focus(self, event: events.Focus) -> None:
+        """The conversation itself has the focus (Tab from the prompt)."""
+        self._focus_came()
+
+    def on_blur(self, event: events.Blur) -> None:
+        """The conversation itself lost the focus."""
+        self._focus_went()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A card (or a part of one) has the focus."""
+        self._focus_came()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        """A card (or a part of one) lost the focus."""
+        self._focus_went()
+
+    def _focus_left(self) -> None:
+        focused = self.screen.focused if self.is_attached else None
+        if focused is not None and self in focused.ancestors_with_self:
+            return  # focus moved within the conversation
+        if self._follow_after_focus:
+            self._follow_after_focus = False
+            self.jump_to_end()
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key a focused card does not use goes to the prompt."""
+        character = event.character
+        if (
+            not event.is_printable
+            or character is None
+            or event.key in self.app.active_bindings
+        ):
+            return
+        event.stop()
+        event.prevent_default()
+        self.post_message(self.TypedAhead(character))
+
     def on_mount(self) -> None:
         """Follow the tail while content streams in."""
         self.anchor()
@@ -234,6 +383,7 @@ class Conversation(PlainBackground, VerticalScroll):
         """The hint about earlier entries comes first, always."""
         yield self._earlier
         yield MarkdownStyles()  # hidden: the styles every message's markdown shares
+        yield self._below
 
     # ------------------------------------------------------------ widgets
 
@@ -304,6 +454,8 @@ class Conversation(PlainBackground, VerticalScroll):
             mounted = await self._sync_timeline(store)
             await self._update_entries(store, changes, mounted)
             await self._trim()
+        if changes:
+            self._output_arrived()
 
     async def _sync_timeline(self, store: SessionStore) -> set[Key]:
         """Mount widgets for new timeline entries; return their keys."""
@@ -526,6 +678,8 @@ class Conversation(PlainBackground, VerticalScroll):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Mount earlier entries when the user scrolls to the top."""
         super().watch_scroll_y(old_value, new_value)
+        if self._below.display and self.following:
+            self._below.display = False  # back at the end: following again
         if (
             new_value <= 0 < old_value
             and self._first
@@ -590,8 +744,31 @@ class Conversation(PlainBackground, VerticalScroll):
         self._first = 0
         self._timeline_revision = -1
         self._earlier.show_count(0)
+        self._below.display = False
         await self._unmount_timeline()
         self.anchor()
+
+    async def reveal(self, key: Key) -> bool:
+        """Scroll an entry into view (mounting earlier entries to reach it).
+
+        Used when a dialog asks about a tool call: its card shows behind it.
+
+        Returns:
+            Whether the entry has a widget now (False: not in the timeline).
+        """
+        async with self._window:
+            while key not in self.entries and key in self._keys[: self._first]:
+                await self._load_earlier(None)
+        widget = self.entries.get(key)
+        if widget is None or not widget.is_attached:
+            return False
+
+        def scroll() -> None:
+            if widget.is_attached:
+                self.scroll_to_widget(widget, animate=False, immediate=True)
+
+        self.call_after_refresh(scroll)
+        return True
 
     # ------------------------------------------------------------ extras
 
@@ -599,6 +776,7 @@ class Conversation(PlainBackground, VerticalScroll):
         """Append an error banner."""
         banner = Banner(text, details)
         await self.mount(banner)
+        self._output_arrived()
         return banner
 
     async def add_queued(

@@ -314,6 +314,15 @@ class PromptCompletion(AutoComplete):
         except NoMatches:  # not composed yet
             return False
 
+    def catch_up(self) -> None:
+        """Bring the entries (and whether they show) up to date with the text now.
+
+        The dropdown follows the editor's `Changed` messages, which queue behind
+        keys typed fast; Enter asks first, so it acts on what was typed.
+        """
+        if self.target.has_focus:
+            self._handle_target_update()
+
     @property
     def files(self) -> Sequence[ProjectFile]:
         """The current file index (empty until the first scan finishes)."""

@@ -1,8 +1,16 @@
 """The prompt editor: Enter sends, Shift+Enter or ctrl+j starts a new line.
 
 * Enter posts `Submitted` with the text exactly as typed (not when blank) and adds
-  it to the project's history. While the completion dropdown is open, Enter, Tab,
-  Up, Down and Esc belong to the dropdown.
+  it to the project's history. Enter first brings the completion dropdown up to
+  date with the text (keys typed fast may be ahead of it), so it does the same
+  whatever the timing: a slash command typed out in full is sent; otherwise, with
+  the dropdown open, the highlighted entry is completed. A dropdown closed with
+  Esc stays closed: Enter sends the text. While the dropdown is
+  open, Tab, Up, Down and Esc belong to it.
+* The prompt keeps the focus while the conversation scrolls: PageUp/PageDown page
+  it, ctrl+home goes to its top and ctrl+end to its end (following again), posted
+  as `ScrollRequested`. ctrl+c copies a selection; without one it posts
+  `Interrupted` (the pane cancels the running turn, or clears the prompt).
 * Shift+Enter inserts a newline where the terminal reports it (kitty keyboard
   protocol); ctrl+j does everywhere.
 * Up on the first line and Down on the last line browse the history. The draft
@@ -28,9 +36,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import ClassVar, Final, Literal, TypeAlias
 
 from textual import events
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.timer import Timer
@@ -52,6 +61,9 @@ DRAFT_DELAY: Final = 0.5
 """Seconds after the last change before the draft is saved."""
 
 _NEWLINE_KEYS: Final = frozenset({"shift+enter", "ctrl+j"})
+
+Scroll: TypeAlias = Literal["page_up", "page_down", "top", "end"]
+"""How the prompt asks the conversation to scroll."""
 
 
 class PromptInput(TextArea):
@@ -75,6 +87,29 @@ class PromptInput(TextArea):
         &:focus { border: tall $primary; }
     }
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("pageup", "scroll_conversation('page_up')", "Page up", show=False),
+        Binding(
+            "pagedown", "scroll_conversation('page_down')", "Page down", show=False
+        ),
+        Binding("ctrl+home", "scroll_conversation('top')", "Top", show=False),
+        Binding("ctrl+end", "scroll_conversation('end')", "Follow", show=False),
+        Binding("ctrl+c", "interrupt", "Cancel or clear", show=False),
+    ]
+
+    @dataclass
+    class ScrollRequested(Message):
+        """Scroll the conversation (the prompt keeps the focus)."""
+
+        prompt_input: PromptInput
+        how: Scroll
+
+    @dataclass
+    class Interrupted(Message):
+        """ctrl+c without a selection: cancel the turn, or clear the prompt."""
+
+        prompt_input: PromptInput
 
     @dataclass
     class Submitted(Message):
@@ -105,6 +140,8 @@ class PromptInput(TextArea):
         self._refusal: str | None = None
         self._recalled: str | None = None
         self._commands: tuple[SlashCommand, ...] = ()
+        self._dismissed: str | None = None
+        """The text when Esc last closed the dropdown (Enter does not reopen it)."""
         self.completion = PromptCompletion(
             self, cwd=cwd, suppressed=self._showing_recalled_entry
         )
@@ -178,6 +215,31 @@ class PromptInput(TextArea):
         self.save_draft()  # at once: a sent prompt must not come back as a draft
         self.post_message(self.Submitted(self, text))
 
+    def action_scroll_conversation(self, how: Scroll) -> None:
+        """Ask for the conversation to scroll; the focus stays here."""
+        self.post_message(self.ScrollRequested(self, how))
+
+    def action_interrupt(self) -> None:
+        """ctrl+c: copy the selection, or else ask to cancel the turn or clear."""
+        if self.selected_text:
+            self.action_copy()
+            return
+        self.post_message(self.Interrupted(self))
+
+    def clear_prompt(self) -> None:
+        """Empty the prompt (undo brings the text back) and save the empty draft."""
+        self._recalled = None
+        self.clear()
+        self.save_draft()
+
+    def _typed_command(self) -> bool:
+        """The text is one of the agent's slash commands typed out in full."""
+        text = self.text
+        if not text.startswith("/"):
+            return False
+        word = text.split(maxsplit=1)[0]
+        return any("/" + command.name == word for command in self._commands)
+
     def save_draft(self) -> None:
         """Save the text as the draft now (an unedited history entry is not)."""
         if self._draft_timer is not None:
@@ -212,10 +274,16 @@ class PromptInput(TextArea):
         if event.key == "enter":
             event.stop()
             event.prevent_default()
-            if not self.completion.is_open:
+            completion = self.completion
+            if completion.is_attached and self.text != self._dismissed:
+                completion.catch_up()  # keys typed fast may be ahead of it
+            if self._typed_command() or not completion.is_open:
+                completion.action_hide()  # it sees this key after us
                 self.action_submit()
             # Otherwise the dropdown completes: it sees this key after us.
             return
+        if event.key == "escape" and self.completion.is_open:
+            self._dismissed = self.text  # closed by the user: Enter sends this
         if event.key in _NEWLINE_KEYS:
             event.stop()
             event.prevent_default()

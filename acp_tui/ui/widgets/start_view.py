@@ -3,12 +3,20 @@
 Shown while the agent initialises (and while it is being restarted), so a slow
 `npx` download or a missing login is visible rather than a blank screen. It
 polls the transport's stderr ring buffer; the lines are agent data, escaped.
+
+Once the session is open, and until the first prompt is sent, it is the first
+screen (`welcome`): the agent (name, version, protocol version), the directory,
+the session (new or resumed) and what to try: `/help` for the built-in demo (with
+how to pick a real agent, which the CLI used to print to stderr), or a real
+agent's slash commands as it advertises them (`set_commands`). All of it is agent
+data or paths: plain `Text`, never markup.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Final
 
 from rich.text import Text
@@ -19,7 +27,7 @@ from textual.widgets import Static
 
 from acp_tui.safe_text import printable
 
-__all__ = ["StartView"]
+__all__ = ["DEMO_HINT", "StartView", "Welcome"]
 
 POLL: Final = 0.25
 """Seconds between stderr polls."""
@@ -30,6 +38,56 @@ TAIL: Final = 8
 PROGRESS_FROM: Final = 100
 """Messages exchanged since the start from which the title counts them (a
 resumed session's replay; a plain start exchanges a handful)."""
+
+
+TRY_COMMANDS: Final = 6
+"""How many of a real agent's slash commands the "try" line names."""
+
+DEMO_HINT: Final = (
+    "This is the built-in demo agent. For a real one: acp-tui --agent claude-code "
+    "(acp-tui agents lists them)."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    """What the first screen says about the session just opened."""
+
+    agent: str
+    """The agent's display name."""
+    version: str | None
+    protocol_version: int
+    directory: str
+    """The session's directory, as people read it."""
+    session_id: str
+    resumed: bool
+    title: str | None = None
+    demo: bool = False
+    """The built-in demo agent (try `/help`; how to pick a real agent)."""
+    commands: tuple[str, ...] = ()
+    """The agent's slash command names (without `/`)."""
+
+    def lines(self) -> list[tuple[str, str]]:
+        """The (label, text) rows under the title."""
+        if self.resumed:
+            session = "resumed"
+            if self.title:
+                session += f": {self.title}"
+        else:
+            session = "new"
+        rows = [
+            ("Directory", self.directory),
+            ("Session", f"{session} ({self.session_id})"),
+        ]
+        if self.demo:
+            rows.append(("Try", "/help: what the demo can show (type / for commands)"))
+        elif self.commands:
+            names = " ".join("/" + name for name in self.commands[:TRY_COMMANDS])
+            more = " …" if len(self.commands) > TRY_COMMANDS else ""
+            rows.append(("Try", f"{names}{more} (type / for all, @ for files)"))
+        else:
+            rows.append(("Try", "type a message; / for commands, @ for files"))
+        return rows
 
 
 def _now() -> float:
@@ -58,6 +116,8 @@ class StartView(Vertical):
         & > #start-title { text-style: bold; }
         & > #start-command { color: $text-muted; }
         & > #start-stderr { color: $text-warning; }
+        & > #start-demo { color: $text-muted; margin-top: 1; }
+        &.-welcome { border: round $primary; }
     }
     """
 
@@ -77,15 +137,20 @@ class StartView(Vertical):
         self._since = _now()
         self._timer: Timer | None = None
         self._shown: tuple[str, ...] = ()
+        self.welcoming: Welcome | None = None
+        """What the first screen shows (None: not showing it)."""
 
     def compose(self) -> ComposeResult:
         """Build the child widgets."""
         yield Static(id="start-title")
         yield Static(id="start-command")
         yield Static(id="start-stderr")
+        yield Static(id="start-welcome")
+        yield Static(id="start-demo")
 
     def on_mount(self) -> None:
         """Render and start polling."""
+        self._show_welcome_parts(False)
         self._render_title()
         self._timer = self.set_interval(POLL, self._poll)
 
@@ -96,17 +161,64 @@ class StartView(Vertical):
         self._since = _now()
         self._messages_before = self._messages() if self._messages else 0
         self._shown = ()
+        self.welcoming = None
         self.display = True
+        self._show_welcome_parts(False)
         self._render_title()
         self.query_one("#start-stderr", Static).update("")
         if self._timer is not None:
             self._timer.resume()
 
     def finished(self) -> None:
-        """The session is open: hide and stop polling."""
+        """The session is open, or the first prompt sent: hide and stop polling."""
         self.display = False
+        self.welcoming = None
         if self._timer is not None:
             self._timer.pause()
+
+    def welcome(self, welcome: Welcome) -> None:
+        """The session is open: show the first screen until the first prompt."""
+        if self._timer is not None:
+            self._timer.pause()
+        self.welcoming = welcome
+        self.display = True
+        self._show_welcome_parts(True)
+        self._render_welcome()
+
+    def set_commands(self, commands: Sequence[str]) -> None:
+        """The agent's slash commands changed: the "try" line names them."""
+        if self.welcoming is not None:
+            self.welcoming = replace(self.welcoming, commands=tuple(commands))
+            self._render_welcome()
+
+    def _show_welcome_parts(self, welcome: bool) -> None:
+        self.set_class(welcome, "-welcome")
+        self.query_one("#start-command").display = not welcome
+        self.query_one("#start-stderr").display = not welcome
+        self.query_one("#start-welcome").display = welcome
+        self.query_one("#start-demo").display = welcome and bool(
+            self.welcoming and self.welcoming.demo
+        )
+
+    def _render_welcome(self) -> None:
+        welcome = self.welcoming
+        if welcome is None:
+            return
+        title = welcome.agent
+        if welcome.version:
+            title += f" {welcome.version}"
+        title += f" · ACP v{welcome.protocol_version}"
+        self.query_one("#start-title", Static).update(Text(printable(title)))
+        rows = welcome.lines()
+        width = max(len(label) for label, _ in rows) + 2
+        body = Text()
+        for index, (label, value) in enumerate(rows):
+            if index:
+                body.append("\n")
+            body.append(label.ljust(width), style="bold")
+            body.append(printable(value))
+        self.query_one("#start-welcome", Static).update(body)
+        self.query_one("#start-demo", Static).update(Text(DEMO_HINT))
 
     def _render_title(self) -> None:
         elapsed = int(_now() - self._since)
@@ -122,7 +234,7 @@ class StartView(Vertical):
         )
 
     def _poll(self) -> None:
-        if not self.display:
+        if not self.display or self.welcoming is not None:
             return
         self._render_title()
         lines = tuple(self._stderr()[-TAIL:])
