@@ -155,6 +155,25 @@ class PaneDialogs(PanePart):
                 self._label_may_change()
 
     async def _show(self, screen: Screen[T]) -> T | None:
+        """Show a dialog until it is answered.
+
+        A dialog about a tool call shows its card behind it; a view that
+        followed the output follows again once the dialog is gone.
+        """
+        conversation = self._conversation if self._live else None
+        follow = False
+        if isinstance(screen, PermissionScreen) and conversation is not None:
+            tool_call_id = screen.request.tool_call_id
+            if tool_call_id is not None:
+                follow = conversation.following
+                await conversation.reveal(("tool_call", tool_call_id))
+        try:
+            return await self._answer(screen)
+        finally:
+            if follow and conversation is not None and conversation.is_attached:
+                conversation.jump_to_end()
+
+    async def _answer(self, screen: Screen[T]) -> T | None:
         future: asyncio.Future[T | None] = asyncio.get_running_loop().create_future()
 
         def answered(result: T | None) -> None:

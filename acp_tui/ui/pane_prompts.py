@@ -22,7 +22,7 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,7 @@ from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.saved_files import save_text
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.prompt_queue import PromptQueue
+from acp_tui.ui.widgets.start_view import StartView
 
 if TYPE_CHECKING:
     from acp_tui.storage.drafts import DraftStore
@@ -50,6 +51,11 @@ class PanePrompts(PanePart):
         _drafts: DraftStore | None
         _unsent: dict[int, str]
         _queued: dict[int, str]
+        _prompted: bool
+        _prompt_ids: Iterator[int]
+
+        def action_cancel_turn(self) -> None:
+            """Cancel the running turn."""
 
     async def on_prompt_started(self, message: PromptStarted) -> None:
         """A prompt went out: shown as sending until the agent shows it back."""
@@ -129,6 +135,65 @@ class PanePrompts(PanePart):
         return work
 
     # ------------------------------------------------------- the queue shown
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        """Queue the prompt; it is shown as queued unless it goes out at once.
+
+        Sending brings the conversation back to its end, following; the first
+        screen goes with the first prompt.
+        """
+        message.stop()
+        self._follow_on_send()
+        if self._local_command(message.text):
+            return
+        prompt_id = next(self._prompt_ids)
+        runner = self.runner
+        # Not taken at once: a turn runs, no session is open yet, others wait,
+        # or the agent stopped (then it goes out after a restart).
+        busy = (
+            runner.in_turn
+            or self.store is None
+            or not runner.prompts.empty()
+            or not runner.running
+        )
+        runner.prompts.put_nowait((prompt_id, message.text))
+        self._unsent[prompt_id] = message.text
+        self._save_queued()  # kept over a restart
+        if busy:
+            self._queued[prompt_id] = message.text
+            self._show_queue()
+        self._refresh_status()
+
+    def _follow_on_send(self) -> None:
+        self._conversation.jump_to_end()
+        if not self._prompted:
+            self._prompted = True
+            start = self.query_one(StartView)
+            if start.welcoming is not None:
+                start.finished()
+
+    def on_prompt_input_scroll_requested(
+        self, message: PromptInput.ScrollRequested
+    ) -> None:
+        """PageUp/PageDown, ctrl+home/ctrl+end in the prompt scroll the conversation."""
+        message.stop()
+        conversation = self._conversation
+        if message.how == "page_up":
+            conversation.page(-1)
+        elif message.how == "page_down":
+            conversation.page(1)
+        elif message.how == "top":
+            conversation.to_top()
+        else:
+            conversation.jump_to_end()
+
+    def on_prompt_input_interrupted(self, message: PromptInput.Interrupted) -> None:
+        """ctrl+c in the prompt: cancel the running turn, or clear the prompt."""
+        message.stop()
+        if self.runner.in_turn:
+            self.action_cancel_turn()
+        else:
+            message.prompt_input.clear_prompt()
+
     # (Handlers by name, not `@on`: this part is a plain class at run time, and
     # Textual collects `@on` handlers only from its own classes.)
 

@@ -41,7 +41,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
 from textual.widget import Widget
 
 from acp_tui.client.agents import DEMO_AGENT
@@ -63,7 +62,6 @@ from acp_tui.ui.pane_dialogs import PaneDialogs
 from acp_tui.ui.pane_prompts import PanePrompts
 from acp_tui.ui.screens.config import ConfigChoice
 from acp_tui.ui.screens.openers import FullScreenOpener
-from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.tab_label import Activity, TabLabel
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.crash_banner import CrashBanner
@@ -561,65 +559,6 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         """
         self.notify(printable(message.text), severity="warning", markup=False)
 
-    @on(PromptInput.Submitted)
-    async def send_prompt(self, message: PromptInput.Submitted) -> None:
-        """Queue the prompt; it is shown as queued unless it goes out at once."""
-        message.stop()
-        if self._local_command(message.text):
-            return
-        prompt_id = next(self._prompt_ids)
-        runner = self.runner
-        # Not taken at once: a turn runs, no session is open yet, others wait,
-        # or the agent stopped (then it goes out after a restart).
-        busy = (
-            runner.in_turn
-            or self.store is None
-            or not runner.prompts.empty()
-            or not runner.running
-        )
-        runner.prompts.put_nowait((prompt_id, message.text))
-        self._unsent[prompt_id] = message.text
-        self._save_queued()  # kept over a restart
-        if busy:
-            self._queued[prompt_id] = message.text
-            self._show_queue()
-        self._refresh_status()
-
-    @on(PromptInput.Submitted)
-    def _follow_on_send(self, message: PromptInput.Submitted) -> None:
-        """Sending a prompt brings the conversation back to its end, following.
-
-        The first screen goes with the first prompt.
-        """
-        self._conversation.jump_to_end()
-        if not self._prompted:
-            self._prompted = True
-            start = self.query_one(StartView)
-            if start.welcoming is not None:
-                start.finished()
-
-    @on(PromptInput.ScrollRequested)
-    def _scroll_from_prompt(self, message: PromptInput.ScrollRequested) -> None:
-        message.stop()
-        conversation = self._conversation
-        if message.how == "page_up":
-            conversation.page(-1)
-        elif message.how == "page_down":
-            conversation.page(1)
-        elif message.how == "top":
-            conversation.to_top()
-        else:
-            conversation.jump_to_end()
-
-    @on(PromptInput.Interrupted)
-    def _prompt_interrupted(self, message: PromptInput.Interrupted) -> None:
-        """ctrl+c in the prompt: cancel the running turn, or clear the prompt."""
-        message.stop()
-        if self.runner.in_turn:
-            self.action_cancel_turn()
-        else:
-            message.prompt_input.clear_prompt()
-
     @on(Conversation.TypedAhead)
     def _typed_ahead(self, message: Conversation.TypedAhead) -> None:
         """A key typed while a card had focus: the prompt takes it (and focus)."""
@@ -627,24 +566,6 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         prompt = self.query_one(PromptInput)
         prompt.focus()
         prompt.insert(message.character)
-
-    async def _show(self, screen: Screen[T]) -> T | None:
-        """A dialog about a tool call shows its card behind it.
-
-        A view that followed the output follows again once the dialog is gone.
-        """
-        conversation = self._conversation if self._live else None
-        follow = False
-        if isinstance(screen, PermissionScreen) and conversation is not None:
-            tool_call_id = screen.request.tool_call_id
-            if tool_call_id is not None:
-                follow = conversation.following
-                await conversation.reveal(("tool_call", tool_call_id))
-        try:
-            return await super()._show(screen)
-        finally:
-            if follow and conversation is not None and conversation.is_attached:
-                conversation.jump_to_end()
 
     @on(CrashBanner.RestartPressed)
     def _restart_pressed(self, message: CrashBanner.RestartPressed) -> None:

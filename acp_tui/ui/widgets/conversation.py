@@ -39,15 +39,9 @@ place the terminal appeared. When a tool call then shows it, it moves into that
 card: the store's timeline drops the entry, and the conversation removes its
 widget in place (entries that only disappear rebuild nothing).
 
-**Following.** The view follows the tail until the user scrolls up (or focuses a
-card that scrolls it). New output that arrives while it does not follow shows the
-`NewOutputBelow` marker, docked at the bottom: End (ctrl+end from the prompt) or a
-click on it goes back to the end and follows again (`jump_to_end`), as sending a
-prompt does. Focus that enters the conversation from a following view gives the
-following back when it leaves (Esc, or typing, returns to the prompt), so looking
-at a card does not stop following for later turns. A printable key typed while a
-card has focus, and bound to nothing there, is handed to the prompt
-(`TypedAhead`).
+**Following** (the "new output below" marker, paging from the prompt, focus and
+keys typed on a card) is the `Following` part, in
+`acp_tui.ui.widgets.conversation_follow`.
 
 The entries that are not store entities' cards (`Banner`, `QueuedPrompt`) and
 `StandaloneTerminal` live in `acp_tui.ui.widgets.conversation_entries`; they are
@@ -59,27 +53,28 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from typing import ClassVar, Final, TypeAlias
+from typing import ClassVar, Final
 
-from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Static
 
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
-from acp_tui.ui.textual_private import is_following
 from acp_tui.ui.widgets._paint import PlainBackground
 from acp_tui.ui.widgets.conversation_entries import (
     STANDALONE_TERMINAL_TITLE,
     Banner,
     QueuedPrompt,
     StandaloneTerminal,
+)
+from acp_tui.ui.widgets.conversation_follow import (
+    EarlierEntries,
+    Following,
+    Key,
+    NewOutputBelow,
 )
 from acp_tui.ui.widgets.markdown_styles import MarkdownStyles
 from acp_tui.ui.widgets.message_view import MessageView
@@ -98,8 +93,6 @@ __all__ = [
     "StandaloneTerminal",
 ]
 
-Key: TypeAlias = tuple[str, str]
-"""A timeline entry: `(kind, id)`."""
 
 SHOWN_KINDS: Final = frozenset(
     {"message", "tool_call", "plan", "permission", "terminal"}
@@ -130,76 +123,7 @@ def _in_card(store: SessionStore, tool_call_id: str | None) -> bool:
     return tool_call_id is not None and store.tool_call(tool_call_id) is not None
 
 
-class EarlierEntries(Static):
-    """The hint above the oldest mounted entry; clicking it mounts earlier ones."""
-
-    DEFAULT_CSS = """
-    EarlierEntries {
-        height: auto;
-        width: 1fr;
-        color: $text-muted;
-        text-align: center;
-        margin: 0 0 1 0;
-        &:hover { color: $text; }
-    }
-    """
-
-    def __init__(self) -> None:
-        super().__init__("", id="earlier-entries")
-        self.count = 0
-        """How many earlier entries are not mounted."""
-        self.display = False
-
-    def show_count(self, count: int) -> None:
-        """Say how many earlier entries are not mounted (hidden at 0)."""
-        if count == self.count:
-            return
-        self.count = count
-        self.display = count > 0
-        noun = "entry" if count == 1 else "entries"
-        self.update(Text(f"▲ {count} earlier {noun}: scroll up or click to show"))
-
-    async def on_click(self, event: events.Click) -> None:
-        """Mount the previous batch."""
-        event.stop()
-        parent = self.parent
-        if isinstance(parent, Conversation):
-            await parent.load_earlier()
-
-
-class NewOutputBelow(Static):
-    """The marker at the bottom while new output arrives below the view.
-
-    Clicking it (or End, ctrl+end from the prompt) goes to the end and follows.
-    """
-
-    DEFAULT_CSS = """
-    NewOutputBelow {
-        dock: bottom;
-        height: 1;
-        width: 1fr;
-        text-align: center;
-        color: $text;
-        background: $primary 40%;
-        &:hover { background: $primary 70%; }
-    }
-    """
-
-    TEXT: ClassVar[str] = "▼ new output below · ctrl+end or click to follow"
-
-    def __init__(self) -> None:
-        super().__init__(Text(self.TEXT), id="new-output-below")
-        self.display = False
-
-    async def on_click(self, event: events.Click) -> None:
-        """Go to the end and follow again."""
-        event.stop()
-        parent = self.parent
-        if isinstance(parent, Conversation):
-            parent.jump_to_end()
-
-
-class Conversation(PlainBackground, VerticalScroll):
+class Conversation(Following, PlainBackground, VerticalScroll):
     """Shows a session's timeline; follows the tail unless scrolled up.
 
     Args:
@@ -224,13 +148,6 @@ class Conversation(PlainBackground, VerticalScroll):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("end", "jump_to_end", "Follow", show=False),
     ]
-
-    class TypedAhead(Message):
-        """A printable key typed while a card had focus: it belongs to the prompt."""
-
-        def __init__(self, character: str) -> None:
-            super().__init__()
-            self.character = character
 
     MIN_ENTRIES: ClassVar[int] = 6
     """Entries kept mounted at least (also how many a full store starts with)."""
@@ -287,93 +204,6 @@ class Conversation(PlainBackground, VerticalScroll):
     def earlier_count(self) -> int:
         """How many of the store's timeline entries are not mounted (older)."""
         return self._first
-
-    @property
-    def following(self) -> bool:
-        """Whether the view sticks to the end (the user has not scrolled up)."""
-        return is_following(self)
-
-    @property
-    def new_output_below(self) -> bool:
-        """Whether the "new output below" marker shows."""
-        return bool(self._below.display)
-
-    def jump_to_end(self) -> None:
-        """Go to the end and follow the tail again (the marker goes)."""
-        self._below.display = False
-        self.scroll_end(animate=False, immediate=True)
-        self.anchor()
-
-    def action_jump_to_end(self) -> None:
-        """End: go to the end and follow."""
-        self.jump_to_end()
-
-    def page(self, direction: int) -> None:
-        """Scroll a page up (-1) or down (1), as PageUp/PageDown do."""
-        if direction < 0:
-            self.scroll_page_up(animate=False)
-        else:
-            self.scroll_page_down(animate=False)
-            self._follow_if_at_end()
-
-    def to_top(self) -> None:
-        """Go to the oldest mounted entry (scrolling on mounts earlier ones)."""
-        self.scroll_home(animate=False)
-
-    def _follow_if_at_end(self) -> None:
-        if self.scroll_target_y >= self.max_scroll_y:
-            self.jump_to_end()
-
-    def _output_arrived(self) -> None:
-        """New output: say so when the view does not follow."""
-        if not self.following and not self._below.display:
-            self._below.display = True
-
-    def _focus_came(self) -> None:
-        """Remember whether the view followed when focus came into it."""
-        if not self._follow_after_focus and self.following:
-            self._follow_after_focus = True
-
-    def _focus_went(self) -> None:
-        """Focus left a widget here: follow again if the view did when it came."""
-        self.call_after_refresh(self._focus_left)
-
-    def on_focus(self, event: events.Focus) -> None:
-        """The conversation itself has the focus (Tab from the prompt)."""
-        self._focus_came()
-
-    def on_blur(self, event: events.Blur) -> None:
-        """The conversation itself lost the focus."""
-        self._focus_went()
-
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        """A card (or a part of one) has the focus."""
-        self._focus_came()
-
-    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
-        """A card (or a part of one) lost the focus."""
-        self._focus_went()
-
-    def _focus_left(self) -> None:
-        focused = self.screen.focused if self.is_attached else None
-        if focused is not None and self in focused.ancestors_with_self:
-            return  # focus moved within the conversation
-        if self._follow_after_focus:
-            self._follow_after_focus = False
-            self.jump_to_end()
-
-    def on_key(self, event: events.Key) -> None:
-        """A printable key a focused card does not use goes to the prompt."""
-        character = event.character
-        if (
-            not event.is_printable
-            or character is None
-            or event.key in self.app.active_bindings
-        ):
-            return
-        event.stop()
-        event.prevent_default()
-        self.post_message(self.TypedAhead(character))
 
     def on_mount(self) -> None:
         """Follow the tail while content streams in."""
@@ -747,28 +577,6 @@ class Conversation(PlainBackground, VerticalScroll):
         self._below.display = False
         await self._unmount_timeline()
         self.anchor()
-
-    async def reveal(self, key: Key) -> bool:
-        """Scroll an entry into view (mounting earlier entries to reach it).
-
-        Used when a dialog asks about a tool call: its card shows behind it.
-
-        Returns:
-            Whether the entry has a widget now (False: not in the timeline).
-        """
-        async with self._window:
-            while key not in self.entries and key in self._keys[: self._first]:
-                await self._load_earlier(None)
-        widget = self.entries.get(key)
-        if widget is None or not widget.is_attached:
-            return False
-
-        def scroll() -> None:
-            if widget.is_attached:
-                self.scroll_to_widget(widget, animate=False, immediate=True)
-
-        self.call_after_refresh(scroll)
-        return True
 
     # ------------------------------------------------------------ extras
 
