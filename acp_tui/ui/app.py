@@ -53,7 +53,7 @@ from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
 from acp_tui.ui.gc_policy import tune_garbage_collector
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.confirm import ConfirmQuitScreen
-from acp_tui.ui.screens.help import KeyHelpScreen
+from acp_tui.ui.screens.help import KEYS_BEYOND_ACTIONS, KeyHelpScreen
 from acp_tui.ui.session_pane import SHUTDOWN_WAIT, SessionPane
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 
@@ -393,7 +393,7 @@ class AcpTuiApp(App[None]):
         name = pane.label.name(number if len(self._panes) > 1 else None)
         # alt+N where the terminal reports it (the kitty keyboard protocol); xterm
         # and tmux send ESC N, which Textual reads as a macOS option character.
-        jump = f" (tab {number}: alt+{number}, or alt+→ / alt+←)"
+        jump = f" (tab {number}: alt+{number}, or ctrl+PageDown / ctrl+PageUp)"
         self.notify(
             f"{name} needs your {message.what}{jump}",
             title="Another tab asks",
@@ -557,23 +557,7 @@ class AcpTuiApp(App[None]):
     def action_key_help(self) -> None:
         """Show every key."""
         rows = [(entry.key or "", entry.title) for entry in ACTIONS]
-        rows += [
-            ("alt+1 … alt+9", "Show tab 1 to 9 (terminals with the kitty protocol)"),
-            ("ctrl+pgdn / ctrl+pgup", "Next / previous tab (also alt+→ / alt+←)"),
-            ("pgup / pgdn", "Scroll the conversation a page (from the prompt)"),
-            ("ctrl+home / ctrl+end", "Conversation top / end (end: follow output)"),
-            ("tab", "Focus the next card (typing goes back to the prompt)"),
-            ("esc", "Cancel the turn; with none, back to the prompt"),
-            ("ctrl+c", "Cancel the turn, or clear the prompt (copies a selection)"),
-            ("end (on a card)", "Back to the end of the conversation, following"),
-            ("ctrl+p", "Command palette"),
-            ("enter", "Send the prompt"),
-            ("shift+enter / ctrl+j", "New line in the prompt"),
-            ("up / down", "Prompt history"),
-            ("/", "Slash commands"),
-            ("@", "Attach a file"),
-            ("p", "Full paths of the card, diff or terminal in focus (or hover)"),
-        ]
+        rows += KEYS_BEYOND_ACTIONS  # tabs, scrolling, focus, the prompt, cards
         self.push_screen(KeyHelpScreen(rows))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:

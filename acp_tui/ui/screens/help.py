@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from rich.cells import cell_len
 from rich.table import Table
@@ -15,7 +15,29 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-__all__ = ["KeyHelpScreen"]
+__all__ = ["KEYS_BEYOND_ACTIONS", "KeyHelpScreen"]
+
+
+KEYS_BEYOND_ACTIONS: Final[tuple[tuple[str, str], ...]] = (
+    ("alt+1 … alt+9", "Show tab 1 to 9 (terminals with the kitty protocol)"),
+    ("ctrl+pgdn / ctrl+pgup", "Next / previous tab (also alt+→ / alt+←)"),
+    ("pgup / pgdn", "Scroll the conversation a page (from the prompt)"),
+    ("ctrl+home / ctrl+end", "Conversation top / end (end: follow output)"),
+    ("tab", "Focus the next card (typing goes back to the prompt)"),
+    ("esc", "Cancel the turn; with none, back to the prompt"),
+    ("ctrl+c", "Cancel the turn, or clear the prompt (copies a selection)"),
+    ("end (on a card)", "Back to the end of the conversation, following"),
+    ("ctrl+p", "Command palette"),
+    ("enter", "Send the prompt"),
+    ("shift+enter / ctrl+j", "New line in the prompt"),
+    ("up / down", "Prompt history; up in an empty prompt: queued prompts"),
+    ("/", "Slash commands"),
+    ("@", "Attach a file"),
+    ("p", "Full paths of the card, diff or terminal in focus (or hover)"),
+    ("r", "Raw input/output JSON of the tool card in focus"),
+)
+"""Key help rows for keys that are not app actions (tabs, scrolling, focus, the
+prompt, cards), after the actions' own."""
 
 
 class KeyHelpScreen(ModalScreen[None]):
