@@ -1,0 +1,59 @@
+"""Errors that say what to do: programs that are not agents, unknown names.
+
+Each case runs the real command line (`main`), so what is checked is what the
+user reads on stderr, and that no internal error or traceback reaches them.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from acp_tui.cli import main
+
+PLAIN_CLI = Path(__file__).resolve().parent / "fakes" / "procs" / "plain_cli.py"
+
+NOT_AGENTS = {
+    "cat": "it sent acp-tui's own initialize request back",
+    "echo hi": "it wrote 'hi' instead of JSON-RPC and exited",
+    "true": "it exited without answering initialize",
+    f"{shlex.quote(sys.executable)} {shlex.quote(str(PLAIN_CLI))}": (
+        "it wrote 'Hello! What would you like to build today?' instead of JSON-RPC"
+    ),
+}
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("ACP_TUI_HOME", str(home))
+    return home
+
+
+def assert_no_internals(err: str) -> None:
+    assert "Traceback" not in err
+    assert "RuntimeError" not in err
+    assert "attach()" not in err
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("agent", NOT_AGENTS)
+@pytest.mark.parametrize("command", ["print", "probe"])
+def test_a_program_that_is_not_an_agent_is_named_with_a_hint(
+    agent: str, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Told apart early, not after the initialize timeout (which is 60 s here:
+    waiting for it would end in "did not answer initialize")."""
+    argv = ["--agent", agent, "--init-timeout", "60"]
+    argv = ["print", *argv, "hello"] if command == "print" else ["--probe", *argv]
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert_no_internals(err)
+    program = agent if len(agent) <= 60 else agent[:59] + "…"
+    assert f"`{program}` is not an ACP agent: {NOT_AGENTS[agent]}" in err
+    assert "ACP mode" in err
+    assert "acp-tui agents" in err
+    assert "did not answer initialize" not in err
