@@ -393,15 +393,20 @@ def _resolve(value: str) -> tuple[str, AgentCommand] | None:
     """A `--agent` value as (name, command); None after printing a usage error."""
     from acp_tui.client.agents import (
         AgentCatalogueError,
+        check_program,
         load_catalogue,
         resolve_agent,
     )
 
     try:
-        resolved = resolve_agent(value, catalogue=load_catalogue())
+        catalogue = load_catalogue()
+        resolved = resolve_agent(value, catalogue=catalogue)
         command = resolved.require()
+        check_program(value, resolved, catalogue)
     except AgentCatalogueError as error:
-        print(f"acp-tui: {error}", file=sys.stderr)
+        from acp_tui.safe_text import printable
+
+        print(printable(f"acp-tui: {error}"), file=sys.stderr)
         return None
     return resolved.name, command
 

@@ -105,11 +105,11 @@ def test_fallback_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
     assert "fell back: the agent claimed protocol 2" in out
 
 
-@pytest.mark.subprocess
-def test_missing_program_exits_3_naming_the_command(
+def test_missing_program_is_a_usage_error_naming_the_command(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["--probe", "--agent", "no-such-agent-binary --acp"]) == 3
+    # Found missing before anything starts, like a catalogue agent not installed.
+    assert main(["--probe", "--agent", "no-such-agent-binary --acp"]) == 2
     err = capsys.readouterr().err
     assert "no-such-agent-binary --acp" in err
     assert "Traceback" not in err

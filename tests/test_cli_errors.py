@@ -57,3 +57,33 @@ def test_a_program_that_is_not_an_agent_is_named_with_a_hint(
     assert "ACP mode" in err
     assert "acp-tui agents" in err
     assert "did not answer initialize" not in err
+
+
+@pytest.mark.parametrize("command", [["print", "hi"], ["--probe"], ["sessions"]])
+def test_an_unknown_agent_name_suggests_the_closest_names(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*command[:1], "--agent", "gemni", *command[1:]]) == 2
+    err = capsys.readouterr().err
+    assert "no agent named 'gemni'" in err
+    assert "Did you mean: gemini?" in err
+    assert "`acp-tui agents`" in err
+
+
+def test_a_missing_program_shows_the_catalogue_install_hint(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # neither gemini nor npx
+    assert main(["print", "--agent", "gemini --acp", "hi"]) == 2
+    err = capsys.readouterr().err
+    assert "no program 'gemini' is on PATH" in err
+    assert "npm install -g @google/gemini-cli" in err
+
+
+def test_an_unknown_agent_with_escapes_is_shown_escaped(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["print", "--agent", "bad\x1b]0;x\x07name", "hi"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err
+    assert "\x07" not in err
