@@ -327,7 +327,7 @@ def _tui(
     if args.sessions:
         request = SessionRequest("pick")
     elif args.session:
-        request = SessionRequest("resume", args.session)
+        request = SessionRequest("resume", args.session, pick_if_missing=True)
     make_app(
         command,
         name,

@@ -87,3 +87,40 @@ def test_an_unknown_agent_with_escapes_is_shown_escaped(
     err = capsys.readouterr().err
     assert "\x1b" not in err
     assert "\x07" not in err
+
+
+FAKE_AGENT = Path(__file__).resolve().parent / "fakes" / "agent.py"
+
+
+def fake(scenario: str) -> str:
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE_AGENT))} {scenario}"
+
+
+@pytest.mark.subprocess
+def test_print_with_an_unknown_session_says_no_such_session(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["print", "--agent", fake("v2-full"), "--session", "nope", "hi"]) == 3
+    err = capsys.readouterr().err
+    assert "no such session: nope (the agent said: Resource not found" in err
+    assert "`acp-tui sessions`" in err
+
+
+def test_the_app_is_asked_to_pick_when_the_session_is_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from acp_tui.ui import app as app_module
+    from acp_tui.ui.agent_runner import SessionRequest
+
+    requests: list[SessionRequest] = []
+
+    class Captured:
+        def __init__(self, *args: object, request: SessionRequest, **kw: object):
+            requests.append(request)
+
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setattr(app_module, "make_app", Captured)
+    assert main(["--agent", "demo", "--session", "nope"]) == 0
+    assert requests == [SessionRequest("resume", "nope", pick_if_missing=True)]

@@ -11,6 +11,7 @@ __all__ = [
     "BrokenInitializeReply",
     "InitializeRejected",
     "InitializeTimeout",
+    "NoSuchSession",
     "NotAnAgent",
     "UnsupportedOperation",
     "describe_rpc_error",
@@ -79,6 +80,17 @@ class NotAnAgent(AgentError):
         else:
             what = "it exited without answering initialize"
         return f"{program} is not an ACP agent: {what}; {NOT_AN_AGENT_HINT}"
+
+
+class NoSuchSession(AgentError):
+    """The agent has no session by the id asked for."""
+
+    def __init__(self, session_id: str, said: object) -> None:
+        super().__init__(
+            f"no such session: {session_id} (the agent said: {said}); "
+            "`acp-tui sessions` lists the agent's sessions"
+        )
+        self.session_id = session_id
 
 
 class UnsupportedOperation(Exception):
