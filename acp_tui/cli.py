@@ -245,7 +245,12 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command == "export":
         return _export(args)
 
-    from acp_tui.config import ConfigError, load_settings, resolve_directories
+    from acp_tui.config import (
+        ConfigError,
+        config_file,
+        load_settings,
+        resolve_directories,
+    )
     from acp_tui.safe_text import printable as safe
 
     try:
@@ -279,6 +284,14 @@ def _main(argv: Sequence[str] | None) -> int:
     )
     if args.command == "print" and args.timeout is not None and args.timeout <= 0:
         parser.error("--timeout must be positive")
+    if args.command in (None, "replay", "serve") and not args.probe:
+        theme = getattr(args, "theme", None) or settings.theme
+        problem = _theme_problem(theme)
+        if problem is not None:
+            from_config = not getattr(args, "theme", None)
+            where = f"{config_file()}: theme" if from_config else "--theme"
+            print(safe(f"acp-tui: {where}: {problem}"), file=sys.stderr)
+            return EXIT_USAGE
     if args.command == "replay":
         return _replay(args, settings.mcp_servers, settings.theme)
     if not args.agent:
@@ -309,6 +322,15 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.probe:
         return _probe(*resolved, args)
     return _tui(*resolved, args, settings.mcp_servers, settings.theme)
+
+
+def _theme_problem(theme: str | None) -> str | None:
+    """What is wrong with the theme chosen (None: none chosen, or a known one)."""
+    if not theme:
+        return None
+    from acp_tui.ui.themes import unknown_theme_message
+
+    return unknown_theme_message(theme)
 
 
 def _tui(

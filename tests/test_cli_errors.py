@@ -124,3 +124,89 @@ def test_the_app_is_asked_to_pick_when_the_session_is_missing(
     monkeypatch.setattr(app_module, "make_app", Captured)
     assert main(["--agent", "demo", "--session", "nope"]) == 0
     assert requests == [SessionRequest("resume", "nope", pick_if_missing=True)]
+
+
+def write_config(home: Path, text: str) -> None:
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "config.toml").write_text(text)
+
+
+class NoApp:
+    """Stands in for the app (and `serve`): a test that gets this far failed."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def run(self) -> None:
+        pass
+
+
+@pytest.fixture
+def no_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    from acp_tui.ui import app as app_module
+    from acp_tui.ui import serve
+
+    monkeypatch.setattr(app_module, "make_app", NoApp)
+    monkeypatch.setattr(serve, "serve", lambda *args, **kwargs: 0)
+
+
+@pytest.mark.usefixtures("no_app")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--agent", "demo", "--theme", "drakula"],
+        ["--theme", "drakula", "serve", "--agent", "demo"],
+        ["--theme", "drakula", "replay", "missing.jsonl"],
+    ],
+)
+def test_an_unknown_theme_is_an_error_listing_the_themes(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "acp-tui: --theme: no theme named 'drakula' (did you mean: dracula?)" in err
+    assert "the themes are: acp-dark, acp-light," in err
+    assert "nord" in err
+
+
+@pytest.mark.usefixtures("no_app")
+def test_an_unknown_theme_in_the_config_names_the_file(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(home, 'theme = "nope"\n')
+    assert main(["--agent", "demo"]) == 2
+    err = capsys.readouterr().err
+    assert "config.toml: theme: no theme named 'nope'" in err
+    assert "acp-dark" in err
+
+
+@pytest.mark.usefixtures("no_app")
+def test_a_theme_file_that_failed_to_load_is_named(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    themes = home / "config" / "themes"
+    themes.mkdir(parents=True)
+    (themes / "mine.toml").write_text('name = "mine"\nprimary = "not-a-colour"\n')
+    assert main(["--agent", "demo", "--theme", "mine"]) == 2
+    err = capsys.readouterr().err
+    assert "no theme named 'mine'" in err
+    assert "mine.toml" in err
+
+
+def test_a_known_theme_reaches_the_app(
+    monkeypatch: pytest.MonkeyPatch, home: Path
+) -> None:
+    from acp_tui.ui import app as app_module
+
+    themes: list[object] = []
+
+    class Captured:
+        def __init__(self, *args: object, theme: object, **kw: object) -> None:
+            themes.append(theme)
+
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setattr(app_module, "make_app", Captured)
+    assert main(["--agent", "demo", "--theme", "nord"]) == 0
+    assert themes == ["nord"]
