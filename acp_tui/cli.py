@@ -31,7 +31,7 @@ from acp_tui import __version__
 from acp_tui.ui.serve import DEFAULT_HOST, DEFAULT_PORT
 
 if TYPE_CHECKING:
-    from acp_tui.config import McpServerSettings
+    from acp_tui.config import McpServerSettings, Settings
     from acp_tui.protocol.transport import AgentCommand
 
 __all__ = ["build_parser", "main"]
@@ -240,24 +240,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    settings = _load_config()
+    if settings is None:
+        return EXIT_USAGE
     if args.command == "agents":
         return _agents()
     if args.command == "export":
         return _export(args)
 
-    from acp_tui.config import (
-        ConfigError,
-        config_file,
-        load_settings,
-        resolve_directories,
-    )
+    from acp_tui.config import config_file, resolve_directories
     from acp_tui.safe_text import printable as safe
 
-    try:
-        settings = load_settings()
-    except ConfigError as error:
-        print(f"acp-tui: {error}", file=sys.stderr)
-        return EXIT_USAGE
     if args.protocol is None:
         args.protocol = settings.protocol
     if args.init_timeout is None:
@@ -322,6 +315,34 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.probe:
         return _probe(*resolved, args)
     return _tui(*resolved, args, settings.mcp_servers, settings.theme)
+
+
+def _load_config() -> Settings | None:
+    """The config file's settings; None after reporting every problem in it.
+
+    Every command checks the whole file, its settings and its `[agents.NAME]`
+    tables, so a typo reads the same whichever command meets it.
+    """
+    from acp_tui.client.agents import AgentCatalogueError, load_catalogue
+    from acp_tui.config import ConfigError, load_settings
+    from acp_tui.safe_text import printable
+
+    problems: list[str] = []
+    settings: Settings | None = None
+    unreadable = False
+    try:
+        settings = load_settings()
+    except ConfigError as error:
+        problems.append(str(error))
+        unreadable = error.unreadable  # then the agents cannot be read either
+    if not unreadable:
+        try:
+            load_catalogue()
+        except AgentCatalogueError as error:
+            problems.append(str(error))
+    for problem in problems:
+        print(printable(f"acp-tui: {problem}"), file=sys.stderr)
+    return None if problems else settings
 
 
 def _theme_problem(theme: str | None) -> str | None:

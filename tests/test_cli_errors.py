@@ -210,3 +210,51 @@ def test_a_known_theme_reaches_the_app(
     monkeypatch.setattr(app_module, "make_app", Captured)
     assert main(["--agent", "demo", "--theme", "nord"]) == 0
     assert themes == ["nord"]
+
+
+TYPOS = (
+    'protocl = "1"\n[agents.mine]\ncomand = "x"\n'
+    '[mcp_servers.fs]\ncommand = "/x"\nargz = []\n'
+)
+TYPO_MESSAGES = (
+    "config.toml: [mcp_servers.fs]: unknown key 'argz' (did you mean 'args'?); "
+    "unknown key 'protocl' (did you mean 'protocol'?)",
+    "config.toml: [agents.mine]: unknown key 'comand' (did you mean 'command'?)",
+)
+
+
+@pytest.mark.usefixtures("no_app")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--probe"],
+        ["agents"],
+        ["export", "abc"],
+        ["print", "hi"],
+        ["sessions"],
+        ["check"],
+        ["replay", "missing.jsonl"],
+        ["serve"],
+    ],
+    ids=lambda argv: argv[0] if argv else "app",
+)
+def test_config_typos_are_reported_the_same_way_by_every_command(
+    argv: list[str], home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(home, TYPOS)
+    assert main(argv) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2
+    for line, message in zip(lines, TYPO_MESSAGES, strict=True):
+        assert line.startswith("acp-tui: ")
+        assert line.endswith(message)
+
+
+def test_a_file_that_is_not_toml_is_reported_once(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(home, 'protocol = "1\n')
+    assert main(["agents"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "config.toml is not valid TOML" in line

@@ -454,11 +454,9 @@ def _user_entry(name: str, table: object) -> AgentEntry:
         raise _bad_agent(name, f"must be a table, not {_type_name(table)}")
     unknown = sorted(str(key) for key in table if key not in _USER_KEYS)
     if unknown:
-        raise _bad_agent(
-            name,
-            f"unknown key {', '.join(repr(k) for k in unknown)} "
-            f"(allowed: {', '.join(sorted(_USER_KEYS))})",
-        )
+        from acp_tui.config import unknown_keys_message  # only on this error
+
+        raise _bad_agent(name, unknown_keys_message(unknown, _USER_KEYS))
 
     has_command = "command" in table
     has_args = "args" in table
