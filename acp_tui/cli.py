@@ -153,7 +153,19 @@ def build_parser() -> argparse.ArgumentParser:
         "4 cancelled / refusal / max_* / timed out.",
     )
     _connection_options(printer)
-    printer.add_argument("--format", choices=("text", "json"), default="text")
+    printer.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: a streamed, readable transcript; json: one document of the "
+        "final state (default: text)",
+    )
+    printer.add_argument(
+        "--raw-chunks",
+        action="store_true",
+        help="json: keep each message's text chunks as the agent streamed them "
+        "(default: adjacent text chunks joined into one block)",
+    )
     printer.add_argument(
         "--permissions",
         choices=("allow", "reject"),
@@ -482,6 +494,7 @@ def _headless(
         additional_directories=args.additional_directories,
         allow_git_writes=args.allow_git_writes,
         session=getattr(args, "session", None),
+        raw_chunks=getattr(args, "raw_chunks", False),
     )
     runner = run_print if args.command == "print" else list_sessions
     result: int = anyio.run(runner, options, sys.stdout, sys.stderr)

@@ -103,6 +103,8 @@ class PrintOptions:
     """v1 `fs/write_text_file` may write under `.git` (config `allow_git_writes`)."""
     session: str | None = None
     """Resume this agent session (in `cwd`) instead of starting one."""
+    raw_chunks: bool = False
+    """JSON: keep each message's text chunks as streamed, not joined."""
 
 
 class PrintRun(SilentPort):
@@ -195,7 +197,10 @@ class PrintRun(SilentPort):
         """The JSON document of the state reached (`export.session_document`)."""
         version = self.connection.protocol_version if self.connection else None
         return session_document(
-            protocol_version=version, agent=self.agent_json(), store=self.store
+            protocol_version=version,
+            agent=self.agent_json(),
+            store=self.store,
+            raw_chunks=self.options.raw_chunks,
         )
 
 
