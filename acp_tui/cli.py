@@ -357,6 +357,31 @@ def _load_config() -> Settings | None:
     return None if problems else settings
 
 
+def _screen_problem() -> str | None:
+    """Why the full-screen app cannot run here (None: it can).
+
+    It needs a terminal on stdin and stdout; `acp-tui serve` runs it with
+    Textual's web driver (named in `TEXTUAL_DRIVER`) instead, over pipes.
+    """
+    import os
+
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return None
+    streams = [
+        name
+        for name, stream in (("stdout", sys.stdout), ("stdin", sys.stdin))
+        if stream is None or not stream.isatty()
+    ]
+    if not streams:
+        return None
+    return (
+        f"the full-screen app needs a terminal, and {' and '.join(streams)} "
+        f"{'is' if len(streams) == 1 else 'are'} not one. Without a screen, run one "
+        'turn with `acp-tui print "PROMPT"` (add --format json for a JSON '
+        "document); `acp-tui serve` shows the app in a web browser"
+    )
+
+
 def _theme_problem(theme: str | None) -> str | None:
     """What is wrong with the theme chosen (None: none chosen, or a known one)."""
     if not theme:
@@ -373,6 +398,11 @@ def _tui(
     mcp_servers: dict[str, McpServerSettings],
     theme: str | None,
 ) -> int:
+
+    problem = _screen_problem()
+    if problem is not None:
+        print(f"acp-tui: {problem}", file=sys.stderr)
+        return EXIT_USAGE
 
     from acp_tui.ui.agent_runner import SessionRequest
     from acp_tui.ui.app import make_app

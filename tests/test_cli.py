@@ -27,6 +27,14 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def _a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if run in a terminal: the app (stood in for here) may start."""
+    from acp_tui import cli
+
+    monkeypatch.setattr(cli, "_screen_problem", lambda: None)
+
+
 def write_config(home: Path, text: str) -> None:
     (home / "config").mkdir(parents=True, exist_ok=True)
     (home / "config" / "config.toml").write_text(text)

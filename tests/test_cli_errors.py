@@ -6,12 +6,14 @@ user reads on stderr, and that no internal error or traceback reaches them.
 
 from __future__ import annotations
 
+import io
 import shlex
 import sys
 from pathlib import Path
 
 import pytest
 
+from acp_tui import cli
 from acp_tui.cli import main
 
 PLAIN_CLI = Path(__file__).resolve().parent / "fakes" / "procs" / "plain_cli.py"
@@ -31,6 +33,15 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     monkeypatch.setenv("ACP_TUI_HOME", str(home))
     return home
+
+
+SCREEN_PROBLEM = cli._screen_problem
+
+
+@pytest.fixture(autouse=True)
+def _a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if run in a terminal: the app (stood in for here) may start."""
+    monkeypatch.setattr(cli, "_screen_problem", lambda: None)
 
 
 def assert_no_internals(err: str) -> None:
@@ -258,3 +269,49 @@ def test_a_file_that_is_not_toml_is_reported_once(
     assert main(["agents"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert "config.toml is not valid TOML" in line
+
+
+class Stream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize(
+    ("stdout", "stdin", "which"),
+    [
+        (False, True, "stdout is"),
+        (True, False, "stdin is"),
+        (False, False, "stdout and stdin are"),
+    ],
+)
+def test_the_app_without_a_terminal_points_to_print(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    stdout: bool,
+    stdin: bool,
+    which: str,
+) -> None:
+    monkeypatch.setattr(cli, "_screen_problem", SCREEN_PROBLEM)
+    monkeypatch.delenv("TEXTUAL_DRIVER", raising=False)
+    monkeypatch.setattr(sys, "stdin", Stream(stdin))
+    with capsys.disabled():
+        err = io.StringIO()
+        monkeypatch.setattr(sys, "stdout", Stream(stdout))
+        monkeypatch.setattr(sys, "stderr", err)
+        code = main(["--agent", "demo"])
+    assert code == 2
+    message = err.getvalue()
+    assert f"the full-screen app needs a terminal, and {which}" in message
+    assert '`acp-tui print "PROMPT"`' in message
+    assert "Traceback" not in message
+
+
+def test_a_served_app_needs_no_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEXTUAL_DRIVER", "textual.drivers.web_driver:WebDriver")
+    monkeypatch.setattr(sys, "stdin", Stream(False))
+    monkeypatch.setattr(sys, "stdout", Stream(False))
+    assert SCREEN_PROBLEM() is None
