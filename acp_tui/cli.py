@@ -7,8 +7,8 @@ check, the probe, export, replay), or `acp-tui serve`'s launcher
 is instant; a command's machinery is imported when it runs.
 
 Commands:
-  acp-tui [--agent A] ...   connect to an agent (the full-screen UI once it lands;
-                            for now: negotiate, open a session and report)
+  acp-tui [--agent A] ...   the full-screen app, connected to an agent
+  acp-tui --probe           connect, open a session, print what the agent offers
   acp-tui print PROMPT      run one prompt turn without a screen (text or JSON)
   acp-tui sessions          list the agent's sessions (session/list, every page)
   acp-tui agents            list the agent catalogue with installed / not found
@@ -143,7 +143,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the colour theme (built-in acp-dark, acp-light, Textual's themes, "
         "or a TOML theme from the config dir's themes/)",
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(
+        dest="command",
+        metavar="COMMAND",
+        help="what to run instead of the full-screen app (each has its own --help)",
+    )
     printer = commands.add_parser(
         "print",
         help="run one prompt turn without a screen",
@@ -186,14 +190,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="continue the agent's session ID instead of starting one (resumed in "
         "--cwd, whatever directory the agent lists for it)",
     )
-    printer.add_argument("prompt", metavar="PROMPT")
+    printer.add_argument(
+        "prompt",
+        metavar="PROMPT",
+        help="the prompt to send (quote it; a slash command such as /help too)",
+    )
     sessions = commands.add_parser(
         "sessions",
         help="list the agent's sessions",
         description="List the agent's sessions (session/list, following every page).",
     )
     _connection_options(sessions)
-    sessions.add_argument("--format", choices=("text", "json"), default="text")
+    sessions.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: one line per session; json: the list as JSON (default: text)",
+    )
     checker = commands.add_parser(
         "check",
         help="check an agent's conformance to ACP (a pass/fail table)",
@@ -222,7 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="seconds each step may take (default: 30)",
     )
-    checker.add_argument("--format", choices=("text", "json"), default="text")
+    checker.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: a pass/fail table; json: the results as JSON (default: text)",
+    )
     commands.add_parser(
         "agents",
         help="list the agent catalogue and which agents are installed",
@@ -583,11 +601,21 @@ def _export_parser(
         "document of `acp-tui print --format json`. Exit codes: 0 written, "
         "2 no such session, an ambiguous prefix, or an unwritable file.",
     )
-    exporter.add_argument("session", metavar="SESSION")
+    exporter.add_argument(
+        "session",
+        metavar="SESSION",
+        help="the session's id, or a unique prefix of one",
+    )
     exporter.add_argument(
         "--agent", metavar="NAME", help="only this agent's saved sessions"
     )
-    exporter.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    exporter.add_argument(
+        "--format",
+        choices=("markdown", "json"),
+        default="markdown",
+        help="markdown: a readable transcript; json: the document of `acp-tui "
+        "print --format json` (default: markdown)",
+    )
     exporter.add_argument(
         "-o",
         "--output",
@@ -623,7 +651,12 @@ def _replay_parser(
         "prompt) waits for the client to make it: type any prompt to play the "
         "next turn. Exit codes: 0 done, 2 FILE is not a recording.",
     )
-    replayer.add_argument("file", type=Path, metavar="FILE")
+    replayer.add_argument(
+        "file",
+        type=Path,
+        metavar="FILE",
+        help="a recording made with --record (JSONL)",
+    )
     pace = replayer.add_mutually_exclusive_group()
     pace.add_argument(
         "--speed",

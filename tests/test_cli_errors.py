@@ -6,9 +6,11 @@ user reads on stderr, and that no internal error or traceback reaches them.
 
 from __future__ import annotations
 
+import argparse
 import io
 import shlex
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -315,3 +317,36 @@ def test_a_served_app_needs_no_terminal(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(sys, "stdin", Stream(False))
     monkeypatch.setattr(sys, "stdout", Stream(False))
     assert SCREEN_PROBLEM() is None
+
+
+@pytest.mark.subprocess
+def test_the_probe_says_what_it_is_and_what_to_run_next(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--probe", "--agent", "demo"]) == 0
+    out = capsys.readouterr().out
+    assert "not built yet" not in out
+    assert out.splitlines()[-1] == (
+        "(a probe: run acp-tui without --probe for the full-screen app, or "
+        "`acp-tui check` for a conformance table)"
+    )
+
+
+def _parsers(
+    parser: argparse.ArgumentParser, name: str = "acp-tui"
+) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command, sub in action.choices.items():
+                yield from _parsers(sub, f"{name} {command}")
+
+
+def test_every_argument_has_help_text() -> None:
+    missing = [
+        f"{name}: {'/'.join(action.option_strings) or action.dest}"
+        for name, parser in _parsers(cli.build_parser())
+        for action in parser._actions
+        if not action.help or action.help == argparse.SUPPRESS
+    ]
+    assert missing == []
