@@ -415,8 +415,9 @@ def _tui(
     args: argparse.Namespace,
     mcp_servers: dict[str, McpServerSettings],
     theme: str | None,
+    *,
+    banner: str | None = None,
 ) -> int:
-
     problem = _screen_problem()
     if problem is not None:
         print(f"acp-tui: {problem}", file=sys.stderr)
@@ -444,6 +445,7 @@ def _tui(
         record=args.record,
         additional_directories=args.additional_directories,
         allow_git_writes=args.allow_git_writes,
+        banner=banner,
     ).run()
     return EXIT_OK
 
@@ -699,7 +701,10 @@ def _replay(
     )
     if command is None:
         return EXIT_USAGE
-    return _tui("replay", command, args, mcp_servers, theme)
+    from acp_tui.frontends.replay import replay_banner
+
+    banner = replay_banner(args.file, args.connection)
+    return _tui("replay", command, args, mcp_servers, theme, banner=banner)
 
 
 def _serve_parser(
