@@ -350,3 +350,13 @@ def test_every_argument_has_help_text() -> None:
         if not action.help or action.help == argparse.SUPPRESS
     ]
     assert missing == []
+
+
+@pytest.mark.subprocess
+def test_check_names_a_program_that_is_not_an_agent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    main(["check", "--agent", "cat", "--protocol", "2", "--timeout", "20"])
+    out = capsys.readouterr().out
+    assert "`cat` is not an ACP agent: it sent acp-tui's own initialize" in out
+    assert "RuntimeError" not in out
