@@ -7,8 +7,8 @@ check, the probe, export, replay), or `acp-tui serve`'s launcher
 is instant; a command's machinery is imported when it runs.
 
 Commands:
-  acp-tui [--agent A] ...   connect to an agent (the full-screen UI once it lands;
-                            for now: negotiate, open a session and report)
+  acp-tui [--agent A] ...   the full-screen app, connected to an agent
+  acp-tui --probe           connect, open a session, print what the agent offers
   acp-tui print PROMPT      run one prompt turn without a screen (text or JSON)
   acp-tui sessions          list the agent's sessions (session/list, every page)
   acp-tui agents            list the agent catalogue with installed / not found
@@ -31,7 +31,7 @@ from acp_tui import __version__
 from acp_tui.ui.serve import DEFAULT_HOST, DEFAULT_PORT
 
 if TYPE_CHECKING:
-    from acp_tui.config import McpServerSettings
+    from acp_tui.config import McpServerSettings, Settings
     from acp_tui.protocol.transport import AgentCommand
 
 __all__ = ["build_parser", "main"]
@@ -143,7 +143,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the colour theme (built-in acp-dark, acp-light, Textual's themes, "
         "or a TOML theme from the config dir's themes/)",
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(
+        dest="command",
+        metavar="COMMAND",
+        help="what to run instead of the full-screen app (each has its own --help)",
+    )
     printer = commands.add_parser(
         "print",
         help="run one prompt turn without a screen",
@@ -153,7 +157,19 @@ def build_parser() -> argparse.ArgumentParser:
         "4 cancelled / refusal / max_* / timed out.",
     )
     _connection_options(printer)
-    printer.add_argument("--format", choices=("text", "json"), default="text")
+    printer.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: a streamed, readable transcript; json: one document of the "
+        "final state (default: text)",
+    )
+    printer.add_argument(
+        "--raw-chunks",
+        action="store_true",
+        help="json: keep each message's text chunks as the agent streamed them "
+        "(default: adjacent text chunks joined into one block)",
+    )
     printer.add_argument(
         "--permissions",
         choices=("allow", "reject"),
@@ -174,14 +190,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="continue the agent's session ID instead of starting one (resumed in "
         "--cwd, whatever directory the agent lists for it)",
     )
-    printer.add_argument("prompt", metavar="PROMPT")
+    printer.add_argument(
+        "prompt",
+        metavar="PROMPT",
+        help="the prompt to send (quote it; a slash command such as /help too)",
+    )
     sessions = commands.add_parser(
         "sessions",
         help="list the agent's sessions",
         description="List the agent's sessions (session/list, following every page).",
     )
     _connection_options(sessions)
-    sessions.add_argument("--format", choices=("text", "json"), default="text")
+    sessions.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: one line per session; json: the list as JSON (default: text)",
+    )
     checker = commands.add_parser(
         "check",
         help="check an agent's conformance to ACP (a pass/fail table)",
@@ -210,7 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="seconds each step may take (default: 30)",
     )
-    checker.add_argument("--format", choices=("text", "json"), default="text")
+    checker.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: a pass/fail table; json: the results as JSON (default: text)",
+    )
     commands.add_parser(
         "agents",
         help="list the agent catalogue and which agents are installed",
@@ -240,19 +270,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    settings = _load_config()
+    if settings is None:
+        return EXIT_USAGE
     if args.command == "agents":
         return _agents()
     if args.command == "export":
         return _export(args)
 
-    from acp_tui.config import ConfigError, load_settings, resolve_directories
+    from acp_tui.config import config_file, resolve_directories
     from acp_tui.safe_text import printable as safe
 
-    try:
-        settings = load_settings()
-    except ConfigError as error:
-        print(f"acp-tui: {error}", file=sys.stderr)
-        return EXIT_USAGE
     if args.protocol is None:
         args.protocol = settings.protocol
     if args.init_timeout is None:
@@ -279,6 +307,14 @@ def _main(argv: Sequence[str] | None) -> int:
     )
     if args.command == "print" and args.timeout is not None and args.timeout <= 0:
         parser.error("--timeout must be positive")
+    if args.command in (None, "replay", "serve") and not args.probe:
+        theme = getattr(args, "theme", None) or settings.theme
+        problem = _theme_problem(theme)
+        if problem is not None:
+            from_config = not getattr(args, "theme", None)
+            where = f"{config_file()}: theme" if from_config else "--theme"
+            print(safe(f"acp-tui: {where}: {problem}"), file=sys.stderr)
+            return EXIT_USAGE
     if args.command == "replay":
         return _replay(args, settings.mcp_servers, settings.theme)
     if not args.agent:
@@ -312,13 +348,81 @@ def _main(argv: Sequence[str] | None) -> int:
     return _tui(*resolved, args, settings.mcp_servers, settings.theme)
 
 
+def _load_config() -> Settings | None:
+    """The config file's settings; None after reporting every problem in it.
+
+    Every command checks the whole file, its settings and its `[agents.NAME]`
+    tables, so a typo reads the same whichever command meets it.
+    """
+    from acp_tui.client.agents import AgentCatalogueError, load_catalogue
+    from acp_tui.config import ConfigError, load_settings
+    from acp_tui.safe_text import printable
+
+    problems: list[str] = []
+    settings: Settings | None = None
+    unreadable = False
+    try:
+        settings = load_settings()
+    except ConfigError as error:
+        problems.append(str(error))
+        unreadable = error.unreadable  # then the agents cannot be read either
+    if not unreadable:
+        try:
+            load_catalogue()
+        except AgentCatalogueError as error:
+            problems.append(str(error))
+    for problem in problems:
+        print(printable(f"acp-tui: {problem}"), file=sys.stderr)
+    return None if problems else settings
+
+
+def _screen_problem() -> str | None:
+    """Why the full-screen app cannot run here (None: it can).
+
+    It needs a terminal on stdin and stdout; `acp-tui serve` runs it with
+    Textual's web driver (named in `TEXTUAL_DRIVER`) instead, over pipes.
+    """
+    import os
+
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return None
+    streams = [
+        name
+        for name, stream in (("stdout", sys.stdout), ("stdin", sys.stdin))
+        if stream is None or not stream.isatty()
+    ]
+    if not streams:
+        return None
+    return (
+        f"the full-screen app needs a terminal, and {' and '.join(streams)} "
+        f"{'is' if len(streams) == 1 else 'are'} not one. Without a screen, run one "
+        'turn with `acp-tui print "PROMPT"` (add --format json for a JSON '
+        "document); `acp-tui serve` shows the app in a web browser"
+    )
+
+
+def _theme_problem(theme: str | None) -> str | None:
+    """What is wrong with the theme chosen (None: none chosen, or a known one)."""
+    if not theme:
+        return None
+    from acp_tui.ui.themes import unknown_theme_message
+
+    return unknown_theme_message(theme)
+
+
 def _tui(
     name: str,
     command: AgentCommand,
     args: argparse.Namespace,
     mcp_servers: dict[str, McpServerSettings],
     theme: str | None,
+    *,
+    banner: str | None = None,
 ) -> int:
+    problem = _screen_problem()
+    if problem is not None:
+        print(f"acp-tui: {problem}", file=sys.stderr)
+        return EXIT_USAGE
 
     from acp_tui.ui.agent_runner import SessionRequest
     from acp_tui.ui.app import make_app
@@ -328,7 +432,7 @@ def _tui(
     if args.sessions:
         request = SessionRequest("pick")
     elif args.session:
-        request = SessionRequest("resume", args.session)
+        request = SessionRequest("resume", args.session, pick_if_missing=True)
     make_app(
         command,
         name,
@@ -342,6 +446,7 @@ def _tui(
         record=args.record,
         additional_directories=args.additional_directories,
         allow_git_writes=args.allow_git_writes,
+        banner=banner,
     ).run()
     return EXIT_OK
 
@@ -394,15 +499,20 @@ def _resolve(value: str) -> tuple[str, AgentCommand] | None:
     """A `--agent` value as (name, command); None after printing a usage error."""
     from acp_tui.client.agents import (
         AgentCatalogueError,
+        check_program,
         load_catalogue,
         resolve_agent,
     )
 
     try:
-        resolved = resolve_agent(value, catalogue=load_catalogue())
+        catalogue = load_catalogue()
+        resolved = resolve_agent(value, catalogue=catalogue)
         command = resolved.require()
+        check_program(value, resolved, catalogue)
     except AgentCatalogueError as error:
-        print(f"acp-tui: {error}", file=sys.stderr)
+        from acp_tui.safe_text import printable
+
+        print(printable(f"acp-tui: {error}"), file=sys.stderr)
         return None
     return resolved.name, command
 
@@ -435,6 +545,7 @@ def _headless(
         additional_directories=args.additional_directories,
         allow_git_writes=args.allow_git_writes,
         session=getattr(args, "session", None),
+        raw_chunks=getattr(args, "raw_chunks", False),
     )
     runner = run_print if args.command == "print" else list_sessions
     result: int = anyio.run(runner, options, sys.stdout, sys.stderr)
@@ -493,11 +604,21 @@ def _export_parser(
         "document of `acp-tui print --format json`. Exit codes: 0 written, "
         "2 no such session, an ambiguous prefix, or an unwritable file.",
     )
-    exporter.add_argument("session", metavar="SESSION")
+    exporter.add_argument(
+        "session",
+        metavar="SESSION",
+        help="the session's id, or a unique prefix of one",
+    )
     exporter.add_argument(
         "--agent", metavar="NAME", help="only this agent's saved sessions"
     )
-    exporter.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    exporter.add_argument(
+        "--format",
+        choices=("markdown", "json"),
+        default="markdown",
+        help="markdown: a readable transcript; json: the document of `acp-tui "
+        "print --format json` (default: markdown)",
+    )
     exporter.add_argument(
         "-o",
         "--output",
@@ -533,7 +654,12 @@ def _replay_parser(
         "prompt) waits for the client to make it: type any prompt to play the "
         "next turn. Exit codes: 0 done, 2 FILE is not a recording.",
     )
-    replayer.add_argument("file", type=Path, metavar="FILE")
+    replayer.add_argument(
+        "file",
+        type=Path,
+        metavar="FILE",
+        help="a recording made with --record (JSONL)",
+    )
     pace = replayer.add_mutually_exclusive_group()
     pace.add_argument(
         "--speed",
@@ -576,7 +702,10 @@ def _replay(
     )
     if command is None:
         return EXIT_USAGE
-    return _tui("replay", command, args, mcp_servers, theme)
+    from acp_tui.frontends.replay import replay_banner
+
+    banner = replay_banner(args.file, args.connection)
+    return _tui("replay", command, args, mcp_servers, theme, banner=banner)
 
 
 def _serve_parser(

@@ -31,8 +31,9 @@ adds: a directory an agent reports (say, a listed session's `cwd`) never is one.
 
 from __future__ import annotations
 
+import difflib
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -44,6 +45,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
 from acp_tui.storage import paths
 
@@ -54,11 +56,40 @@ __all__ = [
     "config_file",
     "load_settings",
     "resolve_directories",
+    "unknown_keys_message",
 ]
 
 
 class ConfigError(Exception):
     """The config file exists but cannot be used. The message names the file."""
+
+    def __init__(self, message: str, *, unreadable: bool = False) -> None:
+        super().__init__(message)
+        self.unreadable = unreadable
+        """The file cannot be read or is not TOML (so nothing in it was checked)."""
+
+
+def unknown_keys_message(keys: Iterable[str], allowed: Collection[str]) -> str:
+    """Unknown keys as every config problem names them, with the closest known.
+
+    For example "unknown key 'protocl' (did you mean 'protocol'?)".
+
+    Each key gets the closest allowed key, if one is close; the allowed keys
+    are listed when none is.
+    """
+    parts: list[str] = []
+    lost = False
+    for key in keys:
+        close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+        if close:
+            parts.append(f"unknown key {key!r} (did you mean {close[0]!r}?)")
+        else:
+            parts.append(f"unknown key {key!r}")
+            lost = True
+    message = "; ".join(parts)
+    if lost:
+        message += f" (allowed: {', '.join(sorted(allowed))})"
+    return message
 
 
 class McpServerSettings(BaseModel):
@@ -132,6 +163,19 @@ class Settings(BaseModel):
         return value
 
 
+def _problem(error: ErrorDetails) -> str:
+    """One validation error as the user reads it: where, then what."""
+    loc = [str(part) for part in error["loc"]]
+    if error["type"] == "extra_forbidden" and loc:
+        model: type[BaseModel] = Settings
+        if loc[0] == "mcp_servers" and len(loc) == 3:
+            model = McpServerSettings
+        where = f"[{'.'.join(loc[:-1])}]" if len(loc) > 1 else ""
+        message = unknown_keys_message([loc[-1]], model.model_fields)
+        return f"{where}: {message}" if where else message
+    return f"{'.'.join(loc) or '(root)'}: {error['msg']}"
+
+
 def resolve_directories(entries: Iterable[str | Path], base: Path) -> tuple[Path, ...]:
     """Directories as absolute, resolved paths, once each, in the order given.
 
@@ -171,11 +215,15 @@ def load_settings(path: Path | None = None) -> Settings:
     except FileNotFoundError:
         return Settings()
     except OSError as error:
-        raise ConfigError(f"cannot read {path}: {error.strerror}") from None
+        raise ConfigError(
+            f"cannot read {path}: {error.strerror}", unreadable=True
+        ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path} is not valid TOML: {error}") from None
+        raise ConfigError(
+            f"{path} is not valid TOML: {error}", unreadable=True
+        ) from None
     # `[agents.NAME]` tables belong to the agent catalogue (client/agents.py), which
     # reads them from the same file.
     data.pop("agents", None)
@@ -184,10 +232,7 @@ def load_settings(path: Path | None = None) -> Settings:
     try:
         settings = Settings.model_validate(data)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}"
-            for e in error.errors(include_url=False)
-        )
+        problems = "; ".join(_problem(e) for e in error.errors(include_url=False))
         raise ConfigError(f"{path}: {problems}") from None
     try:
         directories = resolve_directories(settings.additional_directories, path.parent)

@@ -5,7 +5,10 @@ Keys: `protocolVersion`, `agent{name,title,version}`, `sessionId`, `state`,
 `output` as base64 of the retained bytes and `text` from the terminal emulator),
 `configOptions`, `commands`, `usage`, `info`, `permissions`, `unknownUpdates`.
 Objects copied from the wire keep exactly their wire keys; a v1 session has the
-same document shape as a v2 one.
+same document shape as a v2 one. A message's adjacent text chunks (blocks that
+are `{"type": "text", "text": ...}` and nothing else) are joined into one block,
+as the reader means them; `raw_chunks=True` keeps them as the agent streamed them.
+A truncated message's tail (the text kept past its head) stays its own block.
 
 `session_markdown` renders the same session as a readable Markdown transcript
 (`acp-tui export`, the app's `/export`). Agent text is data:
@@ -49,6 +52,7 @@ __all__ = [
     "EXPORT_FORMATS",
     "ExportFormat",
     "export_text",
+    "join_text_chunks",
     "json_text",
     "neutralise_markdown",
     "session_document",
@@ -67,13 +71,59 @@ def terminal_text(terminal: Terminal) -> str:
     return emulator.text()
 
 
+def join_text_chunks(content: list[Any]) -> list[Any]:
+    """Content blocks with each run of adjacent plain text blocks joined into one.
+
+    A plain text block is exactly `{"type": "text", "text": str}`: a block with
+    annotations or `_meta` is kept as it is, so nothing but the cuts is lost.
+    """
+    joined: list[Any] = []
+    for block in content:
+        if _plain_text(block) and joined and _plain_text(joined[-1]):
+            joined[-1] = {"type": "text", "text": joined[-1]["text"] + block["text"]}
+        else:
+            joined.append(block)
+    return joined
+
+
+def _plain_text(block: Any) -> bool:
+    return (
+        isinstance(block, dict)
+        and block.keys() == {"type", "text"}
+        and block["type"] == "text"
+        and isinstance(block["text"], str)
+    )
+
+
+def _join_messages(messages: list[Any]) -> None:
+    for message in messages:
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        if "truncated" in message and content:
+            # The tail follows a cut: joined to the head, the text would read
+            # as if nothing were missing.
+            message["content"] = [*join_text_chunks(content[:-1]), content[-1]]
+        else:
+            message["content"] = join_text_chunks(content)
+
+
 def session_document(
     *,
     protocol_version: int | None,
     agent: dict[str, Any] | None,
     store: SessionStore | None,
+    raw_chunks: bool = False,
 ) -> dict[str, Any]:
-    """The JSON document for a session (or for a run that failed before one)."""
+    """The JSON document for a session (or for a run that failed before one).
+
+    Args:
+        protocol_version: The negotiated ACP version.
+        agent: The agent's name, title and version.
+        store: The session; None if the run failed before one was open.
+        raw_chunks: Keep each message's text chunks as streamed (default:
+            adjacent plain text chunks joined).
+    """
     document: dict[str, Any] = {"protocolVersion": protocol_version, "agent": agent}
     if store is None:
         document.update(
@@ -96,6 +146,8 @@ def session_document(
         )
         return document
     document.update(store.to_json(terminal_text))
+    if not raw_chunks:
+        _join_messages(document["messages"])
     return document
 
 

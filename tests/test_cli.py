@@ -27,6 +27,14 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def _a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if run in a terminal: the app (stood in for here) may start."""
+    from acp_tui import cli
+
+    monkeypatch.setattr(cli, "_screen_problem", lambda: None)
+
+
 def write_config(home: Path, text: str) -> None:
     (home / "config").mkdir(parents=True, exist_ok=True)
     (home / "config" / "config.toml").write_text(text)
@@ -105,11 +113,11 @@ def test_fallback_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
     assert "fell back: the agent claimed protocol 2" in out
 
 
-@pytest.mark.subprocess
-def test_missing_program_exits_3_naming_the_command(
+def test_missing_program_is_a_usage_error_naming_the_command(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["--probe", "--agent", "no-such-agent-binary --acp"]) == 3
+    # Found missing before anything starts, like a catalogue agent not installed.
+    assert main(["--probe", "--agent", "no-such-agent-binary --acp"]) == 2
     err = capsys.readouterr().err
     assert "no-such-agent-binary --acp" in err
     assert "Traceback" not in err

@@ -21,8 +21,11 @@ Resolution rules:
 4. **Else missing.** found = `"missing"`; `ResolvedAgent.require()` raises
    `AgentNotFoundError` whose message carries the entry's install hint.
 5. **Anything else is a command line**: split with `shlex.split` and run as given
-   (found = `"command"`, no lookup: the transport reports a missing program).
-   Empty values and unbalanced quotes raise `AgentSpecError`.
+   (found = `"command"`). Empty values and unbalanced quotes raise
+   `AgentSpecError`. `check_program` looks a bare program name up on PATH before
+   anything starts: a missing one raises `UnknownAgentError`, with the closest
+   catalogue names (a typo of a name), or the install hint of the catalogue
+   agent whose program it is.
 
 The entry's `env` (and, for user agents, `cwd`) is carried into the `AgentCommand`
 whichever way the program was found.
@@ -52,6 +55,8 @@ This module imports the standard library and `acp_tui.protocol.transport` only
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
 import shlex
 import shutil
@@ -76,7 +81,9 @@ __all__ = [
     "Found",
     "ResolvedAgent",
     "Status",
+    "UnknownAgentError",
     "builtin_agents",
+    "check_program",
     "describe_catalogue",
     "format_catalogue",
     "load_catalogue",
@@ -84,6 +91,7 @@ __all__ = [
     "register_builtin",
     "resolve_agent",
     "resolve_entry",
+    "suggest_agents",
 ]
 
 Found: TypeAlias = Literal["path", "npx", "missing", "command"]
@@ -147,6 +155,15 @@ class AgentNotFoundError(AgentCatalogueError):
         )
         self.entry = entry
         """The entry that could not be found."""
+
+
+class UnknownAgentError(AgentCatalogueError):
+    """A `--agent` value is no catalogue name, and its program is not on PATH."""
+
+    def __init__(self, message: str, *, suggestions: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.suggestions = suggestions
+        """The closest catalogue names, best first (maybe none)."""
 
 
 # --- Entries. ----------------------------------------------------------------------
@@ -437,11 +454,9 @@ def _user_entry(name: str, table: object) -> AgentEntry:
         raise _bad_agent(name, f"must be a table, not {_type_name(table)}")
     unknown = sorted(str(key) for key in table if key not in _USER_KEYS)
     if unknown:
-        raise _bad_agent(
-            name,
-            f"unknown key {', '.join(repr(k) for k in unknown)} "
-            f"(allowed: {', '.join(sorted(_USER_KEYS))})",
-        )
+        from acp_tui.config import unknown_keys_message  # only on this error
+
+        raise _bad_agent(name, unknown_keys_message(unknown, _USER_KEYS))
 
     has_command = "command" in table
     has_args = "args" in table
@@ -677,6 +692,81 @@ def resolve_agent(
     except ValueError as error:
         raise AgentSpecError(f"cannot parse --agent: {error}") from None
     return ResolvedAgent(AgentCommand(tuple(argv)), "command", None)
+
+
+def suggest_agents(
+    word: str, catalogue: Mapping[str, AgentEntry], *, limit: int = 3
+) -> tuple[str, ...]:
+    """The catalogue names closest to `word`, best first, at most `limit`.
+
+    A name is close when it, or its program's name, is spelled nearly like `word`
+    (`gemni`: gemini; `claude-agent-acp`: claude-code), or starts with it (`co`:
+    codex, copilot).
+    """
+    word = word.strip().lower()
+    if not word:
+        return ()
+    spellings: dict[str, str] = {}
+    for entry in catalogue.values():
+        for spelling in (entry.name, Path(entry.binary).name, *entry.alt_binaries):
+            spellings.setdefault(spelling.lower(), entry.name)
+    close = difflib.get_close_matches(word, spellings, n=limit * 3, cutoff=0.7)
+    names = [spellings[spelling] for spelling in close]
+    names += sorted(name for name in catalogue if name.lower().startswith(word))
+    return tuple(dict.fromkeys(names))[:limit]
+
+
+def check_program(
+    value: str,
+    resolved: ResolvedAgent,
+    catalogue: Mapping[str, AgentEntry],
+    *,
+    search_path: str | None = None,
+) -> None:
+    """Check, before starting it, that a command line's program can be found.
+
+    Only a bare program name (no directory) of a literal command line is looked
+    up on PATH; a path is left to the transport, which says why it cannot start.
+
+    Raises:
+        UnknownAgentError: The program is not on PATH. The message says so,
+            with the closest catalogue names and `acp-tui agents`, or the
+            install hint of the catalogue agent whose program it is.
+    """
+    if resolved.found != "command":
+        return
+    program = resolved.command.argv[0]
+    if os.sep in program or (os.altsep and os.altsep in program):
+        return
+    if shutil.which(program, path=search_path) is not None:
+        return
+    owner = next(
+        (
+            entry
+            for entry in catalogue.values()
+            if program in (Path(entry.binary).name, *entry.alt_binaries)
+        ),
+        None,
+    )
+    if owner is not None and owner.install_hint:
+        via = " (which can run it through npx)" if owner.npm_package else ""
+        raise UnknownAgentError(
+            f"no program {program!r} is on PATH: it is the program of the agent "
+            f"{owner.name!r} ({owner.title}). Use --agent {owner.name}{via}, or "
+            f"install it: {owner.install_hint}",
+            suggestions=(owner.name,),
+        )
+    suggestions = suggest_agents(program, catalogue)
+    if len(resolved.command.argv) == 1 and value.strip() == program:
+        message = f"no agent named {program!r}: it is not in the catalogue, and "
+        message += f"no program {program!r} is on PATH"
+    else:
+        message = f"cannot start --agent {value.strip()!r}: "
+        message += f"no program {program!r} is on PATH"
+    if suggestions:
+        message += ". Did you mean: " + ", ".join(suggestions) + "?"
+    message += " (`acp-tui agents` lists the agents acp-tui knows)"
+    raise UnknownAgentError(message, suggestions=suggestions)
 
 
 # --- Listing for `acp-tui agents`. -------------------------------------------------

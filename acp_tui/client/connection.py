@@ -21,6 +21,20 @@ How acp-tui negotiates (`--protocol auto`, the default):
 `initialize` is bounded by a timeout: an agent that never answers is reported as
 such, rather than leaving the user at "Initializing…".
 
+A program that is not an ACP agent at all (`cat`, `echo hi`, a plain CLI) is told
+apart early instead (`NotAnAgent`), while `initialize` is unanswered only:
+
+* it sends acp-tui's own `initialize` request back (it echoes its input): at once;
+* it writes a line that is not JSON-RPC and exits: at once;
+* it writes a line that is not JSON-RPC and, within `NOT_AN_AGENT_GRACE` seconds,
+  neither answers nor sends any JSON-RPC message: after those seconds. The grace
+  keeps an agent that logs one stray line to stdout at start-up (as some libraries
+  do) usable: its answer still counts, and any JSON-RPC message it sends shows it
+  speaks the protocol, so the usual timeout applies again.
+
+Once `initialize` is answered, bad lines are what they always were: a diagnostic, a
+JSON-RPC error reply, and reading goes on (`protocol.dispatcher`).
+
 A `Connection` carries a task group, `tasks`, for work that lives as long as the
 connection: the commands of v1 client-owned terminals (`client.terminals`). When
 the connection closes, normally, by an error or by cancellation (the app quits),
@@ -48,18 +62,21 @@ from acp_tui.client.errors import (
     BrokenInitializeReply,
     InitializeRejected,
     InitializeTimeout,
+    NotAnAgent,
 )
 from acp_tui.client.v1 import V1Dialect
 from acp_tui.client.v2 import V2Dialect
 from acp_tui.protocol.dispatcher import (
+    Diagnostic,
     DiagnosticHandler,
     Dispatcher,
     NotificationHandler,
+    RequestContext,
     RequestHandler,
     RequestTimeout,
     background_tasks,
 )
-from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v1, v2
 from acp_tui.protocol.transport import ConnectionClosed, MessageStream
 from acp_tui.protocol.version import (
@@ -85,6 +102,11 @@ log = logging.getLogger(__name__)
 INITIALIZE_TIMEOUT: Final = 60.0
 """Default seconds to wait for the `initialize` reply. `npx -y` agents download
 themselves on first start, so this is generous; `--init-timeout` changes it."""
+
+NOT_AN_AGENT_GRACE: Final = 3.0
+"""Seconds an agent that wrote a line that is not JSON-RPC before answering
+`initialize` gets to answer it, or to send any JSON-RPC message, before it is
+reported as not an ACP agent (see the module docstring)."""
 
 StreamFactory = Callable[[], AbstractAsyncContextManager[MessageStream]]
 """Opens one connection to the agent (for a subprocess: starts the process). Called
@@ -200,6 +222,7 @@ async def connect(
 
     Raises:
         InitializeTimeout: No reply in time.
+        NotAnAgent: The program does not speak ACP (see the module docstring).
         AgentExited: The agent's output ended during `initialize`.
         InitializeRejected: The agent answered with an error and no offer was left.
         BrokenInitializeReply: The reply does not fit the version it claims.
@@ -214,20 +237,19 @@ async def connect(
         last = attempt == len(offers) - 1
         async with AsyncExitStack() as stack:
             stream = await stack.enter_async_context(open_stream())
+            watch = _FirstWords(on_request, on_notification, on_diagnostic)
             dispatcher = Dispatcher(
                 stream,
-                on_request=on_request,
-                on_notification=on_notification,
-                on_diagnostic=on_diagnostic,
+                on_request=watch.request,
+                on_notification=watch.notification,
+                on_diagnostic=watch.diagnostic,
                 long_text_paths=long_text_paths,
             )
             await stack.enter_async_context(dispatcher.running())
             tasks = await stack.enter_async_context(background_tasks())
             params = initialize_params(offer, identity, features)
             try:
-                raw = await dispatcher.request(
-                    "initialize", params, timeout=init_timeout
-                )
+                raw = await watch.initialize(dispatcher, params, init_timeout)
             except RequestTimeout:
                 raise InitializeTimeout(
                     f"the agent did not answer initialize within {init_timeout:g} s"
@@ -245,6 +267,8 @@ async def connect(
                 raise InitializeRejected(
                     f"the agent rejected initialize: {error}"
                 ) from None
+            finally:
+                watch.done()
             answered = raw.get("protocolVersion") if isinstance(raw, dict) else None
             version = negotiate(offer, answered, allowed)
             result: v1.InitializeResponse | v2.InitializeResponse
@@ -274,6 +298,116 @@ async def connect(
             )
             return
     raise AssertionError("unreachable: the last offer either returns or raises")
+
+
+class _FirstWords:
+    """Tells a program that does not speak ACP from an agent, during `initialize`.
+
+    It sits between the dispatcher and the caller's handlers while `initialize` is
+    unanswered (see the module docstring), and passes everything through after.
+    """
+
+    def __init__(
+        self,
+        on_request: RequestHandler | None,
+        on_notification: NotificationHandler | None,
+        on_diagnostic: DiagnosticHandler | None,
+    ) -> None:
+        self._on_request = on_request
+        self._on_notification = on_notification
+        self._on_diagnostic = on_diagnostic
+        self._watching = True
+        self.wrote: str | None = None
+        """An excerpt of the first line that was not JSON-RPC (escaped)."""
+        self.echoed = False
+        """The program sent acp-tui's own `initialize` request back."""
+        self._suspect = anyio.Event()
+        self._spoke = anyio.Event()
+
+    def done(self) -> None:
+        """`initialize` is over: pass everything through from now on."""
+        self._watching = False
+
+    async def initialize(
+        self,
+        dispatcher: Dispatcher,
+        params: dict[str, Any],
+        timeout: float,  # noqa: ASYNC109 - the request's own timeout
+    ) -> Any:
+        """Send `initialize` and wait for its result, or for a verdict.
+
+        Raises:
+            NotAnAgent: The program is not an ACP agent.
+            RequestTimeout, ConnectionClosed, RpcError: As `Dispatcher.request`.
+        """
+        outcome: list[Any] = []
+        failure: list[Exception] = []
+        judged = False
+        async with anyio.create_task_group() as group:
+
+            async def ask() -> None:
+                try:
+                    outcome.append(
+                        await dispatcher.request("initialize", params, timeout=timeout)
+                    )
+                except (RequestTimeout, ConnectionClosed, RpcError) as error:
+                    failure.append(error)
+                group.cancel_scope.cancel()
+
+            async def judge() -> None:
+                nonlocal judged
+                await self._suspect.wait()
+                if not self.echoed:
+                    with anyio.move_on_after(NOT_AN_AGENT_GRACE):
+                        await self._spoke.wait()
+                    if self._spoke.is_set():
+                        return  # it speaks JSON-RPC: wait for the answer as usual
+                judged = True
+                group.cancel_scope.cancel()
+
+            group.start_soon(ask)
+            group.start_soon(judge)
+        exited = bool(failure) and isinstance(failure[0], ConnectionClosed)
+        wrote_and_left = exited and self.wrote is not None and not self._spoke.is_set()
+        if self.echoed or judged or wrote_and_left:
+            raise NotAnAgent(wrote=self.wrote, echoed=self.echoed, exited=exited)
+        if failure:
+            raise failure[0]
+        return outcome[0]
+
+    async def request(self, method: str, params: Any, context: RequestContext) -> Any:
+        if self._watching:
+            # Nothing can be served before `initialize` is answered: the client
+            # is not set up yet. The agent's own `initialize` is our request
+            # coming back.
+            if method == "initialize":
+                self.echoed = True
+                self._suspect.set()
+            else:
+                self._spoke.set()
+            raise RpcError(
+                INVALID_REQUEST, "Invalid Request", "initialize is not answered yet"
+            )
+        if self._on_request is None:
+            raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+        return await self._on_request(method, params, context)
+
+    async def notification(self, method: str, params: Any) -> None:
+        if self._watching:
+            self._spoke.set()
+        if self._on_notification is not None:
+            await self._on_notification(method, params)
+
+    def diagnostic(self, diagnostic: Diagnostic) -> None:
+        if self._watching:
+            if diagnostic.kind in ("parse_error", "invalid_message", "oversized_line"):
+                if self.wrote is None:
+                    self.wrote = diagnostic.excerpt or diagnostic.message
+                self._suspect.set()
+            elif diagnostic.kind in ("unknown_response", "peer_error"):
+                self._spoke.set()  # a JSON-RPC message, if not ours
+        if self._on_diagnostic is not None:
+            self._on_diagnostic(diagnostic)
 
 
 def _first_error(error: ValidationError) -> str:

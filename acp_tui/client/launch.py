@@ -12,9 +12,15 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
-from acp_tui.client.errors import AgentError, AgentExited, UnsupportedOperation
+from acp_tui.client.errors import (
+    AgentError,
+    AgentExited,
+    NotAnAgent,
+    UnsupportedOperation,
+)
 from acp_tui.protocol.jsonrpc import RequestTimeout, RpcError
 from acp_tui.protocol.transport import (
     AgentCommand,
@@ -101,6 +107,16 @@ class AgentLauncher:
         last `tail_lines` of its stderr come along.
         """
         exited = isinstance(error, AgentExited | ConnectionClosed)
+        tail: tuple[str, ...] = ()
+        if self.transport is not None:
+            tail = tuple(self.transport.stderr_tail()[-tail_lines:])
+        program = f"`{self._program()}`"
+        if isinstance(error, AgentExited) and not tail and self._exited_cleanly():
+            # Exit status 0, not a word on stderr, and no answer: a program
+            # that did its own job and ended (`true`), not an agent that failed.
+            error = NotAnAgent(wrote=None, echoed=False, exited=True)
+        if isinstance(error, NotAnAgent):
+            return AgentFailure(error.describe(program), tail)
         if isinstance(error, RpcError):
             message = f"the agent answered with an error: {error}"
         elif isinstance(error, ConnectionClosed):
@@ -109,12 +125,21 @@ class AgentLauncher:
             message = "the agent did not answer in time"
         else:
             message = str(error)
-        tail: tuple[str, ...] = ()
-        if self.transport is not None:
-            if exited:
-                message += f"; the agent {self.transport.exit_description()}"
-            tail = tuple(self.transport.stderr_tail()[-tail_lines:])
+        if self.transport is not None and exited:
+            ended = self.transport.exit_description()
+            if ended not in message:  # the reason may say it already
+                message += f"; the agent {ended}"
         return AgentFailure(message, tail)
+
+    def _program(self) -> str:
+        """The agent as the user named it: its catalogue name, or its command."""
+        if self.name != Path(self.command.argv[0]).name:
+            return self.name
+        shown = self.command.display()
+        return shown if len(shown) <= 60 else shown[:59] + "…"
+
+    def _exited_cleanly(self) -> bool:
+        return self.transport is not None and self.transport.returncode == 0
 
 
 @asynccontextmanager

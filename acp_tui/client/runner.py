@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
 
 import anyio
 
-from acp_tui.client.errors import InitializeTimeout
+from acp_tui.client.errors import InitializeTimeout, NoSuchSession
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import AgentCommand, AgentStartError, ConnectionClosed
 from acp_tui.protocol.version import ProtocolChoice, UnsupportedProtocolVersion
@@ -77,10 +77,12 @@ __all__ = [
     "AuthCancelled",
     "ClientRunner",
     "LoginInTerminal",
+    "NoSuchSession",
     "RunnerPort",
     "SessionRequest",
     "SilentPort",
     "UserQuestions",
+    "is_no_such_session",
     "restart_may_help",
 ]
 
@@ -139,10 +141,32 @@ class SessionRequest:
     cwd: the session's own, once the user confirmed it (None: the settings' cwd)."""
     fallback_new: bool = False
     """If resuming fails (the agent lost the session), start a new one instead."""
+    pick_if_missing: bool = False
+    """If the agent has no such session to resume, say so and ask with the
+    session picker instead (where the runner can ask: the app)."""
+    note: str = ""
+    """`pick`: why the picker is shown (plain text), e.g. no such session."""
     history: bool = True
     """A resume replays the session's history where the agent can (the app shows
     it); False resumes without a replay where the agent can (`print` shows only
     its own turn)."""
+
+
+_NOT_FOUND_WORDS: Final = ("not found", "no such", "unknown session", "does not exist")
+
+
+def is_no_such_session(error: RpcError) -> bool:
+    """Whether a resume or load failed because the agent has no such session.
+
+    ACP's code for it is -32002 (resource not found); agents that answer with
+    another code are recognised by their message ("Session not found", ...).
+    """
+    from acp_tui.protocol.jsonrpc import RESOURCE_NOT_FOUND
+
+    if error.code == RESOURCE_NOT_FOUND:
+        return True
+    said = f"{error.message} {error.data if isinstance(error.data, str) else ''}"
+    return any(words in said.lower() for words in _NOT_FOUND_WORDS)
 
 
 class RunnerPort(Protocol):
@@ -248,8 +272,8 @@ class SilentPort:
 class UserQuestions(Protocol):
     """What the runner may ask the user (the app's tab; others have none)."""
 
-    async def choose_session(self) -> SessionRequest | None:
-        """Let the user pick a session (None: start a new one)."""
+    async def choose_session(self, note: str = "") -> SessionRequest | None:
+        """Let the user pick a session (None: start a new one); `note` says why."""
         ...
 
     async def choose_auth(
@@ -594,7 +618,7 @@ class ClientRunner:
                 if request.action == "pick":
                     chosen = None
                     if self.questions is not None:
-                        chosen = await self.questions.choose_session()
+                        chosen = await self.questions.choose_session(request.note)
                     request = chosen or SessionRequest("new")
                     continue
                 cwd = request.cwd or self.settings.cwd
@@ -625,13 +649,28 @@ class ClientRunner:
                     )
                 return store
             except (RpcError, UnsupportedOperation) as error:
+                missing = (
+                    request.action == "resume"
+                    and isinstance(error, RpcError)
+                    and is_no_such_session(error)
+                )
                 if isinstance(error, RpcError) and is_auth_required(error):
                     await self._login(client, error, then=request)
+                elif missing and request.pick_if_missing and self.questions:
+                    note = f"No such session: {request.session_id}. Pick one, or "
+                    note += "start a new one."
+                    self.port.notice(
+                        f"no such session: {request.session_id} (the agent said: "
+                        f"{error})"
+                    )
+                    request = SessionRequest("pick", note=note)
                 elif request.action == "resume" and request.fallback_new:
                     self.port.notice(
                         f"could not resume the session ({error}); started a new one"
                     )
                     request = SessionRequest("new", cwd=request.cwd, root=request.root)
+                elif missing:
+                    raise NoSuchSession(request.session_id or "", error) from None
                 else:
                     raise
 

@@ -26,8 +26,8 @@ How it plays one recorded connection (the last one unless `--connection` says):
   a v1 client-owned terminal shows no output in the replay. `--client-effects`
   sends them as recorded (a faithful replay, for recordings you trust).
 * Once the recording is played, every client request that matched nothing is
-  answered with a JSON-RPC error (`-32603`, "not in the recording"), and the agent
-  waits for the client to close its stdin.
+  answered with a JSON-RPC error (`-32603`, "not in the recording"; a prompt:
+  "the replay is over"), and the agent waits for the client to close its stdin.
 
 Limits: a live client that sends a request the recording does not have at that
 point waits for its answer until the recording is played.
@@ -154,12 +154,19 @@ class _Player:
                     "id": request["id"],
                     "error": {
                         "code": NOT_RECORDED,
-                        "message": "acp-tui replay: this request is not in the "
-                        f"recording ({request['method']})",
+                        "message": self._not_recorded(request["method"]),
                     },
                 }
             )
         )
+
+    def _not_recorded(self, method: str) -> str:
+        if self.played and method == "session/prompt":
+            return (
+                "the replay is over: every recorded turn was played (ctrl+q quits; "
+                "`acp-tui replay FILE` plays it again)"
+            )
+        return f"acp-tui replay: this request is not in the recording ({method})"
 
     async def send(self, line: bytes) -> None:
         try:

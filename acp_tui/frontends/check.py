@@ -408,7 +408,8 @@ async def _check_version(
                 why = f"the agent does not speak v{version}"
                 _skip_all(rows, version, names, why)
             else:
-                rows.append(CheckRow("initialize", version, "fail", error.message))
+                detail = launcher.explain(error).message  # names a non-agent
+                rows.append(CheckRow("initialize", version, "fail", detail))
                 _skip_all(rows, version, names, "initialize failed")
     if traffic.inbound:
         rows.extend(check_exchange(version, negotiated or version, traffic))

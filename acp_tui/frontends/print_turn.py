@@ -103,6 +103,8 @@ class PrintOptions:
     """v1 `fs/write_text_file` may write under `.git` (config `allow_git_writes`)."""
     session: str | None = None
     """Resume this agent session (in `cwd`) instead of starting one."""
+    raw_chunks: bool = False
+    """JSON: keep each message's text chunks as streamed, not joined."""
 
 
 class PrintRun(SilentPort):
@@ -195,7 +197,10 @@ class PrintRun(SilentPort):
         """The JSON document of the state reached (`export.session_document`)."""
         version = self.connection.protocol_version if self.connection else None
         return session_document(
-            protocol_version=version, agent=self.agent_json(), store=self.store
+            protocol_version=version,
+            agent=self.agent_json(),
+            store=self.store,
+            raw_chunks=self.options.raw_chunks,
         )
 
 
@@ -315,7 +320,8 @@ class Transcript:
     """Streams a readable, plain-text transcript of a session to a text stream.
 
     Agent text is written as it arrives (markdown stays markdown); tool calls,
-    plans, permissions and notices get one line each when they appear or change.
+    permissions and notices get one line each when they appear or change; a
+    plan is shown once, then only its changes.
     A path (a command's directory) reads relative to the session's directory,
     `~` for the home directory (`acp_tui.display_paths`).
     Everything from the agent passes through `printable`, so no control sequence
@@ -340,6 +346,8 @@ class Transcript:
         self._printed: dict[str, int] = {}
         self._tool_status: dict[str, tuple[str | None, str]] = {}
         self._permission_outcomes: set[str] = set()
+        self._plans: dict[str, list[str]] = {}
+        """Each plan's entries as last printed (`_on_plan`)."""
         self._shown_as_users: set[str] = set()
         """User messages printed under "you" so far."""
 
@@ -435,16 +443,36 @@ class Transcript:
         self._line(f"[tool {call.kind}] {title} ({call.status})")
 
     def _on_plan(self, change: Change) -> None:
+        """A plan in full the first time; after that, only the entries that changed.
+
+        Entries are matched by position (each update replaces the plan's
+        entries): an entry whose mark or text changed, or a new one, is printed
+        under `[plan ID changed]`; entries no longer there are listed as
+        removed; an update that changes nothing prints nothing.
+        """
         assert change.id is not None
         plan = self.store.plan(change.id)
         if plan is None:
             return
         marks = {"completed": "x", "in_progress": ">", "cancelled": "-"}
-        lines = [f"[plan {plan.plan_id}]"]
-        for entry in plan.entries:
-            mark = marks.get(str(entry.get("status")), " ")
-            lines.append(f"  [{mark}] {entry.get('content', '')}")
-        self._line("\n".join(lines))
+        entries = [
+            f"[{marks.get(str(entry.get('status')), ' ')}] {entry.get('content', '')}"
+            for entry in plan.entries
+        ]
+        before = self._plans.get(plan.plan_id)
+        self._plans[plan.plan_id] = entries
+        if before is None:
+            lines = [f"[plan {plan.plan_id}]", *(f"  {e}" for e in entries)]
+            self._line("\n".join(lines))
+            return
+        changed = [
+            f"  {entry}"
+            for i, entry in enumerate(entries)
+            if i >= len(before) or before[i] != entry
+        ]
+        changed += [f"  (removed) {entry[4:]}" for entry in before[len(entries) :]]
+        if changed:
+            self._line("\n".join([f"[plan {plan.plan_id} changed]", *changed]))
 
     def _on_permission(self, change: Change) -> None:
         assert change.id is not None

@@ -194,4 +194,8 @@ def _print_report(report: ProbeReport, out: TextIO) -> None:
     lines.extend(f"warning:  {diagnostic}" for diagnostic in report.diagnostics)
     for line in lines:
         print(printable(line), file=out)
-    print("(the full-screen interface is not built yet)", file=out)
+    print(
+        "(a probe: run acp-tui without --probe for the full-screen app, or "
+        "`acp-tui check` for a conformance table)",
+        file=out,
+    )

@@ -9,15 +9,17 @@ started by the CLI (`acp_tui.cli`), as for `acp-tui --agent`.
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from acp_tui.protocol.recording import RecordingError, read_recording
+from acp_tui.protocol.recording import RecordedLine, RecordingError, read_recording
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.safe_text import printable
 
-__all__ = ["replay_agent", "replay_command"]
+__all__ = ["recorded_prompts", "replay_agent", "replay_banner", "replay_command"]
 
 
 def replay_command(
@@ -68,4 +70,54 @@ def replay_agent(
         return None
     return replay_command(
         file, speed=speed, connection=connection, client_effects=client_effects
+    )
+
+
+def recorded_prompts(lines: Sequence[RecordedLine]) -> list[str]:
+    """The text of each prompt the client sent in a recorded connection."""
+    prompts: list[str] = []
+    for line in lines:
+        if line.direction != "out" or line.data is None:
+            continue
+        try:
+            message = json.loads(line.data)
+        except ValueError:
+            continue
+        if not isinstance(message, dict) or message.get("method") != "session/prompt":
+            continue
+        params = message.get("params")
+        blocks = params.get("prompt") if isinstance(params, dict) else None
+        text = " ".join(
+            str(block.get("text", ""))
+            for block in (blocks if isinstance(blocks, list) else [])
+            if isinstance(block, dict) and block.get("type") == "text"
+        )
+        prompts.append(text.strip())
+    return prompts
+
+
+def replay_banner(file: Path, connection: int = -1) -> str | None:
+    """What the app says as a replay starts: what it plays, and what to type.
+
+    None if the file cannot be read (`replay_agent` says why).
+    """
+    try:
+        recording = read_recording(file)
+        lines = recording.connections[connection]
+    except (OSError, RecordingError, IndexError):
+        return None
+    prompts = recorded_prompts(lines)
+    count = len(prompts)
+    turns = f"{count} recorded turn{'s' if count != 1 else ''}"
+    if not prompts:
+        return printable(
+            f"Replaying {file.name}: it holds no prompt turn, only the start of a "
+            "session. ctrl+q quits."
+        )
+    shown = "; ".join(f"{i}. {p[:60]!r}" for i, p in enumerate(prompts[:3], 1))
+    more = f" (and {count - 3} more)" if count > 3 else ""
+    return printable(
+        f"Replaying {file.name}: {turns}. Type any prompt and press Enter to play "
+        f"the next turn (the recorded prompts: {shown}{more}). When all are "
+        "played, the replay is over: ctrl+q quits."
     )

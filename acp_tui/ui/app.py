@@ -145,6 +145,8 @@ class AcpTuiApp(App[None]):
         """Languages whose lexers `_warm_lexers` still has to compile (None: not
         started)."""
         self.settings = settings
+        self.banner: str | None = None
+        """Plain text shown as the app starts (see `make_app`)."""
         self.theme_errors = register_themes(self)
         self.theme = theme if theme in self.available_themes else DEFAULT_THEME
         self._history = PromptHistory.for_project(settings.cwd)
@@ -305,6 +307,8 @@ class AcpTuiApp(App[None]):
         """Show theme problems; the tab bar is for keys and clicks only."""
         # Not in the focus chain: tab and shift+tab stay with the prompt.
         self._tabs.can_focus = False
+        if self.banner:
+            self.notify(self.banner, title="acp-tui", timeout=60, markup=False)
         self._show_tab_bar()
         for error in self.theme_errors:
             # It names the file (and may quote it): text, never markup.
@@ -598,9 +602,14 @@ def make_app(
     record: Path | None = None,
     additional_directories: Sequence[Path] = (),
     allow_git_writes: bool = False,
+    banner: str | None = None,
 ) -> AcpTuiApp:
-    """Build the app for an agent command (used by the CLI, tests and benches)."""
-    return AcpTuiApp(
+    """Build the app for an agent command (used by the CLI, tests and benches).
+
+    `banner`: plain text shown as the app starts (`acp-tui replay`: what it
+    plays and what to type).
+    """
+    app = AcpTuiApp(
         AgentSettings(
             command=command,
             name=name,
@@ -616,3 +625,5 @@ def make_app(
         theme=theme,
         tune_gc=tune_gc,
     )
+    app.banner = banner
+    return app

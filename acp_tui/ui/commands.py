@@ -20,6 +20,7 @@ agent; `with_local_commands` adds them to the agent's list for completion.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,7 @@ __all__ = [
     "PlainSystemCommands",
     "config_entries",
     "export_request",
+    "exports_dir",
     "with_local_commands",
 ]
 
@@ -91,7 +93,7 @@ ACTIONS: Final[tuple[ActionEntry, ...]] = (
     ),
     ActionEntry(
         "Export session",
-        "Save this session as Markdown in the working directory (or /export json)",
+        "Save this session as Markdown in acp-tui's data directory (or /export json)",
         "export_session",
         "/export",
     ),
@@ -238,15 +240,28 @@ class ExportRequest:
     path: Path
 
 
+def exports_dir() -> Path:
+    """Where `/export` without a PATH writes: `exports/` in the data directory.
+
+    Not the project: an export is acp-tui's file, not the user's, and must not
+    land in their working tree (or their next commit).
+    """
+    from acp_tui.storage.paths import data_dir
+
+    return data_dir() / "exports"
+
+
 def export_request(
-    text: str, *, cwd: Path, session_id: str
+    text: str, *, cwd: Path, session_id: str, default_dir: Path | None = None
 ) -> ExportRequest | str | None:
     """Parse a prompt as `/export [markdown|json] [PATH]`.
 
     Args:
         text: The prompt as typed.
-        cwd: Where a relative PATH (and the default file) lives.
+        cwd: Where a relative PATH lives.
         session_id: Names the default file, `acp-tui-<session id>.md` / `.json`.
+        default_dir: Where the default file lives (default: `exports_dir()`,
+            created private, 0700, like the rest of the data directory).
 
     Returns:
         None if the prompt is not `/export` (it goes to the agent), else the
@@ -274,5 +289,12 @@ def export_request(
     else:
         suffix = ".json" if output_format == "json" else ".md"
         safe_id = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)
-        path = cwd / f"acp-tui-{safe_id}{suffix}"
+        directory = default_dir
+        if directory is None:
+            from acp_tui.storage.private_files import make_private_dir
+
+            directory = exports_dir()
+            with contextlib.suppress(OSError):  # then writing says why
+                make_private_dir(directory)
+        path = directory / f"acp-tui-{safe_id}{suffix}"
     return ExportRequest(output_format, path)

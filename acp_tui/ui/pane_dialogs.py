@@ -187,15 +187,15 @@ class PaneDialogs(PanePart):
             if not future.done() and screen.is_active:
                 screen.dismiss(None)
 
-    async def choose_session(self) -> SessionRequest | None:
-        """The session picker, for the runner's first session.
+    async def choose_session(self, note: str = "") -> SessionRequest | None:
+        """The session picker, for the runner's first session (`note`: why).
 
         A session only saved on this computer, with an agent that cannot reopen
         sessions, is shown read-only; the runner then waits until the user
         leaves it (ctrl+n starts a new session, f2 picks again).
         """
         while True:
-            pick = await self.ask_user(self._picker())
+            pick = await self.ask_user(self._picker(note))
             if pick is None or pick.transcript is None or self._can_reopen():
                 return self._request_for(pick)
             if not await self._show_transcript(pick):
@@ -208,7 +208,7 @@ class PaneDialogs(PanePart):
             if choice == "new":
                 return SessionRequest("new")
 
-    def _picker(self) -> SessionPickerScreen:
+    def _picker(self, note: str = "") -> SessionPickerScreen:
         runner = self.runner
         delete = runner.delete_session if runner.session_features.delete else None
         current = self.store.session_id if self.store is not None else None
@@ -221,6 +221,7 @@ class PaneDialogs(PanePart):
             ),
             roots=(self.settings.cwd, *self.settings.additional_directories),
             reopens_saved=self._can_reopen(),
+            title=printable(f"Sessions: {note}") if note else "Sessions",
         )
 
     def _transcript_agent(self) -> str:

@@ -304,7 +304,7 @@ class PanePrompts(PanePart):
         return True
 
     def action_export_session(self) -> None:
-        """Save the session on screen as Markdown in the working directory."""
+        """Save the session on screen as Markdown in the data directory."""
         self._local_command("/export markdown")
 
     def export_session(self, output_format: ExportFormat, path: Path) -> None:

@@ -47,7 +47,9 @@ __all__ = [
     "load_themes",
     "register_themes",
     "theme_dirs",
+    "theme_names",
     "theme_variable_defaults",
+    "unknown_theme_message",
     "with_token_defaults",
 ]
 
@@ -507,3 +509,45 @@ def register_themes(app: ThemeHost, dirs: Sequence[Path] | None = None) -> list[
     for theme in user_themes:
         app.register_theme(theme)
     return errors
+
+
+def theme_names(dirs: Sequence[Path] | None = None) -> tuple[list[str], list[str]]:
+    """Every theme the app offers, by name, without an app; and the bad files.
+
+    The names are acp-tui's built-ins first, then Textual's, then the theme
+    files' (as `register_themes` registers them), each once.
+
+    Args:
+        dirs: Directories with theme files (default: `theme_dirs()`).
+
+    Returns:
+        The names, and one message per bad theme file.
+    """
+    from textual.theme import BUILTIN_THEMES as TEXTUAL_THEMES
+
+    files, errors = load_themes(theme_dirs() if dirs is None else dirs)
+    names = [*BUILTIN_THEMES, *TEXTUAL_THEMES, *(theme.name for theme in files)]
+    return list(dict.fromkeys(names)), errors
+
+
+def unknown_theme_message(name: str, dirs: Sequence[Path] | None = None) -> str | None:
+    """What is wrong with choosing theme `name`, or None if it is known.
+
+    The message lists the themes, and the theme files that could not be loaded
+    (one of them may be the theme meant).
+    """
+    names, errors = theme_names(dirs)
+    if name in names:
+        return None
+    import difflib
+
+    message = f"no theme named {name!r}"
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    if close:
+        message += f" (did you mean: {', '.join(close)}?)"
+    message += f"; the themes are: {', '.join(names)}"
+    folder = paths.user_themes_dir()
+    message += f" (add your own as TOML files in {folder})"
+    if errors:
+        message += ". These theme files could not be loaded: " + "; ".join(errors)
+    return message

@@ -163,7 +163,12 @@ def test_markdown(
     for marker in ("# Markdown tour", "```python", "```diff", "| Version |", "- [x]"):
         assert marker in answer
     (agent,) = [m for m in doc["messages"] if m["role"] == "agent"]
-    assert len(agent["content"]) > 50  # streamed in many chunks
+    # Streamed in many chunks, joined in the document, kept with --raw-chunks.
+    assert agent["content"] == [{"type": "text", "text": answer}]
+    code, raw, _ = run(capsys, version, "/markdown", "--raw-chunks", cwd=project)
+    (streamed,) = [m for m in raw["messages"] if m["role"] == "agent"]
+    assert len(streamed["content"]) > 50
+    assert "".join(block["text"] for block in streamed["content"]) == answer
 
 
 @VERSIONS

@@ -9,10 +9,15 @@ tools `<PYTHON>` (the checkout's `.venv`), and the demo's context usage
 and cost (`"used"`, `"amount"`: counted from the characters of the conversation,
 temporary paths included) read `<N>`. The demo's session ids and clock are fixed by
 `tests/demo/conftest.py`. The exit status is pinned too.
+
+A deliberate change of the document (issue 23: adjacent text chunks joined) is
+written by running this file with `ACP_TUI_UPDATE_DOCUMENTS=1` set; review the
+diff before committing it.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -78,5 +83,7 @@ def test_print_document_is_unchanged(
     text = out.replace(str(project), "<PROJECT>").replace(str(tmp_path), "<TMP>")
     text = text.replace(sys.executable, "<PYTHON>")
     expected = DOCUMENTS / f"v{version}-{prompt.strip('/')}.json"
+    if os.environ.get("ACP_TUI_UPDATE_DOCUMENTS") == "1":
+        expected.write_text(text, encoding="utf-8")
     assert normalised(text) == normalised(expected.read_text(encoding="utf-8"))
     assert code == EXIT_CODES.get(prompt, 0)

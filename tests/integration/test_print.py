@@ -112,9 +112,8 @@ def test_v2_turn_produces_the_documented_json(
         {
             "messageId": "a1",
             "role": "agent",
-            "content": [
-                {"type": "text", "text": "Hello "},
-                {"type": "text", "text": "\x1b]0;pwned\x07world"},
+            "content": [  # two chunks, joined
+                {"type": "text", "text": "Hello \x1b]0;pwned\x07world"},
             ],
         },
     ]

@@ -86,7 +86,7 @@ def test_an_unknown_session_fails_cleanly(
 ) -> None:
     code, _, err = print_read(capsys, project, project, "--session", "nope")
     assert code == 3
-    assert "the agent answered with an error" in err
+    assert "no such session: nope (the agent said: Resource not found" in err
     assert "Traceback" not in err
 
 

@@ -138,6 +138,7 @@ def full_turn(agent: RealAgent, workspace: Workspace) -> FullTurn:
             workspace,
             agent.environment(workspace, server),
             PROMPT,
+            "--raw-chunks",  # the tests count how many pieces the text came in
             "--permissions",
             "allow",
             "--timeout",

@@ -70,8 +70,19 @@ async def test_export_writes_the_session_and_is_not_sent(
         assert "\x1b" not in written
 
         app.action_export_session()  # the palette's "Export session"
-        default = project / f"acp-tui-{store.session_id}.md"
+        # Into the data directory, not the project, and the app says where.
+        exports = tmp_path / "home" / "data" / "exports"
+        default = exports / f"acp-tui-{store.session_id}.md"
         await wait_for(pilot, default.exists)
+        assert not (project / default.name).exists()
+        assert exports.stat().st_mode & 0o777 == 0o700
+        await wait_for(
+            pilot,
+            lambda: any(
+                n.title == "Session exported" and n.message == str(default)
+                for n in app._notifications
+            ),
+        )
 
         await pilot.pause()
         assert store.state.turns_ended == 1
@@ -84,8 +95,8 @@ async def test_export_writes_the_session_and_is_not_sent(
 @pytest.mark.parametrize(
     ("typed", "expected"),
     [
-        ("/export", ExportRequest("markdown", Path("/p/acp-tui-s_1.md"))),
-        ("  /export json ", ExportRequest("json", Path("/p/acp-tui-s_1.json"))),
+        ("/export", ExportRequest("markdown", Path("/d/acp-tui-s_1.md"))),
+        ("  /export json ", ExportRequest("json", Path("/d/acp-tui-s_1.json"))),
         ("/export md out.md", ExportRequest("markdown", Path("/p/out.md"))),
         ("/export /tmp/x.json", ExportRequest("json", Path("/tmp/x.json"))),
         ("/export JSON a b.txt", ExportRequest("json", Path("/p/a b.txt"))),
@@ -95,7 +106,10 @@ async def test_export_writes_the_session_and_is_not_sent(
 def test_export_request_parses_format_and_path(
     typed: str, expected: ExportRequest
 ) -> None:
-    assert export_request(typed, cwd=Path("/p"), session_id="s/1") == expected
+    request = export_request(
+        typed, cwd=Path("/p"), session_id="s/1", default_dir=Path("/d")
+    )
+    assert request == expected
 
 
 @pytest.mark.parametrize("typed", ["hello", "/exports", "/review /export", "export"])
