@@ -77,14 +77,39 @@ async def hello_turn(pilot: object, app: AcpTuiApp) -> None:
     await wait_for(pilot, lambda: app.store is not None and app.store.state.is_idle)
 
 
-async def overflowing(pilot: object, app: AcpTuiApp, turns: int = 2) -> Conversation:
-    """`turns` turns: more than a screen of conversation."""
+async def paths_turns(pilot: object, app: AcpTuiApp, count: int) -> None:
+    """`count` "paths" turns (an edit and a command, both allowed): a screen and
+    more of output after the card `c1`, which every "hello" turn updates (its
+    card keeps each turn's permission record, so hello turns barely add below).
+    """
+    from textual.pilot import Pilot
+
+    assert isinstance(pilot, Pilot)
+    for _ in range(count):
+        ended = turns_ended(app)
+        await pilot.press(*"paths", "enter")
+        while turns_ended(app) == ended:  # the edit, then the command: allowed
+            await wait_for(
+                pilot,
+                lambda: permission_armed(app) or turns_ended(app) > ended,  # noqa: B023
+            )
+            dialog = app.screen
+            if permission_armed(app):
+                await pilot.press("y", "y")
+                await wait_for(pilot, lambda: app.screen is not dialog)  # noqa: B023
+
+
+async def overflowing(
+    pilot: object, app: AcpTuiApp, turns: int = 2, paths: int = 0
+) -> Conversation:
+    """`turns` hello turns, then `paths` ones: more than a screen of conversation."""
     from textual.pilot import Pilot
 
     assert isinstance(pilot, Pilot)
     await wait_for(pilot, lambda: app.store is not None)
     for _ in range(turns):
         await hello_turn(pilot, app)
+    await paths_turns(pilot, app, paths)
     view = conversation(app)
     await wait_for(pilot, lambda: view.max_scroll_y > 5)
     return view
@@ -162,11 +187,12 @@ async def test_a_permission_dialog_shows_its_tool_call_behind_it(
 ) -> None:
     app = fake_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        view = await overflowing(pilot, app, turns=3)
+        view = await overflowing(pilot, app, turns=1, paths=1)
         card = view.entries[("tool_call", "c1")]  # the first turn's, kept in place
         assert isinstance(card, ToolCallView)
         await wait_for(pilot, lambda: view.scroll_y == view.max_scroll_y)
         assert card.region.bottom <= view.region.y  # scrolled off the top
+        ended = turns_ended(app)
         await pilot.press(*"hello", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         await wait_for(
@@ -178,7 +204,7 @@ async def test_a_permission_dialog_shows_its_tool_call_behind_it(
         )
         await wait_for(pilot, lambda: permission_armed(app))
         await pilot.press("y", "y")
-        await wait_for(pilot, lambda: turns_ended(app) >= 4)
+        await wait_for(pilot, lambda: turns_ended(app) > ended)
         # Answered: the view follows the output again.
         await wait_for(
             pilot, lambda: view.following and view.scroll_y == view.max_scroll_y
@@ -190,7 +216,7 @@ async def test_looking_at_a_card_does_not_stop_following_later(
 ) -> None:
     app = fake_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        view = await overflowing(pilot, app, turns=3)
+        view = await overflowing(pilot, app, turns=1, paths=1)
         await wait_for(pilot, lambda: view.following)
         await pilot.press("tab")  # into the conversation
         await wait_for(pilot, lambda: not prompt(app).has_focus)
@@ -209,8 +235,9 @@ async def test_looking_at_a_card_does_not_stop_following_later(
         await wait_for(
             pilot, lambda: view.following and view.scroll_y == view.max_scroll_y
         )
+        ended = turns_ended(app)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: turns_ended(app) >= 4)
+        await wait_for(pilot, lambda: turns_ended(app) > ended)
 
 
 # ---------------------------------------------------------------- keys and focus
