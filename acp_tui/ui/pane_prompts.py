@@ -165,6 +165,10 @@ class PanePrompts(PanePart):
 
     def _follow_on_send(self) -> None:
         self._conversation.jump_to_end()
+        self._end_welcome()
+
+    def _end_welcome(self) -> None:
+        """The first screen goes with the first prompt, however it was sent."""
         if not self._prompted:
             self._prompted = True
             start = self.query_one(StartView)

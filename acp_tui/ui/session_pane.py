@@ -489,6 +489,8 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         if "notice" in kinds:
             self._show_notices(store)
         if "state" in kinds:
+            if store.state.is_busy:
+                self._end_welcome()  # a turn runs (a queued or scripted prompt)
             await self._report_turn_error(store)
         if kinds & {"message", "state"}:
             await self._settle_sent_prompts(message.changes)
