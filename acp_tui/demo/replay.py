@@ -1,6 +1,7 @@
 r"""The replay agent: plays a recording (`acp_tui.protocol.recording`) to a client.
 
-`python -m acp_tui.demo.replay FILE [--speed N | --instant] [--connection K]`
+`python -m acp_tui.demo.replay FILE [--speed N | --instant] [--connection K]
+[--client-effects] [--announce-end]`
 speaks ACP on stdin/stdout like any agent, but everything it says comes from the
 recording. `acp-tui replay FILE` runs the app against it, so the UI is the real one.
 
@@ -25,9 +26,16 @@ How it plays one recorded connection (the last one unless `--connection` says):
   recording from a bug report cannot write files or run commands here. The cost:
   a v1 client-owned terminal shows no output in the replay. `--client-effects`
   sends them as recorded (a faithful replay, for recordings you trust).
-* Once the recording is played, every client request that matched nothing is
-  answered with a JSON-RPC error (`-32603`, "not in the recording"; a prompt:
-  "the replay is over"), and the agent waits for the client to close its stdin.
+* Once the recording is played, a prompt that matched nothing gets a turn of
+  its own that ends normally (`end_turn`), in the protocol version the recording
+  speaks (the agent's `initialize` result): one agent message saying the replay
+  is over and what to do next (`OVER`). Every other client request that
+  matched nothing is answered with a JSON-RPC error (`-32603`, "not in the
+  recording"). The agent then waits for the client to close its stdin.
+* `--announce-end` (what `acp-tui replay` runs) also says so as soon as the
+  recording is played, before any further prompt: one agent message (`ENDED`)
+  to the recorded session, after the last recorded line. Without it, a replay
+  sends exactly what was recorded.
 
 Limits: a live client that sends a request the recording does not have at that
 point waits for its answer until the recording is played.
@@ -52,10 +60,25 @@ from acp_tui.protocol.recording import (
 )
 from acp_tui.protocol.transport import ConnectionClosed, MessageStream
 
-__all__ = ["NOT_RECORDED", "main", "replay"]
+__all__ = ["ENDED", "NOT_RECORDED", "OVER", "main", "replay"]
 
 NOT_RECORDED: Final = -32603
 """The error code for a live request the recording has no answer for."""
+
+_NEXT: Final = (
+    "ctrl+q quits; `acp-tui replay FILE` plays the recording again, and "
+    "`acp-tui --agent NAME` runs a real agent (`acp-tui agents` lists them)."
+)
+ENDED: Final = (
+    "The replay is over: that was the last recorded turn, so a prompt now gets "
+    "no recorded answer. " + _NEXT
+)
+"""The agent message sent once the recording is played (`--announce-end`)."""
+OVER: Final = (
+    "The replay is over: every recorded turn was played, so this prompt has no "
+    "recorded answer. " + _NEXT
+)
+"""The agent message that answers a prompt sent after the recording is played."""
 
 CLIENT_EFFECTS: Final = frozenset(
     {
@@ -104,6 +127,11 @@ class _Player:
         self.played = False
         self.ids: dict[str, Any] = {}
         """Recorded request id (as a key) to the live client's id."""
+        self.version = 1
+        """The protocol version of the recording (its `initialize` result)."""
+        self.session_id: str | None = None
+        """The last session the recording names."""
+        self.turns_past_the_end = 0
 
     async def read_client(self) -> None:
         while True:
@@ -118,7 +146,7 @@ class _Player:
                 continue
             if self.played:
                 if _is_request(message):
-                    await self.reject(message)
+                    await self.answer(message)
                 continue
             self.pending.append(message)
             self._wake()
@@ -146,27 +174,94 @@ class _Player:
                 return self.pending.pop(index)
         return None
 
-    async def reject(self, request: Message) -> None:
-        await self.send(
-            encode_message(
-                {
-                    "jsonrpc": "2.0",
-                    "id": request["id"],
-                    "error": {
-                        "code": NOT_RECORDED,
-                        "message": self._not_recorded(request["method"]),
-                    },
-                }
-            )
+    async def answer(self, request: Message) -> None:
+        """Answer a live request the recording has nothing for (it is played)."""
+        method = request["method"]
+        params = request.get("params")
+        if method == "session/prompt" and isinstance(params, dict):
+            session_id = params.get("sessionId")
+            if isinstance(session_id, str):
+                await self._past_the_end(
+                    request["id"], session_id, params.get("prompt")
+                )
+                return
+        await self._write(
+            {
+                "id": request["id"],
+                "error": {
+                    "code": NOT_RECORDED,
+                    "message": "acp-tui replay: this request is not in the "
+                    f"recording ({method})",
+                },
+            }
         )
 
-    def _not_recorded(self, method: str) -> str:
-        if self.played and method == "session/prompt":
-            return (
-                "the replay is over: every recorded turn was played (ctrl+q quits; "
-                "`acp-tui replay FILE` plays it again)"
-            )
-        return f"acp-tui replay: this request is not in the recording ({method})"
+    async def _past_the_end(
+        self, request_id: Any, session_id: str, prompt: Any
+    ) -> None:
+        """A prompt after the last recorded turn: a turn saying it is over.
+
+        v1: the message, then the response with `end_turn`. v2: the response
+        (acceptance), the prompt acknowledged as a user message, `running`, the
+        message, `idle` with `end_turn`, as the demo agent's v2 turns go.
+        """
+        self.turns_past_the_end += 1
+        number = self.turns_past_the_end
+        if self.version != 2:
+            await self._say(session_id, f"acp-tui-replay-over-{number}", OVER)
+            await self._write({"id": request_id, "result": {"stopReason": "end_turn"}})
+            return
+        await self._write({"id": request_id, "result": {}})
+        blocks = prompt if isinstance(prompt, list) else []
+        await self._update(
+            session_id,
+            {
+                "sessionUpdate": "user_message",
+                "messageId": f"acp-tui-replay-prompt-{number}",
+                "content": blocks,
+            },
+        )
+        await self._update(
+            session_id, {"sessionUpdate": "state_update", "state": "running"}
+        )
+        await self._say(session_id, f"acp-tui-replay-over-{number}", OVER)
+        await self._update(
+            session_id,
+            {
+                "sessionUpdate": "state_update",
+                "state": "idle",
+                "stopReason": "end_turn",
+            },
+        )
+
+    async def _say(self, session_id: str, message_id: str, text: str) -> None:
+        """One whole agent message (v1: a chunk, v2: `agent_message`)."""
+        block = {"type": "text", "text": text}
+        update: Message
+        if self.version == 2:
+            update = {
+                "sessionUpdate": "agent_message",
+                "messageId": message_id,
+                "content": [block],
+            }
+        else:
+            update = {
+                "sessionUpdate": "agent_message_chunk",
+                "messageId": message_id,
+                "content": block,
+            }
+        await self._update(session_id, update)
+
+    async def _update(self, session_id: str, update: Message) -> None:
+        await self._write(
+            {
+                "method": "session/update",
+                "params": {"sessionId": session_id, "update": update},
+            }
+        )
+
+    async def _write(self, message: Message) -> None:
+        await self.send(encode_message({"jsonrpc": "2.0", **message}))
 
     async def send(self, line: bytes) -> None:
         try:
@@ -182,6 +277,7 @@ class _Player:
             if line.data is None:  # oversized: its bytes were never kept
                 continue
             message = decode_line(line.data)
+            self._note(message)
             if line.direction == "out":
                 previous = line.t
                 if isinstance(message, dict) and not await self._client_says(message):
@@ -193,6 +289,20 @@ class _Player:
                 await anyio.sleep((line.t - previous) / self.speed)
             previous = line.t
             await self.send(self._outgoing(line.data, message))
+
+    def _note(self, message: Any) -> None:
+        """Keep the recording's protocol version and its latest session id."""
+        if not isinstance(message, dict):
+            return
+        for part in ("params", "result"):
+            body = message.get(part)
+            if not isinstance(body, dict):
+                continue
+            if isinstance(body.get("sessionId"), str):
+                self.session_id = body["sessionId"]
+            version = body.get("protocolVersion")
+            if part == "result" and version in (1, 2):
+                self.version = version
 
     def _skip(self, message: Any) -> bool:
         """Whether an agent line is a client-effect request not to be sent."""
@@ -241,12 +351,15 @@ class _Player:
                 return encode_message({**message, "id": self.ids.pop(key)})
         return data + b"\n"
 
-    async def finish(self) -> None:
+    async def finish(self, *, announce: bool) -> None:
+        """The recording is played: say so if `announce`, answer what is left."""
         self.played = True
-        for message in self.pending:
+        if announce and self.session_id is not None and not self.client_gone:
+            await self._say(self.session_id, "acp-tui-replay-ended", ENDED)
+        pending, self.pending = self.pending, []
+        for message in pending:
             if _is_request(message):
-                await self.reject(message)
-        self.pending.clear()
+                await self.answer(message)
 
 
 async def replay(
@@ -255,6 +368,7 @@ async def replay(
     *,
     speed: float | None,
     client_effects: bool = False,
+    announce_end: bool = False,
 ) -> None:
     """Play one recorded connection to the client on `stream`.
 
@@ -266,12 +380,13 @@ async def replay(
         lines: The recorded lines of one connection.
         speed: Divides the recorded gaps between agent lines; None: no waiting.
         client_effects: Send the agent's file-writing and terminal requests too.
+        announce_end: Once the recording is played, say so in an agent message.
     """
     player = _Player(stream, speed, client_effects)
     async with anyio.create_task_group() as group:
         group.start_soon(player.read_client)
         await player.play(lines)
-        await player.finish()
+        await player.finish(announce=announce_end)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -295,6 +410,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also send the recorded requests that make the client write files "
         "or run commands (v1 fs/write_text_file, terminal/*)",
+    )
+    parser.add_argument(
+        "--announce-end",
+        action="store_true",
+        help="once the recording is played, say so in an agent message",
     )
     return parser
 
@@ -323,7 +443,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     speed = None if args.instant else args.speed
     effects = bool(args.client_effects)
-    anyio.run(lambda: replay(StdioStream(), lines, speed=speed, client_effects=effects))
+    announce = bool(args.announce_end)
+    anyio.run(
+        lambda: replay(
+            StdioStream(),
+            lines,
+            speed=speed,
+            client_effects=effects,
+            announce_end=announce,
+        )
+    )
     return 0
 
 

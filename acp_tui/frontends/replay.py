@@ -28,11 +28,17 @@ def replay_command(
     speed: float | None,
     connection: int = -1,
     client_effects: bool = False,
+    announce_end: bool = False,
 ) -> AgentCommand:
-    """The replay agent's command line for a recording (None speed: instant)."""
+    """The replay agent's command line for a recording (None speed: instant).
+
+    `announce_end`: the agent says in a message when the recording is played.
+    """
     pace = ["--instant"] if speed is None else ["--speed", repr(speed)]
     if client_effects:
         pace.append("--client-effects")
+    if announce_end:
+        pace.append("--announce-end")
     return AgentCommand(
         argv=(
             sys.executable,
@@ -54,10 +60,11 @@ def replay_agent(
     client_effects: bool,
     err: TextIO,
 ) -> AgentCommand | None:
-    """The replay agent for `connection` of the recording `file`.
+    """The replay agent for `connection` of the recording `file`, for the app.
 
-    None speed: instant. None (said on `err`) if `file` is not a recording, or
-    does not hold that connection.
+    None speed: instant. The agent says in a message when the recording is
+    played. None (said on `err`) if `file` is not a recording, or does not hold
+    that connection.
     """
     try:
         recording = read_recording(file)
@@ -69,7 +76,11 @@ def replay_agent(
         print(printable(f"acp-tui: {file} holds {count} connection(s)"), file=err)
         return None
     return replay_command(
-        file, speed=speed, connection=connection, client_effects=client_effects
+        file,
+        speed=speed,
+        connection=connection,
+        client_effects=client_effects,
+        announce_end=True,
     )
 
 
