@@ -4,7 +4,10 @@ Keys: `1`-`9` pick an option, `y` the first `allow_once`, `n` the first
 `reject_once`, Esc cancels (the request is answered `cancelled`), `p` shows the
 full paths the subject names (and copies them). The buttons carry their letter
 key (`y`, `n`), "Esc cancel" sits beside them, and the hint below says that a key
-selects and the same key again (or Enter) chooses.
+selects and the same key again (or Enter) chooses. When one row cannot show them
+all (claude-agent-acp's "No, and tell Claude what to do differently"), the
+options stack, one compact line each (a name too long for the dialog wraps), and
+"Esc cancel" takes the line below them.
 
 Invariants:
 
@@ -110,6 +113,17 @@ class PermissionScreen(ModalScreen[str | None]):
             content-align: left middle;
             color: $text-muted;
         }
+        & #permission-options.-stacked {
+            layout: vertical;
+            margin-top: 0;
+            & > Button {
+                max-width: 100%;
+                text-align: left;
+                content-align: left middle;
+                margin: 0;
+            }
+            & > #permission-esc { height: 1; padding-left: 1; }
+        }
         & #permission-hint { color: $text-muted; margin-top: 1; }
         & #permission-diff {
             height: auto;
@@ -191,7 +205,7 @@ class PermissionScreen(ModalScreen[str | None]):
                         yield view
             if any(option.kind == "allow_always" for option in request.options):
                 yield Static(Text(printable(self._always())), id="permission-always")
-            with Horizontal(id="permission-options"):
+            with _OptionRow(id="permission-options"):
                 for number, option in enumerate(request.options[:9], start=1):
                     yield Button(
                         self._label(number, option),
@@ -377,6 +391,27 @@ class PermissionScreen(ModalScreen[str | None]):
     def action_cancel(self) -> None:
         """Answer `cancelled`."""
         self.dismiss(None)
+
+
+class _OptionRow(Horizontal):
+    """The options and "Esc cancel": one row if they fit, else one per line.
+
+    Long option names (claude-agent-acp's "No, and tell Claude what to do
+    differently") would be cut in a row; stacked, each shows whole (wrapped if it
+    must) and "Esc cancel" gets a line of its own.
+    """
+
+    _row_width = 0
+    """The width the options take in one row (measured while in one row)."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Stack the options when one row would not show them all."""
+        if not self.has_class("-stacked"):
+            self._row_width = event.virtual_size.width
+        stacked = self._row_width > event.size.width
+        self.set_class(stacked, "-stacked")
+        for button in self.query_children(Button):
+            button.compact = stacked
 
 
 _KEY_NAMES: Final = {"enter": "Enter", "space": "Space"}
