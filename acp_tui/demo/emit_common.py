@@ -1,7 +1,9 @@
 r"""What the v1 and v2 emitters share.
 
-The agent's identity, the permission options and how an answer is read, and the
-plain-text rendering of terminal bytes.
+The agent's identity, the permission options and how an answer is read, the
+plain-text rendering of terminal bytes, the config options and commands built from
+either version's models, and `Emitter`: notifications that stop once the client is
+gone.
 
 Invariants:
 
@@ -17,17 +19,29 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Final
+from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from acp_tui import __version__
+from acp_tui.demo.config import OptionSpec
 from acp_tui.demo.events import JSONObject
+from acp_tui.demo.scenarios import COMMANDS
 from acp_tui.protocol.dispatcher import Dispatcher
 from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.schema._base import to_wire
 from acp_tui.protocol.transport import ConnectionClosed
 
-__all__ = ["AGENT_INFO", "PERMISSION_OPTIONS", "ask_permission", "plain_text"]
+__all__ = [
+    "AGENT_INFO",
+    "PERMISSION_OPTIONS",
+    "Emitter",
+    "ask_permission",
+    "available_commands",
+    "config_select",
+    "permission_options",
+    "plain_text",
+]
 
 log = logging.getLogger(__name__)
 
@@ -46,12 +60,20 @@ PERMISSION_OPTIONS: Final = (
 """`(optionId, name, kind)` of every permission request, in both versions."""
 
 
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def permission_options(model: type[_Model]) -> list[_Model]:
+    """`PERMISSION_OPTIONS` as `model`s (either version's `PermissionOption`)."""
+    return [model(option_id=o, name=n, kind=k) for o, n, k in PERMISSION_OPTIONS]
+
+
 async def ask_permission(
-    dispatcher: Dispatcher, params: JSONObject, model: type[BaseModel]
+    dispatcher: Dispatcher, request: BaseModel, model: type[BaseModel]
 ) -> str | None:
     """Send `session/request_permission`; the chosen option's kind, or None."""
     try:
-        raw = await dispatcher.request("session/request_permission", params)
+        raw = await dispatcher.request("session/request_permission", to_wire(request))
         response = model.model_validate(raw)
     except (RpcError, ValidationError) as error:
         log.warning("permission request failed: %s", error)
@@ -63,6 +85,86 @@ async def ask_permission(
         return None  # cancelled, or an outcome we don't know: never approval
     chosen = getattr(outcome, "option_id", None)
     return next((kind for o, _, kind in PERMISSION_OPTIONS if o == chosen), None)
+
+
+def config_select(
+    spec: OptionSpec,
+    select: type[_Model],
+    group: type[BaseModel],
+    option: type[BaseModel],
+    *,
+    id_field: str,
+    group_field: str,
+) -> _Model:
+    """A select config option built from one version's models.
+
+    The versions differ only in how they name the option's id (`id_field`: v1 `id`,
+    v2 `config_id`) and a group's id (`group_field`: v1 `group`, v2 `group_id`).
+    """
+
+    def values(group_id: str | None) -> list[BaseModel]:
+        return [
+            option(value=c.value, name=c.name, description=c.description)
+            for c in spec.choices
+            if group_id is None or c.group == group_id
+        ]
+
+    choices: list[BaseModel]
+    if spec.groups:
+        choices = [
+            group(**{group_field: group_id}, name=name, options=values(group_id))
+            for group_id, name in spec.groups
+        ]
+    else:
+        choices = values(None)
+    return select(
+        **{id_field: spec.option_id},
+        name=spec.name,
+        description=spec.description,
+        category=spec.category,
+        current_value=spec.current,
+        options=choices,
+    )
+
+
+def available_commands(
+    command_model: type[_Model], input_model: type[BaseModel]
+) -> list[_Model]:
+    """Every scenario command as a `command_model`; free text takes an `input_model`."""
+    out = []
+    for command in COMMANDS:
+        fields: dict[str, Any] = {
+            "name": command.name,
+            "description": command.description,
+        }
+        if command.hint is not None:
+            fields["input"] = input_model(hint=command.hint)
+        out.append(command_model(**fields))
+    return out
+
+
+class Emitter:
+    """What both versions' `Port`s share: notifications, until the client is gone."""
+
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        self.dispatcher = dispatcher
+        self.closed = False
+
+    async def _notify(self, method: str, params: JSONObject) -> None:
+        if self.closed:
+            return
+        try:
+            await self.dispatcher.notify(method, params)
+        except ConnectionClosed:
+            self.closed = True
+
+    async def _update(self, session_id: str, update: BaseModel | JSONObject) -> None:
+        wire = update if isinstance(update, dict) else to_wire(update)
+        await self._notify("session/update", {"sessionId": session_id, "update": wire})
+
+    async def extension(self, method: str, params: JSONObject) -> None:
+        """A `_`-prefixed notification."""
+        await self._notify(method, params)
 
 
 _ESCAPES: Final = re.compile(

@@ -46,7 +46,14 @@ import anyio.lowlevel
 from pydantic import BaseModel, ValidationError
 
 from acp_tui.demo.config import MODES, Config, OptionSpec, options
-from acp_tui.demo.emit_common import PERMISSION_OPTIONS, ask_permission, plain_text
+from acp_tui.demo.emit_common import (
+    Emitter,
+    ask_permission,
+    available_commands,
+    config_select,
+    permission_options,
+    plain_text,
+)
 from acp_tui.demo.events import (
     Event,
     Folded,
@@ -63,7 +70,6 @@ from acp_tui.demo.events import (
     Usage,
 )
 from acp_tui.demo.pty_runner import ExitStatus
-from acp_tui.demo.scenarios import COMMANDS
 from acp_tui.demo.session import (
     ClientCommand,
     ClientRun,
@@ -125,36 +131,13 @@ def initialize_result(info: JSONObject) -> JSONObject:
 
 
 def _option(spec: OptionSpec) -> v1.SessionConfigSelect:
-    choices: list[v1.SessionConfigSelectOption] | list[v1.SessionConfigSelectGroup]
-    if spec.groups:
-        choices = [
-            v1.SessionConfigSelectGroup(
-                group=group_id,
-                name=name,
-                options=[
-                    v1.SessionConfigSelectOption(
-                        value=c.value, name=c.name, description=c.description
-                    )
-                    for c in spec.choices
-                    if c.group == group_id
-                ],
-            )
-            for group_id, name in spec.groups
-        ]
-    else:
-        choices = [
-            v1.SessionConfigSelectOption(
-                value=c.value, name=c.name, description=c.description
-            )
-            for c in spec.choices
-        ]
-    return v1.SessionConfigSelect(
-        id=spec.option_id,
-        name=spec.name,
-        description=spec.description,
-        category=spec.category,
-        current_value=spec.current,
-        options=choices,
+    return config_select(
+        spec,
+        v1.SessionConfigSelect,
+        v1.SessionConfigSelectGroup,
+        v1.SessionConfigSelectOption,
+        id_field="id",
+        group_field="group",
     )
 
 
@@ -177,13 +160,7 @@ def modes(config: Config) -> JSONObject:
 
 
 def _commands() -> list[v1.AvailableCommand]:
-    out = []
-    for command in COMMANDS:
-        entry = v1.AvailableCommand(name=command.name, description=command.description)
-        if command.hint is not None:
-            entry.input = v1.UnstructuredCommandInput(hint=command.hint)
-        out.append(entry)
-    return out
+    return available_commands(v1.AvailableCommand, v1.UnstructuredCommandInput)
 
 
 def commands() -> list[JSONObject]:
@@ -319,7 +296,7 @@ def _chunk(role: str, message_id: str, block: JSONObject) -> BaseModel:
     )
 
 
-class V1Emitter:
+class V1Emitter(Emitter):
     """The `Port` of a v1 connection.
 
     Args:
@@ -330,27 +307,13 @@ class V1Emitter:
     version = 1
 
     def __init__(self, dispatcher: Dispatcher, *, client_terminal: bool) -> None:
-        self.dispatcher = dispatcher
+        super().__init__(dispatcher)
         self.client_terminal = client_terminal
-        self.closed = False
         self._views: dict[str, _View] = {}
         self._shields: set[anyio.CancelScope] = set()
 
     def _view(self, session_id: str) -> _View:
         return self._views.setdefault(session_id, _View())
-
-    async def _notify(self, method: str, params: JSONObject) -> None:
-        if self.closed:
-            return
-        try:
-            await self.dispatcher.notify(method, params)
-        except ConnectionClosed:
-            self.closed = True
-
-    async def _update(self, session_id: str, update: BaseModel) -> None:
-        await self._notify(
-            "session/update", {"sessionId": session_id, "update": to_wire(update)}
-        )
 
     # -------------------------------------------------------------- the Port
 
@@ -469,18 +432,11 @@ class V1Emitter:
         request = v1.RequestPermissionRequest(
             session_id=session_id,
             tool_call=tool_call,
-            options=[
-                v1.PermissionOption(option_id=o, name=n, kind=k)
-                for o, n, k in PERMISSION_OPTIONS
-            ],
+            options=permission_options(v1.PermissionOption),
         )
         return await ask_permission(
-            self.dispatcher, to_wire(request), v1.RequestPermissionResponse
+            self.dispatcher, request, v1.RequestPermissionResponse
         )
-
-    async def extension(self, method: str, params: JSONObject) -> None:
-        """A `_`-prefixed notification."""
-        await self._notify(method, params)
 
     def setup_result(self, config: Config) -> JSONObject:
         """A session setup response's config options, and v1's `modes`."""

@@ -30,7 +30,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from acp_tui.demo.config import Config, OptionSpec, options
-from acp_tui.demo.emit_common import PERMISSION_OPTIONS, ask_permission
+from acp_tui.demo.emit_common import (
+    Emitter,
+    ask_permission,
+    available_commands,
+    config_select,
+    permission_options,
+)
 from acp_tui.demo.events import (
     Event,
     Folded,
@@ -46,17 +52,14 @@ from acp_tui.demo.events import (
     Unknown,
     Usage,
 )
-from acp_tui.demo.scenarios import COMMANDS
 from acp_tui.demo.session import (
     ClientCommand,
     ClientRun,
     DemoSession,
     PermissionAsk,
 )
-from acp_tui.protocol.dispatcher import Dispatcher
 from acp_tui.protocol.schema import v2
 from acp_tui.protocol.schema._base import to_wire
-from acp_tui.protocol.transport import ConnectionClosed
 
 __all__ = [
     "V2Emitter",
@@ -87,36 +90,13 @@ def initialize_result(info: JSONObject) -> JSONObject:
 
 
 def _option(spec: OptionSpec) -> v2.SessionConfigSelect:
-    choices: list[v2.SessionConfigSelectOption] | list[v2.SessionConfigSelectGroup]
-    if spec.groups:
-        choices = [
-            v2.SessionConfigSelectGroup(
-                group_id=group_id,
-                name=name,
-                options=[
-                    v2.SessionConfigSelectOption(
-                        value=c.value, name=c.name, description=c.description
-                    )
-                    for c in spec.choices
-                    if c.group == group_id
-                ],
-            )
-            for group_id, name in spec.groups
-        ]
-    else:
-        choices = [
-            v2.SessionConfigSelectOption(
-                value=c.value, name=c.name, description=c.description
-            )
-            for c in spec.choices
-        ]
-    return v2.SessionConfigSelect(
-        config_id=spec.option_id,
-        name=spec.name,
-        description=spec.description,
-        category=spec.category,
-        current_value=spec.current,
-        options=choices,
+    return config_select(
+        spec,
+        v2.SessionConfigSelect,
+        v2.SessionConfigSelectGroup,
+        v2.SessionConfigSelectOption,
+        id_field="config_id",
+        group_field="group_id",
     )
 
 
@@ -126,13 +106,7 @@ def config_options(config: Config) -> list[JSONObject]:
 
 
 def _commands() -> list[v2.AvailableCommand]:
-    out = []
-    for command in COMMANDS:
-        entry = v2.AvailableCommand(name=command.name, description=command.description)
-        if command.hint is not None:
-            entry.input = v2.TextCommandInput(hint=command.hint)
-        out.append(entry)
-    return out
+    return available_commands(v2.AvailableCommand, v2.TextCommandInput)
 
 
 def commands() -> list[JSONObject]:
@@ -257,27 +231,11 @@ def _usage(event: Usage) -> v2.UsageUpdate:
     )
 
 
-class V2Emitter:
+class V2Emitter(Emitter):
     """The `Port` of a v2 connection."""
 
     version = 2
     client_terminal = False
-
-    def __init__(self, dispatcher: Dispatcher) -> None:
-        self.dispatcher = dispatcher
-        self.closed = False
-
-    async def _notify(self, method: str, params: JSONObject) -> None:
-        if self.closed:
-            return
-        try:
-            await self.dispatcher.notify(method, params)
-        except ConnectionClosed:
-            self.closed = True
-
-    async def _update(self, session_id: str, update: BaseModel | JSONObject) -> None:
-        wire = update if isinstance(update, dict) else to_wire(update)
-        await self._notify("session/update", {"sessionId": session_id, "update": wire})
 
     # -------------------------------------------------------------- the Port
 
@@ -380,18 +338,11 @@ class V2Emitter:
             title=ask.title,
             description=ask.description,
             subject=subject,
-            options=[
-                v2.PermissionOption(option_id=o, name=n, kind=k)
-                for o, n, k in PERMISSION_OPTIONS
-            ],
+            options=permission_options(v2.PermissionOption),
         )
         return await ask_permission(
-            self.dispatcher, to_wire(request), v2.RequestPermissionResponse
+            self.dispatcher, request, v2.RequestPermissionResponse
         )
-
-    async def extension(self, method: str, params: JSONObject) -> None:
-        """A `_`-prefixed notification."""
-        await self._notify(method, params)
 
     def setup_result(self, config: Config) -> JSONObject:
         """A session setup response's config options."""

@@ -27,7 +27,6 @@ from typing import Final, Literal, TypeAlias
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_for_filename
 from pygments.token import _TokenType
-from pygments.util import ClassNotFound
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
@@ -44,6 +43,7 @@ from acp_tui.diff.model import (
 from acp_tui.diff.parse import check_paths
 from acp_tui.diff.words import Ranges, word_diff
 from acp_tui.display_paths import AS_SENT, PathDisplay
+from acp_tui.render.highlight import find_lexer
 from acp_tui.safe_text import printable
 
 __all__ = [
@@ -317,10 +317,7 @@ def _lexer_for(path: str) -> Lexer | None:
 
 @lru_cache(maxsize=256)
 def _lexer_for_name(name: str) -> Lexer | None:
-    try:
-        return get_lexer_for_filename(name, stripnl=False, ensurenl=False)
-    except (ClassNotFound, ValueError):
-        return None
+    return find_lexer(get_lexer_for_filename, name)
 
 
 def _role(token: _TokenType, roles: frozenset[str]) -> str | None:

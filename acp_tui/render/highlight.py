@@ -1,12 +1,16 @@
-"""Warming up Pygments' lexers before the first code block needs them.
+"""Pygments' lexers: finding one (`find_lexer`), and warming them up.
 
-A Pygments lexer class compiles its regular expressions the first time it is
-instantiated: 10-60 ms per language on this class of machine (bench/ui.py saw the
-first `python` fence of a turn stall the event loop for 60 ms). Agents show code
-in a handful of languages, and diffs highlight by file type, so the app warms the
-common ones, one per step, while the session is quiet (the user is typing, the
-model is thinking): `warm_lexer`. The compiled tables live on the lexer classes,
-so every later highlight (Textual's code fences, `render.diff`) finds them ready.
+`find_lexer` is how the diff and Markdown renderers get a lexer: one that keeps
+the text as it is, or None for a language or file type Pygments does not know.
+
+Warming them up before the first code block needs them: a Pygments lexer class
+compiles its regular expressions the first time it is instantiated: 10-60 ms per
+language on this class of machine (bench/ui.py saw the first `python` fence of a
+turn stall the event loop for 60 ms). Agents show code in a handful of languages,
+and diffs highlight by file type, so the app warms the common ones, one per step,
+while the session is quiet (the user is typing, the model is thinking):
+`warm_lexer`. The compiled tables live on the lexer classes, so every later
+highlight (Textual's code fences, `render.diff`) finds them ready.
 
 Not in a thread: a thread compiling regular expressions holds the GIL for its
 switch interval at a time and slowed a session's replay by half (bench/ui.py).
@@ -14,12 +18,14 @@ switch interval at a time and slowed a session's replay by half (bench/ui.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
+from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
-__all__ = ["COMMON_LANGUAGES", "warm_lexer"]
+__all__ = ["COMMON_LANGUAGES", "find_lexer", "warm_lexer"]
 
 FILENAME_INDEX: Final = ""
 """Pseudo-language: the filename index `get_lexer_for_filename` loads once."""
@@ -48,6 +54,20 @@ COMMON_LANGUAGES: Final = (
 )
 """What agents commonly show, most common first (Pygments aliases): Python code
 fences first, then the filename index that diffs and file reads use."""
+
+
+def find_lexer(lookup: Callable[..., Lexer], key: str) -> Lexer | None:
+    """A lexer from a Pygments `lookup` that keeps the text as is; None if unknown.
+
+    Args:
+        lookup: `get_lexer_by_name` (`key`: an alias) or `get_lexer_for_filename`
+            (`key`: a file name).
+        key: What to look up.
+    """
+    try:
+        return lookup(key, stripnl=False, ensurenl=False)
+    except (ClassNotFound, ValueError):
+        return None
 
 
 def warm_lexer(language: str) -> bool:

@@ -45,7 +45,6 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
 from rich import box
 from rich.console import Console
 from rich.segment import Segment
@@ -55,6 +54,7 @@ from rich.text import Text
 
 from acp_tui.render import fast_wrap
 from acp_tui.render.diff import lexer_spans
+from acp_tui.render.highlight import find_lexer
 
 __all__ = [
     "Block",
@@ -559,10 +559,7 @@ def _render_list(
 
 @lru_cache(maxsize=64)
 def _lexer(language: str) -> Lexer | None:
-    try:
-        return get_lexer_by_name(language, stripnl=False, ensurenl=False)
-    except (ClassNotFound, ValueError):
-        return None
+    return find_lexer(get_lexer_by_name, language)
 
 
 def _highlighted(code: str, language: str, theme: MarkdownTheme) -> Text:

@@ -78,26 +78,21 @@ class PaneDialogs(PanePart):
     ) -> None:
         """Run the agent's login command in the real terminal, then reconnect."""
         command = message.command
-        env = {**os.environ, **command.env}
-        cwd = command.cwd or self.settings.cwd
+        login = functools.partial(
+            anyio.run_process,
+            list(command.argv),
+            env={**os.environ, **command.env},
+            cwd=command.cwd or self.settings.cwd,
+            check=False,
+        )
         try:
             with self.app.suspend():
                 print(f"acp-tui: running {command.display()} to log in", flush=True)
-                done = await anyio.run_process(
-                    list(command.argv),
-                    env=env,
-                    cwd=cwd,
-                    check=False,
-                    stdin=None,
-                    stdout=None,
-                    stderr=None,
-                )
+                done = await login(stdin=None, stdout=None, stderr=None)
                 code = done.returncode
             output = ""
         except SuspendNotSupported:  # headless (tests) or no real terminal
-            result = await anyio.run_process(
-                list(command.argv), env=env, cwd=cwd, check=False
-            )
+            result = await login()
             code = result.returncode
             output = result.stdout.decode(errors="replace").strip()
         except OSError as error:

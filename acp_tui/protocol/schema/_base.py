@@ -263,8 +263,8 @@ class WireModel(BaseModel):
             model.__pydantic_fields_set__.update(cls._constant_tags)
         return model
 
-    # The two methods below keep their hot path free of closures and keyword
-    # handling: on valid input they cost one Rust call, like pydantic's own.
+    # `model_validate` keeps its hot path free of closures and keyword handling: on
+    # valid input it costs one Rust call, like pydantic's own.
 
     @classmethod
     def model_validate(
@@ -281,19 +281,23 @@ class WireModel(BaseModel):
         """Validate, repairing what the schema allows (see the module docstring)."""
         if cls._max_depth is not None and json_nested_deeper(obj, cls._max_depth):
             raise _too_deep(cls, obj, cls._max_depth)
-        try:
-            if (
-                strict is None
-                and extra is None
-                and from_attributes is None
-                and context is None
-                and by_alias is None
-                and by_name is None
-            ):
+        if (
+            strict is None
+            and extra is None
+            and from_attributes is None
+            and context is None
+            and by_alias is None
+            and by_name is None
+        ):
+            try:
                 result: Self = cls.__pydantic_validator__.validate_python(obj)
                 return result
-            return super().model_validate(
-                obj,
+            except ValidationError as error:
+                first = error
+            validate = super().model_validate
+        else:
+            validate = functools.partial(
+                super().model_validate,
                 strict=strict,
                 extra=extra,
                 from_attributes=from_attributes,
@@ -301,21 +305,11 @@ class WireModel(BaseModel):
                 by_alias=by_alias,
                 by_name=by_name,
             )
-        except ValidationError as error:
-            first = error
-        retry = functools.partial(
-            super().model_validate,
-            strict=strict,
-            extra=extra,
-            from_attributes=from_attributes,
-            context=context,
-            by_alias=by_alias,
-            by_name=by_name,
-        )
-        repaired = _repair_rounds(cls, obj, first, retry)
-        if repaired is _FAILED:
-            raise first
-        result = repaired
+            try:
+                return validate(obj)
+            except ValidationError as error:
+                first = error
+        result = _repaired(first, _repair_rounds(cls, obj, first, validate))
         return result
 
     @classmethod
@@ -330,18 +324,7 @@ class WireModel(BaseModel):
         by_name: bool | None = None,
     ) -> Self:
         """Like `model_validate`, from JSON text."""
-        try:
-            return super().model_validate_json(
-                json_data,
-                strict=strict,
-                extra=extra,
-                context=context,
-                by_alias=by_alias,
-                by_name=by_name,
-            )
-        except ValidationError as error:
-            first = error
-        retry = functools.partial(
+        validate = functools.partial(
             super().model_validate_json,
             strict=strict,
             extra=extra,
@@ -349,10 +332,13 @@ class WireModel(BaseModel):
             by_alias=by_alias,
             by_name=by_name,
         )
-        repaired = _repair_json_rounds(cls, json_data, first, retry)
-        if repaired is _FAILED:
-            raise first
-        result: Self = repaired
+        try:
+            return validate(json_data)
+        except ValidationError as error:
+            first = error
+        result: Self = _repaired(
+            first, _repair_json_rounds(cls, json_data, first, validate)
+        )
         return result
 
 
@@ -589,6 +575,13 @@ def _repair_rounds(
         except ValidationError as exc:
             error = exc
     return _FAILED
+
+
+def _repaired(first: ValidationError, repaired: Any) -> Any:
+    """What the repair rounds gave, or `first` (the original error) raised again."""
+    if repaired is _FAILED:
+        raise first
+    return repaired
 
 
 def _repair_json_rounds(

@@ -395,12 +395,9 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         self._rebuild(highlight_first=True)
 
     @on(Input.Submitted, "#session-filter")
-    def _filter_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self._pick_highlighted()
-
     @on(OptionList.OptionSelected, "#session-list")
-    def _option_selected(self, event: OptionList.OptionSelected) -> None:
+    def _row_chosen(self, event: Input.Submitted | OptionList.OptionSelected) -> None:
+        """Enter in the filter, or a row chosen: pick the highlighted row."""
         event.stop()
         self._pick_highlighted()
 

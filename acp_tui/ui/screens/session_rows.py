@@ -40,6 +40,19 @@ def display_path(path: str, home: Path) -> str:
     return shown
 
 
+def _in_zone_of(now: datetime, stamp: str) -> datetime:
+    """An ISO 8601 time (UTC if it names no zone) in `now`'s zone (UTC if none).
+
+    Raises:
+        ValueError: `stamp` is not ISO 8601.
+        OverflowError: The time is out of range in that zone.
+    """
+    when = datetime.fromisoformat(stamp)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(now.tzinfo if now.tzinfo is not None else UTC)
+
+
 def relative_time(stamp: str | None, now: datetime) -> str:
     """An ISO 8601 time as a human-friendly age relative to `now`.
 
@@ -53,13 +66,10 @@ def relative_time(stamp: str | None, now: datetime) -> str:
     """
     if not stamp:
         return ""
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
     try:
-        when = datetime.fromisoformat(stamp)
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        if now.tzinfo is None:
-            now = now.replace(tzinfo=UTC)
-        when = when.astimezone(now.tzinfo)
+        when = _in_zone_of(now, stamp)
         seconds = (now - when).total_seconds()
         days = (now.date() - when.date()).days
     except (ValueError, OverflowError):
@@ -120,10 +130,6 @@ def local_date(stamp: str | None, now: datetime) -> str:
     if not stamp:
         return ""
     try:
-        when = datetime.fromisoformat(stamp)
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        zone = now.tzinfo if now.tzinfo is not None else UTC
-        return when.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+        return _in_zone_of(now, stamp).strftime("%Y-%m-%d %H:%M")
     except (ValueError, OverflowError):
         return ""

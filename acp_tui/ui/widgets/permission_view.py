@@ -23,6 +23,7 @@ from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.safe_text import printable
 from acp_tui.store.model import Permission
 from acp_tui.ui.widgets.permission_subject import subject_summary
+from acp_tui.ui.widgets.terminal_view import static_plain
 
 __all__ = ["OutcomeState", "PermissionView", "permission_outcome"]
 
@@ -149,8 +150,7 @@ class PermissionView(Static):
     @property
     def text(self) -> str:
         """What is shown, as plain text."""
-        content = self.content
-        return content.plain if isinstance(content, Content) else str(content)
+        return static_plain(self)
 
     def update_permission(self, permission: Permission) -> None:
         """Show a newer snapshot (nothing happens if it is the one shown)."""

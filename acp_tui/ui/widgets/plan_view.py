@@ -29,6 +29,7 @@ from textual.widgets import Static
 from acp_tui.safe_text import printable
 from acp_tui.store.model import Plan
 from acp_tui.store.values import JSONObject
+from acp_tui.ui.widgets.terminal_view import static_plain
 
 __all__ = [
     "MARKS",
@@ -179,8 +180,7 @@ class PlanView(Static):
     @property
     def text(self) -> str:
         """What is shown, as plain text."""
-        content = self.content
-        return content.plain if isinstance(content, Content) else str(content)
+        return static_plain(self)
 
     def update_plan(self, plan: Plan) -> None:
         """Show a newer snapshot (nothing happens if it is the one shown).
