@@ -241,10 +241,12 @@ class Plan:
     """A plan (`plan_type` `"items"` has entries; other types are kept raw).
 
     A frozen snapshot like the other entities (`==` ignores `revision`), but its
-    wire objects are kept packed (`marshal` bytes): `entries` and `raw` are
-    unpacked on each access (about 15 us for 20 entries), equal to what was given
-    (the same types, tuples and lists, key order and strings), new objects every
-    time. An agent can send thousands of plans (bench/exhaustion.py: 10,000 of 20
+    wire objects are kept packed (`marshal` bytes, the entries once): `entries`
+    and `raw` are unpacked on each access (a few microseconds for 20 entries),
+    equal to what was given (the same types, tuples and lists, key order and
+    strings), new objects every time.
+
+    An agent can send thousands of plans (bench/exhaustion.py: 10,000 of 20
     entries each), all kept for the conversation and the transcript. As objects,
     each plan held a tuple, a dict and a list besides itself, all tracked by the
     cyclic garbage collector: 40,000 objects that every collection of the whole
