@@ -24,6 +24,12 @@ the app's queue exactly as long as a typed one would. For each scenario:
   prompt took it (the keys are `x` and backspace in turn, each one edit of the
   prompt); the median and the maximum.
 * **peak RSS** of the app's process (`ru_maxrss`), and its RSS before the prompt.
+* **objects the garbage collector tracks** (`gc.get_objects()` plus the frozen
+  ones) before the prompt, at the end, and alive at the end (what a full
+  collection then leaves: what every later collection of the whole heap walks),
+  and the full (generation 2) collections from the prompt to the end: how many,
+  and how many of them walked the whole heap (the policy's forced or idle
+  collection, `gc_policy`: its pause grows with the tracked objects).
 * **time to finish**: from the prompt sent to the first frame showing the end of
   the flood (the text after the fault at the end of the message on screen; for
   the plans, the plan panel shown with the last plan, F4 pressed once the turn
@@ -57,6 +63,7 @@ import asyncio
 import collections
 import contextlib
 import cProfile
+import gc
 import itertools
 import json
 import mmap
@@ -85,6 +92,7 @@ from ui import Frames
 
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.storage.paths import HOME_ENV_VAR
+from acp_tui.ui import gc_policy
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.widgets.markdown_view import MarkdownView
 from acp_tui.ui.widgets.plan_panel import PlanPanel
@@ -213,11 +221,41 @@ class Result:
     rss_peak: int
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
     notes: list[str] = field(default_factory=list)
+    tracked_before: int = 0
+    """Objects the garbage collector tracked before the prompt (frozen included)."""
+    tracked_end: int = 0
+    """Objects the garbage collector tracked at the end (frozen included)."""
+    alive_end: int = 0
+    """... of which alive (left by a full collection after the figures)."""
+    full_collections: int = 0
+    """Full (generation 2) collections from the prompt to the end."""
+    heap_collections: int = 0
+    """Of which the policy's own (`gc_policy`), which walk the whole heap."""
 
 
 def peak_rss() -> int:
     """This process's peak resident set size in bytes (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def tracked_objects() -> int:
+    """Objects the garbage collector tracks now, the frozen ones included."""
+    return len(gc.get_objects()) + gc.get_freeze_count()
+
+
+class Collections:
+    """Counts full collections (`gc.callbacks`), and the policy's among them."""
+
+    def __init__(self) -> None:
+        self.full = 0
+        self.heap = 0
+        self.counting = False
+        gc.callbacks.append(self._on_collection)
+
+    def _on_collection(self, phase: str, info: dict[str, int]) -> None:
+        if self.counting and phase == "start" and info.get("generation") == 2:
+            self.full += 1
+            self.heap += gc_policy._collector.collecting
 
 
 def current_rss() -> int:
@@ -604,8 +642,16 @@ async def run(scenario: Scenario, cwd: Path, limit: float) -> None:
                 return
             probe.reported = True
         probe.stop_typing.set()
+        gcs.counting = False
         result = probe.result(timed_out, notes)
         result.rss_before = rss_before
+        result.tracked_before = tracked_before
+        result.tracked_end = tracked_objects()
+        gc.unfreeze()  # the process leaves next: the policy's state is no more needed
+        gc.collect()
+        result.alive_end = tracked_objects()
+        result.full_collections = gcs.full
+        result.heap_collections = gcs.heap
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(os.environ[PROFILE_ENV])
@@ -613,7 +659,8 @@ async def run(scenario: Scenario, cwd: Path, limit: float) -> None:
         kill_agents()
         os._exit(0)
 
-    rss_before = 0
+    rss_before = tracked_before = 0
+    gcs = Collections()
     profiler = (
         cProfile.Profile(time.process_time) if os.environ.get(PROFILE_ENV) else None
     )
@@ -626,12 +673,14 @@ async def run(scenario: Scenario, cwd: Path, limit: float) -> None:
         await asyncio.sleep(0.3)  # let start-up frames settle
         probe.watch_prompt(app.query_one(PromptInput))
         rss_before = current_rss()
+        tracked_before = tracked_objects()
         watchdog = threading.Timer(limit, finish, args=(True,))
         watchdog.daemon = True
         typist = threading.Thread(target=probe.type_keys, daemon=True)
         probe.shared = Shared(Path(os.environ[STATE_ENV]), create=False)
         probe.shared.begin(time.time())
         probe.start = time.perf_counter()
+        gcs.counting = True
         probe.start_cpu = time.process_time()
         deadline = probe.start + limit
         watchdog.start()
@@ -834,6 +883,11 @@ def summary(result: Result, label: str) -> dict[str, Any]:
             and not result.late_keys
         ),
         "rss_ok": 0 < result.rss_peak < GOAL_RSS,
+        "tracked_before": result.tracked_before,
+        "tracked_end": result.tracked_end,
+        "alive_end": result.alive_end,
+        "full_collections": result.full_collections,
+        "heap_collections": result.heap_collections,
         "notes": result.notes,
     }
 
@@ -876,6 +930,14 @@ def print_result(scenario: Scenario, result: Result) -> dict[str, Any]:
         f"({result.rss_before / MB:,.0f} MB before the prompt) "
         f"(goal < 1 GB: {verdict(figures['rss_ok'])})"
     )
+    if result.tracked_end:
+        print(
+            f"  objects the garbage collector tracks: {result.tracked_before:,} "
+            f"before the prompt, {result.tracked_end:,} at the end "
+            f"({result.alive_end:,} alive); "
+            f"{result.full_collections} full collections, "
+            f"{result.heap_collections} of the whole heap"
+        )
     print(f"  load average at the end: {load}")
     for note in result.notes:
         print(f"  note: {note}")

@@ -11,16 +11,18 @@ Invariants:
   by hand.
 * Collections are tuples, `ContentView`s (O(1) immutable views of append-only
   content: see `_buffers`) or read-only mappings. Wire objects inside them are the
-  objects received (not copies): treat them as read-only.
+  objects received (not copies): treat them as read-only. The exception: a
+  `Plan` keeps its wire objects packed and hands out equal copies (see `Plan`).
 * Kinds, statuses, states, plan types, roles of content blocks, ... are open
   strings: unknown values are kept as received.
 """
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Final
+from dataclasses import FrozenInstanceError, dataclass, field
+from typing import Any, Final, cast
 
 from acp_tui.store._buffers import EMPTY_BYTES, BytesSnapshot, TextLog, TextSnapshot
 from acp_tui.store.ops import MessageOrigin, MessageRole
@@ -235,16 +237,119 @@ class ToolCall:
         return self.status in FINAL_TOOL_STATUSES
 
 
-@dataclass(frozen=True, slots=True)
 class Plan:
-    """A plan (`plan_type` `"items"` has entries; other types are kept raw)."""
+    """A plan (`plan_type` `"items"` has entries; other types are kept raw).
 
-    plan_id: str
-    plan_type: str
-    entries: tuple[JSONObject, ...]
-    raw: JSONObject
-    """The whole wire plan object."""
-    revision: int = field(default=0, compare=False)
+    A frozen snapshot like the other entities (`==` ignores `revision`), but its
+    wire objects are kept packed (`marshal` bytes, the entries once): `entries`
+    and `raw` are unpacked on each access (a few microseconds for 20 entries),
+    equal to what was given (the same types, tuples and lists, key order and
+    strings), new objects every time.
+
+    An agent can send thousands of plans (bench/exhaustion.py: 10,000 of 20
+    entries each), all kept for the conversation and the transcript. As objects,
+    each plan held a tuple, a dict and a list besides itself, all tracked by the
+    cyclic garbage collector: 40,000 objects that every collection of the whole
+    heap walked (`acp_tui.ui.gc_policy`). Packed, a plan is one tracked object,
+    in about a quarter of the memory. Values that `marshal` cannot pack (not
+    plain JSON: a mapping proxy, a subclass) are kept as given.
+
+    Args:
+        plan_id: The plan's id (v1: `"main"`).
+        plan_type: Its type (`"items"` has entries).
+        entries: Its entries (wire objects).
+        raw: The whole wire plan object.
+        revision: The store's revision of this snapshot.
+    """
+
+    __slots__ = ("_id", "_packed", "_revision", "_type")
+    __match_args__ = ("plan_id", "plan_type", "entries", "raw", "revision")
+
+    _id: str
+    _type: str
+    _revision: int
+    _packed: bytes | tuple[tuple[JSONObject, ...], JSONObject]
+
+    def __init__(
+        self,
+        plan_id: str,
+        plan_type: str,
+        entries: Sequence[JSONObject],
+        raw: JSONObject,
+        revision: int = 0,
+    ) -> None:
+        both = (tuple(entries), raw)
+        packed: bytes | tuple[tuple[JSONObject, ...], JSONObject]
+        try:
+            packed = marshal.dumps(cast(Any, both))
+        except ValueError:  # not plain JSON objects: keep them
+            packed = both
+        set_slot = object.__setattr__
+        set_slot(self, "_id", plan_id)
+        set_slot(self, "_type", plan_type)
+        set_slot(self, "_revision", revision)
+        set_slot(self, "_packed", packed)
+
+    @property
+    def plan_id(self) -> str:
+        """The plan's id."""
+        return self._id
+
+    @property
+    def plan_type(self) -> str:
+        """Its type (`"items"` has entries)."""
+        return self._type
+
+    @property
+    def revision(self) -> int:
+        """The store's revision of this snapshot (not compared by `==`)."""
+        return self._revision
+
+    def _unpacked(self) -> tuple[tuple[JSONObject, ...], JSONObject]:
+        packed = self._packed
+        if isinstance(packed, bytes):
+            both: tuple[tuple[JSONObject, ...], JSONObject] = marshal.loads(packed)
+            return both
+        return packed
+
+    @property
+    def entries(self) -> tuple[JSONObject, ...]:
+        """The entries, in order (a new copy on each access)."""
+        return self._unpacked()[0]
+
+    @property
+    def raw(self) -> JSONObject:
+        """The whole wire plan object (a new copy on each access)."""
+        return self._unpacked()[1]
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Plan):
+            return NotImplemented
+        if (self.plan_id, self.plan_type) != (other.plan_id, other.plan_type):
+            return False
+        if self._packed == other._packed:
+            return True
+        return self._unpacked() == other._unpacked()
+
+    __hash__ = None  # type: ignore[assignment]  # equal plans hold dicts
+
+    def __repr__(self) -> str:
+        return (
+            f"Plan(plan_id={self.plan_id!r}, plan_type={self.plan_type!r}, "
+            f"entries={self.entries!r}, raw={self.raw!r}, revision={self.revision!r})"
+        )
+
+    def __reduce__(self) -> tuple[type[Plan], tuple[object, ...]]:
+        return (
+            Plan,
+            (self.plan_id, self.plan_type, self.entries, self.raw, self.revision),
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,10 @@ Invariants:
   calls, plans, terminals and permissions are keyed by their ids; an op for an
   unknown id creates the entity (only `ResolvePermission` ignores unknown ids).
 * **Wire objects are kept as received.** Content blocks, content items, `_meta`,
-  plan entries, config options and raw payloads are stored by reference, never
-  reshaped, so `to_json` writes back exactly the wire keys.
+  config options and raw payloads are stored by reference, never reshaped, so
+  `to_json` writes back exactly the wire keys. Plans keep theirs packed (equal
+  copies on each access: `Plan`), so thousands of plans are thousands of objects
+  for the garbage collector, not tens of thousands.
 * **Appends are O(1) amortized.** A chunk appends to a list (message blocks, text
   parts, tool-call content) or to a byte log (terminal output); nothing copies the
   accumulated content per append. A replacement builds new lists (O(size of the
