@@ -4,8 +4,7 @@ A dialog an agent opens (a permission, an elicitation) can appear under keys
 typed for the prompt. `KeyGuard` keeps such keys from answering it: the dialog is
 *held* for `KEY_GUARD` seconds after it is shown, and then until the keyboard has
 been quiet for `KEY_IDLE` seconds; a key dropped while held restarts the wait.
-The times are the permission dialog's (`acp_tui.ui.screens.permission`), so
-both dialogs feel the same.
+Every such dialog uses these times, so they all feel the same.
 
 The dialog tells the guard when it is shown (`shown`, from `on_screen_resume`:
 again after another screen covered it), when it is covered (`covered`) and
@@ -23,9 +22,16 @@ from typing import Final
 from textual.timer import Timer
 from textual.widget import Widget
 
-from acp_tui.ui.screens.permission import KEY_GUARD, KEY_IDLE
-
 __all__ = ["HELD_HINT", "KEY_GUARD", "KEY_IDLE", "KeyGuard"]
+
+KEY_GUARD: Final = 0.5
+"""Seconds after the dialog is shown during which no key acts (the `y` of
+"hey" arrived 0.08 s after the permission dialog in issue 20)."""
+
+KEY_IDLE: Final = 1.0
+"""Seconds the keyboard must then be quiet: a key typed while the dialog is held
+restarts this. Pauses between words are often longer than 0.2 s, so a short
+quiet time would arm the dialog in the middle of a sentence."""
 
 HELD_HINT: Final = (
     "Keys are held for a moment, so typing meant for the prompt cannot answer."

@@ -6,10 +6,11 @@ It does no protocol work: the caller sends the reply.
 
 Form mode: one field per property of the form (`parse_form`): an input for
 text and numbers, a checkbox for yes/no, a radio list for one choice, a
-checklist for several. Titles, descriptions and hints (format, bounds, how many
-to pick) sit by each field, defaults are filled in, required fields carry `*`.
-A field's error shows under it once the user leaves it (or tries to send), and
-then follows each change. Tab and Enter move from field to field.
+checklist for several (`elicitation_fields`). Titles, descriptions and hints
+(format, bounds, how many to pick) sit by each field, defaults are filled in,
+required fields carry `*`. A field's error shows under it once the user leaves
+it (or tries to send), and then follows each change. Tab and Enter move from
+field to field.
 
 * Send: ctrl+s, the Send button, or Enter in the last field. Nothing is sent
   while a field is wrong: its error shows, and the first wrong field gets the
@@ -23,10 +24,10 @@ then follows each change. Tab and Enter move from field to field.
 * A form acp-tui cannot show (`FormSchemaError`) says why, and offers Decline
   and Cancel only.
 
-URL mode: the full URL, its host highlighted (and named apart, decoded from
-Punycode), and a warning for each suspicious trait (`url_facts`: not HTTPS, an
-IP or Punycode host, a user name before `@`...). Nothing is opened or fetched
-until the user chooses:
+URL mode (`elicitation_url`): the full URL, its host highlighted (and named
+apart, decoded from Punycode), and a warning for each suspicious trait
+(`url_facts`: not HTTPS, an IP or Punycode host, a user name before `@`...).
+Nothing is opened or fetched until the user chooses:
 
 * `o` / Open in browser: opens it (a graphical browser, or the user's browser
   under `acp-tui serve`) and accepts. Where no browser can open (over SSH), the
@@ -70,19 +71,27 @@ from acp_tui.client.elicitation_form import (
     FormSpec,
     answer_form,
     field_error,
-    initial_input,
-    open_in_browser,
     parse_form,
-    url_facts,
 )
 from acp_tui.safe_text import printable
 from acp_tui.ui.key_guard import HELD_HINT, KeyGuard
+from acp_tui.ui.screens.elicitation_fields import (
+    compose_form,
+    field_index,
+    field_value,
+    is_quick,
+)
+from acp_tui.ui.screens.elicitation_url import (
+    NO_BROWSER,
+    choice_hint,
+    compose_url,
+    open_url,
+    url_choice,
+)
 from acp_tui.ui.widgets.choice_list import ChoiceList
 from acp_tui.ui.widgets.frames import DialogBox
 
 __all__ = ["ElicitationScreen"]
-
-_Part = str | tuple[str, str]
 
 
 class ElicitationScreen(ModalScreen[ElicitationReply]):
@@ -148,7 +157,7 @@ class ElicitationScreen(ModalScreen[ElicitationReply]):
         self.ask = ask
         """The request."""
         self.opener = opener
-        """Opens a URL (None: see `_open`)."""
+        """Opens a URL (None: see `open_url`)."""
         self.form: FormSpec | None = None
         """The form (form mode, when its schema could be read)."""
         self.problem: str | None = None
@@ -177,12 +186,7 @@ class ElicitationScreen(ModalScreen[ElicitationReply]):
     @property
     def quick(self) -> bool:
         """One question, one choice: a choice first, then only optional text."""
-        fields = self.fields
-        return (
-            bool(fields)
-            and fields[0].kind == "choice"
-            and all(f.kind == "string" and not f.required for f in fields[1:])
-        )
+        return is_quick(self.fields)
 
     def compose(self) -> ComposeResult:
         """Build the child widgets."""
@@ -199,9 +203,9 @@ class ElicitationScreen(ModalScreen[ElicitationReply]):
                 if message:
                     yield Static(Content(message), id="elicitation-message")
                 if url_mode:
-                    yield from self._compose_url()
+                    yield from compose_url(self.ask.url or "")
                 else:
-                    yield from self._compose_form()
+                    yield from compose_form(self.form, self.problem)
             with Vertical(id="elicitation-foot"):
                 with Horizontal(id="elicitation-buttons"):
                     yield from self._buttons()
@@ -215,95 +219,6 @@ class ElicitationScreen(ModalScreen[ElicitationReply]):
         elif self.form is not None:
             yield _button("Send  ctrl+s", "send", "success")
         yield _button("Decline  d" if self.ask.mode == "url" else "Decline", "decline")
-
-    def _compose_form(self) -> ComposeResult:
-        form = self.form
-        if form is None:
-            yield Static(
-                Content.assemble(
-                    "acp-tui cannot show this form: ", printable(self.problem or "")
-                ),
-                id="elicitation-problem",
-            )
-            return
-        about = "\n".join(
-            printable(text, keep="\n").strip()
-            for text in (form.title, form.description)
-            if text
-        )
-        if about:
-            yield Static(Content(about), id="elicitation-about")
-        with Vertical(id="elicitation-fields", disabled=True):
-            for index, spec in enumerate(form.fields):
-                with Vertical(classes="field", id=f"field-{index}"):
-                    yield from self._compose_field(index, spec)
-
-    def _compose_field(self, index: int, spec: FieldSpec) -> ComposeResult:
-        start = initial_input(spec)
-        title = printable(spec.title)
-        mark: list[_Part] = [(" *", "bold $text-error")] if spec.required else []
-        if spec.kind == "boolean":
-            yield Checkbox(
-                Content.assemble(title, *mark),
-                value=bool(start),
-                id=f"input-{index}",
-                compact=True,
-            )
-        else:
-            label: list[_Part] = [(title, "bold"), *mark]
-            hint = _field_hint(spec, self.quick and index == 0)
-            if hint:
-                label.append((f"  {hint}", "dim"))
-            yield Static(Content.assemble(*label), classes="field-label")
-        if spec.description:
-            text = printable(spec.description, keep="\n").strip()
-            yield Static(Content(text), classes="field-description")
-        if spec.kind in ("choice", "choices"):
-            picked = (start,) if isinstance(start, str) else start
-            yield ChoiceList(
-                spec.choices,
-                multiple=spec.kind == "choices",
-                picked=picked if isinstance(picked, tuple) else (),
-                clearable=not spec.required,
-                id=f"input-{index}",
-                compact=True,
-            )
-        elif spec.kind != "boolean":
-            yield Input(
-                value=start if isinstance(start, str) else "",
-                placeholder=_placeholder(spec),
-                id=f"input-{index}",
-                compact=True,
-            )
-        yield Static("", classes="field-error", id=f"error-{index}")
-
-    def _compose_url(self) -> ComposeResult:
-        facts = url_facts(self.ask.url or "")
-        yield Static(
-            Content.assemble(
-                ("Address: ", "bold"),
-                facts.before_host,
-                (facts.host, "bold reverse"),
-                facts.after_host,
-            ),
-            id="url-address",
-        )
-        site = facts.host_name or "(none)"
-        yield Static(
-            Content.assemble(("Site: ", "bold"), (site, "bold")), id="url-site"
-        )
-        if facts.warnings:
-            yield Static(
-                Content("\n".join(f"⚠ {w}" for w in facts.warnings)),
-                id="url-warnings",
-            )
-        yield Static(
-            Content(
-                "Nothing is opened until you choose. Accepting tells the agent "
-                "you agreed to go there, not that you finished."
-            ),
-            id="url-note",
-        )
 
     # ------------------------------------------------------------ key guard
 
@@ -365,7 +280,7 @@ class ElicitationScreen(ModalScreen[ElicitationReply]):
         if event.key != "enter":  # an Enter in a field is `_done_with`'s
             self._touched = True
         if self.ask.mode == "url":
-            target = self._url_target(event)
+            target = url_choice(event, self.focused)
             if target is not None:
                 event.stop()
                 event.prevent_default()
@@ -376,24 +291,9 @@ class ElicitationScreen(ModalScreen[ElicitationReply]):
     def _field_widget(self, index: int) -> Widget:
         return self.query_one(f"#input-{index}")
 
-    def _index(self, widget: Widget | None) -> int | None:
-        name = widget.id if widget is not None else None
-        if name and name.startswith("input-"):
-            return int(name[6:])
-        return None
-
     def value(self, index: int) -> FieldInput:
         """Field `index`'s answer as the user gives it now."""
-        widget = self._field_widget(index)
-        if isinstance(widget, Input):
-            return widget.value
-        if isinstance(widget, Checkbox):
-            return widget.value
-        if isinstance(widget, ChoiceList):
-            if widget.multiple:
-                return widget.picked
-            return widget.picked[0] if widget.picked else None
-        return None
+        return field_value(self._field_widget(index))
 
     def values(self) -> dict[str, FieldInput]:
         """Every field's answer, by property name."""
@@ -410,7 +310,7 @@ class ElicitationScreen(ModalScreen[ElicitationReply]):
         return error
 
     def _changed(self, widget: Widget | None, *, at_once: bool) -> None:
-        index = self._index(widget)
+        index = field_index(widget)
         if index is None or not self.guard.armed:
             return
         self._touched = True
@@ -423,7 +323,7 @@ class ElicitationScreen(ModalScreen[ElicitationReply]):
 
     @on(Input.Blurred)
     def _input_left(self, event: Input.Blurred) -> None:
-        index = self._index(event.input)
+        index = field_index(event.input)
         if index is not None and self.guard.armed and self._touched:
             self._show_error(index)
 
@@ -435,7 +335,7 @@ class ElicitationScreen(ModalScreen[ElicitationReply]):
     def _choice_changed(self, event: ChoiceList.Changed) -> None:
         self._changed(event.choice_list, at_once=True)
         picked = event.choice_list.picked
-        if self.quick and self._index(event.choice_list) == 0 and picked:
+        if self.quick and field_index(event.choice_list) == 0 and picked:
             values = [c.value for c in self.fields[0].choices]
             number = values.index(picked[0]) + 1
             key = f"{number} again or Enter" if number <= 9 else "Enter"
@@ -445,12 +345,12 @@ class ElicitationScreen(ModalScreen[ElicitationReply]):
     @on(Input.Submitted)
     def _input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self._done_with(self._index(event.input))
+        self._done_with(field_index(event.input))
 
     @on(ChoiceList.Confirmed)
     def _choice_confirmed(self, event: ChoiceList.Confirmed) -> None:
         event.stop()
-        index = self._index(event.choice_list)
+        index = field_index(event.choice_list)
         if self.quick and index == 0:
             self.action_send()
         else:
@@ -485,27 +385,14 @@ class ElicitationScreen(ModalScreen[ElicitationReply]):
 
     # ------------------------------------------------------------------ URL
 
-    def _url_target(self, event: events.Key) -> str | None:
-        """The button a key names in URL mode (None: none)."""
-        by_letter = {"o": "url-open", "c": "url-copy", "d": "decline"}
-        if event.key in by_letter:
-            return by_letter[event.key]
-        focused = self.focused
-        if event.key in ("enter", "space") and isinstance(focused, Button):
-            return focused.id
-        return None
-
     def _select_or_press(self, button_id: str, key: str) -> None:
         """Press `button_id` if a key selected it last; else select it."""
         if self._selected == button_id:
             self._act(button_id)
             return
         self._selected = button_id
-        button = self.query_one(f"#{button_id}", Button)
-        button.focus()
-        what = {"url-open": "open it", "url-copy": "copy it", "decline": "decline"}
-        again = "Enter again" if key == "enter" else f"{key} again or Enter"
-        self._hint(f"Press {again} to {what.get(button_id, 'choose')}")
+        self.query_one(f"#{button_id}", Button).focus()
+        self._hint(choice_hint(button_id, key))
 
     def _act(self, button_id: str | None) -> None:
         if button_id == "url-open":
@@ -518,24 +405,12 @@ class ElicitationScreen(ModalScreen[ElicitationReply]):
             self.dismiss(ElicitationReply("decline"))
 
     def _open_url(self) -> None:
-        url = self.ask.url or ""
-        if url_facts(url).web and self._open(url):
+        if open_url(self.app, self.ask.url or "", self.opener):
             self.dismiss(ElicitationReply("accept"))
             return
         self._selected = None
         self.query_one("#url-copy", Button).focus()
-        self._hint(
-            "No browser could open it here (over SSH, or not a web address): "
-            "press c to copy the URL and open it yourself."
-        )
-
-    def _open(self, url: str) -> bool:
-        if self.opener is not None:
-            return self.opener(url)
-        if self.app.is_web:  # acp-tui serve: the user's own browser opens it
-            self.app.open_url(url)
-            return True
-        return open_in_browser(url)
+        self._hint(NO_BROWSER)
 
     def _copy_url(self) -> None:
         url = self.ask.url or ""
@@ -566,74 +441,3 @@ def _button(label: str, button_id: str, variant: ButtonVariant = "default") -> B
 
 
 _AGAIN: Final = "the same key again or Enter"
-
-_FORMAT_HINTS: Final = {
-    "email": "email address",
-    "uri": "URI",
-    "date": "date",
-    "date-time": "date and time",
-}
-
-_PLACEHOLDERS: Final = {
-    "email": "name@example.com",
-    "uri": "https://example.com/page",
-    "date": "YYYY-MM-DD",
-    "date-time": "YYYY-MM-DDThh:mm:ssZ",
-}
-
-
-def _field_hint(spec: FieldSpec, quick: bool) -> str:
-    """What a field takes, in a few words (bounds, format, how many to pick)."""
-    parts: list[str] = []
-    if spec.kind == "string":
-        if spec.format in _FORMAT_HINTS:
-            parts.append(_FORMAT_HINTS[spec.format])
-        low, high = spec.min_length, spec.max_length
-        if low and high is not None:
-            parts.append(f"{low}-{high} characters")
-        elif low:
-            parts.append(f"at least {low} characters")
-        elif high is not None:
-            parts.append(f"at most {high} characters")
-    elif spec.kind in ("number", "integer"):
-        parts.append("whole number" if spec.kind == "integer" else "number")
-        bounds = _bounds(spec.minimum, spec.maximum)
-        if bounds:
-            parts.append(bounds)
-    elif spec.kind == "choice":
-        parts.append("pick one")
-        if not spec.required and not quick:
-            parts.append("Backspace clears")
-    elif spec.kind == "choices":
-        parts.append(_picks(spec.min_items, spec.max_items))
-    if not spec.required and spec.kind != "boolean":
-        parts.append("optional")
-    return " · ".join(parts)
-
-
-def _bounds(low: float | None, high: float | None) -> str:
-    if low is not None and high is not None:
-        return f"{low:g} to {high:g}"
-    if low is not None:
-        return f"at least {low:g}"
-    if high is not None:
-        return f"at most {high:g}"
-    return ""
-
-
-def _picks(low: int | None, high: int | None) -> str:
-    if low and high is not None:
-        return f"pick {low}" if low == high else f"pick {low}-{high}"
-    if low:
-        return f"pick at least {low}"
-    if high is not None:
-        return f"pick up to {high}"
-    return "pick any"
-
-
-def _placeholder(spec: FieldSpec) -> str:
-    if spec.kind == "integer":
-        return "a whole number"
-    if spec.kind == "number":
-        return "a number"
-    return _PLACEHOLDERS.get(spec.format or "", "")

@@ -11,13 +11,14 @@ options stack, one compact line each (a name too long for the dialog wraps), and
 
 Invariants:
 
-* Keys typed for the prompt never answer. For `KEY_GUARD` seconds after the
-  dialog is shown (again: another screen over it took the keyboard) no key, Enter
-  or click chooses an option, and after that not until the keyboard has been
-  quiet for `KEY_IDLE` seconds: a key in the meantime is dropped and restarts the
-  wait. The options are disabled (dimmed) until then and a hint says the keys are
-  held. Clicks wait too: a click aimed at the prompt as the dialog appeared is the
-  same mistake as a key. Esc works at once: cancelling never approves.
+* Keys typed for the prompt never answer (`acp_tui.ui.key_guard.KeyGuard`).
+  For `KEY_GUARD` seconds after the dialog is shown (again: another screen over
+  it took the keyboard) no key, Enter or click chooses an option, and after that
+  not until the keyboard has been quiet for `KEY_IDLE` seconds: a key in the
+  meantime is dropped and restarts the wait. The options are disabled (dimmed)
+  until then and a hint says the keys are held. Clicks wait too: a click aimed
+  at the prompt as the dialog appeared is the same mistake as a key. Esc works
+  at once: cancelling never approves.
 * The first key never chooses. Once armed, a key that names an option (`1`-`9`,
   `y`, `n`, or Enter on the focused option) selects it and says so; the same
   key again, or Enter, chooses it. So a key typed for the prompt after a pause,
@@ -38,7 +39,6 @@ Invariants:
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import ClassVar, Final
@@ -50,7 +50,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.timer import Timer
 from textual.widgets import Button, Static
 from textual.widgets.button import ButtonVariant
 
@@ -59,6 +58,7 @@ from acp_tui.client.ports import PermissionChoice, PermissionRequest
 from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.safe_text import printable
 from acp_tui.store.model import ToolCall
+from acp_tui.ui.key_guard import HELD_HINT, KEY_GUARD, KEY_IDLE, KeyGuard
 from acp_tui.ui.widgets.diff_view import DiffView, diff_document
 from acp_tui.ui.widgets.path_lines import copy_full_paths, full_paths_text
 from acp_tui.ui.widgets.permission_subject import (
@@ -78,15 +78,6 @@ __all__ = [
     "subject_paths",
     "subject_summary",
 ]
-
-KEY_GUARD: Final = 0.5
-"""Seconds after the dialog is shown during which nothing chooses an option
-(the `y` of "hey" arrived 0.08 s after the dialog in issue 20)."""
-
-KEY_IDLE: Final = 1.0
-"""Seconds the keyboard must then be quiet: a key typed while the dialog is not
-armed restarts this. Pauses between words are often longer than 0.2 s, so a
-short quiet time would arm the dialog in the middle of a sentence."""
 
 
 class PermissionScreen(ModalScreen[str | None]):
@@ -165,13 +156,8 @@ class PermissionScreen(ModalScreen[str | None]):
             else subject_facts(request.subject, tool_call)
         )
         """What the request is about (what an "always" grant is keyed by)."""
-        self.armed = False
-        """Whether keys and clicks choose options (see the module docstring)."""
-        self._shown_at = math.inf
-        """When the dialog was last shown (infinity: not yet)."""
-        self._last_held = -math.inf
-        """When the last key was dropped while the dialog was not armed."""
-        self._arm_timer: Timer | None = None
+        self.guard = KeyGuard(self, self._armed_changed, lambda: self.clock())
+        """Holds keys and clicks typed for the prompt (see the module docstring)."""
         self._selected: int | None = None
         """The option the last choosing key selected (None: none since armed)."""
 
@@ -214,7 +200,7 @@ class PermissionScreen(ModalScreen[str | None]):
                         disabled=True,
                     )
                 yield Static(Text("Esc cancel"), id="permission-esc")
-            yield Static(Text(_HELD), id="permission-hint")
+            yield Static(Text(HELD_HINT), id="permission-hint")
 
     def _label(self, number: int, option: PermissionChoice) -> Text:
         """An option's button: its number, its name, and its letter key if any."""
@@ -240,52 +226,27 @@ class PermissionScreen(ModalScreen[str | None]):
 
     # ------------------------------------------------------------- key guard
 
+    @property
+    def armed(self) -> bool:
+        """Whether keys and clicks choose options (see the module docstring)."""
+        return self.guard.armed
+
     def on_screen_resume(self) -> None:
         """Shown (again): hold keys and clicks until the guard has passed."""
-        self._shown_at = self.clock()
-        self._last_held = -math.inf
-        self._set_armed(False)
-        self._schedule_arming()
+        self.guard.shown()
 
     def on_screen_suspend(self) -> None:
-        """Another screen is over the dialog: stop the arming timer."""
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-            self._arm_timer = None
+        """Another screen is over the dialog."""
+        self.guard.covered()
 
-    def _ready_at(self) -> float:
-        return max(self._shown_at + KEY_GUARD, self._last_held + KEY_IDLE)
-
-    def _check_armed(self) -> bool:
-        """Arm the dialog if its guard has passed; whether it is armed."""
-        if not self.armed and self.clock() >= self._ready_at():
-            self._set_armed(True)
-        return self.armed
-
-    def _schedule_arming(self) -> None:
-        if self._arm_timer is not None:
-            self._arm_timer.stop()
-        delay = max(self._ready_at() - self.clock(), 0.0) + 0.01
-        self._arm_timer = self.set_timer(delay, self._arming_due)
-
-    def _arming_due(self) -> None:
-        self._arm_timer = None
-        if not self._check_armed():
-            self._schedule_arming()
-
-    def _set_armed(self, armed: bool) -> None:
-        self.armed = armed
+    def _armed_changed(self, armed: bool) -> None:
         self._selected = None
         for button in self.query(Button):
             button.disabled = not armed
         hint = self.query_one("#permission-hint", Static)
-        hint.update(Text(self._keys_hint() if armed else _HELD))
-        if armed:
-            if self._arm_timer is not None:
-                self._arm_timer.stop()
-                self._arm_timer = None
-            if self.request.options:
-                self.query_one("#option-1", Button).focus()
+        hint.update(Text(self._keys_hint() if armed else HELD_HINT))
+        if armed and self.request.options:
+            self.query_one("#option-1", Button).focus()
 
     def _keys_hint(self) -> str:
         """What the keys do: a key selects, the same key again (or Enter) chooses."""
@@ -312,13 +273,12 @@ class PermissionScreen(ModalScreen[str | None]):
         """
         if event.key == "escape":
             return
-        if not self._check_armed():
+        if not self.guard.check():
             if event.key.startswith(("ctrl+", "alt+")):
                 return
             event.stop()
             event.prevent_default()
-            self._last_held = self.clock()
-            self._schedule_arming()
+            self.guard.held_key()
             return
         index = self._named_option(event)
         if index is not None:
@@ -385,7 +345,7 @@ class PermissionScreen(ModalScreen[str | None]):
 
     def _by_kind(self, kind: str, key: str) -> None:
         option = self._first(kind)
-        if option is not None and self._check_armed():
+        if option is not None and self.guard.check():
             self._select_or_choose(self.request.options.index(option), key)
 
     def action_cancel(self) -> None:
@@ -416,11 +376,6 @@ class _OptionRow(Horizontal):
 
 _KEY_NAMES: Final = {"enter": "Enter", "space": "Space"}
 """How the hint names a key that is not a character."""
-
-_HELD: Final = (
-    "Keys are held for a moment, so typing meant for the prompt cannot answer."
-)
-"""The hint while the dialog is not armed."""
 
 
 def _variant(option: PermissionChoice) -> ButtonVariant:

@@ -1,0 +1,102 @@
+"""The URL mode of the elicitation dialog: what it shows, and how a URL opens.
+
+`compose_url` shows the full URL with its host highlighted, the host named
+apart (decoded from Punycode), a warning for each suspicious trait
+(`url_facts`: not HTTPS, an IP or Punycode host, a user name before `@`...)
+and a note that nothing opens until the user chooses. No URL is ever rendered
+as a link, and nothing is fetched.
+
+The choices are the dialog's buttons: Open in browser (`o`, `#url-open`),
+Copy URL (`c`, `#url-copy`) and Decline (`d`, `#decline`). `url_choice` says
+which one a key names, `choice_hint` what pressing it again does, and
+`open_url` opens a URL only if it is a web address and a browser can show it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from textual import events
+from textual.app import App, ComposeResult
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Button, Static
+
+from acp_tui.client.elicitation_form import open_in_browser, url_facts
+
+__all__ = ["NO_BROWSER", "choice_hint", "compose_url", "open_url", "url_choice"]
+
+NO_BROWSER: Final = (
+    "No browser could open it here (over SSH, or not a web address): "
+    "press c to copy the URL and open it yourself."
+)
+"""What the dialog says when Open could not open the URL."""
+
+_BY_LETTER: Final = {"o": "url-open", "c": "url-copy", "d": "decline"}
+"""The button each letter names."""
+
+_WHAT: Final = {"url-open": "open it", "url-copy": "copy it", "decline": "decline"}
+"""What each button does, for the hint."""
+
+
+def compose_url(url: str) -> ComposeResult:
+    """The URL, its site, its warnings and a note: nothing opens yet."""
+    facts = url_facts(url)
+    yield Static(
+        Content.assemble(
+            ("Address: ", "bold"),
+            facts.before_host,
+            (facts.host, "bold reverse"),
+            facts.after_host,
+        ),
+        id="url-address",
+    )
+    site = facts.host_name or "(none)"
+    yield Static(Content.assemble(("Site: ", "bold"), (site, "bold")), id="url-site")
+    if facts.warnings:
+        yield Static(
+            Content("\n".join(f"⚠ {w}" for w in facts.warnings)),
+            id="url-warnings",
+        )
+    yield Static(
+        Content(
+            "Nothing is opened until you choose. Accepting tells the agent "
+            "you agreed to go there, not that you finished."
+        ),
+        id="url-note",
+    )
+
+
+def url_choice(event: events.Key, focused: Widget | None) -> str | None:
+    """The id of the button a key names (None: none).
+
+    A letter names its button; Enter or Space the focused button.
+    """
+    if event.key in _BY_LETTER:
+        return _BY_LETTER[event.key]
+    if event.key in ("enter", "space") and isinstance(focused, Button):
+        return focused.id
+    return None
+
+
+def choice_hint(button_id: str, key: str) -> str:
+    """The hint once `key` selected `button_id`: press it again to choose."""
+    again = "Enter again" if key == "enter" else f"{key} again or Enter"
+    return f"Press {again} to {_WHAT.get(button_id, 'choose')}"
+
+
+def open_url(app: App[object], url: str, opener: Callable[[str], bool] | None) -> bool:
+    """Open `url` if it is a web address; whether it opened.
+
+    `opener` opens it if given; else under `acp-tui serve` the user's own
+    browser does, else a graphical browser on this machine (`open_in_browser`).
+    """
+    if not url_facts(url).web:
+        return False
+    if opener is not None:
+        return opener(url)
+    if app.is_web:  # acp-tui serve: the user's own browser opens it
+        app.open_url(url)
+        return True
+    return open_in_browser(url)
