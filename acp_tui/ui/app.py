@@ -52,10 +52,11 @@ from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.app_tabs import AppTabs
 from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
 from acp_tui.ui.gc_policy import tune_garbage_collector
+from acp_tui.ui.pane_agent import SHUTDOWN_WAIT
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.confirm import ConfirmQuitScreen
 from acp_tui.ui.screens.help import KEYS_BEYOND_ACTIONS, KeyHelpScreen
-from acp_tui.ui.session_pane import SHUTDOWN_WAIT, SessionPane
+from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 
 if TYPE_CHECKING:

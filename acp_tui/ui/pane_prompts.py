@@ -32,6 +32,7 @@ from acp_tui.export import ExportFormat, export_text
 from acp_tui.store.changes import Change
 from acp_tui.ui.commands import export_request
 from acp_tui.ui.messages import PromptEnded, PromptStarted
+from acp_tui.ui.pane_agent import Standing
 from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.saved_files import save_text
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -53,6 +54,7 @@ class PanePrompts(PanePart):
         _queued: dict[int, str]
         _prompted: bool
         _prompt_ids: Iterator[int]
+        standing: Standing
 
         def action_cancel_turn(self) -> None:
             """Cancel the running turn."""
@@ -210,14 +212,12 @@ class PanePrompts(PanePart):
         """Show the queued prompts above the prompt (hidden when none)."""
         if not self._live:
             return
-        phase = self._status.phase
         note = ""
-        if not self.runner.running and phase.startswith("agent stopped"):
+        if not self.runner.running and self.standing.stopped:
             # Where a restart cannot help, none is promised.
-            helps = "ctrl+r" in phase
             note = (
                 "sent once the agent is restarted (ctrl+r)"
-                if helps
+                if self.standing is Standing.STOPPED_RESTARTABLE
                 else "not sent: the agent is not running"
             )
         self.query_one(PromptQueue).show(list(self._queued.items()), note=note)

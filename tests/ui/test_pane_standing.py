@@ -1,0 +1,111 @@
+"""Where a tab's agent stands is state, not status text (issue 22, review of
+the pane split).
+
+`SessionPane.standing` (`acp_tui.ui.pane_agent.Standing`) says whether the agent
+stopped and whether a restart may help; the tab's activity and the queue's note
+read it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_tui.client.session import UnsupportedOperation
+from acp_tui.protocol.transport import AgentCommand
+from acp_tui.ui.agent_runner import SessionRequest
+from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.pane_agent import Standing
+from acp_tui.ui.screens.session_picker import SessionPickerScreen
+from acp_tui.ui.widgets.prompt_queue import PromptQueue
+from acp_tui.ui.widgets.status_bar import StatusBar
+from tests.ui.helpers import wait_for
+from tests.ui.test_data_safety import save_transcript
+
+pytestmark = pytest.mark.subprocess
+
+FAKE_AGENT = Path(__file__).resolve().parents[1] / "fakes" / "agent.py"
+SIZE = (100, 30)
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
+
+
+def fake_app(scenario: str, cwd: Path) -> AcpTuiApp:
+    command = AgentCommand(argv=(sys.executable, str(FAKE_AGENT), scenario))
+    return make_app(command, "fake", cwd=cwd, init_timeout=10.0)
+
+
+def queue(app: AcpTuiApp) -> PromptQueue:
+    return app.active_pane.query_one("#prompt-queue", PromptQueue)
+
+
+def queue_title(app: AcpTuiApp) -> str:
+    return str(queue(app).border_title or "")
+
+
+async def test_an_agent_that_cannot_start_stands_stopped_and_promises_no_restart(
+    tmp_path: Path,
+) -> None:
+    missing = tmp_path / "no-such-agent"
+    app = make_app(AgentCommand(argv=(str(missing),)), "missing", cwd=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.active_pane
+        await wait_for(pilot, lambda: pane.standing is Standing.STOPPED)
+        assert pane.activity == "stopped"
+        await pilot.press(*"hello", "enter")
+        await wait_for(pilot, lambda: queue(app).display)
+        assert "1 queued · not sent: the agent is not running" in queue_title(app)
+        assert "ctrl+r" not in queue_title(app)
+
+
+async def test_a_crashed_agent_stands_stopped_and_its_queue_waits_for_ctrl_r(
+    tmp_path: Path,
+) -> None:
+    app = fake_app("v2-full", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.active_pane
+        await wait_for(pilot, lambda: pane.standing is Standing.CONNECTED)
+        await pilot.press(*"please crash", "enter")
+        await wait_for(pilot, lambda: pane.standing is Standing.STOPPED_RESTARTABLE)
+        await wait_for(pilot, lambda: not app.runner.running)
+        assert pane.activity == "stopped"
+        await pilot.press(*"after agent-switch", "enter")
+        await wait_for(pilot, lambda: queue(app).display)
+        assert "1 queued · sent once the agent is restarted (ctrl+r)" in (
+            queue_title(app)
+        )
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: pane.standing is Standing.CONNECTED)
+        await wait_for(pilot, lambda: not queue(app).display)
+        assert pane.activity in ("running", "idle")
+
+
+async def test_a_saved_transcript_shown_read_only_stands_as_a_transcript(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save_transcript(tmp_path, "old-s", "What was that bug?", "A saved answer.")
+    # A v1 agent without session/load or resume: a saved session opens read-only.
+    app = fake_app("v1", tmp_path)
+    app.first_request = SessionRequest("pick")
+
+    async def cannot_list() -> list[Any]:
+        raise UnsupportedOperation("this agent does not list its sessions")
+
+    monkeypatch.setattr(app.runner, "list_sessions", cannot_list)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
+        picker = app.screen
+        assert isinstance(picker, SessionPickerScreen)
+        await wait_for(pilot, lambda: picker.loaded)
+        await pilot.press("enter")
+        pane = app.active_pane
+        await wait_for(pilot, lambda: pane.standing is Standing.TRANSCRIPT)
+        assert pane.activity == "transcript"
+        status = app.query_one(StatusBar).status_text()
+        assert "saved transcript (read only)" in status
