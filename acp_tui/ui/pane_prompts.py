@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from textual.actions import SkipAction
 
@@ -42,7 +42,11 @@ from acp_tui.ui.widgets.start_view import StartView
 if TYPE_CHECKING:
     from acp_tui.storage.drafts import DraftStore
 
-__all__ = ["PanePrompts"]
+__all__ = ["PanePrompts", "QueueShown"]
+
+QueueShown: TypeAlias = tuple[tuple[tuple[int, str], ...], str]
+"""What the queue above the prompt shows: (prompt id, text) oldest first, and
+its note."""
 
 
 class PanePrompts(PanePart):
@@ -55,6 +59,8 @@ class PanePrompts(PanePart):
         _prompted: bool
         _prompt_ids: Iterator[int]
         standing: Standing
+        _queue_view: PromptQueue | None
+        _queue_shown: QueueShown
 
         def action_cancel_turn(self) -> None:
             """Cancel the running turn."""
@@ -209,8 +215,13 @@ class PanePrompts(PanePart):
         return tuple(self._queued.values())
 
     def _show_queue(self) -> None:
-        """Show the queued prompts above the prompt (hidden when none)."""
-        if not self._live:
+        """Show the queued prompts above the prompt (hidden when none).
+
+        Called on every status refresh (every store batch): the list is left
+        alone unless what it shows changed.
+        """
+        queue = self._queue_view
+        if queue is None or not self._live:
             return
         note = ""
         if not self.runner.running and self.standing.stopped:
@@ -220,7 +231,10 @@ class PanePrompts(PanePart):
                 if self.standing is Standing.STOPPED_RESTARTABLE
                 else "not sent: the agent is not running"
             )
-        self.query_one(PromptQueue).show(list(self._queued.items()), note=note)
+        shown = (tuple(self._queued.items()), note)
+        if shown != self._queue_shown:
+            self._queue_shown = shown
+            queue.show(shown[0], note=note)
 
     def withdraw(self, prompt_id: int) -> str | None:
         """Take a queued prompt out of the runner's queue; its text (None: gone).

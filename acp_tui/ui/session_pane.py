@@ -58,7 +58,7 @@ from acp_tui.ui.messages import (
 )
 from acp_tui.ui.pane_agent import PaneAgent, Standing
 from acp_tui.ui.pane_dialogs import PaneDialogs
-from acp_tui.ui.pane_prompts import PanePrompts
+from acp_tui.ui.pane_prompts import PanePrompts, QueueShown
 from acp_tui.ui.screens.config import ConfigChoice
 from acp_tui.ui.screens.openers import FullScreenOpener
 from acp_tui.ui.tab_label import Activity, TabLabel
@@ -156,6 +156,10 @@ class SessionPane(FullScreenOpener, PaneAgent, PaneDialogs, PanePrompts, Widget)
         self._queued: dict[int, str] = {}
         """The unsent prompts shown in the queue above the prompt (all but one
         the runner takes at once), by id, oldest first."""
+        self._queue_view: PromptQueue | None = None
+        """The queue above the prompt (once composed)."""
+        self._queue_shown: QueueShown = ((), "")
+        """What it shows (what `PromptQueue` starts with: nothing)."""
         self._leaving_transcript: asyncio.Future[str] | None = None
         """While a saved transcript is shown instead of the first session: the
         user's way out (ctrl+n "new" or f2 "pick")."""
@@ -201,7 +205,8 @@ class SessionPane(FullScreenOpener, PaneAgent, PaneDialogs, PanePrompts, Widget)
             yield Conversation(id="conversation")
             yield PlanPanel(id="plan-panel")
             yield InspectorPanel(self.runner.traffic, id="inspector")
-        yield PromptQueue(id="prompt-queue")
+        self._queue_view = PromptQueue(id="prompt-queue")
+        yield self._queue_view
         yield PromptInput(
             id="prompt",
             history=self._history,

@@ -1,14 +1,17 @@
-"""Where a tab's agent stands is state, not status text (issue 22, review of
-the pane split).
+"""Where a tab's agent stands is state, not status text, and the queue above the
+prompt does no work on a streaming batch (issue 22, review of the pane split).
 
-`SessionPane.standing` (`acp_tui.ui.pane_agent.Standing`) says whether the agent
-stopped and whether a restart may help; the tab's activity and the queue's note
-read it.
+* `SessionPane.standing` (`acp_tui.ui.pane_agent.Standing`) says whether the
+  agent stopped and whether a restart may help; the tab's activity and the
+  queue's note read it.
+* The queue above the prompt is shown again only when what it shows changes:
+  the batches of a turn leave it alone.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +21,10 @@ from acp_tui.client.session import UnsupportedOperation
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.messages import SessionUpdated
 from acp_tui.ui.pane_agent import Standing
 from acp_tui.ui.screens.session_picker import SessionPickerScreen
+from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.widgets.prompt_queue import PromptQueue
 from acp_tui.ui.widgets.status_bar import StatusBar
 from tests.ui.helpers import wait_for
@@ -109,3 +114,51 @@ async def test_a_saved_transcript_shown_read_only_stands_as_a_transcript(
         assert pane.activity == "transcript"
         status = app.query_one(StatusBar).status_text()
         assert "saved transcript (read only)" in status
+
+
+async def test_the_batches_of_a_turn_leave_the_queue_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shows: list[tuple[tuple[tuple[int, str], ...], str]] = []
+    show = PromptQueue.show
+
+    def counted_show(
+        self: PromptQueue, entries: Sequence[tuple[int, str]], *, note: str = ""
+    ) -> None:
+        shows.append((tuple(entries), note))
+        show(self, entries, note=note)
+
+    batches: list[int] = []
+    updated = SessionPane.on_session_updated
+
+    async def counted_batch(self: SessionPane, message: SessionUpdated) -> None:
+        batches.append(len(message.changes))
+        await updated(self, message)
+
+    monkeypatch.setattr(PromptQueue, "show", counted_show)
+    monkeypatch.setattr(SessionPane, "on_session_updated", counted_batch)
+    app = fake_app("v2-full", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        store = app.store
+        assert store is not None
+        # A turn runs with nothing queued: its batches show nothing there.
+        before = len(batches)
+        await pilot.press(*"hang", "enter")
+        await wait_for(pilot, lambda: app.runner.in_turn)
+        await wait_for(pilot, lambda: len(batches) > before)
+        assert shows == []
+        # A prompt queued behind it: shown once, then gone once it is taken; the
+        # batches of the rest of that turn and of the next one show nothing.
+        await pilot.press(*"next agent-switch", "enter")
+        await wait_for(pilot, lambda: queue(app).display)
+        ((entries, note),) = shows
+        assert [text for _, text in entries] == ["next agent-switch"]
+        assert note == ""
+        queued_at = len(batches)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not queue(app).display)
+        await wait_for(pilot, lambda: store.state.turns_ended == 2)
+        await wait_for(pilot, lambda: not app.runner.in_turn and store.state.is_idle)
+        assert len(batches) > queued_at  # the turns went on in batches
+        assert shows[1:] == [((), "")]
