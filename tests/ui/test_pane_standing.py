@@ -10,7 +10,6 @@ prompt does no work on a streaming batch (issue 22, review of the pane split).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,27 +22,21 @@ from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.messages import SessionUpdated
 from acp_tui.ui.pane_agent import Standing
-from acp_tui.ui.screens.session_picker import SessionPickerScreen
 from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.widgets.prompt_queue import PromptQueue
 from acp_tui.ui.widgets.status_bar import StatusBar
 from tests.ui.helpers import wait_for
+from tests.ui.test_app import SIZE, _home, fake_app
 from tests.ui.test_data_safety import save_transcript
+
+__all__ = ["_home"]  # the autouse fixture: a private ACP_TUI_HOME per test
 
 pytestmark = pytest.mark.subprocess
 
-FAKE_AGENT = Path(__file__).resolve().parents[1] / "fakes" / "agent.py"
-SIZE = (100, 30)
 
-
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
-
-
-def fake_app(scenario: str, cwd: Path) -> AcpTuiApp:
-    command = AgentCommand(argv=(sys.executable, str(FAKE_AGENT), scenario))
-    return make_app(command, "fake", cwd=cwd, init_timeout=10.0)
+async def unlisted() -> list[Any]:
+    """The agent's `session/list`, where it has none."""
+    raise UnsupportedOperation("this agent does not list its sessions")
 
 
 def queue(app: AcpTuiApp) -> PromptQueue:
@@ -95,20 +88,12 @@ async def test_a_saved_transcript_shown_read_only_stands_as_a_transcript(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     save_transcript(tmp_path, "old-s", "What was that bug?", "A saved answer.")
-    # A v1 agent without session/load or resume: a saved session opens read-only.
-    app = fake_app("v1", tmp_path)
+    app = fake_app("v1", tmp_path)  # no session/load or resume: opened read-only
     app.first_request = SessionRequest("pick")
-
-    async def cannot_list() -> list[Any]:
-        raise UnsupportedOperation("this agent does not list its sessions")
-
-    monkeypatch.setattr(app.runner, "list_sessions", cannot_list)
+    monkeypatch.setattr(app.runner, "list_sessions", unlisted)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, SessionPickerScreen))
-        picker = app.screen
-        assert isinstance(picker, SessionPickerScreen)
-        await wait_for(pilot, lambda: picker.loaded)
-        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "loaded", False))
+        await pilot.press("enter")  # on the saved session
         pane = app.active_pane
         await wait_for(pilot, lambda: pane.standing is Standing.TRANSCRIPT)
         assert pane.activity == "transcript"
