@@ -16,7 +16,8 @@ between frames over 100 ms; the panes here sit right under the screen, as the
 single session did before tabs.
 
 `app.runner`, `app.store` and the actions keep working as they did with a single
-session: they are the tab on screen's.
+session: they are the tab on screen's. Opening, closing and switching tabs is the
+`AppTabs` part (`acp_tui.ui.app_tabs`).
 """
 
 from __future__ import annotations
@@ -35,9 +36,8 @@ from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import Provider
-from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Tab, Tabs
+from textual.widgets import Footer, Tabs
 
 from acp_tui.client.options import cycle_value
 from acp_tui.protocol.transport import AgentCommand
@@ -49,12 +49,14 @@ from acp_tui.storage.drafts import DraftStore
 from acp_tui.storage.history import PromptHistory
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
+from acp_tui.ui.app_tabs import AppTabs
 from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
 from acp_tui.ui.gc_policy import tune_garbage_collector
+from acp_tui.ui.pane_agent import SHUTDOWN_WAIT
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.confirm import ConfirmQuitScreen
 from acp_tui.ui.screens.help import KEYS_BEYOND_ACTIONS, KeyHelpScreen
-from acp_tui.ui.session_pane import SHUTDOWN_WAIT, SessionPane
+from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 
 if TYPE_CHECKING:
@@ -74,7 +76,7 @@ WARM_STEP = 0.02
 """Seconds between two lexers compiled ahead of use (frames and keys in between)."""
 
 
-class AcpTuiApp(App[None]):
+class AcpTuiApp(AppTabs, App[None]):
     """The acp-tui terminal client: one or more sessions, each in a tab.
 
     Every tab is a `SessionPane` with its own agent process and session; with a
@@ -286,23 +288,6 @@ class AcpTuiApp(App[None]):
             yield pane
         yield Footer()
 
-    def _tab_for(self, pane: SessionPane) -> Tab:
-        return Tab(self._label_of(pane), id=self._tab_id(pane))
-
-    def _label_of(self, pane: SessionPane) -> Content:
-        """The pane's tab label, numbered when there are two tabs or more."""
-        number = self._panes.index(pane) + 1 if len(self._panes) > 1 else None
-        return pane.label.render(number)
-
-    @staticmethod
-    def _tab_id(pane: SessionPane) -> str:
-        assert pane.id is not None
-        return f"tab-{pane.id}"
-
-    @property
-    def _tabs(self) -> Tabs:
-        return self.query_one("#tab-bar", Tabs)
-
     def on_mount(self) -> None:
         """Show theme problems; the tab bar is for keys and clicks only."""
         # Not in the focus chain: tab and shift+tab stay with the prompt.
@@ -327,47 +312,7 @@ class AcpTuiApp(App[None]):
         """
         self._panes[0].start()
 
-    # ------------------------------------------------------------------- tabs
-
-    def _pane_of(self, tab: Tab | None) -> SessionPane | None:
-        if tab is None:
-            return None
-        return next((p for p in self._panes if self._tab_id(p) == tab.id), None)
-
-    @on(Tabs.TabActivated, "#tab-bar")
-    def _tab_activated(self, message: Tabs.TabActivated) -> None:
-        message.stop()
-        pane = self._pane_of(message.tab)
-        if pane is None:
-            return
-        self._active = pane
-        for other in self._panes:
-            if other is not pane:
-                other.display = False
-                other.set_shown(False)
-        pane.display = True
-        pane.set_shown(True)
-        self.refresh_bindings()
-
-    def _show_tab_bar(self) -> None:
-        """The tab bar shows with two tabs or more; labels are numbered then."""
-        many = len(self._panes) > 1
-        self._tabs.set_class(many, "-many")
-        for pane in self._panes:
-            self._relabel(pane)
-
-    def _relabel(self, pane: SessionPane) -> None:
-        # No tab bar while the app closes: a pane's late `Changed` (an agent that
-        # answered as the app quit) relabels nothing rather than raise.
-        for tabs in self.query("#tab-bar").results(Tabs):
-            for tab in tabs.query(f"#{self._tab_id(pane)}").results(Tab):
-                tab.label = self._label_of(pane)
-
-    @on(SessionPane.Changed)
-    def _pane_changed(self, message: SessionPane.Changed) -> None:
-        message.stop()
-        if message.pane in self._panes:
-            self._relabel(message.pane)
+    # ------------------------------------------------ process-wide start-up work
 
     @on(SessionPane.Opened)
     def _pane_opened(self, message: SessionPane.Opened) -> None:
@@ -384,97 +329,6 @@ class AcpTuiApp(App[None]):
             warm_lexer(self._to_warm.pop())
             warm_parser()  # the markdown parser's first parse too (about 20 ms)
             self.set_timer(WARM_QUIET, self._warm_lexers, name="warm-lexers")
-
-    @on(SessionPane.WantsAttention)
-    def _pane_wants_attention(self, message: SessionPane.WantsAttention) -> None:
-        """A tab not on screen holds a dialog back until it is shown: say so."""
-        message.stop()
-        pane = message.pane
-        if pane not in self._panes:
-            return
-        number = self._panes.index(pane) + 1
-        # Without the label's "! needs you" marker: the text says it.
-        name = pane.label.name(number if len(self._panes) > 1 else None)
-        # alt+N where the terminal reports it (the kitty keyboard protocol); xterm
-        # and tmux send ESC N, which Textual reads as a macOS option character.
-        jump = f" (tab {number}: alt+{number}, or ctrl+PageDown / ctrl+PageUp)"
-        self.notify(
-            f"{name} needs your {message.what}{jump}",
-            title="Another tab asks",
-            severity="warning",
-            markup=False,
-        )
-
-    def _dialog_open(self) -> bool:
-        """A dialog is up: switching tabs under it would show another session."""
-        if len(self.screen_stack) > 1:
-            self.notify("close the dialog first", severity="warning")
-            return True
-        return False
-
-    async def action_new_tab(self) -> None:
-        """Open a tab with a new session of its own agent (others keep running)."""
-        if self._dialog_open() or self._exiting:
-            return
-        pane = self._new_pane(SessionRequest("new"))
-        self._panes.append(pane)
-        pane.display = False  # until its tab is activated
-        await self.mount(pane, before=self.query_one(Footer))
-        await self._tabs.add_tab(self._tab_for(pane))
-        self._show_tab_bar()
-        self._tabs.active = self._tab_id(pane)
-        pane.start()
-
-    async def action_close_tab(self) -> None:
-        """Stop the tab's agent (bounded) and close it; the last tab stays."""
-        await self.close_tab(self._active)
-
-    async def close_tab(self, pane: SessionPane) -> None:
-        """Close `pane`'s session and stop its agent (bounded); remove its tab."""
-        if pane not in self._panes or pane.closing:
-            return
-        if len(self._panes) == 1:
-            self.notify(
-                "this is the last tab (ctrl+q quits)",
-                severity="warning",
-            )
-            return
-        if pane is self._active and self._dialog_open():
-            return
-        index = self._panes.index(pane)
-        if pane is self._active:  # show a neighbour while the agent stops
-            neighbour = self._panes[index + 1 if index + 1 < len(self._panes) else -2]
-            self._activate(neighbour)
-        await pane.close()
-        self._panes.remove(pane)
-        await self._tabs.remove_tab(self._tab_id(pane))
-        await pane.remove()
-        self._show_tab_bar()
-
-    def _activate(self, pane: SessionPane) -> None:
-        self._tabs.active = self._tab_id(pane)
-
-    def action_next_tab(self) -> None:
-        """Show the next tab (the first after the last)."""
-        self._step_tab(1)
-
-    def action_previous_tab(self) -> None:
-        """Show the previous tab (the last before the first)."""
-        self._step_tab(-1)
-
-    def _step_tab(self, step: int) -> None:
-        if len(self._panes) < 2 or self._dialog_open():
-            return
-        index = self._panes.index(self._active)
-        self._activate(self._panes[(index + step) % len(self._panes)])
-
-    def action_jump_tab(self, number: int) -> None:
-        """Show tab `number` (1 is the first)."""
-        if not 1 <= number <= len(self._panes):
-            return
-        pane = self._panes[number - 1]
-        if pane is not self._active and not self._dialog_open():
-            self._activate(pane)
 
     # ------------------------------------------------------------ lexer warming
 

@@ -43,6 +43,7 @@ from acp_tui.storage.transcripts import (
 )
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.messages import TerminalLoginRequested
+from acp_tui.ui.pane_agent import Standing
 from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
 from acp_tui.ui.screens.permission import PermissionScreen
@@ -72,6 +73,7 @@ class PaneDialogs(PanePart):
         def _label_may_change(self) -> None: ...
         def _wants_attention(self, what: str) -> None: ...
         def _start_agent(self, request: SessionRequest, phase: str) -> None: ...
+        def _stand(self, standing: Standing) -> None: ...
 
     async def on_terminal_login_requested(
         self, message: TerminalLoginRequested
@@ -267,9 +269,8 @@ class PaneDialogs(PanePart):
         self.query_one(PlanPanel).update_plans(store.plans())
         self.query_one(StartView).finished()
         self.query_one(PromptInput).set_read_only("Saved transcript (read only)")
-        status = self._status
-        status.store = store
-        status.phase = "saved transcript (read only)"
+        self._status.store = store
+        self._stand(Standing.TRANSCRIPT)
         self._refresh_status()
         return True
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from textual.actions import SkipAction
 
@@ -32,6 +32,7 @@ from acp_tui.export import ExportFormat, export_text
 from acp_tui.store.changes import Change
 from acp_tui.ui.commands import export_request
 from acp_tui.ui.messages import PromptEnded, PromptStarted
+from acp_tui.ui.pane_agent import Standing
 from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.saved_files import save_text
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -41,7 +42,11 @@ from acp_tui.ui.widgets.start_view import StartView
 if TYPE_CHECKING:
     from acp_tui.storage.drafts import DraftStore
 
-__all__ = ["PanePrompts"]
+__all__ = ["PanePrompts", "QueueShown"]
+
+QueueShown: TypeAlias = tuple[tuple[tuple[int, str], ...], str]
+"""What the queue above the prompt shows: (prompt id, text) oldest first, and
+its note."""
 
 
 class PanePrompts(PanePart):
@@ -53,6 +58,9 @@ class PanePrompts(PanePart):
         _queued: dict[int, str]
         _prompted: bool
         _prompt_ids: Iterator[int]
+        standing: Standing
+        _queue_view: PromptQueue | None
+        _queue_shown: QueueShown
 
         def action_cancel_turn(self) -> None:
             """Cancel the running turn."""
@@ -207,20 +215,26 @@ class PanePrompts(PanePart):
         return tuple(self._queued.values())
 
     def _show_queue(self) -> None:
-        """Show the queued prompts above the prompt (hidden when none)."""
-        if not self._live:
+        """Show the queued prompts above the prompt (hidden when none).
+
+        Called on every status refresh (every store batch): the list is left
+        alone unless what it shows changed.
+        """
+        queue = self._queue_view
+        if queue is None or not self._live:
             return
-        phase = self._status.phase
         note = ""
-        if not self.runner.running and phase.startswith("agent stopped"):
+        if not self.runner.running and self.standing.stopped:
             # Where a restart cannot help, none is promised.
-            helps = "ctrl+r" in phase
             note = (
                 "sent once the agent is restarted (ctrl+r)"
-                if helps
+                if self.standing is Standing.STOPPED_RESTARTABLE
                 else "not sent: the agent is not running"
             )
-        self.query_one(PromptQueue).show(list(self._queued.items()), note=note)
+        shown = (tuple(self._queued.items()), note)
+        if shown != self._queue_shown:
+            self._queue_shown = shown
+            queue.show(shown[0], note=note)
 
     def withdraw(self, prompt_id: int) -> str | None:
         """Take a queued prompt out of the runner's queue; its text (None: gone).

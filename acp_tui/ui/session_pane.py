@@ -18,6 +18,8 @@ session opened (`SessionPane.Opened`).
 
 The pane is built from parts that each do one thing:
 
+* `acp_tui.ui.pane_agent.PaneAgent`: its agent (started, restarted, stopped, its
+  failures, and where it stands: `Standing`);
 * `acp_tui.ui.pane_dialogs.PaneDialogs`: its dialogs (the `RunnerUI` port,
   session picks, a saved transcript shown read-only, the terminal login);
 * `acp_tui.ui.pane_prompts.PanePrompts`: prompts on their way to the agent and
@@ -31,11 +33,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import logging
-from typing import TYPE_CHECKING, ClassVar, Final, TypeVar
+from typing import TYPE_CHECKING, ClassVar
 
-import anyio
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -52,14 +52,13 @@ from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.commands import with_local_commands
 from acp_tui.ui.messages import (
-    AgentConnected,
-    AgentFailed,
     AgentNotice,
     SessionStarted,
     SessionUpdated,
 )
+from acp_tui.ui.pane_agent import PaneAgent, Standing
 from acp_tui.ui.pane_dialogs import PaneDialogs
-from acp_tui.ui.pane_prompts import PanePrompts
+from acp_tui.ui.pane_prompts import PanePrompts, QueueShown
 from acp_tui.ui.screens.config import ConfigChoice
 from acp_tui.ui.screens.openers import FullScreenOpener
 from acp_tui.ui.tab_label import Activity, TabLabel
@@ -78,16 +77,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Activity", "SessionPane", "TabLabel"]
 
-log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
-SHUTDOWN_WAIT: Final = 15.0
-"""Seconds a tab waits for its agent worker to shut the agent down (its own
-steps are bounded too: close stdin, wait, SIGTERM, SIGKILL)."""
-
-
-class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
+class SessionPane(FullScreenOpener, PaneAgent, PaneDialogs, PanePrompts, Widget):
     """One session with its own agent: conversation, panels, prompt and status.
 
     Args:
@@ -154,6 +145,8 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         """The prompt's draft and the prompts not taken by the agent yet."""
         self._connection_lock = asyncio.Lock()
         self._connection_task: asyncio.Future[None] | None = None
+        self.standing = Standing.STARTING
+        """Where the agent stands (see `PaneAgent._stand`)."""
         self._prompt_ids = itertools.count(1)
         self._rendered_store: SessionStore | None = None
         self._last_notice: str | None = None
@@ -163,6 +156,10 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         self._queued: dict[int, str] = {}
         """The unsent prompts shown in the queue above the prompt (all but one
         the runner takes at once), by id, oldest first."""
+        self._queue_view: PromptQueue | None = None
+        """The queue above the prompt (once composed)."""
+        self._queue_shown: QueueShown = ((), "")
+        """What it shows (what `PromptQueue` starts with: nothing)."""
         self._leaving_transcript: asyncio.Future[str] | None = None
         """While a saved transcript is shown instead of the first session: the
         user's way out (ctrl+n "new" or f2 "pick")."""
@@ -193,11 +190,6 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         return self.runner.store
 
     @property
-    def connection_task(self) -> asyncio.Future[None] | None:
-        """The running connection (awaited, bounded, when the app quits)."""
-        return self._connection_task
-
-    @property
     def _live(self) -> bool:
         """The pane's widgets are there (not closed, the app not quitting)."""
         return self.is_attached and self.app.is_running
@@ -213,7 +205,8 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
             yield Conversation(id="conversation")
             yield PlanPanel(id="plan-panel")
             yield InspectorPanel(self.runner.traffic, id="inspector")
-        yield PromptQueue(id="prompt-queue")
+        self._queue_view = PromptQueue(id="prompt-queue")
+        yield self._queue_view
         yield PromptInput(
             id="prompt",
             history=self._history,
@@ -268,11 +261,11 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
             return "waiting"
         if status is None:
             return "starting"
-        if status.phase.startswith("agent stopped"):
+        if self.standing.stopped:
             return "stopped"
-        if status.phase.startswith("saved transcript"):
+        if self.standing is Standing.TRANSCRIPT:
             return "transcript"
-        if status.phase != "connected" or self.store is None:
+        if self.standing is not Standing.CONNECTED or self.store is None:
             return "starting"
         if self.runner.in_turn or status.busy or status.cancelling:
             return "running"
@@ -321,66 +314,7 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         """Tell the app this hidden tab holds a dialog back (`what` it asks)."""
         self.post_message(self.WantsAttention(self, what))
 
-    # --------------------------------------------------------------- the agent
-
-    def _start_agent(self, request: SessionRequest, phase: str) -> None:
-        if self.closing:
-            return
-        self._resuming = request.session_id if request.action == "resume" else None
-        self.query_one(StartView).starting(
-            self.settings.name, self.settings.command.display(), phase
-        )
-        self._status.phase = "starting"
-        self._refresh_status()
-        self.run_agent(request)
-
-    @work(
-        exclusive=True,
-        group="agent",
-        exit_on_error=False,
-        description="Agent connection",
-    )
-    async def run_agent(self, request: SessionRequest) -> None:
-        """The long-lived agent worker (one connection).
-
-        The connection runs in a task of its own, shielded from this worker:
-        Textual cancels workers with a bare `Task.cancel()` (a restart replacing
-        this exclusive worker, the tab closed or the app's loop ending), which
-        would cut the transport's shielded shutdown short and could leave the
-        agent running. A cancelled worker instead asks the runner to stop (an
-        anyio cancellation, which that shutdown honours) and waits for it,
-        bounded. The lock keeps one connection at a time: a restart's new
-        connection starts only once the old one is down.
-        """
-        async with self._connection_lock:
-            if self.closing:
-                return
-            task = asyncio.ensure_future(self.runner.run(request))
-            self._connection_task = task
-            try:
-                await asyncio.shield(task)
-            except asyncio.CancelledError:
-                self.runner.request_stop()
-                await asyncio.wait({task}, timeout=SHUTDOWN_WAIT)
-                raise
-
-    async def close(self) -> None:
-        """The tab closes: close its session where the agent can, then stop it.
-
-        Both steps are bounded (`agent_runner.CLOSE_TIMEOUT`, `SHUTDOWN_WAIT`).
-        """
-        self.closing = True
-        await self.runner.leave_session()
-        await self.stop_agent()
-
-    async def stop_agent(self) -> None:
-        """Stop the agent for good (the tab closes), bounded by `SHUTDOWN_WAIT`."""
-        self.closing = True
-        with anyio.move_on_after(SHUTDOWN_WAIT):
-            await self.runner.stop()
-        task = self._connection_task
-        if task is not None and not task.done():
-            await asyncio.wait({task}, timeout=SHUTDOWN_WAIT)
+    # ------------------------------------------------------------- the session
 
     @property
     def _status(self) -> StatusBar:
@@ -401,21 +335,6 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         )
         status.refresh_status()
         self._label_may_change()
-
-    def on_agent_connected(self, message: AgentConnected) -> None:
-        """Show who we talk to."""
-        status = self._status
-        status.agent = message.agent
-        status.protocol_version = message.protocol_version
-        status.phase = "opening session"
-        self._refresh_status()
-        self.query_one(StartView).starting(
-            message.agent.display_name,
-            self.settings.command.display(),
-            "Opening a session with",
-        )
-        for reason in message.fallbacks:
-            log.info("protocol fallback: %s", reason)
 
     async def on_session_started(self, message: SessionStarted) -> None:
         """A session is open: render its store (all of it, after a replay)."""
@@ -443,9 +362,8 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
             await banner.restarted()
         if not self._live:
             return
-        status = self._status
-        status.store = store
-        status.phase = "connected"
+        self._status.store = store
+        self._stand(Standing.CONNECTED)
         self._refresh_status()
         self.post_message(self.Opened(self))
 
@@ -524,36 +442,6 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
                 markup=False,
             )
 
-    async def on_agent_failed(self, message: AgentFailed) -> None:
-        """Show a banner; the conversation stays and the app keeps running."""
-        if not self._live:
-            return
-        if message.restartable or message.prompt_id is not None:
-            # Not delivered: the agent stopped, or refused this prompt.
-            for pending in self._conversation.pending_prompts():
-                if pending.state == "sending" and message.prompt_id in (
-                    None,
-                    pending.prompt_id,
-                ):
-                    pending.mark("lost")
-        if message.restartable:
-            self.query_one(StartView).finished()
-            banner = CrashBanner(
-                message.text, message.details, can_restart=message.retry
-            )
-            await self._conversation.mount(banner)
-            if not self._live:
-                return  # shut down while mounting: the widgets are gone
-            self._conversation.scroll_end(animate=False)
-            self._status.phase = (
-                "agent stopped (ctrl+r restarts)" if message.retry else "agent stopped"
-            )
-        else:
-            await self._conversation.add_banner(message.text, message.details)
-            if not self._live:
-                return
-        self._refresh_status()
-
     def on_agent_notice(self, message: AgentNotice) -> None:
         """A passing message (a failed switch, a refused option, a bad message).
 
@@ -568,11 +456,6 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
         prompt = self.query_one(PromptInput)
         prompt.focus()
         prompt.insert(message.character)
-
-    @on(CrashBanner.RestartPressed)
-    def _restart_pressed(self, message: CrashBanner.RestartPressed) -> None:
-        message.stop()
-        self.action_restart_agent()
 
     # ----------------------------------------------------------------- actions
 
@@ -619,7 +502,3 @@ class SessionPane(FullScreenOpener, PaneDialogs, PanePrompts, Widget):
             inspector.table.focus()
         else:
             self.query_one(PromptInput).focus()
-
-    def action_restart_agent(self) -> None:
-        """Restart the agent and resume the current session."""
-        self._start_agent(self.runner.restart_request(), "Restarting")

@@ -2,7 +2,8 @@
 
 `SessionPickerScreen` (`acp_tui.ui.screens.session_picker`, which re-exports these
 names) asks the first two; the app asks `ConfirmQuitScreen` before quitting with
-unsent drafts or a turn running. All dismiss with a bool.
+unsent drafts or a turn running. All dismiss with a bool, and all are one
+`_Question`: the same box, buttons and keys, each with its own question.
 
 Invariants:
 
@@ -28,6 +29,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+from textual.widgets.button import ButtonVariant
 
 from acp_tui.safe_text import printable
 
@@ -38,13 +40,57 @@ class _Question(ModalScreen[bool]):
     """A yes/no dialog; the no button has the focus first.
 
     `y` or the yes button says yes; `n`, Esc or the no button say no, and so does
-    Enter alone.
+    Enter alone. Every question has the same layout and look: a box in the
+    middle of the screen (`.question-box`, in the warning colour unless the
+    question says otherwise) holding what `question` yields, then the yes and
+    no buttons, then what `footnote` yields.
+    """
+
+    DEFAULT_CSS = """
+    _Question {
+        align: center middle;
+        & > .question-box {
+            width: auto;
+            max-width: 76;
+            height: auto;
+            border: thick $warning;
+            background: $surface;
+            padding: 1 2;
+        }
+        & .question-text { width: auto; max-width: 70; }
+        & .question-buttons { height: auto; width: auto; }
+        & Button { margin-right: 1; }
+    }
     """
 
     YES: ClassVar[str]
     """The id of the yes button."""
     NO: ClassVar[str]
     """The id of the no button."""
+    YES_LABEL: ClassVar[str]
+    """What the yes button says (with its key)."""
+    YES_VARIANT: ClassVar[ButtonVariant] = "warning"
+    NO_LABEL: ClassVar[str] = "Cancel (n)"
+    """What the no button says (with its key)."""
+
+    def compose(self) -> ComposeResult:
+        """Build the child widgets: the question, the buttons, the footnote."""
+        with Vertical(classes="question-box"):
+            yield from self.question()
+            with Horizontal(classes="question-buttons"):
+                yield Button(
+                    Content(self.YES_LABEL), id=self.YES, variant=self.YES_VARIANT
+                )
+                yield Button(Content(self.NO_LABEL), id=self.NO)
+            yield from self.footnote()
+
+    def question(self) -> ComposeResult:
+        """What is asked, above the buttons."""
+        raise NotImplementedError
+
+    def footnote(self) -> ComposeResult:
+        """What follows the buttons (nothing unless a question adds it)."""
+        return iter(())
 
     def on_mount(self) -> None:
         """Start on the no button."""
@@ -67,23 +113,11 @@ class _Question(ModalScreen[bool]):
 class ConfirmDeleteScreen(_Question):
     """Ask whether to delete one session: `y` / Enter on Delete, `n` / Esc cancel."""
 
-    YES = "confirm-yes"
-    NO = "confirm-no"
-
     DEFAULT_CSS = """
     ConfirmDeleteScreen {
-        align: center middle;
-        & > #confirm-dialog {
-            width: auto;
-            max-width: 70;
-            height: auto;
-            border: thick $error;
-            background: $surface;
-            padding: 1 2;
-        }
+        & > .question-box { max-width: 70; border: thick $error; }
         & #confirm-question { width: auto; max-width: 64; }
-        & #confirm-buttons { height: auto; width: auto; margin-top: 1; }
-        & Button { margin-right: 1; }
+        & .question-buttons { margin-top: 1; }
     }
     """
 
@@ -91,22 +125,22 @@ class ConfirmDeleteScreen(_Question):
         Binding("y", "confirm", "Delete"),
         Binding("n,escape", "cancel", "Cancel"),
     ]
+    YES = "confirm-yes"
+    NO = "confirm-no"
+    YES_LABEL = "Delete (y)"
+    YES_VARIANT = "error"
 
     def __init__(self, label: str) -> None:
         super().__init__()
         self.label = label
         """The session's title (already printable)."""
 
-    def compose(self) -> ComposeResult:
-        """Build the child widgets."""
-        with Vertical(id="confirm-dialog"):
-            yield Static(
-                Content.assemble("Delete session “", self.label, "”?"),
-                id="confirm-question",
-            )
-            with Horizontal(id="confirm-buttons"):
-                yield Button(Content("Delete (y)"), id=self.YES, variant="error")
-                yield Button(Content("Cancel (n)"), id=self.NO)
+    def question(self) -> ComposeResult:
+        """Which session is deleted."""
+        yield Static(
+            Content.assemble("Delete session “", self.label, "”?"),
+            id="confirm-question",
+        )
 
 
 class ConfirmFolderScreen(_Question):
@@ -126,19 +160,8 @@ class ConfirmFolderScreen(_Question):
 
     DEFAULT_CSS = """
     ConfirmFolderScreen {
-        align: center middle;
-        & > #folder-dialog {
-            width: auto;
-            max-width: 76;
-            height: auto;
-            border: thick $warning;
-            background: $surface;
-            padding: 1 2;
-        }
-        & .folder-text { width: auto; max-width: 70; margin-bottom: 1; }
+        & .question-text { margin-bottom: 1; }
         & #folder-warning { color: $text-error; text-style: bold; }
-        & #folder-buttons { height: auto; width: auto; }
-        & Button { margin-right: 1; }
     }
     """
 
@@ -148,6 +171,7 @@ class ConfirmFolderScreen(_Question):
     ]
     YES = "folder-yes"
     NO = "folder-no"
+    YES_LABEL = "Resume there (y)"
 
     def __init__(
         self, label: str, folder: Path, listed: str, project: Path, home: Path
@@ -163,50 +187,42 @@ class ConfirmFolderScreen(_Question):
         self.warning = _folder_warning(folder, home)
         """The extra warning for `/` or a directory holding the home directory."""
 
-    def compose(self) -> ComposeResult:
-        """Build the child widgets."""
-        with Vertical(id="folder-dialog"):
+    def question(self) -> ComposeResult:
+        """Which session, where it was started, what resuming it there does."""
+        yield Static(
+            Content.assemble(
+                ("Resume “", "bold"),
+                (self.label, "bold"),
+                ("” in another folder?", "bold"),
+            ),
+            classes="question-text",
+        )
+        where: list[str | tuple[str, str]] = ["The session was started in "]
+        if self.listed is not None:
+            where += [self.listed, " (that is ", (self.folder, "bold"), ")"]
+        else:
+            where.append((self.folder, "bold"))
+        yield Static(
+            Content.assemble(*where, ", outside this project (", self.project, ")."),
+            classes="question-text",
+            id="folder-where",
+        )
+        yield Static(
+            Content.assemble(
+                "Resuming it moves this session there: acp-tui will let the "
+                "agent read and write files under ",
+                (self.folder, "bold"),
+                " and run commands there, instead of in ",
+                self.project,
+                ".",
+            ),
+            classes="question-text",
+            id="folder-effect",
+        )
+        if self.warning:
             yield Static(
-                Content.assemble(
-                    ("Resume “", "bold"),
-                    (self.label, "bold"),
-                    ("” in another folder?", "bold"),
-                ),
-                classes="folder-text",
+                Content(self.warning), classes="question-text", id="folder-warning"
             )
-            where: list[str | tuple[str, str]] = ["The session was started in "]
-            if self.listed is not None:
-                where += [self.listed, " (that is ", (self.folder, "bold"), ")"]
-            else:
-                where.append((self.folder, "bold"))
-            yield Static(
-                Content.assemble(
-                    *where, ", outside this project (", self.project, ")."
-                ),
-                classes="folder-text",
-                id="folder-where",
-            )
-            yield Static(
-                Content.assemble(
-                    "Resuming it moves this session there: acp-tui will let the "
-                    "agent read and write files under ",
-                    (self.folder, "bold"),
-                    " and run commands there, instead of in ",
-                    self.project,
-                    ".",
-                ),
-                classes="folder-text",
-                id="folder-effect",
-            )
-            if self.warning:
-                yield Static(
-                    Content(self.warning), classes="folder-text", id="folder-warning"
-                )
-            with Horizontal(id="folder-buttons"):
-                yield Button(
-                    Content("Resume there (y)"), id=self.YES, variant="warning"
-                )
-                yield Button(Content("Cancel (n)"), id=self.NO)
 
 
 class ConfirmQuitScreen(_Question):
@@ -222,19 +238,8 @@ class ConfirmQuitScreen(_Question):
 
     DEFAULT_CSS = """
     ConfirmQuitScreen {
-        align: center middle;
-        & > #quit-dialog {
-            width: auto;
-            max-width: 76;
-            height: auto;
-            border: thick $warning;
-            background: $surface;
-            padding: 1 2;
-        }
         & #quit-question { text-style: bold; width: auto; }
-        & #quit-reasons { width: auto; max-width: 70; margin: 1 0; }
-        & #quit-buttons { height: auto; width: auto; }
-        & Button { margin-right: 1; }
+        & #quit-reasons { margin: 1 0; }
     }
     """
 
@@ -244,24 +249,26 @@ class ConfirmQuitScreen(_Question):
     ]
     YES = "quit-yes"
     NO = "quit-no"
+    YES_LABEL = "Quit (y)"
+    NO_LABEL = "Stay (n)"
 
     def __init__(self, reasons: Sequence[str]) -> None:
         super().__init__()
         self.reasons = tuple(reasons)
         """What would be lost or stopped, one line each."""
 
-    def compose(self) -> ComposeResult:
-        """Build the child widgets."""
-        with Vertical(id="quit-dialog"):
-            yield Static(Content("Quit acp-tui?"), id="quit-question")
-            yield Static(
-                Content("\n".join(f"• {printable(r)}" for r in self.reasons)),
-                id="quit-reasons",
-            )
-            with Horizontal(id="quit-buttons"):
-                yield Button(Content("Quit (y)"), id=self.YES, variant="warning")
-                yield Button(Content("Stay (n)"), id=self.NO)
-            yield Static(Content("ctrl+q again quits without asking"), id="quit-hint")
+    def question(self) -> ComposeResult:
+        """Quit?, and what would be lost or stopped."""
+        yield Static(Content("Quit acp-tui?"), id="quit-question")
+        yield Static(
+            Content("\n".join(f"• {printable(r)}" for r in self.reasons)),
+            classes="question-text",
+            id="quit-reasons",
+        )
+
+    def footnote(self) -> ComposeResult:
+        """The quit key pressed twice quits."""
+        yield Static(Content("ctrl+q again quits without asking"), id="quit-hint")
 
 
 def _folder_warning(folder: Path, home: Path) -> str:

@@ -39,6 +39,9 @@ place the terminal appeared. When a tool call then shows it, it moves into that
 card: the store's timeline drops the entry, and the conversation removes its
 widget in place (entries that only disappear rebuild nothing).
 
+**The cards** (the widget for each kind of entry, and how a batch's changes
+reach them) are in `acp_tui.ui.widgets.conversation_cards`.
+
 **Following** (the "new output below" marker, paging from the prompt, focus and
 keys typed on a card) is the `Following` part, in
 `acp_tui.ui.widgets.conversation_follow`.
@@ -53,7 +56,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from typing import ClassVar, Final
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -64,6 +67,7 @@ from textual.widget import Widget
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.widgets._paint import PlainBackground
+from acp_tui.ui.widgets.conversation_cards import SHOWN_KINDS, make_card, update_cards
 from acp_tui.ui.widgets.conversation_entries import (
     STANDALONE_TERMINAL_TITLE,
     Banner,
@@ -77,11 +81,6 @@ from acp_tui.ui.widgets.conversation_follow import (
     NewOutputBelow,
 )
 from acp_tui.ui.widgets.markdown_styles import MarkdownStyles
-from acp_tui.ui.widgets.message_view import MessageView
-from acp_tui.ui.widgets.path_lines import session_paths
-from acp_tui.ui.widgets.permission_view import PermissionView
-from acp_tui.ui.widgets.plan_view import PlanView
-from acp_tui.ui.widgets.tool_call_view import ToolCallView
 
 __all__ = [
     "STANDALONE_TERMINAL_TITLE",
@@ -92,12 +91,6 @@ __all__ = [
     "QueuedPrompt",
     "StandaloneTerminal",
 ]
-
-
-SHOWN_KINDS: Final = frozenset(
-    {"message", "tool_call", "plan", "permission", "terminal"}
-)
-"""Timeline kinds with a widget (unknown updates: later)."""
 
 
 def _estimated_height(store: SessionStore, key: Key, width: int) -> float:
@@ -113,14 +106,6 @@ def _estimated_height(store: SessionStore, key: Key, width: int) -> float:
         plan = store.plan(entity_id)
         return 3.0 + (len(plan.entries) if plan is not None else 0)
     return 4.0
-
-
-def _in_card(store: SessionStore, tool_call_id: str | None) -> bool:
-    """Whether a permission about `tool_call_id` is recorded in its tool card.
-
-    Such a request gets no entry of its own (`ToolCallView.refresh_permissions`).
-    """
-    return tool_call_id is not None and store.tool_call(tool_call_id) is not None
 
 
 class Conversation(Following, PlainBackground, VerticalScroll):
@@ -217,30 +202,10 @@ class Conversation(Following, PlainBackground, VerticalScroll):
 
     # ------------------------------------------------------------ widgets
 
-    def _make(self, store: SessionStore, key: Key) -> Widget | None:
-        kind, entity_id = key
-        if kind == "message":
-            message = store.message(entity_id)
-            return MessageView(message) if message is not None else None
-        if kind == "tool_call":
-            tool_call = store.tool_call(entity_id)
-            return ToolCallView(store, tool_call) if tool_call is not None else None
-        if kind == "plan":
-            plan = store.plan(entity_id)
-            return PlanView(plan) if plan is not None else None
-        if kind == "permission":
-            permission = store.permission(entity_id)
-            if permission is None or _in_card(store, permission.tool_call_id):
-                return None  # none, or recorded in its tool call's card
-            return PermissionView(permission, session_paths(store))
-        if kind == "terminal":
-            return StandaloneTerminal(store, entity_id)
-        return None
-
     def _build(self, store: SessionStore, keys: Sequence[Key]) -> list[Widget]:
         widgets: list[Widget] = []
         for key in keys:
-            widget = self._make(store, key)
+            widget = make_card(store, key)
             if widget is not None:
                 self.entries[key] = widget
                 widgets.append(widget)
@@ -282,7 +247,7 @@ class Conversation(Following, PlainBackground, VerticalScroll):
                     await self._reset()
                 self._store = store
             mounted = await self._sync_timeline(store)
-            await self._update_entries(store, changes, mounted)
+            await update_cards(store, changes, self.entries, mounted)
             await self._trim()
         if changes:
             self._output_arrived()
@@ -381,59 +346,6 @@ class Conversation(Following, PlainBackground, VerticalScroll):
                 await self._trim()
         if self._first:  # a fill skipped while this sync was pending
             self.call_after_refresh(self._request_fill)
-
-    async def _update_entries(
-        self, store: SessionStore, changes: Sequence[Change], mounted: set[Key]
-    ) -> None:
-        replaced: dict[Key, bool] = {}
-        for change in changes:
-            entity_id = change.id
-            if entity_id is None:
-                continue
-            kind = change.kind
-            if kind == "terminal":
-                for owner in store.tool_call_ids_for_terminal(entity_id):
-                    replaced.setdefault(("tool_call", owner), False)
-                replaced.setdefault(("terminal", entity_id), False)
-                continue
-            if kind == "permission":  # recorded in its tool call's card?
-                permission = store.permission(entity_id)
-                about = permission.tool_call_id if permission is not None else None
-                if about is not None:
-                    card = self.entries.get(("tool_call", about))
-                    if isinstance(card, ToolCallView):
-                        card.refresh_permissions()
-            key: Key = (kind, entity_id)
-            if change.action == "replaced":
-                replaced[key] = True
-            elif key not in replaced:
-                replaced[key] = False
-        entries = self.entries
-        for key, was_replaced in replaced.items():
-            if key in mounted:
-                continue  # just built from the newest snapshot
-            widget = entries.get(key)
-            if widget is None:
-                continue  # not mounted: it is built from the store when it is
-            entity_id = key[1]
-            if isinstance(widget, StandaloneTerminal):
-                widget.refresh_terminal()
-            elif isinstance(widget, MessageView):
-                message = store.message(entity_id)
-                if message is not None:
-                    await widget.update_message(message, replaced=was_replaced)
-            elif isinstance(widget, ToolCallView):
-                tool_call = store.tool_call(entity_id)
-                if tool_call is not None:
-                    widget.update_tool_call(tool_call)
-            elif isinstance(widget, PlanView):
-                plan = store.plan(entity_id)
-                if plan is not None:
-                    widget.update_plan(plan)
-            elif isinstance(widget, PermissionView):
-                permission = store.permission(entity_id)
-                if permission is not None:
-                    widget.update_permission(permission)
 
     # ------------------------------------------------------------ the window
 

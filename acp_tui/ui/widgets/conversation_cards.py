@@ -1,0 +1,145 @@
+"""The conversation's cards: the widget for each timeline entry, and its updates.
+
+`Conversation` (`acp_tui.ui.widgets.conversation`) decides which timeline entries
+have a widget mounted (its window); this module knows the widgets themselves:
+
+* `SHOWN_KINDS`: the timeline kinds that get a card.
+* `make_card`: the card for one entry, built from the store's newest snapshot: a
+  message, a tool call, a plan, a permission, or a terminal no tool call refers
+  to (`StandaloneTerminal`). A permission about a tool call the store knows gets
+  no card of its own: its tool call's card records it.
+* `update_cards`: one batch of changes reaches the mounted cards, each changed
+  entity's newest snapshot handed to its card once (a replacement marked as
+  such). A terminal's change refreshes the tool-call cards that show it, and a
+  permission's change the tool-call card that records it. Entries with no card
+  mounted are left alone: they are built from the store when they are mounted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence, Set
+from typing import Final
+
+from textual.widget import Widget
+
+from acp_tui.store.changes import Change
+from acp_tui.store.store import SessionStore
+from acp_tui.ui.widgets.conversation_entries import StandaloneTerminal
+from acp_tui.ui.widgets.conversation_follow import Key
+from acp_tui.ui.widgets.message_view import MessageView
+from acp_tui.ui.widgets.path_lines import session_paths
+from acp_tui.ui.widgets.permission_view import PermissionView
+from acp_tui.ui.widgets.plan_view import PlanView
+from acp_tui.ui.widgets.tool_call_view import ToolCallView
+
+__all__ = ["SHOWN_KINDS", "make_card", "update_cards"]
+
+SHOWN_KINDS: Final = frozenset(
+    {"message", "tool_call", "plan", "permission", "terminal"}
+)
+"""Timeline kinds with a widget (unknown updates: later)."""
+
+
+def _in_card(store: SessionStore, tool_call_id: str | None) -> bool:
+    """Whether a permission about `tool_call_id` is recorded in its tool card.
+
+    Such a request gets no entry of its own (`ToolCallView.refresh_permissions`).
+    """
+    return tool_call_id is not None and store.tool_call(tool_call_id) is not None
+
+
+def make_card(store: SessionStore, key: Key) -> Widget | None:
+    """The card for the timeline entry `key` (None: the entry has none)."""
+    kind, entity_id = key
+    if kind == "message":
+        message = store.message(entity_id)
+        return MessageView(message) if message is not None else None
+    if kind == "tool_call":
+        tool_call = store.tool_call(entity_id)
+        return ToolCallView(store, tool_call) if tool_call is not None else None
+    if kind == "plan":
+        plan = store.plan(entity_id)
+        return PlanView(plan) if plan is not None else None
+    if kind == "permission":
+        permission = store.permission(entity_id)
+        if permission is None or _in_card(store, permission.tool_call_id):
+            return None  # none, or recorded in its tool call's card
+        return PermissionView(permission, session_paths(store))
+    if kind == "terminal":
+        return StandaloneTerminal(store, entity_id)
+    return None
+
+
+def _changed(
+    store: SessionStore, changes: Sequence[Change], cards: Mapping[Key, Widget]
+) -> dict[Key, bool]:
+    """The entries a batch changed, each once: whether one was replaced.
+
+    A permission's change refreshes the tool-call card that records it, here.
+    """
+    changed: dict[Key, bool] = {}
+    for change in changes:
+        entity_id = change.id
+        if entity_id is None:
+            continue
+        kind = change.kind
+        if kind == "terminal":
+            for owner in store.tool_call_ids_for_terminal(entity_id):
+                changed.setdefault(("tool_call", owner), False)
+            changed.setdefault(("terminal", entity_id), False)
+            continue
+        if kind == "permission":  # recorded in its tool call's card?
+            permission = store.permission(entity_id)
+            about = permission.tool_call_id if permission is not None else None
+            if about is not None:
+                card = cards.get(("tool_call", about))
+                if isinstance(card, ToolCallView):
+                    card.refresh_permissions()
+        key: Key = (kind, entity_id)
+        if change.action == "replaced":
+            changed[key] = True
+        elif key not in changed:
+            changed[key] = False
+    return changed
+
+
+async def update_cards(
+    store: SessionStore,
+    changes: Sequence[Change],
+    cards: Mapping[Key, Widget],
+    built: Set[Key],
+) -> None:
+    """Bring the mounted cards up to date with one batch of changes.
+
+    Args:
+        store: The store the changes were made to.
+        changes: The batch, in order.
+        cards: The mounted cards by timeline entry.
+        built: Entries whose cards were just built from the newest snapshot
+            (nothing to update).
+    """
+    for key, replaced in _changed(store, changes, cards).items():
+        if key in built:
+            continue
+        widget = cards.get(key)
+        if widget is None:
+            continue  # not mounted: it is built from the store when it is
+        entity_id = key[1]
+        if isinstance(widget, StandaloneTerminal):
+            widget.refresh_terminal()
+        elif isinstance(widget, MessageView):
+            message = store.message(entity_id)
+            if message is not None:
+                await widget.update_message(message, replaced=replaced)
+        elif isinstance(widget, ToolCallView):
+            tool_call = store.tool_call(entity_id)
+            if tool_call is not None:
+                widget.update_tool_call(tool_call)
+        elif isinstance(widget, PlanView):
+            plan = store.plan(entity_id)
+            if plan is not None:
+                widget.update_plan(plan)
+        elif isinstance(widget, PermissionView):
+            permission = store.permission(entity_id)
+            if permission is not None:
+                widget.update_permission(permission)
