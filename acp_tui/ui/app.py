@@ -36,7 +36,7 @@ from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import Provider
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Tabs
 
 from acp_tui.client.options import cycle_value
@@ -386,6 +386,15 @@ class AcpTuiApp(AppTabs, App[None]):
     def set_config(self, config_id: str, value: str | bool) -> None:
         """Ask the agent of the tab on screen to change one option."""
         self._active.set_config(config_id, value)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """shift+tab changes the mode only over the conversation.
+
+        In a dialog it moves focus back a field (the binding is a priority one).
+        """
+        if action == "cycle_mode" and isinstance(self.screen, ModalScreen):
+            return None  # shown dimmed in the footer, the key goes to the dialog
+        return True
 
     def action_cycle_mode(self) -> None:
         """Switch to the next mode (one key)."""

@@ -179,6 +179,8 @@ class SessionPane(FullScreenOpener, PaneAgent, PaneDialogs, PanePrompts, Widget)
         than that and the pane is hidden marks the tab "done" (unseen output)."""
         self._prompted = False
         """A prompt was sent from this pane (the first screen is gone for good)."""
+        self._welcome_turns = 0
+        """Turns the session had ended when the first screen was shown."""
         self._resuming: str | None = None
         """The session id the agent was last asked to resume."""
 
@@ -357,6 +359,7 @@ class SessionPane(FullScreenOpener, PaneAgent, PaneDialogs, PanePrompts, Widget)
         if self._prompted:
             self.query_one(StartView).finished()
         else:
+            self._welcome_turns = store.state.turns_ended
             self.query_one(StartView).welcome(self._welcome(store))
         for banner in self._conversation.query_children(CrashBanner):
             await banner.restarted()
@@ -407,8 +410,11 @@ class SessionPane(FullScreenOpener, PaneAgent, PaneDialogs, PanePrompts, Widget)
         if "notice" in kinds:
             self._show_notices(store)
         if "state" in kinds:
-            if store.state.is_busy:
-                self._end_welcome()  # a turn runs (a queued or scripted prompt)
+            state = store.state
+            if state.is_busy or state.turns_ended > self._welcome_turns:
+                # A turn runs or ran (a queued or scripted prompt; a fast turn
+                # can start and end within one batch).
+                self._end_welcome()
             await self._report_turn_error(store)
         if kinds & {"message", "state"}:
             await self._settle_sent_prompts(message.changes)

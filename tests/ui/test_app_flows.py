@@ -20,8 +20,10 @@ from textual.widgets import OptionList
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.key_guard import KEY_IDLE
 from acp_tui.ui.screens.auth import AuthScreen
 from acp_tui.ui.screens.config import ConfigScreen
+from acp_tui.ui.screens.elicitation import ElicitationScreen
 from acp_tui.ui.screens.help import KeyHelpScreen
 from acp_tui.ui.screens.session_picker import SessionPickerScreen
 from acp_tui.ui.widgets.conversation import Banner, QueuedPrompt
@@ -30,6 +32,8 @@ from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.status_bar import StatusBar
 from tests.ui.helpers import wait_for
 from tests.ui.test_app import FAKE_AGENT, SIZE, agent_text, permission_armed
+from tests.ui.test_elicitation_screen import form_ask
+from tests.unit.client.test_traffic import FakeClock
 
 pytestmark = pytest.mark.subprocess
 
@@ -153,6 +157,31 @@ async def test_mode_cycles_with_one_key(
         else:
             (params,) = sent(record, "session/set_mode")
             assert params["modeId"] == "code"
+
+
+async def test_shift_tab_in_a_dialog_moves_focus_back_and_keeps_the_mode(
+    tmp_path: Path, record: Path
+) -> None:
+    app = app_for("v2-full", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "mode: Ask" in status(app))
+        dialog = ElicitationScreen(form_ask())
+        dialog.clock = FakeClock()
+        app.push_screen(dialog)
+        await wait_for(pilot, lambda: app.screen is dialog)
+        await pilot.pause()
+        dialog.clock.now += KEY_IDLE + 1
+        assert dialog.guard.check()  # armed: keys reach the form
+        await pilot.pause()
+        first = app.focused
+        await pilot.press("tab")
+        assert app.focused is not first
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert app.focused is first  # focus went back a field
+        assert app.screen is dialog
+        assert "mode: Ask" in status(app)
+        assert sent(record, "session/set_config_option") == []
 
 
 @BOTH
