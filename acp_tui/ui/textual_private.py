@@ -22,8 +22,8 @@ The reliances:
   line only when no border title is drawn (`has_border_titles`).
 * `DOMNode._css_bases` (the CSS base chain): a widget's CSS and type names come
   from the first DOM class among its bases, so the `PaintStyle` and
-  `PlainBackground` mixins and the session pane's parts (`PanePart`,
-  `FullScreenOpener`) are plain classes listed first.
+  `PlainBackground` mixins, the session pane's parts (`PanePart`,
+  `FullScreenOpener`) and the app's `AppTabs` are plain classes listed first.
 * `TextArea._on_key`: `PromptInput` overrides it (Enter submits, the newline keys
   insert) and calls it for every other key.
 * `CollapsibleTitle._update_label`: `QuietTitle` overrides it to repaint without a
@@ -105,7 +105,7 @@ RELIANCES: Final = (
     ),
     Reliance(
         "DOMNode._css_bases",
-        "the mixins PaintStyle, PlainBackground, PanePart and FullScreenOpener",
+        "the mixins PaintStyle, PlainBackground, PanePart, FullScreenOpener, AppTabs",
         "the CSS base chain follows the first DOM class among the bases",
     ),
     Reliance(
