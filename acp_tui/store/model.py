@@ -30,6 +30,7 @@ from acp_tui.store.values import JSONObject, JSONValue
 
 __all__ = [
     "FINAL_TOOL_STATUSES",
+    "Elicitation",
     "Message",
     "Notice",
     "Permission",
@@ -444,6 +445,48 @@ class Permission:
             for o in self.options
             if isinstance(option_id := o.get("optionId"), str)
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Elicitation:
+    """An elicitation request from the agent, and the response once answered.
+
+    `mode` is `form` (`requested_schema`: the restricted JSON Schema as received)
+    or `url` (`url`, and `url_id`, the `elicitationId` the agent completes it
+    with); another mode is kept as sent. `outcome` is the wire response sent
+    (`{"action": ..., "content": ...}`), None while it waits. `completed`: the
+    agent said a URL interaction finished (`elicitation/complete`).
+    """
+
+    elicitation_id: str
+    mode: str
+    message: str
+    requested_schema: JSONObject | None = None
+    url: str | None = None
+    url_id: str | None = None
+    tool_call_id: str | None = None
+    meta: JSONObject | None = None
+    outcome: JSONObject | None = None
+    completed: bool = False
+    revision: int = field(default=0, compare=False)
+
+    @property
+    def pending(self) -> bool:
+        """Whether it still waits for an answer."""
+        return self.outcome is None
+
+    @property
+    def action(self) -> str | None:
+        """`accept`, `decline`, `cancel` (another as sent), or None (pending)."""
+        return None if self.outcome is None else _text(self.outcome.get("action"))
+
+    @property
+    def content(self) -> Mapping[str, JSONValue] | None:
+        """The values an `accept` sent (None: none sent, or not accepted)."""
+        if self.outcome is None or self.action != "accept":
+            return None
+        content = self.outcome.get("content")
+        return content if isinstance(content, Mapping) else None
 
 
 @dataclass(frozen=True, slots=True)
