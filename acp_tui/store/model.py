@@ -488,6 +488,29 @@ class Elicitation:
         content = self.outcome.get("content")
         return content if isinstance(content, Mapping) else None
 
+    def answer_text(self) -> str:
+        """How it was answered, in words (plain, not yet made printable).
+
+        `waiting for an answer`, `answered: name=value, ...` (a form's values),
+        `accepted` (a URL opened), `declined`, `cancelled`, or the action as
+        sent; a completed URL elicitation adds `, completed`.
+        """
+        action = self.action
+        if action is None:
+            text = "waiting for an answer"
+        elif action == "accept":
+            content = self.content
+            if content:
+                values = ", ".join(
+                    f"{name}={_shown_value(value)}" for name, value in content.items()
+                )
+                text = f"answered: {values}"
+            else:
+                text = "accepted"
+        else:
+            text = {"decline": "declined", "cancel": "cancelled"}.get(action, action)
+        return f"{text}, completed" if self.completed else text
+
 
 @dataclass(frozen=True, slots=True)
 class PermissionOption:
@@ -498,6 +521,15 @@ class PermissionOption:
     """Its label, if the agent gave a string one."""
     kind: str | None
     """`allow_once`, `allow_always`, `reject_once`, `reject_always`, or another."""
+
+
+def _shown_value(value: object) -> str:
+    """A form value as read in a sentence (lists joined, booleans yes/no)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return "[" + ", ".join(_shown_value(v) for v in value) + "]"
+    return str(value)
 
 
 def _text(value: object) -> str | None:
