@@ -167,10 +167,11 @@ async def ask_scenario(turn: Turn, argument: str) -> str:
         )
     )
     if action != "accept":
-        what = "declined" if action == "decline" else "dismissed"
+        declined = action == "decline"
+        what = "declined" if declined else "dismissed"
         await turn.update_tool(
             call,
-            status="failed",
+            status="failed" if declined else "cancelled",
             content=[{"type": "text", "text": f"The form was {what}."}],
         )
         await turn.say(
@@ -273,7 +274,7 @@ async def login_scenario(turn: Turn, argument: str) -> str:
         if action != "accept":
             await turn.update_tool(
                 call,
-                status="failed",
+                status="failed" if action == "decline" else "cancelled",
                 content=[{"type": "text", "text": "The sign-in page was not opened."}],
             )
             await turn.say("You did not open the sign-in page: still signed out.\n")
