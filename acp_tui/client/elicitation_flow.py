@@ -17,7 +17,7 @@ Invariants:
   session's work (the session's `cancelled` event when the request arrived,
   which is also set when the session is closed or left), or an
   `elicitation/complete` of a URL elicitation still being asked answers
-  `cancel`.
+  `cancel`; if the connection ends first, the record says `cancel` all the same.
 * A request-scoped elicitation (outside any session) is asked the same way, but
   recorded nowhere: there is no session store yet.
 * The request is recorded before the first await (the dispatcher runs this
@@ -241,12 +241,17 @@ async def answer_elicitation(
         events.append(cancelled)
     if url_entry is not None:
         events.append(url_entry.asking)
-    answer = await ask_unless(
-        lambda: prompter.elicit(request),
-        tuple(events),
-        report,
-        "ask the elicitation",
-    )
+    try:
+        answer = await ask_unless(
+            lambda: prompter.elicit(request),
+            tuple(events),
+            report,
+            "ask the elicitation",
+        )
+    except BaseException:  # the connection ended: the record is not left waiting
+        if store is not None:
+            store.apply(ops.ResolveElicitation(elicitation_id, {"action": "cancel"}))
+        raise
     response = _response(answer, reply, report)
     if url_entry is not None and create.url_id is not None:
         url_entry.answered = True

@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+import anyio
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -396,3 +397,20 @@ async def test_without_an_elicitor_the_client_declines(version: int) -> None:
         asked = await h.peer.request("elicitation/create", form())
         assert await answered(h, asked, version) == {"action": "decline"}
         assert only(store).action == "decline"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_the_connection_ending_leaves_no_elicitation_waiting(
+    version: int,
+) -> None:
+    elicitor = ScriptedElicitor()
+    async with open_harness(init_for(version), elicitor=elicitor, features=BOTH) as h:
+        store = await h.new_session()
+        await h.peer.request("elicitation/create", form())
+        ask = await elicitor.next()
+        answered = anyio.Event()
+        store.subscribe(lambda _: answered.set() if not only(store).pending else None)
+        await h.peer.endpoint.aclose()
+        await answered.wait()  # bounded by the harness
+        assert ask.cancelled
+        assert only(store).action == "cancel"
