@@ -66,27 +66,22 @@ T = TypeVar("T")
 def elicitation_screen(request: ElicitationRequest) -> Screen[Any]:
     """The dialog that asks an elicitation (a form, or consent to open a URL).
 
-    Its result is the answer (`action`, `content`), or None: dismissed. The
-    screen and the form model are imported when first asked.
+    Its result is the answer (an `ElicitationReply`: `action`, `content`), or
+    None: dismissed. The screen is imported when first asked. Only the modes the
+    client advertises (`form`, `url`) reach it.
     """
-    from acp_tui.client.elicitation_form import (  # type: ignore[import-untyped, unused-ignore]
-        ElicitationAsk,
-    )
-    from acp_tui.ui.screens.elicitation import (  # type: ignore[import-untyped, unused-ignore]
-        ElicitationScreen,
-    )
+    from acp_tui.client.elicitation_form import ElicitationAsk
+    from acp_tui.ui.screens.elicitation import ElicitationScreen
 
-    schema = request.requested_schema
     ask = ElicitationAsk(
         agent=request.agent,
         message=request.message,
-        mode=request.mode,
-        schema=dict(schema) if schema is not None else None,
+        mode="url" if request.mode == "url" else "form",
+        schema=request.requested_schema,
         url=request.url,
         elicitation_id=request.url_id,
     )
-    screen: Screen[Any] = ElicitationScreen(ask)
-    return screen
+    return ElicitationScreen(ask)
 
 
 class PaneDialogs(PanePart):

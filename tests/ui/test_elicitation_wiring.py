@@ -1,8 +1,9 @@
 """The app's side of elicitation: the tab asks, the conversation records it.
 
-The dialog itself (`ui.screens.elicitation`) is stood in for by a stub screen:
-`pane_dialogs.elicitation_screen` is the one place the app builds it, so the
-tests replace that function. Against the demo agent (`/ask`, v1 and v2):
+The dialog itself (`ui.screens.elicitation`, tested on its own) is mostly stood
+in for by a stub screen: `pane_dialogs.elicitation_screen` is the one place the
+app builds it, so the tests replace that function. Against the demo agent
+(`/ask`, v1 and v2):
 
 * an answer reaches the agent, and the record (in the tool call's card) says
   what was answered;
@@ -10,6 +11,9 @@ tests replace that function. Against the demo agent (`/ask`, v1 and v2):
 * closing a tab whose question waits answers `cancel`;
 * in a hidden tab the question waits, the tab is marked, and it is asked once
   the tab is shown.
+
+With the real dialog: it names the agent, a URL is declined with `d` twice,
+and Esc in a form cancels the question (the turn goes on).
 
 Without an agent: the conversation's record of an elicitation with no tool
 call, before and after its answer, and a URL shown as text.
@@ -32,6 +36,8 @@ from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 from acp_tui.ui import pane_dialogs
 from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.key_guard import KEY_GUARD
+from acp_tui.ui.screens.elicitation import ElicitationScreen
 from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.elicitation_view import ElicitationView
@@ -252,3 +258,54 @@ async def test_a_url_question_shows_its_url_as_text_and_its_completion() -> None
         view = app.conversation.entries[("elicitation", "8")]
         assert isinstance(view, ElicitationView)
         assert view.text == f"Question  Authorize\n{url}\n✓ accepted, completed"
+
+
+# --- the real dialog ------------------------------------------------------------
+
+
+def real_dialog(app: AcpTuiApp) -> ElicitationScreen | None:
+    screen = app.screen
+    return screen if isinstance(screen, ElicitationScreen) else None
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_the_dialog_names_the_agent_and_declines_a_url(
+    tmp_path: Path, version: str
+) -> None:
+    app = demo_app(tmp_path, version)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None, bound=20)
+        await pilot.press(*"/login", "enter")
+        await wait_for(pilot, lambda: real_dialog(app) is not None, bound=20)
+        dialog = real_dialog(app)
+        assert dialog is not None
+        assert dialog.ask.agent == "acp-tui demo agent"
+        assert dialog.ask.mode == "url"
+        assert dialog.ask.url is not None
+        assert dialog.ask.url.startswith("http://127.0.0.1:")
+        await wait_for(pilot, lambda: dialog.guard.armed, KEY_GUARD + 5)
+        await pilot.press("d", "d")
+        store = the_store(app)
+        await wait_for(pilot, lambda: store.state.turns_ended == 1, bound=20)
+        (elicitation,) = store.elicitations()
+        assert elicitation.action == "decline"
+        assert "still signed out" in store.messages()[-1].text
+
+
+@pytest.mark.subprocess
+async def test_escape_in_the_form_cancels_the_question_not_the_turn(
+    tmp_path: Path,
+) -> None:
+    app = demo_app(tmp_path, "v2")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None, bound=20)
+        await pilot.press(*"/ask", "enter")
+        await wait_for(pilot, lambda: real_dialog(app) is not None, bound=20)
+        await pilot.press("escape")
+        store = the_store(app)
+        await wait_for(pilot, lambda: store.state.turns_ended == 1, bound=20)
+        assert store.state.last_stop_reason == "end_turn"
+        (elicitation,) = store.elicitations()
+        assert elicitation.action == "cancel"
+        assert "You dismissed the form" in store.messages()[-1].text
