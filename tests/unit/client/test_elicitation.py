@@ -99,6 +99,11 @@ async def answered(h: Harness, request_id: int, version: int) -> JSON:
     return result
 
 
+async def complete(h: Harness, url_id: str = "github-oauth-001") -> None:
+    """The agent says a URL elicitation is done (`elicitation/complete`)."""
+    await h.peer.notify("elicitation/complete", {"elicitationId": url_id})
+
+
 def only(store: SessionStore) -> Any:
     (elicitation,) = store.elicitations()
     return elicitation
@@ -286,13 +291,9 @@ async def test_url_consent_is_accept_and_complete_marks_it_done(version: int) ->
         assert not only(store).completed
         revision = only(store).revision
         # unknown ids are ignored; the known one completes once
-        await h.peer.notify("elicitation/complete", {"elicitationId": "other"})
-        await h.peer.notify(
-            "elicitation/complete", {"elicitationId": "github-oauth-001"}
-        )
-        await h.peer.notify(
-            "elicitation/complete", {"elicitationId": "github-oauth-001"}
-        )
+        await complete(h, "other")
+        await complete(h)
+        await complete(h)
         await h.peer.sync()
         assert only(store).completed
         assert only(store).revision > revision
@@ -306,9 +307,7 @@ async def test_a_declined_url_elicitation_is_not_completed_later(version: int) -
         store = await h.new_session()
         asked = await h.peer.request("elicitation/create", url())
         assert await answered(h, asked, version) == {"action": "decline"}
-        await h.peer.notify(
-            "elicitation/complete", {"elicitationId": "github-oauth-001"}
-        )
+        await complete(h)
         await h.peer.sync()
         assert not only(store).completed
 
@@ -320,9 +319,7 @@ async def test_completed_while_still_asked_withdraws_the_question(version: int) 
         store = await h.new_session()
         asked = await h.peer.request("elicitation/create", url())
         ask = await elicitor.next()
-        await h.peer.notify(
-            "elicitation/complete", {"elicitationId": "github-oauth-001"}
-        )
+        await complete(h)
         assert await answered(h, asked, version) == {"action": "cancel"}
         assert ask.cancelled
         assert only(store).completed
@@ -370,9 +367,7 @@ async def test_leaving_the_session_answers_its_open_elicitation_cancel(
             await h.peer.reply(await h.peer.expect_request("session/close"), {})
         await leave.wait()
         # the session is gone: its elicitation can no longer complete
-        await h.peer.notify(
-            "elicitation/complete", {"elicitationId": "github-oauth-001"}
-        )
+        await complete(h)
         await h.peer.sync()
         assert not only(store).completed
 
