@@ -177,6 +177,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="how to answer the agent's permission requests (default: reject)",
     )
     printer.add_argument(
+        "--elicitation",
+        choices=("decline", "cancel"),
+        default="decline",
+        help="how to answer the agent's questions (elicitations: a form, or a URL "
+        "to open) that --answers does not (default: decline)",
+    )
+    printer.add_argument(
+        "--answers",
+        type=Path,
+        metavar="FILE",
+        help="answer forms from FILE: a JSON object of field values, or a list of "
+        "them (the first that gives every required field is sent)",
+    )
+    printer.add_argument(
         "--timeout",
         type=float,
         default=None,
@@ -546,6 +560,8 @@ def _headless(
         allow_git_writes=args.allow_git_writes,
         session=getattr(args, "session", None),
         raw_chunks=getattr(args, "raw_chunks", False),
+        elicitation=getattr(args, "elicitation", "decline"),
+        answers=getattr(args, "answers", None),
     )
     runner = run_print if args.command == "print" else list_sessions
     result: int = anyio.run(runner, options, sys.stdout, sys.stderr)

@@ -3,7 +3,10 @@
 Keys: `protocolVersion`, `agent{name,title,version}`, `sessionId`, `state`,
 `stopReason`, `timeline`, `messages`, `toolCalls`, `plans`, `terminals` (with
 `output` as base64 of the retained bytes and `text` from the terminal emulator),
-`configOptions`, `commands`, `usage`, `info`, `permissions`, `unknownUpdates`.
+`configOptions`, `commands`, `usage`, `info`, `permissions`, `unknownUpdates`,
+and, only when the agent asked any, `elicitations` (each with its `mode`,
+`message`, `requestedSchema` or `url`/`elicitationId`, `toolCallId`, the response
+sent as `outcome`, and `completed` once a URL one is done).
 Objects copied from the wire keep exactly their wire keys; a v1 session has the
 same document shape as a v2 one. A message's adjacent text chunks (blocks that
 are `{"type": "text", "text": ...}` and nothing else) are joined into one block,
@@ -43,7 +46,14 @@ from markdown_it import MarkdownIt
 
 from acp_tui.diff.parse import patch_from_texts
 from acp_tui.safe_text import printable
-from acp_tui.store.model import Message, Permission, Plan, Terminal, ToolCall
+from acp_tui.store.model import (
+    Elicitation,
+    Message,
+    Permission,
+    Plan,
+    Terminal,
+    ToolCall,
+)
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 from acp_tui.terminal.emulator import TerminalEmulator
@@ -260,6 +270,10 @@ def session_markdown(
             permission = store.permission(entity_id)
             if permission is not None:
                 block = _permission_markdown(permission)
+        elif kind == "elicitation":
+            elicitation = store.elicitation(entity_id)
+            if elicitation is not None:
+                block = _elicitation_markdown(elicitation)
         elif kind == "unknown_update":
             block = _unknown_markdown(store, entity_id)
         if block:
@@ -585,6 +599,13 @@ def _permission_markdown(permission: Permission) -> list[str]:
         names = {o.get("optionId"): o.get("name") for o in permission.options}
         answer = _line(names.get(chosen) or chosen) if chosen else "cancelled"
     return [f"**Permission:** {title}: **{answer}**"]
+
+
+def _elicitation_markdown(elicitation: Elicitation) -> list[str]:
+    question = _line(elicitation.message)
+    if elicitation.url is not None:  # shown, never a link
+        question += f" — `{_code(elicitation.url)}`"
+    return [f"**Question:** {question}: **{_line(elicitation.answer_text())}**"]
 
 
 def _unknown_markdown(store: SessionStore, entity_id: str) -> list[str]:

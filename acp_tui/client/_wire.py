@@ -17,7 +17,12 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel
 
-from acp_tui.client.dialect import AgentIdentity, PermissionAsk, SessionSummary
+from acp_tui.client.dialect import (
+    AgentIdentity,
+    ElicitationCreate,
+    PermissionAsk,
+    SessionSummary,
+)
 from acp_tui.client.ports import PermissionChoice
 from acp_tui.config import McpServerSettings
 from acp_tui.protocol.schema._base import MAX_JSON_DEPTH, json_nested_deeper, to_wire
@@ -30,6 +35,9 @@ __all__ = [
     "TOO_DEEP_TITLE",
     "agent_identity",
     "decode_base64",
+    "elicitation_capabilities",
+    "elicitation_create",
+    "elicitation_reply",
     "json_list",
     "json_object",
     "log_defaulted",
@@ -259,3 +267,51 @@ def session_summaries(sessions: Sequence[Any]) -> list[SessionSummary]:
 def permission_reply(outcome: JSONObject) -> JSONObject:
     """The `session/request_permission` result (the same shape in v1 and v2)."""
     return {"outcome": outcome}
+
+
+def elicitation_capabilities(form: bool, url: bool) -> JSONObject | None:
+    """`elicitation` of the client capabilities (the same in v1 and v2).
+
+    Each supported mode is an explicit `{}`; None when neither is offered (the
+    key is then left out: elicitation unsupported).
+    """
+    modes: dict[str, Any] = {}
+    if form:
+        modes["form"] = {}
+    if url:
+        modes["url"] = {}
+    return modes or None
+
+
+def elicitation_create(request: Any) -> ElicitationCreate:
+    """An `elicitation/create` of either version (`CreateElicitationRequest`).
+
+    The two versions' models share every field name.
+    """
+    schema = request.requested_schema
+    return ElicitationCreate(
+        mode=request.mode,
+        message=request.message,
+        session_id=request.session_id,
+        tool_call_id=request.tool_call_id,
+        request_scoped="request_id" in request.model_fields_set,
+        request_id=request.request_id,
+        requested_schema=to_wire(schema) if schema is not None else None,
+        url=request.url,
+        url_id=request.elicitation_id,
+        meta=request.meta,
+    )
+
+
+def elicitation_reply(
+    model: type[BaseModel], action: str, content: Mapping[str, Any] | None
+) -> JSONObject:
+    """The `elicitation/create` result, validated by its version's `model`.
+
+    `content` goes only with `accept` (receivers ignore it otherwise), and is
+    left out when there is none.
+    """
+    reply: dict[str, Any] = {"action": action}
+    if action == "accept" and content is not None:
+        reply["content"] = dict(content)
+    return to_wire(model.model_validate(reply))

@@ -127,8 +127,8 @@ class ClientFeatures:
     """Which client-side methods acp-tui serves on this connection.
 
     v1 agents learn these from `clientCapabilities`; v2 has no client `fs` or
-    `terminal` (agents own terminals), so only auth (and elicitation, not offered
-    yet) go in the v2 `capabilities`.
+    `terminal` (agents own terminals), so only auth and elicitation go in the v2
+    `capabilities`.
     """
 
     read_text_file: bool = False
@@ -142,6 +142,10 @@ class ClientFeatures:
     git_writes: bool = False
     """Let `fs/write_text_file` write under `.git` (hooks, config: code that the
     user's next git command runs). The user's choice; refused by default."""
+    elicitation_form: bool = False
+    """Answer form `elicitation/create` requests (`elicitation.form`, v1 and v2)."""
+    elicitation_url: bool = False
+    """Answer URL `elicitation/create` requests (`elicitation.url`, v1 and v2)."""
 
 
 @dataclass(slots=True)

@@ -12,9 +12,9 @@ Invariants:
   modes) lives in the `SessionTranslator` it makes for that session.
 * What crosses this seam is wire-form JSON (params, commands) or a
   version-neutral value (`SessionFeatures`, `SessionSummary`, `PermissionAsk`,
-  `AuthChoice`, `PromptCapabilities`, the store's `ConfigOption`: each dialect
-  reads its own spelling of the options); the wire models stay in the dialect
-  modules.
+  `ElicitationCreate`, `AuthChoice`, `PromptCapabilities`, the store's
+  `ConfigOption`: each dialect reads its own spelling of the options); the wire
+  models stay in the dialect modules.
 * Parsing a message raises pydantic's `ValidationError` when it does not fit the
   version; an operation the agent does not offer raises `UnsupportedOperation`.
 """
@@ -29,7 +29,7 @@ from acp_tui.client.ports import PermissionChoice
 from acp_tui.store import ops
 from acp_tui.store.config import ConfigOption
 from acp_tui.store.store import SessionStore
-from acp_tui.store.values import JSONObject
+from acp_tui.store.values import JSONObject, JSONValue
 
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
@@ -44,6 +44,7 @@ __all__ = [
     "AgentIdentity",
     "ClientServices",
     "Dialect",
+    "ElicitationCreate",
     "PermissionAsk",
     "SessionFeatures",
     "SessionMethod",
@@ -107,6 +108,29 @@ class PermissionAsk:
     """The offered options in wire form."""
     choices: tuple[PermissionChoice, ...]
     tool_call_id: str | None
+    meta: JSONObject | None
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitationCreate:
+    """An `elicitation/create`, version-neutral (what the store records).
+
+    Scoped to a session (`session_id`, maybe with `tool_call_id`) or, outside
+    any session, to one of the client's requests (`request_scoped`, with the
+    wire `request_id`). `mode` is `form` (`requested_schema` in wire form) or
+    `url` (`url`, and `url_id`: the `elicitationId` an `elicitation/complete`
+    names); another mode is kept as sent.
+    """
+
+    mode: str
+    message: str
+    session_id: str | None
+    tool_call_id: str | None
+    request_scoped: bool
+    request_id: JSONValue
+    requested_schema: JSONObject | None
+    url: str | None
+    url_id: str | None
     meta: JSONObject | None
 
 
@@ -260,6 +284,17 @@ class Dialect(Protocol):
 
     def permission_reply(self, outcome: JSONObject) -> JSONObject:
         """The `session/request_permission` result for the chosen `outcome`."""
+
+    def elicitation(self, params: Any) -> ElicitationCreate:
+        """Read an `elicitation/create` request."""
+
+    def elicitation_reply(
+        self, action: str, content: Mapping[str, Any] | None
+    ) -> JSONObject:
+        """The `elicitation/create` result (raises `ValidationError` if invalid)."""
+
+    def elicitation_completed(self, params: Any) -> str:
+        """The `elicitationId` of an `elicitation/complete` notification."""
 
     async def serve(self, method: str, params: Any, services: ClientServices) -> Any:
         """Serve a client-side request of the agent (`-32601` if not one)."""

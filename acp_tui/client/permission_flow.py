@@ -15,21 +15,19 @@ and records the outcome (`ResolvePermission`). Invariants:
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 
 import anyio
 
 from acp_tui.client.dialect import PermissionAsk
 from acp_tui.client.ports import PermissionPrompter, PermissionRequest
+from acp_tui.client.withdrawable import ask_unless
 from acp_tui.protocol.dispatcher import RequestContext
 from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 
 __all__ = ["answer_permission"]
-
-log = logging.getLogger(__name__)
 
 
 async def answer_permission(
@@ -65,7 +63,12 @@ async def answer_permission(
         choices,
         tool_call_id,
     )
-    chosen = await _ask(prompter, request, context, cancelled, report)
+    chosen = await ask_unless(
+        lambda: prompter.ask(request),
+        (context.cancel_requested, cancelled),
+        report,
+        "ask for permission",
+    )
     offered = {choice.option_id for choice in choices}
     outcome: JSONObject
     if chosen is not None and chosen in offered:
@@ -74,32 +77,3 @@ async def answer_permission(
         outcome = {"outcome": "cancelled"}
     store.apply(ops.ResolvePermission(permission_id, outcome))
     return outcome
-
-
-async def _ask(
-    prompter: PermissionPrompter,
-    request: PermissionRequest,
-    context: RequestContext,
-    cancelled: anyio.Event,
-    report: Callable[[str], None],
-) -> str | None:
-    """The prompter's answer, or None if the request is withdrawn or cancelled."""
-    answer: list[str | None] = [None]
-    async with anyio.create_task_group() as group:
-
-        async def ask() -> None:
-            try:
-                answer[0] = await prompter.ask(request)
-            except Exception as error:  # a broken prompter must not approve
-                log.exception("the permission prompter failed")
-                report(f"could not ask for permission: {error!r}")
-            group.cancel_scope.cancel()
-
-        async def watch(event: anyio.Event) -> None:
-            await event.wait()
-            group.cancel_scope.cancel()
-
-        group.start_soon(ask)
-        group.start_soon(watch, context.cancel_requested)
-        group.start_soon(watch, cancelled)
-    return answer[0]

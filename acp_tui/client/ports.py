@@ -2,7 +2,9 @@
 
 The client never shows anything itself. A permission request from the agent goes
 through `PermissionPrompter.ask`, which the Textual app implements with a modal
-dialog and `acp-tui print` with a fixed policy.
+dialog and `acp-tui print` with a fixed policy. An elicitation (the agent asks
+for a form's values, or for consent to open a URL) goes through
+`ElicitationPrompter.elicit` alike (`ElicitationPolicy` for headless runs).
 
 `RememberingPrompter` answers again what the user allowed always, and only that:
 a grant is keyed on the exact subject the dialog showed (`grants`), and it
@@ -12,15 +14,20 @@ never told "always" about a request the user did not see.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from acp_tui.client.grants import GrantScope, grant_scope_of, subject_facts
 from acp_tui.store.model import ToolCall
 from acp_tui.store.values import JSONObject
 
 __all__ = [
+    "ElicitationAnswer",
+    "ElicitationPolicy",
+    "ElicitationPrompter",
+    "ElicitationRequest",
+    "Elicited",
     "GrantScope",
     "PermissionChoice",
     "PermissionPolicy",
@@ -100,6 +107,108 @@ class PermissionPolicy:
                 if option.kind == kind:
                     return option.option_id
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitationRequest:
+    """A version-neutral `elicitation/create`: what the user is asked.
+
+    `mode` is `form` (`requested_schema`: the restricted JSON Schema, wire form)
+    or `url` (`url` to open with consent; `url_id`, the agent's `elicitationId`).
+    """
+
+    agent: str
+    """The agent that asks, as it names itself (shown: the spec wants it clear)."""
+    session_id: str | None
+    """None: a request-scoped elicitation, outside any session."""
+    elicitation_id: str
+    """The store's key for it (its JSON-RPC request id as a string)."""
+    mode: str
+    message: str
+    requested_schema: JSONObject | None
+    url: str | None
+    url_id: str | None
+    tool_call_id: str | None
+
+
+class ElicitationAnswer(Protocol):
+    """What the user answered: an action, and with `accept`, the values."""
+
+    @property
+    def action(self) -> str:
+        """`accept`, `decline` or `cancel`."""
+        ...
+
+    @property
+    def content(self) -> Mapping[str, Any] | None:
+        """The form's values (`accept` of a form), else None."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Elicited:
+    """A plain `ElicitationAnswer`."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: Mapping[str, Any] | None = None
+
+
+class ElicitationPrompter(Protocol):
+    """Asks the user (or a policy) to answer an elicitation."""
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer | None:
+        """Return the answer, or None to answer `cancel`.
+
+        The call is cancelled if the agent withdraws the request, the user
+        cancels the turn or leaves the session; the client then answers `cancel`
+        itself.
+        """
+        ...
+
+
+class ElicitationPolicy:
+    """An elicitation prompter that answers by policy, for headless runs.
+
+    Every elicitation is answered `action` (`decline` by default, so a script
+    never hangs on a question), except a form that `answers` fill: the first
+    of them that supplies every required field is sent, keeping only the
+    schema's fields (`acp-tui print --answers FILE`).
+    """
+
+    def __init__(
+        self,
+        action: Literal["decline", "cancel"] = "decline",
+        answers: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        self.action: Literal["decline", "cancel"] = action
+        self.answers = list(answers)
+        self.asked: list[ElicitationRequest] = []
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer | None:
+        """Answer `request` from the answers, else by the policy."""
+        self.asked.append(request)
+        schema = request.requested_schema
+        if request.mode == "form" and schema is not None:
+            for answer in self.answers:
+                content = _filled(schema, answer)
+                if content is not None:
+                    return Elicited("accept", content)
+        return Elicited(self.action)
+
+
+def _filled(schema: JSONObject, answer: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`answer`'s values for `schema`'s fields, if it gives every required one."""
+    properties = schema.get("properties")
+    fields = properties if isinstance(properties, Mapping) else {}
+    required = schema.get("required")
+    needed = (
+        [n for n in required if isinstance(n, str)]
+        if isinstance(required, list)
+        else []
+    )
+    if any(name not in answer for name in needed):
+        return None
+    return {name: answer[name] for name in fields if name in answer}
 
 
 def grant_scope(

@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
     from acp_tui.client.connection import ClientFeatures, Connection, StreamFactory
     from acp_tui.client.launch import AgentLauncher
-    from acp_tui.client.ports import PermissionPrompter
+    from acp_tui.client.ports import ElicitationPrompter, PermissionPrompter
     from acp_tui.client.prompt_content import PromptCapabilities
     from acp_tui.client.session import AcpClient, SessionFeatures, SessionSummary
     from acp_tui.client.tracked_session import StoreFactory
@@ -311,6 +311,8 @@ class ClientRunner:
         settings: The agent to run.
         port: Receives the reports.
         prompter: Answers the agent's permission requests.
+        elicitor: Answers the agent's elicitations (None: declined; only the
+            modes `features` advertise are asked).
         questions: Asks the user to pick sessions and login methods (None: never
             asked; an `auth_required` error is raised as it came).
         features: The client methods served (default: none).
@@ -328,6 +330,7 @@ class ClientRunner:
         port: RunnerPort,
         *,
         prompter: PermissionPrompter,
+        elicitor: ElicitationPrompter | None = None,
         questions: UserQuestions | None = None,
         features: ClientFeatures | None = None,
         store_factory: StoreFactory | None = None,
@@ -337,6 +340,7 @@ class ClientRunner:
         self.settings = settings
         self.port = port
         self.prompter = prompter
+        self.elicitor = elicitor
         self.questions = questions
         self.features = features
         self.store_factory = store_factory
@@ -481,6 +485,7 @@ class ClientRunner:
         settings = self.settings
         client = AcpClient(
             prompter=self.prompter,
+            elicitor=self.elicitor,
             features=self.client_features(),
             mcp_servers=settings.mcp_servers,
             on_diagnostic=self.port.diagnostic,

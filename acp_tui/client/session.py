@@ -32,7 +32,8 @@ version-neutral methods and read version-neutral `SessionStore`s:
   ends, whatever of it is still unfinished is marked cancelled too.
 * The agent's requests: `session/request_permission` goes through the
   `PermissionPrompter` port (a `$/cancel_request` or a cancelled turn answers
-  `cancelled`; an option that was not offered is never sent), and v1
+  `cancelled`; an option that was not offered is never sent), elicitations
+  through the `ElicitationPrompter` port (`client.elicitation_flow`), and v1
   `fs/read_text_file` / `fs/write_text_file` are served inside the session's roots
   when enabled (every write shown in the conversation: `file_writes`). So are the
   v1 `terminal/*` methods (`client.terminals`), one `ClientTerminals` per session,
@@ -50,8 +51,9 @@ version-neutral methods and read version-neutral `SessionStore`s:
 * A session the user leaves (`leave_session`: another session opened in its
   place, or its tab closed) is forgotten: its late updates are logged and
   dropped, never applied to a store nothing shows, and its pending permission
-  requests are answered `cancelled`. Where the agent supports `session/close`
-  (v2 baseline, v1 `sessionCapabilities.close`) it is closed too.
+  requests are answered `cancelled` (its elicitations `cancel`). Where the
+  agent supports `session/close` (v2 baseline, v1 `sessionCapabilities.close`)
+  it is closed too.
 * Client-owned terminals are killed and reaped when their session is closed,
   deleted or left, by `aclose()`, and in any case when the connection closes.
 """
@@ -67,13 +69,18 @@ import anyio
 
 from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.dialect import Dialect, SessionFeatures, SessionSummary
+from acp_tui.client.elicitation_flow import Elicitations
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.file_writes import FileWrites
 from acp_tui.client.fs import FileSystemAccess
 from acp_tui.client.long_text import LONG_TEXT_PATHS
 from acp_tui.client.message_origins import MessageOrigins
 from acp_tui.client.permission_flow import answer_permission
-from acp_tui.client.ports import PermissionPrompter
+from acp_tui.client.ports import (
+    ElicitationPolicy,
+    ElicitationPrompter,
+    PermissionPrompter,
+)
 from acp_tui.client.terminals import ClientTerminals
 from acp_tui.client.tracked_session import (
     SessionOpening,
@@ -114,7 +121,9 @@ class AcpClient:
 
     Args:
         prompter: Answers the agent's permission requests.
-        features: Which client methods are served (v1 `fs` and `terminal`).
+        elicitor: Answers the agent's elicitations (default: declined).
+        features: Which client methods are served (v1 `fs` and `terminal`,
+            the elicitation modes).
         mcp_servers: MCP servers to pass on new and resumed sessions.
         on_diagnostic: Told about malformed updates (also logged).
         store_factory: Makes each session's store (default: `plain_store`).
@@ -132,6 +141,7 @@ class AcpClient:
         self,
         *,
         prompter: PermissionPrompter,
+        elicitor: ElicitationPrompter | None = None,
         features: ClientFeatures | None = None,
         mcp_servers: Mapping[str, McpServerSettings] | None = None,
         on_diagnostic: Callable[[Diagnostic], None] | None = None,
@@ -142,6 +152,7 @@ class AcpClient:
             if not root.is_absolute():
                 raise ValueError(f"roots must be absolute: {root}")
         self.prompter = prompter
+        self.elicitor: ElicitationPrompter = elicitor or ElicitationPolicy()
         self.roots: tuple[Path, ...] = tuple(roots)
         """What sessions may reach unless their caller names other roots."""
         self.features = features or ClientFeatures()
@@ -151,6 +162,7 @@ class AcpClient:
         self._sessions: dict[str, TrackedSession] = {}
         self._updates = UpdateIntake(self._sessions, on_diagnostic)
         self._store_factory = store_factory
+        self._elicitations = Elicitations(self.elicitor, self.features, self._report)
 
     # ---------------------------------------------------------------- wiring
 
@@ -397,6 +409,7 @@ class AcpClient:
         if session.unsubscribe is not None:
             session.unsubscribe()
         session.cancelled.set()
+        self._elicitations.forget(session.store)
         turn = session.turn
         if turn is not None and not self.dialect.turn_ends_with_response:
             turn.stop_reason = "cancelled"
@@ -553,7 +566,10 @@ class AcpClient:
     # ------------------------------------------------------------- inbound
 
     async def handle_notification(self, method: str, params: Any) -> None:
-        """Serve the agent's notifications (`session/update`; others ignored)."""
+        """Serve `session/update` and `elicitation/complete` (others ignored)."""
+        if method == "elicitation/complete":
+            self._elicitations.complete(self.dialect, params)
+            return
         if method != "session/update":
             log.debug("ignoring notification %s", method)
             return
@@ -569,6 +585,8 @@ class AcpClient:
         """Serve the agent's requests."""
         if method == "session/request_permission":
             return await self._permission(params, context)
+        if method == "elicitation/create":
+            return await self._elicitation(params, context)
         return await self.dialect.serve(method, params, self)
 
     # The `dialect.ClientServices` the agent's client-side requests reach.
@@ -610,6 +628,13 @@ class AcpClient:
             ask, session.store, session.cancelled, context, self.prompter, self._report
         )
         return self.dialect.permission_reply(outcome)
+
+    async def _elicitation(self, params: Any, context: RequestContext) -> Any:
+        def session(session_id: str) -> tuple[SessionStore, anyio.Event]:
+            tracked = self._session_for(session_id)
+            return tracked.store, tracked.cancelled
+
+        return await self._elicitations.create(self.dialect, params, context, session)
 
 
 def _set_lists(

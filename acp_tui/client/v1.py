@@ -39,6 +39,9 @@ from typing import TYPE_CHECKING, Any, Final
 from acp_tui.client._wire import (
     CHUNK_ROLES,
     agent_identity,
+    elicitation_capabilities,
+    elicitation_create,
+    elicitation_reply,
     json_list,
     log_defaulted,
     mcp_entry,
@@ -54,6 +57,7 @@ from acp_tui.client.auth import AuthChoice
 from acp_tui.client.dialect import (
     AgentIdentity,
     ClientServices,
+    ElicitationCreate,
     Lists,
     PermissionAsk,
     SessionFeatures,
@@ -377,6 +381,13 @@ class V1Dialect:
         )
         if features.terminal_auth:
             capabilities.auth = v1.AuthCapabilities(terminal=True)
+        elicitation = elicitation_capabilities(
+            features.elicitation_form, features.elicitation_url
+        )
+        if elicitation is not None:
+            capabilities.elicitation = v1.ElicitationCapabilities.model_validate(
+                elicitation
+            )
         return to_wire(
             v1.InitializeRequest(
                 protocol_version=1,
@@ -537,6 +548,22 @@ class V1Dialect:
     def permission_reply(self, outcome: JSONObject) -> JSONObject:
         """`{"outcome": outcome}`."""
         return permission_reply(outcome)
+
+    def elicitation(self, params: Any) -> ElicitationCreate:
+        """A v1 `elicitation/create` (same shape as v2)."""
+        request = v1.CreateElicitationRequest.model_validate(params)
+        log_defaulted(log, "elicitation/create", params, request)
+        return elicitation_create(request)
+
+    def elicitation_reply(
+        self, action: str, content: Mapping[str, Any] | None
+    ) -> JSONObject:
+        """A v1 `CreateElicitationResponse` (`ValidationError` if invalid)."""
+        return elicitation_reply(v1.CreateElicitationResponse, action, content)
+
+    def elicitation_completed(self, params: Any) -> str:
+        """The `elicitationId` of a v1 `elicitation/complete`."""
+        return v1.CompleteElicitationNotification.model_validate(params).elicitation_id
 
     async def serve(self, method: str, params: Any, services: ClientServices) -> Any:
         """`fs/read_text_file`, `fs/write_text_file` and `terminal/*`, if enabled."""

@@ -33,6 +33,7 @@ levels deep is skipped with a visible notice (both translators check this).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
@@ -46,8 +47,12 @@ from acp_tui.client._wire import (
     TOO_DEEP_TITLE,
     agent_identity,
     decode_base64,
+    elicitation_capabilities,
+    elicitation_create,
+    elicitation_reply,
     json_list,
     json_object,
+    log_defaulted,
     mcp_entry,
     nested_too_deeply,
     patch,
@@ -61,6 +66,7 @@ from acp_tui.client.auth import AuthChoice
 from acp_tui.client.dialect import (
     AgentIdentity,
     ClientServices,
+    ElicitationCreate,
     Lists,
     PermissionAsk,
     SessionFeatures,
@@ -93,6 +99,8 @@ __all__ = [
     "tool_call_patch",
     "translate_update",
 ]
+
+log = logging.getLogger(__name__)
 
 
 def _chunk(update: v2.ContentChunk) -> list[ops.Op]:
@@ -378,6 +386,13 @@ class V2Dialect:
             request.capabilities.auth = v2.AuthCapabilities(
                 terminal=v2.TerminalAuthCapabilities()
             )
+        elicitation = elicitation_capabilities(
+            features.elicitation_form, features.elicitation_url
+        )
+        if elicitation is not None:
+            request.capabilities.elicitation = (
+                v2.ElicitationCapabilities.model_validate(elicitation)
+            )
         params = to_wire(request)
         params["clientInfo"] = dict(params["info"])  # v1 Implementation: same fields
         v1_capabilities: dict[str, Any] = {
@@ -390,6 +405,8 @@ class V2Dialect:
         }
         if features.terminal_auth:
             v1_capabilities["auth"] = {"terminal": True}
+        if elicitation is not None:
+            v1_capabilities["elicitation"] = elicitation
         params["clientCapabilities"] = v1_capabilities
         return params
 
@@ -551,6 +568,22 @@ class V2Dialect:
     def permission_reply(self, outcome: JSONObject) -> JSONObject:
         """`{"outcome": outcome}`."""
         return permission_reply(outcome)
+
+    def elicitation(self, params: Any) -> ElicitationCreate:
+        """A v2 `elicitation/create` (same shape as v1)."""
+        request = v2.CreateElicitationRequest.model_validate(params)
+        log_defaulted(log, "elicitation/create", params, request)
+        return elicitation_create(request)
+
+    def elicitation_reply(
+        self, action: str, content: Mapping[str, Any] | None
+    ) -> JSONObject:
+        """A v2 `CreateElicitationResponse` (`ValidationError` if invalid)."""
+        return elicitation_reply(v2.CreateElicitationResponse, action, content)
+
+    def elicitation_completed(self, params: Any) -> str:
+        """The `elicitationId` of a v2 `elicitation/complete`."""
+        return v2.CompleteElicitationNotification.model_validate(params).elicitation_id
 
     async def serve(self, method: str, params: Any, services: ClientServices) -> Any:
         """v2 clients serve no `fs/*` or `terminal/*`: agents own them."""

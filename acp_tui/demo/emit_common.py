@@ -3,13 +3,16 @@ r"""What the v1 and v2 emitters share.
 The agent's identity, the permission options and how an answer is read, the
 plain-text rendering of terminal bytes, the config options and commands built from
 either version's models, and `Emitter`: notifications that stop once the client is
-gone.
+gone, and elicitations (the two versions spell them alike).
 
 Invariants:
 
 * A permission answer is approval only if it selects one of the options offered:
   `cancelled`, an unknown outcome, an unknown option id, an error reply or a broken
   connection all read as "not approved".
+* An elicitation's answer is `(action, content)` only if the response is valid
+  for the version; anything else (an error, a broken connection) reads as
+  `cancel`.
 * `plain_text()` never lets a control sequence through: CSI and OSC sequences are
   removed, `\r` rewinds the current line (the last redraw of a progress bar
   wins), other C0 controls are dropped.
@@ -19,7 +22,8 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Final, TypeVar
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -32,13 +36,18 @@ from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.protocol.transport import ConnectionClosed
 
+if TYPE_CHECKING:
+    from acp_tui.demo.session import ElicitAsk
+
 __all__ = [
     "AGENT_INFO",
     "PERMISSION_OPTIONS",
+    "ElicitAnswer",
     "Emitter",
     "ask_permission",
     "available_commands",
     "config_select",
+    "elicitation_modes",
     "permission_options",
     "plain_text",
 ]
@@ -143,11 +152,43 @@ def available_commands(
     return out
 
 
-class Emitter:
-    """What both versions' `Port`s share: notifications, until the client is gone."""
+ElicitAnswer: TypeAlias = tuple[str, dict[str, Any] | None]
+"""An elicitation's answer: the action and, with `accept`, the content."""
 
-    def __init__(self, dispatcher: Dispatcher) -> None:
+
+def elicitation_modes(capabilities: Any) -> frozenset[str]:
+    """The modes a client's `elicitation` capability advertises (v1 or v2 model).
+
+    A mode is offered only when its entry is present and not null.
+    """
+    if capabilities is None:
+        return frozenset()
+    return frozenset(
+        mode for mode in ("form", "url") if getattr(capabilities, mode) is not None
+    )
+
+
+class Emitter:
+    """What both versions' `Port`s share: notifications and elicitations.
+
+    Notifications stop once the client is gone.
+
+    Args:
+        dispatcher: The connection.
+        elicitation_modes: The elicitation modes the client advertised.
+    """
+
+    models: ClassVar[ModuleType]
+    """The version's wire models (`protocol.schema.v1` or `v2`)."""
+
+    def __init__(
+        self,
+        dispatcher: Dispatcher,
+        *,
+        elicitation_modes: frozenset[str] = frozenset(),
+    ) -> None:
         self.dispatcher = dispatcher
+        self.elicitation_modes = elicitation_modes
         self.closed = False
 
     async def _notify(self, method: str, params: JSONObject) -> None:
@@ -165,6 +206,40 @@ class Emitter:
     async def extension(self, method: str, params: JSONObject) -> None:
         """A `_`-prefixed notification."""
         await self._notify(method, params)
+
+    async def elicit(self, session_id: str, ask: ElicitAsk) -> ElicitAnswer:
+        """`elicitation/create`, scoped to the session (and its tool call).
+
+        Returns the answer (`cancel` if there is none).
+        """
+        params: dict[str, Any] = {
+            "sessionId": session_id,
+            "mode": ask.mode,
+            "message": ask.message,
+        }
+        if ask.tool_call_id is not None:
+            params["toolCallId"] = ask.tool_call_id
+        if ask.schema is not None:
+            params["requestedSchema"] = ask.schema
+        if ask.url is not None:
+            params["url"] = ask.url
+            params["elicitationId"] = ask.url_id
+        request = self.models.CreateElicitationRequest.model_validate(params)
+        try:
+            raw = await self.dispatcher.request("elicitation/create", to_wire(request))
+            response = self.models.CreateElicitationResponse.model_validate(raw)
+        except (RpcError, ValidationError) as error:
+            log.warning("elicitation failed: %s", error)
+            return ("cancel", None)
+        except ConnectionClosed:
+            return ("cancel", None)
+        action = str(response.action)
+        content = response.content
+        return (action, dict(content) if action == "accept" and content else None)
+
+    async def elicitation_complete(self, url_id: str) -> None:
+        """`elicitation/complete`: a URL elicitation's interaction finished."""
+        await self._notify("elicitation/complete", {"elicitationId": url_id})
 
 
 _ESCAPES: Final = re.compile(

@@ -39,7 +39,8 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Final
+from types import ModuleType
+from typing import Any, ClassVar, Final
 
 import anyio
 import anyio.lowlevel
@@ -302,12 +303,20 @@ class V1Emitter(Emitter):
     Args:
         dispatcher: The connection.
         client_terminal: The client advertised `terminal: true`.
+        elicitation_modes: The elicitation modes the client advertised.
     """
 
     version = 1
+    models: ClassVar[ModuleType] = v1
 
-    def __init__(self, dispatcher: Dispatcher, *, client_terminal: bool) -> None:
-        super().__init__(dispatcher)
+    def __init__(
+        self,
+        dispatcher: Dispatcher,
+        *,
+        client_terminal: bool,
+        elicitation_modes: frozenset[str] = frozenset(),
+    ) -> None:
+        super().__init__(dispatcher, elicitation_modes=elicitation_modes)
         self.client_terminal = client_terminal
         self._views: dict[str, _View] = {}
         self._shields: set[anyio.CancelScope] = set()

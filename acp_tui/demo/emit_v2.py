@@ -25,7 +25,8 @@ and usage. Applying them gives the same client state as the live updates did.
 from __future__ import annotations
 
 import base64
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
@@ -235,6 +236,7 @@ class V2Emitter(Emitter):
     """The `Port` of a v2 connection."""
 
     version = 2
+    models: ClassVar[ModuleType] = v2
     client_terminal = False
 
     # -------------------------------------------------------------- the Port

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from acp_tui.demo.events import Info, JSONObject, Unknown
+from acp_tui.demo.questions import ask_scenario, login_scenario
 from acp_tui.demo.session import PermissionAsk
 from acp_tui.demo.turn import Turn, chunks
 from acp_tui.demo.workspace import LOGO_AFTER, LOGO_BEFORE, TextChange, git_patch
@@ -994,4 +995,8 @@ _SCENARIOS: Final[dict[str, Scenario]] = {
     "misbehave": misbehave_scenario,
     "long": long_scenario,
     "title": title_scenario,
+    # Not in COMMANDS (advertising them would change every pinned document's
+    # command list): the questions of ACP elicitation (`demo.questions`).
+    "ask": ask_scenario,
+    "login": login_scenario,
 }

@@ -11,6 +11,8 @@ Negotiation (`initialize`):
 * On v1 the client's `clientCapabilities` are honoured even when they came as
   extra keys of a v2-shaped offer: with `terminal: true`, commands run in the
   client's terminals; `fs` is never needed (the demo's files are its own).
+  The elicitation modes the client advertises (v1 `clientCapabilities`, v2
+  `capabilities`) are the only ones `/ask` and `/login` use.
 
 Invariants:
 
@@ -49,7 +51,7 @@ import anyio.abc
 from pydantic import ValidationError
 
 from acp_tui.demo import persist
-from acp_tui.demo.emit_common import AGENT_INFO
+from acp_tui.demo.emit_common import AGENT_INFO, elicitation_modes
 from acp_tui.demo.events import JSONObject, fold
 from acp_tui.demo.pacing import Pace, clock_from_env, delay_from_env
 from acp_tui.demo.session import DemoAgent, DemoSession, SessionNotFound
@@ -265,14 +267,17 @@ class DemoServer:
             from acp_tui.protocol.schema import v2
 
             try:
-                v2.InitializeRequest.model_validate(params)
+                offer = v2.InitializeRequest.model_validate(params)
                 version = 2
             except ValidationError:
                 version = 1  # a v2 number with v1-shaped params: speak v1
         if version == 2:
             from acp_tui.demo import emit_v2
 
-            self.port = emit_v2.V2Emitter(self.dispatcher)
+            self.port = emit_v2.V2Emitter(
+                self.dispatcher,
+                elicitation_modes=elicitation_modes(offer.capabilities.elicitation),
+            )
             self._handlers = self._v2_handlers()
             return emit_v2.initialize_result(AGENT_INFO)
         from acp_tui.demo import emit_v1
@@ -285,7 +290,9 @@ class DemoServer:
         except ValidationError:
             capabilities = v1.ClientCapabilities()
         self.port = emit_v1.V1Emitter(
-            self.dispatcher, client_terminal=capabilities.terminal
+            self.dispatcher,
+            client_terminal=capabilities.terminal,
+            elicitation_modes=elicitation_modes(capabilities.elicitation),
         )
         self._handlers = self._v1_handlers()
         return emit_v1.initialize_result(AGENT_INFO)

@@ -48,6 +48,7 @@ __all__ = [
     "ClientRun",
     "DemoAgent",
     "DemoSession",
+    "ElicitAsk",
     "OptionKind",
     "PermissionAsk",
     "Port",
@@ -86,6 +87,22 @@ class PermissionAsk:
 
 
 @dataclass(frozen=True, slots=True)
+class ElicitAsk:
+    """An elicitation, version-neutral: a form (`schema`) or a URL to open.
+
+    `url_id` is the URL elicitation's `elicitationId` (what
+    `elicitation/complete` names); `tool_call_id` the tool call it belongs to.
+    """
+
+    message: str
+    mode: Literal["form", "url"]
+    schema: JSONObject | None = None
+    url: str | None = None
+    url_id: str | None = None
+    tool_call_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ClientCommand:
     """A command for a client terminal (v1 `terminal/create`).
 
@@ -118,6 +135,8 @@ class Port(Protocol):
     """The negotiated ACP version."""
     client_terminal: bool
     """Whether commands run in the client's terminals (v1 `terminal: true`)."""
+    elicitation_modes: frozenset[str]
+    """The elicitation modes the client advertised (`form`, `url`)."""
 
     async def send(self, session_id: str, event: Event) -> None:
         """Send a neutral event as this version's wire messages (maybe none)."""
@@ -135,6 +154,19 @@ class Port(Protocol):
 
     async def ask_permission(self, session_id: str, ask: PermissionAsk) -> str | None:
         """Ask; returns the chosen option's kind, or None (cancelled or unknown)."""
+        ...
+
+    async def elicit(
+        self, session_id: str, ask: ElicitAsk
+    ) -> tuple[str, dict[str, Any] | None]:
+        """Ask; the action and, if accepted, the content.
+
+        `cancel` if the client gave no valid answer.
+        """
+        ...
+
+    async def elicitation_complete(self, url_id: str) -> None:
+        """Tell the client a URL elicitation's interaction finished."""
         ...
 
     async def extension(self, method: str, params: JSONObject) -> None:

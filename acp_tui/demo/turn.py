@@ -9,9 +9,10 @@ Invariants:
 * **`emit` is atomic**: the wire send and the history append happen under one
   shield, so a cancellation never leaves one without the other.
 * **Cancellation at any moment.** `cancel()` cancels the scope at once, unless a
-  permission request is pending: then the client must answer it (`cancelled`), and
-  the scope is cancelled as soon as it does, or after `PERMISSION_GRACE` if it
-  never does. A running command is killed by its runner's shielded cleanup.
+  permission request or an elicitation is pending: then the client must answer
+  it (`cancelled`, `cancel`), and the scope is cancelled as soon as it does, or
+  after `PERMISSION_GRACE` if it never does. A running command is killed by its
+  runner's shielded cleanup.
 * **A cancelled turn is tidied, then reported.** After the scope: unfinished tool
   calls get status `cancelled`, killed terminals get their exit status, unfinished
   plan entries become `cancelled`, a short message says what was stopped, and the
@@ -28,9 +29,9 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import anyio
 import anyio.lowlevel
@@ -56,6 +57,7 @@ from acp_tui.demo.session import (
     ClientCommand,
     ClientRun,
     DemoSession,
+    ElicitAsk,
     PermissionAsk,
     Port,
 )
@@ -63,6 +65,8 @@ from acp_tui.demo.session import (
 __all__ = ["FINAL_STATUSES", "PERMISSION_GRACE", "Turn", "chunks", "text_of"]
 
 log = logging.getLogger(__name__)
+
+_A = TypeVar("_A")
 
 PERMISSION_GRACE: Final = 10.0
 """Seconds a cancelled turn waits for the client to answer a pending permission
@@ -344,19 +348,42 @@ class Turn:
                 "so I won't ask again.)_\n\n"
             )
             return True
-        await self.port.state(session.session_id, "requires_action")
+        kind = await self._question(
+            lambda: self.port.ask_permission(session.session_id, ask)
+        )
+        if kind == "allow_always":
+            session.allow_always.add(remember)
+        return kind in ("allow_once", "allow_always")
+
+    async def elicit(self, ask: ElicitAsk) -> tuple[str, dict[str, Any] | None]:
+        """Ask the user through the client (an elicitation).
+
+        Returns:
+            The action (`accept`, `decline`, `cancel`) and, if accepted, the
+            content. A cancelled turn raises (cancelled) once the client has
+            answered.
+        """
+        session_id = self.session.session_id
+        return await self._question(lambda: self.port.elicit(session_id, ask))
+
+    async def _question(self, ask: Callable[[], Awaitable[_A]]) -> _A:
+        """Wait for the client to answer `ask` (`requires_action` meanwhile).
+
+        A cancel waits for the answer (at most `PERMISSION_GRACE`), then the
+        turn is cancelled.
+        """
+        session_id = self.session.session_id
+        await self.port.state(session_id, "requires_action")
         self._permissions += 1
         try:
-            kind = await self.port.ask_permission(session.session_id, ask)
+            answer = await ask()
         finally:
             self._permissions -= 1
         if self.cancel_requested:
             self.scope.cancel()
             await anyio.lowlevel.checkpoint()
-        await self.port.state(session.session_id, "running")
-        if kind == "allow_always":
-            session.allow_always.add(remember)
-        return kind in ("allow_once", "allow_always")
+        await self.port.state(session_id, "running")
+        return answer
 
     # -------------------------------------------------------------- commands
 

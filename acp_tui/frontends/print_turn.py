@@ -4,7 +4,10 @@ It starts the agent, negotiates, opens a session in `--cwd` (or resumes the agen
 session `--session ID` there), sends the prompt and waits for the turn to end.
 `--format text` streams a readable transcript to stdout as updates arrive;
 `--format json` prints one document of the final state (`acp_tui.export`).
-Permission requests are answered by `--permissions`.
+Permission requests are answered by `--permissions`. Elicitations (form and URL
+are advertised) are answered `--elicitation` (`decline` by default, so a script
+never waits on a question), or, for a form, with the first of `--answers FILE`
+(a JSON object, or a list of them) that gives every required field.
 
 The agent's `fs/*` and terminal requests reach `--cwd` and the `--add-dir`
 directories (also sent as `additionalDirectories` where the agent takes them), and
@@ -34,7 +37,7 @@ import anyio
 from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.errors import AgentError, describe_rpc_error
 from acp_tui.client.launch import AGENT_FAILURES
-from acp_tui.client.ports import PermissionPolicy
+from acp_tui.client.ports import ElicitationPolicy, PermissionPolicy
 from acp_tui.client.runner import (
     SETUP_TIMEOUT,
     AgentSettings,
@@ -105,6 +108,10 @@ class PrintOptions:
     """Resume this agent session (in `cwd`) instead of starting one."""
     raw_chunks: bool = False
     """JSON: keep each message's text chunks as streamed, not joined."""
+    elicitation: Literal["decline", "cancel"] = "decline"
+    """How to answer the agent's elicitations (`--elicitation`)."""
+    answers: Path | None = None
+    """Form answers (`--answers`): a JSON object, or a list of them."""
 
 
 class PrintRun(SilentPort):
@@ -120,6 +127,7 @@ class PrintRun(SilentPort):
         err: TextIO,
         *,
         sessions_only: bool = False,
+        answers: Sequence[dict[str, Any]] = (),
     ) -> None:
         self.options = options
         self.out = out
@@ -147,11 +155,14 @@ class PrintRun(SilentPort):
                 settings,
                 self,
                 prompter=PermissionPolicy(options.permissions),
+                elicitor=ElicitationPolicy(options.elicitation, answers),
                 features=ClientFeatures(
                     read_text_file=True,
                     write_text_file=True,
                     terminal=True,
                     git_writes=options.allow_git_writes,
+                    elicitation_form=True,
+                    elicitation_url=True,
                 ),
                 store_factory=transcript_store_factory(options.name),
             )
@@ -206,7 +217,12 @@ class PrintRun(SilentPort):
 
 async def run_print(options: PrintOptions, out: TextIO, err: TextIO) -> int:
     """Run one turn; returns the exit code. Never raises for agent failures."""
-    run = PrintRun(options, out, err)
+    try:
+        answers = read_answers(options.answers)
+    except ValueError as error:
+        print(printable(f"acp-tui: {error}"), file=err, flush=True)
+        return EXIT_USAGE
+    run = PrintRun(options, out, err, answers=answers)
     try:
         code = await _run(run)
     except AGENT_FAILURES as error:
@@ -286,6 +302,26 @@ async def _turn(run: PrintRun, client: AcpClient, store: SessionStore) -> str | 
     return result[0] if result else None
 
 
+def read_answers(path: Path | None) -> list[dict[str, Any]]:
+    """The form answers of `--answers`: a JSON object, or a list of objects.
+
+    Raises:
+        ValueError: The file cannot be read, or is not such JSON (said why).
+    """
+    if path is None:
+        return []
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"cannot read the answers in {path}: {error}") from None
+    answers = value if isinstance(value, list) else [value]
+    if not all(isinstance(answer, dict) for answer in answers):
+        raise ValueError(
+            f"{path}: the answers must be a JSON object, or a list of objects"
+        )
+    return answers
+
+
 def write_stderr_tail(tail: Sequence[str], err: TextIO) -> None:
     """The agent's last stderr lines, under a heading, made printable."""
     if tail:
@@ -320,7 +356,8 @@ class Transcript:
     """Streams a readable, plain-text transcript of a session to a text stream.
 
     Agent text is written as it arrives (markdown stays markdown); tool calls,
-    permissions and notices get one line each when they appear or change; a
+    permissions, elicitations and notices get one line each when they appear or
+    change; a
     plan is shown once, then only its changes.
     A path (a command's directory) reads relative to the session's directory,
     `~` for the home directory (`acp_tui.display_paths`).
@@ -346,6 +383,8 @@ class Transcript:
         self._printed: dict[str, int] = {}
         self._tool_status: dict[str, tuple[str | None, str]] = {}
         self._permission_outcomes: set[str] = set()
+        self._elicitation_answers: dict[str, str] = {}
+        """Each elicitation's answer as last printed."""
         self._plans: dict[str, list[str]] = {}
         """Each plan's entries as last printed (`_on_plan`)."""
         self._shown_as_users: set[str] = set()
@@ -494,6 +533,24 @@ class Transcript:
             names = {o.get("optionId"): o.get("name") for o in permission.options}
             answer = names.get(chosen, chosen) if chosen else "cancelled"
             self._line(f"[permission] {title}: {answer}")
+
+    def _on_elicitation(self, change: Change) -> None:
+        """The question when it comes, then how it was answered (and completed)."""
+        assert change.id is not None
+        elicitation = self.store.elicitation(change.id)
+        if elicitation is None:
+            return
+        answer = elicitation.answer_text()
+        if self._elicitation_answers.get(change.id) == answer:
+            return
+        self._elicitation_answers[change.id] = answer
+        question = elicitation.message
+        if elicitation.url is not None:
+            question += f" ({elicitation.url})"
+        if elicitation.pending:
+            self._line(f"[question] {question}")
+        else:
+            self._line(f"[question] {question}: {answer}")
 
     def _on_notice(self, change: Change) -> None:
         notices = self.store.notices

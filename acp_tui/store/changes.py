@@ -7,9 +7,9 @@ Invariants:
   content reference to a terminal never seen before (an extra terminal `added`)
   yield more; an op that changes nothing yields none.
 * `id` is the entity's key (`message_id`, `tool_call_id`, `plan_id`,
-  `terminal_id`, `permission_id`, the unknown update's or notice's sequence
-  number); `None` for session-wide values (config options, commands, session info,
-  usage, state).
+  `terminal_id`, `permission_id`, `elicitation_id`, the unknown update's or
+  notice's sequence number); `None` for session-wide values (config options,
+  commands, session info, usage, state).
 * `payload` is set only when the op was an append: the appended content block
   (message), content item (tool call) or bytes (terminal), so a UI can stream
   without diffing. If `action` is `"added"`, the payload is already part of the
@@ -35,6 +35,7 @@ ChangeKind: TypeAlias = Literal[
     "plan",
     "terminal",
     "permission",
+    "elicitation",
     "config_options",
     "commands",
     "session_info",

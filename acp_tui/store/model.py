@@ -30,6 +30,7 @@ from acp_tui.store.values import JSONObject, JSONValue
 
 __all__ = [
     "FINAL_TOOL_STATUSES",
+    "Elicitation",
     "Message",
     "Notice",
     "Permission",
@@ -447,6 +448,71 @@ class Permission:
 
 
 @dataclass(frozen=True, slots=True)
+class Elicitation:
+    """An elicitation request from the agent, and the response once answered.
+
+    `mode` is `form` (`requested_schema`: the restricted JSON Schema as received)
+    or `url` (`url`, and `url_id`, the `elicitationId` the agent completes it
+    with); another mode is kept as sent. `outcome` is the wire response sent
+    (`{"action": ..., "content": ...}`), None while it waits. `completed`: the
+    agent said a URL interaction finished (`elicitation/complete`).
+    """
+
+    elicitation_id: str
+    mode: str
+    message: str
+    requested_schema: JSONObject | None = None
+    url: str | None = None
+    url_id: str | None = None
+    tool_call_id: str | None = None
+    meta: JSONObject | None = None
+    outcome: JSONObject | None = None
+    completed: bool = False
+    revision: int = field(default=0, compare=False)
+
+    @property
+    def pending(self) -> bool:
+        """Whether it still waits for an answer."""
+        return self.outcome is None
+
+    @property
+    def action(self) -> str | None:
+        """`accept`, `decline`, `cancel` (another as sent), or None (pending)."""
+        return None if self.outcome is None else _text(self.outcome.get("action"))
+
+    @property
+    def content(self) -> Mapping[str, JSONValue] | None:
+        """The values an `accept` sent (None: none sent, or not accepted)."""
+        if self.outcome is None or self.action != "accept":
+            return None
+        content = self.outcome.get("content")
+        return content if isinstance(content, Mapping) else None
+
+    def answer_text(self) -> str:
+        """How it was answered, in words (plain, not yet made printable).
+
+        `waiting for an answer`, `answered: name=value, ...` (a form's values),
+        `accepted` (a URL opened), `declined`, `cancelled`, or the action as
+        sent; a completed URL elicitation adds `, completed`.
+        """
+        action = self.action
+        if action is None:
+            text = "waiting for an answer"
+        elif action == "accept":
+            content = self.content
+            if content:
+                values = ", ".join(
+                    f"{name}={_shown_value(value)}" for name, value in content.items()
+                )
+                text = f"answered: {values}"
+            else:
+                text = "accepted"
+        else:
+            text = {"decline": "declined", "cancel": "cancelled"}.get(action, action)
+        return f"{text}, completed" if self.completed else text
+
+
+@dataclass(frozen=True, slots=True)
 class PermissionOption:
     """One option a permission request offers (neutral)."""
 
@@ -455,6 +521,15 @@ class PermissionOption:
     """Its label, if the agent gave a string one."""
     kind: str | None
     """`allow_once`, `allow_always`, `reject_once`, `reject_always`, or another."""
+
+
+def _shown_value(value: object) -> str:
+    """A form value as read in a sentence (lists joined, booleans yes/no)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return "[" + ", ".join(_shown_value(v) for v in value) + "]"
+    return str(value)
 
 
 def _text(value: object) -> str | None:

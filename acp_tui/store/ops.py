@@ -37,11 +37,13 @@ from acp_tui.store.config import ConfigOption
 from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch
 
 __all__ = [
+    "AddElicitation",
     "AddPermission",
     "AppendMessageChunk",
     "AppendTerminalOutput",
     "AppendToolCallContent",
     "CancelUnfinishedToolCalls",
+    "CompleteElicitation",
     "CutMessageText",
     "MessageOrigin",
     "MessageRole",
@@ -54,6 +56,7 @@ __all__ = [
     "RecordTerminalError",
     "RecordUnknownUpdate",
     "ReplacePlan",
+    "ResolveElicitation",
     "ResolvePermission",
     "SetAvailableCommands",
     "SetConfigOptions",
@@ -364,6 +367,52 @@ class ResolvePermission:
     outcome: JSONObject
 
 
+# --- elicitations -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AddElicitation:
+    """An `elicitation/create` request of a session was received.
+
+    `elicitation_id` is the store's key for it (the JSON-RPC request id as a
+    string, as for permissions). `mode` is `form` (with `requested_schema`, the
+    restricted JSON Schema as received) or `url` (with `url` and `url_id`, the
+    wire `elicitationId` an `elicitation/complete` names); other modes are kept
+    as sent. `tool_call_id` names the tool call it is about, if any.
+    """
+
+    elicitation_id: str
+    mode: str
+    message: str
+    requested_schema: JSONObject | None = None
+    url: str | None = None
+    url_id: str | None = None
+    tool_call_id: str | None = None
+    meta: JSONObject | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResolveElicitation:
+    """An elicitation was answered (or cancelled): record the response sent.
+
+    `outcome` is the wire response, e.g. `{"action": "accept", "content": {...}}`,
+    `{"action": "decline"}` or `{"action": "cancel"}`. An unknown id is ignored.
+    """
+
+    elicitation_id: str
+    outcome: JSONObject
+
+
+@dataclass(frozen=True, slots=True)
+class CompleteElicitation:
+    """A URL elicitation's interaction finished (`elicitation/complete`).
+
+    An unknown id is ignored.
+    """
+
+    elicitation_id: str
+
+
 # --- other records ----------------------------------------------------------
 
 
@@ -403,6 +452,9 @@ Op: TypeAlias = (
     | SetState
     | AddPermission
     | ResolvePermission
+    | AddElicitation
+    | ResolveElicitation
+    | CompleteElicitation
     | RecordUnknownUpdate
     | RecordNotice
 )

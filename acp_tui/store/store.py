@@ -8,8 +8,9 @@ is `apply(op)` (see `ops`); it reports what changed as `Change` records (see
 Invariants:
 
 * **Ordered, per entity.** Ops are applied in the order given. Messages, tool
-  calls, plans, terminals and permissions are keyed by their ids; an op for an
-  unknown id creates the entity (only `ResolvePermission` ignores unknown ids).
+  calls, plans, terminals, permissions and elicitations are keyed by their ids;
+  an op for an unknown id creates the entity (only `ResolvePermission`,
+  `ResolveElicitation` and `CompleteElicitation` ignore unknown ids).
 * **Wire objects are kept as received.** Content blocks, content items, `_meta`,
   config options and raw payloads are stored by reference, never reshaped, so
   `to_json` writes back exactly the wire keys. Plans keep theirs packed (equal
@@ -52,10 +53,11 @@ Invariants:
   timeline and `message()` use that key, and `Message.message_id` keeps the id
   the agent sent. The key depends only on the order of ops, so a journal replay
   or an agent's history replay gives the same keys.
-* **Timeline.** Messages, tool calls, plans, terminals, permissions and unknown
-  updates appear once each, in order of first appearance. A terminal is listed
-  only while no tool call refers to it (a standalone terminal); otherwise it is
-  shown inside its tool call. `timeline_revision` bumps when the timeline changes.
+* **Timeline.** Messages, tool calls, plans, terminals, permissions,
+  elicitations and unknown updates appear once each, in order of first
+  appearance. A terminal is listed only while no tool call refers to it (a
+  standalone terminal); otherwise it is shown inside its tool call.
+  `timeline_revision` bumps when the timeline changes.
 * **Entities are snapshots.** A query returns the same frozen object until the
   entity changes; every change takes a new value of one store-wide revision
   counter.
@@ -72,6 +74,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeAlias
 
@@ -80,6 +83,7 @@ from acp_tui.store.changes import Change, ChangeAction
 from acp_tui.store.config import ConfigOption
 from acp_tui.store.model import (
     FINAL_TOOL_STATUSES,
+    Elicitation,
     Message,
     Notice,
     Permission,
@@ -93,11 +97,13 @@ from acp_tui.store.model import (
     terminal_ref,
 )
 from acp_tui.store.ops import (
+    AddElicitation,
     AddPermission,
     AppendMessageChunk,
     AppendTerminalOutput,
     AppendToolCallContent,
     CancelUnfinishedToolCalls,
+    CompleteElicitation,
     CutMessageText,
     MessageOrigin,
     MessageRole,
@@ -110,6 +116,7 @@ from acp_tui.store.ops import (
     RecordTerminalError,
     RecordUnknownUpdate,
     ReplacePlan,
+    ResolveElicitation,
     ResolvePermission,
     SetAvailableCommands,
     SetConfigOptions,
@@ -149,7 +156,13 @@ type string, the string's header, two list slots). A million one-word chunks
 would otherwise hold some 300 MB for 8 MB of text."""
 
 TimelineKind: TypeAlias = Literal[
-    "message", "tool_call", "plan", "terminal", "permission", "unknown_update"
+    "message",
+    "tool_call",
+    "plan",
+    "terminal",
+    "permission",
+    "elicitation",
+    "unknown_update",
 ]
 """The kinds of entity the timeline lists."""
 
@@ -429,6 +442,7 @@ class SessionStore:
         self._terminals: dict[str, _TerminalState] = {}
         self._terminal_refs: dict[str, dict[str, None]] = {}
         self._permissions: dict[str, Permission] = {}
+        self._elicitations: dict[str, Elicitation] = {}
         self._unknown_updates: list[JSONObject] = []
         self._notices: deque[Notice] = deque(maxlen=max_notices)
         self._notice_count = 0
@@ -463,6 +477,9 @@ class SessionStore:
             SetState: self._set_state,
             AddPermission: self._add_permission,
             ResolvePermission: self._resolve_permission,
+            AddElicitation: self._add_elicitation,
+            ResolveElicitation: self._resolve_elicitation,
+            CompleteElicitation: self._complete_elicitation,
             RecordUnknownUpdate: self._record_unknown_update,
             RecordNotice: self._record_notice,
         }
@@ -912,6 +929,45 @@ class SessionStore:
         )
         return (Change("permission", op.permission_id, "updated"),)
 
+    # --- elicitations -----------------------------------------------------
+
+    def _add_elicitation(self, op: AddElicitation) -> _Changes:
+        created = op.elicitation_id not in self._elicitations
+        if created:
+            self._add_to_timeline("elicitation", op.elicitation_id)
+        self._elicitations[op.elicitation_id] = Elicitation(
+            op.elicitation_id,
+            op.mode,
+            op.message,
+            op.requested_schema,
+            op.url,
+            op.url_id,
+            op.tool_call_id,
+            op.meta,
+            revision=self._next_revision(),
+        )
+        return (
+            Change("elicitation", op.elicitation_id, "added" if created else "updated"),
+        )
+
+    def _resolve_elicitation(self, op: ResolveElicitation) -> _Changes:
+        elicitation = self._elicitations.get(op.elicitation_id)
+        if elicitation is None:
+            return _NO_CHANGES
+        self._elicitations[op.elicitation_id] = replace(
+            elicitation, outcome=op.outcome, revision=self._next_revision()
+        )
+        return (Change("elicitation", op.elicitation_id, "updated"),)
+
+    def _complete_elicitation(self, op: CompleteElicitation) -> _Changes:
+        elicitation = self._elicitations.get(op.elicitation_id)
+        if elicitation is None or elicitation.completed:
+            return _NO_CHANGES
+        self._elicitations[op.elicitation_id] = replace(
+            elicitation, completed=True, revision=self._next_revision()
+        )
+        return (Change("elicitation", op.elicitation_id, "updated"),)
+
     # --- other records ----------------------------------------------------
 
     def _record_unknown_update(self, op: RecordUnknownUpdate) -> _Changes:
@@ -1079,6 +1135,14 @@ class SessionStore:
         """Return the permission requests not answered yet, in order received."""
         return tuple(p for p in self._permissions.values() if p.outcome is None)
 
+    def elicitation(self, elicitation_id: str) -> Elicitation | None:
+        """Return an elicitation, or `None` if unknown."""
+        return self._elicitations.get(elicitation_id)
+
+    def elicitations(self) -> tuple[Elicitation, ...]:
+        """Return every elicitation, in order received."""
+        return tuple(self._elicitations.values())
+
     def timeline(self) -> tuple[tuple[TimelineKind, str], ...]:
         """Return `(kind, id)` of what to display, in order of first appearance.
 
@@ -1181,6 +1245,10 @@ class SessionStore:
         }
         if state.error is not None:
             out["error"] = _plain(state.error)
+        if self._elicitations:  # left out when none: older documents read the same
+            out["elicitations"] = [
+                self._elicitation_json(e) for e in self._elicitations.values()
+            ]
         return out
 
     @staticmethod
@@ -1287,6 +1355,28 @@ class SessionStore:
             out["updatedAt"] = info.updated_at
         if info.meta is not None:
             out["_meta"] = _plain(info.meta)
+        return out
+
+    @staticmethod
+    def _elicitation_json(elicitation: Elicitation) -> dict[str, JSONValue]:
+        out: dict[str, JSONValue] = {
+            "id": elicitation.elicitation_id,
+            "mode": elicitation.mode,
+            "message": elicitation.message,
+        }
+        if elicitation.requested_schema is not None:
+            out["requestedSchema"] = _plain(elicitation.requested_schema)
+        if elicitation.url is not None:
+            out["url"] = elicitation.url
+        if elicitation.url_id is not None:
+            out["elicitationId"] = elicitation.url_id
+        if elicitation.tool_call_id is not None:
+            out["toolCallId"] = elicitation.tool_call_id
+        if elicitation.meta is not None:
+            out["_meta"] = _plain(elicitation.meta)
+        out["outcome"] = _plain(elicitation.outcome)
+        if elicitation.completed:
+            out["completed"] = True
         return out
 
     @staticmethod

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 
 from textual.message_pump import MessagePump
 
-from acp_tui.client.ports import RememberingPrompter
+from acp_tui.client.ports import ElicitationPrompter, RememberingPrompter
 from acp_tui.client.runner import (
     AgentSettings,
     AuthCancelled,
@@ -73,11 +73,12 @@ notifications per connection; the ones after are only logged, so a flood of bad
 lines cannot bury the screen in notifications."""
 
 
-class RunnerUI(DialogHost, UserQuestions, Protocol):
+class RunnerUI(DialogHost, UserQuestions, ElicitationPrompter, Protocol):
     """What the runner asks of the user interface (its session's tab).
 
-    `ask_user` shows the permission dialogs; `choose_session` and `choose_auth`
-    ask the user to pick a session or a login method.
+    `ask_user` shows the permission dialogs; `elicit` the agent's elicitations
+    (a form, or consent to open a URL); `choose_session` and `choose_auth` ask
+    the user to pick a session or a login method.
     """
 
 
@@ -182,6 +183,7 @@ class AgentRunner(ClientRunner):
                 ModalPermissionPrompter(ui, self._tool_call, self._paths),
                 self._tool_call,
             ),
+            elicitor=ui,
             questions=ui,
             # Every session's transcript is saved as it grows.
             store_factory=transcript_store_factory(settings.name),
@@ -198,6 +200,8 @@ class AgentRunner(ClientRunner):
             terminal=True,
             terminal_auth=True,
             git_writes=self.settings.allow_git_writes,
+            elicitation_form=True,
+            elicitation_url=True,
         )
 
     @property

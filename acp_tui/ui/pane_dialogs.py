@@ -5,7 +5,8 @@
 pane's dialogs and what follows from their answers:
 
 * the runner's `RunnerUI` port: `ask_user` (any dialog of this session),
-  `choose_session` (the session picker) and `choose_auth` (the login dialog);
+  `elicit` (the agent's elicitations: `elicitation_screen`), `choose_session`
+  (the session picker) and `choose_auth` (the login dialog);
 * picking another session (f2) or a new one (ctrl+n), and a saved transcript
   shown read-only when the agent cannot reopen it;
 * an agent's terminal login, run in the real terminal before reconnecting.
@@ -16,7 +17,8 @@ Invariants:
   for the user, the app says which tab asks (`SessionPane.WantsAttention`), and
   the dialog opens once the tab is shown, so a dialog never sits over the wrong
   session.
-* Permission dialogs open one at a time, in the order the requests came.
+* Permission and elicitation dialogs open one at a time, in the order the
+  requests came.
 * A dialog cancelled by the runner (the request withdrawn, the connection gone)
   closes.
 * Agent text in notifications is made printable and never parsed as markup.
@@ -29,7 +31,7 @@ import functools
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 from textual.app import SuspendNotSupported
@@ -54,10 +56,32 @@ from acp_tui.ui.widgets.start_view import StartView
 
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
+    from acp_tui.client.ports import ElicitationAnswer, ElicitationRequest
 
-__all__ = ["PaneDialogs"]
+__all__ = ["PaneDialogs", "elicitation_screen"]
 
 T = TypeVar("T")
+
+
+def elicitation_screen(request: ElicitationRequest) -> Screen[Any]:
+    """The dialog that asks an elicitation (a form, or consent to open a URL).
+
+    Its result is the answer (an `ElicitationReply`: `action`, `content`), or
+    None: dismissed. The screen is imported when first asked. Only the modes the
+    client advertises (`form`, `url`) reach it.
+    """
+    from acp_tui.client.elicitation_form import ElicitationAsk
+    from acp_tui.ui.screens.elicitation import ElicitationScreen
+
+    ask = ElicitationAsk(
+        agent=request.agent,
+        message=request.message,
+        mode="url" if request.mode == "url" else "form",
+        schema=request.requested_schema,
+        url=request.url,
+        elicitation_id=request.url_id,
+    )
+    return ElicitationScreen(ask)
 
 
 class PaneDialogs(PanePart):
@@ -151,6 +175,19 @@ class PaneDialogs(PanePart):
             if self.is_attached:
                 self._label_may_change()
 
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer | None:
+        """Ask an elicitation of this session (or of no session yet).
+
+        It waits its turn behind the permission dialogs (one dialog at a
+        time), and for the tab to be shown, like them. None: dismissed (the
+        client answers `cancel`).
+        """
+        async with self._permission_turn:
+            answer: ElicitationAnswer | None = await self.ask_user(
+                elicitation_screen(request)
+            )
+            return answer
+
     async def _show(self, screen: Screen[T]) -> T | None:
         """Show a dialog until it is answered.
 
@@ -181,7 +218,10 @@ class PaneDialogs(PanePart):
         try:
             return await future
         finally:
-            if not future.done() and screen.is_active:
+            # Cancelled (withdrawn, the turn cancelled, the session left): the
+            # wait cancels the future too, and the dialog must still close.
+            unanswered = future.cancelled() or not future.done()
+            if unanswered and screen.is_active:
                 screen.dismiss(None)
 
     async def choose_session(self, note: str = "") -> SessionRequest | None:

@@ -9,7 +9,11 @@ from typing import Any, Literal
 import anyio
 
 from acp_tui.client.connection import ClientFeatures, connect
-from acp_tui.client.ports import PermissionPolicy, PermissionRequest
+from acp_tui.client.ports import (
+    ElicitationPrompter,
+    PermissionPolicy,
+    PermissionRequest,
+)
 from acp_tui.client.session import AcpClient
 from acp_tui.export import terminal_text
 from acp_tui.protocol.transport import AgentCommand, StdioTransport
@@ -38,15 +42,26 @@ class ChoosingPrompter:
 async def demo_client(
     version: Literal[1, 2],
     prompter: PermissionPolicy | ChoosingPrompter | None = None,
+    elicitor: ElicitationPrompter | None = None,
 ) -> AsyncIterator[AcpClient]:
-    """An `AcpClient` on a fresh `python -m acp_tui.demo` (protocol pinned)."""
+    """An `AcpClient` on a fresh `python -m acp_tui.demo` (protocol pinned).
+
+    With `elicitor`, form and URL elicitation are advertised and answered by it.
+    """
     client = AcpClient(
         prompter=prompter or PermissionPolicy("allow"),
-        features=ClientFeatures(read_text_file=True, write_text_file=True),
+        elicitor=elicitor,
+        features=ClientFeatures(
+            read_text_file=True,
+            write_text_file=True,
+            elicitation_form=elicitor is not None,
+            elicitation_url=elicitor is not None,
+        ),
     )
     async with connect(
         lambda: StdioTransport(AgentCommand(DEMO), name="demo"),
         choice="1" if version == 1 else "2",
+        features=client.features,
         on_request=client.handle_request,
         on_notification=client.handle_notification,
     ) as connection:

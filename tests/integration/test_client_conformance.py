@@ -1,7 +1,8 @@
 """acp-tui's own messages are valid: every line it sends, checked against the schema.
 
 Turns with the demo agent (a real ACP peer) that exercise what acp-tui sends: the
-v2 and v1 handshakes, session/new, a prompt, a permission answer, v1 file-system
+v2 and v1 handshakes, session/new, a prompt, a permission answer, elicitation
+answers, v1 file-system
 answers and v1 terminals, and cancellation. Each is recorded with
 `acp-tui print --record`, then every line acp-tui wrote is validated strictly with
 the wire models of the version spoken on its connection (`check_schema` with
@@ -59,6 +60,9 @@ def spoken_version(connection: list[RecordedLine]) -> int:
         ("/edit", ("--protocol", "1", "--permissions", "allow"), 1),
         ("/run", ("--protocol", "1", "--permissions", "allow"), 1),
         ("/permission", ("--protocol", "1", "--permissions", "reject"), 1),
+        # Elicitation answers: declined (form), cancelled (URL).
+        ("/ask", ("--protocol", "2"), 2),
+        ("/login", ("--protocol", "1", "--elicitation", "cancel"), 1),
         # Cancelled by the timeout (the demo paced as usual): session/cancel.
         ("/long", ("--protocol", "2", "--timeout", "1"), 2),
         ("/long", ("--protocol", "1", "--timeout", "1"), 1),

@@ -12,6 +12,7 @@ from markdown_it import MarkdownIt
 
 from acp_tui.export import export_text, json_text, session_markdown
 from acp_tui.store.ops import (
+    AddElicitation,
     AddPermission,
     AppendMessageChunk,
     AppendTerminalOutput,
@@ -21,6 +22,7 @@ from acp_tui.store.ops import (
     PatchUsage,
     RecordUnknownUpdate,
     ReplacePlan,
+    ResolveElicitation,
     ResolvePermission,
     SetMessageOrigin,
     SetState,
@@ -263,6 +265,25 @@ def test_non_text_blocks_and_unanswered_permission() -> None:
     assert "*[image image/png]*" in markdown
     assert "AAAA" not in markdown
     assert "**Permission:** Delete everything: **no answer**" in markdown
+
+
+def test_questions_show_their_answers_and_urls_as_code() -> None:
+    store = SessionStore("s")
+    store.apply_many(
+        [
+            AddElicitation("1", "form", "Which strategy?", {"type": "object"}),
+            ResolveElicitation(
+                "1", {"action": "accept", "content": {"strategy": "balanced"}}
+            ),
+            AddElicitation("2", "url", "Log in", url="javascript:alert(1)", url_id="e"),
+            ResolveElicitation("2", {"action": "decline"}),
+            AddElicitation("3", "form", "Still there?", {"type": "object"}),
+        ]
+    )
+    markdown = session_markdown(store)
+    assert "**Question:** Which strategy?: **answered: strategy=balanced**" in markdown
+    assert "**Question:** Log in — `javascript:alert(1)`: **declined**" in markdown
+    assert "**Question:** Still there?: **waiting for an answer**" in markdown
 
 
 def test_json_export_is_the_print_document() -> None:

@@ -28,10 +28,13 @@ from acp_tui.storage.transcripts import (
     transcripts_dir,
 )
 from acp_tui.store import (
+    AddElicitation,
     AppendMessageChunk,
     AppendTerminalOutput,
+    CompleteElicitation,
     PatchSessionInfo,
     PatchTerminal,
+    ResolveElicitation,
     SessionStore,
     SetAvailableCommands,
     SetConfigOptions,
@@ -174,6 +177,34 @@ def test_the_transcript_rebuilds_the_live_store() -> None:
     assert loaded.header.session_id == "s1"
     assert (loaded.segments, loaded.skipped) == (1, 0)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_the_transcript_keeps_elicitations_and_their_answers() -> None:
+    """Questions asked (a form in a tool call, a URL completed) and how they
+    were answered are rebuilt from the transcript as they were live."""
+    store = open_store()
+    converse(store, "set it up", "a few questions first")
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"],
+    }
+    store.apply_many(
+        [
+            AddElicitation("4", "form", "Name?", schema, tool_call_id="c1"),
+            ResolveElicitation("4", {"action": "accept", "content": {"name": "x"}}),
+            AddElicitation("5", "url", "Log in", url="https://a.test/", url_id="e"),
+            ResolveElicitation("5", {"action": "accept"}),
+            CompleteElicitation("5"),
+        ]
+    )
+    loaded = read_transcript(transcript_file("fake", "s1"))
+    assert loaded is not None
+    assert loaded.store.to_json() == store.to_json()
+    assert [e.answer_text() for e in loaded.store.elicitations()] == [
+        "answered: name=x",
+        "accepted, completed",
+    ]
 
 
 def test_a_thought_and_an_answer_sharing_an_id_stay_two_messages() -> None:

@@ -5,14 +5,16 @@ have a widget mounted (its window); this module knows the widgets themselves:
 
 * `SHOWN_KINDS`: the timeline kinds that get a card.
 * `make_card`: the card for one entry, built from the store's newest snapshot: a
-  message, a tool call, a plan, a permission, or a terminal no tool call refers
-  to (`StandaloneTerminal`). A permission about a tool call the store knows gets
-  no card of its own: its tool call's card records it.
+  message, a tool call, a plan, a permission, an elicitation, or a terminal no
+  tool call refers to (`StandaloneTerminal`). A permission or an elicitation
+  about a tool call the store knows gets no card of its own: its tool call's
+  card records it.
 * `update_cards`: one batch of changes reaches the mounted cards, each changed
   entity's newest snapshot handed to its card once (a replacement marked as
   such). A terminal's change refreshes the tool-call cards that show it, and a
-  permission's change the tool-call card that records it. Entries with no card
-  mounted are left alone: they are built from the store when they are mounted.
+  permission's or an elicitation's change the tool-call card that records it.
+  Entries with no card mounted are left alone: they are built from the store
+  when they are mounted.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.widgets.conversation_entries import StandaloneTerminal
 from acp_tui.ui.widgets.conversation_follow import Key
+from acp_tui.ui.widgets.elicitation_view import ElicitationView
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.path_lines import session_paths
 from acp_tui.ui.widgets.permission_view import PermissionView
@@ -35,13 +38,13 @@ from acp_tui.ui.widgets.tool_call_view import ToolCallView
 __all__ = ["SHOWN_KINDS", "make_card", "update_cards"]
 
 SHOWN_KINDS: Final = frozenset(
-    {"message", "tool_call", "plan", "permission", "terminal"}
+    {"message", "tool_call", "plan", "permission", "elicitation", "terminal"}
 )
 """Timeline kinds with a widget (unknown updates: later)."""
 
 
 def _in_card(store: SessionStore, tool_call_id: str | None) -> bool:
-    """Whether a permission about `tool_call_id` is recorded in its tool card.
+    """Whether a permission (elicitation) about `tool_call_id` is in its tool card.
 
     Such a request gets no entry of its own (`ToolCallView.refresh_permissions`).
     """
@@ -65,6 +68,11 @@ def make_card(store: SessionStore, key: Key) -> Widget | None:
         if permission is None or _in_card(store, permission.tool_call_id):
             return None  # none, or recorded in its tool call's card
         return PermissionView(permission, session_paths(store))
+    if kind == "elicitation":
+        elicitation = store.elicitation(entity_id)
+        if elicitation is None or _in_card(store, elicitation.tool_call_id):
+            return None  # none, or recorded in its tool call's card
+        return ElicitationView(elicitation)
     if kind == "terminal":
         return StandaloneTerminal(store, entity_id)
     return None
@@ -75,7 +83,8 @@ def _changed(
 ) -> dict[Key, bool]:
     """The entries a batch changed, each once: whether one was replaced.
 
-    A permission's change refreshes the tool-call card that records it, here.
+    A permission's (an elicitation's) change refreshes the tool-call card that
+    records it, here.
     """
     changed: dict[Key, bool] = {}
     for change in changes:
@@ -88,9 +97,13 @@ def _changed(
                 changed.setdefault(("tool_call", owner), False)
             changed.setdefault(("terminal", entity_id), False)
             continue
-        if kind == "permission":  # recorded in its tool call's card?
-            permission = store.permission(entity_id)
-            about = permission.tool_call_id if permission is not None else None
+        if kind in ("permission", "elicitation"):  # in its tool call's card?
+            record = (
+                store.permission(entity_id)
+                if kind == "permission"
+                else store.elicitation(entity_id)
+            )
+            about = record.tool_call_id if record is not None else None
             if about is not None:
                 card = cards.get(("tool_call", about))
                 if isinstance(card, ToolCallView):
@@ -143,3 +156,7 @@ async def update_cards(
             permission = store.permission(entity_id)
             if permission is not None:
                 widget.update_permission(permission)
+        elif isinstance(widget, ElicitationView):
+            elicitation = store.elicitation(entity_id)
+            if elicitation is not None:
+                widget.update_elicitation(elicitation)

@@ -19,10 +19,10 @@ Content sits in a `Collapsible`. Running, pending and failed calls stay open;
 completed and cancelled ones collapse, unless their content is a small diff or
 terminal. Once the user toggles it, the card leaves it alone.
 
-The record of each permission request about the tool call (how it was answered,
-or that it waits) sits at the end of its card (`PermissionView`, attached): the
-conversation gives such requests no entry of their own, and calls
-`refresh_permissions` when one changes.
+The record of each permission request and each elicitation about the tool call
+(how it was answered, or that it waits) sits at the end of its card
+(`PermissionView`, `ElicitationView`, attached): the conversation gives them no
+entry of their own, and calls `refresh_permissions` when one changes.
 
 `p`, with the focus in the card (its title, diff or terminal), shows the full
 paths the card names (locations, diff files, terminal directories) in a
@@ -47,10 +47,11 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from acp_tui.safe_text import printable
-from acp_tui.store.model import Permission, ToolCall, terminal_ref
+from acp_tui.store.model import Elicitation, Permission, ToolCall, terminal_ref
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
 from acp_tui.ui.widgets.diff_view import change_line, diff_patch_text
+from acp_tui.ui.widgets.elicitation_view import ElicitationView
 from acp_tui.ui.widgets.path_lines import (
     PathLine,
     PathLines,
@@ -133,6 +134,16 @@ DIFF_OPEN_LINES: Final = 80
 """A finished card keeps a diff of up to this many lines open: the change is what
 the user wants to read (longer ones fold, one click away)."""
 """A completed call's diff or terminal with at most this many lines stays open."""
+
+
+_RecordView = PermissionView | ElicitationView
+"""A record at the end of a card: a permission request's, or an elicitation's."""
+
+
+def _key(record: Permission | Elicitation) -> tuple[str, str]:
+    if isinstance(record, Permission):
+        return ("permission", record.permission_id)
+    return ("elicitation", record.elicitation_id)
 
 
 class ToolCallView(Widget):
@@ -219,9 +230,8 @@ class ToolCallView(Widget):
         )
         self._body.display = has_content
         self._permissions = self._own_permissions()
-        self._permission_views = {
-            p.permission_id: PermissionView(p, self.paths, attached=True)
-            for p in self._permissions
+        self._permission_views: dict[tuple[str, str], _RecordView] = {
+            _key(p): self._record_view(p) for p in self._permissions
         }
 
     def compose(self) -> ComposeResult:
@@ -231,19 +241,32 @@ class ToolCallView(Widget):
         yield self._body
         yield from self._permission_views.values()
 
-    def _own_permissions(self) -> tuple[Permission, ...]:
+    def _own_permissions(self) -> tuple[Permission | Elicitation, ...]:
         tool_call_id = self.tool_call.tool_call_id
-        return tuple(
-            p for p in self.store.permissions() if p.tool_call_id == tool_call_id
-        )
+        store = self.store
+        records: list[Permission | Elicitation] = [*store.permissions()]
+        records += store.elicitations()
+        return tuple(r for r in records if r.tool_call_id == tool_call_id)
+
+    def _record_view(self, record: Permission | Elicitation) -> _RecordView:
+        if isinstance(record, Permission):
+            return PermissionView(record, self.paths, attached=True)
+        return ElicitationView(record, attached=True)
 
     @property
     def permission_views(self) -> list[PermissionView]:
         """The records of the permission requests about this tool call."""
-        return list(self._permission_views.values())
+        views = self._permission_views.values()
+        return [view for view in views if isinstance(view, PermissionView)]
+
+    @property
+    def elicitation_views(self) -> list[ElicitationView]:
+        """The records of the elicitations about this tool call."""
+        views = self._permission_views.values()
+        return [view for view in views if isinstance(view, ElicitationView)]
 
     def refresh_permissions(self) -> None:
-        """Show the store's newest permission requests about this tool call."""
+        """Show the newest permission requests and elicitations about the call."""
         permissions = self._own_permissions()
         shown = self._permissions
         if len(permissions) == len(shown) and all(
@@ -251,15 +274,19 @@ class ToolCallView(Widget):
         ):
             return
         self._permissions = permissions
-        new: list[PermissionView] = []
+        new: list[_RecordView] = []
         for permission in permissions:
-            view = self._permission_views.get(permission.permission_id)
+            view = self._permission_views.get(_key(permission))
             if view is None:
-                view = PermissionView(permission, self.paths, attached=True)
-                self._permission_views[permission.permission_id] = view
+                view = self._record_view(permission)
+                self._permission_views[_key(permission)] = view
                 new.append(view)
-            else:
+            elif isinstance(view, PermissionView):
+                assert isinstance(permission, Permission)
                 view.update_permission(permission)
+            else:
+                assert isinstance(permission, Elicitation)
+                view.update_elicitation(permission)
         if new and self.is_mounted:
             self.mount_all(new)
 

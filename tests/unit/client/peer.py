@@ -10,8 +10,9 @@ runs on its own, so every step is ordered by the test.
   still in flight in an unknown order. `sync()` is a round trip (a request the
   client answers `-32601`): the client handles messages in order, so once it is
   answered, every update sent before it has been applied.
-* `ScriptedPrompter` is the `PermissionPrompter`: each `ask` is queued for the
-  test, which answers it (or sees that the call was cancelled).
+* `ScriptedPrompter` is the `PermissionPrompter`, `ScriptedElicitor` the
+  `ElicitationPrompter`: each call is queued for the test, which answers it
+  (or sees that the call was cancelled).
 * `open_harness()` connects an `AcpClient` to the peer with `connect()`, answers
   `initialize` with the given result, and bounds the whole test with a timeout.
 """
@@ -30,7 +31,11 @@ import anyio
 import anyio.abc
 
 from acp_tui.client.connection import ClientFeatures, Connection, connect
-from acp_tui.client.ports import PermissionRequest
+from acp_tui.client.ports import (
+    ElicitationAnswer,
+    ElicitationRequest,
+    PermissionRequest,
+)
 from acp_tui.client.session import AcpClient
 from acp_tui.config import McpServerSettings
 from acp_tui.protocol.dispatcher import Diagnostic
@@ -46,6 +51,8 @@ CWD = Path("/home/user/project")
 
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
+_R = TypeVar("_R")
+_A = TypeVar("_A")
 
 
 # -- initialize results -------------------------------------------------------------
@@ -169,35 +176,37 @@ class Peer:
 
 
 @dataclass
-class Ask:
-    """One `PermissionPrompter.ask` call."""
+class Asked(Generic[_R, _A]):
+    """One prompter call (a permission request, an elicitation)."""
 
-    request: PermissionRequest
+    request: _R
     answered: anyio.Event = field(default_factory=anyio.Event)
-    answer: str | None = None
+    answer: _A | None = None
     cancelled: bool = False
     """Whether the client cancelled the call (withdrawn or cancelled turn)."""
     finished: anyio.Event = field(default_factory=anyio.Event)
     """Set when the call returned or was cancelled."""
 
-    def reply(self, option_id: str | None) -> None:
-        self.answer = option_id
+    def reply(self, answer: _A | None) -> None:
+        self.answer = answer
         self.answered.set()
 
 
-class ScriptedPrompter:
-    """A `PermissionPrompter` the test answers by hand (or by a fixed function)."""
+Ask = Asked[PermissionRequest, str]
+"""One `PermissionPrompter.ask` call."""
 
-    def __init__(
-        self, answer: Callable[[PermissionRequest], str | None] | None = None
-    ) -> None:
-        self.asks: list[Ask] = []
+
+class _Scripted(Generic[_R, _A]):
+    """A prompter the test answers by hand (or by a fixed function)."""
+
+    def __init__(self, answer: Callable[[_R], _A | None] | None = None) -> None:
+        self.asks: list[Asked[_R, _A]] = []
         self._answer = answer
         self._taken = 0
         self._waiters: list[anyio.Event] = []
 
-    async def ask(self, request: PermissionRequest) -> str | None:
-        ask = Ask(request)
+    async def _asked(self, request: _R) -> _A | None:
+        ask: Asked[_R, _A] = Asked(request)
         self.asks.append(ask)
         for waiter in self._waiters:
             waiter.set()
@@ -213,7 +222,7 @@ class ScriptedPrompter:
             ask.finished.set()
         return ask.answer
 
-    async def next(self) -> Ask:
+    async def next(self) -> Asked[_R, _A]:
         """The next ask not yet taken by the test (waits for it)."""
         while self._taken >= len(self.asks):
             waiter = anyio.Event()
@@ -222,6 +231,20 @@ class ScriptedPrompter:
         ask = self.asks[self._taken]
         self._taken += 1
         return ask
+
+
+class ScriptedPrompter(_Scripted[PermissionRequest, str]):
+    """A `PermissionPrompter` the test answers by hand (or by a fixed function)."""
+
+    async def ask(self, request: PermissionRequest) -> str | None:
+        return await self._asked(request)
+
+
+class ScriptedElicitor(_Scripted[ElicitationRequest, ElicitationAnswer]):
+    """An `ElicitationPrompter` the test answers by hand (or by a function)."""
+
+    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer | None:
+        return await self._asked(request)
 
 
 # -- background calls -----------------------------------------------------------------
@@ -287,6 +310,7 @@ async def open_harness(
     init: JSON,
     *,
     prompter: ScriptedPrompter | None = None,
+    elicitor: ScriptedElicitor | None = None,
     features: ClientFeatures | None = None,
     mcp_servers: Mapping[str, McpServerSettings] | None = None,
     roots: Sequence[Path] = (),
@@ -300,6 +324,7 @@ async def open_harness(
     diagnostics: list[Diagnostic] = []
     client = AcpClient(
         prompter=prompter,
+        elicitor=elicitor,
         features=features,
         mcp_servers=mcp_servers,
         on_diagnostic=diagnostics.append,
