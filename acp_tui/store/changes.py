@@ -27,24 +27,30 @@ from typing import Literal, TypeAlias
 
 from acp_tui.store.values import JSONObject
 
-__all__ = ["Change", "ChangeAction", "ChangeKind"]
+__all__ = ["Change", "ChangeAction", "ChangeKind", "TimelineKind"]
 
-ChangeKind: TypeAlias = Literal[
+TimelineKind: TypeAlias = Literal[
     "message",
     "tool_call",
     "plan",
     "terminal",
     "permission",
     "elicitation",
+    "unknown_update",
+]
+"""The kinds of entity the timeline lists."""
+
+ChangeKind: TypeAlias = Literal[
+    TimelineKind,
     "config_options",
     "commands",
     "session_info",
     "usage",
     "state",
-    "unknown_update",
     "notice",
 ]
-"""What kind of entity or value changed (also the timeline's entry kinds)."""
+"""What kind of entity or value changed: a timeline entry's kind, or a
+session-wide value."""
 
 ChangeAction: TypeAlias = Literal["added", "updated", "appended", "replaced", "removed"]
 """How it changed."""

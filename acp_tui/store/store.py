@@ -76,10 +76,10 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from acp_tui.store._buffers import ByteLog, ContentView, TextLog, TextTail
-from acp_tui.store.changes import Change, ChangeAction
+from acp_tui.store.changes import Change, ChangeAction, TimelineKind
 from acp_tui.store.config import ConfigOption
 from acp_tui.store.model import (
     FINAL_TOOL_STATUSES,
@@ -154,17 +154,6 @@ BLOCK_COST: Final = 300
 head: about the bytes of the Python objects around a chunk's text (its dict, its
 type string, the string's header, two list slots). A million one-word chunks
 would otherwise hold some 300 MB for 8 MB of text."""
-
-TimelineKind: TypeAlias = Literal[
-    "message",
-    "tool_call",
-    "plan",
-    "terminal",
-    "permission",
-    "elicitation",
-    "unknown_update",
-]
-"""The kinds of entity the timeline lists."""
 
 Listener: TypeAlias = Callable[[Sequence[Change]], None]
 """A store listener: called with the changes of one `apply` / `apply_many`."""
