@@ -19,8 +19,9 @@ have a widget mounted (its window); this module knows the widgets themselves:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence, Set
-from typing import Final
+from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import dataclass
+from typing import Any, Final, Generic, TypeVar
 
 from textual.widget import Widget
 
@@ -41,6 +42,42 @@ SHOWN_KINDS: Final = frozenset(
     {"message", "tool_call", "plan", "permission", "elicitation", "terminal"}
 )
 """Timeline kinds with a widget (unknown updates: later)."""
+
+_View = TypeVar("_View", bound=Widget)
+_Entity = TypeVar("_Entity")
+
+
+@dataclass(frozen=True, slots=True)
+class _SnapshotCard(Generic[_View, _Entity]):
+    """A card shown from one entity's snapshot: how it is read and handed over."""
+
+    view: type[_View]
+    snapshot: Callable[[SessionStore, str], _Entity | None]
+    """The store's query for the entity (None: unknown)."""
+    show: Callable[[_View, _Entity], None]
+    """The card's method that shows a newer snapshot."""
+
+    def update(self, widget: Widget, store: SessionStore, entity_id: str) -> bool:
+        """Hand `widget` its entity's newest snapshot; False if it is another card."""
+        if not isinstance(widget, self.view):
+            return False
+        entity = self.snapshot(store, entity_id)
+        if entity is not None:
+            self.show(widget, entity)
+        return True
+
+
+_SNAPSHOT_CARDS: Final[tuple[_SnapshotCard[Any, Any], ...]] = (
+    _SnapshotCard(ToolCallView, SessionStore.tool_call, ToolCallView.update_tool_call),
+    _SnapshotCard(PlanView, SessionStore.plan, PlanView.update_plan),
+    _SnapshotCard(
+        PermissionView, SessionStore.permission, PermissionView.update_permission
+    ),
+    _SnapshotCard(
+        ElicitationView, SessionStore.elicitation, ElicitationView.update_elicitation
+    ),
+)
+"""The cards `update_cards` hands a snapshot to (messages and terminals aside)."""
 
 
 def _in_card(store: SessionStore, tool_call_id: str | None) -> bool:
@@ -144,19 +181,7 @@ async def update_cards(
             message = store.message(entity_id)
             if message is not None:
                 await widget.update_message(message, replaced=replaced)
-        elif isinstance(widget, ToolCallView):
-            tool_call = store.tool_call(entity_id)
-            if tool_call is not None:
-                widget.update_tool_call(tool_call)
-        elif isinstance(widget, PlanView):
-            plan = store.plan(entity_id)
-            if plan is not None:
-                widget.update_plan(plan)
-        elif isinstance(widget, PermissionView):
-            permission = store.permission(entity_id)
-            if permission is not None:
-                widget.update_permission(permission)
-        elif isinstance(widget, ElicitationView):
-            elicitation = store.elicitation(entity_id)
-            if elicitation is not None:
-                widget.update_elicitation(elicitation)
+        else:
+            for card in _SNAPSHOT_CARDS:
+                if card.update(widget, store, entity_id):
+                    break
