@@ -38,9 +38,10 @@ import bisect
 import html
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, Final, Literal, TypeAlias
+from typing import Any, Final, Generic, Literal, TypeAlias, TypeVar
 
 from markdown_it import MarkdownIt
 
@@ -72,6 +73,8 @@ __all__ = [
 
 ExportFormat: TypeAlias = Literal["markdown", "json"]
 EXPORT_FORMATS: Final[tuple[ExportFormat, ...]] = ("markdown", "json")
+
+_Entity = TypeVar("_Entity")
 
 
 def terminal_text(terminal: Terminal) -> str:
@@ -249,31 +252,18 @@ def session_markdown(
     shown_terminals: set[str] = set()
     for kind, entity_id in store.timeline():
         block: list[str] = []
-        if kind == "message":
-            message = store.message(entity_id)
-            if message is not None:
-                block = _message_markdown(message)
+        entry = _SNAPSHOT_MARKDOWN.get(kind)
+        if entry is not None:
+            block = entry.markdown(store, entity_id)
         elif kind == "tool_call":
             call = store.tool_call(entity_id)
             if call is not None:
                 block = _tool_call_markdown(store, call, shown_terminals)
-        elif kind == "plan":
-            plan = store.plan(entity_id)
-            if plan is not None:
-                block = _plan_markdown(plan)
         elif kind == "terminal":
             terminal = store.terminal(entity_id)
             if terminal is not None and entity_id not in shown_terminals:
                 shown_terminals.add(entity_id)
                 block = ["### Terminal", "", *_terminal_markdown(terminal)]
-        elif kind == "permission":
-            permission = store.permission(entity_id)
-            if permission is not None:
-                block = _permission_markdown(permission)
-        elif kind == "elicitation":
-            elicitation = store.elicitation(entity_id)
-            if elicitation is not None:
-                block = _elicitation_markdown(elicitation)
         elif kind == "unknown_update":
             block = _unknown_markdown(store, entity_id)
         if block:
@@ -606,6 +596,29 @@ def _elicitation_markdown(elicitation: Elicitation) -> list[str]:
     if elicitation.url is not None:  # shown, never a link
         question += f" — `{_code(elicitation.url)}`"
     return [f"**Question:** {question}: **{_line(elicitation.answer_text())}**"]
+
+
+@dataclass(frozen=True, slots=True)
+class _SnapshotMarkdown(Generic[_Entity]):
+    """A timeline entry written from its snapshot alone."""
+
+    snapshot: Callable[[SessionStore, str], _Entity | None]
+    """The store's query for the entity (None: unknown)."""
+    write: Callable[[_Entity], list[str]]
+
+    def markdown(self, store: SessionStore, entity_id: str) -> list[str]:
+        """The entry's Markdown lines (none for an unknown entity)."""
+        entity = self.snapshot(store, entity_id)
+        return [] if entity is None else self.write(entity)
+
+
+_SNAPSHOT_MARKDOWN: Final[Mapping[str, _SnapshotMarkdown[Any]]] = {
+    "message": _SnapshotMarkdown(SessionStore.message, _message_markdown),
+    "plan": _SnapshotMarkdown(SessionStore.plan, _plan_markdown),
+    "permission": _SnapshotMarkdown(SessionStore.permission, _permission_markdown),
+    "elicitation": _SnapshotMarkdown(SessionStore.elicitation, _elicitation_markdown),
+}
+"""The timeline kinds whose Markdown needs nothing but the entity."""
 
 
 def _unknown_markdown(store: SessionStore, entity_id: str) -> list[str]:
