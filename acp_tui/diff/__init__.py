@@ -9,32 +9,10 @@
 
 from __future__ import annotations
 
-from acp_tui.diff.model import (
-    DiffLine,
-    FilePatch,
-    Fold,
-    Hunk,
-    LineKind,
-    Operation,
-    ParsedPatch,
-    context_folds,
-    row_pairs,
-)
+from acp_tui.diff import model
+from acp_tui.diff.model import *  # noqa: F403 (the model's names are the package's)
 from acp_tui.diff.parse import check_paths, parse_patch, patch_from_texts
 from acp_tui.diff.words import word_diff
 
-__all__ = [
-    "DiffLine",
-    "FilePatch",
-    "Fold",
-    "Hunk",
-    "LineKind",
-    "Operation",
-    "ParsedPatch",
-    "check_paths",
-    "context_folds",
-    "parse_patch",
-    "patch_from_texts",
-    "row_pairs",
-    "word_diff",
-]
+__all__ = ["check_paths", "parse_patch", "patch_from_texts", "word_diff"]
+__all__ += model.__all__
