@@ -12,107 +12,28 @@ import-linter and tests/test_import_hygiene.py.
 
 from __future__ import annotations
 
+from acp_tui.store import changes, model, ops
 from acp_tui.store._buffers import ContentView
-from acp_tui.store.changes import Change, ChangeAction, ChangeKind
+from acp_tui.store.changes import *  # noqa: F403 (the package's names)
 from acp_tui.store.config import ConfigChoice, ConfigOption
-from acp_tui.store.model import (
-    FINAL_TOOL_STATUSES,
-    Elicitation,
-    Message,
-    Notice,
-    Permission,
-    Plan,
-    SessionInfo,
-    SessionState,
-    Terminal,
-    ToolCall,
-    Usage,
-    block_text,
-)
-from acp_tui.store.ops import (
-    AddElicitation,
-    AddPermission,
-    AppendMessageChunk,
-    AppendTerminalOutput,
-    AppendToolCallContent,
-    CancelUnfinishedToolCalls,
-    CompleteElicitation,
-    CutMessageText,
-    MessageRole,
-    Op,
-    PatchSessionInfo,
-    PatchTerminal,
-    PatchToolCall,
-    PatchUsage,
-    RecordNotice,
-    RecordTerminalError,
-    RecordUnknownUpdate,
-    ReplacePlan,
-    ResolveElicitation,
-    ResolvePermission,
-    SetAvailableCommands,
-    SetConfigOptions,
-    SetState,
-    UpsertMessage,
-)
-from acp_tui.store.store import (
-    DEFAULT_MAX_TERMINAL_BYTES,
-    Listener,
-    SessionStore,
-    TimelineKind,
-)
+from acp_tui.store.model import *  # noqa: F403 (the package's names)
+from acp_tui.store.ops import *  # noqa: F403 (the package's names)
+from acp_tui.store.store import DEFAULT_MAX_TERMINAL_BYTES, Listener, SessionStore
 from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, Unset
 
 __all__ = [
     "DEFAULT_MAX_TERMINAL_BYTES",
-    "FINAL_TOOL_STATUSES",
     "UNSET",
-    "AddElicitation",
-    "AddPermission",
-    "AppendMessageChunk",
-    "AppendTerminalOutput",
-    "AppendToolCallContent",
-    "CancelUnfinishedToolCalls",
-    "Change",
-    "ChangeAction",
-    "ChangeKind",
-    "CompleteElicitation",
     "ConfigChoice",
     "ConfigOption",
     "ContentView",
-    "CutMessageText",
-    "Elicitation",
     "JSONObject",
     "JSONValue",
     "Listener",
-    "Message",
-    "MessageRole",
-    "Notice",
-    "Op",
     "Patch",
-    "PatchSessionInfo",
-    "PatchTerminal",
-    "PatchToolCall",
-    "PatchUsage",
-    "Permission",
-    "Plan",
-    "RecordNotice",
-    "RecordTerminalError",
-    "RecordUnknownUpdate",
-    "ReplacePlan",
-    "ResolveElicitation",
-    "ResolvePermission",
-    "SessionInfo",
-    "SessionState",
     "SessionStore",
-    "SetAvailableCommands",
-    "SetConfigOptions",
-    "SetState",
-    "Terminal",
-    "TimelineKind",
-    "ToolCall",
     "Unset",
-    "UpsertMessage",
-    "Usage",
-    "block_text",
 ]
+__all__ += changes.__all__
+__all__ += model.__all__
+__all__ += ops.__all__
