@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import anyio
 
 from acp_tui.client.grants import GrantScope, grant_scope_of, subject_facts
 from acp_tui.store.model import ToolCall
@@ -34,6 +36,8 @@ __all__ = [
     "PermissionPrompter",
     "PermissionRequest",
     "RememberingPrompter",
+    "UrlFollower",
+    "UrlWait",
     "grant_key",
     "grant_scope",
 ]
@@ -162,6 +166,39 @@ class ElicitationPrompter(Protocol):
         The call is cancelled if the agent withdraws the request, the user
         cancels the turn or leaves the session; the client then answers `cancel`
         itself.
+        """
+        ...
+
+
+@runtime_checkable
+class UrlWait(Protocol):
+    """A consented URL elicitation the client waits on (`elicitation/complete`)."""
+
+    @property
+    def over(self) -> anyio.Event:
+        """Set once the wait is over: completed, given up, or its session gone."""
+        ...
+
+    @property
+    def completed(self) -> bool:
+        """Whether the agent said the interaction finished."""
+        ...
+
+    def give_up(self) -> None:
+        """The user stopped waiting: a later `elicitation/complete` is ignored."""
+        ...
+
+
+@runtime_checkable
+class UrlFollower(Protocol):
+    """An `ElicitationPrompter` that shows the wait after a URL was consented to."""
+
+    def follow_url(self, request: ElicitationRequest, wait: UrlWait) -> None:
+        """Show that the client waits for `request`'s completion (returns at once).
+
+        Called after `accept` was sent for a URL elicitation with an
+        `elicitationId`; `wait.over` is set when the wait ends, and the user may
+        end it first (`wait.give_up`).
         """
         ...
 
