@@ -566,7 +566,8 @@ def json_answer(form: FormSpec, answer: Mapping[str, object]) -> FormAnswer:
             continue
         given = _json_input(spec, answer[spec.name])
         if given is None and answer[spec.name] is not None:
-            wrong[spec.name] = f"{_shown(answer[spec.name])} is not {_KINDS[spec.kind]}"
+            shown = _shown(answer[spec.name])
+            wrong[spec.name] = f"{shown} is not {_KINDS[spec.kind]}"
         else:
             values[spec.name] = given
     checked = answer_form(form, values)

@@ -181,13 +181,24 @@ class PaneDialogs(PanePart):
 
         It waits its turn behind the permission dialogs (one dialog at a
         time), and for the tab to be shown, like them. None: dismissed (the
-        client answers `cancel`).
+        client answers `cancel`). One outside any session (no store to record
+        it) leaves a banner in the conversation: who asked, what, and the answer.
         """
         async with self._permission_turn:
             answer: ElicitationAnswer | None = await self.ask_user(
                 elicitation_screen(request)
             )
-            return answer
+        if request.session_id is None and self.is_attached:
+            # No session store records it: the conversation says it happened.
+            action = answer.action if answer is not None else "cancel"
+            said = {"accept": "answered", "decline": "declined"}.get(
+                action, "cancelled"
+            )
+            await self._conversation.add_banner(
+                f"{request.agent} asked before the session: "
+                f"“{request.message}” ({said})"
+            )
+        return answer
 
     def follow_url(self, request: ElicitationRequest, wait: UrlWait) -> None:
         """Show the wait for a consented URL's completion (`UrlWaitScreen`).

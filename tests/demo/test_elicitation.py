@@ -267,7 +267,7 @@ async def test_a_client_without_elicitation_is_never_asked(
     [
         ("{not json", "cannot read the answers in"),
         ("[]", "must be a JSON object, or a list of objects"),
-        ('{"name": {"first": "x"}}', "answer 1: 'name' is {\"first\": \"x\"}"),
+        ('{"name": {"first": "x"}}', 'answer 1: \'name\' is {"first": "x"}'),
         ('[{"a": 1}, {"extras": ["ci", 2]}]', "answer 2: 'extras' is"),
     ],
 )
@@ -292,7 +292,7 @@ def test_answers_with_wrong_values_are_reported_and_never_sent(
     wrong = {"name": "demo", "language": "cobol", "contributors": 2.5, "tests": "yes"}
     right = {"name": "demo", "language": "rust", "contributors": 3}
     answers.write_text(json.dumps([wrong, right]))
-    document, ours, theirs = run_print(
+    _, ours, theirs = run_print(
         tmp_path, version, "/ask", "--answers", str(answers)
     )
     (reply,) = check_lines(version, ours, theirs)
@@ -310,7 +310,7 @@ def test_answers_that_never_fit_leave_the_form_declined(
 ) -> None:
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps({"name": "", "language": "rust"}))
-    document, ours, theirs = run_print(
+    _, ours, theirs = run_print(
         tmp_path, version, "/ask", "--answers", str(answers)
     )
     (reply,) = check_lines(version, ours, theirs)

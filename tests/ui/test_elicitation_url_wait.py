@@ -42,14 +42,14 @@ def waiting(app: AcpTuiApp) -> UrlWaitScreen | None:
 
 async def visit(url: str) -> None:
     def get() -> None:
-        with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310
+        with urllib.request.urlopen(url, timeout=10) as response:
             response.read()
 
     await anyio.to_thread.run_sync(get)
 
 
 async def login_until_waiting(
-    pilot: Pilot[object], app: AcpTuiApp, dialogs: Dialogs
+    pilot: Pilot[None], app: AcpTuiApp, dialogs: Dialogs
 ) -> str:
     await wait_for(pilot, lambda: app.store is not None, bound=20)
     await pilot.press(*"/login", "enter")
