@@ -555,9 +555,10 @@ def json_answer(form: FormSpec, answer: Mapping[str, object]) -> FormAnswer:
 
     Only the form's fields the answer names are answered and checked (a
     boolean it leaves out is not sent `false`; an optional field it leaves out
-    is not an error), besides the required ones; other names are ignored. A JSON value is given as
-    the user would give it: a number as its text, a list of strings as picks; a
-    value of the wrong kind for its field is an error, never a guess.
+    is not an error), besides the required ones; other names are ignored. A
+    JSON value is given as the user would give it: a number as its text, a list
+    of strings as picks; a value of the wrong kind for its field is an error,
+    never a guess.
     """
     values: dict[str, FieldInput] = {}
     wrong: dict[str, str] = {}

@@ -292,9 +292,7 @@ def test_answers_with_wrong_values_are_reported_and_never_sent(
     wrong = {"name": "demo", "language": "cobol", "contributors": 2.5, "tests": "yes"}
     right = {"name": "demo", "language": "rust", "contributors": 3}
     answers.write_text(json.dumps([wrong, right]))
-    _, ours, theirs = run_print(
-        tmp_path, version, "/ask", "--answers", str(answers)
-    )
+    _, ours, theirs = run_print(tmp_path, version, "/ask", "--answers", str(answers))
     (reply,) = check_lines(version, ours, theirs)
     assert reply["result"] == {"action": "accept", "content": right}
     err = capsys.readouterr().err
@@ -310,9 +308,7 @@ def test_answers_that_never_fit_leave_the_form_declined(
 ) -> None:
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps({"name": "", "language": "rust"}))
-    _, ours, theirs = run_print(
-        tmp_path, version, "/ask", "--answers", str(answers)
-    )
+    _, ours, theirs = run_print(tmp_path, version, "/ask", "--answers", str(answers))
     (reply,) = check_lines(version, ours, theirs)
     assert reply["result"] == {"action": "decline"}
     assert "name: Required: enter a value." in capsys.readouterr().err
