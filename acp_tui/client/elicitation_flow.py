@@ -24,6 +24,13 @@ Invariants:
   before it reads the next message), so it is ordered with the updates around it.
 * `elicitation/complete` for an unknown or already completed id is ignored, as
   the spec asks; a known one marks the elicitation `completed` in its store.
+* Once a URL elicitation with an `elicitationId` is accepted (the user agreed
+  to go there), a prompter that is a `UrlFollower` is told to show the wait
+  (`follow_url`). The wait (`UrlWait.over`) ends when the agent completes it,
+  when its session is closed or left, or when the user gives up
+  (`give_up`): the `accept` was already sent and the wire has no way to take
+  it back, so giving up only stops following the id, and a later
+  `elicitation/complete` for it is ignored like an unknown one.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from acp_tui.client.ports import (
     ElicitationAnswer,
     ElicitationPrompter,
     ElicitationRequest,
+    UrlFollower,
 )
 from acp_tui.client.withdrawable import ask_unless
 from acp_tui.protocol.dispatcher import RequestContext
@@ -65,11 +73,22 @@ Reply = Callable[[str, Mapping[str, Any] | None], JSONObject]
 
 @dataclass(slots=True)
 class _UrlElicitation:
+    """One URL elicitation followed for its `elicitation/complete` (a `UrlWait`)."""
+
     store: SessionStore | None
     elicitation_id: str
+    url_id: str
+    urls: UrlElicitations
     asking: anyio.Event = field(default_factory=anyio.Event)
     """Set by a completion that arrives while the user is still asked."""
+    over: anyio.Event = field(default_factory=anyio.Event)
+    """Set when nothing more is awaited: completed, given up, or forgotten."""
     answered: bool = False
+    completed: bool = False
+
+    def give_up(self) -> None:
+        """The user stopped waiting: a later completion is ignored (unknown id)."""
+        self.urls.drop(self.url_id, self)
 
 
 class UrlElicitations:
@@ -82,20 +101,24 @@ class UrlElicitations:
         self, url_id: str, store: SessionStore | None, elicitation_id: str
     ) -> _UrlElicitation:
         """Follow a URL elicitation (a reused id replaces the one before)."""
-        entry = _UrlElicitation(store, elicitation_id)
+        entry = _UrlElicitation(store, elicitation_id, url_id, self)
+        previous = self._open.get(url_id)
+        if previous is not None:
+            previous.over.set()
         self._open[url_id] = entry
         return entry
 
     def drop(self, url_id: str, entry: _UrlElicitation) -> None:
-        """Stop following it (declined or cancelled: nothing will complete)."""
+        """Stop following it (declined, cancelled, or given up: none will complete)."""
         if self._open.get(url_id) is entry:
             del self._open[url_id]
+        entry.over.set()
 
     def forget(self, store: SessionStore) -> None:
         """Stop following a session's elicitations (it was closed or left)."""
         for url_id, entry in list(self._open.items()):
             if entry.store is store:
-                del self._open[url_id]
+                self.drop(url_id, entry)
 
     def complete(self, url_id: str) -> bool:
         """`elicitation/complete`: True if `url_id` was known and still open."""
@@ -105,6 +128,8 @@ class UrlElicitations:
             return False
         if not entry.answered:
             entry.asking.set()  # done elsewhere: the question is withdrawn
+        entry.completed = True
+        entry.over.set()
         if entry.store is not None:
             entry.store.apply(ops.CompleteElicitation(entry.elicitation_id))
         return True
@@ -257,6 +282,8 @@ async def answer_elicitation(
         url_entry.answered = True
         if response.get("action") != "accept":
             urls.drop(create.url_id, url_entry)
+        elif not url_entry.over.is_set() and isinstance(prompter, UrlFollower):
+            prompter.follow_url(request, url_entry)
     if store is not None:
         store.apply(ops.ResolveElicitation(elicitation_id, response))
     return response

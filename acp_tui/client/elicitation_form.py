@@ -550,6 +550,60 @@ def answer_form(form: FormSpec, values: Mapping[str, FieldInput]) -> FormAnswer:
     return FormAnswer(content, errors)
 
 
+def json_answer(form: FormSpec, answer: Mapping[str, object]) -> FormAnswer:
+    """Check a scripted answer (`acp-tui print --answers`) as `answer_form` does.
+
+    Only the form's fields the answer names are answered and checked (a
+    boolean it leaves out is not sent `false`; an optional field it leaves out
+    is not an error), besides the required ones; other names are ignored. A
+    JSON value is given as the user would give it: a number as its text, a list
+    of strings as picks; a value of the wrong kind for its field is an error,
+    never a guess.
+    """
+    values: dict[str, FieldInput] = {}
+    wrong: dict[str, str] = {}
+    for spec in form.fields:
+        if spec.name not in answer:
+            continue
+        given = _json_input(spec, answer[spec.name])
+        if given is None and answer[spec.name] is not None:
+            shown = _shown(answer[spec.name])
+            wrong[spec.name] = f"{shown} is not {_KINDS[spec.kind]}"
+        else:
+            values[spec.name] = given
+    checked = answer_form(form, values)
+    asked = {spec.name for spec in form.fields if spec.required} | set(values)
+    content = {name: v for name, v in checked.content.items() if name in values}
+    errors = {name: e for name, e in checked.errors.items() if name in asked}
+    return FormAnswer(content, {**errors, **wrong})
+
+
+_KINDS: Final = {
+    "string": "text",
+    "number": "a number",
+    "integer": "an integer",
+    "boolean": "true or false",
+    "choice": "one of the choices",
+    "choices": "a list of choices",
+}
+"""What a field's JSON answer must be, for an error message."""
+
+
+def _json_input(spec: FieldSpec, value: object) -> FieldInput:
+    """A JSON value as `FieldInput` for `spec` (None: of the wrong kind, or null)."""
+    if spec.kind == "boolean":
+        return value if isinstance(value, bool) else None
+    if spec.kind == "choices":
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        return None
+    if spec.kind in ("number", "integer"):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return str(value)
+    return value if isinstance(value, str) else None
+
+
 def _converted(spec: FieldSpec, value: FieldInput) -> ContentValue | None:
     """The wire value of an answer (None: left out), or `_Invalid` raised."""
     if spec.kind == "boolean":

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
+import anyio
+
+from acp_tui.client.elicitation_form import FormSchemaError, json_answer, parse_form
 from acp_tui.client.grants import GrantScope, grant_scope_of, subject_facts
 from acp_tui.store.model import ToolCall
 from acp_tui.store.values import JSONObject
@@ -34,6 +37,8 @@ __all__ = [
     "PermissionPrompter",
     "PermissionRequest",
     "RememberingPrompter",
+    "UrlFollower",
+    "UrlWait",
     "grant_key",
     "grant_scope",
 ]
@@ -166,49 +171,98 @@ class ElicitationPrompter(Protocol):
         ...
 
 
+@runtime_checkable
+class UrlWait(Protocol):
+    """A consented URL elicitation the client waits on (`elicitation/complete`)."""
+
+    @property
+    def over(self) -> anyio.Event:
+        """Set once the wait is over: completed, given up, or its session gone."""
+        ...
+
+    @property
+    def completed(self) -> bool:
+        """Whether the agent said the interaction finished."""
+        ...
+
+    def give_up(self) -> None:
+        """The user stopped waiting: a later `elicitation/complete` is ignored."""
+        ...
+
+
+@runtime_checkable
+class UrlFollower(Protocol):
+    """An `ElicitationPrompter` that shows the wait after a URL was consented to."""
+
+    def follow_url(self, request: ElicitationRequest, wait: UrlWait) -> None:
+        """Show that the client waits for `request`'s completion (returns at once).
+
+        Called after `accept` was sent for a URL elicitation with an
+        `elicitationId`; `wait.over` is set when the wait ends, and the user may
+        end it first (`wait.give_up`).
+        """
+        ...
+
+
 class ElicitationPolicy:
     """An elicitation prompter that answers by policy, for headless runs.
 
     Every elicitation is answered `action` (`decline` by default, so a script
     never hangs on a question), except a form that `answers` fill: the first
-    of them that supplies every required field is sent, keeping only the
-    schema's fields (`acp-tui print --answers FILE`).
+    of them that supplies every required field, each value valid for its field
+    (`elicitation_form.json_answer`), is sent, keeping only the schema's fields
+    (`acp-tui print --answers FILE`). An answer that names every required field
+    but has a wrong value is reported (`report`: which answer, which field,
+    what is wrong) and skipped: what is sent always fits the form.
     """
 
     def __init__(
         self,
         action: Literal["decline", "cancel"] = "decline",
         answers: Sequence[Mapping[str, Any]] = (),
+        report: Callable[[str], None] | None = None,
     ) -> None:
         self.action: Literal["decline", "cancel"] = action
         self.answers = list(answers)
+        self.report = report
         self.asked: list[ElicitationRequest] = []
 
     async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer | None:
         """Answer `request` from the answers, else by the policy."""
         self.asked.append(request)
         schema = request.requested_schema
-        if request.mode == "form" and schema is not None:
-            for answer in self.answers:
-                content = _filled(schema, answer)
-                if content is not None:
-                    return Elicited("accept", content)
+        if request.mode == "form" and schema is not None and self.answers:
+            content = self._filled(request, schema)
+            if content is not None:
+                return Elicited("accept", content)
         return Elicited(self.action)
 
-
-def _filled(schema: JSONObject, answer: Mapping[str, Any]) -> dict[str, Any] | None:
-    """`answer`'s values for `schema`'s fields, if it gives every required one."""
-    properties = schema.get("properties")
-    fields = properties if isinstance(properties, Mapping) else {}
-    required = schema.get("required")
-    needed = (
-        [n for n in required if isinstance(n, str)]
-        if isinstance(required, list)
-        else []
-    )
-    if any(name not in answer for name in needed):
+    def _filled(
+        self, request: ElicitationRequest, schema: JSONObject
+    ) -> dict[str, Any] | None:
+        """The content of the first answer that fills the form validly."""
+        try:
+            form = parse_form(schema)
+        except FormSchemaError as error:
+            self._report(f"the form “{request.message}” cannot be answered: {error}")
+            return None
+        required = [spec.name for spec in form.fields if spec.required]
+        for number, answer in enumerate(self.answers, 1):
+            if any(name not in answer for name in required):
+                continue
+            checked = json_answer(form, answer)
+            if checked.ok:
+                return dict(checked.content)
+            problems = "; ".join(f"{n}: {e}" for n, e in checked.errors.items())
+            self._report(
+                f"answer {number} does not fit the form “{request.message}” "
+                f"({problems}): not sent"
+            )
         return None
-    return {name: answer[name] for name in fields if name in answer}
+
+    def _report(self, message: str) -> None:
+        if self.report is not None:
+            self.report(message)
 
 
 def grant_scope(

@@ -52,6 +52,8 @@ COMMANDS: Final = (
     Command("misbehave", "Unknown updates, an extension, a failure, a refusal"),
     Command("long", "A long, slow answer (try cancelling it)"),
     Command("title", "Rename this session", hint="the new session title"),
+    Command("ask", "The agent asks you questions in a form (elicitation)"),
+    Command("login", "The agent sends you to a sign-in page (URL elicitation)"),
 )
 
 Scenario = Callable[[Turn, str], Awaitable[str]]
@@ -995,8 +997,6 @@ _SCENARIOS: Final[dict[str, Scenario]] = {
     "misbehave": misbehave_scenario,
     "long": long_scenario,
     "title": title_scenario,
-    # Not in COMMANDS (advertising them would change every pinned document's
-    # command list): the questions of ACP elicitation (`demo.questions`).
     "ask": ask_scenario,
     "login": login_scenario,
 }

@@ -155,7 +155,9 @@ class PrintRun(SilentPort):
                 settings,
                 self,
                 prompter=PermissionPolicy(options.permissions),
-                elicitor=ElicitationPolicy(options.elicitation, answers),
+                elicitor=ElicitationPolicy(
+                    options.elicitation, answers, lambda m: self.warn(f"--answers: {m}")
+                ),
                 features=ClientFeatures(
                     read_text_file=True,
                     write_text_file=True,
@@ -315,11 +317,26 @@ def read_answers(path: Path | None) -> list[dict[str, Any]]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"cannot read the answers in {path}: {error}") from None
     answers = value if isinstance(value, list) else [value]
-    if not all(isinstance(answer, dict) for answer in answers):
+    if not answers or not all(isinstance(answer, dict) for answer in answers):
         raise ValueError(
             f"{path}: the answers must be a JSON object, or a list of objects"
         )
+    for number, answer in enumerate(answers, 1):
+        for name, item in answer.items():
+            if not _answer_value(item):
+                raise ValueError(
+                    f"{path}: answer {number}: {name!r} is {json.dumps(item)[:60]}, "
+                    "but an answer is text, a number, true/false or a list of "
+                    "strings"
+                )
     return answers
+
+
+def _answer_value(value: object) -> bool:
+    """Whether `value` can answer a form field (a wire `ElicitationContentValue`)."""
+    if isinstance(value, list):
+        return all(isinstance(item, str) for item in value)
+    return isinstance(value, str | int | float | bool)
 
 
 def write_stderr_tail(tail: Sequence[str], err: TextIO) -> None:

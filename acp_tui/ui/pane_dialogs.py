@@ -5,7 +5,8 @@
 pane's dialogs and what follows from their answers:
 
 * the runner's `RunnerUI` port: `ask_user` (any dialog of this session),
-  `elicit` (the agent's elicitations: `elicitation_screen`), `choose_session`
+  `elicit` (the agent's elicitations: `elicitation_screen`), `follow_url`
+  (the wait for a consented URL's `elicitation/complete`), `choose_session`
   (the session picker) and `choose_auth` (the login dialog);
 * picking another session (f2) or a new one (ctrl+n), and a saved transcript
   shown read-only when the agent cannot reopen it;
@@ -56,7 +57,7 @@ from acp_tui.ui.widgets.start_view import StartView
 
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
-    from acp_tui.client.ports import ElicitationAnswer, ElicitationRequest
+    from acp_tui.client.ports import ElicitationAnswer, ElicitationRequest, UrlWait
 
 __all__ = ["PaneDialogs", "elicitation_screen"]
 
@@ -180,13 +181,50 @@ class PaneDialogs(PanePart):
 
         It waits its turn behind the permission dialogs (one dialog at a
         time), and for the tab to be shown, like them. None: dismissed (the
-        client answers `cancel`).
+        client answers `cancel`). One outside any session (no store to record
+        it) leaves a banner in the conversation: who asked, what, and the answer.
         """
         async with self._permission_turn:
             answer: ElicitationAnswer | None = await self.ask_user(
                 elicitation_screen(request)
             )
-            return answer
+        if request.session_id is None and self.is_attached:
+            # No session store records it: the conversation says it happened.
+            action = answer.action if answer is not None else "cancel"
+            said = {"accept": "answered", "decline": "declined"}.get(
+                action, "cancelled"
+            )
+            await self._conversation.add_banner(
+                f"{request.agent} asked before the session: "
+                f"“{request.message}” ({said})"
+            )
+        return answer
+
+    def follow_url(self, request: ElicitationRequest, wait: UrlWait) -> None:
+        """Show the wait for a consented URL's completion (`UrlWaitScreen`).
+
+        It is a dialog of this session like the others (held back while the
+        tab is hidden). Esc gives up: the client stops following the id, and
+        the conversation says so.
+        """
+        self.run_worker(
+            self._wait_for_url(request, wait), group="url-wait", exit_on_error=False
+        )
+
+    async def _wait_for_url(self, request: ElicitationRequest, wait: UrlWait) -> None:
+        from acp_tui.ui.screens.elicitation_url import UrlWaitScreen
+
+        screen = UrlWaitScreen(request.agent, request.url or "", wait.over)
+        finished = await self.ask_user(screen)
+        if finished or wait.over.is_set():
+            return
+        wait.give_up()
+        if self._live:
+            await self._conversation.add_banner(
+                f"Stopped waiting for the sign-in at {screen.host}: "
+                "the agent was told you agreed to go there; if it says it is "
+                "done now, that is ignored."
+            )
 
     async def _show(self, screen: Screen[T]) -> T | None:
         """Show a dialog until it is answered.

@@ -260,3 +260,55 @@ async def test_a_client_without_elicitation_is_never_asked(
     texts = [m.text for m in store.messages() if m.role == "agent"]
     assert "does not offer form elicitation" in texts[0]
     assert "does not offer url elicitation" in texts[1]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("{not json", "cannot read the answers in"),
+        ("[]", "must be a JSON object, or a list of objects"),
+        ('{"name": {"first": "x"}}', 'answer 1: \'name\' is {"first": "x"}'),
+        ('[{"a": 1}, {"extras": ["ci", 2]}]', "answer 2: 'extras' is"),
+    ],
+)
+def test_an_answers_file_that_cannot_answer_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, said: str
+) -> None:
+    answers = tmp_path / "answers.json"
+    answers.write_text(text)
+    code = main(["print", "--agent", DEMO, "--answers", str(answers), "/ask"])
+    assert code == 2
+    assert said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_answers_with_wrong_values_are_reported_and_never_sent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], version: int
+) -> None:
+    """Each value is checked against its field (`json_answer`): an answer with a
+    wrong one is skipped, with which field and why on stderr; a later answer
+    that fits is sent, valid for the schema."""
+    answers = tmp_path / "answers.json"
+    wrong = {"name": "demo", "language": "cobol", "contributors": 2.5, "tests": "yes"}
+    right = {"name": "demo", "language": "rust", "contributors": 3}
+    answers.write_text(json.dumps([wrong, right]))
+    _, ours, theirs = run_print(tmp_path, version, "/ask", "--answers", str(answers))
+    (reply,) = check_lines(version, ours, theirs)
+    assert reply["result"] == {"action": "accept", "content": right}
+    err = capsys.readouterr().err
+    assert "--answers: answer 1 does not fit the form" in err
+    assert "language: Pick one of the choices." in err
+    assert "tests: “yes” is not true or false" in err
+    assert "contributors:" in err
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_answers_that_never_fit_leave_the_form_declined(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], version: int
+) -> None:
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"name": "", "language": "rust"}))
+    _, ours, theirs = run_print(tmp_path, version, "/ask", "--answers", str(answers))
+    (reply,) = check_lines(version, ours, theirs)
+    assert reply["result"] == {"action": "decline"}
+    assert "name: Required: enter a value." in capsys.readouterr().err

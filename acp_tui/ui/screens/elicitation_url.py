@@ -10,22 +10,38 @@ The choices are the dialog's buttons: Open in browser (`o`, `#url-open`),
 Copy URL (`c`, `#url-copy`) and Decline (`d`, `#decline`). `url_choice` says
 which one a key names, `choice_hint` what pressing it again does, and
 `open_url` opens a URL only if it is a web address and a browser can show it.
+
+Once the user consented, `UrlWaitScreen` shows that the client waits for the
+agent's `elicitation/complete` ("Waiting for sign-in at <host>…"); Esc stops
+waiting.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import ClassVar, Final
 
+import anyio
 from textual import events
 from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from acp_tui.client.elicitation_form import open_in_browser, url_facts
+from acp_tui.safe_text import printable
+from acp_tui.ui.widgets.frames import DialogBox
 
-__all__ = ["NO_BROWSER", "choice_hint", "compose_url", "open_url", "url_choice"]
+__all__ = [
+    "NO_BROWSER",
+    "UrlWaitScreen",
+    "choice_hint",
+    "compose_url",
+    "open_url",
+    "url_choice",
+]
 
 NO_BROWSER: Final = (
     "No browser could open it here (over SSH, or not a web address): "
@@ -100,3 +116,68 @@ def open_url(app: App[object], url: str, opener: Callable[[str], bool] | None) -
         app.open_url(url)
         return True
     return open_in_browser(url)
+
+
+class UrlWaitScreen(ModalScreen[bool]):
+    """Waiting for the agent to say a consented URL interaction finished.
+
+    Shows "Waiting for sign-in at <host>…" (the site the user agreed to go to)
+    until `over` is set (the agent sent `elicitation/complete`, or the session
+    went away): then it closes with True. Esc closes it with False: the user
+    stopped waiting.
+
+    Args:
+        agent: The agent that asked.
+        url: The URL the user consented to.
+        over: Set when the wait ends without the user.
+    """
+
+    DEFAULT_CSS = """
+    UrlWaitScreen {
+        align: center middle;
+        & > #url-wait-dialog { padding: 1 2; }
+        & #url-wait-title { text-style: bold; }
+        & #url-wait-hint { color: $text-muted; margin-top: 1; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "give_up", "Stop waiting")
+    ]
+
+    def __init__(self, agent: str, url: str, over: anyio.Event) -> None:
+        super().__init__()
+        self.agent = printable(agent).strip() or "The agent"
+        self.host = printable(url_facts(url).host_name or "") or "(no site)"
+        self.over = over
+
+    def compose(self) -> ComposeResult:
+        """The wait, and how to stop it."""
+        with DialogBox(id="url-wait-dialog"):
+            yield Static(
+                Content.assemble(
+                    "Waiting for sign-in at ", (self.host, "bold reverse"), "…"
+                ),
+                id="url-wait-title",
+            )
+            yield Static(
+                Content.assemble(
+                    (self.agent, "bold $accent"),
+                    " will say when it is done in your browser.",
+                ),
+                id="url-wait-about",
+            )
+            yield Static(Content("Esc cancels the wait"), id="url-wait-hint")
+
+    def on_mount(self) -> None:
+        """Close by itself once the wait is over."""
+        self.run_worker(self._until_over(), exit_on_error=False)
+
+    async def _until_over(self) -> None:
+        await self.over.wait()
+        if self.is_active or self.is_attached:
+            self.dismiss(True)
+
+    def action_give_up(self) -> None:
+        """Esc: stop waiting."""
+        self.dismiss(False)
