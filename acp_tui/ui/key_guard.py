@@ -22,7 +22,7 @@ from typing import Final
 from textual.timer import Timer
 from textual.widget import Widget
 
-__all__ = ["HELD_HINT", "KEY_GUARD", "KEY_IDLE", "KeyGuard"]
+__all__ = ["HELD_HINT", "KEY_GUARD", "KEY_IDLE", "Guarded", "KeyGuard"]
 
 KEY_GUARD: Final = 0.5
 """Seconds after the dialog is shown during which no key acts (the `y` of
@@ -112,3 +112,21 @@ class KeyGuard:
         if armed:
             self._stop_timer()
         self.on_armed(armed)
+
+
+class Guarded:
+    """The screen events that keep a dialog's `guard` told.
+
+    A plain mixin, listed before the screen class so that it does not hide the
+    CSS base chain (see `acp_tui.ui.textual_private`).
+    """
+
+    guard: KeyGuard
+
+    def on_screen_resume(self) -> None:
+        """Shown (again): hold keys and clicks until the guard has passed."""
+        self.guard.shown()
+
+    def on_screen_suspend(self) -> None:
+        """Another screen is over the dialog."""
+        self.guard.covered()

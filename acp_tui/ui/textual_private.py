@@ -23,7 +23,8 @@ The reliances:
 * `DOMNode._css_bases` (the CSS base chain): a widget's CSS and type names come
   from the first DOM class among its bases, so the `PaintStyle` and
   `PlainBackground` mixins, the session pane's parts (`PanePart`,
-  `FullScreenOpener`) and the app's `AppTabs` are plain classes listed first.
+  `FullScreenOpener`), the app's `AppTabs` and the dialogs' `Guarded` are plain
+  classes listed first.
 * `TextArea._on_key`: `PromptInput` overrides it (Enter submits, the newline keys
   insert) and calls it for every other key.
 * `CollapsibleTitle._update_label`: `QuietTitle` overrides it to repaint without a
@@ -105,7 +106,8 @@ RELIANCES: Final = (
     ),
     Reliance(
         "DOMNode._css_bases",
-        "the mixins PaintStyle, PlainBackground, PanePart, FullScreenOpener, AppTabs",
+        "the mixins PaintStyle, PlainBackground, PanePart, FullScreenOpener, "
+        "AppTabs and Guarded",
         "the CSS base chain follows the first DOM class among the bases",
     ),
     Reliance(

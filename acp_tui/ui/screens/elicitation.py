@@ -74,7 +74,7 @@ from acp_tui.client.elicitation_form import (
     parse_form,
 )
 from acp_tui.safe_text import printable
-from acp_tui.ui.key_guard import HELD_HINT, KeyGuard
+from acp_tui.ui.key_guard import HELD_HINT, Guarded, KeyGuard
 from acp_tui.ui.screens.elicitation_fields import (
     compose_form,
     field_index,
@@ -94,7 +94,7 @@ from acp_tui.ui.widgets.frames import DialogBox
 __all__ = ["ElicitationScreen"]
 
 
-class ElicitationScreen(ModalScreen[ElicitationReply]):
+class ElicitationScreen(Guarded, ModalScreen[ElicitationReply]):
     """Ask the user what the agent wants to know (see the module docstring).
 
     Args:
@@ -221,14 +221,6 @@ class ElicitationScreen(ModalScreen[ElicitationReply]):
         yield _button("Decline  d" if self.ask.mode == "url" else "Decline", "decline")
 
     # ------------------------------------------------------------ key guard
-
-    def on_screen_resume(self) -> None:
-        """Shown (again): hold keys and clicks until the guard has passed."""
-        self.guard.shown()
-
-    def on_screen_suspend(self) -> None:
-        """Another screen is over the dialog."""
-        self.guard.covered()
 
     def _armed_changed(self, armed: bool) -> None:
         self._selected = None

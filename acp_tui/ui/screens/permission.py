@@ -58,7 +58,7 @@ from acp_tui.client.ports import PermissionChoice, PermissionRequest
 from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.safe_text import printable
 from acp_tui.store.model import ToolCall
-from acp_tui.ui.key_guard import HELD_HINT, KEY_GUARD, KEY_IDLE, KeyGuard
+from acp_tui.ui.key_guard import HELD_HINT, KEY_GUARD, KEY_IDLE, Guarded, KeyGuard
 from acp_tui.ui.widgets.diff_view import DiffView, diff_document
 from acp_tui.ui.widgets.path_lines import copy_full_paths, full_paths_text
 from acp_tui.ui.widgets.permission_subject import (
@@ -80,7 +80,7 @@ __all__ = [
 ]
 
 
-class PermissionScreen(ModalScreen[str | None]):
+class PermissionScreen(Guarded, ModalScreen[str | None]):
     """Ask the user to choose one of the agent's permission options."""
 
     DEFAULT_CSS = """
@@ -230,14 +230,6 @@ class PermissionScreen(ModalScreen[str | None]):
     def armed(self) -> bool:
         """Whether keys and clicks choose options (see the module docstring)."""
         return self.guard.armed
-
-    def on_screen_resume(self) -> None:
-        """Shown (again): hold keys and clicks until the guard has passed."""
-        self.guard.shown()
-
-    def on_screen_suspend(self) -> None:
-        """Another screen is over the dialog."""
-        self.guard.covered()
 
     def _armed_changed(self, armed: bool) -> None:
         self._selected = None
