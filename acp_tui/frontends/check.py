@@ -378,20 +378,8 @@ async def _check_version(
     negotiated: ProtocolVersion | None = None
     agent: AgentIdentity | None = None
     async with _scratch_directory() as cwd:
-        runner = ClientRunner(
-            AgentSettings(
-                options.command,
-                options.name,
-                cwd,
-                choice=_CHOICES[version],
-                init_timeout=options.timeout,
-            ),
-            _QuietPort(),
-            prompter=PermissionPolicy("reject"),
-            features=ClientFeatures(read_text_file=True, write_text_file=True),
-            roots=(),
-            wrappers=(functools.partial(observe, observer=traffic),),
-        )
+        features = ClientFeatures(read_text_file=True, write_text_file=True)
+        runner = _runner(version, options, cwd, traffic, features)
         launcher = runner.launcher
         try:
             async with runner.connect() as client:
@@ -444,6 +432,35 @@ async def _check_version(
     if traffic.inbound:
         rows.extend(check_exchange(version, negotiated or version, traffic))
     report.rows.extend(rows)
+
+
+def _runner(
+    version: ProtocolVersion,
+    options: CheckOptions,
+    cwd: Path,
+    traffic: Exchange,
+    features: ClientFeatures,
+) -> ClientRunner:
+    """A connection pinned to `version`, its traffic seen by `traffic`.
+
+    Permission requests are rejected and questions declined (only the modes
+    `features` advertise are asked).
+    """
+    return ClientRunner(
+        AgentSettings(
+            options.command,
+            options.name,
+            cwd,
+            choice=_CHOICES[version],
+            init_timeout=options.timeout,
+        ),
+        _QuietPort(),
+        prompter=PermissionPolicy("reject"),
+        elicitor=ElicitationPolicy("decline"),
+        features=features,
+        roots=(),
+        wrappers=(functools.partial(observe, observer=traffic),),
+    )
 
 
 class _QuietPort(SilentPort):
@@ -879,21 +896,8 @@ async def _elicitation_run(
     traffic = Exchange()
     failure: BaseException | None = None
     async with _scratch_directory() as cwd:
-        runner = ClientRunner(
-            AgentSettings(
-                options.command,
-                options.name,
-                cwd,
-                choice=_CHOICES[version],
-                init_timeout=options.timeout,
-            ),
-            _QuietPort(),
-            prompter=PermissionPolicy("reject"),
-            elicitor=ElicitationPolicy("decline"),
-            features=ClientFeatures(elicitation_form=form, elicitation_url=url),
-            roots=(),
-            wrappers=(functools.partial(observe, observer=traffic),),
-        )
+        features = ClientFeatures(elicitation_form=form, elicitation_url=url)
+        runner = _runner(version, options, cwd, traffic, features)
         try:
             async with runner.connect() as client:
                 missing = client.connection.dialect.missing_capability("sessions")
