@@ -45,6 +45,7 @@ from typing import Any, Final, Generic, Literal, TypeAlias, TypeVar
 
 from markdown_it import MarkdownIt
 
+from acp_tui.client.elicitation_form import answer_text
 from acp_tui.diff.parse import patch_from_texts
 from acp_tui.safe_text import printable
 from acp_tui.store.model import (
@@ -595,7 +596,7 @@ def _elicitation_markdown(elicitation: Elicitation) -> list[str]:
     question = _line(elicitation.message)
     if elicitation.url is not None:  # shown, never a link
         question += f" — `{_code(elicitation.url)}`"
-    return [f"**Question:** {question}: **{_line(elicitation.answer_text())}**"]
+    return [f"**Question:** {question}: **{_line(answer_text(elicitation))}**"]
 
 
 @dataclass(frozen=True, slots=True)

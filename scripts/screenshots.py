@@ -35,6 +35,7 @@ from acp_tui.protocol.transport import AgentCommand  # noqa: E402
 from acp_tui.storage import paths  # noqa: E402
 from acp_tui.ui.agent_runner import SessionRequest  # noqa: E402
 from acp_tui.ui.app import AcpTuiApp, make_app  # noqa: E402
+from acp_tui.ui.screens.elicitation import ElicitationScreen  # noqa: E402
 from acp_tui.ui.screens.permission import PermissionScreen  # noqa: E402
 from acp_tui.ui.widgets.conversation import Conversation  # noqa: E402
 
@@ -70,6 +71,12 @@ def _is_permission(app: AcpTuiApp) -> bool:
     return isinstance(screen, PermissionScreen) and screen.armed
 
 
+def _is_elicitation(app: AcpTuiApp) -> bool:
+    """An elicitation dialog is up and takes keys (its key guard has passed)."""
+    screen = app.screen
+    return isinstance(screen, ElicitationScreen) and screen.guard.armed
+
+
 def _second_tab_open(app: AcpTuiApp) -> bool:
     return len(app.panes) == 2 and app.store is not None
 
@@ -98,6 +105,13 @@ SCENES: Final = (
         prompts=("/permission",),
         answer_permissions=False,
         ready=_is_permission,
+    ),
+    Scene(
+        "ask",
+        "The agent asks: the form dialog for the demo's /ask",
+        prompts=("/ask",),
+        ready=_is_elicitation,
+        size=(120, 44),
     ),
     Scene(
         "sessions",
@@ -145,6 +159,8 @@ async def _send(pilot: Pilot[None], app: AcpTuiApp, prompt: str, answer: bool) -
     await pilot.press("enter")
     await _wait(pilot, lambda: app.runner.in_turn or _turns(app) > before)
     while _turns(app) <= before:
+        if _is_elicitation(app):
+            return  # the agent waits for the answer: the scene shows the question
         if _is_permission(app):
             if not answer:
                 return

@@ -32,6 +32,13 @@ apart early instead (`NotAnAgent`), while `initialize` is unanswered only:
   do) usable: its answer still counts, and any JSON-RPC message it sends shows it
   speaks the protocol, so the usual timeout applies again.
 
+An agent may send its first requests right after its `initialize` answer, even in
+the same write (a request-scoped `elicitation/create`, say). The dispatcher reads
+them before `connect()` has taken in the answer, so they wait, and are served once
+the connection is handed over (the caller attaches its client before its first
+await). A request read before the answer is still refused: the client is not set
+up, and the agent cannot know which version it speaks.
+
 Once `initialize` is answered, bad lines are what they always were: a diagnostic, a
 JSON-RPC error reply, and reading goes on (`protocol.dispatcher`).
 
@@ -291,7 +298,7 @@ async def connect(
                     f"the agent's initialize reply is not valid v{version}: "
                     f"{_first_error(error)}"
                 ) from None
-            yield Connection(
+            connection = Connection(
                 protocol_version=version,
                 dispatcher=dispatcher,
                 stream=stream,
@@ -300,6 +307,8 @@ async def connect(
                 fallbacks=fallbacks,
                 tasks=tasks,
             )
+            watch.hand_over()
+            yield connection
             return
     raise AssertionError("unreachable: the last offer either returns or raises")
 
@@ -327,10 +336,22 @@ class _FirstWords:
         """The program sent acp-tui's own `initialize` request back."""
         self._suspect = anyio.Event()
         self._spoke = anyio.Event()
+        self._answered = False
+        """The `initialize` answer has been read: requests read since are the
+        agent's first ones, not noise."""
+        self._handed_over = anyio.Event()
+        """The connection is the caller's: requests are served from now on."""
 
     def done(self) -> None:
         """`initialize` is over: pass everything through from now on."""
         self._watching = False
+
+    def _answer_read(self) -> None:
+        self._answered = True
+
+    def hand_over(self) -> None:
+        """The negotiated connection goes to the caller: serve its requests."""
+        self._handed_over.set()
 
     async def initialize(
         self,
@@ -352,7 +373,12 @@ class _FirstWords:
             async def ask() -> None:
                 try:
                     outcome.append(
-                        await dispatcher.request("initialize", params, timeout=timeout)
+                        await dispatcher.request(
+                            "initialize",
+                            params,
+                            timeout=timeout,
+                            on_answer=self._answer_read,
+                        )
                     )
                 except (RequestTimeout, ConnectionClosed, RpcError) as error:
                     failure.append(error)
@@ -380,7 +406,7 @@ class _FirstWords:
         return outcome[0]
 
     async def request(self, method: str, params: Any, context: RequestContext) -> Any:
-        if self._watching:
+        if not self._answered:
             # Nothing can be served before `initialize` is answered: the client
             # is not set up yet. The agent's own `initialize` is our request
             # coming back.
@@ -392,6 +418,9 @@ class _FirstWords:
             raise RpcError(
                 INVALID_REQUEST, "Invalid Request", "initialize is not answered yet"
             )
+        # Sent after the answer, perhaps read before `connect()` took it in: wait
+        # until the caller has the connection (cancelled with it if it never does).
+        await self._handed_over.wait()
         if self._on_request is None:
             raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
         return await self._on_request(method, params, context)

@@ -18,6 +18,9 @@ the dialog (`acp_tui.ui.screens.elicitation`) share it without Textual:
 * `field_error(field, value)` checks one answer as the user gives it (the text
   of an input, a bool, the picked values) and `answer_form(form, values)` checks
   them all and builds the `content` object to send.
+* `answer_text(elicitation)` says how a recorded elicitation was answered, with
+  the requested schema's titles (`Approach: Big`, a choice by its title), where
+  it has them; the property name and the value sent where it has none.
 * `url_facts(url)` splits a URL-mode address for display (the host apart, so it
   can be highlighted) and lists what should make the user wary (not HTTPS, an
   IP-literal or Punycode host, a user name before `@`, hidden characters).
@@ -53,6 +56,7 @@ from typing import Final, Literal, TypeAlias
 from urllib.parse import urlsplit
 
 from acp_tui.safe_text import printable
+from acp_tui.store.model import Elicitation, FieldLabel
 from acp_tui.store.values import JSONObject, JSONValue
 
 __all__ = [
@@ -71,6 +75,7 @@ __all__ = [
     "FormSpec",
     "UrlFacts",
     "answer_form",
+    "answer_text",
     "field_error",
     "initial_input",
     "open_in_browser",
@@ -587,6 +592,44 @@ _KINDS: Final = {
     "choices": "a list of choices",
 }
 """What a field's JSON answer must be, for an error message."""
+
+
+def answer_text(elicitation: Elicitation) -> str:
+    """How `elicitation` was answered, in words (`Elicitation.answer_text`).
+
+    A form's values are labelled with their fields' titles, and a choice reads
+    as its title, not its value sent. A field with no title keeps its property
+    name, and a schema acp-tui cannot read keeps every name and value as sent.
+    Plain text, not yet made printable.
+    """
+    return elicitation.answer_text(_titles(elicitation.requested_schema))
+
+
+def _titles(schema: JSONValue) -> FieldLabel | None:
+    """The labeller for the answers to a form (None: the schema is unreadable)."""
+    try:
+        form = parse_form(schema)
+    except FormSchemaError:
+        return None
+    fields = {spec.name: spec for spec in form.fields}
+
+    def label(name: str, value: JSONValue) -> tuple[str, JSONValue]:
+        spec = fields.get(name)
+        if spec is None:
+            return name, value
+        return spec.title, _choice_titles(spec, value)
+
+    return label
+
+
+def _choice_titles(spec: FieldSpec, value: JSONValue) -> JSONValue:
+    """A choice's value as its title (a list of choices: each one's)."""
+    if isinstance(value, str):
+        choice = spec.choice_titled(value)
+        return value if choice is None else choice.title
+    if isinstance(value, list):
+        return [_choice_titles(spec, item) for item in value]
+    return value
 
 
 def _json_input(spec: FieldSpec, value: object) -> FieldInput:

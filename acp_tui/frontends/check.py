@@ -20,6 +20,14 @@ Per negotiated version, in order:
   `replayFrom: {type: start}`, v1 `session/load`: the replay must contain the
   messages of the first turn), `session/close` and `session/delete`, each if
   advertised;
+* `elicitation`: an agent must never send an `elicitation/create` in a mode the
+  client did not advertise. For an agent with a known way to make it ask
+  (`ELICITATION_TRIGGERS`, by the name it reports, or
+  `CheckOptions.elicitation_prompts`: the demo's `/ask` asks a form, `/login` a
+  URL), the probe connects three more times, advertising form only, URL only and
+  neither, and plays those prompts in a new session (questions are declined):
+  one row per run, failing with the method and mode of a question in a mode not
+  advertised. Any other agent gets one row saying it was not probed;
 * `schema`: every message the agent sent on the connection (responses,
   notifications, its requests) validated **strictly** against the negotiated
   version's wire models. The models' lenient repair (`_base`) is not applied: a
@@ -45,7 +53,7 @@ import functools
 import json
 import shutil
 import tempfile
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,7 +73,7 @@ from acp_tui.client.connection import (
 from acp_tui.client.dialect import Dialect
 from acp_tui.client.errors import AgentError, AgentExited
 from acp_tui.client.launch import AgentLauncher
-from acp_tui.client.ports import PermissionPolicy
+from acp_tui.client.ports import ElicitationPolicy, PermissionPolicy
 from acp_tui.client.runner import AgentSettings, ClientRunner, SilentPort
 from acp_tui.client.schema_check import (
     CheckRow,
@@ -98,6 +106,7 @@ from acp_tui.store.store import SessionStore
 __all__ = [
     "CANCEL_PROMPT",
     "DEFAULT_TIMEOUT",
+    "ELICITATION_TRIGGERS",
     "EXIT_FAILED",
     "HELLO_PROMPT",
     "CheckOptions",
@@ -136,6 +145,20 @@ session) before `session/cancel` is sent anyway."""
 
 EXIT_WAIT: Final = 1.0
 """Seconds to wait for an agent that closed the connection to exit, to say how."""
+
+ELICITATION_TRIGGERS: Final[Mapping[str, tuple[str, ...]]] = {
+    "acp-tui-demo": ("/ask", "/login"),
+}
+"""Prompts that make a known agent ask (by the name it reports in `initialize`):
+the demo agent's `/ask` asks a form, and `/login` a URL."""
+
+ELICITATION_RUNS: Final[tuple[tuple[str, bool, bool], ...]] = (
+    ("elicitation (form only)", True, False),
+    ("elicitation (url only)", False, True),
+    ("elicitation (none advertised)", False, False),
+)
+"""The elicitation probe's runs: the row's name, and whether form and URL are
+advertised."""
 
 
 @dataclass(slots=True)
@@ -192,6 +215,9 @@ class CheckOptions:
     choice: ProtocolChoice = "auto"
     """`auto` checks v2 and then v1; `1` or `2` checks only that version."""
     timeout: float = DEFAULT_TIMEOUT
+    elicitation_prompts: tuple[str, ...] | None = None
+    """Prompts that make the agent ask (None: `ELICITATION_TRIGGERS` by its name;
+    empty: it is not probed)."""
 
 
 def format_table(report: CheckReport) -> list[str]:
@@ -348,22 +374,12 @@ async def _check_version(
     traffic = Exchange()
     rows: list[CheckRow] = []
     names = _session_check_names(version)
+    skipped = [*names, "elicitation"]
     negotiated: ProtocolVersion | None = None
+    agent: AgentIdentity | None = None
     async with _scratch_directory() as cwd:
-        runner = ClientRunner(
-            AgentSettings(
-                options.command,
-                options.name,
-                cwd,
-                choice=_CHOICES[version],
-                init_timeout=options.timeout,
-            ),
-            _QuietPort(),
-            prompter=PermissionPolicy("reject"),
-            features=ClientFeatures(read_text_file=True, write_text_file=True),
-            roots=(),
-            wrappers=(functools.partial(observe, observer=traffic),),
-        )
+        features = ClientFeatures(read_text_file=True, write_text_file=True)
+        runner = _runner(version, options, cwd, traffic, features)
         launcher = runner.launcher
         try:
             async with runner.connect() as client:
@@ -392,11 +408,11 @@ async def _check_version(
                 raise _aborted(launcher, error) from None
             detail = launcher.explain(error).message
             rows.append(CheckRow("initialize", version, "fail", detail))
-            _skip_all(rows, version, names, "initialize failed")
+            _skip_all(rows, version, skipped, "initialize failed")
         except UnsupportedProtocolVersion as error:
             rows.append(_other_version(version, error))
             why = f"the agent does not speak v{version}"
-            _skip_all(rows, version, names, why)
+            _skip_all(rows, version, skipped, why)
             negotiated = known_version(error.answered) or negotiated
         except AgentError as error:  # rejected, timed out, or a broken reply
             if _unsupported_version_error(traffic):
@@ -406,14 +422,45 @@ async def _check_version(
                 )
                 rows.append(CheckRow("initialize", version, "pass", detail))
                 why = f"the agent does not speak v{version}"
-                _skip_all(rows, version, names, why)
+                _skip_all(rows, version, skipped, why)
             else:
                 detail = launcher.explain(error).message  # names a non-agent
                 rows.append(CheckRow("initialize", version, "fail", detail))
-                _skip_all(rows, version, names, "initialize failed")
+                _skip_all(rows, version, skipped, "initialize failed")
+    if agent is not None:
+        rows.extend(await _elicitation_rows(version, options, agent))
     if traffic.inbound:
         rows.extend(check_exchange(version, negotiated or version, traffic))
     report.rows.extend(rows)
+
+
+def _runner(
+    version: ProtocolVersion,
+    options: CheckOptions,
+    cwd: Path,
+    traffic: Exchange,
+    features: ClientFeatures,
+) -> ClientRunner:
+    """A connection pinned to `version`, its traffic seen by `traffic`.
+
+    Permission requests are rejected and questions declined (only the modes
+    `features` advertise are asked).
+    """
+    return ClientRunner(
+        AgentSettings(
+            options.command,
+            options.name,
+            cwd,
+            choice=_CHOICES[version],
+            init_timeout=options.timeout,
+        ),
+        _QuietPort(),
+        prompter=PermissionPolicy("reject"),
+        elicitor=ElicitationPolicy("decline"),
+        features=features,
+        roots=(),
+        wrappers=(functools.partial(observe, observer=traffic),),
+    )
 
 
 class _QuietPort(SilentPort):
@@ -814,6 +861,80 @@ async def _delete(run: _Run, session_id: str, closed: bool) -> None:
         run.row(name, "fail", await run.failure(error))
         return
     run.row(name, "pass", "deleted" + (" after close" if closed else ""))
+
+
+async def _elicitation_rows(
+    version: ProtocolVersion, options: CheckOptions, agent: AgentIdentity
+) -> list[CheckRow]:
+    """The elicitation probe's rows: one per run, or one saying it was not probed."""
+    prompts = options.elicitation_prompts
+    if prompts is None:
+        prompts = ELICITATION_TRIGGERS.get(agent.name or "", ())
+    if not prompts:
+        why = f"not probed: no known prompt makes {agent.display_name} ask"
+        return [CheckRow("elicitation", version, "skip", why)]
+    return [
+        await _elicitation_run(version, options, prompts, name, form, url)
+        for name, form, url in ELICITATION_RUNS
+    ]
+
+
+async def _elicitation_run(
+    version: ProtocolVersion,
+    options: CheckOptions,
+    prompts: Sequence[str],
+    name: str,
+    form: bool,
+    url: bool,
+) -> CheckRow:
+    """One connection advertising `form` / `url`: the prompts, in a new session.
+
+    Fails if the agent sends `elicitation/create` in a mode not advertised
+    (acp-tui answers it `-32602` and never asks); the questions in advertised
+    modes are declined.
+    """
+    traffic = Exchange()
+    failure: BaseException | None = None
+    async with _scratch_directory() as cwd:
+        features = ClientFeatures(elicitation_form=form, elicitation_url=url)
+        runner = _runner(version, options, cwd, traffic, features)
+        try:
+            async with runner.connect() as client:
+                missing = client.connection.dialect.missing_capability("sessions")
+                if missing is not None:
+                    why = f"the agent does not advertise {missing}"
+                    return CheckRow(name, version, "skip", why)
+                with anyio.fail_after(options.timeout):
+                    store = await client.new_session(cwd)
+                for prompt in prompts:
+                    with anyio.fail_after(options.timeout):
+                        await client.prompt(store.session_id, _text(prompt))
+        except (AgentError, AgentStartError, *_STEP_ERRORS) as error:
+            failure = error
+    offered = {"form": form, "url": url}
+    asked = [
+        str(message["params"].get("mode"))
+        for message in traffic.messages_since(0)
+        if message.get("method") == "elicitation/create"
+        and "id" in message
+        and isinstance(message.get("params"), dict)
+    ]
+    advertised = " and ".join(m for m in ("form", "url") if offered[m]) or "none"
+    wrong = [mode for mode in asked if not offered.get(mode, False)]
+    if wrong:
+        detail = (
+            f"elicitation/create in mode {wrong[0]}, which was not advertised "
+            f"(advertised: {advertised})"
+        )
+        return CheckRow(name, version, "fail", detail)
+    if failure is not None:
+        return CheckRow(name, version, "fail", _error_text(failure))
+    if asked:
+        modes = ", ".join(sorted(set(asked)))
+        return CheckRow(
+            name, version, "pass", f"asked only in advertised modes: {modes}"
+        )
+    return CheckRow(name, version, "pass", f"did not ask (advertised: {advertised})")
 
 
 def check_command(

@@ -35,6 +35,7 @@ from typing import Any, Final, Literal, TextIO
 import anyio
 
 from acp_tui.client.connection import ClientFeatures, Connection
+from acp_tui.client.elicitation_form import answer_text
 from acp_tui.client.errors import AgentError, describe_rpc_error
 from acp_tui.client.launch import AGENT_FAILURES
 from acp_tui.client.ports import ElicitationPolicy, PermissionPolicy
@@ -557,7 +558,7 @@ class Transcript:
         elicitation = self.store.elicitation(change.id)
         if elicitation is None:
             return
-        answer = elicitation.answer_text()
+        answer = answer_text(elicitation)
         if self._elicitation_answers.get(change.id) == answer:
             return
         self._elicitation_answers[change.id] = answer

@@ -219,11 +219,12 @@ async def _ignore(method: str, params: Any) -> None:
 
 
 class _Pending:
-    __slots__ = ("event", "outcome")
+    __slots__ = ("event", "on_answer", "outcome")
 
-    def __init__(self) -> None:
+    def __init__(self, on_answer: Callable[[], None] | None = None) -> None:
         self.event = anyio.Event()
         self.outcome: Response | ErrorResponse | ConnectionClosed | None = None
+        self.on_answer = on_answer
 
 
 Reply = Callable[[dict[str, Any]], Awaitable[None]]
@@ -351,6 +352,7 @@ class Dispatcher:
         # A timeout here, not the caller's fail_after, because expiry must also
         # send $/cancel_request for this id.
         timeout: float | None = None,  # noqa: ASYNC109
+        on_answer: Callable[[], None] | None = None,
     ) -> Any:
         """Send a request and wait for its result.
 
@@ -358,6 +360,10 @@ class Dispatcher:
             method: The JSON-RPC method.
             params: A JSON object, a pydantic model (dumped in wire form) or None.
             timeout: Seconds to wait for the response; None waits indefinitely.
+            on_answer: Called when the answer (result or error) is read, before
+                the next message is read: what the peer sent after its answer is
+                handled after this call, even though the caller itself resumes
+                later.
 
         Returns:
             The decoded `result`.
@@ -370,7 +376,7 @@ class Dispatcher:
         if self._close_reason is not None:
             raise ConnectionClosed(self._close_reason)
         request_id = next(self._ids)
-        pending = _Pending()
+        pending = _Pending(on_answer)
         self._pending[request_id] = pending
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
@@ -528,6 +534,8 @@ class Dispatcher:
             return
         pending.outcome = message
         pending.event.set()
+        if pending.on_answer is not None:
+            pending.on_answer()
 
     async def _notification(self, message: Notification) -> None:
         if message.method == CANCEL_REQUEST:

@@ -20,7 +20,7 @@ Invariants:
 from __future__ import annotations
 
 import marshal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import FrozenInstanceError, dataclass, field
 from typing import Any, Final, cast
 
@@ -31,6 +31,7 @@ from acp_tui.store.values import JSONObject, JSONValue
 __all__ = [
     "FINAL_TOOL_STATUSES",
     "Elicitation",
+    "FieldLabel",
     "Message",
     "Notice",
     "Permission",
@@ -488,12 +489,15 @@ class Elicitation:
         content = self.outcome.get("content")
         return content if isinstance(content, Mapping) else None
 
-    def answer_text(self) -> str:
+    def answer_text(self, label: FieldLabel | None = None) -> str:
         """How it was answered, in words (plain, not yet made printable).
 
-        `waiting for an answer`, `answered: name=value, ...` (a form's values),
+        `waiting for an answer`, `answered — name: value; ...` (a form's values),
         `accepted` (a URL opened), `declined`, `cancelled`, or the action as
-        sent; a completed URL elicitation adds `, completed`.
+        sent; a completed URL elicitation adds `, completed`. `label` gives each
+        value's label and the value as read (a field's title, a choice's title;
+        `client.elicitation_form.answer_text` reads them from the schema);
+        without it, the property name and the value sent.
         """
         action = self.action
         if action is None:
@@ -501,15 +505,23 @@ class Elicitation:
         elif action == "accept":
             content = self.content
             if content:
-                values = ", ".join(
-                    f"{name}={_shown_value(value)}" for name, value in content.items()
+                labelled = (
+                    label(name, value) if label is not None else (name, value)
+                    for name, value in content.items()
                 )
-                text = f"answered: {values}"
+                values = "; ".join(
+                    f"{name}: {_shown_value(value)}" for name, value in labelled
+                )
+                text = f"answered — {values}"
             else:
                 text = "accepted"
         else:
             text = {"decline": "declined", "cancel": "cancelled"}.get(action, action)
         return f"{text}, completed" if self.completed else text
+
+
+FieldLabel = Callable[[str, JSONValue], tuple[str, JSONValue]]
+"""A form field's label and its value as read, from its name and the value sent."""
 
 
 @dataclass(frozen=True, slots=True)

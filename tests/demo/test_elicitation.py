@@ -172,6 +172,22 @@ def test_print_text_shows_the_question_and_its_answer(
     assert "[question] What should the new project look like?: declined\n" in out
 
 
+def test_print_text_shows_an_answer_by_its_titles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answers = tmp_path / "answers.json"
+    answers.write_text(
+        json.dumps({"name": "demo", "language": "rust", "licence": "apache-2.0"})
+    )
+    command = ["print", "--agent", DEMO, "--cwd", str(tmp_path)]
+    assert main([*command, "--answers", str(answers), "/ask"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "[question] What should the new project look like?: answered — "
+        "Project name: demo; Language: rust; Licence: Apache 2.0"
+    ) in out
+
+
 def test_a_bad_answers_file_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

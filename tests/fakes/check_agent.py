@@ -23,6 +23,9 @@ Modes (all conformant except for the one planted violation, on v2 connections):
                          state_update is ever sent
   exit-at-once           prints a reason to stderr and exits 1 before reading
   crash-on-prompt        prints a reason to stderr and exits 5 on session/prompt
+  asks-url-anyway        a prompt containing "ask" sends a URL
+                         `elicitation/create` (both versions), whatever the
+                         client advertised, then plays the short turn
 """
 
 from __future__ import annotations
@@ -82,7 +85,9 @@ class Agent:
             if message is None:
                 return
             if not isinstance(message, dict) or "id" not in message:
-                continue  # notifications (a late session/cancel) and responses
+                continue  # notifications (a late session/cancel)
+            if "method" not in message:
+                continue  # the client's answers (to an elicitation)
             method = message.get("method")
             params = message.get("params") or {}
             handler = getattr(self, "on_" + str(method).replace("/", "_"), None)
@@ -192,7 +197,10 @@ class Agent:
         else:  # v1: the client shows the prompt itself; only a replay sends it
             user = {"sessionUpdate": "user_message_chunk", "content": text(said)}
             self.sessions[sid]["history"].append(user)
-        if "hello" in said.lower():
+        if MODE == "asks-url-anyway" and "ask" in said.lower():
+            self.ask_url(sid, n)
+            self.short_turn(rid, sid, n)
+        elif "hello" in said.lower():
             self.short_turn(rid, sid, n)
         else:
             self.long_turn(rid, sid, n)
@@ -205,6 +213,24 @@ class Agent:
         if self.version == 2 and MODE != "no-message-id":
             update["messageId"] = f"a{n}"
         return update
+
+    def ask_url(self, sid: str, n: int) -> None:
+        """A URL elicitation, never waited for (its answer is skipped)."""
+        params = {
+            "sessionId": sid,
+            "mode": "url",
+            "elicitationId": f"e{n}",
+            "url": "https://example.com/login",
+            "message": "Please sign in",
+        }
+        write(
+            {
+                "jsonrpc": "2.0",
+                "id": f"ask-{n}",
+                "method": "elicitation/create",
+                "params": params,
+            }
+        )
 
     def short_turn(self, rid: Any, sid: str, n: int) -> None:
         entries = [{"content": "Say hello", "priority": "high", "status": "completed"}]

@@ -16,7 +16,15 @@ import pytest
 
 from acp_tui.cli import main
 from acp_tui.client.connection import AgentIdentity
-from acp_tui.frontends.check import CheckReport, CheckRow, check_schema, format_table
+from acp_tui.frontends.check import (
+    CheckOptions,
+    CheckReport,
+    CheckRow,
+    check_schema,
+    format_table,
+    run_check,
+)
+from acp_tui.protocol.transport import AgentCommand
 
 FAKES = Path(__file__).resolve().parents[1] / "fakes"
 CHECK_AGENT = FAKES / "check_agent.py"
@@ -31,6 +39,7 @@ V2_CHECKS = [
     "session/resume replay",
     "session/close",
     "session/delete",
+    "elicitation",
     "schema",
 ]
 V1_CHECKS = [
@@ -42,8 +51,22 @@ V1_CHECKS = [
     "session/load replay",
     "session/close",
     "session/delete",
+    "elicitation",
     "schema",
 ]
+ELICITATION_RUNS = [
+    "elicitation (form only)",
+    "elicitation (url only)",
+    "elicitation (none advertised)",
+]
+
+
+def demo_rows(checks: list[str]) -> list[str]:
+    """The rows of the demo agent: the elicitation probe runs three times."""
+    at = checks.index("elicitation")
+    return [*checks[:at], *ELICITATION_RUNS, *checks[at + 1 :]]
+
+
 ROW = re.compile(
     r"^(?P<name>\S+(?: \S+)*?)\s{2,}(?P<v>[12-])\s{2}(?P<result>pass|fail|skip)\s"
 )
@@ -86,13 +109,18 @@ def test_the_demo_agent_passes_every_check(
     assert "running the built-in demo agent" in err
     table = rows(out)
     assert [(name, v) for name, v, _, _ in table] == [
-        *((name, "2") for name in V2_CHECKS),
-        *((name, "1") for name in V1_CHECKS),
+        *((name, "2") for name in demo_rows(V2_CHECKS)),
+        *((name, "1") for name in demo_rows(V1_CHECKS)),
     ]
     assert {result for _, _, result, _ in table} == {"pass"}, out
     assert out.splitlines()[0].split() == ["CHECK", "V", "RESULT", "DETAIL"]
     assert "agent: acp-tui demo agent" in out
-    assert out.rstrip().endswith("19 checks: 19 passed, 0 failed, 0 skipped")
+    assert out.rstrip().endswith("25 checks: 25 passed, 0 failed, 0 skipped")
+    details = {(name, v): line for name, v, _, line in table}
+    for v in ("1", "2"):  # /ask asks a form, /login a URL: each only if advertised
+        assert "advertised modes: form" in details["elicitation (form only)", v]
+        assert "advertised modes: url" in details["elicitation (url only)", v]
+        assert "did not ask" in details["elicitation (none advertised)", v]
 
 
 @pytest.mark.subprocess
@@ -103,8 +131,14 @@ def test_a_conformant_agent_passes_in_both_versions(
     assert code == 0, out + err
     table = rows(out)
     assert len(table) == len(V2_CHECKS) + len(V1_CHECKS)
-    assert {result for _, _, result, _ in table} == {"pass"}, out
+    results = {name: result for name, _, result, _ in table}
+    assert results.pop("elicitation") == "skip"
+    assert set(results.values()) == {"pass"}, out
     details = {(name, v): line for name, v, _, line in table}
+    assert (
+        "not probed: no known prompt makes Check Agent ask"
+        in (details["elicitation", "2"])
+    )
     assert "stopReason cancelled (an idle state_update)" in details["cancel", "2"]
     assert (
         "stopReason cancelled (the session/prompt response)" in details["cancel", "1"]
@@ -168,7 +202,7 @@ def test_json_format_parses_and_names_the_failure(
     assert [(c["check"], c["detail"]) for c in failed] == [
         ("schema", "session/update plan_update: plan.planId missing (x2)")
     ]
-    assert document["summary"] == {"passed": 9, "failed": 1, "skipped": 0}
+    assert document["summary"] == {"passed": 9, "failed": 1, "skipped": 1}
 
 
 @pytest.mark.subprocess
@@ -343,3 +377,31 @@ def test_schema_passes_valid_traffic_and_v1_rules_apply_to_v1() -> None:
     assert [r.detail for r in rows] == [
         "stdout: a JSON array (batches are not part of v1)"
     ]
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("version", [1, 2])
+async def test_a_question_in_a_mode_not_advertised_fails_its_run(version: int) -> None:
+    """`asks-url-anyway` asks a URL whatever was advertised: two runs fail."""
+    options = CheckOptions(
+        command=AgentCommand(
+            argv=(sys.executable, str(CHECK_AGENT), "asks-url-anyway")
+        ),
+        name="check-agent",
+        choice="1" if version == 1 else "2",
+        timeout=5,
+        elicitation_prompts=("ask me",),
+    )
+    report = await run_check(options)
+    runs = {row.name: row for row in report.rows if row.name.startswith("elicit")}
+    assert list(runs) == ELICITATION_RUNS
+    form_only, url_only, neither = runs.values()
+    assert form_only.result == "fail"
+    assert form_only.detail == (
+        "elicitation/create in mode url, which was not advertised (advertised: form)"
+    )
+    assert url_only.result == "pass"
+    assert url_only.detail == "asked only in advertised modes: url"
+    assert neither.result == "fail"
+    assert "mode url, which was not advertised (advertised: none)" in neither.detail
+    assert {row.version for row in runs.values()} == {version}

@@ -130,7 +130,8 @@ VERSIONS: Final = ["v1", "v2"]
 async def test_an_answer_reaches_the_agent_and_is_recorded_in_its_card(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str
 ) -> None:
-    dialogs = stub(monkeypatch, Elicited("accept", {"name": "ui", "language": "rust"}))
+    answer = {"name": "ui", "language": "rust", "licence": "apache-2.0"}
+    dialogs = stub(monkeypatch, Elicited("accept", answer))
     app = demo_app(tmp_path, version)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None, bound=20)
@@ -142,7 +143,7 @@ async def test_an_answer_reaches_the_agent_and_is_recorded_in_its_card(
         assert request.mode == "form"
         assert request.tool_call_id == "call-1"
         (elicitation,) = store.elicitations()
-        assert elicitation.content == {"name": "ui", "language": "rust"}
+        assert elicitation.content == answer
         assert "**Language**: rust" in store.messages()[-1].text
 
         def recorded() -> str:
@@ -151,7 +152,9 @@ async def test_an_answer_reaches_the_agent_and_is_recorded_in_its_card(
                 return ""
             return card.elicitation_views[0].text
 
-        await wait_for(pilot, lambda: "answered: name=ui, language=rust" in recorded())
+        # the fields' titles, and the choice's title, not its value sent
+        shown = "answered — Project name: ui; Language: rust; Licence: Apache 2.0"
+        await wait_for(pilot, lambda: shown in recorded())
         assert "What should the new project look like?" in recorded()
         # attached to its card: no entry of its own
         assert ("elicitation", elicitation.elicitation_id) not in (

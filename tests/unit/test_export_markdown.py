@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from acp_tui.export import export_text, json_text, session_markdown
+from acp_tui.export import export_text, json_text, session_document, session_markdown
 from acp_tui.store.ops import (
     AddElicitation,
     AddPermission,
@@ -29,6 +29,7 @@ from acp_tui.store.ops import (
     UpsertMessage,
 )
 from acp_tui.store.store import SessionStore
+from acp_tui.store.values import JSONObject
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 """Control characters other than newline and tab (C0, DEL, C1)."""
@@ -281,9 +282,37 @@ def test_questions_show_their_answers_and_urls_as_code() -> None:
         ]
     )
     markdown = session_markdown(store)
-    assert "**Question:** Which strategy?: **answered: strategy=balanced**" in markdown
+    assert (
+        "**Question:** Which strategy?: **answered — strategy: balanced**" in markdown
+    )
     assert "**Question:** Log in — `javascript:alert(1)`: **declined**" in markdown
     assert "**Question:** Still there?: **waiting for an answer**" in markdown
+
+
+def test_an_answered_form_shows_its_titles_and_the_document_its_content() -> None:
+    schema: JSONObject = {
+        "type": "object",
+        "properties": {
+            "question_0": {
+                "type": "string",
+                "title": "Approach",
+                "oneOf": [{"const": "big", "title": "Big"}],
+            }
+        },
+    }
+    outcome: JSONObject = {"action": "accept", "content": {"question_0": "big"}}
+    store = SessionStore("s")
+    store.apply_many(
+        [
+            AddElicitation("1", "form", "Which approach?", schema),
+            ResolveElicitation("1", outcome),
+        ]
+    )
+    markdown = session_markdown(store)
+    assert "**Question:** Which approach?: **answered — Approach: Big**" in markdown
+    document = session_document(protocol_version=2, agent=None, store=store)
+    (elicitation,) = document["elicitations"]
+    assert elicitation["outcome"] == outcome
 
 
 def test_json_export_is_the_print_document() -> None:

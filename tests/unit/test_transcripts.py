@@ -202,7 +202,7 @@ def test_the_transcript_keeps_elicitations_and_their_answers() -> None:
     assert loaded is not None
     assert loaded.store.to_json() == store.to_json()
     assert [e.answer_text() for e in loaded.store.elicitations()] == [
-        "answered: name=x",
+        "answered — name: x",
         "accepted, completed",
     ]
 

@@ -3,7 +3,7 @@
 The dialog (`ui.pane_dialogs.elicitation_screen`) asks; this view stays in the
 conversation: the question (`message`, and for a URL elicitation the URL, as
 plain text, never a link), then how it was answered
-(`Elicitation.answer_text`: `answered: name=value, ...`, `accepted`,
+(`elicitation_form.answer_text`: `answered — Title: value; ...`, `accepted`,
 `declined`, `cancelled`, or waiting) and, for a URL one, that the agent said it
 is completed. Inside its tool call's card (`attached`) it is a line or two;
 otherwise an entry of its own.
@@ -18,6 +18,7 @@ from typing import Final, Literal, TypeAlias
 from textual.content import Content
 from textual.widgets import Static
 
+from acp_tui.client.elicitation_form import answer_text
 from acp_tui.safe_text import printable
 from acp_tui.store.model import Elicitation
 
@@ -101,7 +102,7 @@ class ElicitationView(Static):
         for name in _STYLES:
             self.set_class(name == state, f"-{name}")
         icon, style = _STYLES[state]
-        answer = (f"{icon} {printable(elicitation.answer_text())}", style)
+        answer = (f"{icon} {printable(answer_text(elicitation))}", style)
         question = (printable(elicitation.message), "bold")
         parts: list[str | tuple[str, str]] = [("Question", "dim"), "  ", question]
         if elicitation.url is not None:
