@@ -31,10 +31,10 @@ import pytest
 ROOT: Final = Path(__file__).resolve().parents[1]
 PYPROJECT: Final = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
 README: Final = (ROOT / "README.md").read_text("utf-8")
-STATIC_TOOLS: Final = frozenset(
-    {"ruff", "mypy", "import-linter", "grimp", "textual-dev"}
-)
-"""Packages only the static checks (and `dev`) need: never installed by `uv run`."""
+STATIC_TOOLS: Final = frozenset({"ruff", "mypy", "import-linter", "textual-dev"})
+"""Packages only the static checks (and `dev`) need: never installed by `uv run`.
+(grimp, import-linter's graph library, is in the test group: two tests read import
+graphs with it.)"""
 BUILD_BOUND: Final = 300.0
 """`uv build` may fetch hatchling on a fresh machine."""
 
@@ -83,7 +83,7 @@ def test_uv_run_installs_no_static_tools_but_pytest() -> None:
     installed = _default_install()
     assert not installed & STATIC_TOOLS
     assert not {name for name in installed if name.startswith("types-")}
-    assert {"pytest", "pytest-xdist", "textual", "pyte"} <= installed
+    assert {"pytest", "pytest-xdist", "grimp", "textual", "pyte"} <= installed
 
 
 def test_every_static_tool_is_in_the_static_or_dev_group() -> None:
