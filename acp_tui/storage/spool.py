@@ -88,6 +88,9 @@ _Job: TypeAlias = tuple[int, Sequence[Line]] | tuple[int, None]
 class LineSpool:
     """Appends lines to file descriptors in order (see the module docstring).
 
+    `write` and `close` are called from one thread (the event loop's); the
+    spool's own thread only writes what they queued.
+
     Args:
         on_error: Called with a write error met on the spool's thread (from that
             thread). Errors of an inline write are raised to the caller instead.
@@ -115,17 +118,19 @@ class LineSpool:
         """
         if not lines:
             return
-        with self._lock:
-            if not self._jobs and not any(isinstance(x, LongLine) for x in lines):
-                queued = False
-            else:
-                self._queue((fd, tuple(lines)))
-                queued = True
-        if not queued:
+        # Lines are given by one thread (the event loop's), and the spool's thread
+        # only ever empties the queue, and only once a job is written: an empty
+        # queue read here without the lock means nothing is left to write first.
+        # That skips the lock for every streaming chunk (the common case).
+        if not self._jobs:
             inline = [
                 x for line in lines if isinstance(line, bytes) for x in (line, b"\n")
             ]
-            _write_all(fd, inline)
+            if len(inline) == 2 * len(lines):  # no long line among them
+                _write_all(fd, inline)
+                return
+        with self._lock:
+            self._queue((fd, tuple(lines)))
 
     def close(self, fd: int) -> None:
         """Close `fd` once the lines queued for it are written (now, if none)."""
