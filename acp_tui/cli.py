@@ -92,6 +92,20 @@ def _record_option(
     parser.add_argument("--record", type=Path, default=None, metavar="FILE", help=help)
 
 
+def _format_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """`--format text|json` (default: text); `help` says what each one writes."""
+    parser.add_argument("--format", choices=("text", "json"), default="text", help=help)
+
+
+def _session_options(
+    parser: argparse.ArgumentParser, sessions_help: str, session_help: str
+) -> None:
+    """`--sessions` (start with the session picker) or `--session ID` (resume)."""
+    picking = parser.add_mutually_exclusive_group()
+    picking.add_argument("--sessions", action="store_true", help=sessions_help)
+    picking.add_argument("--session", metavar="ID", help=session_help)
+
+
 def _keep_values_given_before(
     command: argparse.ArgumentParser, parser: argparse.ArgumentParser
 ) -> None:
@@ -126,16 +140,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _connection_options(parser)
     _record_option(parser)
-    picking = parser.add_mutually_exclusive_group()
-    picking.add_argument(
-        "--sessions",
-        action="store_true",
-        help="start with the session picker (the agent's sessions, to resume one)",
-    )
-    picking.add_argument(
-        "--session",
-        metavar="ID",
-        help="resume the agent's session ID (its history is replayed)",
+    _session_options(
+        parser,
+        sessions_help="start with the session picker (the agent's sessions, to "
+        "resume one)",
+        session_help="resume the agent's session ID (its history is replayed)",
     )
     parser.add_argument(
         "--theme",
@@ -157,10 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
         "4 cancelled / refusal / max_* / timed out.",
     )
     _connection_options(printer)
-    printer.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
+    _format_option(
+        printer,
         help="text: a streamed, readable transcript; json: one document of the "
         "final state (default: text)",
     )
@@ -215,10 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="List the agent's sessions (session/list, following every page).",
     )
     _connection_options(sessions)
-    sessions.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
+    _format_option(
+        sessions,
         help="text: one line per session; json: the list as JSON (default: text)",
     )
     checker = commands.add_parser(
@@ -249,10 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="seconds each step may take (default: 30)",
     )
-    checker.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
+    _format_option(
+        checker,
         help="text: a pass/fail table; json: the results as JSON (default: text)",
     )
     commands.add_parser(
@@ -748,12 +751,10 @@ def _serve_parser(
         help="record each app's traffic with its agent to FILE (JSONL); every "
         "browser connection starts a new app, which starts FILE anew",
     )
-    picking = server.add_mutually_exclusive_group()
-    picking.add_argument(
-        "--sessions", action="store_true", help="start each app with the session picker"
-    )
-    picking.add_argument(
-        "--session", metavar="ID", help="resume the agent's session ID in each app"
+    _session_options(
+        server,
+        sessions_help="start each app with the session picker",
+        session_help="resume the agent's session ID in each app",
     )
     server.add_argument("--theme", metavar="NAME", help="the colour theme")
     server.add_argument(

@@ -80,26 +80,37 @@ def served_argv(app: ServedApp, python: str | None = None) -> list[str]:
         The argument vector; paths are made absolute, since the app process
         starts in the server's working directory.
     """
-    argv = [python or sys.executable, "-m", "acp_tui"]
-    if app.agent is not None:
-        argv += ["--agent", app.agent]
-    if app.protocol is not None:
-        argv += ["--protocol", app.protocol]
-    if app.cwd is not None:
-        argv += ["--cwd", str(app.cwd.absolute())]
-    for directory in app.additional_directories:
-        argv += ["--add-dir", str(directory.absolute())]
-    if app.init_timeout is not None:
-        argv += ["--init-timeout", repr(app.init_timeout)]
-    if app.sessions:
-        argv.append("--sessions")
-    elif app.session is not None:
-        argv += ["--session", app.session]
-    if app.theme is not None:
-        argv += ["--theme", app.theme]
-    if app.record is not None:
-        argv += ["--record", str(app.record.absolute())]
-    return argv
+    sessions = ["--sessions"] if app.sessions else _option("--session", app.session)
+    return [
+        python or sys.executable,
+        "-m",
+        "acp_tui",
+        *_option("--agent", app.agent),
+        *_option("--protocol", app.protocol),
+        *_option("--cwd", _absolute(app.cwd)),
+        *(
+            word
+            for directory in app.additional_directories
+            for word in ("--add-dir", str(directory.absolute()))
+        ),
+        *_option("--init-timeout", _repr(app.init_timeout)),
+        *sessions,
+        *_option("--theme", app.theme),
+        *_option("--record", _absolute(app.record)),
+    ]
+
+
+def _option(name: str, value: str | None) -> list[str]:
+    """`name value`, or nothing when the value is not given (None)."""
+    return [] if value is None else [name, value]
+
+
+def _absolute(path: Path | None) -> str | None:
+    return None if path is None else str(path.absolute())
+
+
+def _repr(value: float | None) -> str | None:
+    return None if value is None else repr(value)
 
 
 def served_command(app: ServedApp, python: str | None = None) -> str:
