@@ -16,11 +16,11 @@ from __future__ import annotations
 from typing import Final, Literal, TypeAlias
 
 from textual.content import Content
-from textual.widgets import Static
 
 from acp_tui.client.elicitation_form import answer_text
 from acp_tui.safe_text import printable
 from acp_tui.store.model import Elicitation
+from acp_tui.ui.widgets.outcome_card import OutcomeCard
 
 __all__ = ["ElicitationState", "ElicitationView"]
 
@@ -45,7 +45,7 @@ def elicitation_state(elicitation: Elicitation) -> ElicitationState:
     return "declined" if action == "decline" else "cancelled"
 
 
-class ElicitationView(Static):
+class ElicitationView(OutcomeCard):
     """Shows one elicitation and its answer (state class `-pending`, ...).
 
     Args:
@@ -53,29 +53,9 @@ class ElicitationView(Static):
         attached: Shown inside its tool call's card.
     """
 
-    DEFAULT_CSS = """
-    ElicitationView {
-        height: auto;
-        border-left: outer $permission-waiting;
-        background: $boost;
-        padding: 0 1;
-        margin: 0 0 1 0;
-        &.-accepted { border-left: outer $permission-allowed; }
-        &.-declined { border-left: outer $permission-rejected; }
-        &.-cancelled { border-left: outer $foreground-muted; }
-        &.-attached {
-            border-left: none;
-            background: transparent;
-            padding: 0;
-            margin: 0;
-        }
-    }
-    """
-
     def __init__(self, elicitation: Elicitation, *, attached: bool = False) -> None:
-        super().__init__(classes="-attached" if attached else "")
+        super().__init__(attached=attached)
         self.elicitation = elicitation
-        self.attached = attached
         self.state: ElicitationState = "pending"
         self._show(elicitation)
 
@@ -83,12 +63,6 @@ class ElicitationView(Static):
     def elicitation_id(self) -> str:
         """The store's key of the elicitation shown."""
         return self.elicitation.elicitation_id
-
-    @property
-    def text(self) -> str:
-        """What is shown, as plain text."""
-        content = self.content
-        return content.plain if isinstance(content, Content) else str(content)
 
     def update_elicitation(self, elicitation: Elicitation) -> None:
         """Show a newer snapshot (nothing happens if it is the one shown)."""
@@ -99,8 +73,7 @@ class ElicitationView(Static):
 
     def _show(self, elicitation: Elicitation) -> None:
         state = self.state = elicitation_state(elicitation)
-        for name in _STYLES:
-            self.set_class(name == state, f"-{name}")
+        self.show_state(state, _STYLES)
         icon, style = _STYLES[state]
         answer = (f"{icon} {printable(answer_text(elicitation))}", style)
         question = (printable(elicitation.message), "bold")

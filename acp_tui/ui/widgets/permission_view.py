@@ -17,13 +17,12 @@ from __future__ import annotations
 from typing import Final, Literal, TypeAlias
 
 from textual.content import Content
-from textual.widgets import Static
 
 from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.safe_text import printable
 from acp_tui.store.model import Permission
+from acp_tui.ui.widgets.outcome_card import OutcomeCard
 from acp_tui.ui.widgets.permission_subject import subject_summary
-from acp_tui.ui.widgets.terminal_view import static_plain
 
 __all__ = ["OutcomeState", "PermissionView", "permission_outcome"]
 
@@ -92,7 +91,7 @@ def _summary(permission: Permission, paths: PathDisplay, attached: bool) -> str:
     return ""
 
 
-class PermissionView(Static):
+class PermissionView(OutcomeCard):
     """Shows one permission request and its outcome.
 
     The outcome's state is also a class: `-pending`, `-allowed`, `-rejected`,
@@ -104,26 +103,6 @@ class PermissionView(Static):
             relative to the session's directory).
     """
 
-    DEFAULT_CSS = """
-    PermissionView {
-        height: auto;
-        border-left: outer $permission-waiting;
-        background: $boost;
-        padding: 0 1;
-        margin: 0 0 1 0;
-        &.-allowed { border-left: outer $permission-allowed; }
-        &.-rejected { border-left: outer $permission-rejected; }
-        &.-cancelled { border-left: outer $foreground-muted; }
-        &.-other { border-left: outer $secondary; }
-        &.-attached {
-            border-left: none;
-            background: transparent;
-            padding: 0;
-            margin: 0;
-        }
-    }
-    """
-
     def __init__(
         self,
         permission: Permission,
@@ -131,11 +110,9 @@ class PermissionView(Static):
         *,
         attached: bool = False,
     ) -> None:
-        super().__init__(classes="-attached" if attached else "")
+        super().__init__(attached=attached)
         self.permission = permission
         self.paths = paths
-        self.attached = attached
-        """Shown inside its tool call's card (see the module docstring)."""
         self.outcome_label = ""
         """The outcome as shown (see `permission_outcome`)."""
         self.outcome_state: OutcomeState = "pending"
@@ -146,11 +123,6 @@ class PermissionView(Static):
     def permission_id(self) -> str:
         """The id of the request shown."""
         return self.permission.permission_id
-
-    @property
-    def text(self) -> str:
-        """What is shown, as plain text."""
-        return static_plain(self)
 
     def update_permission(self, permission: Permission) -> None:
         """Show a newer snapshot (nothing happens if it is the one shown)."""
@@ -163,8 +135,7 @@ class PermissionView(Static):
         label, state = permission_outcome(permission)
         self.outcome_label = label
         self.outcome_state = state
-        for name in _STATE_STYLES:
-            self.set_class(name == state, f"-{name}")
+        self.show_state(state, _STATE_STYLES)
         icon, style = _STATE_STYLES[state]
         title = printable(permission.title or "Permission requested")
         outcome = (f"{icon} {label}", style)
