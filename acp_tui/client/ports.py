@@ -23,6 +23,7 @@ import anyio
 from acp_tui.client.elicitation_form import FormSchemaError, json_answer, parse_form
 from acp_tui.client.grants import GrantScope, grant_scope_of, subject_facts
 from acp_tui.store.model import ToolCall
+from acp_tui.store.ops import ElicitationFields
 from acp_tui.store.values import JSONObject
 
 __all__ = [
@@ -134,6 +135,23 @@ class ElicitationRequest:
     url: str | None
     url_id: str | None
     tool_call_id: str | None
+
+    @classmethod
+    def asked(
+        cls, agent: str, session_id: str | None, request: ElicitationFields
+    ) -> ElicitationRequest:
+        """The question of `request` (an `AddElicitation`), for the user."""
+        return cls(
+            agent,
+            session_id,
+            elicitation_id=request.elicitation_id,
+            mode=request.mode,
+            message=request.message,
+            requested_schema=request.requested_schema,
+            url=request.url,
+            url_id=request.url_id,
+            tool_call_id=request.tool_call_id,
+        )
 
 
 class ElicitationAnswer(Protocol):

@@ -905,16 +905,8 @@ class SessionStore:
         permission = self._permissions.get(op.permission_id)
         if permission is None:
             return _NO_CHANGES
-        self._permissions[op.permission_id] = Permission(
-            permission.permission_id,
-            permission.title,
-            permission.description,
-            permission.subject,
-            permission.options,
-            permission.tool_call_id,
-            permission.meta,
-            op.outcome,
-            self._next_revision(),
+        self._permissions[op.permission_id] = replace(
+            permission, outcome=op.outcome, revision=self._next_revision()
         )
         return (Change("permission", op.permission_id, "updated"),)
 
@@ -924,16 +916,8 @@ class SessionStore:
         created = op.elicitation_id not in self._elicitations
         if created:
             self._add_to_timeline("elicitation", op.elicitation_id)
-        self._elicitations[op.elicitation_id] = Elicitation(
-            op.elicitation_id,
-            op.mode,
-            op.message,
-            op.requested_schema,
-            op.url,
-            op.url_id,
-            op.tool_call_id,
-            op.meta,
-            revision=self._next_revision(),
+        self._elicitations[op.elicitation_id] = Elicitation.asked(
+            op, self._next_revision()
         )
         return (
             Change("elicitation", op.elicitation_id, "added" if created else "updated"),
