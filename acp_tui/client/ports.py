@@ -15,7 +15,7 @@ never told "always" about a request the user did not see.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import anyio
@@ -140,17 +140,18 @@ class ElicitationRequest:
     def asked(
         cls, agent: str, session_id: str | None, request: ElicitationFields
     ) -> ElicitationRequest:
-        """The question of `request` (an `AddElicitation`), for the user."""
+        """The question of `request` (an `AddElicitation`), for the user.
+
+        Every other field is the request's field of that name.
+        """
+        given: dict[str, Any] = {"agent": agent, "session_id": session_id}
         return cls(
-            agent,
-            session_id,
-            elicitation_id=request.elicitation_id,
-            mode=request.mode,
-            message=request.message,
-            requested_schema=request.requested_schema,
-            url=request.url,
-            url_id=request.url_id,
-            tool_call_id=request.tool_call_id,
+            **given,
+            **{
+                f.name: getattr(request, f.name)
+                for f in fields(cls)
+                if f.name not in given
+            },
         )
 
 
