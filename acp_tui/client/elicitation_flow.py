@@ -233,26 +233,7 @@ async def answer_elicitation(
         report: Told what went wrong with the prompter or its answer.
     """
     elicitation_id = str(context.id)
-    if store is not None:
-        store.apply(
-            ops.AddElicitation(
-                elicitation_id,
-                create.mode,
-                create.message,
-                create.requested_schema,
-                create.url,
-                create.url_id,
-                create.tool_call_id,
-                create.meta,
-            )
-        )
-    context.handles_cancellation = True
-    url_entry = None
-    if create.mode == "url" and create.url_id is not None:
-        url_entry = urls.add(create.url_id, store, elicitation_id)
-    request = ElicitationRequest(
-        agent,
-        create.session_id if store is not None else None,
+    asked = ops.AddElicitation(
         elicitation_id,
         create.mode,
         create.message,
@@ -260,6 +241,16 @@ async def answer_elicitation(
         create.url,
         create.url_id,
         create.tool_call_id,
+        create.meta,
+    )
+    if store is not None:
+        store.apply(asked)
+    context.handles_cancellation = True
+    url_entry = None
+    if create.mode == "url" and create.url_id is not None:
+        url_entry = urls.add(create.url_id, store, elicitation_id)
+    request = ElicitationRequest.asked(
+        agent, create.session_id if store is not None else None, asked
     )
     events = [context.cancel_requested]
     if cancelled is not None:

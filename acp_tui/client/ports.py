@@ -15,7 +15,7 @@ never told "always" about a request the user did not see.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import anyio
@@ -23,6 +23,7 @@ import anyio
 from acp_tui.client.elicitation_form import FormSchemaError, json_answer, parse_form
 from acp_tui.client.grants import GrantScope, grant_scope_of, subject_facts
 from acp_tui.store.model import ToolCall
+from acp_tui.store.ops import ElicitationFields
 from acp_tui.store.values import JSONObject
 
 __all__ = [
@@ -134,6 +135,24 @@ class ElicitationRequest:
     url: str | None
     url_id: str | None
     tool_call_id: str | None
+
+    @classmethod
+    def asked(
+        cls, agent: str, session_id: str | None, request: ElicitationFields
+    ) -> ElicitationRequest:
+        """The question of `request` (an `AddElicitation`), for the user.
+
+        Every other field is the request's field of that name.
+        """
+        given: dict[str, Any] = {"agent": agent, "session_id": session_id}
+        return cls(
+            **given,
+            **{
+                f.name: getattr(request, f.name)
+                for f in fields(cls)
+                if f.name not in given
+            },
+        )
 
 
 class ElicitationAnswer(Protocol):

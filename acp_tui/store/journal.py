@@ -79,9 +79,9 @@ JournalSink: TypeAlias = Callable[[SessionStore, Sequence[Op]], None]
 OP_TYPES: Final[dict[str, type[Any]]] = {
     name: getattr(ops, name)
     for name in ops.__all__
-    if dataclasses.is_dataclass(getattr(ops, name))
+    if getattr(ops, name) in typing.get_args(ops.Op)
 }
-"""Every op class, by the name used in records."""
+"""Every op class (a member of `ops.Op`), by the name used in records."""
 
 
 # --- field kinds, from the annotations ----------------------------------------

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import FrozenInstanceError, dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field, fields
 from typing import Any, Final, cast
 
 from acp_tui.store._buffers import EMPTY_BYTES, BytesSnapshot, TextLog, TextSnapshot
-from acp_tui.store.ops import MessageOrigin, MessageRole
+from acp_tui.store.ops import ElicitationFields, MessageOrigin, MessageRole
 from acp_tui.store.values import JSONObject, JSONValue
 
 __all__ = [
@@ -449,27 +449,27 @@ class Permission:
 
 
 @dataclass(frozen=True, slots=True)
-class Elicitation:
+class Elicitation(ElicitationFields):
     """An elicitation request from the agent, and the response once answered.
 
-    `mode` is `form` (`requested_schema`: the restricted JSON Schema as received)
-    or `url` (`url`, and `url_id`, the `elicitationId` the agent completes it
-    with); another mode is kept as sent. `outcome` is the wire response sent
-    (`{"action": ..., "content": ...}`), None while it waits. `completed`: the
-    agent said a URL interaction finished (`elicitation/complete`).
+    What was asked: `ElicitationFields` (`mode` is `form`, with
+    `requested_schema`, or `url`, with `url` and `url_id`; another mode is kept
+    as sent). `outcome` is the wire response sent (`{"action": ...,
+    "content": ...}`), None while it waits. `completed`: the agent said a URL
+    interaction finished (`elicitation/complete`).
     """
 
-    elicitation_id: str
-    mode: str
-    message: str
-    requested_schema: JSONObject | None = None
-    url: str | None = None
-    url_id: str | None = None
-    tool_call_id: str | None = None
-    meta: JSONObject | None = None
     outcome: JSONObject | None = None
     completed: bool = False
     revision: int = field(default=0, compare=False)
+
+    @classmethod
+    def asked(cls, request: ElicitationFields, revision: int) -> Elicitation:
+        """A pending elicitation with the fields of `request` (an `AddElicitation`)."""
+        return cls(
+            **{f.name: getattr(request, f.name) for f in fields(ElicitationFields)},
+            revision=revision,
+        )
 
     @property
     def pending(self) -> bool:

@@ -45,6 +45,7 @@ __all__ = [
     "CancelUnfinishedToolCalls",
     "CompleteElicitation",
     "CutMessageText",
+    "ElicitationFields",
     "MessageOrigin",
     "MessageRole",
     "Op",
@@ -371,8 +372,11 @@ class ResolvePermission:
 
 
 @dataclass(frozen=True, slots=True)
-class AddElicitation:
-    """An `elicitation/create` request of a session was received.
+class ElicitationFields:
+    """What an `elicitation/create` asks (`AddElicitation`, `Elicitation`: both).
+
+    Not an op itself: `AddElicitation` carries these fields, and the store's
+    `model.Elicitation` keeps them.
 
     `elicitation_id` is the store's key for it (the JSON-RPC request id as a
     string, as for permissions). `mode` is `form` (with `requested_schema`, the
@@ -389,6 +393,14 @@ class AddElicitation:
     url_id: str | None = None
     tool_call_id: str | None = None
     meta: JSONObject | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AddElicitation(ElicitationFields):
+    """An `elicitation/create` request of a session was received.
+
+    Its fields and their meaning: `ElicitationFields`.
+    """
 
 
 @dataclass(frozen=True, slots=True)

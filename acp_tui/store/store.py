@@ -76,7 +76,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, TypeAlias, TypeVar
 
 from acp_tui.store._buffers import ByteLog, ContentView, TextLog, TextTail
 from acp_tui.store.changes import Change, ChangeAction, TimelineKind
@@ -160,6 +160,9 @@ Listener: TypeAlias = Callable[[Sequence[Change]], None]
 
 _Changes: TypeAlias = tuple[Change, ...]
 _NO_CHANGES: Final[_Changes] = ()
+
+_Request = TypeVar("_Request", Permission, Elicitation)
+"""A request of the agent the store keeps until answered."""
 
 
 def _patched_meta(
@@ -880,82 +883,81 @@ class SessionStore:
         )
         return (Change("state", None, "updated"),)
 
-    # --- permissions ------------------------------------------------------
+    # --- permissions and elicitations --------------------------------------
 
     def _add_permission(self, op: AddPermission) -> _Changes:
-        created = op.permission_id not in self._permissions
-        if created:
-            self._add_to_timeline("permission", op.permission_id)
-        self._permissions[op.permission_id] = Permission(
+        return self._ask(
+            "permission",
+            self._permissions,
             op.permission_id,
-            op.title,
-            op.description,
-            op.subject,
-            tuple(op.options),
-            op.tool_call_id,
-            op.meta,
-            None,
-            self._next_revision(),
-        )
-        return (
-            Change("permission", op.permission_id, "added" if created else "updated"),
+            lambda revision: Permission(
+                op.permission_id,
+                op.title,
+                op.description,
+                op.subject,
+                tuple(op.options),
+                op.tool_call_id,
+                op.meta,
+                None,
+                revision,
+            ),
         )
 
     def _resolve_permission(self, op: ResolvePermission) -> _Changes:
-        permission = self._permissions.get(op.permission_id)
-        if permission is None:
-            return _NO_CHANGES
-        self._permissions[op.permission_id] = Permission(
-            permission.permission_id,
-            permission.title,
-            permission.description,
-            permission.subject,
-            permission.options,
-            permission.tool_call_id,
-            permission.meta,
-            op.outcome,
-            self._next_revision(),
+        return self._answer(
+            "permission", self._permissions, op.permission_id, outcome=op.outcome
         )
-        return (Change("permission", op.permission_id, "updated"),)
-
-    # --- elicitations -----------------------------------------------------
 
     def _add_elicitation(self, op: AddElicitation) -> _Changes:
-        created = op.elicitation_id not in self._elicitations
-        if created:
-            self._add_to_timeline("elicitation", op.elicitation_id)
-        self._elicitations[op.elicitation_id] = Elicitation(
+        return self._ask(
+            "elicitation",
+            self._elicitations,
             op.elicitation_id,
-            op.mode,
-            op.message,
-            op.requested_schema,
-            op.url,
-            op.url_id,
-            op.tool_call_id,
-            op.meta,
-            revision=self._next_revision(),
-        )
-        return (
-            Change("elicitation", op.elicitation_id, "added" if created else "updated"),
+            lambda revision: Elicitation.asked(op, revision),
         )
 
     def _resolve_elicitation(self, op: ResolveElicitation) -> _Changes:
-        elicitation = self._elicitations.get(op.elicitation_id)
-        if elicitation is None:
-            return _NO_CHANGES
-        self._elicitations[op.elicitation_id] = replace(
-            elicitation, outcome=op.outcome, revision=self._next_revision()
+        return self._answer(
+            "elicitation", self._elicitations, op.elicitation_id, outcome=op.outcome
         )
-        return (Change("elicitation", op.elicitation_id, "updated"),)
 
     def _complete_elicitation(self, op: CompleteElicitation) -> _Changes:
         elicitation = self._elicitations.get(op.elicitation_id)
-        if elicitation is None or elicitation.completed:
+        if elicitation is not None and elicitation.completed:
             return _NO_CHANGES
-        self._elicitations[op.elicitation_id] = replace(
-            elicitation, completed=True, revision=self._next_revision()
+        return self._answer(
+            "elicitation", self._elicitations, op.elicitation_id, completed=True
         )
-        return (Change("elicitation", op.elicitation_id, "updated"),)
+
+    def _ask(
+        self,
+        kind: TimelineKind,
+        requests: dict[str, _Request],
+        request_id: str,
+        request: Callable[[int], _Request],
+    ) -> _Changes:
+        """Add a request (made with its revision); a known id is updated in place."""
+        created = request_id not in requests
+        if created:
+            self._add_to_timeline(kind, request_id)
+        requests[request_id] = request(self._next_revision())
+        return (Change(kind, request_id, "added" if created else "updated"),)
+
+    def _answer(
+        self,
+        kind: TimelineKind,
+        requests: dict[str, _Request],
+        request_id: str,
+        **changes: Any,
+    ) -> _Changes:
+        """Update a known request's fields (an unknown id is ignored)."""
+        request = requests.get(request_id)
+        if request is None:
+            return _NO_CHANGES
+        requests[request_id] = replace(
+            request, **changes, revision=self._next_revision()
+        )
+        return (Change(kind, request_id, "updated"),)
 
     # --- other records ----------------------------------------------------
 
