@@ -387,8 +387,8 @@ async def _check_version(
                 negotiated = connection.protocol_version
                 if report.agent is None:
                     report.agent = connection.agent
-                agent = connection.agent
-                who = f"{agent.display_name} {agent.version or ''}".rstrip()
+                answered = connection.agent
+                who = f"{answered.display_name} {answered.version or ''}".rstrip()
                 rows.append(
                     CheckRow(
                         "initialize",
@@ -401,6 +401,7 @@ async def _check_version(
                     version, options, client, connection, traffic, cwd, rows, launcher
                 )
                 await _session_checks(run, names)
+                agent = answered  # only now: a failed run's rows say it all
         except AgentStartError as error:
             raise _aborted(launcher, error) from None
         except AgentExited as error:

@@ -405,3 +405,32 @@ async def test_a_question_in_a_mode_not_advertised_fails_its_run(version: int) -
     assert neither.result == "fail"
     assert "mode url, which was not advertised (advertised: none)" in neither.detail
     assert {row.version for row in runs.values()} == {version}
+
+
+@pytest.mark.subprocess
+async def test_a_version_whose_agent_exits_mid_run_is_not_also_probed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """v1 (not the first version) ends in `AgentExited`: its elicitation row is
+    one skip, with no probe rows beside it."""
+    from acp_tui.client.errors import AgentExited
+    from acp_tui.frontends import check
+
+    real = check._session_checks
+
+    async def exits_on_v1(run: Any, names: Any) -> None:
+        if run.version == 1:
+            raise AgentExited("the agent's output ended")
+        await real(run, names)
+
+    monkeypatch.setattr(check, "_session_checks", exits_on_v1)
+    options = CheckOptions(
+        command=AgentCommand(argv=(sys.executable, str(CHECK_AGENT), "ok")),
+        name="check-agent",
+        choice="auto",
+        timeout=5,
+    )
+    report = await run_check(options)
+    v1 = [row for row in report.rows if row.version == 1]
+    elicitation = [row for row in v1 if row.name.startswith("elicitation")]
+    assert [(row.name, row.result) for row in elicitation] == [("elicitation", "skip")]
