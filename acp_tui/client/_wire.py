@@ -294,8 +294,6 @@ def elicitation_create(request: Any) -> ElicitationCreate:
         message=request.message,
         session_id=request.session_id,
         tool_call_id=request.tool_call_id,
-        request_scoped="request_id" in request.model_fields_set,
-        request_id=request.request_id,
         requested_schema=to_wire(schema) if schema is not None else None,
         url=request.url,
         url_id=request.elicitation_id,

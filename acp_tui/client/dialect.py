@@ -29,7 +29,7 @@ from acp_tui.client.ports import PermissionChoice
 from acp_tui.store import ops
 from acp_tui.store.config import ConfigOption
 from acp_tui.store.store import SessionStore
-from acp_tui.store.values import JSONObject, JSONValue
+from acp_tui.store.values import JSONObject
 
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
@@ -116,18 +116,16 @@ class ElicitationCreate:
     """An `elicitation/create`, version-neutral (what the store records).
 
     Scoped to a session (`session_id`, maybe with `tool_call_id`) or, outside
-    any session, to one of the client's requests (`request_scoped`, with the
-    wire `request_id`). `mode` is `form` (`requested_schema` in wire form) or
-    `url` (`url`, and `url_id`: the `elicitationId` an `elicitation/complete`
-    names); another mode is kept as sent.
+    any session (`session_id` None), to one of the client's requests. `mode`
+    is `form` (`requested_schema` in wire form) or `url` (`url`, and `url_id`:
+    the `elicitationId` an `elicitation/complete` names); another mode is kept
+    as sent.
     """
 
     mode: str
     message: str
     session_id: str | None
     tool_call_id: str | None
-    request_scoped: bool
-    request_id: JSONValue
     requested_schema: JSONObject | None
     url: str | None
     url_id: str | None
