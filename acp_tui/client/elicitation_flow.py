@@ -83,7 +83,6 @@ class _UrlElicitation:
     """Set by a completion that arrives while the user is still asked."""
     over: anyio.Event = field(default_factory=anyio.Event)
     """Set when nothing more is awaited: completed, given up, or forgotten."""
-    answered: bool = False
     completed: bool = False
 
     def give_up(self) -> None:
@@ -126,8 +125,7 @@ class UrlElicitations:
         if entry is None:
             log.info("ignoring elicitation/complete for an unknown id %r", url_id)
             return False
-        if not entry.answered:
-            entry.asking.set()  # done elsewhere: the question is withdrawn
+        entry.asking.set()  # done elsewhere: a question still asked is withdrawn
         entry.completed = True
         entry.over.set()
         if entry.store is not None:
@@ -249,9 +247,7 @@ async def answer_elicitation(
     url_entry = None
     if create.mode == "url" and create.url_id is not None:
         url_entry = urls.add(create.url_id, store, elicitation_id)
-    request = ElicitationRequest.asked(
-        agent, create.session_id if store is not None else None, asked
-    )
+    request = ElicitationRequest.asked(agent, create.session_id, asked)
     events = [context.cancel_requested]
     if cancelled is not None:
         events.append(cancelled)
@@ -269,10 +265,9 @@ async def answer_elicitation(
             store.apply(ops.ResolveElicitation(elicitation_id, {"action": "cancel"}))
         raise
     response = _response(answer, reply, report)
-    if url_entry is not None and create.url_id is not None:
-        url_entry.answered = True
+    if url_entry is not None:
         if response.get("action") != "accept":
-            urls.drop(create.url_id, url_entry)
+            url_entry.give_up()
         elif not url_entry.over.is_set() and isinstance(prompter, UrlFollower):
             prompter.follow_url(request, url_entry)
     if store is not None:
