@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
+from textual import events
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -88,6 +89,23 @@ class KeyGuard:
         if not self.armed and self.clock() >= self._due():
             self._set(True)
         return self.armed
+
+    def drops(self, event: events.Key) -> bool:
+        """Whether the dialog must leave `event` alone (Esc, or any key while held).
+
+        While held, keys with ctrl or alt (app shortcuts) pass on; any other
+        key is stopped here and restarts the quiet time. Esc always passes on:
+        it cancels the dialog through its binding.
+        """
+        if event.key == "escape":
+            return True
+        if self.check():
+            return False
+        if not event.key.startswith(("ctrl+", "alt+")):
+            event.stop()
+            event.prevent_default()
+            self.held_key()
+        return True
 
     def _due(self) -> float:
         return max(self._since + KEY_GUARD, self._quiet_from + KEY_IDLE)

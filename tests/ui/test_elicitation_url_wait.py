@@ -16,7 +16,9 @@ from pathlib import Path
 
 import anyio
 import pytest
+from textual.app import App
 from textual.pilot import Pilot
+from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from acp_tui.client.ports import Elicited
@@ -110,3 +112,32 @@ async def test_escape_stops_waiting_and_a_later_completion_is_ignored(
         assert elicitation.action == "accept"
         assert not elicitation.completed  # ignored: no longer followed
         assert waiting(app) is None
+
+
+async def test_a_wait_that_ends_under_another_dialog_leaves_that_dialog() -> None:
+    """The wait ends while a dialog covers it: that dialog stays until answered.
+
+    `dismiss` closes the topmost screen, so the wait closes only once it is
+    shown again.
+    """
+    over = anyio.Event()
+    closed: list[bool | None] = []
+    app: App[None] = App()
+    async with app.run_test() as pilot:
+        wait = UrlWaitScreen("Agent", "https://example.com/login", over)
+        app.push_screen(wait, closed.append)
+        await wait_for(pilot, lambda: app.screen is wait)
+        cover = ModalScreen[None]()
+        app.push_screen(cover)
+        await wait_for(pilot, lambda: app.screen is cover)
+        over.set()
+        await wait_for(
+            pilot,
+            lambda: all(w.is_finished for w in app.workers if w.node is wait),
+        )
+        await pilot.pause()
+        assert app.screen is cover
+        assert closed == []
+        app.pop_screen()
+        await wait_for(pilot, lambda: closed == [True])
+        assert wait not in app.screen_stack

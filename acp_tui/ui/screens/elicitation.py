@@ -72,6 +72,7 @@ from acp_tui.client.elicitation_form import (
     answer_form,
     field_error,
     parse_form,
+    url_facts,
 )
 from acp_tui.safe_text import printable
 from acp_tui.ui.key_guard import HELD_HINT, Guarded, KeyGuard
@@ -167,6 +168,10 @@ class ElicitationScreen(Guarded, ModalScreen[ElicitationReply]):
                 self.form = parse_form(ask.schema)
             except FormSchemaError as error:
                 self.problem = str(error)
+        self.quick = is_quick(self.fields)
+        """One question, one choice: a choice first, then only optional text."""
+        self.facts = url_facts(ask.url or "")
+        """URL mode: the URL as the dialog shows it."""
         self.guard = KeyGuard(self, self._armed_changed, lambda: self.clock())
         """Holds keys typed for the prompt (see the module docstring)."""
         self._touched = False
@@ -183,11 +188,6 @@ class ElicitationScreen(Guarded, ModalScreen[ElicitationReply]):
         """The form's fields (none in URL mode or for a form that cannot show)."""
         return self.form.fields if self.form is not None else ()
 
-    @property
-    def quick(self) -> bool:
-        """One question, one choice: a choice first, then only optional text."""
-        return is_quick(self.fields)
-
     def compose(self) -> ComposeResult:
         """Build the child widgets."""
         agent = printable(self.ask.agent).strip() or "The agent"
@@ -203,7 +203,7 @@ class ElicitationScreen(Guarded, ModalScreen[ElicitationReply]):
                 if message:
                     yield Static(Content(message), id="elicitation-message")
                 if url_mode:
-                    yield from compose_url(self.ask.url or "")
+                    yield from compose_url(self.facts)
                 else:
                     yield from compose_form(self.form, self.problem)
             with Vertical(id="elicitation-foot"):
@@ -260,14 +260,8 @@ class ElicitationScreen(Guarded, ModalScreen[ElicitationReply]):
 
     def on_key(self, event: events.Key) -> None:
         """Drop keys while held; in URL mode a letter selects, then chooses."""
-        if event.key == "escape":
-            return
-        if not self.guard.check():
-            if event.key.startswith(("ctrl+", "alt+")):
-                return  # app shortcuts; ctrl+s checks the guard itself
-            event.stop()
-            event.prevent_default()
-            self.guard.held_key()
+        # ctrl+s passes while held: it checks the guard itself.
+        if self.guard.drops(event):
             return
         if event.key != "enter":  # an Enter in a field is `_done_with`'s
             self._touched = True
@@ -397,7 +391,7 @@ class ElicitationScreen(Guarded, ModalScreen[ElicitationReply]):
             self.dismiss(ElicitationReply("decline"))
 
     def _open_url(self) -> None:
-        if open_url(self.app, self.ask.url or "", self.opener):
+        if open_url(self.app, self.ask.url or "", self.facts, self.opener):
             self.dismiss(ElicitationReply("accept"))
             return
         self._selected = None

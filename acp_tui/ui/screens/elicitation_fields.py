@@ -86,9 +86,7 @@ def field_index(widget: Widget | None) -> int | None:
 
 def field_value(widget: Widget) -> FieldInput:
     """The answer a field's widget holds now, as the user gives it."""
-    if isinstance(widget, Input):
-        return widget.value
-    if isinstance(widget, Checkbox):
+    if isinstance(widget, (Input, Checkbox)):
         return widget.value
     if isinstance(widget, ChoiceList):
         if widget.multiple:

@@ -30,7 +30,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from acp_tui.client.elicitation_form import open_in_browser, url_facts
+from acp_tui.client.elicitation_form import UrlFacts, open_in_browser, url_facts
 from acp_tui.safe_text import printable
 from acp_tui.ui.widgets.frames import DialogBox
 
@@ -56,9 +56,8 @@ _WHAT: Final = {"url-open": "open it", "url-copy": "copy it", "decline": "declin
 """What each button does, for the hint."""
 
 
-def compose_url(url: str) -> ComposeResult:
-    """The URL, its site, its warnings and a note: nothing opens yet."""
-    facts = url_facts(url)
+def compose_url(facts: UrlFacts) -> ComposeResult:
+    """The URL (`url_facts`), its site, its warnings and a note: nothing opens yet."""
     yield Static(
         Content.assemble(
             ("Address: ", "bold"),
@@ -102,13 +101,18 @@ def choice_hint(button_id: str, key: str) -> str:
     return f"Press {again} to {_WHAT.get(button_id, 'choose')}"
 
 
-def open_url(app: App[object], url: str, opener: Callable[[str], bool] | None) -> bool:
-    """Open `url` if it is a web address; whether it opened.
+def open_url(
+    app: App[object],
+    url: str,
+    facts: UrlFacts,
+    opener: Callable[[str], bool] | None,
+) -> bool:
+    """Open `url` (`facts`: its `url_facts`) if a web address; whether it opened.
 
     `opener` opens it if given; else under `acp-tui serve` the user's own
     browser does, else a graphical browser on this machine (`open_in_browser`).
     """
-    if not url_facts(url).web:
+    if not facts.web:
         return False
     if opener is not None:
         return opener(url)
@@ -148,7 +152,7 @@ class UrlWaitScreen(ModalScreen[bool]):
     def __init__(self, agent: str, url: str, over: anyio.Event) -> None:
         super().__init__()
         self.agent = printable(agent).strip() or "The agent"
-        self.host = printable(url_facts(url).host_name or "") or "(no site)"
+        self.host = url_facts(url).host_name or "(no site)"
         self.over = over
 
     def compose(self) -> ComposeResult:
@@ -175,7 +179,16 @@ class UrlWaitScreen(ModalScreen[bool]):
 
     async def _until_over(self) -> None:
         await self.over.wait()
-        if self.is_active or self.is_attached:
+        if self.is_active:
+            self.dismiss(True)
+
+    def on_screen_resume(self) -> None:
+        """Shown again: close if the wait ended while another screen covered it.
+
+        (`dismiss` closes the topmost screen, so a covered wait must not; a
+        resume can arrive after another screen already covers it again.)
+        """
+        if self.over.is_set() and self.is_active:
             self.dismiss(True)
 
     def action_give_up(self) -> None:

@@ -263,14 +263,7 @@ class PermissionScreen(Guarded, ModalScreen[str | None]):
         Esc and keys with ctrl or alt (app shortcuts) pass while held: none of
         them chooses an option.
         """
-        if event.key == "escape":
-            return
-        if not self.guard.check():
-            if event.key.startswith(("ctrl+", "alt+")):
-                return
-            event.stop()
-            event.prevent_default()
-            self.guard.held_key()
+        if self.guard.drops(event):
             return
         index = self._named_option(event)
         if index is not None:
