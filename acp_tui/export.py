@@ -568,13 +568,14 @@ _PLAN_MARKS: Final = {
 
 
 def _plan_markdown(plan: Plan) -> list[str]:
+    entries = plan.entries
     out = ["### Plan", ""]
-    for entry in plan.entries:
+    for entry in entries:
         status = str(entry.get("status") or "pending")
         mark = _PLAN_MARKS.get(status, f"[ ] ({_line(status)})")
         content = _line(entry.get("content") or "")
         out.append(f"- {mark} {content}")
-    return out if plan.entries else ["### Plan", "", "*(empty)*"]
+    return out if entries else ["### Plan", "", "*(empty)*"]
 
 
 def _permission_markdown(permission: Permission) -> list[str]:

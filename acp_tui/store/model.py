@@ -246,7 +246,8 @@ class Plan:
     wire objects are kept packed (`marshal` bytes, the entries once): `entries`
     and `raw` are unpacked on each access (a few microseconds for 20 entries),
     equal to what was given (the same types, tuples and lists, key order and
-    strings), new objects every time.
+    strings), new objects every time: a caller that needs both, or one twice,
+    calls `unpacked()` once. `entry_count` needs no unpacking.
 
     An agent can send thousands of plans (bench/exhaustion.py: 10,000 of 20
     entries each), all kept for the conversation and the transcript. As objects,
@@ -264,12 +265,13 @@ class Plan:
         revision: The store's revision of this snapshot.
     """
 
-    __slots__ = ("_id", "_packed", "_revision", "_type")
+    __slots__ = ("_count", "_id", "_packed", "_revision", "_type")
     __match_args__ = ("plan_id", "plan_type", "entries", "raw", "revision")
 
     _id: str
     _type: str
     _revision: int
+    _count: int
     _packed: bytes | tuple[tuple[JSONObject, ...], JSONObject]
 
     def __init__(
@@ -290,6 +292,7 @@ class Plan:
         set_slot(self, "_id", plan_id)
         set_slot(self, "_type", plan_type)
         set_slot(self, "_revision", revision)
+        set_slot(self, "_count", len(both[0]))
         set_slot(self, "_packed", packed)
 
     @property
@@ -307,7 +310,13 @@ class Plan:
         """The store's revision of this snapshot (not compared by `==`)."""
         return self._revision
 
-    def _unpacked(self) -> tuple[tuple[JSONObject, ...], JSONObject]:
+    @property
+    def entry_count(self) -> int:
+        """How many entries it has (without unpacking them)."""
+        return self._count
+
+    def unpacked(self) -> tuple[tuple[JSONObject, ...], JSONObject]:
+        """`(entries, raw)` from one unpacking (new copies on each call)."""
         packed = self._packed
         if isinstance(packed, bytes):
             both: tuple[tuple[JSONObject, ...], JSONObject] = marshal.loads(packed)
@@ -317,12 +326,12 @@ class Plan:
     @property
     def entries(self) -> tuple[JSONObject, ...]:
         """The entries, in order (a new copy on each access)."""
-        return self._unpacked()[0]
+        return self.unpacked()[0]
 
     @property
     def raw(self) -> JSONObject:
         """The whole wire plan object (a new copy on each access)."""
-        return self._unpacked()[1]
+        return self.unpacked()[1]
 
     def __setattr__(self, name: str, value: object) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -337,21 +346,20 @@ class Plan:
             return False
         if self._packed == other._packed:
             return True
-        return self._unpacked() == other._unpacked()
+        return self.unpacked() == other.unpacked()
 
     __hash__ = None  # type: ignore[assignment]  # equal plans hold dicts
 
     def __repr__(self) -> str:
+        entries, raw = self.unpacked()
         return (
             f"Plan(plan_id={self.plan_id!r}, plan_type={self.plan_type!r}, "
-            f"entries={self.entries!r}, raw={self.raw!r}, revision={self.revision!r})"
+            f"entries={entries!r}, raw={raw!r}, revision={self.revision!r})"
         )
 
     def __reduce__(self) -> tuple[type[Plan], tuple[object, ...]]:
-        return (
-            Plan,
-            (self.plan_id, self.plan_type, self.entries, self.raw, self.revision),
-        )
+        entries, raw = self.unpacked()
+        return (Plan, (self.plan_id, self.plan_type, entries, raw, self.revision))
 
 
 @dataclass(frozen=True, slots=True)

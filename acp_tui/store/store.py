@@ -764,7 +764,7 @@ class SessionStore:
         if created:
             self._add_to_timeline("plan", op.plan_id)
         self._plans[op.plan_id] = Plan(
-            op.plan_id, op.plan_type, tuple(op.entries), op.raw, self._next_revision()
+            op.plan_id, op.plan_type, op.entries, op.raw, self._next_revision()
         )
         return (Change("plan", op.plan_id, "added" if created else "replaced"),)
 
@@ -1289,14 +1289,15 @@ class SessionStore:
 
     @staticmethod
     def _plan_json(plan: Plan) -> JSONValue:
+        entries, raw = plan.unpacked()
         if plan.plan_type != "items":
-            return _plain(plan.raw)
+            return _plain(raw)
         out: dict[str, JSONValue] = {
             "planId": plan.plan_id,
             "type": plan.plan_type,
-            "entries": _plain(plan.entries),
+            "entries": _plain(entries),
         }
-        meta = plan.raw.get("_meta")
+        meta = raw.get("_meta")
         if meta is not None:
             out["_meta"] = _plain(meta)
         return out

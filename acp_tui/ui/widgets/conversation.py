@@ -104,7 +104,7 @@ def _estimated_height(store: SessionStore, key: Key, width: int) -> float:
         return 2 + text.count("\n") + len(text) / width
     if kind == "plan":
         plan = store.plan(entity_id)
-        return 3.0 + (len(plan.entries) if plan is not None else 0)
+        return 3.0 + (plan.entry_count if plan is not None else 0)
     return 4.0
 
 

@@ -74,8 +74,8 @@ def _one_line(text: object) -> str:
     return printable(text)
 
 
-def _title(plan: Plan) -> str | None:
-    title = plan.raw.get("title")
+def _title(raw: JSONObject) -> str | None:
+    title = raw.get("title")
     return _one_line(title) if isinstance(title, str) and title else None
 
 
@@ -109,13 +109,14 @@ def plan_content(plan: Plan, *, show_id: bool = False) -> Content:
         line per entry: status icon, text, and a subtle `high`/`low` priority.
     """
     heading: list[str | tuple[str, str]] = [("Plan", "bold")]
-    title = _title(plan) or (_one_line(plan.plan_id) if show_id else None)
+    plan_entries, raw = plan.unpacked()
+    title = _title(raw) or (_one_line(plan.plan_id) if show_id else None)
     if title:
         heading += [" · ", (title, "bold")]
     if plan.plan_type != "items":
         heading.append((f" ({_one_line(plan.plan_type)})", "italic"))
-        return Content.assemble(*heading, "\n", (_raw_line(plan.raw), "dim"))
-    entries = [e for e in plan.entries if isinstance(e, Mapping)]
+        return Content.assemble(*heading, "\n", (_raw_line(raw), "dim"))
+    entries = [e for e in plan_entries if isinstance(e, Mapping)]
     done = sum(1 for e in entries if e.get("status") == "completed")
     if entries:
         heading.append((f"  {done}/{len(entries)}", "dim"))
