@@ -33,6 +33,13 @@ async def test_an_unknown_session_says_so_and_opens_the_picker(
         picker = app.screen
         assert isinstance(picker, SessionPickerScreen)
         assert picker.title_text.startswith("Sessions: No such session: no-such-id")
+
+        def said() -> bool:  # the notice may arrive a moment after the picker
+            return any(
+                "no such session: no-such-id" in n.message for n in app._notifications
+            )
+
+        await wait_for(pilot, said)
         notices = [n.message for n in app._notifications]
         assert any("no such session: no-such-id" in n for n in notices)
         await wait_for(pilot, lambda: len(picker.visible_sessions) == 3)
