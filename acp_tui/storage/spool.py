@@ -123,12 +123,21 @@ class LineSpool:
         # queue read here without the lock means nothing is left to write first.
         # That skips the lock for every streaming chunk (the common case).
         if not self._jobs:
-            inline = [
-                x for line in lines if isinstance(line, bytes) for x in (line, b"\n")
-            ]
-            if len(inline) == 2 * len(lines):  # no long line among them
-                _write_all(fd, inline)
-                return
+            if len(lines) == 1:  # one streamed chunk: the common case, kept cheap
+                line = lines[0]
+                if isinstance(line, bytes):
+                    _write_all(fd, (line + b"\n",))
+                    return
+            else:
+                inline = [
+                    x
+                    for line in lines
+                    if isinstance(line, bytes)
+                    for x in (line, b"\n")
+                ]
+                if len(inline) == 2 * len(lines):  # no long line among them
+                    _write_all(fd, inline)
+                    return
         with self._lock:
             self._queue((fd, tuple(lines)))
 
@@ -209,6 +218,12 @@ class _Gathered:
 
 def _write_all(fd: int, buffers: Sequence[bytes]) -> None:
     """Write every buffer, in order, with as few `os.writev` calls as it takes."""
+    if len(buffers) == 1:  # one buffer: no vector to walk
+        buffer = buffers[0]
+        written = os.write(fd, buffer)
+        if written < len(buffer):
+            _finish(fd, memoryview(buffer)[written:])
+        return
     index = 0
     while index < len(buffers):
         batch = buffers[index : index + _IOV_MAX]
@@ -218,10 +233,14 @@ def _write_all(fd: int, buffers: Sequence[bytes]) -> None:
             if written >= len(buffer):
                 written -= len(buffer)
                 continue
-            rest = memoryview(buffer)[written:]  # cut short: finish this one
-            while rest:
-                rest = rest[os.write(fd, rest) :]
+            _finish(fd, memoryview(buffer)[written:])  # cut short: finish this one
             break
+
+
+def _finish(fd: int, rest: memoryview) -> None:
+    """Write the rest of a buffer a write cut short."""
+    while rest:
+        rest = rest[os.write(fd, rest) :]
 
 
 def _close_quietly(fd: int) -> None:

@@ -407,10 +407,15 @@ class TranscriptWriter:
         """Journal the ops of one apply call (before they apply to `store`)."""
         lines: list[Line] = []
         for op in ops:
-            for journaled in self._capped(store, op):
-                line = self._line(journaled)
+            if _plain_chunk(op, store.max_message_chars):
+                line = self._line(op, plain=True)  # no cap, no long line to set aside
                 if line is not None:
                     lines.append(line)
+            else:
+                for journaled in self._capped(store, op):
+                    line = self._line(journaled)
+                    if line is not None:
+                        lines.append(line)
             self._summary.note(op)
         if not self._started:
             self._pending.extend(lines)
@@ -477,13 +482,14 @@ class TranscriptWriter:
 
     # -- file -----------------------------------------------------------------
 
-    def _line(self, op: Op) -> Line | None:
+    def _line(self, op: Op, plain: bool = False) -> Line | None:
         """The op's line, without its newline (`_write` adds it).
 
         A message chunk's text of `LONG_LINE_CHARS` or more is left to the spool
-        to encode (`LongLine`), off the event loop.
+        to encode (`LongLine`), off the event loop. `plain`: the op is known to
+        hold no such text (`_plain_chunk`).
         """
-        long_text = _long_text(op)
+        long_text = None if plain else _long_text(op)
         try:
             if long_text is None:
                 return encode_op(op).encode("ascii")
@@ -583,6 +589,20 @@ def close_transcript(store: SessionStore) -> None:
     """
     if isinstance(store, JournaledStore) and isinstance(store.sink, TranscriptWriter):
         store.sink.close()
+
+
+def _plain_chunk(op: Op, max_message_chars: int) -> bool:
+    """Whether `op` is a message chunk journaled as it is: no cut, no long line.
+
+    The streaming case, decided with one look at its text (this runs per chunk).
+    """
+    if type(op) is not AppendMessageChunk:
+        return False
+    block = op.block
+    text = block.get("text") if block.get("type") == "text" else None
+    if not isinstance(text, str):
+        return True
+    return len(text) < LONG_LINE_CHARS and len(text) <= max_message_chars
 
 
 def _long_text(op: Op) -> tuple[str, Op] | None:
