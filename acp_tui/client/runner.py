@@ -78,6 +78,7 @@ __all__ = [
     "ClientRunner",
     "LoginInTerminal",
     "NoSuchSession",
+    "RunFailure",
     "RunnerPort",
     "SessionRequest",
     "SilentPort",
@@ -169,6 +170,19 @@ def is_no_such_session(error: RpcError) -> bool:
     return any(words in said.lower() for words in _NOT_FOUND_WORDS)
 
 
+@dataclass(frozen=True, slots=True)
+class RunFailure:
+    """Why the agent cannot be used, or did not honour a cancel."""
+
+    message: str
+    restartable: bool
+    """The connection is gone: a restart starts the agent again."""
+    stderr_tail: Sequence[str] = ()
+    retry: bool = True
+    """A restart may end otherwise (`restart_may_help`); False when the same
+    command would fail the same way, so none is offered."""
+
+
 class RunnerPort(Protocol):
     """What the runner reports to its front end (none of these may raise)."""
 
@@ -200,20 +214,8 @@ class RunnerPort(Protocol):
         """It was not sent, or its turn failed."""
         ...
 
-    def run_failed(
-        self,
-        message: str,
-        stderr_tail: Sequence[str] = (),
-        *,
-        restartable: bool,
-        retry: bool = True,
-    ) -> None:
-        """The agent cannot be used, or did not honour a cancel.
-
-        `restartable`: the connection is gone (a restart starts the agent
-        again). `retry`: a restart may end otherwise (`restart_may_help`); False
-        when the same command would fail the same way, so none is offered.
-        """
+    def run_failed(self, failure: RunFailure) -> None:
+        """The agent cannot be used, or did not honour a cancel."""
         ...
 
     def login_in_terminal(
@@ -252,16 +254,9 @@ class SilentPort:
         """Logged."""
         log.info("prompt %d failed: %s", prompt_id, message)
 
-    def run_failed(
-        self,
-        message: str,
-        stderr_tail: Sequence[str] = (),
-        *,
-        restartable: bool,
-        retry: bool = True,
-    ) -> None:
+    def run_failed(self, failure: RunFailure) -> None:
         """Logged."""
-        log.info("the agent failed: %s", message)
+        log.info("the agent failed: %s", failure.message)
 
     def login_in_terminal(
         self, command: AgentCommand, choice: AuthChoice, then: SessionRequest
@@ -543,18 +538,22 @@ class ClientRunner:
         except LoginInTerminal as login:
             self._login_in_terminal(login)
         except AuthCancelled as declined:
-            self.port.run_failed(str(declined), restartable=True)
+            self.port.run_failed(RunFailure(str(declined), restartable=True))
         except AGENT_FAILURES as error:
             failure = self.launcher.explain(error, tail_lines=10)
             self.port.run_failed(
-                failure.message,
-                failure.stderr_tail,
-                restartable=True,
-                retry=restart_may_help(error, handshake_done=self._handshake_done),
+                RunFailure(
+                    failure.message,
+                    restartable=True,
+                    stderr_tail=failure.stderr_tail,
+                    retry=restart_may_help(error, handshake_done=self._handshake_done),
+                )
             )
         except Exception as error:  # never a traceback for the user
             log.exception("agent worker failed")
-            self.port.run_failed(f"unexpected error: {error!r}", restartable=True)
+            self.port.run_failed(
+                RunFailure(f"unexpected error: {error!r}", restartable=True)
+            )
         finally:
             self._scope = None
             self._stopped.set()
@@ -824,9 +823,11 @@ class ClientRunner:
             await turn_ended.wait()
         if not turn_ended.is_set():
             self.port.run_failed(
-                f"the agent did not end the turn within {CANCEL_GRACE:g} s of "
-                "the cancel request; press ctrl+r to restart it",
-                restartable=False,
+                RunFailure(
+                    f"the agent did not end the turn within {CANCEL_GRACE:g} s of "
+                    "the cancel request; press ctrl+r to restart it",
+                    restartable=False,
+                )
             )
 
     # ------------------------------------------------- actions for the user

@@ -20,7 +20,6 @@ the app's first frame does not wait for the wire models (see `client.runner`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, Protocol
 
 from textual.message_pump import MessagePump
@@ -31,6 +30,7 @@ from acp_tui.client.runner import (
     AuthCancelled,
     ClientRunner,
     LoginInTerminal,
+    RunFailure,
     SessionRequest,
     UserQuestions,
 )
@@ -139,16 +139,14 @@ class _TabPort:
     def prompt_failed(self, prompt_id: int, message: str) -> None:
         self.target.post_message(AgentFailed(message, prompt_id=prompt_id))
 
-    def run_failed(
-        self,
-        message: str,
-        stderr_tail: Sequence[str] = (),
-        *,
-        restartable: bool,
-        retry: bool = True,
-    ) -> None:
+    def run_failed(self, failure: RunFailure) -> None:
         self.target.post_message(
-            AgentFailed(message, stderr_tail, restartable=restartable, retry=retry)
+            AgentFailed(
+                failure.message,
+                failure.stderr_tail,
+                restartable=failure.restartable,
+                retry=failure.retry,
+            )
         )
 
     def login_in_terminal(

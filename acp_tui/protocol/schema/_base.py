@@ -504,38 +504,23 @@ class LenientAdapter(Generic[_T]):
 
     def validate_python(self, obj: Any, /, **kwargs: Any) -> _T:
         """`TypeAdapter.validate_python`, with the lenient repair."""
-        validate = self.adapter.validate_python
-        try:
-            return validate(obj, **kwargs)
-        except ValidationError as error:
-            first = error
-        retry = functools.partial(validate, **kwargs)
-        repaired = _repair_rounds(self.type, obj, first, retry)
-        if repaired is _FAILED:
-            raise first
-        result: _T = repaired
-        return result
+        validate = functools.partial(self.adapter.validate_python, **kwargs)
+        return validate_lenient(self.type, obj, validate)
 
     def validate_json(self, data: str | bytes | bytearray, /, **kwargs: Any) -> _T:
         """`TypeAdapter.validate_json`, with the lenient repair."""
-        validate = self.adapter.validate_json
-        try:
-            return validate(data, **kwargs)
-        except ValidationError as error:
-            first = error
-        retry = functools.partial(validate, **kwargs)
-        repaired = _repair_json_rounds(self.type, data, first, retry)
-        if repaired is _FAILED:
-            raise first
-        result: _T = repaired
-        return result
+        validate = functools.partial(self.adapter.validate_json, **kwargs)
+        return validate_lenient(self.type, data, validate, json_input=True)
 
 
-def validate_lenient(tp: Any, data: Any, validate: Callable[[Any], _T]) -> _T:
+def validate_lenient(
+    tp: Any, data: Any, validate: Callable[[Any], _T], *, json_input: bool = False
+) -> _T:
     """`validate(data)`; on failure, repair `data` as type `tp` allows and retry.
 
     For validators other than the entry points above (`tp` is the type that
-    `validate` checks: a model class or a union alias).
+    `validate` checks: a model class or a union alias). `json_input`: `data` is
+    JSON text, and `validate` takes JSON text.
 
     Raises:
         ValidationError: the first error, if it cannot be repaired.
@@ -544,10 +529,8 @@ def validate_lenient(tp: Any, data: Any, validate: Callable[[Any], _T]) -> _T:
         return validate(data)
     except ValidationError as error:
         first = error
-    repaired = _repair_rounds(tp, data, first, validate)
-    if repaired is _FAILED:
-        raise first
-    result: _T = repaired
+    rounds = _repair_json_rounds if json_input else _repair_rounds
+    result: _T = _repaired(first, rounds(tp, data, first, validate))
     return result
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -26,6 +25,7 @@ from acp_tui.client.ports import PermissionPolicy
 from acp_tui.client.runner import (
     AgentSettings,
     ClientRunner,
+    RunFailure,
     SessionRequest,
 )
 from acp_tui.protocol.dispatcher import Diagnostic
@@ -68,15 +68,8 @@ class RecordingPort:
         self.reports.append(("prompt_failed", (prompt_id, message)))
         self.ended.set()
 
-    def run_failed(
-        self,
-        message: str,
-        stderr_tail: Sequence[str] = (),
-        *,
-        restartable: bool,
-        retry: bool = True,
-    ) -> None:
-        self.reports.append(("run_failed", (message, restartable)))
+    def run_failed(self, failure: RunFailure) -> None:
+        self.reports.append(("run_failed", (failure.message, failure.restartable)))
         self.failed.set()
 
     def login_in_terminal(
