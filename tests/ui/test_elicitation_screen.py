@@ -326,6 +326,28 @@ async def test_enter_in_the_last_field_sends_once_the_user_has_answered() -> Non
     ]
 
 
+async def test_moving_between_fields_is_not_answering() -> None:
+    """Tab and shift+tab only move: Enter in the last field still asks for review."""
+    schema: JSONObject = {
+        "properties": {
+            "name": {"type": "string", "default": "Ada"},
+            "city": {"type": "string", "default": "Paris"},
+        },
+    }
+    app, clock = host(form_ask(schema))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await arm(app, clock)
+        await pilot.press("tab", "shift+tab", "tab")
+        await pilot.pause()
+        assert app.focused is field(app, 1)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.results == []
+        assert app.focused is app.dialog.query_one("#send", Button)
+        assert "Review" in hint(app)
+
+
 async def test_a_single_choice_question_is_answered_by_its_number_twice() -> None:
     """The AskUserQuestion shape: `2` picks Patch and says so; `2` again sends."""
     app, clock = host(form_ask(QUESTION))

@@ -263,7 +263,7 @@ class ElicitationScreen(Guarded, ModalScreen[ElicitationReply]):
         # ctrl+s passes while held: it checks the guard itself.
         if self.guard.drops(event):
             return
-        if event.key != "enter":  # an Enter in a field is `_done_with`'s
+        if event.key not in _NOT_ANSWERING:
             self._touched = True
         if self.ask.mode == "url":
             target = url_choice(event, self.focused)
@@ -427,3 +427,6 @@ def _button(label: str, button_id: str, variant: ButtonVariant = "default") -> B
 
 
 _AGAIN: Final = "the same key again or Enter"
+_NOT_ANSWERING: Final = frozenset({"enter", "tab", "shift+tab"})
+"""Keys that only move (an Enter in a field is `_done_with`'s): they answer nothing,
+so Enter in the last field still asks for a review."""
