@@ -45,8 +45,8 @@ from pydantic import ValidationError
 
 from acp_tui.client.dialect import Dialect, ElicitationCreate
 from acp_tui.client.ports import (
-    ElicitationAnswer,
     ElicitationPrompter,
+    ElicitationReply,
     ElicitationRequest,
     UrlFollower,
 )
@@ -276,7 +276,7 @@ async def answer_elicitation(
 
 
 def _response(
-    answer: ElicitationAnswer | None,
+    answer: ElicitationReply | None,
     reply: Reply,
     report: Callable[[str], None],
 ) -> JSONObject:

@@ -111,7 +111,7 @@ class ElicitationReply:
     action: Literal["accept", "decline", "cancel"]
     """`accept`: sent the form or consented to the URL; `decline`: said no;
     `cancel`: dismissed the dialog without choosing."""
-    content: dict[str, JSONValue] | None = None
+    content: Mapping[str, JSONValue] | None = None
     """For an accepted form, the values (`answer_form`); otherwise `None`."""
 
 

@@ -20,18 +20,22 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import anyio
 
-from acp_tui.client.elicitation_form import FormSchemaError, json_answer, parse_form
+from acp_tui.client.elicitation_form import (
+    ElicitationReply,
+    FormSchemaError,
+    json_answer,
+    parse_form,
+)
 from acp_tui.client.grants import GrantScope, grant_scope_of, subject_facts
 from acp_tui.store.model import ToolCall
 from acp_tui.store.ops import ElicitationFields
 from acp_tui.store.values import JSONObject
 
 __all__ = [
-    "ElicitationAnswer",
     "ElicitationPolicy",
     "ElicitationPrompter",
+    "ElicitationReply",
     "ElicitationRequest",
-    "Elicited",
     "GrantScope",
     "PermissionChoice",
     "PermissionPolicy",
@@ -155,32 +159,10 @@ class ElicitationRequest:
         )
 
 
-class ElicitationAnswer(Protocol):
-    """What the user answered: an action, and with `accept`, the values."""
-
-    @property
-    def action(self) -> str:
-        """`accept`, `decline` or `cancel`."""
-        ...
-
-    @property
-    def content(self) -> Mapping[str, Any] | None:
-        """The form's values (`accept` of a form), else None."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class Elicited:
-    """A plain `ElicitationAnswer`."""
-
-    action: Literal["accept", "decline", "cancel"]
-    content: Mapping[str, Any] | None = None
-
-
 class ElicitationPrompter(Protocol):
     """Asks the user (or a policy) to answer an elicitation."""
 
-    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer | None:
+    async def elicit(self, request: ElicitationRequest) -> ElicitationReply | None:
         """Return the answer, or None to answer `cancel`.
 
         The call is cancelled if the agent withdraws the request, the user
@@ -246,15 +228,15 @@ class ElicitationPolicy:
         self.report = report
         self.asked: list[ElicitationRequest] = []
 
-    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer | None:
+    async def elicit(self, request: ElicitationRequest) -> ElicitationReply | None:
         """Answer `request` from the answers, else by the policy."""
         self.asked.append(request)
         schema = request.requested_schema
         if request.mode == "form" and schema is not None and self.answers:
             content = self._filled(request, schema)
             if content is not None:
-                return Elicited("accept", content)
-        return Elicited(self.action)
+                return ElicitationReply("accept", content)
+        return ElicitationReply(self.action)
 
     def _filled(
         self, request: ElicitationRequest, schema: JSONObject

@@ -57,7 +57,7 @@ from acp_tui.ui.widgets.start_view import StartView
 
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
-    from acp_tui.client.ports import ElicitationAnswer, ElicitationRequest, UrlWait
+    from acp_tui.client.ports import ElicitationReply, ElicitationRequest, UrlWait
 
 __all__ = ["PaneDialogs", "elicitation_screen"]
 
@@ -176,7 +176,7 @@ class PaneDialogs(PanePart):
             if self.is_attached:
                 self._label_may_change()
 
-    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer | None:
+    async def elicit(self, request: ElicitationRequest) -> ElicitationReply | None:
         """Ask an elicitation of this session (or of no session yet).
 
         It waits its turn behind the permission dialogs (one dialog at a
@@ -185,7 +185,7 @@ class PaneDialogs(PanePart):
         it) leaves a banner in the conversation: who asked, what, and the answer.
         """
         async with self._permission_turn:
-            answer: ElicitationAnswer | None = await self.ask_user(
+            answer: ElicitationReply | None = await self.ask_user(
                 elicitation_screen(request)
             )
         if request.session_id is None and self.is_attached:

@@ -24,7 +24,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from acp_tui.cli import main
-from acp_tui.client.ports import ElicitationAnswer, ElicitationRequest, Elicited
+from acp_tui.client.ports import ElicitationReply, ElicitationRequest
 from acp_tui.protocol.recording import RecordedLine, read_recording
 from tests.demo.client import demo_client, prompt, prompt_and_cancel
 from tests.demo.schema_check import validate_messages
@@ -204,7 +204,7 @@ class OpensTheUrl:
     def __init__(self) -> None:
         self.asked: list[ElicitationRequest] = []
 
-    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer | None:
+    async def elicit(self, request: ElicitationRequest) -> ElicitationReply | None:
         self.asked.append(request)
         assert request.url is not None
         url = request.url
@@ -217,7 +217,7 @@ class OpensTheUrl:
 
         body = await anyio.to_thread.run_sync(fetch)
         assert b"Signed in to the acp-tui demo" in body
-        return Elicited("accept")
+        return ElicitationReply("accept")
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -240,7 +240,7 @@ async def test_a_url_opened_with_consent_completes(
 class Waits:
     """Never answers (until the client withdraws the question)."""
 
-    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer | None:
+    async def elicit(self, request: ElicitationRequest) -> ElicitationReply | None:
         await anyio.sleep_forever()
         raise AssertionError("unreachable")
 

@@ -18,7 +18,7 @@ import anyio
 import pytest
 
 from acp_tui.client.connection import ClientFeatures, connect
-from acp_tui.client.ports import Elicited
+from acp_tui.client.ports import ElicitationReply
 from acp_tui.client.session import AcpClient
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.transport import AgentCommand, StdioTransport
@@ -34,7 +34,9 @@ async def test_a_question_sent_with_the_initialize_answer_is_asked(
     tmp_path: Path,
 ) -> None:
     log = tmp_path / "received.jsonl"
-    elicitor = ScriptedElicitor(lambda _: Elicited("accept", {"workspace": "main"}))
+    elicitor = ScriptedElicitor(
+        lambda _: ElicitationReply("accept", {"workspace": "main"})
+    )
     diagnostics: list[Diagnostic] = []
     client = AcpClient(
         prompter=ScriptedPrompter(),

@@ -20,7 +20,7 @@ from typing import Final
 import pytest
 from textual.widgets import Static
 
-from acp_tui.client.ports import Elicited
+from acp_tui.client.ports import ElicitationReply
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import make_app
 from acp_tui.ui.widgets.conversation import Conversation
@@ -40,7 +40,7 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_a_question_before_any_session_is_asked_answered_and_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    dialogs = stub(monkeypatch, Elicited("accept", {"workspace": "main"}))
+    dialogs = stub(monkeypatch, ElicitationReply("accept", {"workspace": "main"}))
     command = AgentCommand(argv=(sys.executable, str(AGENT)))
     app = make_app(command, "asking", cwd=tmp_path, init_timeout=20.0)
     async with app.run_test(size=SIZE) as pilot:

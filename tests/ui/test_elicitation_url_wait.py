@@ -21,7 +21,7 @@ from textual.pilot import Pilot
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from acp_tui.client.ports import Elicited
+from acp_tui.client.ports import ElicitationReply
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.screens.elicitation_url import UrlWaitScreen
 from acp_tui.ui.widgets.conversation import Conversation
@@ -65,7 +65,7 @@ async def login_until_waiting(
 async def test_the_wait_shows_and_closes_when_the_agent_completes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str
 ) -> None:
-    dialogs = stub(monkeypatch, Elicited("accept"))
+    dialogs = stub(monkeypatch, ElicitationReply("accept"))
     app = demo_app(tmp_path, version)
     async with app.run_test(size=SIZE) as pilot:
         url = await login_until_waiting(pilot, app, dialogs)
@@ -88,7 +88,7 @@ async def test_the_wait_shows_and_closes_when_the_agent_completes(
 async def test_escape_stops_waiting_and_a_later_completion_is_ignored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    dialogs = stub(monkeypatch, Elicited("accept"))
+    dialogs = stub(monkeypatch, ElicitationReply("accept"))
     app = demo_app(tmp_path, "v2")
     async with app.run_test(size=SIZE) as pilot:
         url = await login_until_waiting(pilot, app, dialogs)

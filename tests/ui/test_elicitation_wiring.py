@@ -30,7 +30,7 @@ from textual.app import ComposeResult
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from acp_tui.client.ports import ElicitationRequest, Elicited
+from acp_tui.client.ports import ElicitationReply, ElicitationRequest
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
@@ -58,7 +58,9 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 class StubDialog(ModalScreen[Any]):
     """Stands in for the elicitation dialog: answers at once, or stays open."""
 
-    def __init__(self, request: ElicitationRequest, answer: Elicited | None) -> None:
+    def __init__(
+        self, request: ElicitationRequest, answer: ElicitationReply | None
+    ) -> None:
         super().__init__()
         self.request = request
         self.answer = answer
@@ -76,7 +78,7 @@ class StubDialog(ModalScreen[Any]):
 class Dialogs:
     """Replaces `pane_dialogs.elicitation_screen`; keeps what it was asked."""
 
-    def __init__(self, answer: Elicited | None) -> None:
+    def __init__(self, answer: ElicitationReply | None) -> None:
         self.answer = answer
         self.asked: list[ElicitationRequest] = []
         self.screens: list[StubDialog] = []
@@ -88,7 +90,7 @@ class Dialogs:
         return screen
 
 
-def stub(monkeypatch: pytest.MonkeyPatch, answer: Elicited | None) -> Dialogs:
+def stub(monkeypatch: pytest.MonkeyPatch, answer: ElicitationReply | None) -> Dialogs:
     dialogs = Dialogs(answer)
     monkeypatch.setattr(pane_dialogs, "elicitation_screen", dialogs)
     return dialogs
@@ -131,7 +133,7 @@ async def test_an_answer_reaches_the_agent_and_is_recorded_in_its_card(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str
 ) -> None:
     answer = {"name": "ui", "language": "rust", "licence": "apache-2.0"}
-    dialogs = stub(monkeypatch, Elicited("accept", answer))
+    dialogs = stub(monkeypatch, ElicitationReply("accept", answer))
     app = demo_app(tmp_path, version)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None, bound=20)
@@ -208,7 +210,7 @@ async def test_closing_the_tab_answers_its_open_elicitation_cancel(
 async def test_a_question_in_a_hidden_tab_waits_for_that_tab(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    dialogs = stub(monkeypatch, Elicited("decline"))
+    dialogs = stub(monkeypatch, ElicitationReply("decline"))
     app = demo_app(tmp_path, "v2")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None, bound=20)

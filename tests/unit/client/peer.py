@@ -32,7 +32,7 @@ import anyio.abc
 
 from acp_tui.client.connection import ClientFeatures, Connection, connect
 from acp_tui.client.ports import (
-    ElicitationAnswer,
+    ElicitationReply,
     ElicitationRequest,
     PermissionRequest,
 )
@@ -240,10 +240,10 @@ class ScriptedPrompter(_Scripted[PermissionRequest, str]):
         return await self._asked(request)
 
 
-class ScriptedElicitor(_Scripted[ElicitationRequest, ElicitationAnswer]):
+class ScriptedElicitor(_Scripted[ElicitationRequest, ElicitationReply]):
     """An `ElicitationPrompter` the test answers by hand (or by a function)."""
 
-    async def elicit(self, request: ElicitationRequest) -> ElicitationAnswer | None:
+    async def elicit(self, request: ElicitationRequest) -> ElicitationReply | None:
         return await self._asked(request)
 
 

@@ -16,8 +16,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from acp_tui.client.connection import ClientFeatures
-from acp_tui.client.ports import Elicited
+from acp_tui.client.ports import ElicitationReply
 from acp_tui.store.store import SessionStore
+from acp_tui.store.values import JSONValue
 from tests.spec_examples import SCHEMAS, load_schema
 from tests.unit.client.peer import (
     JSON,
@@ -163,8 +164,13 @@ async def test_a_form_is_asked_recorded_and_accepted_with_its_values(
         assert pending.pending
         assert pending.tool_call_id == "call-1"
         assert pending.meta == {"k": 1}
-        values = {"strategy": "balanced", "files": 3, "dry": False, "tags": ["a"]}
-        ask.reply(Elicited("accept", values))
+        values: dict[str, JSONValue] = {
+            "strategy": "balanced",
+            "files": 3,
+            "dry": False,
+            "tags": ["a"],
+        }
+        ask.reply(ElicitationReply("accept", values))
         result = await answered(h, asked, version)
         assert result == {"action": "accept", "content": values}
         assert only(store).outcome == result
@@ -176,7 +182,7 @@ async def test_a_form_is_asked_recorded_and_accepted_with_its_values(
 async def test_decline_and_cancel_are_sent_without_content(
     version: int, action: str
 ) -> None:
-    elicitor = ScriptedElicitor(lambda _: Elicited(action, {"strategy": "x"}))  # type: ignore[arg-type]
+    elicitor = ScriptedElicitor(lambda _: ElicitationReply(action, {"strategy": "x"}))  # type: ignore[arg-type]
     async with open_harness(init_for(version), elicitor=elicitor, features=BOTH) as h:
         store = await h.new_session()
         asked = await h.peer.request("elicitation/create", form())
@@ -189,14 +195,14 @@ async def test_decline_and_cancel_are_sent_without_content(
     "answer",
     [
         None,
-        Elicited("later"),  # type: ignore[arg-type]
-        Elicited("accept", {"strategy": {"nested": "object"}}),
-        Elicited("accept", {"files": [1, 2]}),
+        ElicitationReply("later"),  # type: ignore[arg-type]
+        ElicitationReply("accept", {"strategy": {"nested": "object"}}),
+        ElicitationReply("accept", {"files": [1, 2]}),
     ],
     ids=["dismissed", "unknown-action", "object-value", "number-array"],
 )
 async def test_an_answer_that_cannot_be_sent_is_sent_as_cancel(
-    version: int, answer: Elicited | None
+    version: int, answer: ElicitationReply | None
 ) -> None:
     elicitor = ScriptedElicitor(lambda _: answer)
     async with open_harness(init_for(version), elicitor=elicitor, features=BOTH) as h:
@@ -208,7 +214,7 @@ async def test_an_answer_that_cannot_be_sent_is_sent_as_cancel(
 
 @pytest.mark.parametrize("version", VERSIONS)
 async def test_a_broken_prompter_answers_cancel_and_is_reported(version: int) -> None:
-    def broken(_: object) -> Elicited:
+    def broken(_: object) -> ElicitationReply:
         raise RuntimeError("no screen")
 
     elicitor = ScriptedElicitor(broken)
@@ -223,7 +229,9 @@ async def test_a_broken_prompter_answers_cancel_and_is_reported(version: int) ->
 async def test_a_request_scoped_elicitation_is_asked_before_any_session(
     version: int,
 ) -> None:
-    elicitor = ScriptedElicitor(lambda _: Elicited("accept", {"strategy": "balanced"}))
+    elicitor = ScriptedElicitor(
+        lambda _: ElicitationReply("accept", {"strategy": "balanced"})
+    )
     async with open_harness(init_for(version), elicitor=elicitor, features=BOTH) as h:
         asked = await h.peer.request("elicitation/create", form(None, requestId=12))
         result = await answered(h, asked, version)
@@ -280,7 +288,7 @@ async def test_an_unknown_session_or_a_form_without_schema_is_invalid_params(
 
 @pytest.mark.parametrize("version", VERSIONS)
 async def test_url_consent_is_accept_and_complete_marks_it_done(version: int) -> None:
-    elicitor = ScriptedElicitor(lambda _: Elicited("accept"))
+    elicitor = ScriptedElicitor(lambda _: ElicitationReply("accept"))
     async with open_harness(init_for(version), elicitor=elicitor, features=BOTH) as h:
         store = await h.new_session()
         asked = await h.peer.request("elicitation/create", url())
@@ -302,7 +310,7 @@ async def test_url_consent_is_accept_and_complete_marks_it_done(version: int) ->
 
 @pytest.mark.parametrize("version", VERSIONS)
 async def test_a_declined_url_elicitation_is_not_completed_later(version: int) -> None:
-    elicitor = ScriptedElicitor(lambda _: Elicited("decline"))
+    elicitor = ScriptedElicitor(lambda _: ElicitationReply("decline"))
     async with open_harness(init_for(version), elicitor=elicitor, features=BOTH) as h:
         store = await h.new_session()
         asked = await h.peer.request("elicitation/create", url())
