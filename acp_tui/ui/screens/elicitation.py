@@ -72,7 +72,6 @@ from acp_tui.client.elicitation_form import (
     answer_form,
     field_error,
     parse_form,
-    url_facts,
 )
 from acp_tui.safe_text import printable
 from acp_tui.ui.key_guard import HELD_HINT, Guarded, KeyGuard
@@ -89,6 +88,7 @@ from acp_tui.ui.screens.elicitation_url import (
     open_url,
     url_choice,
 )
+from acp_tui.ui.url_facts import url_facts
 from acp_tui.ui.widgets.choice_list import ChoiceList
 from acp_tui.ui.widgets.frames import DialogBox
 

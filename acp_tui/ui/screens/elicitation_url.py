@@ -30,8 +30,8 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from acp_tui.client.elicitation_form import UrlFacts, open_in_browser, url_facts
 from acp_tui.safe_text import printable
+from acp_tui.ui.url_facts import UrlFacts, open_in_browser, url_facts
 from acp_tui.ui.widgets.frames import DialogBox
 
 __all__ = [

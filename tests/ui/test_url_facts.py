@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import pytest
 
-from acp_tui.client.elicitation_form import open_in_browser, url_facts
+from acp_tui.ui.url_facts import open_in_browser, url_facts
 
 SPEC_URL = "https://agent.example.com/connect?elicitationId=github-oauth-001"
 
