@@ -123,10 +123,15 @@ class StoreBridge:
 class DialogHost(Protocol):
     """Shows the modal dialogs of one session (see `SessionPane.ask_user`)."""
 
-    async def ask_user(self, screen: Screen[T]) -> T | None:
+    async def ask_user(
+        self, screen: Screen[T], *, in_turn: bool = False, what: str = "an answer"
+    ) -> T | None:
         """Show `screen` once its session is on screen; its result.
 
-        Cancelling the call closes the dialog (or never shows it).
+        `in_turn`: one of the agent's requests (a permission, an elicitation),
+        shown one at a time in the order they came. `what` the user is asked
+        for, as the app says while another tab is on screen. Cancelling the
+        call closes the dialog (or never shows it).
         """
         ...
 
@@ -160,4 +165,6 @@ class ModalPermissionPrompter:
         if self.tool_call is not None and request.tool_call_id is not None:
             subject = self.tool_call(request.tool_call_id)
         paths = self.paths() if self.paths is not None else AS_SENT
-        return await self.host.ask_user(PermissionScreen(request, subject, paths))
+        return await self.host.ask_user(
+            PermissionScreen(request, subject, paths), in_turn=True, what="permission"
+        )

@@ -137,32 +137,29 @@ class PaneDialogs(PanePart):
         if self._live:
             self._start_agent(message.request, "Reconnecting to")
 
-    async def ask_user(self, screen: Screen[T]) -> T | None:
+    async def ask_user(
+        self, screen: Screen[T], *, in_turn: bool = False, what: str = "an answer"
+    ) -> T | None:
         """Show a dialog of this session and wait for its answer.
 
         While another tab is on screen the dialog is held back: the tab is
-        marked as waiting for the user, the app says which tab asks, and the
-        dialog opens once this tab is shown. Cancelled (the agent withdrew
-        the request, or the connection ended), the dialog closes.
+        marked as waiting for the user, the app says which tab asks (for
+        `what`), and the dialog opens once this tab is shown. Cancelled (the
+        agent withdrew the request, or the connection ended), the dialog closes.
 
-        Permission dialogs open one at a time, in the order the requests came
-        (an `asyncio.Lock` wakes its waiters first come, first served): stacked
-        as they came, the newest would be answered first, and a key meant for
-        one could land on the next.
+        `in_turn`: the agent's requests (permissions, elicitations) open one at
+        a time, in the order they came (an `asyncio.Lock` wakes its waiters
+        first come, first served): stacked as they came, the newest would be
+        answered first, and a key meant for one could land on the next.
         """
-        turn = self._permission_turn if isinstance(screen, PermissionScreen) else None
+        turn = self._permission_turn if in_turn else None
         self._asking += 1
         self._label_may_change()
-        in_turn = False
+        holding = False
         try:
             if turn is not None:
-                in_turn = await turn.acquire()
+                holding = await turn.acquire()
             if not self.shown:
-                what = (
-                    "permission"
-                    if isinstance(screen, PermissionScreen)
-                    else "an answer"
-                )
                 self._wants_attention(what)
                 while not self.shown:
                     waiter = asyncio.get_running_loop().create_future()
@@ -170,7 +167,7 @@ class PaneDialogs(PanePart):
                     await waiter
             return await self._show(screen)
         finally:
-            if turn is not None and in_turn:
+            if turn is not None and holding:
                 turn.release()
             self._asking -= 1
             if self.is_attached:
@@ -184,10 +181,9 @@ class PaneDialogs(PanePart):
         client answers `cancel`). One outside any session (no store to record
         it) leaves a banner in the conversation: who asked, what, and the answer.
         """
-        async with self._permission_turn:
-            answer: ElicitationReply | None = await self.ask_user(
-                elicitation_screen(request)
-            )
+        answer: ElicitationReply | None = await self.ask_user(
+            elicitation_screen(request), in_turn=True
+        )
         if request.session_id is None and self.is_attached:
             # No session store records it: the conversation says it happened.
             action = answer.action if answer is not None else "cancel"
