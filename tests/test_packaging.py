@@ -251,3 +251,30 @@ def test_readme_relative_links_resolve() -> None:
     assert "docs/benchmarks.md" in relative
     missing = [link for link in relative if not (ROOT / link).exists()]
     assert missing == []
+
+
+def test_installed_wheel_knows_its_agent_catalogue(dist: Path, tmp_path: Path) -> None:
+    """The catalogue ships as data in the wheel, and the installed copy reads it."""
+    with _wheel(dist) as wheel:
+        shipped = wheel.read("acp_tui/client/catalogue.toml")
+        wheel.extractall(tmp_path / "site")
+    assert shipped == (ROOT / "acp_tui" / "client" / "catalogue.toml").read_bytes()
+    probe = (
+        "import acp_tui\n"
+        "from acp_tui.client.agents import builtin_agents\n"
+        "print(acp_tui.__file__)\n"
+        "print(' '.join(builtin_agents()))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "site"))
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    module, names = result.stdout.splitlines()
+    assert module.startswith(str(tmp_path / "site"))
+    assert {"demo", "claude-code", "codex", "gemini", "opencode"} <= set(names.split())

@@ -47,7 +47,7 @@ Names are letters, digits, `.`, `_` and `-`, starting with a letter or digit.
 
 Extending the built-ins from code (e.g. the demo agent): call
 `register_builtin(AgentEntry(...))` at import time of the registering module, or
-add an entry to `_builtin_entries()` below.
+add a table to `catalogue.toml` beside this module (read by `_builtin_entries`).
 
 This module imports the standard library and `acp_tui.protocol.transport` only
 (and `acp_tui.config`, lazily, for the default config path).
@@ -56,6 +56,7 @@ This module imports the standard library and `acp_tui.protocol.transport` only
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import re
 import shlex
@@ -64,9 +65,10 @@ import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from acp_tui.protocol.transport import AgentCommand
 
@@ -212,170 +214,50 @@ DEMO_AGENT: Final = "demo"
 """The catalogue name of the built-in demo agent: the default when none is chosen."""
 
 
-def _builtin_entries() -> list[AgentEntry]:
-    """The agents acp-tui knows out of the box.
+CATALOGUE_FILE: Final = "catalogue.toml"
+"""The built-in catalogue beside this module: one table per agent, with its sources."""
 
-    Facts were checked in November 2026; each entry names its sources. "registry"
-    is the ACP agent registry (github.com/agentclientprotocol/registry,
-    `<id>/agent.json`); "npm view" is the package's `bin` on the npm registry.
+_CATALOGUE_KEYS: Final = frozenset(
+    {
+        "title",
+        "binary",
+        "args",
+        "alt_binaries",
+        "npm_package",
+        "env",
+        "install_hint",
+        "homepage",
+    }
+)
+
+
+@functools.cache
+def _builtin_entries() -> tuple[AgentEntry, ...]:
+    """The agents acp-tui knows out of the box: the demo, then `CATALOGUE_FILE`.
+
+    The demo agent (acp_tui/demo) runs with this interpreter, so it is always
+    found, and it needs no account and no network.
     """
-    return [
-        # The built-in demo agent (acp_tui/demo): this interpreter, so it is
-        # always found, and it needs no account and no network.
-        AgentEntry(
-            name=DEMO_AGENT,
-            title="acp-tui demo agent",
-            binary=sys.executable,
-            args=("-m", "acp_tui.demo"),
-            install_hint="built in: nothing to install",
-            homepage="https://github.com/acp-tui/acp-tui",
-        ),
-        # Source: registry claude-acp/agent.json (npx @agentclientprotocol/claude-
-        # agent-acp, no args); npm view: bin `claude-agent-acp`, engines node>=22.
-        # Replaces the former @zed-industries/claude-code-acp (bin claude-code-acp).
-        AgentEntry(
-            name="claude-code",
-            title="Claude Code (claude-agent-acp)",
-            binary="claude-agent-acp",
-            npm_package="@agentclientprotocol/claude-agent-acp",
-            install_hint=(
-                "npm install -g @agentclientprotocol/claude-agent-acp "
-                "(needs Node.js 22 or later)"
-            ),
-            homepage="https://github.com/agentclientprotocol/claude-agent-acp",
-        ),
-        # Source: registry codex-acp/agent.json (npx @agentclientprotocol/codex-acp,
-        # no args); npm view: bin `codex-acp`. The adapter moved from
-        # @zed-industries/codex-acp (same bin name, older releases).
-        AgentEntry(
-            name="codex",
-            title="Codex (codex-acp)",
-            binary="codex-acp",
-            npm_package="@agentclientprotocol/codex-acp",
-            install_hint="npm install -g @agentclientprotocol/codex-acp",
-            homepage="https://github.com/agentclientprotocol/codex-acp",
-        ),
-        # Source: gemini-cli docs/cli/acp-mode.md ("gemini --acp"); registry
-        # gemini/agent.json (args ["--acp"], registry PR #176). `--experimental-acp`
-        # is deprecated since 0.33 and still prints a warning. npm view: bin
-        # `gemini`, engines node>=20.
-        AgentEntry(
-            name="gemini",
-            title="Gemini CLI",
-            binary="gemini",
-            args=("--acp",),
-            npm_package="@google/gemini-cli",
-            install_hint="npm install -g @google/gemini-cli (needs Node.js 20+)",
-            homepage="https://github.com/google-gemini/gemini-cli",
-        ),
-        # Source: registry opencode/agent.json (args ["acp"]); this project's own
-        # interop peers (.ci/install-peers) run `opencode acp` from opencode-ai.
-        # npm view opencode-ai: bin `opencode`. (The registry copy seen names an
-        # npm package @opencode/cli, which npm does not have: not used.)
-        AgentEntry(
-            name="opencode",
-            title="OpenCode",
-            binary="opencode",
-            args=("acp",),
-            npm_package="opencode-ai",
-            install_hint="npm install -g opencode-ai",
-            homepage="https://opencode.ai",
-        ),
-        # Source: goose docs guides/acp-clients ("the client runs the goose acp
-        # command", needs goose 1.8.0+); registry goose/agent.json (binary
-        # distribution, args ["acp"]). Not on npm.
-        AgentEntry(
-            name="goose",
-            title="goose",
-            binary="goose",
-            args=("acp",),
-            install_hint=(
-                "install the goose CLI (1.8 or later), see "
-                "https://block.github.io/goose/"
-            ),
-            homepage="https://block.github.io/goose/",
-        ),
-        # Source: qwen-code PR #1355 (`--experimental-acp` graduated to `--acp`,
-        # old flag kept as a deprecated alias); registry qwen-code/agent.json (args
-        # ["--acp", "--experimental-skills"]; the skills flag is an optional
-        # feature, left out). npm view: bin `qwen`, engines node>=22.
-        AgentEntry(
-            name="qwen",
-            title="Qwen Code",
-            binary="qwen",
-            args=("--acp",),
-            npm_package="@qwen-code/qwen-code",
-            install_hint="npm install -g @qwen-code/qwen-code (needs Node.js 22+)",
-            homepage="https://github.com/QwenLM/qwen-code",
-        ),
-        # Source: GitHub docs "Copilot CLI ACP server" (`copilot --acp`, stdio by
-        # default, `--stdio` optional); registry github-copilot-cli/agent.json
-        # (npx @github/copilot, args ["--acp"]). npm view: bin `copilot`.
-        AgentEntry(
-            name="copilot",
-            title="GitHub Copilot CLI",
-            binary="copilot",
-            args=("--acp",),
-            npm_package="@github/copilot",
-            install_hint="npm install -g @github/copilot",
-            homepage="https://github.com/github/copilot-cli",
-        ),
-        # Source: registry auggie/agent.json (npx @augmentcode/auggie, args
-        # ["--acp"], env AUGMENT_DISABLE_AUTO_UPDATE=1); zed.dev/acp/agent/augment-
-        # code ("auggie --acp"); docs.augmentcode.com install page (npm, Node 20+).
-        # npm view: bin `auggie`, engines node>=20.
-        AgentEntry(
-            name="auggie",
-            title="Auggie (Augment Code)",
-            binary="auggie",
-            args=("--acp",),
-            npm_package="@augmentcode/auggie",
-            env={"AUGMENT_DISABLE_AUTO_UPDATE": "1"},
-            install_hint="npm install -g @augmentcode/auggie (needs Node.js 20+)",
-            homepage="https://docs.augmentcode.com/cli/acp/clients",
-        ),
-        # Source: cursor.com/docs/cli/acp ("agent acp"); registry cursor/agent.json
-        # (binary distribution, cmd ./dist-package/cursor-agent, args ["acp"]).
-        # The installer puts the CLI in ~/.local/bin as `agent`; `cursor-agent` is
-        # the older name and the registry's. Tried first because `agent` is a
-        # generic name another program may own. Not on npm.
-        AgentEntry(
-            name="cursor",
-            title="Cursor Agent",
-            binary="cursor-agent",
-            alt_binaries=("agent",),
-            args=("acp",),
-            install_hint="curl https://cursor.com/install -fsS | bash",
-            homepage="https://cursor.com/docs/cli/acp",
-        ),
-        # Source: Kimi Code docs ("kimi acp" subcommand; npm package
-        # @moonshot-ai/kimi-code); registry kimi/agent.json (args ["acp"]). `kimi
-        # --acp` is deprecated (kimi-cli issue #473) and removed from the Node
-        # rewrite. npm view: bin `kimi`, engines node>=22.19. The legacy Python
-        # kimi-cli (PyPI, archived) also provides `kimi acp`.
-        AgentEntry(
-            name="kimi",
-            title="Kimi Code CLI",
-            binary="kimi",
-            args=("acp",),
-            npm_package="@moonshot-ai/kimi-code",
-            install_hint=(
-                "npm install -g @moonshot-ai/kimi-code (needs Node.js 22.19+), "
-                "or the installer from https://moonshotai.github.io/kimi-code/"
-            ),
-            homepage="https://github.com/MoonshotAI/kimi-code",
-        ),
-        # Source: mistral-vibe pyproject.toml ([project.scripts] vibe-acp =
-        # "vibe.acp.entrypoint:main"); registry mistral-vibe/agent.json (binary
-        # distribution, cmd ./vibe-acp, no args). On PyPI, not on npm.
-        AgentEntry(
-            name="mistral-vibe",
-            title="Mistral Vibe",
-            binary="vibe-acp",
-            install_hint="uv tool install mistral-vibe (or pip install mistral-vibe)",
-            homepage="https://github.com/mistralai/mistral-vibe",
-        ),
-    ]
+    demo = AgentEntry(
+        name=DEMO_AGENT,
+        title="acp-tui demo agent",
+        binary=sys.executable,
+        args=("-m", "acp_tui.demo"),
+        install_hint="built in: nothing to install",
+        homepage="https://github.com/acp-tui/acp-tui",
+    )
+    text = resources.files(__package__).joinpath(CATALOGUE_FILE).read_text("utf-8")
+    entries = [demo]
+    for name, table in tomllib.loads(text).items():
+        unknown = sorted(set(table) - _CATALOGUE_KEYS)
+        if unknown:  # a mistake in the shipped file, caught by the tests
+            raise AgentCatalogueError(f"{CATALOGUE_FILE} [{name}]: unknown {unknown}")
+        fields: dict[str, Any] = {
+            key: tuple(value) if isinstance(value, list) else value
+            for key, value in table.items()
+        }
+        entries.append(AgentEntry(name=name, **fields))
+    return tuple(entries)
 
 
 _EXTRA_BUILTINS: dict[str, AgentEntry] = {}

@@ -582,3 +582,12 @@ def test_format_catalogue_escapes_control_characters(bin_dir: Path) -> None:
 
 def test_format_empty_catalogue() -> None:
     assert format_catalogue([]) == ["NAME  SOURCE  STATUS  COMMAND"]
+
+
+def test_the_shipped_catalogue_has_only_known_keys_and_sources() -> None:
+    """Every table of catalogue.toml makes an entry, and each names its sources."""
+    text = Path(agents.__file__).with_name(agents.CATALOGUE_FILE).read_text("utf-8")
+    tables = [line for line in text.splitlines() if line.startswith("[")]
+    assert len(builtin_agents()) == len(tables) + 1  # and the demo
+    for block in text.split("\n\n")[1:]:
+        assert "# Source" in block, block
