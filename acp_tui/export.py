@@ -58,7 +58,7 @@ from acp_tui.store.model import (
 )
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
-from acp_tui.terminal.emulator import TerminalEmulator
+from acp_tui.terminal.final_text import final_text
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -79,10 +79,11 @@ _Entity = TypeVar("_Entity")
 
 
 def terminal_text(terminal: Terminal) -> str:
-    """The emulator's scrollback plus screen as plain text (trailing blanks cut)."""
-    emulator = TerminalEmulator()
-    emulator.feed(terminal.output)
-    return emulator.text()
+    """The emulator's scrollback plus screen as plain text (trailing blanks cut).
+
+    Long output is emulated only where it can still show (`final_text`).
+    """
+    return final_text(terminal.output)
 
 
 def join_text_chunks(content: list[Any]) -> list[Any]:
