@@ -633,21 +633,33 @@ class TerminalEmulator:
         line = screen.buffer.get(index - len(history), _EMPTY_LINE)
         return line
 
+    def rows_to_cursor(self) -> list[str]:
+        """The text of every line from the oldest scrollback line to the cursor's.
+
+        Trailing blanks are cut from each line; blank lines are kept.
+        """
+        return self._rows(self._screen.cursor.y + 1)
+
     def text(self) -> str:
         """The scrollback and the screen as plain text.
 
         Each line loses its trailing blanks, trailing empty lines are dropped, and the
         lines are joined with newlines (no final newline).
         """
-        screen = self._screen
-        rows = [_line_text(line) for line in screen.history.top]
-        buffer = screen.buffer
-        rows.extend(
-            _line_text(buffer[y]) if y in buffer else "" for y in range(screen.lines)
-        )
+        rows = self._rows(self._screen.lines)
         while rows and not rows[-1]:
             rows.pop()
         return "\n".join(rows)
+
+    def _rows(self, screen_rows: int) -> list[str]:
+        """The scrollback's lines, then the screen's first `screen_rows`, as text."""
+        screen = self._screen
+        buffer = screen.buffer
+        rows = [_line_text(line) for line in screen.history.top]
+        rows.extend(
+            _line_text(buffer[y]) if y in buffer else "" for y in range(screen_rows)
+        )
+        return rows
 
 
 def tail_offset(data: bytes, limit: int) -> int:

@@ -50,7 +50,7 @@ def _only_row_local(data: bytes) -> bool:
     escapes = checked.count(0x1B)
     if escapes != len(checked):
         return False  # a control other than ESC
-    if escapes and sum(1 for _ in _SAFE_ESCAPES.finditer(data)) != escapes:
+    if escapes and len(_SAFE_ESCAPES.findall(data)) != escapes:
         return False  # an ESC that starts no allowed sequence
     return _C1.search(data) is None
 
@@ -80,7 +80,89 @@ def final_text(
         lines: Screen height in lines.
         history: Most lines kept in the scrollback above the screen.
     """
-    emulator = TerminalEmulator(columns, lines, history)
     start = tail_start(data, lines, history)
-    emulator.feed(data[start:] if start else data)
-    return emulator.text()
+    if start == 0:
+        emulator = TerminalEmulator(columns, lines, history)
+        emulator.feed(data)
+        return emulator.text()
+    # Every row that can still show was made blank by a scroll and then written
+    # by one line alone: each line's rows are worked out on their own, from the
+    # last line back, until the scrollback and the screen are full.
+    wanted = history + lines
+    backwards: list[list[str]] = []
+    count = 0
+    for line in reversed(data[start:].split(b"\n")):
+        backwards.append(_line_rows(line, columns))
+        count += len(backwards[-1])
+        if count >= wanted:
+            break
+    rows = [row for line_rows in reversed(backwards) for row in line_rows]
+    rows = rows[len(rows) - wanted :] if len(rows) > wanted else rows
+    while rows and not rows[-1]:
+        rows.pop()
+    return "\n".join(rows)
+
+
+_NARROW: Final = "\x20-\x7e\xa1-\xac\xae-\u02ff\u2010-\u2027\u2190-\u21ff\u2500-\u25ff"
+"""Characters one cell wide that draw as themselves: printable ASCII, Latin-1
+and the Latin extensions (not the soft hyphen), general punctuation (dashes,
+quotes, bullets), arrows, box drawing, blocks and geometric shapes (a test checks
+each against the emulator)."""
+
+_PLAIN_LINE: Final = re.compile(rf"(?:[{_NARROW}\r]|\x1b\[[0-9;:]*m|\x1b\[[012]?K)*")
+"""A line of narrow characters, carriage returns, SGR and erase-in-line only."""
+
+_SGR: Final = re.compile(r"\x1b\[[0-9;:]*m")
+
+_PLAIN_TOKEN: Final = re.compile(rf"[{_NARROW}]+|\r|\x1b\[[0-9;:]*m|\x1b\[([012]?)K")
+
+
+def _line_rows(line: bytes, columns: int) -> list[str]:
+    """The rows one line (without its line feed) leaves, begun on a blank row."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and _PLAIN_LINE.fullmatch(text):
+        row = _plain_row(text, columns)
+        if row is not None:
+            return [row]
+    # Anything else (wide or combining characters, tabs, wrapping, moves within
+    # the row): the emulator, on a screen tall enough that nothing scrolls.
+    emulator = TerminalEmulator(columns, len(line) // columns + 2, 0)
+    emulator.feed(line)
+    return emulator.rows_to_cursor()
+
+
+def _plain_row(line: str, columns: int) -> str | None:
+    """The row a plain line leaves (`_PLAIN_LINE`), or None if it would wrap."""
+    text = _SGR.sub("", line[:-1] if line.endswith("\r") else line)
+    if "\r" not in text and "\x1b" not in text:  # most lines: written once
+        return None if len(text) > columns else text.rstrip(" ")
+    cells: list[str] = []
+    cursor = 0
+    for token in _PLAIN_TOKEN.finditer(line):
+        text = token.group()
+        first = text[0]
+        if first == "\r":
+            cursor = 0
+        elif first != "\x1b":
+            end = cursor + len(text)
+            if end > columns:
+                return None  # it wraps: the emulator's business
+            if cursor > len(cells):
+                cells.extend(" " * (cursor - len(cells)))
+            cells[cursor:end] = text
+            cursor = end
+        elif text[-1] == "K":  # erase in line: 0 to its end, 1 to the cursor, 2 all
+            mode = token.group(1)
+            if mode in ("", "0"):
+                del cells[cursor:]
+            elif mode == "2":
+                cells.clear()
+            elif cursor >= columns:
+                return None
+            else:
+                end = min(cursor + 1, len(cells))
+                cells[:end] = " " * end
+    return "".join(cells).rstrip(" ")

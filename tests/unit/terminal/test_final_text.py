@@ -10,6 +10,7 @@ screen, OSC and DCS strings, C1 controls, other character sets).
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from hypothesis import given, settings
@@ -106,6 +107,11 @@ def test_cursor_movement_split_across_chunks_and_clear_screen() -> None:
 
 
 SAFE_PIECES: Final = [
+    b"a",
+    b" ",
+    "\u2588\u2591".encode(),
+    "\u00e9\u2014".encode(),
+    b"\xff",
     b"word ",
     b"abcdefghijklmno",
     b"\xe4\xb8\xad",
@@ -149,3 +155,29 @@ def test_the_check_is_over_all_of_the_output() -> None:
     assert module._only_row_local(lines(5) + b"\x1b[31mred\x1b[m")
     assert not module._only_row_local(b"\x1b[2J" + lines(5))
     assert not module._only_row_local(lines(5) + b"\x1b")
+
+
+def test_rows_exactly_as_wide_as_the_screen_and_one_more() -> None:
+    for width in (COLUMNS - 1, COLUMNS, COLUMNS + 1):
+        row = b"x" * (width - 1) + b"y"
+        data = (row + b"\r\n" + row + b"\x1b[K\r" + b"z" * width + b"\n") * 30
+        assert tail_start(data, LINES, HISTORY) > 0
+        assert fast(data) == full(data), width
+
+
+def test_erasing_part_of_a_row() -> None:
+    for cursor in range(COLUMNS + 1):  # the cursor is where the writing left it
+        for mode in (b"", b"0", b"1", b"2"):
+            line = b"0123456789\r" + b"abcdefghij"[:cursor]
+            data = (line + b"\x1b[" + mode + b"K\r\n") * 30
+            assert fast(data) == full(data), (cursor, mode)
+
+
+def test_every_character_taken_as_narrow_is_one_cell() -> None:
+    """Each character of the plain path draws as itself in one cell."""
+    ranges = re.findall(r"(.)-(.)", module._NARROW)
+    for low, high in ranges:
+        for code in range(ord(low), ord(high) + 1):
+            emulator = TerminalEmulator(COLUMNS, LINES, HISTORY)
+            emulator.feed(f"{chr(code)}|".encode())
+            assert emulator.rows_to_cursor() == [f"{chr(code)}|"], hex(code)
