@@ -19,7 +19,7 @@ Measured `--repeat` times (default 5), alternating, each in a fresh process:
 * the **ratio** print / json.loads per pair of runs, and its median. Goal: <= 3x.
 
 Figures only: nothing is asserted. Usage:
-`uv run python bench/print.py [--chunks 20000] [--megabytes 5] [--repeat 5] [--json]`
+`uv run python bench/print.py [--chunks N] [--megabytes M] [--repeat R] [--json FILE]`
 """
 
 from __future__ import annotations
@@ -257,7 +257,7 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=20_000)
     parser.add_argument("--megabytes", type=float, default=5.0)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--json", action="store_true", help="one JSON object")
+    parser.add_argument("--json", type=Path, help="also write the figures there")
     parser.add_argument("--agent", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--loads", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -291,8 +291,7 @@ def main() -> None:
         "document_bytes": size,
     }
     if args.json:
-        print(json.dumps(figures))
-        return
+        args.json.write_text(json.dumps(figures), "utf-8")
     print(
         f"acp-tui print --format json, v2 stress stream: {args.chunks:,} message "
         f"chunks + {args.megabytes:g} MB of coloured terminal output, "

@@ -35,6 +35,7 @@ import os
 import platform
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -411,6 +412,36 @@ def parse_protocol(text: str, data: JSONObject | None) -> list[Figure]:
     ]
 
 
+def parse_print(text: str, data: JSONObject | None) -> list[Figure]:
+    """bench/print.py's figures (`--json`): print --format json vs json.loads.
+
+    The goal holds when the ratio holds in every run (the worst run's ratio).
+    """
+    prints = data.get("print_s") if data else None
+    loads = data.get("loads_s") if data else None
+    worst = get(data, "worst_ratio")
+    limit = get(data, "goal") or 3.0
+    chunks, megabytes = get(data, "chunks"), get(data, "megabytes")
+    stream = (
+        f", {chunks:,.0f} chunks + {megabytes:g} MB terminal"
+        if chunks is not None and megabytes is not None
+        else ""
+    )
+    return [
+        Figure(
+            "print",
+            f"print --format json{stream} (median)",
+            statistics.median(prints) if prints else None,
+            "s",
+            statistics.median(loads) if loads else None,
+            "json.loads client",
+            (Goal("<=", limit, on_ratio=True),),
+            verdict=None if worst is None else worst <= limit,
+            bench_ratio=get(data, "ratio"),
+        )
+    ]
+
+
 def parse_store(text: str, data: JSONObject | None) -> list[Figure]:
     """bench/store.py's figures (`--json`): rates and the slow-down ratios."""
     updates = get(data, "updates")
@@ -545,6 +576,7 @@ BENCHES: Final = (
         "terminal", BENCH_DIR / "terminal.py", ("--repeat", "5"), 150, parse_terminal
     ),
     Bench("diff", BENCH_DIR / "diff.py", (), 60, parse_diff, json=True),
+    Bench("print", BENCH_DIR / "print.py", (), 120, parse_print, json=True),
     Bench(
         "exhaustion",
         BENCH_DIR / "exhaustion.py",

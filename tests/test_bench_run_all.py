@@ -11,7 +11,7 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -583,7 +583,15 @@ def test_select_by_name_in_bench_order() -> None:
 
 def test_every_bench_script_exists_and_the_json_ones_take_the_option() -> None:
     names = [bench.name for bench in run_all.BENCHES]
-    assert names == ["protocol", "store", "ui", "terminal", "diff", "exhaustion"]
+    assert names == [
+        "protocol",
+        "store",
+        "ui",
+        "terminal",
+        "diff",
+        "print",
+        "exhaustion",
+    ]
     for bench in run_all.BENCHES:
         source = bench.script.read_text("utf-8")
         assert ('"--json"' in source) == bench.json, bench.name
@@ -712,3 +720,26 @@ def test_main_prints_the_table_and_fails_when_a_bench_fails(
     out = capsys.readouterr().out
     assert out.splitlines()[0].split() == list(run_all.HEADER)
     assert not any(line.startswith("ui ") for line in out.splitlines())
+
+
+PRINT_JSON: Final = {
+    "chunks": 20000,
+    "megabytes": 5.0,
+    "print_s": [1.5, 1.2, 1.3],
+    "loads_s": [0.2, 0.2, 0.25],
+    "ratios": [7.5, 6.0, 5.2],
+    "ratio": 6.0,
+    "worst_ratio": 7.5,
+    "goal": 3.0,
+}
+
+
+def test_print_from_json_judged_on_its_worst_run() -> None:
+    (figure,) = run_all.parse_print("", PRINT_JSON)
+    assert figure.name == "print --format json, 20,000 chunks + 5 MB terminal (median)"
+    assert (figure.value, figure.baseline, figure.ratio) == (1.3, 0.2, 6.0)
+    assert figure.met is False
+    fast = {**PRINT_JSON, "ratios": [2.0, 2.9], "ratio": 2.45, "worst_ratio": 2.9}
+    assert run_all.parse_print("", fast)[0].met is True
+    (missing,) = run_all.parse_print("", None)
+    assert (missing.value, missing.met) == (None, None)
