@@ -41,9 +41,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Final, Generic, Literal, TypeAlias, TypeVar
-
-from markdown_it import MarkdownIt
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeAlias, TypeVar
 
 from acp_tui.client.elicitation_form import answer_text
 from acp_tui.diff.parse import patch_from_texts
@@ -59,6 +57,9 @@ from acp_tui.store.model import (
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 from acp_tui.terminal.final_text import final_text
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -297,6 +298,9 @@ _PUNCTUATION: Final = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 @cache
 def _parser() -> MarkdownIt:
+    # Imported when a Markdown export needs it: `print --format json` never does.
+    from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark")
 
 
