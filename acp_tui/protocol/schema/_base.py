@@ -218,7 +218,6 @@ class WireModel(BaseModel):
         serialize_by_alias=True,
         extra="allow",
         frozen=False,
-        defer_build=True,
     )
 
     meta: Lenient[dict[str, Any] | None] = Field(default=None, alias="_meta")
@@ -497,19 +496,11 @@ class LenientAdapter(Generic[_T]):
     `ContentBlock`, ...). `adapter` is the underlying strict `TypeAdapter`.
     """
 
-    __slots__ = ("_adapter", "type")
+    __slots__ = ("adapter", "type")
 
     def __init__(self, tp: Any) -> None:
         self.type = tp
-        self._adapter: TypeAdapter[_T] | None = None
-
-    @property
-    def adapter(self) -> TypeAdapter[_T]:
-        """The strict `TypeAdapter`, built when first used (not at import)."""
-        adapter = self._adapter
-        if adapter is None:
-            adapter = self._adapter = TypeAdapter(self.type)
-        return adapter
+        self.adapter: TypeAdapter[_T] = TypeAdapter(tp)
 
     def validate_python(self, obj: Any, /, **kwargs: Any) -> _T:
         """`TypeAdapter.validate_python`, with the lenient repair."""
