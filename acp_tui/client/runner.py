@@ -50,10 +50,12 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
 
 import anyio
 
+from acp_tui.client.auth_status import refresh_auth_status
 from acp_tui.client.errors import InitializeTimeout, NoSuchSession
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import AgentCommand, AgentStartError, ConnectionClosed
 from acp_tui.protocol.version import ProtocolChoice, UnsupportedProtocolVersion
+from acp_tui.store.auth_status import AuthStatusBox
 
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
@@ -354,6 +356,8 @@ class ClientRunner:
         """Prompts `serve` sends, in order: (an id for the reports, the text)."""
         self.client: AcpClient | None = None
         self.connection: Connection | None = None
+        self.auth_status = AuthStatusBox()
+        """The agent's authentication status, across its connections."""
         self.store: SessionStore | None = None
         """The current session's (`serve`, `switch_session`)."""
         self.in_turn = False
@@ -491,7 +495,9 @@ class ClientRunner:
             on_diagnostic=self.port.diagnostic,
             store_factory=self.store_factory or plain_store,
             roots=self.roots,
+            auth_status=self.auth_status,
         )
+        self.auth_status.set(None)  # a new connection: not known yet
         try:
             async with connect(
                 self._open_stream(),
@@ -509,6 +515,7 @@ class ClientRunner:
                 self.prompt_caps = prompt_capabilities(connection)
                 self._handshake_done = True
                 self.port.agent_connected(connection)
+                await refresh_auth_status(client)
                 yield client
         finally:
             self.client = None
@@ -741,6 +748,7 @@ class ClientRunner:
             try:
                 with anyio.fail_after(SETUP_TIMEOUT):
                     await client.authenticate(choice.method_id)
+                await refresh_auth_status(client)
                 return
             except (RpcError, TimeoutError) as failed:
                 message = f"the login failed: {failed or 'timed out'}"
@@ -946,6 +954,7 @@ class ClientRunner:
         except (RpcError, UnsupportedOperation, TimeoutError) as error:
             self.port.notice(f"could not log out: {error or 'timed out'}")
             return
+        await refresh_auth_status(client)
         assert self.connection is not None
         self.port.notice(
             f"Logged out of {self.connection.agent.display_name}; the next request "

@@ -1,9 +1,11 @@
 """The status bar: who we talk to, the session, and what the agent is doing.
 
 Agent name and version, protocol version, session title, state with a spinner
-and the turn's elapsed time, the last stop reason, context usage and cost, and
-the current mode and model. Everything shown comes from the store or the
-connection and is agent data, so the line is built as plain `Text`.
+and the turn's elapsed time, the last stop reason, the context meter and cost, the
+last turn's tokens (`widgets.context_meter`), the current mode and model, and the
+signed-in account. Everything shown comes from the store or the connection and is
+agent data, so the line is built as `Content` from plain strings and theme
+styles, never markup.
 """
 
 from __future__ import annotations
@@ -11,14 +13,21 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Final
 
-from rich.text import Text
+from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
 from acp_tui.client.options import current_name
 from acp_tui.safe_text import printable
+from acp_tui.store.auth_status import AuthStatus
 from acp_tui.store.model import Usage
 from acp_tui.store.store import SessionStore
+from acp_tui.ui.widgets.context_meter import (
+    Part,
+    account_part,
+    meter_part,
+    turn_usage_part,
+)
 
 if TYPE_CHECKING:
     from acp_tui.client.connection import AgentIdentity
@@ -49,31 +58,10 @@ def format_elapsed(seconds: float) -> str:
     return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
 
 
-def _tokens(count: int) -> str:
-    if count >= 1_000_000:
-        return f"{count / 1_000_000:.1f}M"
-    if count >= 1000:
-        return f"{count / 1000:.0f}k" if count >= 10_000 else f"{count / 1000:.1f}k"
-    return str(count)
-
-
 def format_usage(usage: Usage | None) -> str | None:
-    """Context use (`ctx 12k/200k 6%`) and cost (`$0.42`), when known."""
-    if usage is None:
-        return None
-    parts: list[str] = []
-    if usage.used is not None and usage.size:
-        percent = 100 * usage.used / usage.size
-        parts.append(f"ctx {_tokens(usage.used)}/{_tokens(usage.size)} {percent:.0f}%")
-    elif usage.used is not None:
-        parts.append(f"ctx {_tokens(usage.used)}")
-    cost = usage.cost or {}
-    amount = cost.get("amount")
-    if isinstance(amount, int | float) and not isinstance(amount, bool):
-        currency = cost.get("currency")
-        prefix = "$" if currency in (None, "USD") else f"{currency} "
-        parts.append(f"{prefix}{amount:.2f}")
-    return " ".join(parts) or None
+    """The context meter and cost as plain text (`widgets.context_meter`)."""
+    part = meter_part(usage)
+    return part[0] if part is not None else None
 
 
 class StatusBar(Static):
@@ -101,10 +89,12 @@ class StatusBar(Static):
         self.cancelling = False
         self.waiting_for_user = False
         """A permission dialog is up (shown as `WAITING_FOR_YOU`)."""
+        self.auth_status: AuthStatus | None = None
+        """The agent's authentication status (unstable `auth/status`), if known."""
         self._busy_since: float | None = None
         self._frame = 0
         self._timer: Timer | None = None
-        self._shown: str | None = None
+        self._shown: Content | None = None
 
     def on_mount(self) -> None:
         """Render the initial status."""
@@ -128,7 +118,11 @@ class StatusBar(Static):
 
     def status_text(self) -> str:
         """The status line as plain text."""
-        parts: list[str] = []
+        return self.status_content().plain
+
+    def status_content(self) -> Content:
+        """The status line: plain text with theme styles on the meter."""
+        parts: list[str | Part] = []
         if self.agent is not None:
             name = self.agent.display_name
             parts.append(f"{name} {self.agent.version}" if self.agent.version else name)
@@ -148,15 +142,23 @@ class StatusBar(Static):
                 current = current_name(store.settings, category)
                 if current:
                     parts.append(f"{category}: {current}")
-            usage = format_usage(store.usage)
-            if usage:
-                parts.append(usage)
+            for usage in (meter_part(store.usage), turn_usage_part(store.turn_usage)):
+                if usage is not None:
+                    parts.append(usage)
             title = store.session_info.title
             if title:
                 parts.append(title if len(title) <= 40 else title[:39] + "…")
         if self.queued:
             parts.append(f"{self.queued} queued")
-        return printable(SEPARATOR.join(parts))
+        account = account_part(self.auth_status)
+        if account is not None:
+            parts.append(account)
+        pieces: list[str | Part] = []
+        for piece in parts:
+            if pieces:
+                pieces.append(SEPARATOR)
+            pieces.append(printable(piece) if isinstance(piece, str) else piece)
+        return Content.assemble(*pieces)
 
     @property
     def busy(self) -> bool:
@@ -178,12 +180,12 @@ class StatusBar(Static):
             self._timer = None
         self.set_class(busy and not self.waiting_for_user, "-busy")
         self.set_class(self.waiting_for_user, "-action")
-        text = self.status_text()
-        if text != self._shown:
-            self._shown = text
+        content = self.status_content()
+        if content != self._shown:
+            self._shown = content
             # One line as wide as the screen, whatever it says: a layout (the
             # whole screen reflowed) would find that nothing moved.
-            self.update(Text(text), layout=False)
+            self.update(content, layout=False)
 
     def _tick(self) -> None:
         self._frame += 1
