@@ -1,40 +1,93 @@
-"""Asking the agent's authentication status (unstable `auth/status`).
+"""The agent's authentication status (unstable `auth/status`, `auth/status_update`).
 
-Where the agent advertises `auth.status`, the runner asks once connected, and
-again after a login or a logout; the agent's `auth/status_update` notifications
-update the same `AuthStatusBox` (`AcpClient.handle_notification`). The status is
-display information: a refusal, a malformed answer or a slow agent is logged and
-changes nothing else (the session goes on as before).
+Where the agent advertises `auth.status`, the runner asks `auth/status` once
+connected, and again after a login or a logout; the agent's `auth/status_update`
+notifications (which it may send at any time after `initialize`) update the
+same `AuthStatusBox`, which the front end listens to. The dialects read both into
+the version-neutral `store.auth_status.AuthStatus`.
+
+The status is display information: a refusal, a malformed answer or a slow agent
+is logged (a malformed notification also reported as a diagnostic) and changes
+nothing else: the session goes on as before.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Final
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 from pydantic import ValidationError
 
+from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import ConnectionClosed
+from acp_tui.store.auth_status import AuthStatus, AuthStatusBox
 
 if TYPE_CHECKING:
+    from acp_tui.client.dialect import Dialect
     from acp_tui.client.session import AcpClient
 
-__all__ = ["AUTH_STATUS_TIMEOUT", "refresh_auth_status"]
+__all__ = [
+    "AUTH_STATUS_TIMEOUT",
+    "STATUS_METHOD",
+    "UPDATE_METHOD",
+    "auth_status_update",
+    "query_auth_status",
+    "refresh_auth_status",
+]
 
 log = logging.getLogger(__name__)
+
+STATUS_METHOD: Final = "auth/status"
+UPDATE_METHOD: Final = "auth/status_update"
 
 AUTH_STATUS_TIMEOUT: Final = 10.0
 """Seconds an `auth/status` may take before it is given up (a pure query)."""
 
 
-async def refresh_auth_status(client: AcpClient) -> None:
-    """Ask `auth/status` if advertised; failures are logged, never raised."""
-    if not client.has_auth_status():
-        return
+async def query_auth_status(client: AcpClient) -> AuthStatus | None:
+    """Ask `auth/status` where advertised (None: not advertised).
+
+    Raises:
+        RpcError: The agent refused.
+        ValidationError: The answer is not the draft's shape.
+    """
+    dialect = client.dialect
+    if not dialect.has_auth_status():
+        return None
+    raw = await client.connection.dispatcher.request(STATUS_METHOD, {})
+    return dialect.auth_status(raw)
+
+
+async def refresh_auth_status(client: AcpClient, box: AuthStatusBox) -> None:
+    """Ask `auth/status` if advertised and keep the answer in `box`.
+
+    Failures are logged, never raised: `box` keeps what it had.
+    """
     try:
         with anyio.fail_after(AUTH_STATUS_TIMEOUT):
-            await client.query_auth_status()
+            status = await query_auth_status(client)
     except (RpcError, ValidationError, TimeoutError, ConnectionClosed) as error:
         log.info("auth/status gave no status: %s", error or "timed out")
+        return
+    if status is not None:
+        box.set(status)
+
+
+def auth_status_update(
+    dialect: Dialect,
+    box: AuthStatusBox,
+    params: Any,
+    report: Callable[[Diagnostic], None],
+) -> None:
+    """Serve an `auth/status_update` (a malformed one is reported and ignored)."""
+    try:
+        status = dialect.auth_status(params)
+    except ValidationError as error:
+        message = f"a malformed {UPDATE_METHOD} was ignored: {error}"
+        log.warning("%s", message)
+        report(Diagnostic("handler_error", message))
+        return
+    box.set(status)

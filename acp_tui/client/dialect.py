@@ -253,7 +253,10 @@ class Dialect(Protocol):
         """An `auth/status` result or `auth/status_update` params, neutral."""
 
     def prompt_response_ops(self, raw: Any) -> list[ops.Op]:
-        """The store ops a `session/prompt` response carries (v1: turn usage)."""
+        """The ops of a `session/prompt` response that ends the turn (v1 only).
+
+        The idle state with its stop reason, after the turn's usage if reported.
+        """
 
     def mcp_servers(self, servers: Mapping[str, McpServerSettings]) -> list[JSONObject]:
         """The configured servers in wire form, for the transports the agent has."""

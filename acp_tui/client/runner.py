@@ -46,11 +46,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 
 import anyio
 
-from acp_tui.client.auth_status import refresh_auth_status
+from acp_tui.client.auth_status import (
+    UPDATE_METHOD,
+    auth_status_update,
+    refresh_auth_status,
+)
 from acp_tui.client.errors import InitializeTimeout, NoSuchSession
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import AgentCommand, AgentStartError, ConnectionClosed
@@ -495,9 +499,17 @@ class ClientRunner:
             on_diagnostic=self.port.diagnostic,
             store_factory=self.store_factory or plain_store,
             roots=self.roots,
-            auth_status=self.auth_status,
         )
         self.auth_status.set(None)  # a new connection: not known yet
+
+        async def on_notification(method: str, params: Any) -> None:
+            if method == UPDATE_METHOD:
+                auth_status_update(
+                    client.dialect, self.auth_status, params, self.port.diagnostic
+                )
+            else:
+                await client.handle_notification(method, params)
+
         try:
             async with connect(
                 self._open_stream(),
@@ -505,7 +517,7 @@ class ClientRunner:
                 init_timeout=settings.init_timeout,
                 features=client.features,
                 on_request=client.handle_request,
-                on_notification=client.handle_notification,
+                on_notification=on_notification,
                 long_text_paths=client.long_text_paths,
                 on_diagnostic=self.port.diagnostic,
             ) as connection:
@@ -515,7 +527,7 @@ class ClientRunner:
                 self.prompt_caps = prompt_capabilities(connection)
                 self._handshake_done = True
                 self.port.agent_connected(connection)
-                await refresh_auth_status(client)
+                await refresh_auth_status(client, self.auth_status)
                 yield client
         finally:
             self.client = None
@@ -748,7 +760,7 @@ class ClientRunner:
             try:
                 with anyio.fail_after(SETUP_TIMEOUT):
                     await client.authenticate(choice.method_id)
-                await refresh_auth_status(client)
+                await refresh_auth_status(client, self.auth_status)
                 return
             except (RpcError, TimeoutError) as failed:
                 message = f"the login failed: {failed or 'timed out'}"
@@ -954,7 +966,7 @@ class ClientRunner:
         except (RpcError, UnsupportedOperation, TimeoutError) as error:
             self.port.notice(f"could not log out: {error or 'timed out'}")
             return
-        await refresh_auth_status(client)
+        await refresh_auth_status(client, self.auth_status)
         assert self.connection is not None
         self.port.notice(
             f"Logged out of {self.connection.agent.display_name}; the next request "

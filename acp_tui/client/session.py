@@ -66,7 +66,6 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import anyio
-from pydantic import ValidationError
 
 from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.dialect import Dialect, SessionFeatures, SessionSummary
@@ -97,7 +96,6 @@ from acp_tui.protocol.dispatcher import Diagnostic, RequestContext
 from acp_tui.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from acp_tui.protocol.transport import ConnectionClosed
 from acp_tui.store import ops
-from acp_tui.store.auth_status import AuthStatus, AuthStatusBox
 from acp_tui.store.config import ConfigOption
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
@@ -129,8 +127,6 @@ class AcpClient:
         mcp_servers: MCP servers to pass on new and resumed sessions.
         on_diagnostic: Told about malformed updates (also logged).
         store_factory: Makes each session's store (default: `plain_store`).
-        auth_status: Where the agent's authentication status goes (unstable
-            `auth/status`, `auth/status_update`; default: a box of its own).
         roots: The directories the user lets the agent's `fs/*` and terminal
             requests reach, absolute, the project directory first. Every session
             is confined to them, whatever `cwd` it is opened or resumed with.
@@ -151,7 +147,6 @@ class AcpClient:
         on_diagnostic: Callable[[Diagnostic], None] | None = None,
         store_factory: StoreFactory = plain_store,
         roots: Sequence[Path] = (),
-        auth_status: AuthStatusBox | None = None,
     ) -> None:
         for root in roots:
             if not root.is_absolute():
@@ -168,8 +163,6 @@ class AcpClient:
         self._updates = UpdateIntake(self._sessions, on_diagnostic)
         self._store_factory = store_factory
         self._elicitations = Elicitations(self.elicitor, self.features, self._report)
-        self.auth_status = auth_status or AuthStatusBox()
-        """The agent's latest authentication status (None until known)."""
 
     # ---------------------------------------------------------------- wiring
 
@@ -467,12 +460,7 @@ class AcpClient:
                 translator.end_message()
                 session.work_ended()  # v1: the response ends the turn
             stop_reason = self.dialect.stop_reason(raw)
-            store.apply_many(
-                [
-                    *self._prompt_response_ops(raw),
-                    ops.SetState("idle", stop_reason, raw=raw),
-                ]
-            )
+            store.apply_many(self.dialect.prompt_response_ops(raw))
             return stop_reason
         session.origins.prompt_sent(blocks)
         try:
@@ -488,14 +476,6 @@ class AcpClient:
         finally:
             store.apply_many(session.origins.turn_ended())
         return turn.stop_reason
-
-    def _prompt_response_ops(self, raw: Any) -> list[ops.Op]:
-        """What else the response reports (v1 turn usage); malformed: nothing."""
-        try:
-            return self.dialect.prompt_response_ops(raw)
-        except ValidationError as error:
-            log.warning("ignoring the prompt response's extras: %s", error)
-            return []
 
     async def _until_turn_ends(self, turn: Turn) -> None:
         """Wait for the idle that ends a v2 turn, or fail if the connection ends."""
@@ -583,51 +563,17 @@ class AcpClient:
             raise UnsupportedOperation("the agent does not support logout")
         await self._call(self.dialect.logout_method, {})
 
-    def has_auth_status(self) -> bool:
-        """Whether the agent serves `auth/status` (its unstable capability)."""
-        return self.dialect.has_auth_status()
-
-    async def query_auth_status(self) -> AuthStatus | None:
-        """Ask `auth/status` where advertised; the answer goes to `auth_status`.
-
-        Returns:
-            The status, or None if the agent does not advertise the method.
-
-        Raises:
-            RpcError: The agent refused.
-            ValidationError: The answer is not the draft's shape.
-        """
-        if not self.has_auth_status():
-            return None
-        status = self.dialect.auth_status(await self._call("auth/status", {}))
-        self.auth_status.set(status)
-        return status
-
     # ------------------------------------------------------------- inbound
 
     async def handle_notification(self, method: str, params: Any) -> None:
-        """Serve `session/update`, `elicitation/complete` and `auth/status_update`.
-
-        Others are ignored.
-        """
+        """Serve `session/update` and `elicitation/complete` (others ignored)."""
         if method == "elicitation/complete":
             self._elicitations.complete(self.dialect, params)
-            return
-        if method == "auth/status_update":
-            self._auth_status_update(params)
             return
         if method != "session/update":
             log.debug("ignoring notification %s", method)
             return
         await self._updates.receive(params)
-
-    def _auth_status_update(self, params: Any) -> None:
-        try:
-            status = self.dialect.auth_status(params)
-        except ValidationError as error:
-            self._report(f"a malformed auth/status_update was ignored: {error}")
-            return
-        self.auth_status.set(status)
 
     def _report(self, message: str) -> None:
         if self.on_diagnostic is not None:

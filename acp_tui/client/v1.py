@@ -465,8 +465,10 @@ class V1Dialect:
         return auth_status(raw)
 
     def prompt_response_ops(self, raw: Any) -> list[ops.Op]:
-        """The turn's `usage` (unstable end-turn usage), if reported."""
-        return turn_usage(v1.PromptResponse.model_validate(raw).usage)
+        """The turn's `usage` (unstable end-turn usage), if any, then idle."""
+        response = v1.PromptResponse.model_validate(raw)
+        idle = ops.SetState("idle", response.stop_reason, raw=raw)
+        return [*turn_usage(response.usage), idle]
 
     def missing_capability(self, what: SessionMethod) -> str | None:
         """`loadSession` for a replay, else the `sessionCapabilities` marker."""

@@ -490,8 +490,8 @@ class V2Dialect:
         return auth_status(raw)
 
     def prompt_response_ops(self, raw: Any) -> list[ops.Op]:
-        """None: a v2 turn's usage comes on its idle `state_update`."""
-        return []
+        """Never called: a v2 turn ends (with its usage) on an idle update."""
+        raise AssertionError("a v2 turn ends with an idle state_update")
 
     def missing_capability(self, what: SessionMethod) -> str | None:
         """`capabilities.session` (and its `delete`); the rest is the baseline."""
