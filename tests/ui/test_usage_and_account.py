@@ -79,8 +79,9 @@ async def test_the_turns_tokens_are_shown_when_it_ends(
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"usage 10", "enter")
         await wait_for(pilot, lambda: turn_done(app, 1))
-        await wait_for(pilot, lambda: "turn 53k tok (35k in, 12k out)" in status(app))
-        assert app.store is not None and app.store.turn_usage is not None
+        await wait_for(pilot, lambda: "turn 53k tok" in status(app))
+        assert app.store is not None
+        assert app.store.turn_usage is not None
         assert app.store.turn_usage.thought == 5000
 
 

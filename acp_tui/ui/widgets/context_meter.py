@@ -128,14 +128,10 @@ def meter_part(usage: Usage | None) -> Part | None:
 
 
 def turn_usage_part(usage: TurnUsage | None) -> Part | None:
-    """The last turn's tokens: `turn 53k tok (35k in, 12k out)` (dim)."""
+    """The last turn's tokens: `turn 53k tok` (dim; `print` has the details)."""
     if usage is None:
         return None
-    return (
-        f"turn {format_tokens(usage.total)} tok "
-        f"({format_tokens(usage.input)} in, {format_tokens(usage.output)} out)",
-        "dim",
-    )
+    return f"turn {format_tokens(usage.total)} tok", "dim"
 
 
 def account_part(status: AuthStatus | None) -> Part | None:

@@ -11,6 +11,7 @@ styles, never markup.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from textual.content import Content
@@ -64,6 +65,15 @@ def format_usage(usage: Usage | None) -> str | None:
     return part[0] if part is not None else None
 
 
+def _joined(parts: Sequence[str | Part]) -> Content:
+    pieces: list[str | Part] = []
+    for piece in parts:
+        if pieces:
+            pieces.append(SEPARATOR)
+        pieces.append(printable(piece) if isinstance(piece, str) else piece)
+    return Content.assemble(*pieces)
+
+
 class StatusBar(Static):
     """One line of session status, refreshed by the app and by its own spinner."""
 
@@ -94,7 +104,7 @@ class StatusBar(Static):
         self._busy_since: float | None = None
         self._frame = 0
         self._timer: Timer | None = None
-        self._shown: Content | None = None
+        self._shown: tuple[str, tuple[object, ...]] | None = None
 
     def on_mount(self) -> None:
         """Render the initial status."""
@@ -121,7 +131,47 @@ class StatusBar(Static):
         return self.status_content().plain
 
     def status_content(self) -> Content:
-        """The status line: plain text with theme styles on the meter."""
+        """The whole status line, left part then right part, unaligned."""
+        right = [part for part in self._right_parts() if part is not None]
+        return _joined([*self._left_parts(), *right])
+
+    def _right_parts(self) -> tuple[Part | None, Part | None, Part | None]:
+        """The meter, the last turn's tokens and the signed-in account."""
+        account = account_part(self.auth_status)
+        store = self.store
+        if store is None:
+            return None, None, account
+        return meter_part(store.usage), turn_usage_part(store.turn_usage), account
+
+    def status_line(self, width: int) -> Content:
+        """The line as shown in `width` cells.
+
+        The right part (what the agent reports about itself) flush right. When
+        space is short, the last turn's tokens go first, then the account, so
+        that the agent and its state still show; the left part is then cut
+        short with `…`.
+        """
+        left_parts = self._left_parts()
+        meter, turn, account = self._right_parts()
+        if width <= 0 or (meter, turn, account) == (None, None, None):
+            return self.status_content()
+        left = _joined(left_parts)
+        essential = _joined(left_parts[:3]).cell_length + 1  # agent, ACP, state…
+        for shown in ((meter, turn, account), (meter, account), (meter,)):
+            right = _joined([part for part in shown if part is not None])
+            if width - right.cell_length - len(SEPARATOR) >= essential:
+                break
+        if not right.plain:
+            return left.truncate(width, ellipsis=True)
+        gap = width - left.cell_length - right.cell_length
+        if gap >= len(SEPARATOR):
+            return Content.assemble(left, " " * gap, right)
+        room = width - right.cell_length - len(SEPARATOR)
+        if room <= 1:
+            return right.truncate(width, ellipsis=True)
+        return Content.assemble(left.truncate(room, ellipsis=True), SEPARATOR, right)
+
+    def _left_parts(self) -> list[str | Part]:
         parts: list[str | Part] = []
         if self.agent is not None:
             name = self.agent.display_name
@@ -142,23 +192,12 @@ class StatusBar(Static):
                 current = current_name(store.settings, category)
                 if current:
                     parts.append(f"{category}: {current}")
-            for usage in (meter_part(store.usage), turn_usage_part(store.turn_usage)):
-                if usage is not None:
-                    parts.append(usage)
             title = store.session_info.title
             if title:
                 parts.append(title if len(title) <= 40 else title[:39] + "…")
         if self.queued:
             parts.append(f"{self.queued} queued")
-        account = account_part(self.auth_status)
-        if account is not None:
-            parts.append(account)
-        pieces: list[str | Part] = []
-        for piece in parts:
-            if pieces:
-                pieces.append(SEPARATOR)
-            pieces.append(printable(piece) if isinstance(piece, str) else piece)
-        return Content.assemble(*pieces)
+        return parts
 
     @property
     def busy(self) -> bool:
@@ -180,12 +219,17 @@ class StatusBar(Static):
             self._timer = None
         self.set_class(busy and not self.waiting_for_user, "-busy")
         self.set_class(self.waiting_for_user, "-action")
-        content = self.status_content()
-        if content != self._shown:
-            self._shown = content
+        content = self.status_line(self.content_size.width)
+        shown = (content.plain, tuple(content.spans))
+        if shown != self._shown:
+            self._shown = shown
             # One line as wide as the screen, whatever it says: a layout (the
             # whole screen reflowed) would find that nothing moved.
             self.update(content, layout=False)
+
+    def on_resize(self) -> None:
+        """Align the right part again."""
+        self.refresh_status()
 
     def _tick(self) -> None:
         self._frame += 1
