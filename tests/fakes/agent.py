@@ -1358,7 +1358,8 @@ class FullAgent:
             write({"jsonrpc": "2.0", "id": rid, "result": {}})
             echo = {"messageId": "u-report", "content": [text(said)]}
             self.agent.update(sid, {"sessionUpdate": "user_message", **echo})
-            self.agent.update(sid, {"sessionUpdate": "state_update", "state": "running"})
+            running = {"sessionUpdate": "state_update", "state": "running"}
+            self.agent.update(sid, running)
             said_back["messageId"] = "a-report"
         usage: dict[str, Any] = {}
         if said.startswith("auth-update"):
