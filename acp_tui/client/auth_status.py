@@ -26,14 +26,13 @@ from acp_tui.protocol.transport import ConnectionClosed
 from acp_tui.store.auth_status import AuthStatus, AuthStatusBox
 
 if TYPE_CHECKING:
-    from acp_tui.client.dialect import Dialect
     from acp_tui.client.session import AcpClient
 
 __all__ = [
     "AUTH_STATUS_TIMEOUT",
     "STATUS_METHOD",
     "UPDATE_METHOD",
-    "auth_status_update",
+    "AuthStatusUpdates",
     "query_auth_status",
     "refresh_auth_status",
 ]
@@ -76,18 +75,47 @@ async def refresh_auth_status(client: AcpClient, box: AuthStatusBox) -> None:
         box.set(status)
 
 
-def auth_status_update(
-    dialect: Dialect,
-    box: AuthStatusBox,
-    params: Any,
-    report: Callable[[Diagnostic], None],
-) -> None:
-    """Serve an `auth/status_update` (a malformed one is reported and ignored)."""
-    try:
-        status = dialect.auth_status(params)
-    except ValidationError as error:
-        message = f"a malformed {UPDATE_METHOD} was ignored: {error}"
-        log.warning("%s", message)
-        report(Diagnostic("handler_error", message))
-        return
-    box.set(status)
+class AuthStatusUpdates:
+    """Serves `auth/status_update` for one connection into `box`.
+
+    An update that arrives before the client is attached to the negotiated
+    connection (right after the `initialize` answer) is held, the latest only
+    (each one replaces the whole status), and applied by `attached()`. A
+    malformed one is reported and ignored.
+    """
+
+    def __init__(
+        self,
+        client: AcpClient,
+        box: AuthStatusBox,
+        report: Callable[[Diagnostic], None],
+    ) -> None:
+        self.client = client
+        self.box = box
+        self.report = report
+        self._attached = False
+        self._held: tuple[Any] | None = None
+
+    def receive(self, params: Any) -> None:
+        """An `auth/status_update` notification's params."""
+        if self._attached:
+            self._apply(params)
+        else:
+            self._held = (params,)
+
+    def attached(self) -> None:
+        """The client is attached: apply the update held, if any."""
+        self._attached = True
+        if self._held is not None:
+            self._apply(self._held[0])
+            self._held = None
+
+    def _apply(self, params: Any) -> None:
+        try:
+            status = self.client.dialect.auth_status(params)
+        except ValidationError as error:
+            message = f"a malformed {UPDATE_METHOD} was ignored: {error}"
+            log.warning("%s", message)
+            self.report(Diagnostic("handler_error", message))
+            return
+        self.box.set(status)

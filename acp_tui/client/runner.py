@@ -52,7 +52,7 @@ import anyio
 
 from acp_tui.client.auth_status import (
     UPDATE_METHOD,
-    auth_status_update,
+    AuthStatusUpdates,
     refresh_auth_status,
 )
 from acp_tui.client.errors import InitializeTimeout, NoSuchSession
@@ -502,11 +502,11 @@ class ClientRunner:
         )
         self.auth_status.set(None)  # a new connection: not known yet
 
+        updates = AuthStatusUpdates(client, self.auth_status, self.port.diagnostic)
+
         async def on_notification(method: str, params: Any) -> None:
             if method == UPDATE_METHOD:
-                auth_status_update(
-                    client.dialect, self.auth_status, params, self.port.diagnostic
-                )
+                updates.receive(params)
             else:
                 await client.handle_notification(method, params)
 
@@ -522,6 +522,7 @@ class ClientRunner:
                 on_diagnostic=self.port.diagnostic,
             ) as connection:
                 client.attach(connection)
+                updates.attached()
                 self.client = client
                 self.connection = connection
                 self.prompt_caps = prompt_capabilities(connection)

@@ -8,7 +8,7 @@ both versions; the dialects read them into the store's neutral `TurnUsage` and
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -16,10 +16,13 @@ from pydantic import ValidationError
 
 from acp_tui.client import v1 as dialect_v1
 from acp_tui.client import v2 as dialect_v2
+from acp_tui.client.auth_status import AuthStatusUpdates
 from acp_tui.client.dialect import Dialect
+from acp_tui.client.session import AcpClient
+from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.schema import v1, v2
 from acp_tui.store import ops
-from acp_tui.store.auth_status import AuthAccount, AuthStatus
+from acp_tui.store.auth_status import AuthAccount, AuthStatus, AuthStatusBox
 from acp_tui.store.store import SessionStore
 from tests.spec_examples import SCHEMAS, load_schema
 
@@ -162,3 +165,42 @@ def test_v2_idle_state_update_usage_becomes_the_turns_usage() -> None:
     assert result[0] == ops.SetTurnUsage(53000, 35000, 12000, None, 5000, None)
     assert isinstance(result[1], ops.SetState)
     assert result[1].stop_reason == "end_turn"
+
+
+class _Client:
+    """What `AuthStatusUpdates` reads of the client: its dialect, once attached."""
+
+    def __init__(self) -> None:
+        self.attached: Dialect | None = None
+
+    @property
+    def dialect(self) -> Dialect:
+        if self.attached is None:
+            raise RuntimeError("AcpClient.attach() was not called")
+        return self.attached
+
+
+def test_an_update_before_the_client_is_attached_is_held_then_applied() -> None:
+    client = _Client()
+    box = AuthStatusBox()
+    seen: list[AuthStatus | None] = []
+    box.subscribe(seen.append)
+    reports: list[Diagnostic] = []
+    updates = AuthStatusUpdates(cast(AcpClient, client), box, reports.append)
+    updates.receive({"state": "unauthenticated"})
+    updates.receive(STATUS)  # only the latest counts
+    assert box.value is None
+    client.attached = dialect(2, {})
+    updates.attached()
+    assert box.value is not None
+    assert box.value.summary == "signed in: ada@example.com"
+    updates.receive({"accounts": []})  # malformed: reported, ignored
+    assert box.value.summary == "signed in: ada@example.com"
+    assert len(reports) == 1
+    assert "auth/status_update" in reports[0].message
+    updates.receive({"state": "unauthenticated"})
+    assert box.value.summary == "signed out"
+    assert [s.summary if s else None for s in seen] == [
+        "signed in: ada@example.com",
+        "signed out",
+    ]
