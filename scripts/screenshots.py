@@ -131,6 +131,12 @@ SCENES: Final = (
     Scene("keys", "Key help (F1)", keys=("f1",)),
     Scene("misbehave", "A misbehaving agent, handled", prompts=("/misbehave",)),
     Scene(
+        "usage",
+        "The context meter past 95% (the demo's /usage), with the cost and the "
+        "turn's tokens",
+        prompts=("/usage",),
+    ),
+    Scene(
         "light",
         "The light theme",
         prompts=("Hello! Show me what you can do.",),

@@ -25,8 +25,10 @@ from acp_tui.client.dialect import (
 )
 from acp_tui.client.ports import PermissionChoice
 from acp_tui.config import McpServerSettings
+from acp_tui.protocol.schema import unstable
 from acp_tui.protocol.schema._base import MAX_JSON_DEPTH, json_nested_deeper, to_wire
 from acp_tui.store import ops
+from acp_tui.store.auth_status import AuthAccount, AuthStatus
 from acp_tui.store.values import UNSET, JSONObject, Patch
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "MAX_UPDATE_DEPTH",
     "TOO_DEEP_TITLE",
     "agent_identity",
+    "auth_status",
     "decode_base64",
     "elicitation_capabilities",
     "elicitation_create",
@@ -49,6 +52,7 @@ __all__ = [
     "session_summaries",
     "too_deep_notice",
     "tool_call_patch",
+    "turn_usage",
 ]
 
 _T = TypeVar("_T")
@@ -313,3 +317,38 @@ def elicitation_reply(
     if action == "accept" and content is not None:
         reply["content"] = dict(content)
     return to_wire(model.model_validate(reply))
+
+
+# --- unstable drafts shared by v1 and v2 (protocol/schema/unstable.py) --------
+
+
+def turn_usage(usage: unstable.Usage | None) -> list[ops.Op]:
+    """The op for a turn's end-turn `usage` (none if it reported none)."""
+    if usage is None:
+        return []
+    return [
+        ops.SetTurnUsage(
+            usage.total_tokens,
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.thought_tokens,
+            usage.cached_read_tokens,
+            usage.cached_write_tokens,
+        )
+    ]
+
+
+def auth_status(raw: Any) -> AuthStatus:
+    """An `auth/status` result or `auth/status_update` params, version-neutral.
+
+    Raises:
+        ValidationError: Not the draft's shape (`state` missing, say).
+    """
+    parsed = unstable.AuthStatusResponse.model_validate(raw)
+    return AuthStatus(
+        parsed.state,
+        tuple(
+            AuthAccount(a.label, a.name, a.email, a.organization, a.active)
+            for a in parsed.accounts
+        ),
+    )

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 from acp_tui.client.ports import PermissionChoice
 from acp_tui.store import ops
+from acp_tui.store.auth_status import AuthStatus
 from acp_tui.store.config import ConfigOption
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
@@ -244,6 +245,18 @@ class Dialect(Protocol):
     @property
     def logout_method(self) -> str:
         """The method that logs out."""
+
+    def has_auth_status(self) -> bool:
+        """Whether the agent serves `auth/status` (unstable `auth.status`)."""
+
+    def auth_status(self, raw: Any) -> AuthStatus:
+        """An `auth/status` result or `auth/status_update` params, neutral."""
+
+    def prompt_response_ops(self, raw: Any) -> list[ops.Op]:
+        """The ops of a `session/prompt` response that ends the turn (v1 only).
+
+        The idle state with its stop reason, after the turn's usage if reported.
+        """
 
     def mcp_servers(self, servers: Mapping[str, McpServerSettings]) -> list[JSONObject]:
         """The configured servers in wire form, for the transports the agent has."""

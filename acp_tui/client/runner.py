@@ -46,14 +46,20 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
 
 import anyio
 
+from acp_tui.client.auth_status import (
+    UPDATE_METHOD,
+    AuthStatusUpdates,
+    refresh_auth_status,
+)
 from acp_tui.client.errors import InitializeTimeout, NoSuchSession
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import AgentCommand, AgentStartError, ConnectionClosed
 from acp_tui.protocol.version import ProtocolChoice, UnsupportedProtocolVersion
+from acp_tui.store.auth_status import AuthStatusBox
 
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
@@ -349,6 +355,8 @@ class ClientRunner:
         """Prompts `serve` sends, in order: (an id for the reports, the text)."""
         self.client: AcpClient | None = None
         self.connection: Connection | None = None
+        self.auth_status = AuthStatusBox()
+        """The agent's authentication status, across its connections."""
         self.store: SessionStore | None = None
         """The current session's (`serve`, `switch_session`)."""
         self.in_turn = False
@@ -487,6 +495,16 @@ class ClientRunner:
             store_factory=self.store_factory or plain_store,
             roots=self.roots,
         )
+        self.auth_status.set(None)  # a new connection: not known yet
+
+        updates = AuthStatusUpdates(client, self.auth_status, self.port.diagnostic)
+
+        async def on_notification(method: str, params: Any) -> None:
+            if method == UPDATE_METHOD:
+                updates.receive(params)
+            else:
+                await client.handle_notification(method, params)
+
         try:
             async with connect(
                 self._open_stream(),
@@ -494,16 +512,18 @@ class ClientRunner:
                 init_timeout=settings.init_timeout,
                 features=client.features,
                 on_request=client.handle_request,
-                on_notification=client.handle_notification,
+                on_notification=on_notification,
                 long_text_paths=client.long_text_paths,
                 on_diagnostic=self.port.diagnostic,
             ) as connection:
                 client.attach(connection)
+                updates.attached()
                 self.client = client
                 self.connection = connection
                 self.prompt_caps = prompt_capabilities(connection)
                 self._handshake_done = True
                 self.port.agent_connected(connection)
+                await refresh_auth_status(client, self.auth_status)
                 yield client
         finally:
             self.client = None
@@ -740,6 +760,7 @@ class ClientRunner:
             try:
                 with anyio.fail_after(SETUP_TIMEOUT):
                     await client.authenticate(choice.method_id)
+                await refresh_auth_status(client, self.auth_status)
                 return
             except (RpcError, TimeoutError) as failed:
                 message = f"the login failed: {failed or 'timed out'}"
@@ -947,6 +968,7 @@ class ClientRunner:
         except (RpcError, UnsupportedOperation, TimeoutError) as error:
             self.port.notice(f"could not log out: {error or 'timed out'}")
             return
+        await refresh_auth_status(client, self.auth_status)
         assert self.connection is not None
         self.port.notice(
             f"Logged out of {self.connection.agent.display_name}; the next request "

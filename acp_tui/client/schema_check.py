@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from acp_tui.client.connection import DIALECTS
 from acp_tui.protocol.framing import DecodeError, Line, OversizedLine, decode_line
 from acp_tui.protocol.jsonrpc import id_key
-from acp_tui.protocol.schema import wire_models
+from acp_tui.protocol.schema import unstable, wire_models
 from acp_tui.protocol.schema._base import WireModel
 from acp_tui.protocol.version import ProtocolVersion, known_version
 
@@ -182,8 +182,12 @@ def _tables(version: int) -> _Tables:
     schema = wire_models(version)
     return _Tables(
         schema.CLIENT_METHODS,
-        schema.AGENT_METHODS,
-        {**schema.CLIENT_NOTIFICATIONS, **schema.PROTOCOL_NOTIFICATIONS},
+        {**schema.AGENT_METHODS, **unstable.AGENT_METHODS},
+        {
+            **schema.CLIENT_NOTIFICATIONS,
+            **unstable.CLIENT_NOTIFICATIONS,
+            **schema.PROTOCOL_NOTIFICATIONS,
+        },
         {**schema.AGENT_NOTIFICATIONS, **schema.PROTOCOL_NOTIFICATIONS},
     )
 

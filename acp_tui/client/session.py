@@ -460,7 +460,7 @@ class AcpClient:
                 translator.end_message()
                 session.work_ended()  # v1: the response ends the turn
             stop_reason = self.dialect.stop_reason(raw)
-            store.apply(ops.SetState("idle", stop_reason, raw=raw))
+            store.apply_many(self.dialect.prompt_response_ops(raw))
             return stop_reason
         session.origins.prompt_sent(blocks)
         try:

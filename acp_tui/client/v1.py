@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Final
 from acp_tui.client._wire import (
     CHUNK_ROLES,
     agent_identity,
+    auth_status,
     elicitation_capabilities,
     elicitation_create,
     elicitation_reply,
@@ -52,6 +53,7 @@ from acp_tui.client._wire import (
     session_summaries,
     too_deep_notice,
     tool_call_patch,
+    turn_usage,
 )
 from acp_tui.client.auth import AuthChoice
 from acp_tui.client.dialect import (
@@ -70,6 +72,7 @@ from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v1
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.store import ops
+from acp_tui.store.auth_status import AuthStatus
 from acp_tui.store.config import ConfigOption, OptionKeys, read_option, read_options
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import UNSET, JSONObject
@@ -451,6 +454,21 @@ class V1Dialect:
         """`agentCapabilities.auth.logout`."""
         auth = self._caps.auth
         return auth is not None and auth.logout is not None
+
+    def has_auth_status(self) -> bool:
+        """`agentCapabilities.auth.status` (unstable)."""
+        auth = self._caps.auth
+        return auth is not None and auth.status is not None
+
+    def auth_status(self, raw: Any) -> AuthStatus:
+        """An `auth/status` result or `auth/status_update` (same in v2)."""
+        return auth_status(raw)
+
+    def prompt_response_ops(self, raw: Any) -> list[ops.Op]:
+        """The turn's `usage` (unstable end-turn usage), if any, then idle."""
+        response = v1.PromptResponse.model_validate(raw)
+        idle = ops.SetState("idle", response.stop_reason, raw=raw)
+        return [*turn_usage(response.usage), idle]
 
     def missing_capability(self, what: SessionMethod) -> str | None:
         """`loadSession` for a replay, else the `sessionCapabilities` marker."""

@@ -46,6 +46,7 @@ from acp_tui.client._wire import (
     MAX_UPDATE_DEPTH,
     TOO_DEEP_TITLE,
     agent_identity,
+    auth_status,
     decode_base64,
     elicitation_capabilities,
     elicitation_create,
@@ -61,6 +62,7 @@ from acp_tui.client._wire import (
     session_summaries,
     too_deep_notice,
     tool_call_patch,
+    turn_usage,
 )
 from acp_tui.client.auth import AuthChoice
 from acp_tui.client.dialect import (
@@ -78,7 +80,9 @@ from acp_tui.client.prompt_content import PromptCapabilities
 from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v2
 from acp_tui.protocol.schema._base import to_wire
+from acp_tui.protocol.schema.unstable import Usage
 from acp_tui.store import ops
+from acp_tui.store.auth_status import AuthStatus
 from acp_tui.store.config import ConfigOption, OptionKeys, read_options
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import UNSET, JSONObject
@@ -206,13 +210,15 @@ def _state(update: Any) -> list[ops.Op]:
     # Only an idle update has a (validated) `error`; on other states an `error` key
     # is an unknown extra of any JSON type, not an error object.
     error = getattr(update, "error", None)
+    usage = getattr(update, "usage", None)
     return [
+        *turn_usage(usage if isinstance(usage, Usage) else None),
         ops.SetState(
             str(update.state),
             stop_reason if isinstance(stop_reason, str) else None,
             json_object(error) if isinstance(error, BaseModel) else None,
             raw,
-        )
+        ),
     ]
 
 
@@ -473,6 +479,19 @@ class V2Dialect:
     def can_logout(self) -> bool:
         """Whether the agent lists authentication methods."""
         return bool(self.result.auth_methods)
+
+    def has_auth_status(self) -> bool:
+        """`capabilities.auth.status` (unstable)."""
+        auth = self.result.capabilities.auth
+        return auth is not None and auth.status is not None
+
+    def auth_status(self, raw: Any) -> AuthStatus:
+        """An `auth/status` result or `auth/status_update` (same in v1)."""
+        return auth_status(raw)
+
+    def prompt_response_ops(self, raw: Any) -> list[ops.Op]:
+        """Never called: a v2 turn ends (with its usage) on an idle update."""
+        raise AssertionError("a v2 turn ends with an idle state_update")
 
     def missing_capability(self, what: SessionMethod) -> str | None:
         """`capabilities.session` (and its `delete`); the rest is the baseline."""

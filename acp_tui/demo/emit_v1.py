@@ -401,7 +401,12 @@ class V1Emitter(Emitter):
         return model
 
     async def state(
-        self, session_id: str, state: str, stop_reason: str | None = None
+        self,
+        session_id: str,
+        state: str,
+        stop_reason: str | None = None,
+        *,
+        usage: JSONObject | None = None,
     ) -> None:
         """v1 has no state updates (the prompt response ends the turn)."""
 

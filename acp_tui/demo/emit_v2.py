@@ -61,6 +61,7 @@ from acp_tui.demo.session import (
 )
 from acp_tui.protocol.schema import v2
 from acp_tui.protocol.schema._base import to_wire
+from acp_tui.protocol.schema.unstable import Usage as TurnUsage
 
 __all__ = [
     "V2Emitter",
@@ -288,14 +289,21 @@ class V2Emitter(Emitter):
                 return [dict(event.payload)]
 
     async def state(
-        self, session_id: str, state: str, stop_reason: str | None = None
+        self,
+        session_id: str,
+        state: str,
+        stop_reason: str | None = None,
+        *,
+        usage: JSONObject | None = None,
     ) -> None:
-        """Send a `state_update`."""
+        """Send a `state_update` (an idle one with the turn's `usage`, if any)."""
         update: BaseModel
         if state == "idle":
             update = v2.IdleStateUpdate()
             if stop_reason is not None:
                 update.stop_reason = stop_reason
+            if usage is not None:
+                update.usage = TurnUsage.model_validate(usage)
         elif state == "requires_action":
             update = v2.RequiresActionStateUpdate()
         else:

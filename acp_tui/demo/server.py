@@ -68,6 +68,7 @@ from acp_tui.protocol.jsonrpc import (
 )
 from acp_tui.protocol.schema import wire_models
 from acp_tui.protocol.schema._base import to_wire
+from acp_tui.protocol.schema.unstable import Usage as TurnUsage
 from acp_tui.protocol.transport import ConnectionClosed, MessageStream
 
 if TYPE_CHECKING:
@@ -528,7 +529,10 @@ class DemoServer:
         session = self._session(request.session_id)
         blocks = self._blocks(request.prompt)
         stop = await self.agent.prompt(session, self._emitter(), blocks)
-        return to_wire(v1.PromptResponse(stop_reason=stop or "cancelled"))
+        response = v1.PromptResponse(stop_reason=stop or "cancelled")
+        if session.turn_tokens is not None:  # the unstable end-turn usage
+            response.usage = TurnUsage.model_validate(session.turn_tokens)
+        return to_wire(response)
 
 
 async def serve(stream: MessageStream, agent: DemoAgent) -> None:

@@ -143,9 +143,17 @@ class Port(Protocol):
         ...
 
     async def state(
-        self, session_id: str, state: str, stop_reason: str | None = None
+        self,
+        session_id: str,
+        state: str,
+        stop_reason: str | None = None,
+        *,
+        usage: JSONObject | None = None,
     ) -> None:
-        """Report the foreground state (v2 `state_update`; v1 has none)."""
+        """Report the foreground state (v2 `state_update`; v1 has none).
+
+        `usage`: the end-turn usage an idle state carries (unstable draft).
+        """
         ...
 
     async def config_changed(self, session: DemoSession, *, mode_changed: bool) -> None:
@@ -201,6 +209,9 @@ class DemoSession:
     turns: list[Turn] = field(default_factory=list)
     """Turns running or waiting (`turn.Turn`), oldest first."""
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+    turn_tokens: JSONObject | None = None
+    """The current turn's end-turn usage in wire form (`totalTokens`, ...), if
+    its scenario reports one (`/usage`): sent when the turn ends. Not saved."""
 
     def next_id(self, prefix: str) -> str:
         """A new id for a message, tool call, plan or terminal (`msg-7`)."""

@@ -160,6 +160,7 @@ class Turn:
         session.counters["turn"] = self.group
         text = text_of(blocks)
         await self.emit(Message(session.next_id("msg"), "user", list(blocks)))
+        session.turn_tokens = None
         await self.port.state(session.session_id, "running")
         if self.group == 1 and not text.lstrip().startswith("/title"):
             session.title = _title(text)
@@ -188,7 +189,9 @@ class Turn:
         await self._usage()
         session.updated_at = timestamp(self.clock)
         await self.emit(Info({"updatedAt": session.updated_at}))
-        await self.port.state(session.session_id, "idle", stop)
+        await self.port.state(
+            session.session_id, "idle", stop, usage=session.turn_tokens
+        )
         return stop
 
     async def _tidy_up(self) -> None:
@@ -216,15 +219,21 @@ class Turn:
         await self.say(f"⏹ Cancelled: I stopped {stopped}.", paced=False)
 
     async def _usage(self) -> None:
-        """Report context usage: a deterministic function of the history."""
+        """Report context usage: a deterministic function of the history.
+
+        Never less than the last use reported (`/usage` fills the window).
+        """
         session = self.session
         characters = 0
+        reported = 0
         for event in session.history:
             if isinstance(event, MessageChunk):
                 characters += len(str(event.block.get("text", "")))
             elif isinstance(event, Message):
                 characters += sum(len(str(b.get("text", ""))) for b in event.content)
-        used = 1200 + characters // 4
+            elif isinstance(event, Usage):
+                reported = event.used
+        used = max(1200 + characters // 4, reported)
         size = MODEL_CONTEXT.get(session.config.model, 32_000)
         cost = round(
             used * 0.000003 * (4 if session.config.model == "demo-deep" else 1), 6

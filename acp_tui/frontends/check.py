@@ -9,6 +9,7 @@ Per negotiated version, in order:
 
 * `initialize` (an answer with the other version is correct behaviour: the rows of
   this version are then skipped);
+* `auth/status`, if advertised (`check_auth`);
 * `session/new` in a temporary directory (the session's cwd, removed afterwards);
 * a short prompt turn (`hello`) that must end: v2 with an idle `state_update`
   carrying a `stopReason` after the prompt was accepted, v1 with the
@@ -84,6 +85,7 @@ from acp_tui.client.schema_check import (
     plural,
 )
 from acp_tui.client.session import AcpClient, UnsupportedOperation
+from acp_tui.frontends import check_auth as auth_status
 from acp_tui.frontends.print_turn import EXIT_AGENT, EXIT_OK, write_stderr_tail
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, RpcError
@@ -400,6 +402,8 @@ async def _check_version(
                 run = _Run(
                     version, options, client, connection, traffic, cwd, rows, launcher
                 )
+                timeout = options.timeout
+                rows += await auth_status.auth_status_row(client, version, timeout)
                 await _session_checks(run, names)
                 agent = answered  # only now: a failed run's rows say it all
         except AgentStartError as error:

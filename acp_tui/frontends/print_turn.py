@@ -50,6 +50,7 @@ from acp_tui.client.session import AcpClient
 from acp_tui.config import McpServerSettings
 from acp_tui.display_paths import PathDisplay
 from acp_tui.export import json_text, session_document, terminal_text
+from acp_tui.frontends.usage_line import usage_line
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.transport import (
     AgentCommand,
@@ -586,5 +587,8 @@ class Transcript:
                     status = f" exit {json.dumps(dict(terminal.exit_status))}"
                 name = terminal.command or terminal.terminal_id
                 self._line(f"[terminal {name}{status}]\n{text}")
+        usage = usage_line(self.store.usage, self.store.turn_usage)
+        if usage is not None:
+            self._line(usage)
         if self._line_open:
             self._write("\n")

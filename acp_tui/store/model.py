@@ -41,6 +41,7 @@ __all__ = [
     "SessionState",
     "Terminal",
     "ToolCall",
+    "TurnUsage",
     "Usage",
     "block_text",
     "terminal_item",
@@ -574,6 +575,19 @@ class Usage:
     size: int | None = None
     cost: JSONObject | None = None
     meta: JSONObject | None = None
+    revision: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnUsage:
+    """The token usage of the last turn (end-turn usage; not cumulative)."""
+
+    total: int
+    input: int
+    output: int
+    thought: int | None = None
+    cached_read: int | None = None
+    cached_write: int | None = None
     revision: int = field(default=0, compare=False)
 
 

@@ -63,6 +63,7 @@ __all__ = [
     "SetConfigOptions",
     "SetMessageOrigin",
     "SetState",
+    "SetTurnUsage",
     "UpsertMessage",
 ]
 
@@ -315,6 +316,22 @@ class PatchUsage:
     meta: Patch[JSONObject] = UNSET
 
 
+@dataclass(frozen=True, slots=True)
+class SetTurnUsage:
+    """The token usage of the turn that just ended (unstable end-turn usage).
+
+    v1: the `session/prompt` response's `usage`; v2: the idle `state_update`'s.
+    Replaces the last turn's; `None` fields were not reported.
+    """
+
+    total: int
+    input: int
+    output: int
+    thought: int | None = None
+    cached_read: int | None = None
+    cached_write: int | None = None
+
+
 # --- foreground state -------------------------------------------------------
 
 
@@ -461,6 +478,7 @@ Op: TypeAlias = (
     | SetAvailableCommands
     | PatchSessionInfo
     | PatchUsage
+    | SetTurnUsage
     | SetState
     | AddPermission
     | ResolvePermission

@@ -92,6 +92,7 @@ from acp_tui.store.model import (
     SessionState,
     Terminal,
     ToolCall,
+    TurnUsage,
     Usage,
     block_text,
     terminal_ref,
@@ -122,6 +123,7 @@ from acp_tui.store.ops import (
     SetConfigOptions,
     SetMessageOrigin,
     SetState,
+    SetTurnUsage,
     UpsertMessage,
 )
 from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, plain_json
@@ -443,6 +445,7 @@ class SessionStore:
         self._commands: tuple[JSONObject, ...] = ()
         self._session_info = SessionInfo()
         self._usage: Usage | None = None
+        self._turn_usage: TurnUsage | None = None
         self._state = SessionState()
 
         self._timeline: list[tuple[TimelineKind, str]] = []
@@ -466,6 +469,7 @@ class SessionStore:
             SetAvailableCommands: self._set_available_commands,
             PatchSessionInfo: self._patch_session_info,
             PatchUsage: self._patch_usage,
+            SetTurnUsage: self._set_turn_usage,
             SetState: self._set_state,
             AddPermission: self._add_permission,
             ResolvePermission: self._resolve_permission,
@@ -860,6 +864,19 @@ class SessionStore:
         )
         return (Change("usage", None, action),)
 
+    def _set_turn_usage(self, op: SetTurnUsage) -> _Changes:
+        action: ChangeAction = "added" if self._turn_usage is None else "updated"
+        self._turn_usage = TurnUsage(
+            op.total,
+            op.input,
+            op.output,
+            op.thought,
+            op.cached_read,
+            op.cached_write,
+            self._next_revision(),
+        )
+        return (Change("usage", None, action),)
+
     def _set_state(self, op: SetState) -> _Changes:
         previous = self._state
         idle = op.state == "idle"
@@ -1184,6 +1201,11 @@ class SessionStore:
         return self._usage
 
     @property
+    def turn_usage(self) -> TurnUsage | None:
+        """The last turn's token usage, or `None` if no turn reported one."""
+        return self._turn_usage
+
+    @property
     def state(self) -> SessionState:
         """The foreground state (a new session is idle)."""
         return self._state
@@ -1236,6 +1258,8 @@ class SessionStore:
         }
         if state.error is not None:
             out["error"] = _plain(state.error)
+        if self._turn_usage is not None:  # left out when none, like elicitations
+            out["turnUsage"] = self._turn_usage_json(self._turn_usage)
         if self._elicitations:  # left out when none: older documents read the same
             out["elicitations"] = [
                 self._elicitation_json(e) for e in self._elicitations.values()
@@ -1336,6 +1360,22 @@ class SessionStore:
             out["cost"] = _plain(usage.cost)
         if usage.meta is not None:
             out["_meta"] = _plain(usage.meta)
+        return out
+
+    @staticmethod
+    def _turn_usage_json(usage: TurnUsage) -> dict[str, JSONValue]:
+        out: dict[str, JSONValue] = {
+            "totalTokens": usage.total,
+            "inputTokens": usage.input,
+            "outputTokens": usage.output,
+        }
+        for key, value in (
+            ("thoughtTokens", usage.thought),
+            ("cachedReadTokens", usage.cached_read),
+            ("cachedWriteTokens", usage.cached_write),
+        ):
+            if value is not None:
+                out[key] = value
         return out
 
     @staticmethod

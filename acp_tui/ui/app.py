@@ -58,6 +58,7 @@ from acp_tui.ui.screens.confirm import ConfirmQuitScreen
 from acp_tui.ui.screens.help import KEYS_BEYOND_ACTIONS, KeyHelpScreen
 from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
+from acp_tui.ui.widgets.context_meter import logout_entry
 
 if TYPE_CHECKING:
     from acp_tui.config import McpServerSettings
@@ -436,12 +437,8 @@ class AcpTuiApp(AppTabs, App[None]):
                 functools.partial(self.run_action, entry.action),
             )
         if self._active.runner.can_logout:
-            yield SystemCommand(
-                "Log out",
-                "Log out of this tab's agent (the next request that needs a login "
-                "asks for one)",
-                self._active.action_logout,
-            )
+            title, help_text = logout_entry(self._active.runner.auth_status.value)
+            yield SystemCommand(title, help_text, self._active.action_logout)
         store = self.store
         if store is not None:
             for title, help_text, callback in config_entries(

@@ -221,6 +221,8 @@ class SessionPane(FullScreenOpener, PaneAgent, PaneDialogs, PanePrompts, Widget)
         """Hide the side panels; the prompt has the focus."""
         self.query_one(PlanPanel).display = False
         self.query_one(InspectorPanel).display = False
+        # The agent's auth status (`auth/status`, `auth/status_update`).
+        self.runner.auth_status.subscribe(self._account_changed)
         if self.shown:
             self.query_one(PromptInput).focus()
 
@@ -326,8 +328,16 @@ class SessionPane(FullScreenOpener, PaneAgent, PaneDialogs, PanePrompts, Widget)
     def _conversation(self) -> Conversation:
         return self.query_one(Conversation)
 
+    def _account_changed(self, _status: object) -> None:
+        self.call_later(self._account)
+
+    def _account(self) -> None:
+        if self._live:
+            self._refresh_status()
+
     def _refresh_status(self) -> None:
         status = self._status
+        status.auth_status = self.runner.auth_status.value
         status.queued = self.runner.prompts.qsize()
         self._show_queue()
         status.cancelling = self.runner.cancelling

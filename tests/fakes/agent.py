@@ -79,6 +79,16 @@ In these four:
                       the agent" to PATH and ends the turn with "write PATH: ok" or
                       "write PATH: refused CODE"
   FAKE_AGENT_ADDITIONAL_DIRECTORIES=1  the agent advertises `additionalDirectories`
+  FAKE_AGENT_AUTH_STATUS=1  the agent advertises the unstable `auth.status` and
+                      answers `auth/status`: "authenticated" with the account
+                      `STATUS_ACCOUNT` (Fake Pro, ada@example.com) while logged in,
+                      else "unauthenticated"
+  prompt "usage N"    a turn that reports context usage N% of 200,000 tokens with a
+                      cost of 1.25 EUR (`usage_update`), and ends with the unstable
+                      end-turn usage `TURN_USAGE` (v1: on the prompt response; v2:
+                      on the idle state_update)
+  prompt "auth-update"  the agent sends `auth/status_update` (signed in as
+                      `TEAM_ACCOUNT`), then ends the turn
   Unknown session ids get -32002 with `data: {sessionId}`. A prompt saying "crash"
   makes the agent print "fatal: simulated crash" to stderr and exit with code 9.
 
@@ -750,6 +760,16 @@ RELOGIN_GATED = AUTH_GATED | {
 }
 
 ODD_LOGIN = ""
+
+AUTH_STATUS = bool(os.environ.get("FAKE_AGENT_AUTH_STATUS"))
+STATUS_ACCOUNT = {"label": "Fake Pro", "email": "ada@example.com", "active": True}
+TEAM_ACCOUNT = {"label": "Fake Team", "name": "Team Account", "active": True}
+TURN_USAGE = {
+    "totalTokens": 53000,
+    "inputTokens": 35000,
+    "outputTokens": 12000,
+    "thoughtTokens": 5000,
+}
 LONG_ODD_ID = "x" * 5000 + "\x1b[31m[b]red[/b]"
 
 
@@ -821,7 +841,10 @@ def full_v2_result() -> dict[str, Any]:
     return {
         "protocolVersion": 2,
         "info": {"name": "fake-agent", "title": "Fake Agent", "version": "1.0.0"},
-        "capabilities": {"session": {"delete": {}, **ADDITIONAL_DIRECTORIES}},
+        "capabilities": {
+            "session": {"delete": {}, **ADDITIONAL_DIRECTORIES},
+            **({"auth": {"status": {}}} if AUTH_STATUS else {}),
+        },
         "authMethods": auth_methods(2) if SCENARIO in AUTH_SCENARIOS else [],
     }
 
@@ -839,6 +862,8 @@ def full_v1_result() -> dict[str, Any]:
     }
     if SCENARIO in AUTH_SCENARIOS:
         capabilities["auth"] = {"logout": {}}
+    if AUTH_STATUS:
+        capabilities.setdefault("auth", {})["status"] = {}
     return {
         "protocolVersion": 1,
         "agentCapabilities": capabilities,
@@ -1107,6 +1132,8 @@ class FullAgent:
             "session/delete": self.delete,
             "session/set_config_option": self.set_config_option,
         }
+        if AUTH_STATUS:
+            common["auth/status"] = self.auth_status
         if self.version == 2:
             common["session/resume"] = self.resume_v2
             if SCENARIO in AUTH_SCENARIOS:
@@ -1152,6 +1179,11 @@ class FullAgent:
         self.logged_in = True
         persist_login(accepted)
         return {}
+
+    def auth_status(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.authenticated():
+            return {"state": "authenticated", "accounts": [STATUS_ACCOUNT]}
+        return {"state": "unauthenticated"}
 
     def logout(self, params: dict[str, Any]) -> dict[str, Any]:
         self.logged_in = False
@@ -1307,6 +1339,9 @@ class FullAgent:
         if "agent-switch" in said:
             self.agent_switch(rid, params)
             return
+        if said.startswith(("usage", "auth-update")):
+            self.reporting_turn(rid, params["sessionId"], said)
+            return
         if said.startswith("read ") and self.version == 1:
             self.read(rid, params["sessionId"], said.removeprefix("read "))
             return
@@ -1315,6 +1350,35 @@ class FullAgent:
             return
         turn = turn_v1 if self.version == 1 else turn_v2
         turn(self.agent, rid, params["sessionId"], prompt)
+
+    def reporting_turn(self, rid: Any, sid: str, said: str) -> None:
+        """A turn that reports usage ("usage N") or an auth status update."""
+        said_back: dict[str, Any] = {"sessionUpdate": "agent_message_chunk"}
+        if self.version == 2:
+            write({"jsonrpc": "2.0", "id": rid, "result": {}})
+            echo = {"messageId": "u-report", "content": [text(said)]}
+            self.agent.update(sid, {"sessionUpdate": "user_message", **echo})
+            running = {"sessionUpdate": "state_update", "state": "running"}
+            self.agent.update(sid, running)
+            said_back["messageId"] = "a-report"
+        usage: dict[str, Any] = {}
+        if said.startswith("auth-update"):
+            update = {"state": "authenticated", "accounts": [TEAM_ACCOUNT]}
+            write({"jsonrpc": "2.0", "method": "auth/status_update", "params": update})
+        else:
+            percent = float(said.removeprefix("usage").strip() or 50)
+            used = int(200_000 * percent / 100)
+            cost = {"amount": 1.25, "currency": "EUR"}
+            report = {"used": used, "size": 200_000, "cost": cost}
+            self.agent.update(sid, {"sessionUpdate": "usage_update", **report})
+            usage = {"usage": TURN_USAGE}
+        self.agent.update(sid, {**said_back, "content": text("Done.")})
+        if self.version == 2:
+            idle = {"state": "idle", "stopReason": "end_turn", **usage}
+            self.agent.update(sid, {"sessionUpdate": "state_update", **idle})
+        else:
+            result = {"stopReason": "end_turn", **usage}
+            write({"jsonrpc": "2.0", "id": rid, "result": result})
 
     def read(self, rid: Any, sid: str, path: str) -> None:
         """v1: read PATH through the client, and say what came back."""

@@ -86,6 +86,7 @@ from acp_tui.protocol.schema._base import (
     WireModel,
     open_union_discriminator,
 )
+from acp_tui.protocol.schema.unstable import AuthStatusCapabilities, Usage
 
 VERSION: Final = 1
 """The `protocolVersion` these models speak."""
@@ -685,6 +686,8 @@ class LogoutCapabilities(_V1Model):
 
 class AgentAuthCapabilities(_V1Model):
     logout: Lenient[LogoutCapabilities | None] = None
+    status: Lenient[AuthStatusCapabilities | None] = None
+    """Unstable (`auth/status`, `schema.unstable.json`)."""
 
 
 class AgentCapabilities(_V1Model):
@@ -955,6 +958,8 @@ class PromptRequest(_V1Model):
 class PromptResponse(_V1Model):
     stop_reason: StopReason
     """The turn is over."""
+    usage: Lenient[Usage | None] = None
+    """Unstable: the turn's token usage (rfds/end-turn-token-usage)."""
 
 
 class CancelNotification(_V1Model):

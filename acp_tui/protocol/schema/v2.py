@@ -79,6 +79,7 @@ from acp_tui.protocol.schema._base import (
     WireModel,
     open_union_discriminator,
 )
+from acp_tui.protocol.schema.unstable import AuthStatusCapabilities, Usage
 
 VERSION: Final = 2
 
@@ -503,6 +504,8 @@ class IdleStateUpdate(_StateUpdateBase):
     stop_reason: Lenient[str | None] = None
     error: Lenient[Error | None] = None
     """[Δ2.4] With `stop_reason == "error"`."""
+    usage: Lenient[Usage | None] = None
+    """Unstable: the work's token usage (rfds/end-turn-token-usage)."""
 
 
 class RequiresActionStateUpdate(_StateUpdateBase):
@@ -920,7 +923,8 @@ class SessionCapabilities(WireModel):
 
 
 class AgentAuthCapabilities(WireModel):
-    pass
+    status: Lenient[AuthStatusCapabilities | None] = None
+    """Unstable (`auth/status`, `schema.unstable.json`)."""
 
 
 class AgentCapabilities(WireModel):

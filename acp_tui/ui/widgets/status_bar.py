@@ -1,24 +1,34 @@
 """The status bar: who we talk to, the session, and what the agent is doing.
 
 Agent name and version, protocol version, session title, state with a spinner
-and the turn's elapsed time, the last stop reason, context usage and cost, and
-the current mode and model. Everything shown comes from the store or the
-connection and is agent data, so the line is built as plain `Text`.
+and the turn's elapsed time, the last stop reason, the context meter and cost, the
+last turn's tokens (`widgets.context_meter`), the current mode and model, and the
+signed-in account. Everything shown comes from the store or the connection and is
+agent data, so the line is built as `Content` from plain strings and theme
+styles, never markup.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from rich.text import Text
+from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
 from acp_tui.client.options import current_name
 from acp_tui.safe_text import printable
+from acp_tui.store.auth_status import AuthStatus
 from acp_tui.store.model import Usage
 from acp_tui.store.store import SessionStore
+from acp_tui.ui.widgets.context_meter import (
+    Part,
+    account_part,
+    meter_part,
+    turn_usage_part,
+)
 
 if TYPE_CHECKING:
     from acp_tui.client.connection import AgentIdentity
@@ -49,31 +59,19 @@ def format_elapsed(seconds: float) -> str:
     return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
 
 
-def _tokens(count: int) -> str:
-    if count >= 1_000_000:
-        return f"{count / 1_000_000:.1f}M"
-    if count >= 1000:
-        return f"{count / 1000:.0f}k" if count >= 10_000 else f"{count / 1000:.1f}k"
-    return str(count)
-
-
 def format_usage(usage: Usage | None) -> str | None:
-    """Context use (`ctx 12k/200k 6%`) and cost (`$0.42`), when known."""
-    if usage is None:
-        return None
-    parts: list[str] = []
-    if usage.used is not None and usage.size:
-        percent = 100 * usage.used / usage.size
-        parts.append(f"ctx {_tokens(usage.used)}/{_tokens(usage.size)} {percent:.0f}%")
-    elif usage.used is not None:
-        parts.append(f"ctx {_tokens(usage.used)}")
-    cost = usage.cost or {}
-    amount = cost.get("amount")
-    if isinstance(amount, int | float) and not isinstance(amount, bool):
-        currency = cost.get("currency")
-        prefix = "$" if currency in (None, "USD") else f"{currency} "
-        parts.append(f"{prefix}{amount:.2f}")
-    return " ".join(parts) or None
+    """The context meter and cost as plain text (`widgets.context_meter`)."""
+    part = meter_part(usage)
+    return part[0] if part is not None else None
+
+
+def _joined(parts: Sequence[str | Part]) -> Content:
+    pieces: list[str | Part] = []
+    for piece in parts:
+        if pieces:
+            pieces.append(SEPARATOR)
+        pieces.append(printable(piece) if isinstance(piece, str) else piece)
+    return Content.assemble(*pieces)
 
 
 class StatusBar(Static):
@@ -101,10 +99,12 @@ class StatusBar(Static):
         self.cancelling = False
         self.waiting_for_user = False
         """A permission dialog is up (shown as `WAITING_FOR_YOU`)."""
+        self.auth_status: AuthStatus | None = None
+        """The agent's authentication status (unstable `auth/status`), if known."""
         self._busy_since: float | None = None
         self._frame = 0
         self._timer: Timer | None = None
-        self._shown: str | None = None
+        self._shown: tuple[str, tuple[object, ...]] | None = None
 
     def on_mount(self) -> None:
         """Render the initial status."""
@@ -128,7 +128,51 @@ class StatusBar(Static):
 
     def status_text(self) -> str:
         """The status line as plain text."""
-        parts: list[str] = []
+        return self.status_content().plain
+
+    def status_content(self) -> Content:
+        """The whole status line, left part then right part, unaligned."""
+        right = [part for part in self._right_parts() if part is not None]
+        return _joined([*self._left_parts(), *right])
+
+    def _right_parts(self) -> tuple[Part | None, Part | None, Part | None]:
+        """The meter, the last turn's tokens and the signed-in account."""
+        account = account_part(self.auth_status)
+        store = self.store
+        if store is None:
+            return None, None, account
+        return meter_part(store.usage), turn_usage_part(store.turn_usage), account
+
+    def status_line(self, width: int) -> Content:
+        """The line as shown in `width` cells.
+
+        The right part (what the agent reports about itself) flush right. When
+        space is short, the last turn's tokens go first, then the account, so
+        that the agent and its state still show; the left part is then cut
+        short with `…`.
+        """
+        left_parts = self._left_parts()
+        meter, turn, account = self._right_parts()
+        if width <= 0 or (meter, turn, account) == (None, None, None):
+            return self.status_content()
+        left = _joined(left_parts)
+        essential = _joined(left_parts[:3]).cell_length + 1  # agent, ACP, state…
+        for shown in ((meter, turn, account), (meter, account), (meter,)):
+            right = _joined([part for part in shown if part is not None])
+            if width - right.cell_length - len(SEPARATOR) >= essential:
+                break
+        if not right.plain:
+            return left.truncate(width, ellipsis=True)
+        gap = width - left.cell_length - right.cell_length
+        if gap >= len(SEPARATOR):
+            return Content.assemble(left, " " * gap, right)
+        room = width - right.cell_length - len(SEPARATOR)
+        if room <= 1:
+            return right.truncate(width, ellipsis=True)
+        return Content.assemble(left.truncate(room, ellipsis=True), SEPARATOR, right)
+
+    def _left_parts(self) -> list[str | Part]:
+        parts: list[str | Part] = []
         if self.agent is not None:
             name = self.agent.display_name
             parts.append(f"{name} {self.agent.version}" if self.agent.version else name)
@@ -148,15 +192,12 @@ class StatusBar(Static):
                 current = current_name(store.settings, category)
                 if current:
                     parts.append(f"{category}: {current}")
-            usage = format_usage(store.usage)
-            if usage:
-                parts.append(usage)
             title = store.session_info.title
             if title:
                 parts.append(title if len(title) <= 40 else title[:39] + "…")
         if self.queued:
             parts.append(f"{self.queued} queued")
-        return printable(SEPARATOR.join(parts))
+        return parts
 
     @property
     def busy(self) -> bool:
@@ -178,12 +219,17 @@ class StatusBar(Static):
             self._timer = None
         self.set_class(busy and not self.waiting_for_user, "-busy")
         self.set_class(self.waiting_for_user, "-action")
-        text = self.status_text()
-        if text != self._shown:
-            self._shown = text
+        content = self.status_line(self.content_size.width)
+        shown = (content.plain, tuple(content.spans))
+        if shown != self._shown:
+            self._shown = shown
             # One line as wide as the screen, whatever it says: a layout (the
             # whole screen reflowed) would find that nothing moved.
-            self.update(Text(text), layout=False)
+            self.update(content, layout=False)
+
+    def on_resize(self) -> None:
+        """Align the right part again."""
+        self.refresh_status()
 
     def _tick(self) -> None:
         self._frame += 1

@@ -36,6 +36,7 @@ from acp_tui.store import (
     SetAvailableCommands,
     SetConfigOptions,
     SetState,
+    SetTurnUsage,
     UpsertMessage,
 )
 from acp_tui.store.config import ANY_KEYS, ConfigOption, read_options
@@ -113,6 +114,7 @@ SAMPLES: list[Any] = [
     PatchSessionInfo(title=None, meta_merge=True),
     PatchUsage(used=1200, size=200000, cost={"amount": 0.01}, meta={"k": "v"}),
     PatchUsage(used=None),
+    SetTurnUsage(53000, 35000, 12000, 5000, None, 1000),
     SetState("running"),
     SetState("idle", "error", {"code": -1, "message": "x"}, {"raw": 1}),
     AddPermission(
