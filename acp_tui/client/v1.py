@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from acp_tui.client._wire import (
     CHUNK_ROLES,
+    SteeringExtension,
     agent_identity,
     elicitation_capabilities,
     elicitation_create,
@@ -342,7 +343,7 @@ class V1Translator:
 # -- the v1 dialect ---------------------------------------------------------------
 
 
-class V1Dialect:
+class V1Dialect(SteeringExtension):
     """ACP v1 (https://agentclientprotocol.com/protocol/): see `dialect.Dialect`."""
 
     version: Final = 1
