@@ -25,7 +25,7 @@ answer is a `SteerAnswer`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 from uuid import uuid4
 
@@ -70,6 +70,8 @@ class SteerAnswer:
     """Why (with `prompt_required`: say, no turn was running)."""
     said: str | None = None
     """The outcome as the agent spelled it, when it is none of the known ones."""
+    message_id: str | None = None
+    """The user message the client added for it (`steer`; None: none)."""
 
     @property
     def words(self) -> str:
@@ -140,13 +142,12 @@ async def steer(
     raw = await client.connection.dispatcher.request(method, params)
     answer = client.dialect.steer_answer(raw)
     if answer.shown_here:
-        store = client.store(session_id)
+        message_id = f"steered-{uuid4().hex[:12]}"
         client.session_translator(session_id).end_message()
-        store.apply(
-            ops.UpsertMessage(
-                f"steered-{uuid4().hex[:12]}", "user", content=list(blocks)
-            )
+        client.store(session_id).apply(
+            ops.UpsertMessage(message_id, "user", content=list(blocks))
         )
+        answer = replace(answer, message_id=message_id)
     return answer
 
 

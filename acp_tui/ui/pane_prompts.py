@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from textual.actions import SkipAction
 
+from acp_tui.client.steering import can_steer
 from acp_tui.export import ExportFormat, export_text
 from acp_tui.store.changes import Change
 from acp_tui.ui.commands import export_request
@@ -44,9 +45,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PanePrompts", "QueueShown"]
 
-QueueShown: TypeAlias = tuple[tuple[tuple[int, str], ...], str]
-"""What the queue above the prompt shows: (prompt id, text) oldest first, and
-its note."""
+QueueShown: TypeAlias = tuple[tuple[tuple[int, str], ...], str, bool]
+"""What the queue above the prompt shows: (prompt id, text) oldest first, its
+note, and whether a queued prompt can be sent now (steering)."""
 
 
 class PanePrompts(PanePart):
@@ -231,10 +232,10 @@ class PanePrompts(PanePart):
                 if self.standing is Standing.STOPPED_RESTARTABLE
                 else "not sent: the agent is not running"
             )
-        shown = (tuple(self._queued.items()), note)
+        shown = (tuple(self._queued.items()), note, can_steer(self.runner))
         if shown != self._queue_shown:
             self._queue_shown = shown
-            queue.show(shown[0], note=note)
+            queue.show(shown[0], note=note, steering=shown[2])
 
     def withdraw(self, prompt_id: int) -> str | None:
         """Take a queued prompt out of the runner's queue; its text (None: gone).
