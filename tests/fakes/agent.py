@@ -82,7 +82,8 @@ In these four:
   FAKE_AGENT_STEERING=1  the agent advertises claude-agent-acp's steering extension
                       (`_meta.steering.supported`). During a "hang" turn,
                       `_session/steering` answers `{outcome: injected}`, the agent
-                      says "heard: TEXT" and ends the turn `end_turn`; with no turn
+                      says "heard: TEXT" and ends the turn `end_turn` (a "hang
+                      lapsed" turn answers `promptRequired` and hangs on); with no turn
                       running it answers `{outcome: promptRequired, reason:
                       noRunningTurn}` when asked to (`_meta.steering.idleBehavior`),
                       else `{outcome: startedNewTurn}` and says "heard: TEXT".
@@ -286,10 +287,11 @@ def steered_text(params: dict[str, Any]) -> str:
     return " ".join(b.get("text", "") for b in prompt if isinstance(b, dict))
 
 
-def hang(agent: Agent, sid: str) -> str | None:
+def hang(agent: Agent, sid: str, lapsed: bool = False) -> str | None:
     """Wait for session/cancel (None) or, with steering, a steer (its text).
 
-    None too when the client went away.
+    None too when the client went away. `lapsed`: answer steers as if the turn
+    had just ended (`promptRequired`) and keep waiting.
     """
     while sid not in agent.cancelled:
         message = agent.read()
@@ -301,6 +303,10 @@ def hang(agent: Agent, sid: str) -> str | None:
             if not STEERING:
                 error = {"code": -32601, "message": "Method not found"}
                 write({"jsonrpc": "2.0", "id": message["id"], "error": error})
+                continue
+            if lapsed:
+                result = {"outcome": "promptRequired", "reason": "noRunningTurn"}
+                write({"jsonrpc": "2.0", "id": message["id"], "result": result})
                 continue
             result = {"outcome": "injected"}
             write({"jsonrpc": "2.0", "id": message["id"], "result": result})
@@ -352,7 +358,7 @@ def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
         turn_paths(agent, sid, up)
         return
     if "hang" in said:
-        steered = hang(agent, sid)
+        steered = hang(agent, sid, lapsed="lapsed" in said)
         if steered is None and sid not in agent.cancelled:
             return
         if steered is not None:
@@ -638,7 +644,7 @@ def turn_v1(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
         write({"jsonrpc": "2.0", "id": rid, "error": error})
         return
     if "hang" in said:
-        steered = hang(agent, sid)
+        steered = hang(agent, sid, lapsed="lapsed" in said)
         if steered is not None:
             up(
                 {

@@ -147,3 +147,28 @@ async def test_alt_up_and_down_reorder_the_queue_and_the_drafts(
         await pilot.press("ctrl+c")  # cancel the turn: the others go out in order
         await wait_for(pilot, lambda: len(prompts_sent(record)) == 3)
         assert prompts_sent(record) == ["hang", *order[:2]]
+
+
+async def test_prompt_required_puts_the_prompt_at_the_head_of_the_queue(
+    tmp_path: Path, record: Path, steering: None
+) -> None:
+    app = app_for("v2-full", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"hang lapsed", "enter")
+        await wait_for(pilot, lambda: app.runner.in_turn)
+        await pilot.press(*"second agent-switch", "enter")
+        await pilot.press(*"third agent-switch", "enter")
+        await wait_for(pilot, lambda: len(queued(app)) == 2)
+        await pilot.press("up", "s")  # "third": the agent says its turn is over
+        await wait_for(pilot, lambda: bool(app._notifications))
+        [said] = [n.message for n in app._notifications]
+        assert said == "sent now: sent as the next prompt (no turn was running)"
+        order = ["third agent-switch", "second agent-switch"]
+        await wait_for(pilot, lambda: queued(app) == order)
+        assert waiting(app) == order
+        assert DraftStore.for_project(tmp_path).draft.queued == tuple(order)
+        assert notes(app) == []
+        await pilot.press("escape", "escape")  # back to the prompt; cancel
+        await wait_for(pilot, lambda: len(prompts_sent(record)) == 3)
+        assert prompts_sent(record) == ["hang lapsed", *order]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from acp_tui.client.session import UnsupportedOperation
-from acp_tui.client.steering import SteerAnswer, answer_from, steer
+from acp_tui.client.steering import answer_from, steer
 from tests.unit.client.peer import JSON, open_harness, v1_init, v2_init
 
 VERSIONS = [pytest.param(1, id="v1"), pytest.param(2, id="v2")]
@@ -68,7 +68,8 @@ async def test_an_injected_prompt_is_shown_where_it_was_sent(version: int) -> No
         }
         await h.peer.reply(request, {"outcome": "injected"})
         answer = await call.wait()
-        assert answer == SteerAnswer("injected")
+        assert answer.outcome == "injected"
+        assert answer.message_id is not None
         assert answer.words == "injected into the running turn"
         later: JSON = {"sessionUpdate": "agent_message_chunk", "content": text("b")}
         if version == 2:
@@ -81,6 +82,7 @@ async def test_an_injected_prompt_is_shown_where_it_was_sent(version: int) -> No
         assert shown[-3:] == [("agent", "a"), ("user", "also this"), ("agent", "b")]
         steered = [m for m in store.messages() if m.text == "also this"]
         assert not steered[0].from_agent
+        assert steered[0].key == answer.message_id
         if version == 1:
             await h.peer.reply(prompt, {"stopReason": "end_turn"})
         else:
@@ -105,7 +107,8 @@ async def test_prompt_required_leaves_the_prompt_to_the_client(version: int) -> 
             request, {"outcome": "promptRequired", "reason": "noRunningTurn"}
         )
         answer = await call.wait()
-        assert answer.needs_prompt and not answer.shown_here
+        assert answer.needs_prompt
+        assert not answer.shown_here
         assert answer.words == "sent as the next prompt (no turn was running)"
         assert [m.text for m in store.messages()] == []  # sent as a prompt later
 
