@@ -7,9 +7,9 @@
   now", which takes the one highlighted, else the oldest): where the agent
   takes prompts into its running turn (steering, `acp_tui.client.steering`),
   the prompt leaves the queue and goes into that turn. The agent's answer is
-  shown: `injected` (or a turn of its own) as a dim line just above the
-  steered prompt, which the conversation shows as the user's message where it
-  was sent; `prompt required` (no turn was running) puts it back at the head
+  shown: `injected` (or a turn of its own) as a dim line under the steered
+  prompt, in its card (the conversation shows it as the user's message where
+  it was sent); `prompt required` (no turn was running) puts it back at the head
   of the queue, so it goes out next as an ordinary prompt, and says so. A
   refusal puts it back where it was. Where the agent cannot steer, the key
   says so and nothing moves.
@@ -174,10 +174,12 @@ class PaneSteering(PanePart):
             self.notify(words, markup=False)
 
     async def _place_steer_notes(self) -> None:
-        """Put each waiting note just above its steered message's card.
+        """Put each waiting note into its steered message's card, under the text.
 
-        Called after every batch: the card may be mounted a batch later than
-        its message arrived (the conversation paces its mounts).
+        Inside the card, the note goes wherever the card goes (trimmed from the
+        top, or reset with another session). Called after every batch: the card
+        may be mounted a batch later than its message arrived (the conversation
+        paces its mounts).
         """
         notes = self._steer_notes
         if not notes or not self._live:
@@ -186,4 +188,4 @@ class PaneSteering(PanePart):
         for key in list(notes):
             card = conversation.entries.get(("message", key))
             if card is not None and card.is_attached:
-                await conversation.mount(SteerNote(notes.pop(key)), before=card)
+                await card.mount(SteerNote(notes.pop(key)))

@@ -2,8 +2,8 @@
 
 Where the agent advertises steering (the fake agent with FAKE_AGENT_STEERING=1,
 in both versions), `s` on a queued prompt sends it into the running turn: the
-agent's answer is shown just above the steered prompt, which the conversation
-shows as the user's message where it was sent, and nothing is sent as a new
+agent's answer is shown under the steered prompt, which the conversation shows
+as the user's message where it was sent, and nothing is sent as a new
 `session/prompt`. Without steering the queue is today's, plus alt+up/alt+down
 to reorder it (the runner's order and the drafts follow).
 """
@@ -76,12 +76,12 @@ async def test_send_now_injects_a_queued_prompt_into_the_running_turn(
         await wait_for(
             pilot, lambda: notes(app) == ["sent now: injected into the running turn"]
         )
-        # The note sits just above the steered prompt's card.
+        # The note sits in the steered prompt's card, under its text.
         conversation = app.active_pane._conversation
         [note] = app.active_pane.query(SteerNote)
-        children = list(conversation.children)
-        after = children[children.index(note) + 1]
-        assert after is conversation.entries[("message", _steered_key(app))]
+        card = conversation.entries[("message", _steered_key(app))]
+        assert note.parent is card
+        assert list(card.children)[-1] is note
         # The turn ended: the rest of the queue goes out as ordinary prompts.
         await wait_for(pilot, lambda: len(prompts_sent(record)) == 2)
         assert prompts_sent(record) == ["hang", "second agent-switch"]

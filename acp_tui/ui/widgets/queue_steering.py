@@ -1,7 +1,7 @@
 """What the conversation shows of a prompt sent now (steering).
 
-`SteerNote` is the agent's answer, a dim line just above the steered prompt
-(which the conversation shows as the user's message where it was sent): say,
+`SteerNote` is the agent's answer, a dim line under the steered prompt, in its
+card (the conversation shows it as the user's message where it was sent): say,
 "sent now: injected into the running turn". `acp_tui.ui.pane_steering` places
 it. Plain text, never markup.
 """
@@ -24,7 +24,6 @@ class SteerNote(Static):
         height: auto;
         color: $text-muted;
         text-style: italic;
-        padding: 0 1;
     }
     """
 
