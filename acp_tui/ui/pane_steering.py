@@ -15,7 +15,9 @@
   says so and nothing moves.
 * **Reordering** (alt+up / alt+down on a queued prompt): the prompt moves one
   place in the queue, in the runner's queue (the order it is sent in) and in
-  the drafts (kept over a restart), in the same order.
+  the drafts (kept over a restart), in the same order. A prompt taken back to
+  edit (Enter on it) and sent again while it would still wait goes back to its
+  place.
 
 Invariants: nothing the user typed disappears (a prompt that could not be
 steered is back in the queue); the runner's queue is emptied and refilled
@@ -45,6 +47,7 @@ class PaneSteering(PanePart):
     """Send now and reordering for the queue of a `SessionPane` (see the module)."""
 
     if TYPE_CHECKING:  # what the pane (and `PanePrompts`) provide
+        _edited_place: int | None
         _drafts: DraftStore | None
         _unsent: dict[int, str]
         _queued: dict[int, str]
@@ -70,6 +73,15 @@ class PaneSteering(PanePart):
         if target == index:
             return
         order.insert(target, order.pop(index))
+        self._reorder(order)
+
+    def _back_in_place(self, prompt_id: int) -> None:
+        """A prompt taken back to edit, sent again: back to where it was queued."""
+        place = self._edited_place
+        if place is None or prompt_id not in self._queued:
+            return
+        order = [i for i in self._queued if i != prompt_id]
+        order.insert(min(place, len(order)), prompt_id)
         self._reorder(order)
 
     def _reorder(self, order: Sequence[int]) -> None:

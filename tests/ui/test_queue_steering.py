@@ -172,3 +172,25 @@ async def test_prompt_required_puts_the_prompt_at_the_head_of_the_queue(
         await pilot.press("escape", "escape")  # back to the prompt; cancel
         await wait_for(pilot, lambda: len(prompts_sent(record)) == 3)
         assert prompts_sent(record) == ["hang lapsed", *order]
+
+
+async def test_an_edited_queued_prompt_goes_back_to_its_place(
+    tmp_path: Path, record: Path
+) -> None:
+    app = app_for("v2-full", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await hanging_turn(pilot, app)
+        await pilot.press("up", "up", "enter")  # the oldest, "second", to edit
+        await wait_for(pilot, lambda: prompt(app).text == "second agent-switch")
+        assert queued(app) == ["third agent-switch"]
+        await pilot.press(*" edited", "enter")
+        order = ["second agent-switch edited", "third agent-switch"]
+        await wait_for(pilot, lambda: queued(app) == order)
+        assert waiting(app) == order
+        assert DraftStore.for_project(tmp_path).draft.queued == tuple(order)
+        await pilot.press(*"fourth agent-switch", "enter")  # a new one: last
+        await wait_for(pilot, lambda: len(queued(app)) == 3)
+        assert queued(app)[2] == "fourth agent-switch"
+        await pilot.press("escape")  # cancel: they go out in the queue's order
+        await wait_for(pilot, lambda: len(prompts_sent(record)) == 4)
+        assert prompts_sent(record) == ["hang", *order, "fourth agent-switch"]
