@@ -194,3 +194,37 @@ async def test_an_edited_queued_prompt_goes_back_to_its_place(
         await pilot.press("escape")  # cancel: they go out in the queue's order
         await wait_for(pilot, lambda: len(prompts_sent(record)) == 4)
         assert prompts_sent(record) == ["hang", *order, "fourth agent-switch"]
+
+
+def palette_titles(app: AcpTuiApp) -> list[str]:
+    return [command.title for command in app.get_system_commands(app.screen)]
+
+
+async def test_the_palette_sends_the_oldest_queued_prompt_now(
+    tmp_path: Path, record: Path, steering: None
+) -> None:
+    app = app_for("v1-full", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        assert "Send queued prompt now" not in palette_titles(app)  # none queued
+        await hanging_turn(pilot, app)
+        [command] = [
+            c
+            for c in app.get_system_commands(app.screen)
+            if c.title == "Send queued prompt now"
+        ]
+        command.callback()  # nothing selected: the oldest
+        await wait_for(pilot, lambda: bool(sent(record, "_session/steering")))
+        [steered] = sent(record, "_session/steering")
+        assert steered["prompt"][0]["text"] == "second agent-switch"
+        await wait_for(
+            pilot, lambda: notes(app) == ["sent now: injected into the running turn"]
+        )
+
+
+async def test_no_palette_entry_without_steering(tmp_path: Path) -> None:
+    app = app_for("v2-full", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await hanging_turn(pilot, app)
+        assert "Send queued prompt now" not in palette_titles(app)
+        await pilot.press("escape")
