@@ -228,3 +228,34 @@ async def test_no_palette_entry_without_steering(tmp_path: Path) -> None:
         await hanging_turn(pilot, app)
         assert "Send queued prompt now" not in palette_titles(app)
         await pilot.press("escape")
+
+
+@BOTH
+async def test_the_demos_slow_turn_takes_a_prompt_sent_now(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str
+) -> None:
+    from tests.ui.test_elicitation_wiring import demo_app
+
+    monkeypatch.setenv("ACP_TUI_DEMO_DELAY", "0")
+    app = demo_app(tmp_path, version)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None, bound=30)
+        await pilot.press(*"/slow", "enter")
+        await wait_for(pilot, lambda: app.runner.in_turn)
+        await pilot.press(*"mind the tests", "enter")
+        await wait_for(pilot, lambda: queue(app).steering)
+        await pilot.press("up", "s")
+        await wait_for(
+            pilot, lambda: notes(app) == ["sent now: injected into the running turn"]
+        )
+        await wait_for(pilot, lambda: not app.runner.in_turn)
+        shown = texts(app.store)
+        steered = shown.index(("user", "mind the tests"))
+        heard = [
+            i
+            for i, (_, text) in enumerate(shown)
+            if "You sent “mind the tests”" in text
+        ]
+        assert heard
+        assert heard[0] > steered
+        assert queued(app) == []
