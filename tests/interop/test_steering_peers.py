@@ -13,6 +13,8 @@ prompt, and the turn must end on its own.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +26,8 @@ from acp_tui.client.ports import PermissionRequest
 from acp_tui.client.session import AcpClient
 from acp_tui.client.steering import steer
 from acp_tui.protocol.transport import AgentCommand, StdioTransport
-from tests.interop.real_agents import AGENTS, Workspace
-from tests.modelserver._script import Gate, Request, Text
+from tests.interop.real_agents import AGENTS, RealAgent, Workspace
+from tests.modelserver._script import Gate, Request, ScriptServer, Text
 
 pytestmark = pytest.mark.interop
 
@@ -49,27 +51,35 @@ def carries(request: Request, words: str) -> bool:
     return any(words in entry for entry in request.user_texts)
 
 
+@asynccontextmanager
+async def connected(
+    agent: RealAgent, workspace: Workspace, server: ScriptServer
+) -> AsyncIterator[AcpClient]:
+    """An `AcpClient` on `agent`, its model API at `server` (version pinned)."""
+    command = AgentCommand(
+        argv=agent.argv(),
+        env=agent.environment(workspace, server),
+        cwd=workspace.project,
+    )
+    client = AcpClient(prompter=Refuse())
+    async with connect(
+        lambda: StdioTransport(command, name="claude"),
+        choice="1" if agent.protocol == 1 else "2",
+        init_timeout=BOUND / 2,
+        on_request=client.handle_request,
+        on_notification=client.handle_notification,
+    ) as connection:
+        client.attach(connection)
+        assert connection.protocol_version == agent.protocol
+        yield client
+
+
 async def test_claude_v2_does_not_offer_steering(tmp_path: Path) -> None:
     agent = AGENTS["claude-v2"]
     workspace = Workspace(tmp_path).create()
-    with agent.server(agent.script()) as server:
-        command = AgentCommand(
-            argv=agent.argv(),
-            env=agent.environment(workspace, server),
-            cwd=workspace.project,
-        )
-        client = AcpClient(prompter=Refuse())
-        with anyio.fail_after(BOUND):
-            async with connect(
-                lambda: StdioTransport(command, name="claude"),
-                choice="2",
-                init_timeout=BOUND / 2,
-                on_request=client.handle_request,
-                on_notification=client.handle_notification,
-            ) as connection:
-                client.attach(connection)
-                assert connection.protocol_version == 2
-                assert not client.dialect.steering
+    with agent.server(agent.script()) as server, anyio.fail_after(BOUND):
+        async with connected(agent, workspace, server) as client:
+            assert not client.dialect.steering
 
 
 async def test_claude_v1_takes_a_steered_prompt_into_its_turn(tmp_path: Path) -> None:
@@ -83,22 +93,9 @@ async def test_claude_v1_takes_a_steered_prompt_into_its_turn(tmp_path: Path) ->
         }
     )
     with agent.server(script) as server:
-        command = AgentCommand(
-            argv=agent.argv(),
-            env=agent.environment(workspace, server),
-            cwd=workspace.project,
-        )
-        client = AcpClient(prompter=Refuse())
         try:
             with anyio.fail_after(BOUND):
-                async with connect(
-                    lambda: StdioTransport(command, name="claude"),
-                    choice="1",
-                    init_timeout=BOUND / 2,
-                    on_request=client.handle_request,
-                    on_notification=client.handle_notification,
-                ) as connection:
-                    client.attach(connection)
+                async with connected(agent, workspace, server) as client:
                     assert client.dialect.steering
                     store = await client.new_session(workspace.project)
                     stops: list[str | None] = []
