@@ -23,7 +23,15 @@ from acp_tui.client.dialect import (
     PermissionAsk,
     SessionSummary,
 )
+from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.ports import PermissionChoice
+from acp_tui.client.steering import (
+    STEER_METHOD,
+    SteerAnswer,
+    advertised,
+    answer_from,
+    steer_params,
+)
 from acp_tui.config import McpServerSettings
 from acp_tui.protocol.schema import unstable
 from acp_tui.protocol.schema._base import MAX_JSON_DEPTH, json_nested_deeper, to_wire
@@ -35,6 +43,7 @@ __all__ = [
     "CHUNK_ROLES",
     "MAX_UPDATE_DEPTH",
     "TOO_DEEP_TITLE",
+    "SteeringExtension",
     "agent_identity",
     "auth_status",
     "decode_base64",
@@ -352,3 +361,28 @@ def auth_status(raw: Any) -> AuthStatus:
             for a in parsed.accounts
         ),
     )
+
+
+class SteeringExtension:
+    """claude-agent-acp's steering extension, spoken alike in v1 and v2.
+
+    A dialect mixes it in; it reads the `_meta` of the dialect's `result` (the
+    parsed `initialize` result; see `acp_tui.client.steering`).
+    """
+
+    @property
+    def steering(self) -> bool:
+        """Whether the agent takes a prompt into its running turn."""
+        return advertised(getattr(getattr(self, "result", None), "meta", None))
+
+    def steer_request(
+        self, session_id: str, blocks: Sequence[JSONObject]
+    ) -> tuple[str, JSONObject]:
+        """The method and params that steer the running turn with `blocks`."""
+        if not self.steering:
+            raise UnsupportedOperation("the agent takes no prompt during a turn")
+        return STEER_METHOD, steer_params(session_id, blocks)
+
+    def steer_answer(self, raw: Any) -> SteerAnswer:
+        """The agent's answer to a steered prompt."""
+        return answer_from(raw)

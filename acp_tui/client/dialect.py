@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from acp_tui.client.file_writes import FileWrites
     from acp_tui.client.fs import FileSystemAccess
     from acp_tui.client.prompt_content import PromptCapabilities
+    from acp_tui.client.steering import SteerAnswer
     from acp_tui.client.terminals import ClientTerminals
     from acp_tui.config import McpServerSettings
 
@@ -306,6 +307,18 @@ class Dialect(Protocol):
 
     def elicitation_completed(self, params: Any) -> str:
         """The `elicitationId` of an `elicitation/complete` notification."""
+
+    @property
+    def steering(self) -> bool:
+        """Whether the agent takes a prompt into its running turn (steering)."""
+
+    def steer_request(
+        self, session_id: str, blocks: Sequence[JSONObject]
+    ) -> tuple[str, JSONObject]:
+        """The method and params that steer the running turn (`client.steering`)."""
+
+    def steer_answer(self, raw: Any) -> SteerAnswer:
+        """The agent's answer to a steered prompt."""
 
     async def serve(self, method: str, params: Any, services: ClientServices) -> Any:
         """Serve a client-side request of the agent (`-32601` if not one)."""

@@ -68,7 +68,12 @@ from typing import Any, Final, Literal
 import anyio
 
 from acp_tui.client.connection import ClientFeatures, Connection
-from acp_tui.client.dialect import Dialect, SessionFeatures, SessionSummary
+from acp_tui.client.dialect import (
+    Dialect,
+    SessionFeatures,
+    SessionSummary,
+    SessionTranslator,
+)
 from acp_tui.client.elicitation_flow import Elicitations
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.file_writes import FileWrites
@@ -195,6 +200,10 @@ class AcpClient:
     def store(self, session_id: str) -> SessionStore:
         """The store of a session this client opened."""
         return self._sessions[session_id].store
+
+    def session_translator(self, session_id: str) -> SessionTranslator:
+        """The translation of a session's updates (its current message)."""
+        return self._sessions[session_id].translator
 
     def session_features(self) -> SessionFeatures:
         """The session methods the agent advertised."""

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from acp_tui.client._wire import (
     CHUNK_ROLES,
+    SteeringExtension,
     agent_identity,
     auth_status,
     elicitation_capabilities,
@@ -345,7 +346,7 @@ class V1Translator:
 # -- the v1 dialect ---------------------------------------------------------------
 
 
-class V1Dialect:
+class V1Dialect(SteeringExtension):
     """ACP v1 (https://agentclientprotocol.com/protocol/): see `dialect.Dialect`."""
 
     version: Final = 1

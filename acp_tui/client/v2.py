@@ -45,6 +45,7 @@ from acp_tui.client._wire import (
     CHUNK_ROLES,
     MAX_UPDATE_DEPTH,
     TOO_DEEP_TITLE,
+    SteeringExtension,
     agent_identity,
     auth_status,
     decode_base64,
@@ -353,7 +354,7 @@ def _carries_list(raw: Any, key: str) -> bool:
     return isinstance(raw, dict) and isinstance(raw.get(key), list)
 
 
-class V2Dialect:
+class V2Dialect(SteeringExtension):
     """ACP v2 (https://agentclientprotocol.com/protocol/v2/): see `dialect.Dialect`."""
 
     version: Final = 2

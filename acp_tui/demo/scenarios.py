@@ -23,6 +23,7 @@ from typing import Final
 from acp_tui.demo.events import Info, JSONObject, Unknown
 from acp_tui.demo.questions import ask_scenario, login_scenario
 from acp_tui.demo.session import PermissionAsk
+from acp_tui.demo.steering import slow_scenario
 from acp_tui.demo.turn import Turn, chunks
 from acp_tui.demo.usage_scenario import usage_scenario
 from acp_tui.demo.workspace import LOGO_AFTER, LOGO_BEFORE, TextChange, git_patch
@@ -52,6 +53,7 @@ COMMANDS: Final = (
     Command("permission", "Ask permission for an edit and for a command"),
     Command("misbehave", "Unknown updates, an extension, a failure, a refusal"),
     Command("long", "A long, slow answer (try cancelling it)"),
+    Command("slow", "A slow turn you can send a queued prompt into (steering)"),
     Command("title", "Rename this session", hint="the new session title"),
     Command("ask", "The agent asks you questions in a form (elicitation)"),
     Command("login", "The agent sends you to a sign-in page (URL elicitation)"),
@@ -998,6 +1000,7 @@ _SCENARIOS: Final[dict[str, Scenario]] = {
     "permission": permission_scenario,
     "misbehave": misbehave_scenario,
     "long": long_scenario,
+    "slow": slow_scenario,
     "title": title_scenario,
     "ask": ask_scenario,
     "login": login_scenario,

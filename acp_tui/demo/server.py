@@ -38,6 +38,7 @@ Invariants:
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import signal
@@ -50,12 +51,13 @@ import anyio
 import anyio.abc
 from pydantic import ValidationError
 
-from acp_tui.demo import persist
+from acp_tui.demo import persist, steering
 from acp_tui.demo.emit_common import AGENT_INFO, elicitation_modes
 from acp_tui.demo.events import JSONObject, fold
 from acp_tui.demo.pacing import Pace, clock_from_env, delay_from_env
 from acp_tui.demo.session import DemoAgent, DemoSession, SessionNotFound
 from acp_tui.demo.stdio import StdioStream
+from acp_tui.demo.steering import STEERING_META
 from acp_tui.protocol.dispatcher import Dispatcher, RequestContext
 from acp_tui.protocol.framing import Line, OversizedLine
 from acp_tui.protocol.jsonrpc import (
@@ -280,7 +282,7 @@ class DemoServer:
                 elicitation_modes=elicitation_modes(offer.capabilities.elicitation),
             )
             self._handlers = self._v2_handlers()
-            return emit_v2.initialize_result(AGENT_INFO)
+            return {**emit_v2.initialize_result(AGENT_INFO), "_meta": STEERING_META}
         from acp_tui.demo import emit_v1
         from acp_tui.protocol.schema import v1
 
@@ -296,7 +298,7 @@ class DemoServer:
             elicitation_modes=elicitation_modes(capabilities.elicitation),
         )
         self._handlers = self._v1_handlers()
-        return emit_v1.initialize_result(AGENT_INFO)
+        return {**emit_v1.initialize_result(AGENT_INFO), "_meta": STEERING_META}
 
     def _common_handlers(self) -> dict[str, Handler]:
         """The session methods both versions serve alike."""
@@ -306,6 +308,7 @@ class DemoServer:
             "session/close": self._close,
             "session/delete": self._delete,
             "session/set_config_option": self._set_config_option,
+            "_session/steering": functools.partial(steering.steer, self),
         }
 
     def _v2_handlers(self) -> dict[str, Handler]:
@@ -506,11 +509,22 @@ class DemoServer:
         session = self._session(request.session_id)
         blocks = self._blocks(request.prompt)
         sent = self.stream.reply_sent(context.id)
-        emitter = self._emitter()
 
         async def accepted() -> None:
             with anyio.move_on_after(REPLY_WAIT):
                 await sent.wait()
+
+        self.start_turn(session, blocks, accepted)
+        return {}
+
+    def start_turn(
+        self,
+        session: DemoSession,
+        blocks: list[JSONObject],
+        accepted: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        """Run a turn in the background (v2 prompts, a steer with none running)."""
+        emitter = self._emitter()
 
         async def turn() -> None:
             try:
@@ -520,7 +534,6 @@ class DemoServer:
 
         assert self._tasks is not None
         self._tasks.start_soon(turn)
-        return {}
 
     async def _prompt_v1(self, params: Any, context: RequestContext) -> JSONObject:
         from acp_tui.protocol.schema import v1

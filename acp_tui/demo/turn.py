@@ -129,6 +129,10 @@ class Turn:
         self._plans: dict[str, list[JSONObject]] = {}
         self._terminals: dict[str, PtyRun | ClientRun] = {}
         self._stopped: list[str] = []
+        self.steerable = False
+        """Whether prompts sent into this turn are taken (`demo.steering`)."""
+        self.steered: list[str] = []
+        """Prompts sent into this turn, not taken yet (`demo.steering`)."""
 
     # ------------------------------------------------------------ lifecycle
 

@@ -17,6 +17,8 @@ Per negotiated version, in order:
   requires (the `user_message` acknowledgement and a `running` state);
 * cancellation: a second turn is cancelled as soon as it has visibly started and
   must end with `cancelled` (v2: an idle `state_update`; v1: the prompt response);
+* `steering`, only where the agent advertises it: with the session idle, the
+  agent must hand a steered prompt back (`frontends.check_steering`);
 * `session/list`, resume with replay (v2 `session/resume` with
   `replayFrom: {type: start}`, v1 `session/load`: the replay must contain the
   messages of the first turn), `session/close` and `session/delete`, each if
@@ -86,6 +88,7 @@ from acp_tui.client.schema_check import (
 )
 from acp_tui.client.session import AcpClient, UnsupportedOperation
 from acp_tui.frontends import check_auth as auth_status
+from acp_tui.frontends.check_steering import steering_probe
 from acp_tui.frontends.print_turn import EXIT_AGENT, EXIT_OK, write_stderr_tail
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, RpcError
@@ -559,6 +562,7 @@ async def _session_checks(run: _Run, names: Sequence[str]) -> None:
     run.row("session/new", "pass", f"session {session_id}")
     first_turn = await _prompt_turn(run, store)
     await _cancel_turn(run, session_id)
+    await steering_probe(run, session_id)
     await _list(run, session_id)
     await _replay(run, session_id, first_turn)
     closed = await _close(run, session_id)

@@ -40,6 +40,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Tabs
 
 from acp_tui.client.options import cycle_value
+from acp_tui.client.steering import can_steer
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.protocol.version import ProtocolChoice
 from acp_tui.render.highlight import COMMON_LANGUAGES, warm_lexer
@@ -435,6 +436,14 @@ class AcpTuiApp(AppTabs, App[None]):
                 entry.title,
                 entry.help,
                 functools.partial(self.run_action, entry.action),
+            )
+        pane = self._active
+        if pane.queued_prompts and can_steer(pane.runner):
+            yield SystemCommand(
+                "Send queued prompt now",
+                "Send the queued prompt (the one selected, else the oldest) into "
+                "the running turn",
+                pane.action_send_now,
             )
         if self._active.runner.can_logout:
             title, help_text = logout_entry(self._active.runner.auth_status.value)

@@ -15,7 +15,8 @@ Invariants:
 * Nothing the user typed disappears: a prompt leaves the conversation only once
   the agent has shown it back or its turn ended; a queued prompt leaves the
   queue only when the runner takes it, or when the user edits (back into the
-  prompt, before what was typed there) or removes it.
+  prompt, before what was typed there) or removes it. Edited and sent again
+  while it would still wait, it goes back to its place in the queue.
 * A user message the agent wrote itself acknowledges nothing.
 * Notification text is made printable and never parsed as markup.
 """
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from textual.actions import SkipAction
 
+from acp_tui.client.steering import can_steer
 from acp_tui.export import ExportFormat, export_text
 from acp_tui.store.changes import Change
 from acp_tui.ui.commands import export_request
@@ -44,9 +46,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PanePrompts", "QueueShown"]
 
-QueueShown: TypeAlias = tuple[tuple[tuple[int, str], ...], str]
-"""What the queue above the prompt shows: (prompt id, text) oldest first, and
-its note."""
+QueueShown: TypeAlias = tuple[tuple[tuple[int, str], ...], str, bool]
+"""What the queue above the prompt shows: (prompt id, text) oldest first, its
+note, and whether a queued prompt can be sent now (steering)."""
 
 
 class PanePrompts(PanePart):
@@ -64,6 +66,12 @@ class PanePrompts(PanePart):
 
         def action_cancel_turn(self) -> None:
             """Cancel the running turn."""
+
+        def _back_in_place(self, prompt_id: int) -> None:
+            """Put a prompt edited from the queue back where it was (steering part)."""
+
+    _edited_place: int | None = None
+    """Where in the queue the prompt taken back to edit was (None: none)."""
 
     async def on_prompt_started(self, message: PromptStarted) -> None:
         """A prompt went out: shown as sending until the agent shows it back."""
@@ -168,7 +176,9 @@ class PanePrompts(PanePart):
         self._save_queued()  # kept over a restart
         if busy:
             self._queued[prompt_id] = message.text
+            self._back_in_place(prompt_id)  # a queued prompt taken back to edit
             self._show_queue()
+        self._edited_place = None
         self._refresh_status()
 
     def _follow_on_send(self) -> None:
@@ -231,10 +241,10 @@ class PanePrompts(PanePart):
                 if self.standing is Standing.STOPPED_RESTARTABLE
                 else "not sent: the agent is not running"
             )
-        shown = (tuple(self._queued.items()), note)
+        shown = (tuple(self._queued.items()), note, can_steer(self.runner))
         if shown != self._queue_shown:
             self._queue_shown = shown
-            queue.show(shown[0], note=note)
+            queue.show(shown[0], note=note, steering=shown[2])
 
     def withdraw(self, prompt_id: int) -> str | None:
         """Take a queued prompt out of the runner's queue; its text (None: gone).
@@ -281,12 +291,15 @@ class PanePrompts(PanePart):
     def on_prompt_queue_edit(self, message: PromptQueue.Edit) -> None:
         """Back into the prompt, before what is typed there, to edit and resend."""
         message.stop()
+        order = list(self._queued)
         text = self.withdraw(message.prompt_id)
         prompt = self.query_one(PromptInput)
         prompt.focus()
         if text is None:
             self.notify("that prompt is being sent already", severity="warning")
             return
+        # Sent again while it would still wait, it goes back to its place.
+        self._edited_place = order.index(message.prompt_id)
         typed = prompt.text
         prompt.load_text(f"{text}\n\n{typed}" if typed.strip() else text)
         prompt.move_cursor(prompt.document.end)

@@ -59,6 +59,7 @@ from acp_tui.ui.messages import (
 from acp_tui.ui.pane_agent import PaneAgent, Standing
 from acp_tui.ui.pane_dialogs import PaneDialogs
 from acp_tui.ui.pane_prompts import PanePrompts, QueueShown
+from acp_tui.ui.pane_steering import PaneSteering
 from acp_tui.ui.screens.config import ConfigChoice
 from acp_tui.ui.screens.openers import FullScreenOpener
 from acp_tui.ui.tab_label import Activity, TabLabel
@@ -78,7 +79,9 @@ if TYPE_CHECKING:
 __all__ = ["Activity", "SessionPane", "TabLabel"]
 
 
-class SessionPane(FullScreenOpener, PaneAgent, PaneDialogs, PanePrompts, Widget):
+class SessionPane(
+    FullScreenOpener, PaneAgent, PaneDialogs, PanePrompts, PaneSteering, Widget
+):
     """One session with its own agent: conversation, panels, prompt and status.
 
     Args:
@@ -158,7 +161,7 @@ class SessionPane(FullScreenOpener, PaneAgent, PaneDialogs, PanePrompts, Widget)
         the runner takes at once), by id, oldest first."""
         self._queue_view: PromptQueue | None = None
         """The queue above the prompt (once composed)."""
-        self._queue_shown: QueueShown = ((), "")
+        self._queue_shown: QueueShown = ((), "", False)
         """What it shows (what `PromptQueue` starts with: nothing)."""
         self._leaving_transcript: asyncio.Future[str] | None = None
         """While a saved transcript is shown instead of the first session: the
@@ -407,6 +410,7 @@ class SessionPane(FullScreenOpener, PaneAgent, PaneDialogs, PanePrompts, Widget)
         if not self._live:
             return  # closing or quitting: the widgets are going
         await self._conversation.apply_changes(store, message.changes)
+        await self._place_steer_notes()
         kinds = {change.kind for change in message.changes}
         if "plan" in kinds:
             self.query_one(PlanPanel).update_plans(store.plans())

@@ -46,6 +46,7 @@ SCENARIOS: Final = [
     "/long",
     "/title",
     "/usage",
+    "/slow",
 ]
 EXIT_CODES: Final = {"/misbehave": 4}
 USAGE: Final = re.compile(r'"(used|amount)": [0-9.]+')

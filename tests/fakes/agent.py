@@ -89,6 +89,15 @@ In these four:
                       on the idle state_update)
   prompt "auth-update"  the agent sends `auth/status_update` (signed in as
                       `TEAM_ACCOUNT`), then ends the turn
+  FAKE_AGENT_STEERING=1  the agent advertises claude-agent-acp's steering extension
+                      (`_meta.steering.supported`). During a "hang" turn,
+                      `_session/steering` answers `{outcome: injected}`, the agent
+                      says "heard: TEXT" and ends the turn `end_turn` (a "hang
+                      lapsed" turn answers `promptRequired` and hangs on); with no turn
+                      running it answers `{outcome: promptRequired, reason:
+                      noRunningTurn}` when asked to (`_meta.steering.idleBehavior`),
+                      else `{outcome: startedNewTurn}` and says "heard: TEXT".
+                      Without it, `_session/steering` gets -32601
   Unknown session ids get -32002 with `data: {sessionId}`. A prompt saying "crash"
   makes the agent print "fatal: simulated crash" to stderr and exit with code 9.
 
@@ -275,6 +284,46 @@ def b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
+STEERING = bool(os.environ.get("FAKE_AGENT_STEERING"))
+"""The agent advertises and serves `_session/steering` (see the docstring)."""
+
+STEERING_META: dict[str, Any] = (
+    {"_meta": {"steering": {"supported": True}}} if STEERING else {}
+)
+
+
+def steered_text(params: dict[str, Any]) -> str:
+    prompt = params.get("prompt") or []
+    return " ".join(b.get("text", "") for b in prompt if isinstance(b, dict))
+
+
+def hang(agent: Agent, sid: str, lapsed: bool = False) -> str | None:
+    """Wait for session/cancel (None) or, with steering, a steer (its text).
+
+    None too when the client went away. `lapsed`: answer steers as if the turn
+    had just ended (`promptRequired`) and keep waiting.
+    """
+    while sid not in agent.cancelled:
+        message = agent.read()
+        if message is None:
+            return None
+        if message.get("method") == "session/cancel":
+            agent.cancelled.add(message["params"]["sessionId"])
+        elif message.get("method") == "_session/steering" and "id" in message:
+            if not STEERING:
+                error = {"code": -32601, "message": "Method not found"}
+                write({"jsonrpc": "2.0", "id": message["id"], "error": error})
+                continue
+            if lapsed:
+                result = {"outcome": "promptRequired", "reason": "noRunningTurn"}
+                write({"jsonrpc": "2.0", "id": message["id"], "result": result})
+                continue
+            result = {"outcome": "injected"}
+            write({"jsonrpc": "2.0", "id": message["id"], "result": result})
+            return steered_text(message.get("params") or {})
+    return None
+
+
 def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
     said = " ".join(b.get("text", "") for b in prompt if isinstance(b, dict))
     if "fail" in said:
@@ -319,12 +368,20 @@ def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
         turn_paths(agent, sid, up)
         return
     if "hang" in said:
-        while sid not in agent.cancelled:
-            message = agent.read()
-            if message is None:
-                return
-            if message.get("method") == "session/cancel":
-                agent.cancelled.add(message["params"]["sessionId"])
+        steered = hang(agent, sid, lapsed="lapsed" in said)
+        if steered is None and sid not in agent.cancelled:
+            return
+        if steered is not None:
+            heard = {"sessionUpdate": "agent_message_chunk", "messageId": "a-heard"}
+            up({**heard, "content": text(f"heard: {steered}")})
+            up(
+                {
+                    "sessionUpdate": "state_update",
+                    "state": "idle",
+                    "stopReason": "end_turn",
+                }
+            )
+            return
         up(
             {
                 "sessionUpdate": "agent_message_chunk",
@@ -597,13 +654,17 @@ def turn_v1(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
         write({"jsonrpc": "2.0", "id": rid, "error": error})
         return
     if "hang" in said:
-        while sid not in agent.cancelled:
-            message = agent.read()
-            if message is None:
-                return
-            if message.get("method") == "session/cancel":
-                agent.cancelled.add(message["params"]["sessionId"])
-        write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}})
+        steered = hang(agent, sid, lapsed="lapsed" in said)
+        if steered is not None:
+            up(
+                {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": text(f"heard: {steered}"),
+                }
+            )
+            write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+        elif sid in agent.cancelled:
+            write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}})
         return
     up({"sessionUpdate": "agent_thought_chunk", "content": text("Hmm.")})
     if "forge" in said:  # a user message the user never typed, mid-turn
@@ -846,6 +907,7 @@ def full_v2_result() -> dict[str, Any]:
             **({"auth": {"status": {}}} if AUTH_STATUS else {}),
         },
         "authMethods": auth_methods(2) if SCENARIO in AUTH_SCENARIOS else [],
+        **STEERING_META,
     }
 
 
@@ -869,6 +931,7 @@ def full_v1_result() -> dict[str, Any]:
         "agentCapabilities": capabilities,
         "agentInfo": {"name": "fake-agent", "title": "Fake Agent", "version": "1.0.0"},
         "authMethods": auth_methods(1) if SCENARIO in AUTH_SCENARIOS else [],
+        **STEERING_META,
     }
 
 
@@ -1134,6 +1197,8 @@ class FullAgent:
         }
         if AUTH_STATUS:
             common["auth/status"] = self.auth_status
+        if STEERING:
+            common["_session/steering"] = self.steer_idle
         if self.version == 2:
             common["session/resume"] = self.resume_v2
             if SCENARIO in AUTH_SCENARIOS:
@@ -1328,6 +1393,18 @@ class FullAgent:
         return {}
 
     # -- turns
+
+    def steer_idle(self, params: dict[str, Any]) -> dict[str, Any]:
+        """`_session/steering` with no turn running (see the docstring)."""
+        meta = (params.get("_meta") or {}).get("steering") or {}
+        if meta.get("idleBehavior") == "promptRequired":
+            return {"outcome": "promptRequired", "reason": "noRunningTurn"}
+        heard = text(f"heard: {steered_text(params)}")
+        update = {"sessionUpdate": "agent_message_chunk", "content": heard}
+        if self.version == 2:
+            update["messageId"] = "a-heard"
+        self.after.append((str(params.get("sessionId")), update))
+        return {"outcome": "startedNewTurn"}
 
     def prompt(self, rid: Any, params: dict[str, Any]) -> None:
         prompt = params.get("prompt") or []

@@ -23,6 +23,8 @@ Modes (all conformant except for the one planted violation, on v2 connections):
                          state_update is ever sent
   exit-at-once           prints a reason to stderr and exits 1 before reading
   crash-on-prompt        prints a reason to stderr and exits 5 on session/prompt
+  steering-odd           advertises steering (`_meta.steering.supported`), and
+                         `_session/steering` answers `{outcome: queued}`
   asks-url-anyway        a prompt containing "ask" sends a URL
                          `elicitation/create` (both versions), whatever the
                          client advertised, then plays the short turn
@@ -102,7 +104,10 @@ class Agent:
         if params.get("protocolVersion") == 2 and "info" in params:
             self.version = 2
             caps: dict[str, Any] = {"session": {"delete": {}}}
-            reply(rid, {"protocolVersion": 2, "info": INFO, "capabilities": caps})
+            result = {"protocolVersion": 2, "info": INFO, "capabilities": caps}
+            if MODE == "steering-odd":
+                result["_meta"] = {"steering": {"supported": True}}
+            reply(rid, result)
             return
         self.version = 1
         agent_caps = {
@@ -116,6 +121,10 @@ class Agent:
             "authMethods": [],
         }
         reply(rid, result)
+
+    def on__session_steering(self, rid: Any, params: dict[str, Any]) -> None:
+        if self.known(rid, params) is not None:
+            reply(rid, {"outcome": "queued"})
 
     def on_session_new(self, rid: Any, params: dict[str, Any]) -> None:
         self.count += 1

@@ -62,9 +62,12 @@ ELICITATION_RUNS = [
 
 
 def demo_rows(checks: list[str]) -> list[str]:
-    """The rows of the demo agent: the elicitation probe runs three times."""
+    """The rows of the demo agent: the elicitation probe runs three times, and
+    it advertises steering (probed after the cancel)."""
     at = checks.index("elicitation")
-    return [*checks[:at], *ELICITATION_RUNS, *checks[at + 1 :]]
+    rows = [*checks[:at], *ELICITATION_RUNS, *checks[at + 1 :]]
+    rows.insert(rows.index("cancel") + 1, "steering")
+    return rows
 
 
 ROW = re.compile(
@@ -115,12 +118,13 @@ def test_the_demo_agent_passes_every_check(
     assert {result for _, _, result, _ in table} == {"pass"}, out
     assert out.splitlines()[0].split() == ["CHECK", "V", "RESULT", "DETAIL"]
     assert "agent: acp-tui demo agent" in out
-    assert out.rstrip().endswith("25 checks: 25 passed, 0 failed, 0 skipped")
+    assert out.rstrip().endswith("27 checks: 27 passed, 0 failed, 0 skipped")
     details = {(name, v): line for name, v, _, line in table}
     for v in ("1", "2"):  # /ask asks a form, /login a URL: each only if advertised
         assert "advertised modes: form" in details["elicitation (form only)", v]
         assert "advertised modes: url" in details["elicitation (url only)", v]
         assert "did not ask" in details["elicitation (none advertised)", v]
+        assert "hands the prompt back" in details["steering", v]
 
 
 @pytest.mark.subprocess
@@ -156,6 +160,11 @@ def test_a_conformant_agent_passes_in_both_versions(
             "session/update agent_message_chunk: messageId missing",
         ),
         ("no-plan-id", "schema", "session/update plan_update: plan.planId missing"),
+        (
+            "steering-odd",
+            "steering",
+            "expected promptRequired: the agent answered queued",
+        ),
         (
             "no-idle-after-cancel",
             "cancel",

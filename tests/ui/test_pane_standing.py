@@ -108,10 +108,14 @@ async def test_the_batches_of_a_turn_leave_the_queue_alone(
     show = PromptQueue.show
 
     def counted_show(
-        self: PromptQueue, entries: Sequence[tuple[int, str]], *, note: str = ""
+        self: PromptQueue,
+        entries: Sequence[tuple[int, str]],
+        *,
+        note: str = "",
+        steering: bool = False,
     ) -> None:
         shows.append((tuple(entries), note))
-        show(self, entries, note=note)
+        show(self, entries, note=note, steering=steering)
 
     batches: list[int] = []
     updated = SessionPane.on_session_updated

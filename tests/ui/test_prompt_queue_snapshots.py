@@ -36,7 +36,8 @@ def _still_spinner(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_two_prompts_queued_behind_a_running_turn(snap_compare: SnapCompare) -> None:
     """A turn runs ("hang" is the last message; the status bar says "⠋ running
     0s" and "2 queued"). Just above the prompt, under a rule titled "2 queued ·
-    ↑ in the empty prompt selects · enter edits · del removes", the queue lists
+    ↑ in the empty prompt selects · enter edits · del removes · alt+↑↓ moves"
+    (no "s sends now": this agent does not steer), the queue lists
     "second: check the tests" then "third: and the docs", one line each, oldest
     first; the prompt below is empty and has the focus."""
 

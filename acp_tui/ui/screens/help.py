@@ -31,6 +31,8 @@ KEYS_BEYOND_ACTIONS: Final[tuple[tuple[str, str], ...]] = (
     ("enter", "Send the prompt"),
     ("shift+enter / ctrl+j", "New line in the prompt"),
     ("up / down", "Prompt history; up in an empty prompt: queued prompts"),
+    ("alt+up / alt+down", "Move the selected queued prompt (also ctrl+up/down)"),
+    ("s", "Send the selected queued prompt now, into the running turn"),
     ("/", "Slash commands"),
     ("@", "Attach a file"),
     ("p", "Full paths of the card, diff or terminal in focus (or hover)"),

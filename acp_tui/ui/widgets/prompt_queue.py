@@ -11,6 +11,11 @@ prompts, oldest first, one line each, and lets the user take one back:
   the queue and puts its text back into the prompt, to be edited and sent again.
 * Delete, Backspace or `x` on an entry posts `Remove`: the pane takes it out of
   the queue.
+* alt+up / alt+down (or ctrl+up / ctrl+down) on an entry post `Move`: the pane
+  moves it one place earlier or later in the queue (the order it is sent in).
+* `s` on an entry posts `SendNow`: the pane sends it into the running turn
+  where the agent takes prompts there (steering; the title says so while it
+  can: `show(..., steering=True)`), see `acp_tui.ui.pane_steering`.
 
 The list holds no state of its own beyond what it shows: the pane owns the queue
 and calls `show` whenever it changes. Prompt text is the user's, shown as plain
@@ -38,6 +43,8 @@ ENTRY_WIDTH: Final = 200
 """Characters of a queued prompt shown on its line (the rest is cut)."""
 
 _KEYS_HINT: Final = "↑ in the empty prompt selects · enter edits · del removes"
+_MOVE_HINT: Final = "alt+↑↓ moves"
+_STEER_HINT: Final = "s sends now"
 
 
 def entry_text(text: str) -> str:
@@ -83,6 +90,9 @@ class PromptQueue(OptionList):
         Binding("escape", "leave", "Back to the prompt", show=False),
         Binding("down", "down_or_leave", "Down", show=False),
         Binding("up", "up", "Up", show=False),
+        Binding("alt+up,ctrl+up", "move(-1)", "Move up", show=False),
+        Binding("alt+down,ctrl+down", "move(1)", "Move down", show=False),
+        Binding("s", "send_now", "Send now", show=False),
     ]
 
     @dataclass
@@ -98,6 +108,19 @@ class PromptQueue(OptionList):
         prompt_id: int
 
     @dataclass
+    class Move(Message):
+        """Move this prompt `by` places (negative: earlier) in the queue."""
+
+        prompt_id: int
+        by: int
+
+    @dataclass
+    class SendNow(Message):
+        """Send this prompt into the running turn (steering)."""
+
+        prompt_id: int
+
+    @dataclass
     class Leave(Message):
         """Give the focus back to the prompt."""
 
@@ -106,32 +129,41 @@ class PromptQueue(OptionList):
         self.entries: tuple[tuple[int, str], ...] = ()
         """What the list shows: (prompt id, text), oldest first."""
         self._note = ""
+        self.steering = False
+        """Whether `s` sends the highlighted prompt now (see `show`)."""
 
     def on_mount(self) -> None:
         """Nothing is queued yet: hidden."""
         self.display = False
 
-    def show(self, entries: Sequence[tuple[int, str]], *, note: str = "") -> None:
+    def show(
+        self,
+        entries: Sequence[tuple[int, str]],
+        *,
+        note: str = "",
+        steering: bool = False,
+    ) -> None:
         """Show these queued prompts (hidden when there are none).
 
         Args:
             entries: (prompt id, text), oldest first.
             note: What the title adds (say, that they go out after a restart).
+            steering: Whether a queued prompt can be sent into the running
+                turn now (`s`).
         """
         entries = tuple(entries)
-        if entries == self.entries and note == self._note:
+        if entries == self.entries and (note, steering) == (self._note, self.steering):
             return
         highlighted = self.highlighted_id
-        self.entries, self._note = entries, note
+        self.entries, self._note, self.steering = entries, note, steering
         self.clear_options()
         self.add_options(
             Option(Content(entry_text(text)), id=str(prompt_id))
             for prompt_id, text in entries
         )
         count = f"{len(entries)} queued"
-        self.border_title = " · ".join(
-            part for part in (count, note, _KEYS_HINT) if part
-        )
+        hints = (_KEYS_HINT, _MOVE_HINT, _STEER_HINT if steering else "")
+        self.border_title = " · ".join(part for part in (count, note, *hints) if part)
         self.display = bool(entries)
         if not entries:
             if self.has_focus:
@@ -172,6 +204,18 @@ class PromptQueue(OptionList):
         prompt_id = self.highlighted_id
         if prompt_id is not None:
             self.post_message(self.Remove(prompt_id))
+
+    def action_move(self, by: int) -> None:
+        """Move the highlighted prompt earlier (negative) or later in the queue."""
+        prompt_id = self.highlighted_id
+        if prompt_id is not None:
+            self.post_message(self.Move(prompt_id, by))
+
+    def action_send_now(self) -> None:
+        """Send the highlighted prompt into the running turn, where possible."""
+        prompt_id = self.highlighted_id
+        if prompt_id is not None:
+            self.post_message(self.SendNow(prompt_id))
 
     def action_leave(self) -> None:
         """Back to the prompt."""
