@@ -37,8 +37,11 @@ TimelineKind: TypeAlias = Literal[
     "permission",
     "elicitation",
     "unknown_update",
+    "agent_notice",
+    "compaction",
+    "session_message",
 ]
-"""The kinds of entity the timeline lists."""
+"""The kinds of entity the timeline lists (the last three: `store.reports`)."""
 
 ChangeKind: TypeAlias = Literal[
     TimelineKind,

@@ -124,6 +124,7 @@ from acp_tui.store.ops import (
     SetState,
     UpsertMessage,
 )
+from acp_tui.store.reports import Reports
 from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, plain_json
 
 __all__ = [
@@ -450,6 +451,7 @@ class SessionStore:
         self._timeline_revision = 0
 
         # Handlers take their own op type; the table is keyed by that type.
+        self._reports = Reports(self._next_revision, self._add_to_timeline)
         self._handlers: dict[type, Callable[[Any], _Changes]] = {
             UpsertMessage: self._upsert_message,
             AppendMessageChunk: self._append_message_chunk,
@@ -474,6 +476,7 @@ class SessionStore:
             CompleteElicitation: self._complete_elicitation,
             RecordUnknownUpdate: self._record_unknown_update,
             RecordNotice: self._record_notice,
+            **self._reports.handlers(),
         }
 
     # --- applying ops -----------------------------------------------------
@@ -1194,6 +1197,11 @@ class SessionStore:
         return tuple(self._unknown_updates)
 
     @property
+    def reports(self) -> Reports:
+        """The agent's notices, compactions and session messages (`store.reports`)."""
+        return self._reports
+
+    @property
     def notices(self) -> tuple[Notice, ...]:
         """The most recent notices, oldest first."""
         return tuple(self._notices)
@@ -1236,6 +1244,7 @@ class SessionStore:
         }
         if state.error is not None:
             out["error"] = _plain(state.error)
+        out.update(self._reports.to_json())  # keys left out when empty, likewise
         if self._elicitations:  # left out when none: older documents read the same
             out["elicitations"] = [
                 self._elicitation_json(e) for e in self._elicitations.values()
