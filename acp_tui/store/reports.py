@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final, TypeAlias
 
-from acp_tui.store.changes import Change, TimelineKind
+from acp_tui.store.changes import Change, ChangeAction, TimelineKind
 from acp_tui.store.ops import (
     AddNotice,
     AppendCompactionSummary,
@@ -196,7 +196,7 @@ class Reports:
         entry.fields["status"] = op.status
         _patch(entry, "error", op.error)
         _patch(entry, "meta", op.meta)
-        action = "added" if added else "updated"
+        action: ChangeAction = "added" if added else "updated"
         if op.summary is not UNSET:
             entry.blocks = list(op.summary or ())
             action = "added" if added else "replaced"
@@ -209,14 +209,14 @@ class Reports:
         )
         entry.blocks.append(op.block)
         entry.changed(self._next_revision())
-        action = "added" if added else "appended"
+        action: ChangeAction = "added" if added else "appended"
         return (Change("compaction", op.compaction_id, action, op.block),)
 
     def _patch_session_message(self, op: PatchSessionMessage) -> _Changes:
         entry, added = self._entry(self._messages, "session_message", op.message_id)
         for name in _MESSAGE_FIELDS:
             _patch(entry, name, getattr(op, name))
-        action = "added" if added else "updated"
+        action: ChangeAction = "added" if added else "updated"
         if op.content is not UNSET:
             entry.blocks = list(op.content or ())
             action = "added" if added else "replaced"
@@ -227,7 +227,7 @@ class Reports:
         entry, added = self._entry(self._messages, "session_message", op.message_id)
         entry.blocks.append(op.block)
         entry.changed(self._next_revision())
-        action = "added" if added else "appended"
+        action: ChangeAction = "added" if added else "appended"
         return (Change("session_message", op.message_id, action, op.block),)
 
     # --- queries ----------------------------------------------------------
@@ -282,7 +282,9 @@ class Reports:
         return tuple(self._snapshots(self._messages, self.session_message))
 
     @staticmethod
-    def _snapshots(table: dict[str, _Entry], query: Callable[[str], Any]) -> Iterator[Any]:
+    def _snapshots(
+        table: dict[str, _Entry], query: Callable[[str], Any]
+    ) -> Iterator[Any]:
         for key in table:
             snapshot = query(key)
             if snapshot is not None:
