@@ -123,11 +123,7 @@ def test_json_document_and_transcript_keep_them(
     else:
         assert "sessionMessages" not in doc
     assert doc["unknownUpdates"] == []
-    (saved,) = (
-        (home / "data").rglob("*.jsonl")
-        if (home / "data").exists()
-        else list(home.rglob("*.jsonl"))
-    )
+    (saved,) = home.rglob("*.jsonl")
     loaded = read_transcript(saved)
     assert loaded is not None
     replayed = loaded.store.to_json()
