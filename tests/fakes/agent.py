@@ -34,7 +34,8 @@ the client's `fs/*` methods. Prompt text chooses variants:
              and (v2) a session message "sm1" from session "s-helper". A v1 agent
              sends notices only when the client set `session.notices`, and the
              compaction only with `session.compaction` (else it says so in an
-             agent message); "reports broken" ends the compaction `failed`
+             agent message); "reports broken" ends the compaction `failed`,
+             followed by an error notice
   "paths"  (v2) a turn naming paths: edit "e1" with locations
            <cwd>/notes.txt:2, $HOME/elsewhere/todo.md and `FAR_PATH` (long,
            outside both) and a git_patch diff
@@ -314,6 +315,9 @@ def reports_turn(agent: Agent, sid: str, said: str, version: int) -> None:
         up({**chunk, "content": text("The user is fixing the parser.")})
         if "broken" in said:
             up({**cmp, "status": "failed", "error": "summary too long"})
+            if notices:
+                error = {"severity": "error", "title": "Context still too large"}
+                up({"sessionUpdate": "notice", **error})
         else:
             up({**cmp, "status": "completed"})
     else:
