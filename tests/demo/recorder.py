@@ -102,9 +102,12 @@ class Recorder:
         terminal: bool = False,
         permission: PermissionPolicy = allow_once,
         v2_number_with_v1_params: bool = False,
+        session_capabilities: JSON | None = None,
     ) -> None:
         self.version = version
         self.terminal = terminal
+        self.session_capabilities = session_capabilities
+        """v1 `clientCapabilities.session` (None: left out)."""
         self.permission = permission
         self.v2_number_with_v1_params = v2_number_with_v1_params
         self.messages: list[JSON] = []
@@ -257,6 +260,8 @@ class Recorder:
                 },
                 "clientInfo": {"name": "recorder", "version": "1.0"},
             }
+        if self.session_capabilities is not None:
+            params["clientCapabilities"]["session"] = self.session_capabilities
         result: JSON = await self.request("initialize", params)
         return result
 
@@ -323,6 +328,7 @@ async def recording(
     permission: PermissionPolicy = allow_once,
     v2_number_with_v1_params: bool = False,
     in_process: bool = False,
+    session_capabilities: JSON | None = None,
 ) -> AsyncIterator[Recorder]:
     """A `Recorder` connected to a fresh demo agent (initialized).
 
@@ -336,6 +342,7 @@ async def recording(
         terminal=terminal,
         permission=permission,
         v2_number_with_v1_params=v2_number_with_v1_params,
+        session_capabilities=session_capabilities,
     )
     async with anyio.create_task_group() as tasks:
         async with _agent(in_process, tasks) as link:
