@@ -41,8 +41,11 @@ def notice_ops(update: Any) -> list[ops.Op]:
     ]
 
 
-def compaction_ops(update: Any) -> list[ops.Op]:
-    """A `compaction_update` → `PatchCompaction` (three-state fields)."""
+def compaction_ops(update: Any, *, meta_merge: bool = False) -> list[ops.Op]:
+    """A `compaction_update` → `PatchCompaction` (three-state fields).
+
+    With `meta_merge` (v2's rule), an object `_meta` merges by top-level key.
+    """
     return [
         ops.PatchCompaction(
             update.compaction_id,
@@ -50,6 +53,7 @@ def compaction_ops(update: Any) -> list[ops.Op]:
             summary=patch(update, "summary", json_list),
             error=patch(update, "error"),
             meta=patch(update, "meta"),
+            meta_merge=meta_merge,
         )
     ]
 
@@ -70,6 +74,7 @@ def session_message_ops(update: Any) -> list[ops.Op]:
             recipient_message_id=patch(update, "recipient_message_id"),
             content=patch(update, "content", json_list),
             meta=patch(update, "meta", json_object),
+            meta_merge=True,  # v2 only, where an object `_meta` merges by key
         )
     ]
 

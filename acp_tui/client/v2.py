@@ -37,6 +37,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
@@ -286,7 +287,7 @@ _HANDLERS: Final[dict[type, Callable[[Any], list[ops.Op]]]] = {
     v2.RequiresActionStateUpdate: _state,
     v2.UnknownStateUpdate: _state,
     v2.Notice: notice_ops,
-    v2.CompactionUpdate: compaction_ops,
+    v2.CompactionUpdate: partial(compaction_ops, meta_merge=True),
     v2.CompactionSummaryChunk: compaction_chunk_ops,
     v2.SessionMessage: session_message_ops,
     v2.SessionMessageChunk: session_message_chunk_ops,

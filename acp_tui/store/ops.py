@@ -481,6 +481,8 @@ class PatchCompaction:
     summary: Patch[Sequence[JSONObject]] = UNSET
     error: Patch[str] = UNSET
     meta: Patch[JSONObject] = UNSET
+    meta_merge: bool = False
+    """How an object `meta` applies: see `UpsertMessage.meta_merge` (v2 merges)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -510,6 +512,8 @@ class PatchSessionMessage:
     recipient_message_id: Patch[str] = UNSET
     content: Patch[Sequence[JSONObject]] = UNSET
     meta: Patch[JSONObject] = UNSET
+    meta_merge: bool = False
+    """How an object `meta` applies: see `UpsertMessage.meta_merge` (v2 merges)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,9 @@ REPORT_KINDS: Final[frozenset[TimelineKind]] = frozenset(
 
 _Changes: TypeAlias = tuple[Change, ...]
 
+MetaPatcher: TypeAlias = Callable[[Any, Any, bool], Any]
+"""The store's three-state `_meta` patch: (current, patch, merge) -> new value."""
+
 
 def blocks_text(blocks: Sequence[JSONObject]) -> str:
     """The text of `blocks` joined (a non-text block reads as `<type>`)."""
@@ -145,9 +148,11 @@ class Reports:
         self,
         next_revision: Callable[[], int],
         add_to_timeline: Callable[[TimelineKind, str], None],
+        patched_meta: MetaPatcher,
     ) -> None:
         self._next_revision = next_revision
         self._add_to_timeline = add_to_timeline
+        self._patched_meta = patched_meta
         self._notices: list[AgentNotice] = []
         self._compactions: dict[str, _Entry] = {}
         self._messages: dict[str, _Entry] = {}
@@ -195,7 +200,7 @@ class Reports:
         )
         entry.fields["status"] = op.status
         _patch(entry, "error", op.error)
-        _patch(entry, "meta", op.meta)
+        self._patch_meta(entry, op.meta, op.meta_merge)
         action: ChangeAction = "added" if added else "updated"
         if op.summary is not UNSET:
             entry.blocks = list(op.summary or ())
@@ -216,6 +221,7 @@ class Reports:
         entry, added = self._entry(self._messages, "session_message", op.message_id)
         for name in _MESSAGE_FIELDS:
             _patch(entry, name, getattr(op, name))
+        self._patch_meta(entry, op.meta, op.meta_merge)
         action: ChangeAction = "added" if added else "updated"
         if op.content is not UNSET:
             entry.blocks = list(op.content or ())
@@ -229,6 +235,11 @@ class Reports:
         entry.changed(self._next_revision())
         action: ChangeAction = "added" if added else "appended"
         return (Change("session_message", op.message_id, action, op.block),)
+
+    def _patch_meta(self, entry: _Entry, meta: object, merge: bool) -> None:
+        if meta is not UNSET:
+            current = entry.fields.get("meta")
+            entry.fields["meta"] = self._patched_meta(current, meta, merge)
 
     # --- queries ----------------------------------------------------------
 
@@ -313,7 +324,6 @@ _MESSAGE_FIELDS: Final = (
     "recipient_session_id",
     "sender_message_id",
     "recipient_message_id",
-    "meta",
 )
 
 _NOTICE_KEYS: Final = {

@@ -451,7 +451,9 @@ class SessionStore:
         self._timeline_revision = 0
 
         # Handlers take their own op type; the table is keyed by that type.
-        self._reports = Reports(self._next_revision, self._add_to_timeline)
+        self._reports = Reports(
+            self._next_revision, self._add_to_timeline, _patched_meta
+        )
         self._handlers: dict[type, Callable[[Any], _Changes]] = {
             UpsertMessage: self._upsert_message,
             AppendMessageChunk: self._append_message_chunk,

@@ -279,3 +279,20 @@ def test_a_session_message_streams_with_its_source() -> None:
     v1_store = Player(1).store
     Player(1, v1_store).send(raw)
     assert dump(v1_store)["unknownUpdates"] == [raw]
+
+
+@pytest.mark.parametrize(("version", "merged"), [(1, False), (2, True)])
+def test_compaction_meta_merges_by_key_in_v2_and_is_replaced_in_v1(
+    version: int, merged: bool
+) -> None:
+    player = Player(version)  # type: ignore[arg-type]
+    player.send(
+        *checked(
+            version,
+            compaction("c1", "in_progress", _meta={"a": 1, "b": 2}),
+            compaction("c1", "completed", _meta={"b": None, "c": 3}),
+        )
+    )
+    c = player.store.reports.compaction("c1")
+    assert c is not None
+    assert dict(c.meta or {}) == ({"a": 1, "c": 3} if merged else {"b": None, "c": 3})

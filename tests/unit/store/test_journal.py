@@ -147,7 +147,9 @@ SAMPLES: list[Any] = [
     ops.AddNotice("_vendor", "Odd"),
     ops.PatchCompaction("c1", "in_progress"),
     ops.AppendCompactionSummary("c1", TEXT),
-    ops.PatchCompaction("c1", "failed", summary=None, error="boom", meta={"m": 2}),
+    ops.PatchCompaction(
+        "c1", "failed", summary=None, error="boom", meta={"m": 2}, meta_merge=True
+    ),
     ops.PatchCompaction("c2", "completed", summary=[TEXT]),
     ops.PatchSessionMessage(
         "sm1",
@@ -402,6 +404,7 @@ REPORT_OPS = st.one_of(
         summary=_patch(_OBJECT_LISTS),
         error=_patch(st.text(max_size=3)),
         meta=_patch(_OBJECTS),
+        meta_merge=st.booleans(),
     ),
     st.builds(ops.AppendCompactionSummary, st.sampled_from(["c1", "c2"]), _OBJECTS),
     st.builds(
@@ -410,6 +413,8 @@ REPORT_OPS = st.one_of(
         sender_session_id=_patch(st.text(max_size=3)),
         recipient_message_id=_patch(st.text(max_size=3)),
         content=_patch(_OBJECT_LISTS),
+        meta=_patch(_OBJECTS),
+        meta_merge=st.booleans(),
     ),
     st.builds(ops.AppendSessionMessageChunk, st.sampled_from(["s1", "s2"]), _OBJECTS),
 )
