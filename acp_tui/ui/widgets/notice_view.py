@@ -19,7 +19,8 @@ __all__ = ["NoticeView", "notice_text"]
 
 def notice_text(notice: AgentNotice) -> Text:
     """The notice as plain text: mark, severity, title; the description below."""
-    text = Text(notice_heading(notice), style="bold")
+    text = Text()
+    text.append(notice_heading(notice), style="bold")
     if notice.description:
         text.append("\n")
         text.append(cut(notice.description), style="dim")

@@ -41,7 +41,8 @@ class SessionMessageView(Static):
         self.update(self._text(message))
 
     def _text(self, message: SessionMessage) -> Text:
-        text = Text(source_line(message, self.own_session_id), style="bold")
+        text = Text()
+        text.append(source_line(message, self.own_session_id), style="bold")
         body = message.text
         if body:
             text.append("\n")
