@@ -32,25 +32,26 @@ def _notice(store: SessionStore, entity_id: str) -> list[str]:
     return lines
 
 
+def _headed(heading: str, body: str) -> list[str]:
+    """A bold heading, then `body` quoted (if any)."""
+    lines = [f"**{printable(heading)}**"]
+    if body:
+        lines += ["", *_quoted(printable(body, keep="\n\t"))]
+    return lines
+
+
 def _compaction(store: SessionStore, entity_id: str) -> list[str]:
     compaction = store.reports.compaction(entity_id)
     if compaction is None:
         return []
-    lines = [f"**— {printable(compaction_label(compaction))} —**"]
-    summary = compaction.summary_text
-    if summary:
-        lines += ["", *_quoted(printable(summary, keep="\n\t"))]
-    return lines
+    return _headed(f"— {compaction_label(compaction)} —", compaction.summary_text)
 
 
 def _session_message(store: SessionStore, entity_id: str) -> list[str]:
     message = store.reports.session_message(entity_id)
     if message is None:
         return []
-    lines = [f"**{printable(source_line(message, store.session_id))}**"]
-    if message.text:
-        lines += ["", *_quoted(printable(message.text, keep="\n\t"))]
-    return lines
+    return _headed(source_line(message, store.session_id), message.text)
 
 
 REPORT_MARKDOWN: Final[dict[str, Callable[[SessionStore, str], list[str]]]] = {

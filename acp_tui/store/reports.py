@@ -33,7 +33,7 @@ from acp_tui.store.ops import (
     PatchCompaction,
     PatchSessionMessage,
 )
-from acp_tui.store.values import UNSET, JSONObject, JSONValue, plain_json
+from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, plain_json
 
 __all__ = [
     "REPORT_KINDS",
@@ -194,47 +194,64 @@ class Reports:
         self._add_to_timeline(kind, key)
         return entry, True
 
+    def _patched(
+        self,
+        entry: _Entry,
+        added: bool,
+        blocks: Patch[Sequence[JSONObject]],
+        key: str,
+        kind: TimelineKind,
+    ) -> _Changes:
+        """An upsert's change (a `blocks` patch replaces what was accumulated)."""
+        action: ChangeAction = "added" if added else "updated"
+        if blocks is not UNSET:
+            entry.blocks = list(blocks or ())
+            action = "added" if added else "replaced"
+        entry.changed(self._next_revision())
+        return (Change(kind, key, action),)
+
+    def _appended(
+        self,
+        entry: _Entry,
+        added: bool,
+        block: JSONObject,
+        key: str,
+        kind: TimelineKind,
+    ) -> _Changes:
+        """A chunk's change: one block appended."""
+        entry.blocks.append(block)
+        entry.changed(self._next_revision())
+        action: ChangeAction = "added" if added else "appended"
+        return (Change(kind, key, action, block),)
+
     def _patch_compaction(self, op: PatchCompaction) -> _Changes:
+        key = op.compaction_id
         entry, added = self._entry(
-            self._compactions, "compaction", op.compaction_id, status=op.status
+            self._compactions, "compaction", key, status=op.status
         )
         entry.fields["status"] = op.status
         _patch(entry, "error", op.error)
         self._patch_meta(entry, op.meta, op.meta_merge)
-        action: ChangeAction = "added" if added else "updated"
-        if op.summary is not UNSET:
-            entry.blocks = list(op.summary or ())
-            action = "added" if added else "replaced"
-        entry.changed(self._next_revision())
-        return (Change("compaction", op.compaction_id, action),)
+        return self._patched(entry, added, op.summary, key, "compaction")
 
     def _append_compaction_summary(self, op: AppendCompactionSummary) -> _Changes:
-        entry, added = self._entry(
-            self._compactions, "compaction", op.compaction_id, status="in_progress"
-        )
-        entry.blocks.append(op.block)
-        entry.changed(self._next_revision())
-        action: ChangeAction = "added" if added else "appended"
-        return (Change("compaction", op.compaction_id, action, op.block),)
+        key = op.compaction_id
+        table = self._compactions
+        entry, added = self._entry(table, "compaction", key, status="in_progress")
+        return self._appended(entry, added, op.block, key, "compaction")
 
     def _patch_session_message(self, op: PatchSessionMessage) -> _Changes:
-        entry, added = self._entry(self._messages, "session_message", op.message_id)
+        key = op.message_id
+        entry, added = self._entry(self._messages, "session_message", key)
         for name in _MESSAGE_FIELDS:
             _patch(entry, name, getattr(op, name))
         self._patch_meta(entry, op.meta, op.meta_merge)
-        action: ChangeAction = "added" if added else "updated"
-        if op.content is not UNSET:
-            entry.blocks = list(op.content or ())
-            action = "added" if added else "replaced"
-        entry.changed(self._next_revision())
-        return (Change("session_message", op.message_id, action),)
+        return self._patched(entry, added, op.content, key, "session_message")
 
     def _append_session_message_chunk(self, op: AppendSessionMessageChunk) -> _Changes:
-        entry, added = self._entry(self._messages, "session_message", op.message_id)
-        entry.blocks.append(op.block)
-        entry.changed(self._next_revision())
-        action: ChangeAction = "added" if added else "appended"
-        return (Change("session_message", op.message_id, action, op.block),)
+        key = op.message_id
+        entry, added = self._entry(self._messages, "session_message", key)
+        return self._appended(entry, added, op.block, key, "session_message")
 
     def _patch_meta(self, entry: _Entry, meta: object, merge: bool) -> None:
         if meta is not UNSET:

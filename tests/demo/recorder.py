@@ -303,6 +303,22 @@ class Recorder:
 
         return wait
 
+    def replay_request(self, session_id: str, cwd: Path) -> tuple[str, JSON]:
+        """The method and params that replay a session's history: v2
+        `session/resume` from the start, v1 `session/load`."""
+        if self.version == 2:
+            params: JSON = {
+                "sessionId": session_id,
+                "cwd": str(cwd),
+                "replayFrom": {"type": "start"},
+            }
+            return "session/resume", params
+        return "session/load", {
+            "sessionId": session_id,
+            "cwd": str(cwd),
+            "mcpServers": [],
+        }
+
     async def cancel(self, session_id: str) -> None:
         await self.notify("session/cancel", {"sessionId": session_id})
 

@@ -60,14 +60,21 @@ def said(rec: Recorder) -> str:
     )
 
 
-@pytest.mark.parametrize("version", [1, 2])
-async def test_notice_sends_one_of_each_severity(version: int, project: Path) -> None:
+async def prompted(
+    version: int, project: Path, prompt: str, capabilities: JSON | None = OPTED_IN
+) -> Recorder:
+    """The recorder after one prompt (which must end `end_turn`) in a new session."""
     async with recording(
-        version, in_process=True, session_capabilities=OPTED_IN
+        version, in_process=True, session_capabilities=capabilities
     ) as rec:
         session = await rec.new_session(project)
-        assert await rec.prompt(session, "/notice") == "end_turn"
-    sent = reports(rec)
+        assert await rec.prompt(session, prompt) == "end_turn"
+    return rec
+
+
+@pytest.mark.parametrize("version", [1, 2])
+async def test_notice_sends_one_of_each_severity(version: int, project: Path) -> None:
+    sent = reports(await prompted(version, project, "/notice"))
     assert [(u["severity"], u["title"]) for u in sent] == [
         ("info", "Using the demo's fast model"),
         ("warning", "MCP server `search` is unavailable"),
@@ -80,12 +87,7 @@ async def test_notice_sends_one_of_each_severity(version: int, project: Path) ->
 async def test_compact_streams_the_summary_then_completes(
     version: int, project: Path
 ) -> None:
-    async with recording(
-        version, in_process=True, session_capabilities=OPTED_IN
-    ) as rec:
-        session = await rec.new_session(project)
-        assert await rec.prompt(session, "/compact") == "end_turn"
-    sent = reports(rec)
+    sent = reports(await prompted(version, project, "/compact"))
     kinds = [u["sessionUpdate"] for u in sent]
     assert kinds == [
         "compaction_update",
@@ -100,9 +102,7 @@ async def test_compact_streams_the_summary_then_completes(
 async def test_v1_without_the_opt_in_sends_none_and_says_so(
     prompt: str, project: Path
 ) -> None:
-    async with recording(1, in_process=True) as rec:
-        session = await rec.new_session(project)
-        assert await rec.prompt(session, prompt) == "end_turn"
+    rec = await prompted(1, project, prompt, capabilities=None)
     assert reports(rec) == []
     assert "your client did not opt in" in said(rec)
 
@@ -118,17 +118,7 @@ async def test_a_replay_sends_the_compaction_and_no_notice(
         await rec.prompt(session, "/notice")
         await rec.prompt(session, "/compact")
         start = len(rec.messages)
-        if version == 2:
-            method = "session/resume"
-            params: JSON = {
-                "sessionId": session,
-                "cwd": str(project),
-                "replayFrom": {"type": "start"},
-            }
-        else:
-            method = "session/load"
-            params = {"sessionId": session, "cwd": str(project), "mcpServers": []}
-        await rec.request(method, params)
+        await rec.request(*rec.replay_request(session, project))
     (replayed,) = reports(rec, start)
     assert replayed["sessionUpdate"] == "compaction_update"
     assert replayed["status"] == "completed"

@@ -1,14 +1,11 @@
-"""SVG snapshots of what the agent reports about itself: notices, a compaction
-divider with its summary, a message from another session.
+"""SVG snapshots of the report cards (notices, a compaction, a session message).
 
-Update the baselines with
-`uv run pytest tests/ui/test_report_snapshots.py --snapshot-update` and read them.
+The cards are built with `make_card` from a store driven by ops, in the dark
+theme. After a deliberate change of look, regenerate these two with
+`--snapshot-update` and check each picture against its docstring.
 """
 
 from __future__ import annotations
-
-from collections.abc import Awaitable, Callable
-from typing import Protocol
 
 import pytest
 from textual.app import App, ComposeResult
@@ -20,21 +17,11 @@ from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.conversation_cards import make_card
+from tests.ui.test_card_snapshots import SnapCompare
 
 pytestmark = pytest.mark.snapshot
 
 SIZE = (80, 24)
-
-
-class SnapCompare(Protocol):
-    def __call__(
-        self,
-        app: App[None],
-        *,
-        press: tuple[str, ...] = (),
-        terminal_size: tuple[int, int] = (80, 24),
-        run_before: Callable[[Pilot[None]], Awaitable[None] | None] | None = None,
-    ) -> bool: ...
 
 
 class ReportsApp(App[None]):

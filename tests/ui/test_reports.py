@@ -7,39 +7,26 @@ under its divider until opened, and a message from another session names it.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 from textual.widgets import Collapsible, Static
 from textual.widgets.collapsible import CollapsibleTitle
 
-from acp_tui.protocol.transport import AgentCommand
-from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.widgets.compaction_view import CompactionView
 from acp_tui.ui.widgets.notice_view import NoticeView
 from acp_tui.ui.widgets.session_message_view import SessionMessageView
 from tests.ui.helpers import wait_for
+from tests.ui.test_app import fake_app, turn_ended
 
 pytestmark = pytest.mark.subprocess
 
-FAKE_AGENT = Path(__file__).resolve().parents[1] / "fakes" / "agent.py"
 SIZE = (100, 40)
 
 
 @pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _acp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
-
-
-def fake_app(scenario: str, cwd: Path) -> AcpTuiApp:
-    command = AgentCommand(argv=(sys.executable, str(FAKE_AGENT), scenario))
-    return make_app(command, "fake", cwd=cwd, init_timeout=10.0)
-
-
-def turn_ended(app: AcpTuiApp) -> bool:
-    store = app.store
-    return store is not None and store.state.is_idle and store.state.turns_ended >= 1
 
 
 def shown(widget: Static) -> str:
