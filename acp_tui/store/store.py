@@ -54,7 +54,8 @@ Invariants:
   the agent sent. The key depends only on the order of ops, so a journal replay
   or an agent's history replay gives the same keys.
 * **Timeline.** Messages, tool calls, plans, terminals, permissions,
-  elicitations and unknown updates appear once each, in order of first
+  elicitations, unknown updates, and the agent's notices, compactions and
+  session messages (`store.reports`) appear once each, in order of first
   appearance. A terminal is listed only while no tool call refers to it (a
   standalone terminal); otherwise it is shown inside its tool call.
   `timeline_revision` bumps when the timeline changes.
