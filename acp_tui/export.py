@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeAlias, TypeV
 
 from acp_tui.client.elicitation_form import answer_text
 from acp_tui.diff.parse import patch_from_texts
+from acp_tui.export_reports import REPORT_MARKDOWN
 from acp_tui.safe_text import printable
 from acp_tui.store.model import (
     Elicitation,
@@ -269,6 +270,8 @@ def session_markdown(
                 block = ["### Terminal", "", *_terminal_markdown(terminal)]
         elif kind == "unknown_update":
             block = _unknown_markdown(store, entity_id)
+        elif kind in REPORT_MARKDOWN:
+            block = REPORT_MARKDOWN[kind](store, entity_id)
         if block:
             out.append("")
             out.extend(block)

@@ -26,6 +26,9 @@ this module absorbs, so that nothing above the client layer knows the version:
   has no `state_update`.
 * An update nested more than `_wire.MAX_UPDATE_DEPTH` levels deep is
   skipped with a visible notice, as in v2.
+* `notice` and the compaction updates (the client opts in: `REPORT_OPT_INS` in
+  `clientCapabilities.session`) map as in v2 (`client._wire_reports`); text
+  after one starts a new message, so it is shown after it.
 """
 
 from __future__ import annotations
@@ -55,6 +58,11 @@ from acp_tui.client._wire import (
     too_deep_notice,
     tool_call_patch,
     turn_usage,
+)
+from acp_tui.client._wire_reports import (
+    compaction_chunk_ops,
+    compaction_ops,
+    notice_ops,
 )
 from acp_tui.client.auth import AuthChoice
 from acp_tui.client.dialect import (
@@ -151,7 +159,16 @@ def _segment_breaks() -> frozenset[type]:
     A function, not a module constant: the v1 models load on first use
     (`acp_tui.protocol.schema`), and importing this module must not use them.
     """
-    return frozenset({v1.ToolCall, v1.SessionToolCallUpdate, v1.Plan})
+    return frozenset(
+        {
+            v1.ToolCall,
+            v1.SessionToolCallUpdate,
+            v1.Plan,
+            v1.Notice,
+            v1.CompactionUpdate,
+            v1.CompactionSummaryChunk,
+        }
+    )
 
 
 class V1Translator:
@@ -179,6 +196,9 @@ class V1Translator:
             v1.ConfigOptionUpdate: self._config,
             v1.SessionInfoUpdate: self._info,
             v1.UsageUpdate: self._usage,
+            v1.Notice: notice_ops,
+            v1.CompactionUpdate: compaction_ops,
+            v1.CompactionSummaryChunk: compaction_chunk_ops,
         }
 
     def translate_update(self, update: Any) -> list[ops.Op]:
@@ -380,7 +400,9 @@ class V1Dialect(SteeringExtension):
             session=v1.ClientSessionCapabilities(
                 config_options=v1.SessionConfigOptionsCapabilities(
                     boolean=v1.BooleanConfigOptionCapabilities()
-                )
+                ),
+                notices=v1.NoticeCapabilities(),
+                compaction=v1.CompactionCapabilities(),
             ),
         )
         if features.terminal_auth:

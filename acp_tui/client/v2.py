@@ -23,8 +23,9 @@ guide. Every update kind maps onto the same store ops the v1 translator uses:
 * `state_update` → `SetState` (unknown states are kept; they are not idle);
 * `available_commands_update`, `config_option_update` → whole-list replacements;
   `session_info_update`, `usage_update` → three-state patches;
-* `notice` → `RecordNotice`; anything else (compaction, vendor, future) →
-  `RecordUnknownUpdate` with the raw payload.
+* `notice`, `compaction_update` / `compaction_summary_chunk`, `session_message` /
+  `session_message_chunk` → the `store.reports` ops (`client._wire_reports`);
+  anything else (vendor, future) → `RecordUnknownUpdate` with the raw payload.
 
 Invalid base64 in terminal data produces a visible notice, and the rest of the
 update still applies. An update that nests JSON more than `MAX_UPDATE_DEPTH`
@@ -36,6 +37,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
@@ -64,6 +66,14 @@ from acp_tui.client._wire import (
     too_deep_notice,
     tool_call_patch,
     turn_usage,
+)
+from acp_tui.client._wire_reports import (
+    REPORT_OPT_INS,
+    compaction_chunk_ops,
+    compaction_ops,
+    notice_ops,
+    session_message_chunk_ops,
+    session_message_ops,
 )
 from acp_tui.client.auth import AuthChoice
 from acp_tui.client.dialect import (
@@ -261,14 +271,6 @@ def _usage(update: v2.UsageUpdate) -> list[ops.Op]:
     ]
 
 
-def _notice(update: v2.Notice) -> list[ops.Op]:
-    return [
-        ops.RecordNotice(
-            update.severity, update.title, update.description, to_wire(update)
-        )
-    ]
-
-
 def _unknown(update: Any) -> list[ops.Op]:
     return [ops.RecordUnknownUpdate(to_wire(update))]
 
@@ -291,7 +293,11 @@ _HANDLERS: Final[dict[type, Callable[[Any], list[ops.Op]]]] = {
     v2.IdleStateUpdate: _state,
     v2.RequiresActionStateUpdate: _state,
     v2.UnknownStateUpdate: _state,
-    v2.Notice: _notice,
+    v2.Notice: notice_ops,
+    v2.CompactionUpdate: partial(compaction_ops, meta_merge=True),
+    v2.CompactionSummaryChunk: compaction_chunk_ops,
+    v2.SessionMessage: session_message_ops,
+    v2.SessionMessageChunk: session_message_chunk_ops,
 }
 
 
@@ -408,7 +414,10 @@ class V2Dialect(SteeringExtension):
                 "writeTextFile": features.write_text_file,
             },
             "terminal": features.terminal,
-            "session": {"configOptions": {"boolean": {}}},
+            "session": {
+                "configOptions": {"boolean": {}},
+                **{name: {} for name in REPORT_OPT_INS},
+            },
         }
         if features.terminal_auth:
             v1_capabilities["auth"] = {"terminal": True}

@@ -50,6 +50,7 @@ __all__ = [
     "elicitation_modes",
     "permission_options",
     "plain_text",
+    "report_opt_ins",
 ]
 
 log = logging.getLogger(__name__)
@@ -168,6 +169,15 @@ def elicitation_modes(capabilities: Any) -> frozenset[str]:
     )
 
 
+def report_opt_ins(session: Any) -> frozenset[str]:
+    """The v1 opt-ins in a client's `session` capabilities (`notices`, `compaction`)."""
+    if session is None:
+        return frozenset()
+    return frozenset(
+        name for name in ("notices", "compaction") if getattr(session, name) is not None
+    )
+
+
 class Emitter:
     """What both versions' `Port`s share: notifications and elicitations.
 
@@ -186,9 +196,13 @@ class Emitter:
         dispatcher: Dispatcher,
         *,
         elicitation_modes: frozenset[str] = frozenset(),
+        reports: frozenset[str] = frozenset({"notices", "compaction"}),
     ) -> None:
         self.dispatcher = dispatcher
         self.elicitation_modes = elicitation_modes
+        self.reports = reports
+        """The reports the client takes (`Report.opt_in`): both in v2; in v1, the
+        client's opt-ins."""
         self.closed = False
 
     async def _notify(self, method: str, params: JSONObject) -> None:

@@ -63,6 +63,7 @@ from acp_tui.demo.events import (
     Message,
     MessageChunk,
     Plan,
+    Report,
     Terminal,
     TerminalOutput,
     ToolCall,
@@ -297,6 +298,16 @@ def _chunk(role: str, message_id: str, block: JSONObject) -> BaseModel:
     )
 
 
+def _v1_report(payload: JSONObject) -> BaseModel:
+    """A `Report` as its v1 model (the same shape as in v2)."""
+    models: dict[str, type[BaseModel]] = {
+        "notice": v1.Notice,
+        "compaction_update": v1.CompactionUpdate,
+        "compaction_summary_chunk": v1.CompactionSummaryChunk,
+    }
+    return models[str(payload.get("sessionUpdate"))].model_validate(payload)
+
+
 class V1Emitter(Emitter):
     """The `Port` of a v1 connection.
 
@@ -304,6 +315,8 @@ class V1Emitter(Emitter):
         dispatcher: The connection.
         client_terminal: The client advertised `terminal: true`.
         elicitation_modes: The elicitation modes the client advertised.
+        reports: The client's opt-ins (`notices`, `compaction`): a `Report` it
+            did not opt in to is not sent.
     """
 
     version = 1
@@ -315,8 +328,11 @@ class V1Emitter(Emitter):
         *,
         client_terminal: bool,
         elicitation_modes: frozenset[str] = frozenset(),
+        reports: frozenset[str] = frozenset(),
     ) -> None:
-        super().__init__(dispatcher, elicitation_modes=elicitation_modes)
+        super().__init__(
+            dispatcher, elicitation_modes=elicitation_modes, reports=reports
+        )
         self.client_terminal = client_terminal
         self._views: dict[str, _View] = {}
         self._shields: set[anyio.CancelScope] = set()
@@ -380,6 +396,10 @@ class V1Emitter(Emitter):
                 ]
             case Unknown():
                 return []  # the v1 union is closed
+            case Report():
+                if event.opt_in not in self.reports:
+                    return []  # the client did not opt in
+                return [_v1_report(event.payload)]
 
     def _tool_call(
         self, view: _View, tool_call_id: str, fields: JSONObject
@@ -590,6 +610,8 @@ class V1Emitter(Emitter):
             elif kind == "plan" and not plan_sent and last_group is not None:
                 plan_sent = True
                 await self._update(session_id, view.merged_plan(last_group))
+            elif kind == "compaction" and "compaction" in self.reports:
+                await self._update(session_id, dict(folded.compactions[entity_id]))
         if folded.info:
             await self.send(session_id, Info(dict(folded.info)))
         if folded.usage is not None:

@@ -12,7 +12,8 @@ Mapping (live):
 * plans → `plan_update` (`type: items`, one `planId` each);
 * terminals → `terminal_update` (command, cwd, exit status) and
   `terminal_output_chunk` (each chunk base64-encoded on its own);
-* `Info` → `session_info_update`, `Usage` → `usage_update`, `Unknown` → as is;
+* `Info` → `session_info_update`, `Usage` → `usage_update`, `Unknown` and
+  `Report` (notices, compactions) → as is;
 * turn states → `state_update`.
 
 Replay (`session/resume` with `replayFrom: start`): one whole upsert per entity,
@@ -46,6 +47,7 @@ from acp_tui.demo.events import (
     Message,
     MessageChunk,
     Plan,
+    Report,
     Terminal,
     TerminalOutput,
     ToolCall,
@@ -287,6 +289,8 @@ class V2Emitter(Emitter):
                 return [_usage(event)]
             case Unknown():
                 return [dict(event.payload)]
+            case Report():
+                return [dict(event.payload)]
 
     async def state(
         self,
@@ -389,6 +393,8 @@ class V2Emitter(Emitter):
                 update = _terminal(entity_id, terminal.fields)
                 update.output = v2.TerminalOutput(data=_b64(terminal.output))
                 await self._update(session_id, update)
+            elif kind == "compaction":
+                await self._update(session_id, dict(folded.compactions[entity_id]))
             else:
                 await self._update(session_id, dict(folded.unknown[int(entity_id)]))
         if folded.info:

@@ -44,6 +44,7 @@ __all__ = [
     "MessageChunk",
     "MessageState",
     "Plan",
+    "Report",
     "Role",
     "Terminal",
     "TerminalOutput",
@@ -157,6 +158,28 @@ class Unknown:
     payload: JSONObject
 
 
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What the agent reports about itself (the same shape in v1 and v2).
+
+    `payload` is a `notice`, `compaction_update` or `compaction_summary_chunk`
+    update, with its `sessionUpdate`.
+
+    v2 sends it as is; v1 only to a client that opted in (`session.notices`,
+    `session.compaction`). A notice is live only (never replayed); a compaction
+    replays as one upsert with its final status and whole summary (`fold`).
+    """
+
+    payload: JSONObject
+
+    @property
+    def opt_in(self) -> str:
+        """The v1 opt-in it needs: `notices` or `compaction`."""
+        return (
+            "notices" if self.payload.get("sessionUpdate") == "notice" else "compaction"
+        )
+
+
 Event: TypeAlias = (
     Message
     | MessageChunk
@@ -168,6 +191,7 @@ Event: TypeAlias = (
     | Info
     | Usage
     | Unknown
+    | Report
 )
 
 
@@ -231,6 +255,8 @@ def event_to_json(event: Event) -> JSONObject:
             }
         case Unknown():
             return {"kind": "unknown", "payload": event.payload}
+        case Report():
+            return {"kind": "report", "payload": event.payload}
 
 
 def _role(value: Any) -> Role:
@@ -280,6 +306,8 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
             )
         if kind == "unknown":
             return Unknown(dict(data["payload"]))
+        if kind == "report":
+            return Report(dict(data["payload"]))
     except (KeyError, TypeError, ValueError) as error:
         raise ValueError(f"malformed {kind} event: {error!r}") from None
     raise ValueError(f"unknown event kind {kind!r}")
@@ -314,7 +342,9 @@ class TerminalState:
     output: bytearray = field(default_factory=bytearray)
 
 
-EntityKind: TypeAlias = Literal["message", "tool_call", "plan", "terminal", "unknown"]
+EntityKind: TypeAlias = Literal[
+    "message", "tool_call", "plan", "terminal", "unknown", "compaction"
+]
 
 
 @dataclass(slots=True)
@@ -331,6 +361,8 @@ class Folded:
     plans: dict[str, Plan] = field(default_factory=dict)
     terminals: dict[str, TerminalState] = field(default_factory=dict)
     unknown: list[JSONObject] = field(default_factory=list)
+    compactions: dict[str, JSONObject] = field(default_factory=dict)
+    """Each compaction as one `compaction_update` of its final state."""
     info: JSONObject = field(default_factory=dict)
     usage: Usage | None = None
 
@@ -387,4 +419,29 @@ def fold(history: Iterable[Event]) -> Folded:
             case Unknown():
                 out.order.append(("unknown", str(len(out.unknown))))
                 out.unknown.append(event.payload)
+            case Report():
+                _fold_report(out, event.payload)
     return out
+
+
+def _fold_report(out: Folded, payload: JSONObject) -> None:
+    """A compaction's updates and chunks become one upsert; notices are live only."""
+    compaction_id = payload.get("compactionId")
+    if not isinstance(compaction_id, str):
+        return  # a notice: not history
+    state = out.compactions.get(compaction_id)
+    if state is None:
+        state = out.compactions[compaction_id] = {
+            "sessionUpdate": "compaction_update",
+            "compactionId": compaction_id,
+            "status": "in_progress",
+        }
+        out.order.append(("compaction", compaction_id))
+    if payload.get("sessionUpdate") == "compaction_summary_chunk":
+        state["summary"] = [*state.get("summary", []), payload["content"]]
+        return
+    for key, value in payload.items():
+        if key != "summary":
+            state[key] = value
+        else:
+            state["summary"] = list(value or [])

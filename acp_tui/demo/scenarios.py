@@ -22,6 +22,7 @@ from typing import Final
 
 from acp_tui.demo.events import Info, JSONObject, Unknown
 from acp_tui.demo.questions import ask_scenario, login_scenario
+from acp_tui.demo.report_scenarios import compact_scenario, notice_scenario
 from acp_tui.demo.session import PermissionAsk
 from acp_tui.demo.steering import slow_scenario
 from acp_tui.demo.turn import Turn, chunks
@@ -58,6 +59,8 @@ COMMANDS: Final = (
     Command("ask", "The agent asks you questions in a form (elicitation)"),
     Command("login", "The agent sends you to a sign-in page (URL elicitation)"),
     Command("usage", "The context window fills past 75, 90 and 95% (the meter)"),
+    Command("notice", "Notices of each severity (info, warning, error)"),
+    Command("compact", "The agent compacts its context: a divider with a summary"),
 )
 
 Scenario = Callable[[Turn, str], Awaitable[str]]
@@ -1005,4 +1008,6 @@ _SCENARIOS: Final[dict[str, Scenario]] = {
     "ask": ask_scenario,
     "login": login_scenario,
     "usage": usage_scenario,
+    "notice": notice_scenario,
+    "compact": compact_scenario,
 }

@@ -52,7 +52,7 @@ import anyio.abc
 from pydantic import ValidationError
 
 from acp_tui.demo import persist, steering
-from acp_tui.demo.emit_common import AGENT_INFO, elicitation_modes
+from acp_tui.demo.emit_common import AGENT_INFO, elicitation_modes, report_opt_ins
 from acp_tui.demo.events import JSONObject, fold
 from acp_tui.demo.pacing import Pace, clock_from_env, delay_from_env
 from acp_tui.demo.session import DemoAgent, DemoSession, SessionNotFound
@@ -296,6 +296,7 @@ class DemoServer:
             self.dispatcher,
             client_terminal=capabilities.terminal,
             elicitation_modes=elicitation_modes(capabilities.elicitation),
+            reports=report_opt_ins(capabilities.session),
         )
         self._handlers = self._v1_handlers()
         return {**emit_v1.initialize_result(AGENT_INFO), "_meta": STEERING_META}

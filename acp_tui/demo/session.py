@@ -137,6 +137,8 @@ class Port(Protocol):
     """Whether commands run in the client's terminals (v1 `terminal: true`)."""
     elicitation_modes: frozenset[str]
     """The elicitation modes the client advertised (`form`, `url`)."""
+    reports: frozenset[str]
+    """The reports the client takes: `notices`, `compaction` (`events.Report`)."""
 
     async def send(self, session_id: str, event: Event) -> None:
         """Send a neutral event as this version's wire messages (maybe none)."""

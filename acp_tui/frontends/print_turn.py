@@ -50,6 +50,7 @@ from acp_tui.client.session import AcpClient
 from acp_tui.config import McpServerSettings
 from acp_tui.display_paths import PathDisplay
 from acp_tui.export import json_text, session_document, terminal_text
+from acp_tui.frontends.print_reports import ReportLines
 from acp_tui.frontends.usage_line import usage_line
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.transport import (
@@ -371,7 +372,7 @@ def _exit_code(run: PrintRun, stop_reason: str | None) -> int:
     return EXIT_STOPPED
 
 
-class Transcript:
+class Transcript(ReportLines):
     """Streams a readable, plain-text transcript of a session to a text stream.
 
     Agent text is written as it arrives (markdown stays markdown); tool calls,
@@ -392,6 +393,7 @@ class Transcript:
     """The label of a user message the agent wrote (`Message.from_agent`)."""
 
     def __init__(self, store: SessionStore, out: TextIO) -> None:
+        super().__init__()
         self.store = store
         self.out = out
         self.paths = PathDisplay.for_session(store.cwd)

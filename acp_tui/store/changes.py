@@ -7,8 +7,9 @@ Invariants:
   content reference to a terminal never seen before (an extra terminal `added`)
   yield more; an op that changes nothing yields none.
 * `id` is the entity's key (`message_id`, `tool_call_id`, `plan_id`,
-  `terminal_id`, `permission_id`, `elicitation_id`, the unknown update's or
-  notice's sequence number); `None` for session-wide values (config options,
+  `terminal_id`, `permission_id`, `elicitation_id`, `compaction_id`, a session
+  message's `message_id`, the unknown update's, notice's or agent notice's
+  sequence number); `None` for session-wide values (config options,
   commands, session info, usage, state).
 * `payload` is set only when the op was an append: the appended content block
   (message), content item (tool call) or bytes (terminal), so a UI can stream
@@ -37,8 +38,11 @@ TimelineKind: TypeAlias = Literal[
     "permission",
     "elicitation",
     "unknown_update",
+    "agent_notice",
+    "compaction",
+    "session_message",
 ]
-"""The kinds of entity the timeline lists."""
+"""The kinds of entity the timeline lists (the last three: `store.reports`)."""
 
 ChangeKind: TypeAlias = Literal[
     TimelineKind,

@@ -38,8 +38,11 @@ from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch
 
 __all__ = [
     "AddElicitation",
+    "AddNotice",
     "AddPermission",
+    "AppendCompactionSummary",
     "AppendMessageChunk",
+    "AppendSessionMessageChunk",
     "AppendTerminalOutput",
     "AppendToolCallContent",
     "CancelUnfinishedToolCalls",
@@ -49,7 +52,9 @@ __all__ = [
     "MessageOrigin",
     "MessageRole",
     "Op",
+    "PatchCompaction",
     "PatchSessionInfo",
+    "PatchSessionMessage",
     "PatchTerminal",
     "PatchToolCall",
     "PatchUsage",
@@ -462,6 +467,80 @@ class RecordNotice:
     raw: JSONObject | None = None
 
 
+# --- what the agent reports about itself (kept by `store.reports`) --------
+
+
+@dataclass(frozen=True, slots=True)
+class AddNotice:
+    """A notice the agent sent (`notice`): a new entry in the timeline.
+
+    Advisory only; `severity` is an open string (`info`, `warning`, `error`).
+    """
+
+    severity: str
+    title: str
+    description: str | None = None
+    meta: JSONObject | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PatchCompaction:
+    """A `compaction_update`: a compaction upsert by the agent's id.
+
+    A first-seen id creates it (its place in the timeline). `status` is required
+    and open; `summary` replaces the blocks accumulated (`None` or `[]` clears),
+    `error` and `meta` are three-state.
+    """
+
+    compaction_id: str
+    status: str
+    _: KW_ONLY
+    summary: Patch[Sequence[JSONObject]] = UNSET
+    error: Patch[str] = UNSET
+    meta: Patch[JSONObject] = UNSET
+    meta_merge: bool = False
+    """How an object `meta` applies: see `UpsertMessage.meta_merge` (v2 merges)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AppendCompactionSummary:
+    """A `compaction_summary_chunk`: append one block to a compaction's summary.
+
+    A first-seen id creates an `in_progress` compaction.
+    """
+
+    compaction_id: str
+    block: JSONObject
+
+
+@dataclass(frozen=True, slots=True)
+class PatchSessionMessage:
+    """A `session_message`: an upsert of a message between sessions, by its id.
+
+    Participants and references are three-state; `content` replaces the blocks
+    accumulated (`None` clears).
+    """
+
+    message_id: str
+    _: KW_ONLY
+    sender_session_id: Patch[str] = UNSET
+    recipient_session_id: Patch[str] = UNSET
+    sender_message_id: Patch[str] = UNSET
+    recipient_message_id: Patch[str] = UNSET
+    content: Patch[Sequence[JSONObject]] = UNSET
+    meta: Patch[JSONObject] = UNSET
+    meta_merge: bool = False
+    """How an object `meta` applies: see `UpsertMessage.meta_merge` (v2 merges)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AppendSessionMessageChunk:
+    """A `session_message_chunk`: append one block (a first-seen id creates it)."""
+
+    message_id: str
+    block: JSONObject
+
+
 Op: TypeAlias = (
     UpsertMessage
     | AppendMessageChunk
@@ -487,5 +566,10 @@ Op: TypeAlias = (
     | CompleteElicitation
     | RecordUnknownUpdate
     | RecordNotice
+    | AddNotice
+    | PatchCompaction
+    | AppendCompactionSummary
+    | PatchSessionMessage
+    | AppendSessionMessageChunk
 )
 """Every store operation."""

@@ -54,7 +54,8 @@ Invariants:
   the agent sent. The key depends only on the order of ops, so a journal replay
   or an agent's history replay gives the same keys.
 * **Timeline.** Messages, tool calls, plans, terminals, permissions,
-  elicitations and unknown updates appear once each, in order of first
+  elicitations, unknown updates, and the agent's notices, compactions and
+  session messages (`store.reports`) appear once each, in order of first
   appearance. A terminal is listed only while no tool call refers to it (a
   standalone terminal); otherwise it is shown inside its tool call.
   `timeline_revision` bumps when the timeline changes.
@@ -126,6 +127,7 @@ from acp_tui.store.ops import (
     SetTurnUsage,
     UpsertMessage,
 )
+from acp_tui.store.reports import Reports
 from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, plain_json
 
 __all__ = [
@@ -453,6 +455,9 @@ class SessionStore:
         self._timeline_revision = 0
 
         # Handlers take their own op type; the table is keyed by that type.
+        self._reports = Reports(
+            self._next_revision, self._add_to_timeline, _patched_meta
+        )
         self._handlers: dict[type, Callable[[Any], _Changes]] = {
             UpsertMessage: self._upsert_message,
             AppendMessageChunk: self._append_message_chunk,
@@ -478,6 +483,7 @@ class SessionStore:
             CompleteElicitation: self._complete_elicitation,
             RecordUnknownUpdate: self._record_unknown_update,
             RecordNotice: self._record_notice,
+            **self._reports.handlers(),
         }
 
     # --- applying ops -----------------------------------------------------
@@ -1216,6 +1222,11 @@ class SessionStore:
         return tuple(self._unknown_updates)
 
     @property
+    def reports(self) -> Reports:
+        """The agent's notices, compactions and session messages (`store.reports`)."""
+        return self._reports
+
+    @property
     def notices(self) -> tuple[Notice, ...]:
         """The most recent notices, oldest first."""
         return tuple(self._notices)
@@ -1260,6 +1271,7 @@ class SessionStore:
             out["error"] = _plain(state.error)
         if self._turn_usage is not None:  # left out when none, like elicitations
             out["turnUsage"] = self._turn_usage_json(self._turn_usage)
+        out.update(self._reports.to_json())  # keys left out when empty, likewise
         if self._elicitations:  # left out when none: older documents read the same
             out["elicitations"] = [
                 self._elicitation_json(e) for e in self._elicitations.values()

@@ -102,9 +102,12 @@ class Recorder:
         terminal: bool = False,
         permission: PermissionPolicy = allow_once,
         v2_number_with_v1_params: bool = False,
+        session_capabilities: JSON | None = None,
     ) -> None:
         self.version = version
         self.terminal = terminal
+        self.session_capabilities = session_capabilities
+        """v1 `clientCapabilities.session` (None: left out)."""
         self.permission = permission
         self.v2_number_with_v1_params = v2_number_with_v1_params
         self.messages: list[JSON] = []
@@ -257,6 +260,8 @@ class Recorder:
                 },
                 "clientInfo": {"name": "recorder", "version": "1.0"},
             }
+        if self.session_capabilities is not None:
+            params["clientCapabilities"]["session"] = self.session_capabilities
         result: JSON = await self.request("initialize", params)
         return result
 
@@ -298,6 +303,22 @@ class Recorder:
 
         return wait
 
+    def replay_request(self, session_id: str, cwd: Path) -> tuple[str, JSON]:
+        """The method and params that replay a session's history: v2
+        `session/resume` from the start, v1 `session/load`."""
+        if self.version == 2:
+            params: JSON = {
+                "sessionId": session_id,
+                "cwd": str(cwd),
+                "replayFrom": {"type": "start"},
+            }
+            return "session/resume", params
+        return "session/load", {
+            "sessionId": session_id,
+            "cwd": str(cwd),
+            "mcpServers": [],
+        }
+
     async def cancel(self, session_id: str) -> None:
         await self.notify("session/cancel", {"sessionId": session_id})
 
@@ -323,6 +344,7 @@ async def recording(
     permission: PermissionPolicy = allow_once,
     v2_number_with_v1_params: bool = False,
     in_process: bool = False,
+    session_capabilities: JSON | None = None,
 ) -> AsyncIterator[Recorder]:
     """A `Recorder` connected to a fresh demo agent (initialized).
 
@@ -336,6 +358,7 @@ async def recording(
         terminal=terminal,
         permission=permission,
         v2_number_with_v1_params=v2_number_with_v1_params,
+        session_capabilities=session_capabilities,
     )
     async with anyio.create_task_group() as tasks:
         async with _agent(in_process, tasks) as link:

@@ -47,6 +47,8 @@ SCENARIOS: Final = [
     "/title",
     "/usage",
     "/slow",
+    "/notice",
+    "/compact",
 ]
 EXIT_CODES: Final = {"/misbehave": 4}
 USAGE: Final = re.compile(r'"(used|amount)": [0-9.]+')

@@ -216,16 +216,7 @@ async def test_replay_comes_before_the_response(version: int, project: Path) -> 
         session = await rec.new_session(project)
         await rec.prompt(session, "/stream")
         start = len(rec.messages)
-        if version == 2:
-            method = "session/resume"
-            params: JSON = {
-                "sessionId": session,
-                "cwd": str(project),
-                "replayFrom": {"type": "start"},
-            }
-        else:
-            method = "session/load"
-            params = {"sessionId": session, "cwd": str(project), "mcpServers": []}
+        method, params = rec.replay_request(session, project)
         result = await rec.request(method, params)
         replay_id = request_id(rec, method)
     response = index_of(rec, is_response(replay_id))

@@ -28,6 +28,14 @@ the client's `fs/*` methods. Prompt text chooses variants:
              "error" and an `error` object (the 2.4 draft's failed turn)
   "malformed" send a known update with a malformed payload first
   "stubborn" accept the prompt and never end the turn, even after session/cancel
+  "reports"  a turn of what the agent reports about itself (`reports_turn`): an
+             info notice, a compaction "cmp1" (in_progress, two summary chunks,
+             completed), a warning notice with a description, an agent message,
+             and (v2) a session message "sm1" from session "s-helper". A v1 agent
+             sends notices only when the client set `session.notices`, and the
+             compaction only with `session.compaction` (else it says so in an
+             agent message); "reports broken" ends the compaction `failed`,
+             followed by an error notice
   "paths"  (v2) a turn naming paths: edit "e1" with locations
            <cwd>/notes.txt:2, $HOME/elsewhere/todo.md and `FAR_PATH` (long,
            outside both) and a git_patch diff
@@ -244,6 +252,8 @@ class Agent:
         self.lines = iter(sys.stdin.buffer)
         self.cwd = "/"
         self.cancelled: set[str] = set()
+        self.client_session: dict[str, Any] = {}
+        """`clientCapabilities.session` of the client's `initialize`."""
 
     def read(self) -> Any:
         for raw in self.lines:
@@ -324,6 +334,71 @@ def hang(agent: Agent, sid: str, lapsed: bool = False) -> str | None:
     return None
 
 
+def reports_turn(agent: Agent, sid: str, said: str, version: int) -> None:
+    """Notices, a compaction and (v2) a session message; the caller ends the turn.
+
+    v1 sends notices and compactions only to a client that opted in.
+    """
+
+    def up(update: dict[str, Any]) -> None:
+        agent.update(sid, update)
+
+    notices = version == 2 or agent.client_session.get("notices") is not None
+    compaction = version == 2 or agent.client_session.get("compaction") is not None
+    message_id = {"messageId": "a-rep"} if version == 2 else {}
+
+    def say(value: str) -> None:
+        up(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                **message_id,
+                "content": text(value),
+            }
+        )
+
+    if notices:
+        up(
+            {
+                "sessionUpdate": "notice",
+                "severity": "info",
+                "title": "Using the fast model",
+            }
+        )
+    else:
+        say("(notices not advertised) ")
+    if compaction:
+        cmp = {"sessionUpdate": "compaction_update", "compactionId": "cmp1"}
+        up({**cmp, "status": "in_progress"})
+        chunk = {"sessionUpdate": "compaction_summary_chunk", "compactionId": "cmp1"}
+        up({**chunk, "content": text("## Retained context\n")})
+        up({**chunk, "content": text("The user is fixing the parser.")})
+        if "broken" in said:
+            up({**cmp, "status": "failed", "error": "summary too long"})
+            if notices:
+                error = {"severity": "error", "title": "Context still too large"}
+                up({"sessionUpdate": "notice", **error})
+        else:
+            up({**cmp, "status": "completed"})
+    else:
+        say("(compaction not advertised) ")
+    if notices:
+        up(
+            {
+                "sessionUpdate": "notice",
+                "severity": "warning",
+                "title": "MCP server unavailable",
+                "description": "Continuing without it.",
+            }
+        )
+    if version == 2:
+        sent = {"sessionUpdate": "session_message", "messageId": "sm1"}
+        up({**sent, "senderSessionId": "s-helper", "recipientSessionId": sid})
+        piece = {"sessionUpdate": "session_message_chunk", "messageId": "sm1"}
+        up({**piece, "content": text("Found 3 ")})
+        up({**piece, "content": text("failing tests.")})
+    say("Carrying on.")
+
+
 def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
     said = " ".join(b.get("text", "") for b in prompt if isinstance(b, dict))
     if "fail" in said:
@@ -364,6 +439,10 @@ def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
         return
     if "malformed" in said:
         up({"sessionUpdate": "tool_call_update", "toolCallId": 5})
+    if "reports" in said:
+        reports_turn(agent, sid, said, 2)
+        up({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
+        return
     if "paths" in said:
         turn_paths(agent, sid, up)
         return
@@ -665,6 +744,10 @@ def turn_v1(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
             write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
         elif sid in agent.cancelled:
             write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}})
+        return
+    if "reports" in said:
+        reports_turn(agent, sid, said, 1)
+        write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
         return
     up({"sessionUpdate": "agent_thought_chunk", "content": text("Hmm.")})
     if "forge" in said:  # a user message the user never typed, mid-turn
@@ -1611,6 +1694,8 @@ def main() -> None:
         reply: dict[str, Any] | None
         if method == "initialize":
             reply = initialize(message)
+            capabilities = params.get("clientCapabilities") or {}
+            agent.client_session = capabilities.get("session") or {}
             if reply is not None and "result" in reply:
                 version = reply["result"].get("protocolVersion", 2)
         elif SCENARIO == "hang":

@@ -49,7 +49,9 @@ The documents (`to_json()`) must be equal, except for what legitimately differs:
   of a reattached session is history, told by the agent and shown as the
   user's (`acp_tui.client.message_origins`), so it carries no mark.
 
-Notices are live toasts, not history (they are not in `to_json()` either).
+Notices are live, not history (rfds/session-notices: not replayed): the live
+document's `notices` and their timeline entries are left out of the comparison.
+Compactions are history: their updates are replayed as sent.
 
 The generated sessions keep to what the spec asks of an agent, where a replay
 could not otherwise be faithful: a message id belongs to one role (ids are
@@ -238,7 +240,7 @@ class HistoryV2:
             usage["used"], usage["size"] = update["used"], update["size"]
             _patch(usage, update, ("cost", "_meta"))
             self.usage = usage
-        elif kind != "notice":  # a notice is a live toast, not history
+        elif kind != "notice":  # a notice is live, not history
             self.order.append(("vendor", len(self.vendor)))
             self.vendor.append(copy.deepcopy(update))
 
@@ -623,6 +625,11 @@ def run_v2(seed: int, shape: list[int], tally: Counter[str]) -> None:
     live.pop("permissions")
     assert replayed.pop("permissions") == []
     live["timeline"] = [e for e in live["timeline"] if e["kind"] != "permission"]
+    # notices are live, never replayed
+    assert "notices" not in replayed
+    if live.pop("notices", None):
+        tally["live notices"] += 1
+    live["timeline"] = [e for e in live["timeline"] if e["kind"] != "agent_notice"]
     # terminals by id; orphans (a dropped reference, never any state) left out
     kept = set(history.terminals) | history.final_references()
     live_terminals = {t["terminalId"]: t for t in live.pop("terminals")}

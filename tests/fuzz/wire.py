@@ -15,7 +15,7 @@ and shrink structurally (fewer events, simpler kinds, smaller seeds); the test
 `note()`s the built payloads so a failure shows them.
 
 * `Gen.v2_update()` / `Gen.v1_update()`: one *valid* update of any kind the
-  translators know, plus Δ2.4 kinds they keep as unknown (compaction) and vendor
+  translators know (the Δ2.4 notice and compaction kinds included) and vendor
   kinds. Optional fields are omitted, `null` or a value (the three states).
 * `Gen.mutate(value)`: one random edit anywhere in a JSON tree: drop a key or an
   item, `null`, a wrong type, an unknown tag or enum value, a huge or hostile
@@ -1005,7 +1005,7 @@ class Gen:
         if kind == 11:
             return self._usage((1 << 64) - 1)
         return self._vendor(
-            ("_vendor_sparkle", "plan_update", "state_update", "notice")
+            ("_vendor_sparkle", "plan_update", "state_update", "session_message")
         )
 
     def v1_permission(self) -> dict[str, Json]:

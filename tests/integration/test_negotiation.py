@@ -106,7 +106,7 @@ async def test_v1_agent_negotiates_1_and_received_v1_capabilities(
     assert params["clientCapabilities"] == {
         "fs": {"readTextFile": True, "writeTextFile": True},
         "terminal": False,
-        "session": {"configOptions": {"boolean": {}}},
+        "session": {"configOptions": {"boolean": {}}, "notices": {}, "compaction": {}},
     }
     assert params["clientInfo"]["name"] == "acp-tui"
 

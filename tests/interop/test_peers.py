@@ -77,7 +77,7 @@ async def test_opencode_negotiates_1_and_receives_v1_capabilities(
     assert initialize["params"]["clientCapabilities"] == {
         "fs": {"readTextFile": True, "writeTextFile": True},
         "terminal": False,
-        "session": {"configOptions": {"boolean": {}}},
+        "session": {"configOptions": {"boolean": {}}, "notices": {}, "compaction": {}},
     }
     assert [m.get("method") for m in sent] == ["initialize", "session/new"]
 

@@ -158,8 +158,13 @@ SESSION_UPDATE_KINDS: Final = frozenset(
         "config_option_update",
         "session_info_update",
         "usage_update",
+        "notice",
+        "compaction_update",
+        "compaction_summary_chunk",
     }
 )
+"""The last three: the v1 additions (TS SDK 2.4 `v1/schema.json`), each sent only
+to a client that opts in (`ClientSessionCapabilities.notices` / `.compaction`)."""
 
 # ---------------------------------------------------------------------------
 # Lenient parsing (x-deserialize-default-on-error / -skip-invalid-items)
@@ -543,6 +548,36 @@ class UsageUpdate(_V1Model):
     cost: Lenient[Cost | None] = None
 
 
+class Notice(_V1Model):
+    """A live, advisory notice (`session.notices` opt-in). `severity` is open."""
+
+    session_update: Literal["notice"] = "notice"
+    severity: str
+    title: str = Field(min_length=1)
+    description: Lenient[str | None] = None
+
+
+class CompactionUpdate(_V1Model):
+    """A context compaction upsert (`session.compaction` opt-in).
+
+    `status` is open; `summary`, `error` and `_meta` are three-state patches.
+    """
+
+    session_update: Literal["compaction_update"] = "compaction_update"
+    compaction_id: str
+    status: str
+    summary: LenientList[list[ContentBlock] | None] = None
+    error: Lenient[str | None] = None
+
+
+class CompactionSummaryChunk(_V1Model):
+    """One block appended to a compaction's summary (`session.compaction` opt-in)."""
+
+    session_update: Literal["compaction_summary_chunk"] = "compaction_summary_chunk"
+    compaction_id: str
+    content: ContentBlock
+
+
 class UnknownSessionUpdate(_V1Model):
     """A `_`-prefixed or future update kind; the payload is kept."""
 
@@ -561,6 +596,9 @@ SessionUpdate: TypeAlias = Annotated[
     | Annotated[ConfigOptionUpdate, Tag("config_option_update")]
     | Annotated[SessionInfoUpdate, Tag("session_info_update")]
     | Annotated[UsageUpdate, Tag("usage_update")]
+    | Annotated[Notice, Tag("notice")]
+    | Annotated[CompactionUpdate, Tag("compaction_update")]
+    | Annotated[CompactionSummaryChunk, Tag("compaction_summary_chunk")]
     | Annotated[UnknownSessionUpdate, Tag(UNKNOWN_TAG)],
     Discriminator(open_union_discriminator("sessionUpdate", SESSION_UPDATE_KINDS)),
 ]
@@ -598,8 +636,18 @@ class SessionConfigOptionsCapabilities(_V1Model):
     boolean: Lenient[BooleanConfigOptionCapabilities | None] = None
 
 
+class NoticeCapabilities(_V1Model):
+    """The client presents `notice` updates (an empty object)."""
+
+
+class CompactionCapabilities(_V1Model):
+    """The client takes `compaction_update` / `compaction_summary_chunk`."""
+
+
 class ClientSessionCapabilities(_V1Model):
     config_options: Lenient[SessionConfigOptionsCapabilities | None] = None
+    notices: Lenient[NoticeCapabilities | None] = None
+    compaction: Lenient[CompactionCapabilities | None] = None
 
 
 class AuthCapabilities(_V1Model):

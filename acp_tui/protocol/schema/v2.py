@@ -754,6 +754,29 @@ class CompactionSummaryChunk(WireModel):
     content: ContentBlock
 
 
+class SessionMessage(WireModel):
+    """[Δ2.4 unstable] A message sent to or received from another session.
+
+    An upsert: every field but `messageId` is a three-state patch.
+    """
+
+    session_update: Literal["session_message"] = "session_message"
+    message_id: MessageId
+    sender_session_id: Lenient[SessionId | None] = None
+    recipient_session_id: Lenient[SessionId | None] = None
+    sender_message_id: Lenient[MessageId | None] = None
+    recipient_message_id: Lenient[MessageId | None] = None
+    content: LenientList[list[ContentBlock] | None] = None
+
+
+class SessionMessageChunk(WireModel):
+    """[Δ2.4 unstable] One block appended to a session message."""
+
+    session_update: Literal["session_message_chunk"] = "session_message_chunk"
+    message_id: MessageId
+    content: ContentBlock
+
+
 class UnknownSessionUpdate(WireModel):
     """A session update this client does not know; every key is kept."""
 
@@ -780,8 +803,10 @@ SessionUpdateType = Literal[
     "notice",
     "compaction_update",
     "compaction_summary_chunk",
+    "session_message",
+    "session_message_chunk",
 ]
-"""Known `sessionUpdate` tags; the last three are [Δ2.4]."""
+"""Known `sessionUpdate` tags; the last five are [Δ2.4]."""
 SESSION_UPDATE_TYPES: Final = frozenset(get_args(SessionUpdateType))
 
 SessionUpdate: TypeAlias = Annotated[
@@ -804,6 +829,8 @@ SessionUpdate: TypeAlias = Annotated[
     | Annotated[Notice, Tag("notice")]
     | Annotated[CompactionUpdate, Tag("compaction_update")]
     | Annotated[CompactionSummaryChunk, Tag("compaction_summary_chunk")]
+    | Annotated[SessionMessage, Tag("session_message")]
+    | Annotated[SessionMessageChunk, Tag("session_message_chunk")]
     | Annotated[UnknownSessionUpdate, Tag(UNKNOWN_TAG)],
     _tagged("sessionUpdate", SessionUpdateType),
 ]

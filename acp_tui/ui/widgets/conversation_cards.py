@@ -34,14 +34,21 @@ from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.path_lines import session_paths
 from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.plan_view import PlanView
+from acp_tui.ui.widgets.report_cards import (
+    REPORT_KINDS,
+    make_report_card,
+    update_report_card,
+)
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
 
 __all__ = ["SHOWN_KINDS", "make_card", "update_cards"]
 
-SHOWN_KINDS: Final = frozenset(
-    {"message", "tool_call", "plan", "permission", "elicitation", "terminal"}
+SHOWN_KINDS: Final = (
+    frozenset({"message", "tool_call", "plan", "permission", "elicitation", "terminal"})
+    | REPORT_KINDS
 )
-"""Timeline kinds with a widget (unknown updates: later)."""
+"""Timeline kinds with a widget (unknown updates: later; notices, compactions and
+session messages: `report_cards`)."""
 
 _View = TypeVar("_View", bound=Widget)
 _Entity = TypeVar("_Entity")
@@ -112,7 +119,7 @@ def make_card(store: SessionStore, key: Key) -> Widget | None:
         return ElicitationView(elicitation)
     if kind == "terminal":
         return StandaloneTerminal(store, entity_id)
-    return None
+    return make_report_card(store, kind, entity_id)
 
 
 def _changed(
@@ -181,7 +188,7 @@ async def update_cards(
             message = store.message(entity_id)
             if message is not None:
                 await widget.update_message(message, replaced=replaced)
-        else:
+        elif not update_report_card(widget, store, entity_id):
             for card in _SNAPSHOT_CARDS:
                 if card.update(widget, store, entity_id):
                     break

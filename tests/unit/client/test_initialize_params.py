@@ -58,7 +58,7 @@ def test_v1_capabilities_advertise_boolean_config_options(
     carries it in its v1 fields (v2 has boolean options without a marker)."""
     params = initialize_params(offer, ClientIdentity(), ClientFeatures())
     session = params["clientCapabilities"]["session"]
-    assert session == {"configOptions": {"boolean": {}}}
+    assert session["configOptions"] == {"boolean": {}}
     request = schema_v1.InitializeRequest.model_validate(
         {**params, "protocolVersion": 1}
     )

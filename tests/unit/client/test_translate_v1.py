@@ -551,7 +551,7 @@ def test_v1_has_no_state_updates_the_session_stays_idle() -> None:
 
 def test_unknown_session_updates_are_kept_raw_in_order() -> None:
     vendor = {"sessionUpdate": "_acme/progress", "percent": 10, "_meta": {"x": 1}}
-    future = {"sessionUpdate": "notice", "severity": "info", "title": "newer v1"}
+    future = {"sessionUpdate": "weather_report", "sky": "newer v1"}
     v2_only = {"sessionUpdate": "state_update", "state": "running"}
     store = play(1, [vendor, chunk(None, "A"), future, v2_only])
     assert dump(store)["unknownUpdates"] == [vendor, future, v2_only]

@@ -28,6 +28,7 @@ from acp_tui.store import (
     RecordUnknownUpdate,
     SessionStore,
     UpsertMessage,
+    ops,
 )
 from tests.unit.client.scripts import (
     OMIT,
@@ -1065,13 +1066,9 @@ def test_usage_update_cost_omitted_null_and_value() -> None:
 def test_unknown_session_updates_are_kept_raw_in_order() -> None:
     vendor = {"sessionUpdate": "_acme/progress", "percent": 50, "_meta": {"x": 1}}
     future = {"sessionUpdate": "weather_report", "sky": {"clouds": [1, 2]}}
-    compaction = {
-        "sessionUpdate": "compaction_update",
-        "compactionId": "c1",
-        "status": "in_progress",
-    }
-    store = play(2, [vendor, chunk("m1", "A"), future, compaction])
-    assert dump(store)["unknownUpdates"] == [vendor, future, compaction]
+    later = {"sessionUpdate": "_acme/other", "n": 1}
+    store = play(2, [vendor, chunk("m1", "A"), future, later])
+    assert dump(store)["unknownUpdates"] == [vendor, future, later]
     assert dump(store)["timeline"] == [
         {"kind": "unknown_update", "id": "0"},
         {"kind": "message", "id": "m1"},
@@ -1081,7 +1078,7 @@ def test_unknown_session_updates_are_kept_raw_in_order() -> None:
     assert dump(store)["messages"][0]["content"] == [text("A")]
 
 
-def test_notice_becomes_a_notice_not_history() -> None:
+def test_notice_becomes_a_line_in_the_timeline_not_a_toast() -> None:
     raw: Update = {
         "sessionUpdate": "notice",
         "severity": "warning",
@@ -1092,16 +1089,21 @@ def test_notice_becomes_a_notice_not_history() -> None:
     odd = {"sessionUpdate": "notice", "severity": "_debug", "title": "x"}
     player = Player(2)
     assert player.ops(raw) == [
-        RecordNotice("warning", "Rate limited", "Retrying in 5s", raw)
+        ops.AddNotice("warning", "Rate limited", "Retrying in 5s", {"n": 1})
     ]
     player.send(raw, odd)
     assert [
-        (n.severity, n.title, n.description, n.raw) for n in player.store.notices
+        (n.severity, n.title, n.description, n.meta)
+        for n in player.store.reports.notices()
     ] == [
-        ("warning", "Rate limited", "Retrying in 5s", raw),
-        ("_debug", "x", None, odd),
+        ("warning", "Rate limited", "Retrying in 5s", {"n": 1}),
+        ("_debug", "x", None, None),
     ]
-    assert dump(player.store)["timeline"] == []
+    assert player.store.notices == ()  # the client's own toasts only
+    assert dump(player.store)["timeline"] == [
+        {"kind": "agent_notice", "id": "0"},
+        {"kind": "agent_notice", "id": "1"},
+    ]
     assert dump(player.store)["unknownUpdates"] == []
 
 

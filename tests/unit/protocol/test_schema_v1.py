@@ -448,7 +448,7 @@ def test_every_definition_has_a_python_name(name: str) -> None:
 META = {"zed.dev/trace": {"id": [1, 2.5, None, True]}, "traceparent": "00-ab-cd-01"}
 
 
-@pytest.mark.parametrize("kind", ["_vendor_thing", "compaction_summary_chunk"])
+@pytest.mark.parametrize("kind", ["_vendor_thing", "weather_report"])
 def test_unknown_session_update_is_kept(kind: str) -> None:
     payload = _notification(
         {

@@ -38,6 +38,7 @@ from acp_tui.store import (
     SetState,
     SetTurnUsage,
     UpsertMessage,
+    ops,
 )
 from acp_tui.store.config import ANY_KEYS, ConfigOption, read_options
 from acp_tui.store.journal import (
@@ -144,6 +145,23 @@ SAMPLES: list[Any] = [
     RecordNotice("warning", "Careful", "details", {"raw": [1]}),
     RecordNotice("error", "Bad"),
     SetMessageOrigin("m1", "agent"),
+    ops.AddNotice("warning", "MCP server unavailable", "Continuing.", {"k": 1}),
+    ops.AddNotice("_vendor", "Odd"),
+    ops.PatchCompaction("c1", "in_progress"),
+    ops.AppendCompactionSummary("c1", TEXT),
+    ops.PatchCompaction(
+        "c1", "failed", summary=None, error="boom", meta={"m": 2}, meta_merge=True
+    ),
+    ops.PatchCompaction("c2", "completed", summary=[TEXT]),
+    ops.PatchSessionMessage(
+        "sm1",
+        sender_session_id="other",
+        recipient_session_id=None,
+        sender_message_id="x",
+        content=[TEXT],
+        meta={"a": 1},
+    ),
+    ops.AppendSessionMessageChunk("sm1", TEXT),
 ]
 
 
@@ -373,7 +391,36 @@ OTHER_OPS: st.SearchStrategy[Any] = st.one_of(
     ),
     st.builds(RecordTerminalError, st.just("term"), st.text(max_size=3)),
 )
-ANY_OPS = st.one_of(MESSAGE_OPS, TOOL_OPS, TERMINAL_OPS, OTHER_OPS)
+REPORT_OPS = st.one_of(
+    st.builds(
+        ops.AddNotice,
+        st.sampled_from(["info", "warning", "error", "_x"]),
+        st.text(min_size=1, max_size=3),
+        st.one_of(st.none(), st.text(max_size=3)),
+        st.one_of(st.none(), _OBJECTS),
+    ),
+    st.builds(
+        ops.PatchCompaction,
+        st.sampled_from(["c1", "c2"]),
+        st.sampled_from(["in_progress", "completed", "failed", "_odd"]),
+        summary=_patch(_OBJECT_LISTS),
+        error=_patch(st.text(max_size=3)),
+        meta=_patch(_OBJECTS),
+        meta_merge=st.booleans(),
+    ),
+    st.builds(ops.AppendCompactionSummary, st.sampled_from(["c1", "c2"]), _OBJECTS),
+    st.builds(
+        ops.PatchSessionMessage,
+        st.sampled_from(["s1", "s2"]),
+        sender_session_id=_patch(st.text(max_size=3)),
+        recipient_message_id=_patch(st.text(max_size=3)),
+        content=_patch(_OBJECT_LISTS),
+        meta=_patch(_OBJECTS),
+        meta_merge=st.booleans(),
+    ),
+    st.builds(ops.AppendSessionMessageChunk, st.sampled_from(["s1", "s2"]), _OBJECTS),
+)
+ANY_OPS = st.one_of(MESSAGE_OPS, TOOL_OPS, TERMINAL_OPS, OTHER_OPS, REPORT_OPS)
 
 
 @settings(max_examples=200, deadline=None)
