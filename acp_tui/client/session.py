@@ -203,6 +203,10 @@ class AcpClient:
     async def _call(self, method: str, params: Any) -> Any:
         return await self.connection.dispatcher.request(method, params)
 
+    async def call(self, method: str, params: Any) -> Any:
+        """A request to the agent, answered (`client.session_admin` uses it)."""
+        return await self._call(method, params)
+
     # ------------------------------------------------------------ capabilities
 
     def _mcp_entries(self) -> list[JSONObject]:
@@ -277,25 +281,49 @@ class AcpClient:
         extra = self._additional_directories(additional_directories)
         if extra:
             params["additionalDirectories"] = extra
+        return await self.open_like_new(
+            "session/new", params, cwd, additional_directories, roots=roots
+        )
+
+    async def open_like_new(
+        self,
+        method: str,
+        params: JSONObject,
+        cwd: Path,
+        additional_directories: Sequence[Path] = (),
+        *,
+        roots: Sequence[Path] | None = None,
+    ) -> SessionStore:
+        """A method that opens a session as `session/new` does (`session/fork`)."""
         access = await self._roots(cwd, additional_directories, roots)
         with self._updates.new_session_pending():
-            raw = await self._call("session/new", params)
+            raw = await self._call(method, params)
             session_id, result = self.dialect.parse_new(raw)
             session = self._open(session_id, cwd, access)
             options, commands = session.translator.new_lists(result)
         _set_lists(session.store, options or [], commands or [])
         return session.store
 
-    async def list_sessions(self, cwd: Path | None = None) -> list[SessionSummary]:
-        """`session/list`, following `nextCursor` to the end (cursors stay opaque)."""
+    async def list_sessions(
+        self, cwd: Path | None = None, *, archived: str | None = None
+    ) -> list[SessionSummary]:
+        """`session/list`, following `nextCursor` to the end (cursors stay opaque).
+
+        `archived` (`exclude`, `include`, `only`) is sent only where the agent
+        archives sessions (`SessionFeatures.archive`).
+        """
         self.dialect.check_list()
         summaries: list[SessionSummary] = []
         cursor: str | None = None
         seen: set[str] = set()
+        if archived is not None and not self.session_features().archive:
+            archived = None
         while True:
             params: dict[str, Any] = {}
             if cwd is not None:
                 params["cwd"] = str(cwd)
+            if archived is not None:
+                params["archived"] = archived
             if cursor is not None:
                 params["cursor"] = cursor
             raw = await self._call("session/list", params)

@@ -52,6 +52,7 @@ from acp_tui.client._wire import (
     session_summaries,
     too_deep_notice,
     tool_call_patch,
+    unstable_session_features,
 )
 from acp_tui.client.auth import AuthChoice
 from acp_tui.client.dialect import (
@@ -430,6 +431,7 @@ class V1Dialect:
             delete=sessions.delete is not None,
             additional_directories=sessions.additional_directories is not None,
             close=sessions.close is not None,
+            **unstable_session_features(sessions),
         )
 
     def prompt_capabilities(self) -> PromptCapabilities:

@@ -61,6 +61,7 @@ from acp_tui.client._wire import (
     session_summaries,
     too_deep_notice,
     tool_call_patch,
+    unstable_session_features,
 )
 from acp_tui.client.auth import AuthChoice
 from acp_tui.client.dialect import (
@@ -442,6 +443,7 @@ class V2Dialect:
             delete=caps.delete is not None,
             additional_directories=caps.additional_directories is not None,
             close=True,
+            **unstable_session_features(caps),
         )
 
     def prompt_capabilities(self) -> PromptCapabilities:
