@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from acp_tui.client.ports import ElicitationPrompter, PermissionPrompter
     from acp_tui.client.prompt_content import PromptCapabilities
     from acp_tui.client.session import AcpClient, SessionFeatures, SessionSummary
-    from acp_tui.client.session_admin import ArchiveFilter, ForkSource
+    from acp_tui.client.session_admin import ArchiveFilter, ForkSource, SessionStatus
     from acp_tui.client.tracked_session import StoreFactory
     from acp_tui.config import McpServerSettings
     from acp_tui.protocol.dispatcher import Diagnostic
@@ -876,6 +876,15 @@ class ClientRunner:
         client = self._client()
         return await self._on_behalf(
             functools.partial(set_title, client, session_id, title)
+        )
+
+    async def session_status(self, session_id: str) -> SessionStatus:
+        """Whether the agent has one of its sessions in memory (and its state)."""
+        from acp_tui.client.session_admin import session_status
+
+        client = self._client()
+        return await self._on_behalf(
+            functools.partial(session_status, client, session_id)
         )
 
     async def set_archived(self, session_id: str, archived: bool) -> None:

@@ -217,6 +217,10 @@ async def fork_session(
     )
     if not store.timeline() and source.history:
         store.apply_many(source.history)
+    if store.session_info.title is None:
+        # Named after its source until the agent names it (a session_info_update).
+        title = f"{source.title} (fork)" if source.title else "(fork)"
+        store.apply(ops.PatchSessionInfo(title=title))
     return store
 
 

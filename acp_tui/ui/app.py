@@ -56,6 +56,7 @@ from acp_tui.ui.pane_agent import SHUTDOWN_WAIT
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.confirm import ConfirmQuitScreen
 from acp_tui.ui.screens.help import KEYS_BEYOND_ACTIONS, KeyHelpScreen
+from acp_tui.ui.session_commands import session_commands
 from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 
@@ -442,6 +443,8 @@ class AcpTuiApp(AppTabs, App[None]):
                 "asks for one)",
                 self._active.action_logout,
             )
+        for title, help_text, run in session_commands(self._active):
+            yield SystemCommand(title, help_text, run)
         store = self.store
         if store is not None:
             for title, help_text, callback in config_entries(
