@@ -26,6 +26,7 @@ from acp_tui.client.session_admin import (
 from acp_tui.safe_text import printable
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.pane_part import PanePart
+from acp_tui.ui.screens.picker_admin import describe
 from acp_tui.ui.screens.rename import RenameScreen
 from acp_tui.ui.widgets.message_view import MessageView
 
@@ -128,7 +129,7 @@ class PaneFork(PanePart):
         try:
             stored = await self.runner.set_title(session_id, title)
         except Exception as error:  # shown to the user; never a traceback
-            said = printable(str(error).strip()) or type(error).__name__
+            said = describe(error)
             self.notify(f"could not rename the session: {said}", severity="error")
             return
         self.notify(f"renamed to “{printable(stored)}”", markup=False)

@@ -11,6 +11,8 @@ source session takes a prompt too (both live on).
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Final
 
@@ -51,8 +53,19 @@ def agent_message_key(store: SessionStore, text: str) -> str:
     )
 
 
-def client() -> AcpClient:
-    return AcpClient(prompter=PermissionPolicy("reject"))
+@asynccontextmanager
+async def connected(command: AgentCommand, protocol: int) -> AsyncIterator[AcpClient]:
+    """A client on a new agent process (no permission is granted)."""
+    client = AcpClient(prompter=PermissionPolicy("reject"))
+    async with connect(
+        lambda: StdioTransport(command, name="peer"),
+        choice="2" if protocol == 2 else "1",
+        init_timeout=BOUND / 3,
+        on_request=client.handle_request,
+        on_notification=client.handle_notification,
+    ) as connection:
+        client.attach(connection)
+        yield client
 
 
 async def _prompt(client: AcpClient, session_id: str, text: str) -> None:
@@ -70,16 +83,7 @@ async def test_claude_forks_at_a_message(key: str, tmp_path: Path) -> None:
             env=agent.environment(workspace, server),
             cwd=workspace.project,
         )
-        choice = "2" if agent.protocol == 2 else "1"
-        source_client = client()
-        async with connect(
-            lambda: StdioTransport(command, name="source"),
-            choice=choice,
-            init_timeout=BOUND / 3,
-            on_request=source_client.handle_request,
-            on_notification=source_client.handle_notification,
-        ) as connection:
-            source_client.attach(connection)
+        async with connected(command, agent.protocol) as source_client:
             features = source_client.session_features()
             assert features.fork
             assert fork_at_message(features, source_client.agent_name)
@@ -91,15 +95,7 @@ async def test_claude_forks_at_a_message(key: str, tmp_path: Path) -> None:
             message_id, history = point
             fork = ForkSource(source.session_id, message_id, history)
 
-            fork_client = client()
-            async with connect(
-                lambda: StdioTransport(command, name="fork"),
-                choice=choice,
-                init_timeout=BOUND / 3,
-                on_request=fork_client.handle_request,
-                on_notification=fork_client.handle_notification,
-            ) as fork_connection:
-                fork_client.attach(fork_connection)
+            async with connected(command, agent.protocol) as fork_client:
                 store = await fork_session(fork_client, fork, workspace.project)
                 assert store.session_id != source.session_id
                 shown = [m.text for m in store.messages()]

@@ -8,8 +8,6 @@ Every tab runs its own fake agent process; the agents record what they are sent
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,42 +15,22 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Tab
 
-from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.agent_runner import SessionRequest
-from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.screens.rename import RenameScreen
 from acp_tui.ui.screens.session_picker import SessionPickerScreen
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from tests.ui.helpers import wait_for
-from tests.ui.test_app import FAKE_AGENT, SIZE, _home
+from tests.ui.test_app import SIZE, _home
+from tests.ui.test_app_flows import app_for, record, sent
 
 pytestmark = pytest.mark.subprocess
 
-__all__ = ["_home"]  # the autouse fixture: a private ACP_TUI_HOME per test
+# Fixtures: a private ACP_TUI_HOME per test (autouse), and what the agents were sent.
+__all__ = ["_home", "record"]
 
 BOTH = pytest.mark.parametrize("version", ["v1", "v2"])
-
-
-@pytest.fixture
-def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "record.jsonl"
-    monkeypatch.setenv("FAKE_AGENT_RECORD", str(path))
-    return path
-
-
-def sent(record: Path, method: str) -> list[dict[str, Any]]:
-    if not record.exists():
-        return []
-    messages = [json.loads(line) for line in record.read_text().splitlines()]
-    return [m.get("params") or {} for m in messages if m.get("method") == method]
-
-
-def app_for(
-    scenario: str, cwd: Path, request: SessionRequest | None = None
-) -> AcpTuiApp:
-    command = AgentCommand(argv=(sys.executable, str(FAKE_AGENT), scenario))
-    return make_app(command, "fake", cwd=cwd, init_timeout=10.0, request=request)
 
 
 def card(app: AcpTuiApp, message_id: str) -> MessageView:

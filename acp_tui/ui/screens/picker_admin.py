@@ -38,12 +38,17 @@ if TYPE_CHECKING:
 else:
     _Screen = object
 
-__all__ = ["STATUS_ROWS", "PickerAdmin", "PickerAdminKeys"]
+__all__ = ["STATUS_ROWS", "PickerAdmin", "PickerAdminKeys", "describe"]
 
 STATUS_ROWS: Final = 20
 """How many listed sessions' status the picker asks for (one request each)."""
 
 _STATES: Final = {"running": "running", "requires_action": "needs you"}
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as one printable line: its message, or its type's name."""
+    return printable(str(exc).strip()) or type(exc).__name__
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +113,7 @@ class PickerAdminKeys(_Screen):
         """Whether a listed row stays hidden (archived, while they are hidden)."""
         return summary.archived and not self.show_archived
 
-    def _listed(self, summary: SessionSummary, what: str) -> bool:
+    def _listed(self, summary: SessionSummary) -> bool:
         if summary.session_id in self.saved_only:
             label = session_label(summary)
             self._set_status(f"“{label}” is only saved on this computer.", error=True)
@@ -123,7 +128,7 @@ class PickerAdminKeys(_Screen):
         rename = self.admin.rename
         if summary is None or rename is None:
             raise SkipAction()
-        if not self._listed(summary, "renamed"):
+        if not self._listed(summary):
             return
 
         def chosen(title: str | None) -> None:
@@ -143,7 +148,7 @@ class PickerAdminKeys(_Screen):
         try:
             stored = await self.admin.rename(summary.session_id, title)
         except Exception as exc:  # shown to the user; never a traceback
-            said = printable(str(exc).strip()) or type(exc).__name__
+            said = describe(exc)
             self._set_status(f"Could not rename the session: {said}", error=True)
             return
         renamed = replace(summary, title=stored)
@@ -162,7 +167,7 @@ class PickerAdminKeys(_Screen):
             label = session_label(summary)
             self._set_status(f"“{label}” is the current session.", error=True)
             return
-        if not self._listed(summary, "archived"):
+        if not self._listed(summary):
             return
         self.run_worker(
             self._archive(summary, not summary.archived),
@@ -178,7 +183,7 @@ class PickerAdminKeys(_Screen):
         try:
             await self.admin.archive(summary.session_id, archived)
         except Exception as exc:  # shown to the user; never a traceback
-            said = printable(str(exc).strip()) or type(exc).__name__
+            said = describe(exc)
             self._set_status(f"Could not archive “{label}”: {said}", error=True)
             return
         moved = replace(summary, archived=archived)

@@ -59,7 +59,7 @@ from textual.widgets.option_list import Option
 from acp_tui.safe_text import printable
 from acp_tui.storage.transcripts import TranscriptInfo
 from acp_tui.ui.screens.confirm import ConfirmDeleteScreen, ConfirmFolderScreen
-from acp_tui.ui.screens.picker_admin import PickerAdmin, PickerAdminKeys
+from acp_tui.ui.screens.picker_admin import PickerAdmin, PickerAdminKeys, describe
 from acp_tui.ui.screens.session_rows import (
     display_path,
     local_date,
@@ -235,6 +235,9 @@ class SessionPickerScreen(PickerAdminKeys, ModalScreen[SessionPick | None]):
         self._option_list.can_focus = False
         self._rebuild()
         self.query_one("#session-filter", Input).focus()
+        self._start_loading()
+
+    def _start_loading(self) -> None:
         self.run_worker(
             self._load_sessions(),
             name="load-sessions",
@@ -280,7 +283,7 @@ class SessionPickerScreen(PickerAdminKeys, ModalScreen[SessionPick | None]):
         try:
             sessions = list(await self._load())
         except Exception as exc:  # shown to the user; never a traceback
-            sessions, failure = [], _describe(exc)
+            sessions, failure = [], describe(exc)
         extra = await self._saved_sessions({s.session_id for s in sessions})
         if self.roots:
             self.elsewhere = await asyncio.to_thread(
@@ -303,13 +306,7 @@ class SessionPickerScreen(PickerAdminKeys, ModalScreen[SessionPick | None]):
         """Load the sessions again (`_load` may have changed)."""
         self.loaded = False
         self._set_status("Loading sessions…")
-        self.run_worker(
-            self._load_sessions(),
-            name="load-sessions",
-            group="session-picker",
-            exclusive=True,
-            exit_on_error=False,
-        )
+        self._start_loading()
 
     async def _saved_sessions(self, listed: set[str]) -> list[SessionSummary]:
         """The saved transcripts the agent did not list, as rows."""
@@ -535,9 +532,7 @@ class SessionPickerScreen(PickerAdminKeys, ModalScreen[SessionPick | None]):
         try:
             await self._delete(summary.session_id)
         except Exception as exc:  # shown to the user; never a traceback
-            self._set_status(
-                f"Could not delete “{label}”: {_describe(exc)}", error=True
-            )
+            self._set_status(f"Could not delete “{label}”: {describe(exc)}", error=True)
             return
         self.sessions = [s for s in self.sessions if s is not summary]
         self._rebuild()
@@ -563,8 +558,3 @@ def _outside(
         if not any(real.is_relative_to(root) for root in real_roots):
             outside[summary.session_id] = real
     return outside
-
-
-def _describe(exc: BaseException) -> str:
-    """An exception as one printable line: its message, or its type's name."""
-    return printable(str(exc).strip()) or type(exc).__name__
