@@ -58,7 +58,7 @@ async def prompt(pilot: Pilot[None], app: AcpTuiApp, text: str) -> None:
 
 
 @BOTH
-async def test_f_on_a_message_forks_there_into_a_new_tab(
+async def test_ctrl_f_on_a_message_forks_there_into_a_new_tab(
     tmp_path: Path, record: Path, version: str
 ) -> None:
     request = SessionRequest("resume", "s-alpha")
@@ -80,7 +80,7 @@ async def test_f_on_a_message_forks_there_into_a_new_tab(
         await prompt(pilot, app, later)
         assert len(source.timeline()) > len(history)
         card(app, "h-a1").focus()
-        await pilot.press("f")
+        await pilot.press("ctrl+f")
         await wait_for(pilot, lambda: len(app.panes) == 2)
         fork = app.panes[1]
         await wait_for(pilot, lambda: fork.store is not None)
@@ -123,6 +123,15 @@ async def test_the_palette_forks_the_whole_session(
         )
         source = app.store
         assert source is not None
+        # A letter typed on a message card (a click focuses it) goes to the prompt.
+        view = card(app, "h-a1")
+        view.focus()
+        await wait_for(pilot, lambda: app.focused is view)
+        await pilot.press("f")
+        prompt_input = app.active_pane.query_one(PromptInput)
+        await wait_for(pilot, lambda: prompt_input.text == "f")
+        assert sent(record, "session/fork") == []
+        prompt_input.text = ""
         await pilot.press("ctrl+p")
         await pilot.press(*"Fork session")
         await pilot.pause(0.3)
@@ -149,7 +158,7 @@ async def test_no_fork_where_the_agent_does_not_advertise_it(
         view = card(app, "h-a1")
         assert not view.allow_focus()  # short messages take no focus here
         view.focus()
-        await pilot.press("f")
+        await pilot.press("ctrl+f")
         await pilot.pause(0.3)
         assert len(app.panes) == 1
         assert sent(record, "session/fork") == []
