@@ -862,11 +862,11 @@ class ClientRunner:
 
     async def list_archived(self, archived: ArchiveFilter) -> list[SessionSummary]:
         """The agent's sessions for the settings' directory, by archive state."""
+        from acp_tui.client.session_admin import list_sessions
+
         client = self._client()
         return await self._on_behalf(
-            functools.partial(
-                client.list_sessions, self.settings.cwd, archived=archived
-            )
+            functools.partial(list_sessions, client, self.settings.cwd, archived)
         )
 
     async def set_title(self, session_id: str, title: str) -> str:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from acp_tui.client.dialect import SessionFeatures
+from acp_tui.client.dialect import SessionFeatures, SessionSummary
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
@@ -48,6 +48,7 @@ __all__ = [
     "fork_point",
     "fork_session",
     "history_ops",
+    "list_sessions",
     "session_status",
     "set_archived",
     "set_title",
@@ -172,17 +173,12 @@ def history_ops(
     return tuple(result)
 
 
-def fork_params(
-    client: AcpClient, source: ForkSource, cwd: Path, extra: Sequence[str]
-) -> JSONObject:
-    """The `session/fork` params (with the fork point where the agent reads it)."""
-    params: dict[str, Any] = {
-        "sessionId": source.session_id,
-        "cwd": str(cwd),
-        "mcpServers": client.dialect.mcp_servers(client.mcp_servers),
-    }
-    if extra:
-        params["additionalDirectories"] = list(extra)
+def fork_params(source: ForkSource) -> JSONObject:
+    """`session/fork`'s own params (the fork point where the agent reads it).
+
+    The rest (`cwd`, `mcpServers`, `additionalDirectories`) are `session/new`'s.
+    """
+    params: dict[str, Any] = {"sessionId": source.session_id}
     if source.message_id is not None:
         point = {"version": 1, "messageId": source.message_id}
         params["_meta"] = {"jetbrains": {"air": {"fork": point}}}
@@ -210,10 +206,8 @@ async def fork_session(
         features, client.agent_name
     ):
         raise UnsupportedOperation("the agent forks only whole sessions")
-    extra = [str(d) for d in additional_directories]
-    params = fork_params(client, source, cwd, extra)
-    store = await client.open_like_new(
-        "session/fork", params, cwd, additional_directories, roots=roots
+    store = await client.new_session(
+        cwd, additional_directories, roots=roots, fork=fork_params(source)
     )
     if not store.timeline() and source.history:
         store.apply_many(source.history)
@@ -224,12 +218,25 @@ async def fork_session(
     return store
 
 
+async def _call(client: AcpClient, method: str, params: JSONObject) -> Any:
+    return await client.connection.dispatcher.request(method, params)
+
+
+async def list_sessions(
+    client: AcpClient, cwd: Path | None, archived: ArchiveFilter | None
+) -> list[SessionSummary]:
+    """`session/list` with the `archived` filter where the agent archives sessions."""
+    if not client.session_features().archive:
+        archived = None
+    return await client.list_sessions(cwd, archived=archived)
+
+
 async def set_title(client: AcpClient, session_id: str, title: str) -> str:
     """`session/set_title`; returns the title the agent stored (it may normalise)."""
     if not client.session_features().set_title:
         raise UnsupportedOperation("the agent cannot rename sessions")
     params = {"sessionId": session_id, "title": title}
-    raw = await client.call("session/set_title", params)
+    raw = await _call(client, "session/set_title", params)
     stored = raw.get("title") if isinstance(raw, dict) else None
     stored = stored if isinstance(stored, str) and stored else title
     with contextlib.suppress(KeyError):  # not open here: the list shows it
@@ -242,14 +249,14 @@ async def set_archived(client: AcpClient, session_id: str, archived: bool) -> No
     if not client.session_features().archive:
         raise UnsupportedOperation("the agent cannot archive sessions")
     method = "session/archive" if archived else "session/unarchive"
-    await client.call(method, {"sessionId": session_id})
+    await _call(client, method, {"sessionId": session_id})
 
 
 async def session_status(client: AcpClient, session_id: str) -> SessionStatus:
     """`session/status` (no side effects on the agent's side)."""
     if not client.session_features().status:
         raise UnsupportedOperation("the agent does not report session status")
-    raw = await client.call("session/status", {"sessionId": session_id})
+    raw = await _call(client, "session/status", {"sessionId": session_id})
     status = raw.get("status") if isinstance(raw, dict) else None
     state = raw.get("state") if isinstance(raw, dict) else None
     foreground = state.get("state") if isinstance(state, dict) else None

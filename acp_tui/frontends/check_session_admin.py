@@ -27,6 +27,7 @@ import anyio
 from acp_tui.client.session_admin import (
     ForkSource,
     fork_session,
+    list_sessions,
     session_status,
     set_archived,
     set_title,
@@ -110,9 +111,7 @@ async def _archive(run: _Run, session_id: str, cwd: Path) -> None:
     listed = client.session_features().list
     problems = []
     if listed:
-        ok, only = await _step(
-            run, name, lambda: client.list_sessions(cwd, archived="only")
-        )
+        ok, only = await _step(run, name, lambda: list_sessions(client, cwd, "only"))
         if not ok:
             return
         ok, default = await _step(run, name, lambda: client.list_sessions(cwd))

@@ -16,6 +16,7 @@ import anyio
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.launch import AGENT_FAILURES
 from acp_tui.client.session_admin import ArchiveFilter, set_title
+from acp_tui.client.session_admin import list_sessions as list_sessions_by
 from acp_tui.frontends.print_turn import (
     EXIT_OK,
     SESSION_SETUP_TIMEOUT,
@@ -49,7 +50,7 @@ async def list_sessions(
                 if rename is not None:
                     stored = await set_title(client, *rename)
                     print(printable(f"renamed {rename[0]}: {stored}"), file=err)
-                sessions = await client.list_sessions(options.cwd, archived=archived)
+                sessions = await list_sessions_by(client, options.cwd, archived)
     except (*AGENT_FAILURES, UnsupportedOperation) as error:
         return run.fail(error)
     if options.output_format == "json":

@@ -20,6 +20,7 @@ from acp_tui.client.session_admin import (
     fork_at_message,
     fork_point,
     fork_session,
+    list_sessions,
     session_status,
     set_archived,
     set_title,
@@ -77,12 +78,12 @@ async def test_fork_rename_archive_and_status(
             await set_archived(client, source.session_id, True)
             default = await client.list_sessions(project)
             assert source.session_id not in [s.session_id for s in default]
-            only = await client.list_sessions(project, archived="only")
+            only = await list_sessions(client, project, "only")
             assert [(s.session_id, s.archived) for s in only] == [
                 (source.session_id, True)
             ]
             await set_archived(client, source.session_id, False)
-            everything = await client.list_sessions(project, archived="include")
+            everything = await list_sessions(client, project, "include")
             titles = {s.session_id: s.title for s in everything}
             assert titles[store.session_id] == "Forked"
             assert source.session_id in titles

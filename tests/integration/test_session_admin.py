@@ -23,6 +23,7 @@ from acp_tui.client.session_admin import (
     fork_at_message,
     fork_point,
     fork_session,
+    list_sessions,
     session_status,
     set_archived,
     set_title,
@@ -102,7 +103,7 @@ async def test_features_follow_the_markers(tmp_path: Path, version: int) -> None
             with pytest.raises(UnsupportedOperation):
                 await fork_session(agent.client, source, CWD)
             # Without the capability the filter is not sent: all three are listed.
-            listed = await agent.client.list_sessions(CWD, archived="only")
+            listed = await list_sessions(agent.client, CWD, "only")
             assert len(listed) == 3
             assert "archived" not in agent.received("session/list")[-1]
 
@@ -118,11 +119,11 @@ async def test_archive_rename_and_status(tmp_path: Path, version: int) -> None:
             assert not any(s.archived for s in listed)
             await set_archived(client, "s-beta", True)
             assert ids(await client.list_sessions(CWD)) == ["s-alpha", "s-gamma"]
-            only = await client.list_sessions(CWD, archived="only")
+            only = await list_sessions(client, CWD, "only")
             assert ids(only) == ["s-beta", "s-delta"]
             assert all(s.archived for s in only)
             await set_archived(client, "s-beta", False)
-            everything = await client.list_sessions(CWD, archived="include")
+            everything = await list_sessions(client, CWD, "include")
             assert [s.session_id for s in everything if s.archived] == ["s-delta"]
 
             assert await set_title(client, "s-gamma", "  Notes  ") == "Notes"
