@@ -112,7 +112,8 @@ The TS SDK 2.4 unstable session methods (the *-full behaviour otherwise):
                   (-32602 if empty); `session/archive` / `unarchive` move a known
                   session; `session/status` answers `open` (v2 with `state: idle`)
                   for an open session, `saved` for a stored one. v1 replays name
-                  their messages ("h-u1", "h-a1").
+                  their messages ("h-u1", "h-a1"). FAKE_AGENT_NAME, when set, is
+                  the name instead (an agent not known to fork at a message).
 
 In the *-auth scenarios, session/new, list, resume, load and delete answer -32000
 (auth_required) until `auth/login` (v2) or `authenticate` (v1) with "agent-login"
@@ -700,7 +701,9 @@ FULL_SCENARIOS = ("v2-full", "v1-full", *AUTH_SCENARIOS, *SESSIONS_SCENARIOS)
 # The TS SDK 2.4 unstable session methods the *-sessions scenarios advertise.
 SESSION_ADMIN: dict[str, Any] = {"fork": {}, "title": {}, "archive": {}, "status": {}}
 # claude-agent-acp's name: the client then sends the fork point it reads.
-SESSIONS_AGENT_NAME = "@agentclientprotocol/claude-agent-acp"
+SESSIONS_AGENT_NAME = os.environ.get(
+    "FAKE_AGENT_NAME", "@agentclientprotocol/claude-agent-acp"
+)
 AUTH_FILE = os.environ.get("FAKE_AGENT_AUTH_FILE")
 
 AUTH_REQUIRED = -32000

@@ -146,6 +146,40 @@ async def test_the_palette_forks_the_whole_session(
         assert kinds(store.timeline()) == kinds(source.timeline())
 
 
+async def test_an_agent_that_forks_whole_sessions_only(
+    tmp_path: Path, record: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_AGENT_NAME", "another-agent")
+    app = app_for("v2-sessions", tmp_path, SessionRequest("resume", "s-alpha"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(
+            pilot,
+            lambda: any(v.message.message_id == "h-a1" for v in app.query(MessageView)),
+        )
+        await prompt(pilot, app, "turn-error")  # a later user message "u1"
+        await wait_for(
+            pilot,
+            lambda: any(v.message.message_id == "u1" for v in app.query(MessageView)),
+        )
+        card(app, "h-a1").focus()
+        await pilot.press("ctrl+f")
+        await wait_for(
+            pilot,
+            lambda: any(
+                "forks whole sessions only" in n.message for n in app._notifications
+            ),
+        )
+        assert len(app.panes) == 1
+        assert sent(record, "session/fork") == []
+        # On the last message: the whole session, without a fork point.
+        card(app, "u1").focus()
+        await pilot.press("ctrl+f")
+        await wait_for(pilot, lambda: len(app.panes) == 2)
+        await wait_for(pilot, lambda: app.panes[1].store is not None)
+        (params,) = sent(record, "session/fork")
+        assert "_meta" not in params
+
+
 async def test_no_fork_where_the_agent_does_not_advertise_it(
     tmp_path: Path, record: Path
 ) -> None:
