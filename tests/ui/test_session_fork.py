@@ -24,6 +24,7 @@ from acp_tui.ui.widgets.prompt_input import PromptInput
 from tests.ui.helpers import wait_for
 from tests.ui.test_app import SIZE, _home
 from tests.ui.test_app_flows import app_for, record, sent
+from tests.ui.test_elicitation_wiring import demo_app
 
 pytestmark = pytest.mark.subprocess
 
@@ -302,3 +303,40 @@ async def test_the_picker_marks_open_sessions(tmp_path: Path, record: Path) -> N
         assert picker.statuses["s-alpha"].status == "saved"
         row = picker._row(next(s for s in picker.sessions if s.session_id == "s-gamma"))
         assert "● open" in row.plain
+
+
+@BOTH
+async def test_a_new_user_forks_with_the_demo_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str
+) -> None:
+    """The demo agent forks at a message: the new tab holds the history up to it
+    (the first turn), under the source's title, and takes prompts."""
+    monkeypatch.setenv("ACP_TUI_DEMO_DELAY", "0")
+    app = demo_app(tmp_path, version)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await prompt(pilot, app, "/title First")
+        source = app.store
+        assert source is not None
+        first_turn = source.timeline()
+        await prompt(pilot, app, "/title Second")
+        answer = next(
+            v
+            for v in app.query(MessageView)
+            if v.role == "agent" and "First" in v.message.text
+        )
+        answer.focus()
+        await pilot.press("ctrl+f")
+        await wait_for(pilot, lambda: len(app.panes) == 2)
+        fork = app.panes[1]
+        await wait_for(pilot, lambda: fork.store is not None)
+        store = fork.store
+        assert store is not None
+        assert kinds(store.timeline()) == kinds(first_turn)
+        texts = [m.text for m in store.messages()]
+        assert "Second" not in " ".join(texts)
+        await wait_for(
+            pilot, lambda: any("(fork)" in tab.label.plain for tab in app.query(Tab))
+        )
+        await prompt(pilot, app, "/title Forked")
+        assert store.session_info.title == "Forked"
