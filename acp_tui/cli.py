@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -225,6 +226,20 @@ def build_parser() -> argparse.ArgumentParser:
     _format_option(
         sessions,
         help="text: one line per session; json: the list as JSON (default: text)",
+    )
+    sessions.add_argument(
+        "--archived",
+        choices=("exclude", "include", "only"),
+        default=None,
+        help="archived sessions: leave them out (the agent's default), include "
+        "them, or list only them (agents that archive sessions)",
+    )
+    sessions.add_argument(
+        "--rename",
+        nargs=2,
+        metavar=("ID", "TITLE"),
+        default=None,
+        help="first set session ID's title (session/set_title, where offered)",
     )
     checker = commands.add_parser(
         "check",
@@ -566,8 +581,15 @@ def _headless(
         elicitation=getattr(args, "elicitation", "decline"),
         answers=getattr(args, "answers", None),
     )
-    runner = run_print if args.command == "print" else list_sessions
-    result: int = anyio.run(runner, options, sys.stdout, sys.stderr)
+    if args.command == "print":
+        result: int = anyio.run(run_print, options, sys.stdout, sys.stderr)
+        return result
+    listing = functools.partial(
+        list_sessions,
+        archived=args.archived,
+        rename=tuple(args.rename) if args.rename else None,
+    )
+    result = anyio.run(listing, options, sys.stdout, sys.stderr)
     return result
 
 

@@ -268,13 +268,43 @@ def agent_identity(info: Any) -> AgentIdentity:
 
 
 def session_summaries(sessions: Sequence[Any]) -> list[SessionSummary]:
-    """A `session/list` page's entries (`SessionInfo` of either version)."""
-    return [
-        SessionSummary(
-            info.session_id, info.cwd, info.title, info.updated_at, to_wire(info)
+    """A `session/list` page's entries (`SessionInfo` of either version).
+
+    `archived` (unstable, in both versions) is read from the kept wire form.
+    """
+    summaries = []
+    for info in sessions:
+        raw = to_wire(info)
+        summaries.append(
+            SessionSummary(
+                info.session_id,
+                info.cwd,
+                info.title,
+                info.updated_at,
+                raw,
+                archived=raw.get("archived") is True,
+            )
         )
-        for info in sessions
-    ]
+    return summaries
+
+
+UNSTABLE_SESSION_MARKERS: Final = {
+    "fork": "fork",
+    "set_title": "title",
+    "archive": "archive",
+    "status": "status",
+}
+"""`SessionFeatures` fields and their capability markers (TS SDK 2.4 unstable; the
+same keys under v1 `sessionCapabilities` and v2 `session`)."""
+
+
+def unstable_session_features(caps: BaseModel | None) -> dict[str, bool]:
+    """The unstable session methods a capabilities object marks (kept as extras)."""
+    extra = (caps.model_extra or {}) if caps is not None else {}
+    return {
+        field: isinstance(extra.get(key), dict)
+        for field, key in UNSTABLE_SESSION_MARKERS.items()
+    }
 
 
 def permission_reply(outcome: JSONObject) -> JSONObject:

@@ -78,6 +78,8 @@ class SessionSummary:
     title: str | None
     updated_at: str | None
     raw: JSONObject
+    archived: bool = False
+    """The agent reported it archived (`SessionInfo.archived`, unstable)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +98,15 @@ class SessionFeatures:
     """`additionalDirectories` on session setup (v1 and v2 capability markers)."""
     close: bool = False
     """`session/close` (v2: part of the session baseline; v1: its marker)."""
+    fork: bool = False
+    """`session/fork` (unstable; the `fork` marker)."""
+    set_title: bool = False
+    """`session/set_title` (unstable; the `title` marker)."""
+    archive: bool = False
+    """`session/archive` / `unarchive` and the list's `archived` filter
+    (unstable; the `archive` marker)."""
+    status: bool = False
+    """`session/status` (unstable; the `status` marker)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from acp_tui.client.ports import ElicitationPrompter, PermissionPrompter
     from acp_tui.client.prompt_content import PromptCapabilities
     from acp_tui.client.session import AcpClient, SessionFeatures, SessionSummary
+    from acp_tui.client.session_admin import ArchiveFilter, ForkSource, SessionStatus
     from acp_tui.client.tracked_session import StoreFactory
     from acp_tui.config import McpServerSettings
     from acp_tui.protocol.dispatcher import Diagnostic
@@ -138,8 +139,8 @@ class AgentSettings:
 class SessionRequest:
     """Which session a connection opens."""
 
-    action: Literal["new", "resume", "pick"] = "new"
-    """`pick` asks the user with the session picker first."""
+    action: Literal["new", "resume", "pick", "fork"] = "new"
+    """`pick` asks the user with the session picker first; `fork` forks `fork`."""
     session_id: str | None = None
     cwd: Path | None = None
     """The session's directory, told to the agent (default: the settings' cwd)."""
@@ -157,6 +158,8 @@ class SessionRequest:
     """A resume replays the session's history where the agent can (the app shows
     it); False resumes without a replay where the agent can (`print` shows only
     its own turn)."""
+    fork: ForkSource | None = None
+    """`fork`: the session forked, the fork point and its history."""
 
 
 _NOT_FOUND_WORDS: Final = ("not found", "no such", "unknown session", "does not exist")
@@ -650,7 +653,13 @@ class ClientRunner:
                 roots = None if root is None else self._roots_with(root)
                 extra = self._agent_directories(client)
                 with anyio.fail_after(SETUP_TIMEOUT):
-                    if request.action == "resume" and request.session_id:
+                    if request.action == "fork" and request.fork is not None:
+                        from acp_tui.client.session_admin import fork_session
+
+                        store = await fork_session(
+                            client, request.fork, cwd, extra, roots=roots
+                        )
+                    elif request.action == "resume" and request.session_id:
                         features = client.session_features()
                         replay = not features.resume
                         if request.history:
@@ -872,6 +881,42 @@ class ClientRunner:
         """Delete one of the agent's sessions."""
         client = self._client()
         await self._on_behalf(functools.partial(client.delete_session, session_id))
+
+    async def list_archived(self, archived: ArchiveFilter) -> list[SessionSummary]:
+        """The agent's sessions for the settings' directory, by archive state."""
+        from acp_tui.client.session_admin import list_sessions
+
+        client = self._client()
+        return await self._on_behalf(
+            functools.partial(list_sessions, client, self.settings.cwd, archived)
+        )
+
+    async def set_title(self, session_id: str, title: str) -> str:
+        """Rename one of the agent's sessions; returns the title it stored."""
+        from acp_tui.client.session_admin import set_title
+
+        client = self._client()
+        return await self._on_behalf(
+            functools.partial(set_title, client, session_id, title)
+        )
+
+    async def session_status(self, session_id: str) -> SessionStatus:
+        """Whether the agent has one of its sessions in memory (and its state)."""
+        from acp_tui.client.session_admin import session_status
+
+        client = self._client()
+        return await self._on_behalf(
+            functools.partial(session_status, client, session_id)
+        )
+
+    async def set_archived(self, session_id: str, archived: bool) -> None:
+        """Archive or unarchive one of the agent's sessions."""
+        from acp_tui.client.session_admin import set_archived
+
+        client = self._client()
+        await self._on_behalf(
+            functools.partial(set_archived, client, session_id, archived)
+        )
 
     async def _on_behalf(self, call: Callable[[], Awaitable[T]]) -> T:
         """Make a quick call for the user, offering the login if the agent wants one.

@@ -94,6 +94,7 @@ from acp_tui.client.tracked_session import (
     Turn,
     plain_store,
     session_roots,
+    set_setup_lists,
 )
 from acp_tui.client.update_intake import UpdateIntake
 from acp_tui.config import McpServerSettings
@@ -101,7 +102,6 @@ from acp_tui.protocol.dispatcher import Diagnostic, RequestContext
 from acp_tui.protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from acp_tui.protocol.transport import ConnectionClosed
 from acp_tui.store import ops
-from acp_tui.store.config import ConfigOption
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
 
@@ -276,27 +276,33 @@ class AcpClient:
         additional_directories: Sequence[Path] = (),
         *,
         roots: Sequence[Path] | None = None,
+        fork: JSONObject | None = None,
     ) -> SessionStore:
         """`session/new` in `cwd` (absolute); returns the new session's store.
 
         `roots`, when given, replace the client's roots for this session (the
-        user agreed to them).
+        user agreed to them). With `fork` (its own params), `session/fork`
+        instead, which opens a session the same way (`client.session_admin`).
         """
         params: dict[str, Any] = {"cwd": str(cwd), "mcpServers": self._mcp_entries()}
         extra = self._additional_directories(additional_directories)
         if extra:
             params["additionalDirectories"] = extra
+        method = "session/new" if fork is None else "session/fork"
+        params.update(fork or {})
         access = await self._roots(cwd, additional_directories, roots)
         with self._updates.new_session_pending():
-            raw = await self._call("session/new", params)
+            raw = await self._call(method, params)
             session_id, result = self.dialect.parse_new(raw)
             session = self._open(session_id, cwd, access)
             options, commands = session.translator.new_lists(result)
-        _set_lists(session.store, options or [], commands or [])
+        set_setup_lists(session.store, options or [], commands or [])
         return session.store
 
-    async def list_sessions(self, cwd: Path | None = None) -> list[SessionSummary]:
-        """`session/list`, following `nextCursor` to the end (cursors stay opaque)."""
+    async def list_sessions(
+        self, cwd: Path | None = None, *, archived: str | None = None
+    ) -> list[SessionSummary]:
+        """`session/list`, every page (opaque cursors), `archived` filter if given."""
         self.dialect.check_list()
         summaries: list[SessionSummary] = []
         cursor: str | None = None
@@ -305,6 +311,8 @@ class AcpClient:
             params: dict[str, Any] = {}
             if cwd is not None:
                 params["cwd"] = str(cwd)
+            if archived is not None:
+                params["archived"] = archived
             if cursor is not None:
                 params["cursor"] = cursor
             raw = await self._call("session/list", params)
@@ -644,15 +652,3 @@ class AcpClient:
             return tracked.store, tracked.cancelled
 
         return await self._elicitations.create(self.dialect, params, context, session)
-
-
-def _set_lists(
-    store: SessionStore,
-    options: Sequence[ConfigOption],
-    commands: Sequence[JSONObject],
-) -> None:
-    """Store a setup response's lists, unless updates already reported them."""
-    if options and not store.config_options:
-        store.apply(ops.SetConfigOptions(options))
-    if commands and not store.commands:
-        store.apply(ops.SetAvailableCommands(commands))

@@ -36,7 +36,9 @@ from acp_tui.client.message_origins import MessageOrigins
 from acp_tui.client.terminals import ClientTerminals
 from acp_tui.store import ops
 from acp_tui.store.changes import Change
+from acp_tui.store.config import ConfigOption
 from acp_tui.store.store import SessionStore
+from acp_tui.store.values import JSONObject
 
 __all__ = [
     "SessionOpening",
@@ -45,6 +47,7 @@ __all__ = [
     "Turn",
     "plain_store",
     "session_roots",
+    "set_setup_lists",
 ]
 
 
@@ -196,3 +199,15 @@ def _inside(path: Path, roots: Sequence[Path]) -> bool:
     """Whether `path` lies in one of `roots`, all resolved (symlinks followed)."""
     real = Path(os.path.realpath(path))
     return any(real.is_relative_to(os.path.realpath(root)) for root in roots)
+
+
+def set_setup_lists(
+    store: SessionStore,
+    options: Sequence[ConfigOption],
+    commands: Sequence[JSONObject],
+) -> None:
+    """Store a setup response's lists, unless updates already reported them."""
+    if options and not store.config_options:
+        store.apply(ops.SetConfigOptions(options))
+    if commands and not store.commands:
+        store.apply(ops.SetAvailableCommands(commands))

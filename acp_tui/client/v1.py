@@ -58,6 +58,7 @@ from acp_tui.client._wire import (
     too_deep_notice,
     tool_call_patch,
     turn_usage,
+    unstable_session_features,
 )
 from acp_tui.client._wire_reports import (
     compaction_chunk_ops,
@@ -456,6 +457,7 @@ class V1Dialect(SteeringExtension):
             delete=sessions.delete is not None,
             additional_directories=sessions.additional_directories is not None,
             close=sessions.close is not None,
+            **unstable_session_features(sessions),
         )
 
     def prompt_capabilities(self) -> PromptCapabilities:

@@ -66,6 +66,7 @@ from acp_tui.client._wire import (
     too_deep_notice,
     tool_call_patch,
     turn_usage,
+    unstable_session_features,
 )
 from acp_tui.client._wire_reports import (
     REPORT_OPT_INS,
@@ -458,6 +459,7 @@ class V2Dialect(SteeringExtension):
             delete=caps.delete is not None,
             additional_directories=caps.additional_directories is not None,
             close=True,
+            **unstable_session_features(caps),
         )
 
     def prompt_capabilities(self) -> PromptCapabilities:

@@ -51,7 +51,7 @@ import anyio
 import anyio.abc
 from pydantic import ValidationError
 
-from acp_tui.demo import persist, steering
+from acp_tui.demo import persist, session_admin, steering
 from acp_tui.demo.emit_common import AGENT_INFO, elicitation_modes, report_opt_ins
 from acp_tui.demo.events import JSONObject, fold
 from acp_tui.demo.pacing import Pace, clock_from_env, delay_from_env
@@ -282,7 +282,9 @@ class DemoServer:
                 elicitation_modes=elicitation_modes(offer.capabilities.elicitation),
             )
             self._handlers = self._v2_handlers()
-            return {**emit_v2.initialize_result(AGENT_INFO), "_meta": STEERING_META}
+            return session_admin.advertise(
+                {**emit_v2.initialize_result(AGENT_INFO), "_meta": STEERING_META}
+            )
         from acp_tui.demo import emit_v1
         from acp_tui.protocol.schema import v1
 
@@ -299,7 +301,9 @@ class DemoServer:
             reports=report_opt_ins(capabilities.session),
         )
         self._handlers = self._v1_handlers()
-        return {**emit_v1.initialize_result(AGENT_INFO), "_meta": STEERING_META}
+        return session_admin.advertise(
+            {**emit_v1.initialize_result(AGENT_INFO), "_meta": STEERING_META}
+        )
 
     def _common_handlers(self) -> dict[str, Handler]:
         """The session methods both versions serve alike."""
@@ -310,6 +314,11 @@ class DemoServer:
             "session/delete": self._delete,
             "session/set_config_option": self._set_config_option,
             "_session/steering": functools.partial(steering.steer, self),
+            "session/fork": self._fork,
+            "session/set_title": self._set_title,
+            "session/archive": self._archive,
+            "session/unarchive": self._unarchive,
+            "session/status": self._status,
         }
 
     def _v2_handlers(self) -> dict[str, Handler]:
@@ -384,12 +393,23 @@ class DemoServer:
         if request.cwd is not None:
             self._check_cwd(request.cwd)
         try:
-            page, cursor = self.agent.list_page(request.cwd, request.cursor)
+            archived, wanted = session_admin.list_filter(
+                params.get("archived") if isinstance(params, dict) else None
+            )
+        except ValueError as error:
+            raise _bad_params(str(error)) from None
+        try:
+            page, cursor = self.agent.list_page(
+                request.cwd,
+                request.cursor,
+                lambda sid: session_admin.keeps(archived, wanted, sid),
+            )
         except persist.InvalidCursor:
             raise _bad_params("unknown cursor") from None
         sessions = []
         for summary in page:
             info: JSONObject = {"sessionId": summary.session_id, "cwd": summary.cwd}
+            info["archived"] = summary.session_id in archived
             if summary.title is not None:
                 info["title"] = summary.title
             if summary.updated_at is not None:
@@ -459,6 +479,61 @@ class DemoServer:
         except SessionNotFound:
             raise _not_found(session_id) from None
         return {}
+
+    # ------------------------------------ fork, titles, archive, status
+
+    async def _fork(self, params: Any, context: RequestContext) -> JSONObject:
+        params = params if isinstance(params, dict) else {}
+        request = self._request("NewSessionRequest", {"mcpServers": [], **params})
+        self._check_cwd(request.cwd, request.additional_directories)
+        source = _session_id(params)
+        try:
+            session = session_admin.fork(
+                self.agent, source, request.cwd, params.get("_meta")
+            )
+        except SessionNotFound:
+            raise _not_found(source) from None
+        except ValueError as error:
+            raise _bad_params(str(error)) from None
+        emitter = self._emitter()
+        self._after_reply(context.id, lambda: emitter.send_commands(session.session_id))
+        return {"sessionId": session.session_id, **self._setup_result(session)}
+
+    async def _set_title(self, params: Any, context: RequestContext) -> JSONObject:
+        session_id = _session_id(params)
+        title = params.get("title")
+        if not isinstance(title, str):
+            raise _bad_params("title must be a string")
+        try:
+            return {"title": session_admin.set_title(self.agent, session_id, title)}
+        except SessionNotFound:
+            raise _not_found(session_id) from None
+        except ValueError as error:
+            raise _bad_params(str(error)) from None
+
+    async def _archive(self, params: Any, context: RequestContext) -> JSONObject:
+        return await self._set_archived(params, archived=True)
+
+    async def _unarchive(self, params: Any, context: RequestContext) -> JSONObject:
+        return await self._set_archived(params, archived=False)
+
+    async def _set_archived(self, params: Any, *, archived: bool) -> JSONObject:
+        session_id = _session_id(params)
+        try:
+            await session_admin.archive(self.agent, session_id, archived)
+        except SessionNotFound:
+            raise _not_found(session_id) from None
+        return {}
+
+    async def _status(self, params: Any, context: RequestContext) -> JSONObject:
+        session_id = _session_id(params)
+        try:
+            result = session_admin.status(self.agent, session_id)
+        except SessionNotFound:
+            raise _not_found(session_id) from None
+        if self._emitter().version == 1:
+            result.pop("state", None)  # v1's status has no foreground state
+        return result
 
     # ------------------------------------------------------------- options
 

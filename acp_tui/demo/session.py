@@ -345,13 +345,16 @@ class DemoAgent:
         return session
 
     def list_page(
-        self, cwd: str | None, cursor: str | None
+        self,
+        cwd: str | None,
+        cursor: str | None,
+        keep: Callable[[str], bool] | None = None,
     ) -> tuple[list[SessionSummary], str | None]:
         """One page of sessions, newest first, and the next page's cursor.
 
         A session without a message (opened, then left before any prompt) is
         not listed: there is nothing in it to go back to. It can still be
-        resumed by id.
+        resumed by id. `keep` filters by id (the archive filter).
 
         Raises:
             persist.InvalidCursor: A cursor this agent did not hand out.
@@ -359,7 +362,9 @@ class DemoAgent:
         records = [
             r
             for r in persist.list_records()
-            if (cwd is None or r.get("cwd") == cwd) and _has_messages(r)
+            if (cwd is None or r.get("cwd") == cwd)
+            and _has_messages(r)
+            and (keep is None or keep(str(r["sessionId"])))
         ]
         offset = persist.decode_cursor(cursor) if cursor is not None else 0
         page = records[offset : offset + persist.PAGE_SIZE]

@@ -22,7 +22,9 @@ Per negotiated version, in order:
 * `session/list`, resume with replay (v2 `session/resume` with
   `replayFrom: {type: start}`, v1 `session/load`: the replay must contain the
   messages of the first turn), `session/close` and `session/delete`, each if
-  advertised;
+  advertised; and, only where advertised, the unstable `session/status`,
+  `session/set_title`, `session/fork` and `session/archive` / `unarchive`
+  (`check_session_admin`);
 * `elicitation`: an agent must never send an `elicitation/create` in a mode the
   client did not advertise. For an agent with a known way to make it ask
   (`ELICITATION_TRIGGERS`, by the name it reports, or
@@ -88,6 +90,10 @@ from acp_tui.client.schema_check import (
 )
 from acp_tui.client.session import AcpClient, UnsupportedOperation
 from acp_tui.frontends import check_auth as auth_status
+from acp_tui.frontends.check_session_admin import (
+    archive_probe_session,
+    session_admin_checks,
+)
 from acp_tui.frontends.check_steering import steering_probe
 from acp_tui.frontends.print_turn import EXIT_AGENT, EXIT_OK, write_stderr_tail
 from acp_tui.protocol.dispatcher import Diagnostic
@@ -564,8 +570,10 @@ async def _session_checks(run: _Run, names: Sequence[str]) -> None:
     await _cancel_turn(run, session_id)
     await steering_probe(run, session_id)
     await _list(run, session_id)
+    await session_admin_checks(run, session_id)
     await _replay(run, session_id, first_turn)
     closed = await _close(run, session_id)
+    await archive_probe_session(run, session_id)
     await _delete(run, session_id, closed)
 
 

@@ -57,6 +57,7 @@ from acp_tui.ui.pane_agent import SHUTDOWN_WAIT
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.confirm import ConfirmQuitScreen
 from acp_tui.ui.screens.help import KEYS_BEYOND_ACTIONS, KeyHelpScreen
+from acp_tui.ui.session_commands import session_commands
 from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.context_meter import logout_entry
@@ -448,6 +449,8 @@ class AcpTuiApp(AppTabs, App[None]):
         if self._active.runner.can_logout:
             title, help_text = logout_entry(self._active.runner.auth_status.value)
             yield SystemCommand(title, help_text, self._active.action_logout)
+        for title, help_text, run in session_commands(self._active):
+            yield SystemCommand(title, help_text, run)
         store = self.store
         if store is not None:
             for title, help_text, callback in config_entries(

@@ -31,6 +31,7 @@ from textual.content import Content
 from textual.widgets import Footer, Tab, Tabs
 
 from acp_tui.ui.agent_runner import SessionRequest
+from acp_tui.ui.pane_fork import OpenTab
 from acp_tui.ui.session_pane import SessionPane
 
 if TYPE_CHECKING:
@@ -146,7 +147,16 @@ class AppTabs(_App):
         """Open a tab with a new session of its own agent (others keep running)."""
         if self._dialog_open() or self._exiting:
             return
-        pane = self._new_pane(SessionRequest("new"))
+        await self._open_tab(SessionRequest("new"))
+
+    async def on_open_tab(self, message: OpenTab) -> None:
+        """A pane asks for a tab of its own (a fork): open it beside the others."""
+        message.stop()
+        if not self._exiting:
+            await self._open_tab(message.request)
+
+    async def _open_tab(self, request: SessionRequest) -> None:
+        pane = self._new_pane(request)
         self._panes.append(pane)
         pane.display = False  # until its tab is activated
         await self.mount(pane, before=self.query_one(Footer))

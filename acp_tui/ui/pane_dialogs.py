@@ -50,6 +50,7 @@ from acp_tui.ui.pane_agent import Standing
 from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.screens.auth import AuthMethodView, AuthScreen
 from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.screens.picker_admin import PickerAdmin
 from acp_tui.ui.screens.session_picker import SessionPick, SessionPickerScreen
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -285,6 +286,7 @@ class PaneDialogs(PanePart):
         current = self.store.session_id if self.store is not None else None
         return SessionPickerScreen(
             runner.list_sessions,
+            admin=self._picker_admin(),
             delete=delete,
             current_session_id=current,
             saved=functools.partial(
@@ -293,6 +295,21 @@ class PaneDialogs(PanePart):
             roots=(self.settings.cwd, *self.settings.additional_directories),
             reopens_saved=self._can_reopen(),
             title=printable(f"Sessions: {note}") if note else "Sessions",
+        )
+
+    def _picker_admin(self) -> PickerAdmin:
+        """The picker's rename, archive and status calls the agent offers."""
+        runner = self.runner
+        features = runner.session_features
+        return PickerAdmin(
+            rename=runner.set_title if features.set_title else None,
+            archive=runner.set_archived if features.archive else None,
+            load_all=(
+                functools.partial(runner.list_archived, "include")
+                if features.archive
+                else None
+            ),
+            status=runner.session_status if features.status else None,
         )
 
     def _transcript_agent(self) -> str:

@@ -58,6 +58,7 @@ from acp_tui.ui.messages import (
 )
 from acp_tui.ui.pane_agent import PaneAgent, Standing
 from acp_tui.ui.pane_dialogs import PaneDialogs
+from acp_tui.ui.pane_fork import PaneFork
 from acp_tui.ui.pane_prompts import PanePrompts, QueueShown
 from acp_tui.ui.pane_steering import PaneSteering
 from acp_tui.ui.screens.config import ConfigChoice
@@ -80,7 +81,13 @@ __all__ = ["Activity", "SessionPane", "TabLabel"]
 
 
 class SessionPane(
-    FullScreenOpener, PaneAgent, PaneDialogs, PanePrompts, PaneSteering, Widget
+    FullScreenOpener,
+    PaneAgent,
+    PaneDialogs,
+    PanePrompts,
+    PaneSteering,
+    PaneFork,
+    Widget,
 ):
     """One session with its own agent: conversation, panels, prompt and status.
 
@@ -381,6 +388,7 @@ class SessionPane(
         self._status.store = store
         self._stand(Standing.CONNECTED)
         self._refresh_status()
+        self.offer_forks()
         self.post_message(self.Opened(self))
 
     def _welcome(self, store: SessionStore) -> Welcome:

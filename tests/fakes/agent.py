@@ -125,6 +125,23 @@ Client-owned terminals (v1):
                   "output", "released", "after_release", "outside", "killed",
                   "killed_exit", "killed_output", "killed_release").
 
+The TS SDK 2.4 unstable session methods (the *-full behaviour otherwise):
+  v2-sessions     v2-full (v1-full) advertising `fork`, `title`, `archive` and
+  v1-sessions     `status` (v2 `capabilities.session`, v1 `sessionCapabilities`),
+                  named "@agentclientprotocol/claude-agent-acp" (whose fork point
+                  in `_meta.jetbrains.air.fork` the client sends). A fourth stored
+                  session "s-delta" "Old experiment" is archived; `session/list`
+                  filters by `archived` (exclude by default, include, only) and
+                  marks each row `archived`. `session/fork` forks any session id
+                  into "fork-1", "fork-2", ... (listed as "Fork of <title>"),
+                  answering like session/new and sending no history;
+                  `session/set_title` stores the trimmed title and answers it
+                  (-32602 if empty); `session/archive` / `unarchive` move a known
+                  session; `session/status` answers `open` (v2 with `state: idle`)
+                  for an open session, `saved` for a stored one. v1 replays name
+                  their messages ("h-u1", "h-a1"). FAKE_AGENT_NAME, when set, is
+                  the name instead (an agent not known to fork at a message).
+
 In the *-auth scenarios, session/new, list, resume, load and delete answer -32000
 (auth_required) until `auth/login` (v2) or `authenticate` (v1) with "agent-login"
 succeeds ({}); any other method id gets -32602. `auth/logout` / `logout` undo it. A
@@ -833,7 +850,14 @@ AUTH_SCENARIOS = (
     *ODD_AUTH_SCENARIOS,
     *UNUSABLE_AUTH_SCENARIOS,
 )
-FULL_SCENARIOS = ("v2-full", "v1-full", *AUTH_SCENARIOS)
+SESSIONS_SCENARIOS = ("v2-sessions", "v1-sessions")
+FULL_SCENARIOS = ("v2-full", "v1-full", *AUTH_SCENARIOS, *SESSIONS_SCENARIOS)
+# The TS SDK 2.4 unstable session methods the *-sessions scenarios advertise.
+SESSION_ADMIN: dict[str, Any] = {"fork": {}, "title": {}, "archive": {}, "status": {}}
+# claude-agent-acp's name: the client then sends the fork point it reads.
+SESSIONS_AGENT_NAME = os.environ.get(
+    "FAKE_AGENT_NAME", "@agentclientprotocol/claude-agent-acp"
+)
 AUTH_FILE = os.environ.get("FAKE_AGENT_AUTH_FILE")
 
 AUTH_REQUIRED = -32000
@@ -982,11 +1006,16 @@ def auth_methods(version: int) -> list[dict[str, Any]]:
 def full_v2_result() -> dict[str, Any]:
     # v2: `session: {}` already means new/list/resume/close/prompt/cancel; delete
     # has its own marker.
+    session: dict[str, Any] = {"delete": {}, **ADDITIONAL_DIRECTORIES}
+    info = {"name": "fake-agent", "title": "Fake Agent", "version": "1.0.0"}
+    if SCENARIO in SESSIONS_SCENARIOS:
+        session.update(SESSION_ADMIN)
+        info["name"] = SESSIONS_AGENT_NAME
     return {
         "protocolVersion": 2,
-        "info": {"name": "fake-agent", "title": "Fake Agent", "version": "1.0.0"},
+        "info": info,
         "capabilities": {
-            "session": {"delete": {}, **ADDITIONAL_DIRECTORIES},
+            "session": session,
             **({"auth": {"status": {}}} if AUTH_STATUS else {}),
         },
         "authMethods": auth_methods(2) if SCENARIO in AUTH_SCENARIOS else [],
@@ -1009,10 +1038,14 @@ def full_v1_result() -> dict[str, Any]:
         capabilities["auth"] = {"logout": {}}
     if AUTH_STATUS:
         capabilities.setdefault("auth", {})["status"] = {}
+    name = "fake-agent"
+    if SCENARIO in SESSIONS_SCENARIOS:
+        capabilities["sessionCapabilities"].update(SESSION_ADMIN)
+        name = SESSIONS_AGENT_NAME
     return {
         "protocolVersion": 1,
         "agentCapabilities": capabilities,
-        "agentInfo": {"name": "fake-agent", "title": "Fake Agent", "version": "1.0.0"},
+        "agentInfo": {"name": name, "title": "Fake Agent", "version": "1.0.0"},
         "authMethods": auth_methods(1) if SCENARIO in AUTH_SCENARIOS else [],
         **STEERING_META,
     }
@@ -1218,6 +1251,12 @@ class FullAgent:
         self.agent = agent
         self.version = 1 if SCENARIO.startswith("v1") else 2
         self.stored = {sid: (title, updated) for sid, title, updated in STORED_SESSIONS}
+        self.archived: set[str] = set()
+        """Archived stored sessions (the *-sessions scenarios)."""
+        if SCENARIO in SESSIONS_SCENARIOS:
+            self.stored["s-delta"] = ("Old experiment", "2026-10-01T08:00:00Z")
+            self.archived.add("s-delta")
+        self.forks = 0
         self.settings: dict[str, dict[str, Any]] = {}
         """Open sessions (created or resumed) and their config values."""
         self.created = 0
@@ -1282,6 +1321,12 @@ class FullAgent:
             common["auth/status"] = self.auth_status
         if STEERING:
             common["_session/steering"] = self.steer_idle
+        if SCENARIO in SESSIONS_SCENARIOS:
+            common["session/fork"] = self.fork
+            common["session/set_title"] = self.set_title
+            common["session/archive"] = self.archive
+            common["session/unarchive"] = self.unarchive
+            common["session/status"] = self.status
         if self.version == 2:
             common["session/resume"] = self.resume_v2
             if SCENARIO in AUTH_SCENARIOS:
@@ -1372,10 +1417,23 @@ class FullAgent:
         offset = 0 if cursor is None else decode_cursor(cursor)
         cwd = LIST_CWD or params.get("cwd") or DEFAULT_CWD
         rows = list(self.stored.items())
+        if SCENARIO in SESSIONS_SCENARIOS:
+            wanted = params.get("archived") or "exclude"
+            if wanted not in ("exclude", "include", "only"):
+                raise invalid(f"unknown archived filter {wanted!r}")
+            only = wanted == "only"
+            rows = [
+                row
+                for row in rows
+                if wanted == "include" or (row[0] in self.archived) == only
+            ]
         sessions = [
             {"sessionId": sid, "cwd": cwd, "title": title, "updatedAt": updated}
             for sid, (title, updated) in rows[offset : offset + PAGE_SIZE]
         ]
+        if SCENARIO in SESSIONS_SCENARIOS:
+            for session in sessions:
+                session["archived"] = session["sessionId"] in self.archived
         page: dict[str, Any] = {"sessions": sessions}
         if offset + PAGE_SIZE < len(rows):
             page["nextCursor"] = encode_cursor(offset + PAGE_SIZE)
@@ -1396,6 +1454,10 @@ class FullAgent:
         title = self.stored[sid][0]
         history = history_v2 if self.version == 2 else history_v1
         for update in history(title, cwd):
+            if SCENARIO in SESSIONS_SCENARIOS and "messageId" not in update:
+                names = {"user_message_chunk": "h-u1", "agent_message_chunk": "h-a1"}
+                name = names.get(update["sessionUpdate"])
+                update = {**update, "messageId": name} if name else update
             self.agent.update(sid, update)
 
     def resume_v2(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -1427,6 +1489,46 @@ class FullAgent:
         del self.settings[sid]
         self.agent.cancelled.add(str(sid))
         return {}
+
+    # -- the unstable session methods (*-sessions)
+
+    def fork(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Any session id forks (the agent's sessions live on a shared disk)."""
+        source = params.get("sessionId")
+        if not isinstance(source, str) or not isinstance(params.get("cwd"), str):
+            raise invalid("sessionId and cwd are required")
+        self.forks += 1
+        sid = f"fork-{self.forks}"
+        title = self.stored.get(source, (source, None))[0]
+        self.stored[sid] = (f"Fork of {title}", "2026-12-01T10:00:00Z")
+        result = {"sessionId": sid, **self.setup_result(self.open(sid, params))}
+        self.announce_commands(sid)
+        return result
+
+    def set_title(self, params: dict[str, Any]) -> dict[str, Any]:
+        sid = self.known(params)
+        title = params.get("title")
+        if not isinstance(title, str) or not title.strip():
+            raise invalid("the title is empty")
+        updated = self.stored.get(sid, ("", "2026-12-01T10:00:00Z"))[1]
+        self.stored[sid] = (title.strip(), updated)
+        return {"title": title.strip()}
+
+    def archive(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.archived.add(self.known(params))
+        return {}
+
+    def unarchive(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.archived.discard(self.known(params))
+        return {}
+
+    def status(self, params: dict[str, Any]) -> dict[str, Any]:
+        sid = self.known(params)
+        if sid not in self.settings:
+            return {"status": "saved"}
+        if self.version == 1:
+            return {"status": "open"}
+        return {"status": "open", "state": {"state": "idle"}}
 
     def delete(self, params: dict[str, Any]) -> dict[str, Any]:
         sid = params.get("sessionId")

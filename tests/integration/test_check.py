@@ -61,13 +61,25 @@ ELICITATION_RUNS = [
 ]
 
 
+SESSION_ADMIN_ROWS = [
+    "session/status",
+    "session/set_title",
+    "session/fork",
+    "session/archive",
+    "session/unarchive",
+]
+"""The rows of the unstable session methods, for an agent that advertises them all."""
+
+
 def demo_rows(checks: list[str]) -> list[str]:
     """The rows of the demo agent: the elicitation probe runs three times, and
-    it advertises steering (probed after the cancel)."""
+    it advertises steering (probed after the cancel) and the unstable session
+    methods (probed after the list)."""
     at = checks.index("elicitation")
     rows = [*checks[:at], *ELICITATION_RUNS, *checks[at + 1 :]]
     rows.insert(rows.index("cancel") + 1, "steering")
-    return rows
+    listed = rows.index("session/list") + 1
+    return [*rows[:listed], *SESSION_ADMIN_ROWS, *rows[listed:]]
 
 
 ROW = re.compile(
@@ -118,7 +130,7 @@ def test_the_demo_agent_passes_every_check(
     assert {result for _, _, result, _ in table} == {"pass"}, out
     assert out.splitlines()[0].split() == ["CHECK", "V", "RESULT", "DETAIL"]
     assert "agent: acp-tui demo agent" in out
-    assert out.rstrip().endswith("27 checks: 27 passed, 0 failed, 0 skipped")
+    assert out.rstrip().endswith("37 checks: 37 passed, 0 failed, 0 skipped")
     details = {(name, v): line for name, v, _, line in table}
     for v in ("1", "2"):  # /ask asks a form, /login a URL: each only if advertised
         assert "advertised modes: form" in details["elicitation (form only)", v]

@@ -361,6 +361,32 @@ def test_sessions_lists_every_page(
     assert "old2" in out
 
 
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_sessions_archived_and_rename(
+    capsys: pytest.CaptureFixture[str], version: str
+) -> None:
+    agent = fake(f"{version}-sessions")
+    where = ("--cwd", "/tmp")  # the fake lists its sessions in the directory asked
+    code, out, err = run(
+        capsys, "sessions", "--agent", agent, *where, "--archived", "only"
+    )
+    assert code == 0, err
+    assert out.splitlines() == [
+        "s-delta  2026-10-01T08:00:00Z  Old experiment  [/tmp]  (archived)"
+    ]
+    rename = ("--rename", "s-beta", " Login fixes ")
+    code, out, err = run(capsys, "sessions", "--agent", agent, *where, *rename)
+    assert code == 0, err
+    assert "renamed s-beta: Login fixes" in err
+    assert "s-beta  2026-11-27T09:15:00Z  Login fixes  [/tmp]" in out.splitlines()
+    assert "s-delta" not in out
+    # An agent that does not rename sessions: said, with the failure exit code.
+    plain = fake(f"{version}-full")
+    code, _, err = run(capsys, "sessions", "--agent", plain, "--rename", "s-beta", "x")
+    assert code == 3
+    assert "cannot rename sessions" in err
+
+
 def test_print_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as caught:
         main(["print", "--agent", fake("v2"), "--timeout", "0", "hi"])

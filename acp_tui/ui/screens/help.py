@@ -37,6 +37,10 @@ KEYS_BEYOND_ACTIONS: Final[tuple[tuple[str, str], ...]] = (
     ("@", "Attach a file"),
     ("p", "Full paths of the card, diff or terminal in focus (or hover)"),
     ("r", "Raw input/output JSON of the tool card in focus"),
+    (
+        "ctrl+f (on a message)",
+        "Fork the session at that message, in a new tab (where offered)",
+    ),
 )
 """Key help rows for keys that are not app actions (tabs, scrolling, focus, the
 prompt, cards), after the actions' own."""

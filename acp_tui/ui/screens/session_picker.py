@@ -59,6 +59,7 @@ from textual.widgets.option_list import Option
 from acp_tui.safe_text import printable
 from acp_tui.storage.transcripts import TranscriptInfo
 from acp_tui.ui.screens.confirm import ConfirmDeleteScreen, ConfirmFolderScreen
+from acp_tui.ui.screens.picker_admin import PickerAdmin, PickerAdminKeys, describe
 from acp_tui.ui.screens.session_rows import (
     display_path,
     local_date,
@@ -108,7 +109,7 @@ class SessionPick:
     user confirmed that the agent may read and write there instead."""
 
 
-class SessionPickerScreen(ModalScreen[SessionPick | None]):
+class SessionPickerScreen(PickerAdminKeys, ModalScreen[SessionPick | None]):
     """Pick a session to resume (or start a new one) from the agent's list.
 
     Args:
@@ -124,6 +125,8 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         reopens_saved: Whether a session saved only on this computer is resumed
             with the agent (else it is only shown: no question is asked).
         home: The home directory, shown as `~` (default: the user's).
+        admin: Rename, archive and status calls, where the agent offers them
+            (`acp_tui.ui.screens.picker_admin`).
     """
 
     DEFAULT_CSS = """
@@ -165,6 +168,9 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         # Priority: the filter Input binds both keys to "delete right".
         Binding("ctrl+d", "delete_session", "Delete", priority=True),
         Binding("delete", "delete_key", "Delete", show=False, priority=True),
+        Binding("ctrl+r", "rename_session", "Rename", priority=True),
+        Binding("ctrl+o", "archive_session", "Archive", priority=True),
+        Binding("ctrl+l", "toggle_archived", "Archived", priority=True),
     ]
 
     def __init__(
@@ -179,9 +185,12 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         roots: Sequence[Path] = (),
         reopens_saved: bool = True,
         home: Path | None = None,
+        admin: PickerAdmin | None = None,
     ) -> None:
         super().__init__()
         self._load = load
+        self.admin = admin or PickerAdmin()
+        self.statuses = {}
         self.roots = tuple(roots)
         """The directories the agent may use now (the project first)."""
         self._reopens_saved = reopens_saved
@@ -218,6 +227,7 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
             hint = "↑↓ move · enter open · "
             if self._delete is not None:
                 hint += "ctrl+d delete · "
+            hint += self.admin_hints()
             yield Static(Content(hint + "esc close"), id="session-hint")
 
     def on_mount(self) -> None:
@@ -225,6 +235,9 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         self._option_list.can_focus = False
         self._rebuild()
         self.query_one("#session-filter", Input).focus()
+        self._start_loading()
+
+    def _start_loading(self) -> None:
         self.run_worker(
             self._load_sessions(),
             name="load-sessions",
@@ -247,12 +260,13 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
     def visible_sessions(self) -> list[SessionSummary]:
         """The sessions that match the filter, in list order."""
         needle = self.filter_text.strip().casefold()
+        listed = [s for s in self.sessions if not self.hides(s)]
         if not needle:
-            return list(self.sessions)
+            return listed
         now = self._now()
         return [
             s
-            for s in self.sessions
+            for s in listed
             if row_matches(
                 s,
                 needle,
@@ -269,7 +283,7 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         try:
             sessions = list(await self._load())
         except Exception as exc:  # shown to the user; never a traceback
-            sessions, failure = [], _describe(exc)
+            sessions, failure = [], describe(exc)
         extra = await self._saved_sessions({s.session_id for s in sessions})
         if self.roots:
             self.elsewhere = await asyncio.to_thread(
@@ -286,6 +300,13 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
             )
         self.sessions = sessions + extra
         self._rebuild(highlight_first=True)
+        await self.load_statuses()
+
+    def _reload(self) -> None:
+        """Load the sessions again (`_load` may have changed)."""
+        self.loaded = False
+        self._set_status("Loading sessions…")
+        self._start_loading()
 
     async def _saved_sessions(self, listed: set[str]) -> list[SessionSummary]:
         """The saved transcripts the agent did not list, as rows."""
@@ -332,6 +353,7 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
             parts.append(("  ● current", "$success"))
         if summary.session_id in self.saved_only:
             parts.append(("  saved locally", _MUTED))
+        parts.extend(self.row_marks(summary))
         details = [display_path(summary.cwd, self._home)]
         when = relative_time(summary.updated_at, self._now())
         if when:
@@ -459,6 +481,13 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         """Delete keys do nothing (and reach the filter) without a `delete`."""
         if action in ("delete_session", "delete_key"):
             return self._delete is not None
+        offered = {
+            "rename_session": self.admin.rename,
+            "archive_session": self.admin.archive,
+            "toggle_archived": self.admin.load_all,
+        }
+        if action in offered:
+            return offered[action] is not None
         return True
 
     def action_delete_key(self) -> None:
@@ -503,9 +532,7 @@ class SessionPickerScreen(ModalScreen[SessionPick | None]):
         try:
             await self._delete(summary.session_id)
         except Exception as exc:  # shown to the user; never a traceback
-            self._set_status(
-                f"Could not delete “{label}”: {_describe(exc)}", error=True
-            )
+            self._set_status(f"Could not delete “{label}”: {describe(exc)}", error=True)
             return
         self.sessions = [s for s in self.sessions if s is not summary]
         self._rebuild()
@@ -531,8 +558,3 @@ def _outside(
         if not any(real.is_relative_to(root) for root in real_roots):
             outside[summary.session_id] = real
     return outside
-
-
-def _describe(exc: BaseException) -> str:
-    """An exception as one printable line: its message, or its type's name."""
-    return printable(str(exc).strip()) or type(exc).__name__

@@ -130,7 +130,13 @@ class MessageView(Widget):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "show_all", "Show all", show=False),
+        Binding("ctrl+f", "fork_here", "Fork here", show=False),
     ]
+
+    FORKABLE: ClassVar[str] = "-forkable"
+    """The class an ancestor (the pane) has while its agent forks sessions: the
+    message cards then take focus, and ctrl+f on one forks the session there
+    (not a letter: a click focuses a card, and letters typed then go to the prompt)."""
 
     FLUSH_SPACING: ClassVar[float] = 1.0
     """The pause after a flush, in multiples of what the flush took."""
@@ -270,6 +276,31 @@ class MessageView(Widget):
         if self._markdown is not None:
             return self._markdown.windowed
         return _is_long(self.message)
+
+    class ForkHere(UIMessage):
+        """Asks to fork the session at this message (the pane decides how)."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+            """The message's store key."""
+
+    def _forkable(self) -> bool:
+        return any(node.has_class(self.FORKABLE) for node in self.ancestors)
+
+    def allow_focus(self) -> bool:
+        """Long messages take focus; every message does where forks are offered."""
+        return self.can_focus or self._forkable()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """ctrl+f forks only where the agent forks."""
+        if action == "fork_here":
+            return self._forkable()
+        return True
+
+    def action_fork_here(self) -> None:
+        """Ask to fork the session at this message."""
+        self.post_message(self.ForkHere(self.message.key))
 
     class OpenPager(UIMessage):
         """Asks for the whole message in a pager (`FullScreenOpener` pushes it)."""

@@ -1832,12 +1832,11 @@ async def open_at(
     h: Harness, how: str, cwd: Path, roots: list[Path] | None = None
 ) -> SessionStore:
     """Open session "s1" at `cwd` by `how` (new, resume or load), answered `{}`."""
-    named = {} if roots is None else {"roots": roots}
     if how == "new":
-        call = h.start(h.client.new_session, cwd, **named)
+        call = h.start(h.client.new_session, cwd, roots=roots)
     else:
         call = h.start(
-            h.client.resume_session, "s1", cwd, replay=how == "load", **named
+            h.client.resume_session, "s1", cwd, replay=how == "load", roots=roots
         )
     request = await h.peer.expect_request(f"session/{how}")
     assert request["params"]["cwd"] == str(cwd)  # the agent is told its directory
