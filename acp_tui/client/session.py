@@ -555,27 +555,16 @@ class AcpClient:
         )
 
     async def authenticate(self, method_id: str) -> None:
-        """v2 `auth/login {methodId}`; v1 `authenticate {methodId}`.
-
-        A v2 `terminal` method is not logged in this way: the client runs the
-        agent's command in a terminal instead (not done by this layer).
-        """
+        """Log in with `method_id` (a v2 `terminal` method: the front end runs it)."""
         method, params = self.dialect.login(method_id)
         await self._call(method, params)
 
     def can_logout(self) -> bool:
-        """Whether the agent may be sent a logout.
-
-        v2: it lists authentication methods; v1: `agentCapabilities.auth.logout`.
-        """
+        """Whether the agent may be sent a logout (the dialect knows its marker)."""
         return self.dialect.can_logout()
 
     async def logout(self) -> None:
-        """v2 `auth/logout`; v1 `logout` (needs `agentCapabilities.auth.logout`).
-
-        Afterwards any session request may fail with `auth_required` (checklist
-        4.3.3): the caller offers the login then.
-        """
+        """Log out (then any request may fail with `auth_required`, checklist 4.3.3)."""
         if not self.can_logout():
             raise UnsupportedOperation("the agent does not support logout")
         await self._call(self.dialect.logout_method, {})
