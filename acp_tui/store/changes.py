@@ -37,6 +37,7 @@ TimelineKind: TypeAlias = Literal[
     "permission",
     "elicitation",
     "unknown_update",
+    "subagent",
 ]
 """The kinds of entity the timeline lists."""
 
@@ -68,3 +69,5 @@ class Change:
     """How it changed."""
     payload: JSONObject | bytes | None = None
     """For appends: the appended content block, content item, or bytes."""
+    inner: tuple[Change, ...] = ()
+    """For a `subagent`: what the op changed in the subagent's own store."""

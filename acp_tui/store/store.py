@@ -105,10 +105,12 @@ from acp_tui.store.ops import (
     CancelUnfinishedToolCalls,
     CompleteElicitation,
     CutMessageText,
+    InSubagent,
     MessageOrigin,
     MessageRole,
     Op,
     PatchSessionInfo,
+    PatchSubagent,
     PatchTerminal,
     PatchToolCall,
     PatchUsage,
@@ -124,6 +126,7 @@ from acp_tui.store.ops import (
     SetState,
     UpsertMessage,
 )
+from acp_tui.store.subagents import Subagent, Subagents
 from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, plain_json
 
 __all__ = [
@@ -448,6 +451,9 @@ class SessionStore:
         self._timeline: list[tuple[TimelineKind, str]] = []
         self._timeline_view: tuple[tuple[TimelineKind, str], ...] | None = ()
         self._timeline_revision = 0
+        self._subagents = Subagents(
+            self._subagent_store_for, lambda i: self._add_to_timeline("subagent", i)
+        )
 
         # Handlers take their own op type; the table is keyed by that type.
         self._handlers: dict[type, Callable[[Any], _Changes]] = {
@@ -474,6 +480,8 @@ class SessionStore:
             CompleteElicitation: self._complete_elicitation,
             RecordUnknownUpdate: self._record_unknown_update,
             RecordNotice: self._record_notice,
+            PatchSubagent: self._subagents.patch,
+            InSubagent: self._subagents.apply_inner,
         }
 
     # --- applying ops -----------------------------------------------------
@@ -564,6 +572,27 @@ class SessionStore:
         self._timeline.append((kind, entity_id))
         self._timeline_view = None
         self._timeline_revision += 1
+
+    def _subagent_store_for(self, subagent_id: str) -> SessionStore:
+        return SessionStore(
+            subagent_id,
+            cwd=self._cwd,
+            max_terminal_bytes=self._max_terminal_bytes,
+            max_message_chars=self._max_message_chars,
+            clock=self._clock,
+        )
+
+    def subagent(self, subagent_id: str) -> Subagent | None:
+        """The subagent `subagent_id` (a child session this one owns), or None."""
+        return self._subagents.get(subagent_id)
+
+    def subagents(self) -> tuple[Subagent, ...]:
+        """Every subagent, in order of announcement."""
+        return tuple(self._subagents)
+
+    def subagent_store(self, subagent_id: str) -> SessionStore | None:
+        """The subagent's own store (its messages, tool calls, terminals), or None."""
+        return self._subagents.store(subagent_id)
 
     def _timeline_changed(self) -> None:
         self._timeline_view = None
@@ -1236,6 +1265,8 @@ class SessionStore:
         }
         if state.error is not None:
             out["error"] = _plain(state.error)
+        if len(self._subagents):  # left out when none: older documents read the same
+            out["subagents"] = self._subagents.to_json()
         if self._elicitations:  # left out when none: older documents read the same
             out["elicitations"] = [
                 self._elicitation_json(e) for e in self._elicitations.values()
