@@ -75,6 +75,7 @@ from acp_tui.client.file_writes import FileWrites
 from acp_tui.client.fs import FileSystemAccess
 from acp_tui.client.long_text import LONG_TEXT_PATHS
 from acp_tui.client.message_origins import MessageOrigins
+from acp_tui.client.subagents import ChildSessions
 from acp_tui.client.permission_flow import answer_permission
 from acp_tui.client.ports import (
     ElicitationPolicy,
@@ -160,7 +161,11 @@ class AcpClient:
         self.on_diagnostic = on_diagnostic
         self._connection: Connection | None = None
         self._sessions: dict[str, TrackedSession] = {}
-        self._updates = UpdateIntake(self._sessions, on_diagnostic)
+        self._updates = UpdateIntake(
+            self._sessions,
+            on_diagnostic,
+            ChildSessions(lambda store: self.dialect.translator(store)),
+        )
         self._store_factory = store_factory
         self._elicitations = Elicitations(self.elicitor, self.features, self._report)
 
@@ -409,6 +414,8 @@ class AcpClient:
         if session.unsubscribe is not None:
             session.unsubscribe()
         session.cancelled.set()
+        if self._updates.children is not None:
+            self._updates.children.forget(session)
         self._elicitations.forget(session.store)
         turn = session.turn
         if turn is not None and not self.dialect.turn_ends_with_response:
@@ -504,6 +511,14 @@ class AcpClient:
         )
         session.cancelled.set()
         marks = session.unfinished_work_tool_calls()
+        children = self._updates.children
+        if children is not None:  # its subagents' work is the turn's too
+            child_ids, subagent_marks = children.cancel(session)
+            for child_id in child_ids:
+                await self.connection.dispatcher.notify(
+                    "session/cancel", {"sessionId": child_id}
+                )
+            marks.extend(subagent_marks)
         if marks:
             session.store.apply_many(marks)
 
@@ -610,6 +625,10 @@ class AcpClient:
 
     def _session_for(self, session_id: str) -> TrackedSession:
         session = self._sessions.get(session_id)
+        children = self._updates.children
+        child = children.get(session_id) if session is None and children else None
+        if child is not None:  # a subagent's request: asked in its root session
+            session = child.root
         if session is None:
             raise RpcError(
                 INVALID_PARAMS, "Invalid params", f"unknown session {session_id}"

@@ -31,6 +31,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from acp_tui.client.long_text import put_back, set_aside
+from acp_tui.client.subagents import Child, ChildSessions
 from acp_tui.client.tracked_session import TrackedSession
 from acp_tui.protocol.dispatcher import Diagnostic, yield_to_busy_loop
 from acp_tui.protocol.framing import LongText
@@ -56,8 +57,11 @@ class UpdateIntake:
         self,
         sessions: Mapping[str, TrackedSession],
         on_diagnostic: Callable[[Diagnostic], None] | None,
+        children: ChildSessions | None = None,
     ) -> None:
         self._sessions = sessions
+        self.children = children
+        """Announced subagent sessions, whose updates go to their root's store."""
         self._on_diagnostic = on_diagnostic
         self._early: dict[str, list[Any]] = {}
         self._pending_new = 0
@@ -84,6 +88,16 @@ class UpdateIntake:
         session = (
             self._sessions.get(session_id) if isinstance(session_id, str) else None
         )
+        child = None
+        if (
+            session is None
+            and self.children is not None
+            and isinstance(session_id, str)
+        ):
+            child = self.children.get(session_id)
+        if child is not None:
+            await self._receive_child(child, params)
+            return
         if session is None:
             if isinstance(session_id, str) and self._pending_new:
                 early = self._early.setdefault(session_id, [])
@@ -99,6 +113,31 @@ class UpdateIntake:
         operations = self._translated(params, session)
         if operations is not None:
             self._apply(session, operations)
+            self._note(session, (), operations)
+
+    async def _receive_child(self, child: Child, params: Any) -> None:
+        """A subagent session's update, into its root session's store."""
+        params, long_text = set_aside(params)
+        try:
+            operations = child.translator.translate(params)
+        except ValidationError as error:
+            self._malformed(params, error)
+            return
+        if long_text is not None:
+            await yield_to_busy_loop()
+            store = child.root.store
+            operations = put_back(operations, long_text, store.max_message_chars)
+        child.root.store.apply_many(child.wrap(operations))
+        self._note(child.root, child.path, operations)
+
+    def _note(
+        self,
+        session: TrackedSession,
+        path: tuple[str, ...],
+        operations: Sequence[ops.Op],
+    ) -> None:
+        if self.children is not None:
+            self.children.note(session, path, operations)
 
     def _apply_held(self, session: TrackedSession, params: Any) -> None:
         """Apply an update held before its session opened (nothing set aside yet)."""
@@ -110,6 +149,7 @@ class UpdateIntake:
             store = session.store
             operations = put_back(operations, long_text, store.max_message_chars)
         self._apply(session, operations)
+        self._note(session, (), operations)
 
     async def _apply_long(
         self, session: TrackedSession, params: Any, long_text: LongText

@@ -55,6 +55,7 @@ from acp_tui.protocol.transport import (
     AgentCommand,
 )
 from acp_tui.protocol.version import ProtocolChoice
+from acp_tui.render.subagents import STATUS_WORDS, transcript_lines
 from acp_tui.safe_text import printable
 from acp_tui.storage.transcripts import close_transcript, transcript_store_factory
 from acp_tui.store.changes import Change
@@ -407,6 +408,8 @@ class Transcript:
         """Each plan's entries as last printed (`_on_plan`)."""
         self._shown_as_users: set[str] = set()
         """User messages printed under "you" so far."""
+        self._subagents: dict[str, str] = {}
+        """Each subagent's status as last printed."""
 
     def _write(self, text: str) -> None:
         if not text:
@@ -569,6 +572,24 @@ class Transcript:
             self._line(f"[question] {question}")
         else:
             self._line(f"[question] {question}: {answer}")
+
+    def _on_subagent(self, change: Change) -> None:
+        """A subagent's status when it changes; its own work once it ends."""
+        assert change.id is not None
+        subagent = self.store.subagent(change.id)
+        if subagent is None:
+            return
+        seen = self._subagents.get(change.id)
+        if seen == subagent.status:
+            return
+        self._subagents[change.id] = subagent.status
+        line = f"[subagent {subagent.name}] {STATUS_WORDS.get(subagent.status, subagent.status)}"
+        if subagent.error:
+            line += f": {subagent.error}"
+        inner = self.store.subagent_store(change.id)
+        if not subagent.running and inner is not None:
+            line = "\n".join([line, *transcript_lines(inner)])
+        self._line(line)
 
     def _on_notice(self, change: Change) -> None:
         notices = self.store.notices

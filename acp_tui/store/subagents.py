@@ -155,7 +155,12 @@ class Subagents:
         if not inner and not added:
             return ()
         return (
-            Change("subagent", op.subagent_id, "added" if added else "appended", inner=inner),
+            Change(
+                "subagent",
+                op.subagent_id,
+                "added" if added else "appended",
+                inner=inner,
+            ),
         )
 
     def to_json(self) -> list[JSONValue]:

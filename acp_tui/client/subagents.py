@@ -1,0 +1,126 @@
+"""Child sessions of subagents: their updates go to their parent's store.
+
+An agent that speaks the subagents RFD (v2 baseline; v1 once the client
+declares the `subagents` capability) announces each child session with a
+`subagent_update` on its parent (`client.subagent_wire`), then sends the
+child's own `session/update`s under the child's session id. `ChildSessions`
+remembers each announced child (nested children too: a child may own
+children), translates the child's updates with a translator of its own (the
+dialect's, over the subagent's own store), and wraps the ops as
+`ops.InSubagent` on the way to the root session's store, so the parent's
+journal keeps them and its transcript replays them.
+
+A parent cancel (`cancel`) marks its running subagents cancelled and names the
+children the agent lets the client cancel (the child's `cancel` capability),
+which `AcpClient.cancel` then sends `session/cancel` for.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from acp_tui.store import ops
+from acp_tui.store.store import SessionStore
+
+if TYPE_CHECKING:
+    from acp_tui.client.dialect import SessionTranslator
+    from acp_tui.client.tracked_session import TrackedSession
+
+__all__ = ["Child", "ChildSessions"]
+
+
+@dataclass(slots=True)
+class Child:
+    """An announced child session: where its ops go."""
+
+    root: TrackedSession
+    """The open session whose store holds it (its root parent)."""
+    path: tuple[str, ...]
+    """Subagent ids from the root's store down to this child."""
+    translator: SessionTranslator
+
+    def wrap(self, operations: Sequence[ops.Op]) -> list[ops.Op]:
+        """The child's ops as ops of the root's store."""
+        wrapped: list[ops.Op] = []
+        for op in operations:
+            for subagent_id in reversed(self.path):
+                op = ops.InSubagent(subagent_id, op)
+            wrapped.append(op)
+        return wrapped
+
+
+class ChildSessions:
+    """The announced child sessions of the client's open sessions.
+
+    Args:
+        make_translator: The dialect's translator for a store.
+    """
+
+    def __init__(self, make_translator: Callable[[SessionStore], SessionTranslator]):
+        self._make_translator = make_translator
+        self._children: dict[str, Child] = {}
+
+    def get(self, session_id: str) -> Child | None:
+        """The child `session_id`, if one was announced."""
+        return self._children.get(session_id)
+
+    def note(
+        self, root: TrackedSession, path: tuple[str, ...], operations: Sequence[ops.Op]
+    ) -> None:
+        """Remember the children that `operations` (applied already) announced.
+
+        `path` is where the ops came from: () for the root session's own.
+        """
+        for op in operations:
+            if (
+                not isinstance(op, ops.PatchSubagent)
+                or op.subagent_id in self._children
+            ):
+                continue
+            store: SessionStore | None = root.store
+            for subagent_id in path:
+                store = store.subagent_store(subagent_id) if store is not None else None
+            child_store = store.subagent_store(op.subagent_id) if store else None
+            if child_store is None:
+                continue
+            self._children[op.subagent_id] = Child(
+                root, (*path, op.subagent_id), self._make_translator(child_store)
+            )
+
+    def forget(self, root: TrackedSession) -> None:
+        """Forget the children of a session that closed."""
+        for session_id in [i for i, c in self._children.items() if c.root is root]:
+            del self._children[session_id]
+
+    def cancel(self, root: TrackedSession) -> tuple[list[str], list[ops.Op]]:
+        """A cancel of `root`'s work: the children to cancel, and the marks.
+
+        Returns the ids of running children that may be cancelled (directly
+        under `root`; the agent cancels deeper ones with them), and the ops that
+        mark every running subagent of `root` (nested ones too) cancelled.
+        """
+        now = int(time.time() * 1000)
+        to_cancel: list[str] = []
+        marks: list[ops.Op] = []
+
+        def visit(store: SessionStore, path: tuple[str, ...]) -> None:
+            for subagent in store.subagents():
+                if not subagent.running:
+                    continue
+                if not path and subagent.can_cancel:
+                    to_cancel.append(subagent.subagent_id)
+                op: ops.Op = ops.PatchSubagent(
+                    subagent.subagent_id, status="cancelled", at_ms=now
+                )
+                for outer in reversed(path):
+                    op = ops.InSubagent(outer, op)
+                marks.append(op)
+                inner = store.subagent_store(subagent.subagent_id)
+                if inner is not None:
+                    visit(inner, (*path, subagent.subagent_id))
+
+        visit(root.store, ())
+        return to_cancel, marks
