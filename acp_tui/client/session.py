@@ -75,13 +75,13 @@ from acp_tui.client.file_writes import FileWrites
 from acp_tui.client.fs import FileSystemAccess
 from acp_tui.client.long_text import LONG_TEXT_PATHS
 from acp_tui.client.message_origins import MessageOrigins
-from acp_tui.client.subagents import ChildSessions
 from acp_tui.client.permission_flow import answer_permission
 from acp_tui.client.ports import (
     ElicitationPolicy,
     ElicitationPrompter,
     PermissionPrompter,
 )
+from acp_tui.client.subagents import ChildSessions
 from acp_tui.client.terminals import ClientTerminals
 from acp_tui.client.tracked_session import (
     SessionOpening,

@@ -583,7 +583,8 @@ class Transcript:
         if seen == subagent.status:
             return
         self._subagents[change.id] = subagent.status
-        line = f"[subagent {subagent.name}] {STATUS_WORDS.get(subagent.status, subagent.status)}"
+        status = STATUS_WORDS.get(subagent.status, subagent.status)
+        line = f"[subagent {subagent.name}] {status}"
         if subagent.error:
             line += f": {subagent.error}"
         inner = self.store.subagent_store(change.id)

@@ -69,7 +69,7 @@ class _Entry:
         self.store = store
 
 
-def _patched(current: str | None, value: str | None | object) -> str | None:
+def _patched(current: str | None, value: str | object | None) -> str | None:
     if value is UNSET:
         return current
     assert value is None or isinstance(value, str)
