@@ -28,7 +28,7 @@ the client's `fs/*` methods. Prompt text chooses variants:
              "error" and an `error` object (the 2.4 draft's failed turn)
   "malformed" send a known update with a malformed payload first
   "stubborn" accept the prompt and never end the turn, even after session/cancel
-  "subagents" / "subagents hang"  subagents as child sessions (v1: only if the
+  "subagents" / "subagents wait"  subagents as child sessions (v1: only if the
            client declared the `subagents` capability): tests/fakes/agent_subagents.py
   "paths"  (v2) a turn naming paths: edit "e1" with locations
            <cwd>/notes.txt:2, $HOME/elsewhere/todo.md and `FAR_PATH` (long,

@@ -10,7 +10,7 @@ session id:
                      "c-tests" (a message and a failed tool call; ends `error`
                      with the message "tests crashed"); the parent says "Both
                      subagents reported." and ends `end_turn`
-  "subagents hang"   children "c-a" and "c-b" (both cancellable) start and run
+  "subagents wait"   children "c-a" and "c-b" (both cancellable) start and run
                      until the parent's `session/cancel`; the agent then waits
                      for a `session/cancel` of each child, reports each idle
                      `cancelled` and ends the turn `cancelled`
@@ -136,7 +136,7 @@ def subagents_turn(
             }
         )
         return "end_turn"
-    if "hang" in said:
+    if "wait" in said:
         for child in ("c-a", "c-b"):
             _announce(up, child, f"Worker {child[-1].upper()}", "Waits for a cancel")
         while not {sid, "c-a", "c-b"} <= agent.cancelled:

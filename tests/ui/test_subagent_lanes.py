@@ -1,0 +1,111 @@
+"""Subagents as lanes: the fake agent's "subagents" turns in the app (v1 and v2)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from acp_tui.protocol.transport import AgentCommand
+from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.screens.subagent import SubagentScreen
+from acp_tui.ui.widgets.message_view import MessageView
+from acp_tui.ui.widgets.subagent_lane import SubagentLane
+from acp_tui.ui.widgets.tool_call_view import ToolCallView
+from tests.ui.helpers import wait_for
+from tests.ui.test_app import FAKE_AGENT, SIZE, turn_ended
+
+pytestmark = pytest.mark.subprocess
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
+
+
+def _app(scenario: str, cwd: Path) -> AcpTuiApp:
+    command = AgentCommand(argv=(sys.executable, str(FAKE_AGENT), scenario))
+    return make_app(command, "fake", cwd=cwd, init_timeout=10.0)
+
+
+def lanes(app: AcpTuiApp) -> dict[str, SubagentLane]:
+    return {lane.subagent_id: lane for lane in app.query(SubagentLane)}
+
+
+def header(lane: SubagentLane) -> str:
+    return lane.header_text().plain
+
+
+@pytest.mark.parametrize("scenario", ["v2", "v1"])
+async def test_lanes_show_status_and_expand(tmp_path: Path, scenario: str) -> None:
+    app = _app(scenario, tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"subagents", "enter")
+        await wait_for(pilot, lambda: turn_ended(app))
+        await wait_for(pilot, lambda: len(lanes(app)) == 2)
+        explore, tests = lanes(app)["c-explore"], lanes(app)["c-tests"]
+        await wait_for(pilot, lambda: "done" in header(explore))
+        assert "Explore the code" in header(explore)
+        assert "1 tool call" in header(explore)
+        assert "failed" in header(tests) and "tests crashed" in header(tests)
+        assert explore.has_class("-done") and tests.has_class("-failed")
+        # Collapsed: none of its own cards are mounted.
+        assert not explore.cards
+        explore.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(explore.query(ToolCallView)))
+        texts = [v.text for v in explore.query(MessageView)]
+        assert texts == ["Looking at the parser."]
+        assert "▾" in header(explore)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not explore.query(ToolCallView))
+
+
+async def test_full_screen_shows_the_subagents_own_work(tmp_path: Path) -> None:
+    app = _app("v2", tmp_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"subagents", "enter")
+        await wait_for(pilot, lambda: turn_ended(app) and len(lanes(app)) == 2)
+        lane = lanes(app)["c-tests"]
+        lane.focus()
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, SubagentScreen))
+        screen = app.screen
+        assert isinstance(screen, SubagentScreen)
+        await wait_for(pilot, lambda: bool(screen.query(ToolCallView)))
+        assert [v.text for v in screen.query(MessageView)] == ["Running the tests."]
+        assert "tests crashed" in screen.title_text().plain
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SubagentScreen))
+
+
+@pytest.mark.parametrize("scenario", ["v2", "v1"])
+async def test_parent_cancel_cancels_the_subagents(
+    tmp_path: Path, scenario: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = tmp_path / "received.jsonl"
+    monkeypatch.setenv("FAKE_AGENT_RECORD", str(record))
+    app = _app(scenario, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"subagents wait", "enter")
+        await wait_for(pilot, lambda: len(lanes(app)) == 2)
+        assert app.store is not None
+        app_session = app.store.session_id
+        assert all("running" in header(lane) for lane in lanes(app).values())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: turn_ended(app))
+        await wait_for(
+            pilot,
+            lambda: all("cancelled" in header(lane) for lane in lanes(app).values()),
+        )
+    cancelled = [
+        message["params"]["sessionId"]
+        for message in map(json.loads, record.read_text().splitlines())
+        if message.get("method") == "session/cancel"
+    ]
+    assert set(cancelled) == {"c-a", "c-b", app_session}
