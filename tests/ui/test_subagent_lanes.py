@@ -50,8 +50,10 @@ async def test_lanes_show_status_and_expand(tmp_path: Path, scenario: str) -> No
         await wait_for(pilot, lambda: "done" in header(explore))
         assert "Explore the code" in header(explore)
         assert "1 tool call" in header(explore)
-        assert "failed" in header(tests) and "tests crashed" in header(tests)
-        assert explore.has_class("-done") and tests.has_class("-failed")
+        assert "failed" in header(tests)
+        assert "tests crashed" in header(tests)
+        assert explore.has_class("-done")
+        assert tests.has_class("-failed")
         # Collapsed: none of its own cards are mounted.
         assert not explore.cards
         explore.focus()
