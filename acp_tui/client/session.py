@@ -81,7 +81,6 @@ from acp_tui.client.ports import (
     ElicitationPrompter,
     PermissionPrompter,
 )
-from acp_tui.client.subagents import ChildSessions
 from acp_tui.client.terminals import ClientTerminals
 from acp_tui.client.tracked_session import (
     SessionOpening,
@@ -161,11 +160,7 @@ class AcpClient:
         self.on_diagnostic = on_diagnostic
         self._connection: Connection | None = None
         self._sessions: dict[str, TrackedSession] = {}
-        self._updates = UpdateIntake(
-            self._sessions,
-            on_diagnostic,
-            ChildSessions(lambda store: self.dialect.translator(store)),
-        )
+        self._updates = UpdateIntake(self._sessions, on_diagnostic, self)
         self._store_factory = store_factory
         self._elicitations = Elicitations(self.elicitor, self.features, self._report)
 
@@ -414,8 +409,6 @@ class AcpClient:
         if session.unsubscribe is not None:
             session.unsubscribe()
         session.cancelled.set()
-        if self._updates.children is not None:
-            self._updates.children.forget(session)
         self._elicitations.forget(session.store)
         turn = session.turn
         if turn is not None and not self.dialect.turn_ends_with_response:
@@ -510,15 +503,7 @@ class AcpClient:
             "session/cancel", {"sessionId": session_id}
         )
         session.cancelled.set()
-        marks = session.unfinished_work_tool_calls()
-        children = self._updates.children
-        if children is not None:  # its subagents' work is the turn's too
-            child_ids, subagent_marks = children.cancel(session)
-            for child_id in child_ids:
-                await self.connection.dispatcher.notify(
-                    "session/cancel", {"sessionId": child_id}
-                )
-            marks.extend(subagent_marks)
+        marks = await self._updates.cancel_marks(session, self.connection.dispatcher)
         if marks:
             session.store.apply_many(marks)
 
@@ -624,11 +609,7 @@ class AcpClient:
         return terminals
 
     def _session_for(self, session_id: str) -> TrackedSession:
-        session = self._sessions.get(session_id)
-        children = self._updates.children
-        child = children.get(session_id) if session is None and children else None
-        if child is not None:  # a subagent's request: asked in its root session
-            session = child.root
+        session = self._updates.session_of(session_id)  # a subagent's: its root
         if session is None:
             raise RpcError(
                 INVALID_PARAMS, "Invalid params", f"unknown session {session_id}"

@@ -10,9 +10,10 @@ dialect's, over the subagent's own store), and wraps the ops as
 `ops.InSubagent` on the way to the root session's store, so the parent's
 journal keeps them and its transcript replays them.
 
-A parent cancel (`cancel`) marks its running subagents cancelled and names the
-children the agent lets the client cancel (the child's `cancel` capability),
-which `AcpClient.cancel` then sends `session/cancel` for.
+A parent cancel (`cancel`) marks its running subagents cancelled and sends
+`session/cancel` to each child the agent lets the client cancel (the child's
+`cancel` capability). A child's requests (permissions) are asked in its root
+session (`UpdateIntake.session_of`).
 """
 
 from __future__ import annotations
@@ -20,16 +21,31 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 
 if TYPE_CHECKING:
-    from acp_tui.client.dialect import SessionTranslator
+    from acp_tui.client.dialect import Dialect, SessionTranslator
     from acp_tui.client.tracked_session import TrackedSession
 
-__all__ = ["Child", "ChildSessions"]
+__all__ = ["Child", "ChildSessions", "HasDialect", "Notifier"]
+
+
+class HasDialect(Protocol):
+    """The client: its dialect makes each child's translator."""
+
+    @property
+    def dialect(self) -> Dialect:
+        """The connection's dialect."""
+
+
+class Notifier(Protocol):
+    """Sends a notification (the connection's dispatcher)."""
+
+    async def notify(self, method: str, params: Any) -> None:
+        """Send `method` with `params`."""
 
 
 @dataclass(slots=True)
@@ -59,7 +75,9 @@ class ChildSessions:
         make_translator: The dialect's translator for a store.
     """
 
-    def __init__(self, make_translator: Callable[[SessionStore], SessionTranslator]):
+    def __init__(
+        self, make_translator: Callable[[SessionStore], SessionTranslator] | None
+    ) -> None:
         self._make_translator = make_translator
         self._children: dict[str, Child] = {}
 
@@ -74,11 +92,14 @@ class ChildSessions:
 
         `path` is where the ops came from: () for the root session's own.
         """
+        make_translator = self._make_translator
+        if make_translator is None:  # no dialect: children are not followed
+            return
         for op in operations:
-            if (
-                not isinstance(op, ops.PatchSubagent)
-                or op.subagent_id in self._children
-            ):
+            if not isinstance(op, ops.PatchSubagent):
+                continue
+            known = self._children.get(op.subagent_id)
+            if known is not None and known.root is root:
                 continue
             store: SessionStore | None = root.store
             for subagent_id in path:
@@ -87,21 +108,23 @@ class ChildSessions:
             if child_store is None:
                 continue
             self._children[op.subagent_id] = Child(
-                root, (*path, op.subagent_id), self._make_translator(child_store)
+                root, (*path, op.subagent_id), make_translator(child_store)
             )
 
-    def forget(self, root: TrackedSession) -> None:
-        """Forget the children of a session that closed."""
-        for session_id in [i for i, c in self._children.items() if c.root is root]:
-            del self._children[session_id]
+    async def cancel(self, root: TrackedSession, dispatcher: Notifier) -> list[ops.Op]:
+        """`root`'s work was cancelled: cancel its children's too.
 
-    def cancel(self, root: TrackedSession) -> tuple[list[str], list[ops.Op]]:
-        """A cancel of `root`'s work: the children to cancel, and the marks.
-
-        Returns the ids of running children that may be cancelled (directly
-        under `root`; the agent cancels deeper ones with them), and the ops that
-        mark every running subagent of `root` (nested ones too) cancelled.
+        Sends `session/cancel` for each running child that the agent lets the
+        client cancel (directly under `root`; the agent cancels deeper ones with
+        them), and returns the ops that mark every running subagent of `root`
+        (nested ones too) cancelled.
         """
+        to_cancel, marks = self._cancel_marks(root)
+        for child_id in to_cancel:
+            await dispatcher.notify("session/cancel", {"sessionId": child_id})
+        return marks
+
+    def _cancel_marks(self, root: TrackedSession) -> tuple[list[str], list[ops.Op]]:
         now = int(time.time() * 1000)
         to_cancel: list[str] = []
         marks: list[ops.Op] = []

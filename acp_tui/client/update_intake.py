@@ -31,7 +31,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from acp_tui.client.long_text import put_back, set_aside
-from acp_tui.client.subagents import Child, ChildSessions
+from acp_tui.client.subagents import Child, ChildSessions, HasDialect, Notifier
 from acp_tui.client.tracked_session import TrackedSession
 from acp_tui.protocol.dispatcher import Diagnostic, yield_to_busy_loop
 from acp_tui.protocol.framing import LongText
@@ -57,10 +57,12 @@ class UpdateIntake:
         self,
         sessions: Mapping[str, TrackedSession],
         on_diagnostic: Callable[[Diagnostic], None] | None,
-        children: ChildSessions | None = None,
+        client: HasDialect | None = None,
     ) -> None:
         self._sessions = sessions
-        self.children = children
+        self.children = ChildSessions(
+            None if client is None else lambda store: client.dialect.translator(store)
+        )
         """Announced subagent sessions, whose updates go to their root's store."""
         self._on_diagnostic = on_diagnostic
         self._early: dict[str, list[Any]] = {}
@@ -89,12 +91,8 @@ class UpdateIntake:
             self._sessions.get(session_id) if isinstance(session_id, str) else None
         )
         child = None
-        if (
-            session is None
-            and self.children is not None
-            and isinstance(session_id, str)
-        ):
-            child = self.children.get(session_id)
+        if session is None and isinstance(session_id, str):
+            child = self._child(session_id)
         if child is not None:
             await self._receive_child(child, params)
             return
@@ -136,8 +134,35 @@ class UpdateIntake:
         path: tuple[str, ...],
         operations: Sequence[ops.Op],
     ) -> None:
-        if self.children is not None:
-            self.children.note(session, path, operations)
+        self.children.note(session, path, operations)
+
+    def _child(self, session_id: str) -> Child | None:
+        """The announced child `session_id` of a session still open."""
+        child = self.children.get(session_id)
+        root = child.root if child is not None else None
+        if root is None or self._sessions.get(root.store.session_id) is not root:
+            return None
+        return child
+
+    def session_of(self, session_id: str) -> TrackedSession | None:
+        """The open session `session_id`, or the root session of a child.
+
+        A child's requests, such as permissions, are asked in its root session.
+        """
+        session = self._sessions.get(session_id)
+        child = self._child(session_id) if session is None else None
+        return child.root if child is not None else session
+
+    async def cancel_marks(
+        self, session: TrackedSession, dispatcher: Notifier
+    ) -> list[ops.Op]:
+        """A cancel of `session`'s work: the ops marking what it cancelled.
+
+        The current work's unfinished tool calls, and every running subagent;
+        the children the agent lets the client cancel get a `session/cancel`.
+        """
+        marks = session.unfinished_work_tool_calls()
+        return marks + await self.children.cancel(session, dispatcher)
 
     def _apply_held(self, session: TrackedSession, params: Any) -> None:
         """Apply an update held before its session opened (nothing set aside yet)."""
