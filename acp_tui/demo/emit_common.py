@@ -186,9 +186,12 @@ class Emitter:
         dispatcher: Dispatcher,
         *,
         elicitation_modes: frozenset[str] = frozenset(),
+        subagents: bool = True,
     ) -> None:
         self.dispatcher = dispatcher
         self.elicitation_modes = elicitation_modes
+        self.subagents = subagents
+        """Whether the client takes child sessions (v2 always; v1 if declared)."""
         self.closed = False
 
     async def _notify(self, method: str, params: JSONObject) -> None:
@@ -202,6 +205,10 @@ class Emitter:
     async def _update(self, session_id: str, update: BaseModel | JSONObject) -> None:
         wire = update if isinstance(update, dict) else to_wire(update)
         await self._notify("session/update", {"sessionId": session_id, "update": wire})
+
+    async def send_raw(self, session_id: str, update: JSONObject) -> None:
+        """A `session/update` as given (`subagent_update`: the same in v1 and v2)."""
+        await self._update(session_id, update)
 
     async def extension(self, method: str, params: JSONObject) -> None:
         """A `_`-prefixed notification."""

@@ -315,8 +315,11 @@ class V1Emitter(Emitter):
         *,
         client_terminal: bool,
         elicitation_modes: frozenset[str] = frozenset(),
+        subagents: bool = False,
     ) -> None:
-        super().__init__(dispatcher, elicitation_modes=elicitation_modes)
+        super().__init__(
+            dispatcher, elicitation_modes=elicitation_modes, subagents=subagents
+        )
         self.client_terminal = client_terminal
         self._views: dict[str, _View] = {}
         self._shields: set[anyio.CancelScope] = set()

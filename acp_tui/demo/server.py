@@ -293,6 +293,9 @@ class DemoServer:
             self.dispatcher,
             client_terminal=capabilities.terminal,
             elicitation_modes=elicitation_modes(capabilities.elicitation),
+            subagents=isinstance(
+                (params.get("clientCapabilities") or {}).get("subagents"), dict
+            ),
         )
         self._handlers = self._v1_handlers()
         return emit_v1.initialize_result(AGENT_INFO)

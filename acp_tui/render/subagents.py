@@ -80,7 +80,7 @@ def transcript_lines(store: SessionStore, indent: str = "  ") -> list[str]:
                 label = {"user": "prompt", "agent": "agent"}.get(
                     message.role, message.role
                 )
-                text = message.text.rstrip("\n").replace("\n", "\n" + indent + "  ")
+                text = message.text.rstrip().replace("\n", "\n" + indent + "  ")
                 lines.append(f"{indent}[{label}] {text}")
         elif kind == "tool_call":
             call = store.tool_call(entity_id)

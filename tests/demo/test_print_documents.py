@@ -45,6 +45,7 @@ SCENARIOS: Final = [
     "/misbehave",
     "/long",
     "/title",
+    "/subagents",
 ]
 EXIT_CODES: Final = {"/misbehave": 4}
 USAGE: Final = re.compile(r'"(used|amount)": [0-9.]+')
