@@ -17,6 +17,7 @@ __all__ = [
     "STATUS_WORDS",
     "elapsed_text",
     "status_line",
+    "tool_call_count",
     "transcript_lines",
 ]
 
@@ -55,19 +56,24 @@ def elapsed_text(ms: int | None) -> str:
     return f"{hours}h {minutes:02d}m"
 
 
-def status_line(subagent: Subagent, now_ms: int, store: SessionStore | None) -> str:
-    """`running · 12s · 3 tool calls` (the error too, when it failed)."""
+def status_line(subagent: Subagent, now_ms: int, tool_calls: int = 0) -> str:
+    """`running · 12s · 3 tool calls` (the error last, when it failed)."""
     parts = [STATUS_WORDS.get(subagent.status, subagent.status)]
     elapsed = elapsed_text(subagent.elapsed_ms(now_ms))
     if elapsed:
         parts.append(elapsed)
-    if store is not None:
-        count = len(store.tool_calls())
-        if count:
-            parts.append(f"{count} tool call{'s' if count != 1 else ''}")
+    if tool_calls:
+        parts.append(f"{tool_calls} tool call{'s' if tool_calls != 1 else ''}")
     if subagent.error:
         parts.append(subagent.error)
     return " · ".join(parts)
+
+
+def tool_call_count(store: SessionStore | None) -> int:
+    """How many tool calls a (subagent's) store shows (cheap: its timeline)."""
+    if store is None:
+        return 0
+    return sum(1 for kind, _ in store.timeline() if kind == "tool_call")
 
 
 def transcript_lines(store: SessionStore, indent: str = "  ") -> list[str]:

@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
-from acp_tui.render.subagents import STATUS_MARKS, status_line
+from acp_tui.render.subagents import STATUS_MARKS, status_line, tool_call_count
 from acp_tui.safe_text import printable
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
@@ -123,7 +123,12 @@ class SubagentScreen(FullScreenOpener, Screen[None]):
         text.append(printable(subagent.name), style="bold")
         if subagent.description and subagent.description != subagent.title:
             text.append(" — " + printable(subagent.description), style="dim")
-        text.append("\n" + printable(status_line(subagent, now_ms(), self.own_store)))
+        text.append(
+            "\n"
+            + printable(
+                status_line(subagent, now_ms(), tool_call_count(self.own_store))
+            )
+        )
         return text
 
     def refresh_title(self) -> None:

@@ -32,7 +32,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from acp_tui.render.subagents import STATUS_MARKS, status_line
+from acp_tui.render.subagents import STATUS_MARKS, status_line, tool_call_count
 from acp_tui.safe_text import printable
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
@@ -151,19 +151,12 @@ class SubagentLane(Widget):
         if subagent.description and subagent.description != subagent.title:
             text.append(" — " + printable(subagent.description), style="dim")
         text.append("\n  ")
-        line = status_line(subagent, now_ms(), None)
-        calls = sum(1 for kind, _ in self._own_timeline() if kind == "tool_call")
-        if calls:
-            line += f" · {calls} tool call{'s' if calls != 1 else ''}"
+        line = status_line(subagent, now_ms(), tool_call_count(self.own_store))
         text.append(printable(line))
         start = 2 + len(printable(line)) + 3
         self._full_screen_at = (start, start + len("f: full screen"))
         text.append("   f: full screen", style="dim")
         return text
-
-    def _own_timeline(self) -> Sequence[Key]:
-        own = self.own_store
-        return own.timeline() if own is not None else ()
 
     def refresh_header(self) -> None:
         """Redraw the status line now."""
