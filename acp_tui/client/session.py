@@ -609,7 +609,7 @@ class AcpClient:
         return terminals
 
     def _session_for(self, session_id: str) -> TrackedSession:
-        session = self._updates.session_of(session_id)  # a subagent's: its root
+        session = self._updates.session_of(session_id)  # or a subagent's
         if session is None:
             raise RpcError(
                 INVALID_PARAMS, "Invalid params", f"unknown session {session_id}"

@@ -12,15 +12,15 @@ journal keeps them and its transcript replays them.
 
 A parent cancel (`cancel`) marks its running subagents cancelled and sends
 `session/cancel` to each child the agent lets the client cancel (the child's
-`cancel` capability). A child's requests (permissions) are asked in its root
-session (`UpdateIntake.session_of`).
+`cancel` capability). A child's requests (permissions) are asked like its root
+session's, and recorded in the child's store (`Child.session`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from acp_tui.store import ops
@@ -57,6 +57,17 @@ class Child:
     path: tuple[str, ...]
     """Subagent ids from the root's store down to this child."""
     translator: SessionTranslator
+    store: SessionStore
+    """The child's own store (inside the root's)."""
+
+    def session(self) -> TrackedSession:
+        """The root session, seen from the child: its store is the child's.
+
+        A child's requests (permissions, elicitations) are recorded in the
+        child's store (journaled with the root's) and answered like the root's:
+        a cancel of the root's work answers them `cancelled`.
+        """
+        return replace(self.root, store=self.store)
 
     def wrap(self, operations: Sequence[ops.Op]) -> list[ops.Op]:
         """The child's ops as ops of the root's store."""
@@ -108,7 +119,10 @@ class ChildSessions:
             if child_store is None:
                 continue
             self._children[op.subagent_id] = Child(
-                root, (*path, op.subagent_id), make_translator(child_store)
+                root,
+                (*path, op.subagent_id),
+                make_translator(child_store),
+                child_store,
             )
 
     async def cancel(self, root: TrackedSession, dispatcher: Notifier) -> list[ops.Op]:

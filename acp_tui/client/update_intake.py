@@ -145,13 +145,10 @@ class UpdateIntake:
         return child
 
     def session_of(self, session_id: str) -> TrackedSession | None:
-        """The open session `session_id`, or the root session of a child.
-
-        A child's requests, such as permissions, are asked in its root session.
-        """
+        """The open session `session_id`, or a child's (see `Child.session`)."""
         session = self._sessions.get(session_id)
         child = self._child(session_id) if session is None else None
-        return child.root if child is not None else session
+        return child.session() if child is not None else session
 
     async def cancel_marks(
         self, session: TrackedSession, dispatcher: Notifier

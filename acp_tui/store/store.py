@@ -76,7 +76,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Any, Final, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
 from acp_tui.store._buffers import ByteLog, ContentView, TextLog, TextTail
 from acp_tui.store.changes import Change, ChangeAction, TimelineKind
@@ -127,6 +127,9 @@ from acp_tui.store.ops import (
     UpsertMessage,
 )
 from acp_tui.store.subagents import Subagent, Subagents
+
+if TYPE_CHECKING:
+    from acp_tui.store.child_store import ChildStore
 from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, plain_json
 
 __all__ = [
@@ -573,9 +576,12 @@ class SessionStore:
         self._timeline_view = None
         self._timeline_revision += 1
 
-    def _subagent_store_for(self, subagent_id: str) -> SessionStore:
-        return SessionStore(
+    def _subagent_store_for(self, subagent_id: str) -> ChildStore:
+        from acp_tui.store.child_store import ChildStore  # (a SessionStore)
+
+        return ChildStore(
             subagent_id,
+            self.apply_many,
             cwd=self._cwd,
             max_terminal_bytes=self._max_terminal_bytes,
             max_message_chars=self._max_message_chars,

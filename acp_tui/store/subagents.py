@@ -3,8 +3,9 @@
 A subagent is version-neutral: an id (the child's session id), the parent's
 display title and description, the tool call that launched it (when known), a
 status (`"running"`, `"waiting"`, `"done"`, `"failed"`, `"cancelled"`,
-`"unknown"`), when it started and ended, and a `SessionStore` holding its own
-messages, tool calls and terminals. `SessionStore` keeps them in a
+`"unknown"`), when it started and ended, and a `ChildStore` (a
+`SessionStore`) holding its own messages, tool calls and terminals.
+`SessionStore` keeps them in a
 `Subagents` book and journals them like any op (`ops.PatchSubagent`,
 `ops.InSubagent`), so a transcript replays them. Stdlib only.
 """
@@ -20,7 +21,7 @@ from acp_tui.store.ops import InSubagent, PatchSubagent
 from acp_tui.store.values import UNSET, JSONValue
 
 if TYPE_CHECKING:
-    from acp_tui.store.store import SessionStore
+    from acp_tui.store.child_store import ChildStore
 
 __all__ = ["ENDED", "Subagent", "Subagents"]
 
@@ -64,7 +65,7 @@ class Subagent:
 class _Entry:
     __slots__ = ("snapshot", "store")
 
-    def __init__(self, snapshot: Subagent, store: SessionStore) -> None:
+    def __init__(self, snapshot: Subagent, store: ChildStore) -> None:
         self.snapshot = snapshot
         self.store = store
 
@@ -86,7 +87,7 @@ class Subagents:
 
     def __init__(
         self,
-        make_store: Callable[[str], SessionStore],
+        make_store: Callable[[str], ChildStore],
         add_to_timeline: Callable[[str], None],
     ) -> None:
         self._make_store = make_store
@@ -104,7 +105,7 @@ class Subagents:
         entry = self._entries.get(subagent_id)
         return entry.snapshot if entry is not None else None
 
-    def store(self, subagent_id: str) -> SessionStore | None:
+    def store(self, subagent_id: str) -> ChildStore | None:
         """The subagent's own store, or None."""
         entry = self._entries.get(subagent_id)
         return entry.store if entry is not None else None
@@ -151,7 +152,7 @@ class Subagents:
     def apply_inner(self, op: InSubagent) -> tuple[Change, ...]:
         """Apply an `InSubagent` to the subagent's own store."""
         entry, added = self._entry(op.subagent_id, None)
-        inner = entry.store.apply(op.inner)
+        inner = entry.store.apply_here(op.inner)
         if not inner and not added:
             return ()
         return (

@@ -5,8 +5,8 @@ child sessions as baseline), so claude-agent-acp reports each Agent/Task call as
 child session: a `subagent_update` on the parent, then the child's own updates
 under its session id. The scripted model calls the Task tool (Claude Code runs
 it as its Agent tool); the subagent's own request (its prompt is the task's)
-runs a shell command and answers. `acp-tui print --format json` must show the
-subagent with its own work, and the text transcript its lane.
+writes a file (a permission it asks) and answers. `acp-tui print --format json`
+must show the subagent with its own work, its permission in its own store.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ SUB_ANSWER = "Sub says: 3 files."
 def test_claude_subagent_shows_as_a_lane(key: str, tmp_path: Path) -> None:
     agent = AGENTS[key]
     workspace = Workspace(tmp_path).create()
+    written = workspace.project / "sub.txt"
     script = agent.script(
         {
             PROMPT: [
@@ -49,7 +50,10 @@ def test_claude_subagent_shows_as_a_lane(key: str, tmp_path: Path) -> None:
                 ),
                 (Text("Parent done."),),
             ],
-            TASK: [agent.toolkit.shell("echo from-the-subagent"), (Text(SUB_ANSWER),)],
+            TASK: [
+                agent.toolkit.write(written, "from the subagent\n"),
+                (Text(SUB_ANSWER),),
+            ],
         }
     )
     recording = workspace.root / "turn.jsonl"
@@ -76,7 +80,12 @@ def test_claude_subagent_shows_as_a_lane(key: str, tmp_path: Path) -> None:
     texts = [b["text"] for m in own["messages"] for b in m["content"] if "text" in b]
     assert SUB_ANSWER in "".join(texts)
     assert [c["status"] for c in own["toolCalls"]] == ["completed"]
-    # The subagent's work is its own, not the parent's.
+    assert written.read_text() == "from the subagent\n"
+    # Its write was asked (and allowed) as its own, not the parent's.
+    [permission] = own["permissions"]
+    assert permission["outcome"]["outcome"] == "selected"
+    assert document["permissions"] == []
+    assert document["toolCalls"] == []
     assert all(SUB_ANSWER not in json.dumps(m) for m in document["messages"])
     lines = [json.loads(line) for line in recording.read_text().splitlines()]
     sent = [json.loads(e["line"]) for e in lines if e.get("dir") == "out"]

@@ -188,9 +188,11 @@ async def test_parent_cancel_cancels_its_subagents(version: int) -> None:
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-async def test_a_childs_permission_request_is_asked(version: int) -> None:
+async def test_a_childs_permission_is_asked_and_kept_in_its_store(
+    version: int,
+) -> None:
     async with open_harness(init_for(version)) as h:
-        await h.new_session()
+        store = await h.new_session()
         await h.peer.update("s1", announce("c1"))
         await h.peer.sync()
         params: JSON = {
@@ -210,3 +212,10 @@ async def test_a_childs_permission_request_is_asked(version: int) -> None:
             "outcome": "selected",
             "optionId": "ok",
         }
+        own = store.subagent_store("c1")
+        assert own is not None
+        [permission] = own.permissions()
+        assert permission.outcome == {"outcome": "selected", "optionId": "ok"}
+        assert [t.tool_call_id for t in own.tool_calls()] == ["t1"]
+        assert store.permissions() == ()
+        assert store.tool_calls() == ()  # no stray card in the parent
