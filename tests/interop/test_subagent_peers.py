@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.interop.real_agents import AGENTS, Workspace, print_json
-from tests.modelserver._script import Text, ToolUse
+from tests.modelserver._script import Gate, Text, ToolUse
 
 pytestmark = pytest.mark.interop
 
@@ -91,3 +91,58 @@ def test_claude_subagent_shows_as_a_lane(key: str, tmp_path: Path) -> None:
     sent = [json.loads(e["line"]) for e in lines if e.get("dir") == "out"]
     initialize = next(m for m in sent if m.get("method") == "initialize")
     assert initialize["params"]["clientCapabilities"]["subagents"] == {}
+
+
+@pytest.mark.parametrize("key", ["claude-v2", "claude-v1"])
+def test_cancelling_the_turn_cancels_claudes_subagent(key: str, tmp_path: Path) -> None:
+    """`print --timeout` cancels the turn while the subagent's model stream is
+    held: acp-tui sends `session/cancel` for the parent and for the child (its
+    `cancel` capability), and the lane ends cancelled."""
+    agent = AGENTS[key]
+    workspace = Workspace(tmp_path).create()
+    gate = Gate(bound=60)
+    task = "SUBTASK wait for the gate"
+    script = agent.script(
+        {
+            PROMPT: [
+                (
+                    ToolUse(
+                        "Task",
+                        {
+                            "description": "Wait",
+                            "prompt": task,
+                            "subagent_type": "general-purpose",
+                            "run_in_background": False,
+                        },
+                    ),
+                ),
+                (Text("Parent done."),),
+            ],
+            task: [(Text("Starting."), gate, Text("never shown"))],
+        }
+    )
+    recording = workspace.root / "turn.jsonl"
+    with agent.server(script) as server:
+        try:
+            run = print_json(
+                agent,
+                workspace,
+                agent.environment(workspace, server),
+                PROMPT,
+                "--timeout",
+                "12",
+                "--record",
+                str(recording),
+            )
+        finally:
+            gate.event.set()
+    assert gate.reached.is_set()
+    assert run.document["stopReason"] == "cancelled"
+    [subagent] = run.document["subagents"]
+    assert subagent["status"] == "cancelled"
+    lines = [json.loads(line) for line in recording.read_text().splitlines()]
+    sent = [json.loads(e["line"]) for e in lines if e.get("dir") == "out"]
+    cancelled = [
+        m["params"]["sessionId"] for m in sent if m.get("method") == "session/cancel"
+    ]
+    assert cancelled == [run.document["sessionId"], subagent["id"]]
