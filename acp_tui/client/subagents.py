@@ -21,8 +21,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from acp_tui.client.subagent_wire import subagent_status
 from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from acp_tui.client.tracked_session import TrackedSession
 
 __all__ = ["Child", "ChildSessions", "HasDialect", "Notifier"]
+
+_MIRRORED: Final = frozenset({"running", "idle", "requires_action"})
+"""The child states its own stream reports that its lane mirrors."""
 
 
 class HasDialect(Protocol):
@@ -70,13 +74,35 @@ class Child:
         return replace(self.root, store=self.store)
 
     def wrap(self, operations: Sequence[ops.Op]) -> list[ops.Op]:
-        """The child's ops as ops of the root's store."""
+        """The child's ops as ops of the root's store.
+
+        A state the child reports on its own stream (v2 `state_update`) is
+        mirrored on its parent's association too, as the parent's
+        `subagent_update` should (idempotent when the agent mirrors it itself).
+        """
         wrapped: list[ops.Op] = []
         for op in operations:
-            for subagent_id in reversed(self.path):
-                op = ops.InSubagent(subagent_id, op)
-            wrapped.append(op)
+            wrapped.append(self._wrapped(op, self.path))
+            if isinstance(op, ops.SetState) and op.state in _MIRRORED:
+                state = {"state": op.state, "stopReason": op.stop_reason}
+                status, stop_reason, error = subagent_status(
+                    {**state, "error": op.error}
+                )
+                mirror = ops.PatchSubagent(
+                    self.path[-1],
+                    status=status,
+                    stop_reason=stop_reason,
+                    error=error,
+                    at_ms=int(time.time() * 1000),
+                )
+                wrapped.append(self._wrapped(mirror, self.path[:-1]))
         return wrapped
+
+    @staticmethod
+    def _wrapped(op: ops.Op, path: tuple[str, ...]) -> ops.Op:
+        for subagent_id in reversed(path):
+            op = ops.InSubagent(subagent_id, op)
+        return op
 
 
 class ChildSessions:

@@ -219,3 +219,26 @@ async def test_a_childs_permission_is_asked_and_kept_in_its_store(
         assert [t.tool_call_id for t in own.tool_calls()] == ["t1"]
         assert store.permissions() == ()
         assert store.tool_calls() == ()  # no stray card in the parent
+
+
+async def test_v2_a_childs_own_state_update_is_mirrored_on_its_lane() -> None:
+    """An agent that reports a child's state only on the child's stream still
+    ends its lane (the RFD asks the parent to mirror it; not every agent does)."""
+    async with open_harness(init_for(2)) as h:
+        store = await h.new_session()
+        await h.peer.update("s1", announce("c1"))
+        await h.peer.update(
+            "c1",
+            {
+                "sessionUpdate": "state_update",
+                "state": "idle",
+                "stopReason": "error",
+                "error": {"code": -32603, "message": "crashed"},
+            },
+        )
+        await h.peer.sync()
+        subagent = store.subagent("c1")
+        assert subagent is not None
+        assert (subagent.status, subagent.error) == ("failed", "crashed")
+        assert subagent.ended_ms is not None
+        assert store.state.turns_ended == 0  # the parent's turn is not the child's
