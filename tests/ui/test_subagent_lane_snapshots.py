@@ -7,9 +7,6 @@ stable. Update the baselines with
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Protocol
-
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
@@ -23,22 +20,12 @@ from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets import subagent_lane
 from acp_tui.ui.widgets.conversation_cards import make_card
 from acp_tui.ui.widgets.subagent_lane import SubagentLane
+from tests.ui.test_card_snapshots import SnapCompare
 
 pytestmark = pytest.mark.snapshot
 
 NOW = 1_800_000_000_000
 SIZE = (90, 34)
-
-
-class SnapCompare(Protocol):
-    def __call__(
-        self,
-        app: App[None],
-        *,
-        press: tuple[str, ...] = (),
-        terminal_size: tuple[int, int] = (80, 24),
-        run_before: Callable[[Pilot[None]], Awaitable[None] | None] | None = None,
-    ) -> bool: ...
 
 
 class LanesApp(FullScreenOpener, App[None]):

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from acp_tui.protocol.transport import AgentCommand
-from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.screens.subagent import SubagentScreen
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.subagent_lane import SubagentLane
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
 from tests.ui.helpers import wait_for
-from tests.ui.test_app import FAKE_AGENT, SIZE, turn_ended
+from tests.ui.test_app import SIZE, fake_app, turn_ended
 
 pytestmark = pytest.mark.subprocess
 
@@ -23,11 +21,6 @@ pytestmark = pytest.mark.subprocess
 @pytest.fixture(autouse=True)
 def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
-
-
-def _app(scenario: str, cwd: Path) -> AcpTuiApp:
-    command = AgentCommand(argv=(sys.executable, str(FAKE_AGENT), scenario))
-    return make_app(command, "fake", cwd=cwd, init_timeout=10.0)
 
 
 def lanes(app: AcpTuiApp) -> dict[str, SubagentLane]:
@@ -40,7 +33,7 @@ def header(lane: SubagentLane) -> str:
 
 @pytest.mark.parametrize("scenario", ["v2", "v1"])
 async def test_lanes_show_status_and_expand(tmp_path: Path, scenario: str) -> None:
-    app = _app(scenario, tmp_path)
+    app = fake_app(scenario, tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"subagents", "enter")
@@ -67,7 +60,7 @@ async def test_lanes_show_status_and_expand(tmp_path: Path, scenario: str) -> No
 
 
 async def test_full_screen_shows_the_subagents_own_work(tmp_path: Path) -> None:
-    app = _app("v2", tmp_path)
+    app = fake_app("v2", tmp_path)
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"subagents", "enter")
@@ -91,7 +84,7 @@ async def test_parent_cancel_cancels_the_subagents(
 ) -> None:
     record = tmp_path / "received.jsonl"
     monkeypatch.setenv("FAKE_AGENT_RECORD", str(record))
-    app = _app(scenario, tmp_path)
+    app = fake_app(scenario, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"subagents wait", "enter")

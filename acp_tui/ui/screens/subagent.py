@@ -19,13 +19,13 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
-from acp_tui.render.subagents import STATUS_MARKS, status_line, tool_call_count
+from acp_tui.render.subagents import status_line, tool_call_count
 from acp_tui.safe_text import printable
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.screens.openers import FullScreenOpener
 from acp_tui.ui.widgets.conversation import Conversation
-from acp_tui.ui.widgets.subagent_lane import now_ms
+from acp_tui.ui.widgets.subagent_lane import now_ms, subagent_title
 
 __all__ = ["FLUSH_INTERVAL", "SubagentScreen"]
 
@@ -119,16 +119,9 @@ class SubagentScreen(FullScreenOpener, Screen[None]):
         subagent = self.store.subagent(self.subagent_id)
         if subagent is None:
             return Text(f"subagent {printable(self.subagent_id)}")
-        text = Text(f"{STATUS_MARKS.get(subagent.status, '·')} ")
-        text.append(printable(subagent.name), style="bold")
-        if subagent.description and subagent.description != subagent.title:
-            text.append(" — " + printable(subagent.description), style="dim")
-        text.append(
-            "\n"
-            + printable(
-                status_line(subagent, now_ms(), tool_call_count(self.own_store))
-            )
-        )
+        text = subagent_title(subagent)
+        line = status_line(subagent, now_ms(), tool_call_count(self.own_store))
+        text.append("\n" + printable(line))
         return text
 
     def refresh_title(self) -> None:

@@ -36,11 +36,12 @@ from acp_tui.render.subagents import STATUS_MARKS, status_line, tool_call_count
 from acp_tui.safe_text import printable
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
+from acp_tui.store.subagents import Subagent
 
 if TYPE_CHECKING:
     from acp_tui.ui.widgets.conversation_follow import Key
 
-__all__ = ["HEADER_INTERVAL", "SubagentLane", "now_ms"]
+__all__ = ["HEADER_INTERVAL", "SubagentLane", "now_ms", "subagent_title"]
 
 HEADER_INTERVAL: Final = 0.25
 """The shortest time between two redraws of a lane's status line (seconds)."""
@@ -52,6 +53,15 @@ _STATUS_STYLES: Final = {
     "failed": "bold $error",
     "cancelled": "bold $warning",
 }
+
+
+def subagent_title(subagent: Subagent) -> Text:
+    """Its status mark, its title in bold, its description dim (plain text)."""
+    text = Text(f"{STATUS_MARKS.get(subagent.status, '·')} ")
+    text.append(printable(subagent.title or subagent.subagent_id), style="bold")
+    if subagent.description and subagent.description != subagent.title:
+        text.append(" — " + printable(subagent.description), style="dim")
+    return text
 
 
 def now_ms() -> int:
@@ -146,10 +156,7 @@ class SubagentLane(Widget):
         if subagent is None:
             return Text("subagent")
         arrow = "▾" if self.expanded else "▸"
-        text = Text(f"{arrow} {STATUS_MARKS.get(subagent.status, '·')} ")
-        text.append(printable(subagent.title or subagent.subagent_id), style="bold")
-        if subagent.description and subagent.description != subagent.title:
-            text.append(" — " + printable(subagent.description), style="dim")
+        text = Text(f"{arrow} ").append_text(subagent_title(subagent))
         text.append("\n  ")
         line = status_line(subagent, now_ms(), tool_call_count(self.own_store))
         text.append(printable(line))
