@@ -16,8 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.interop.real_agents import AGENTS, Workspace, print_json
-from tests.modelserver._script import Gate, Text, ToolUse
+from acp_tui.protocol.transport import AgentCommand
+from acp_tui.ui.agent_runner import SessionRequest
+from acp_tui.ui.app import make_app
+from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.widgets.subagent_lane import SubagentLane
+from tests.interop.real_agents import AGENTS, Workspace, environment, print_json
+from tests.modelserver._script import ByPrompt, Gate, Text, ToolUse
+from tests.ui.helpers import wait_for
 
 pytestmark = pytest.mark.interop
 
@@ -26,12 +32,10 @@ TASK = "SUBTASK count the files"
 SUB_ANSWER = "Sub says: 3 files."
 
 
-@pytest.mark.parametrize("key", ["claude-v2", "claude-v1"])
-def test_claude_subagent_shows_as_a_lane(key: str, tmp_path: Path) -> None:
+def task_script(key: str, written: Path) -> ByPrompt:
+    """The parent calls Task; the subagent writes `written`, then answers."""
     agent = AGENTS[key]
-    workspace = Workspace(tmp_path).create()
-    written = workspace.project / "sub.txt"
-    script = agent.script(
+    return agent.script(
         {
             PROMPT: [
                 (
@@ -56,6 +60,14 @@ def test_claude_subagent_shows_as_a_lane(key: str, tmp_path: Path) -> None:
             ],
         }
     )
+
+
+@pytest.mark.parametrize("key", ["claude-v2", "claude-v1"])
+def test_claude_subagent_shows_as_a_lane(key: str, tmp_path: Path) -> None:
+    agent = AGENTS[key]
+    workspace = Workspace(tmp_path).create()
+    written = workspace.project / "sub.txt"
+    script = task_script(key, written)
     recording = workspace.root / "turn.jsonl"
     with agent.server(script) as server:
         run = print_json(
@@ -146,3 +158,41 @@ def test_cancelling_the_turn_cancels_claudes_subagent(key: str, tmp_path: Path) 
         m["params"]["sessionId"] for m in sent if m.get("method") == "session/cancel"
     ]
     assert cancelled == [run.document["sessionId"], subagent["id"]]
+
+
+async def test_claude_subagent_lane_in_the_app(tmp_path: Path) -> None:
+    """The app (Pilot) shows claude-agent-acp's subagent as a lane that ends done,
+    its write allowed in the permission dialog."""
+    agent = AGENTS["claude-v2"]
+    workspace = Workspace(tmp_path).create()
+    written = workspace.project / "sub.txt"
+    with agent.server(task_script("claude-v2", written)) as server:
+        env = agent.environment(workspace, server)
+        command = AgentCommand(argv=agent.argv(), env=env, cwd=workspace.project)
+        app = make_app(
+            command,
+            agent.key,
+            cwd=workspace.project,
+            choice="2",
+            init_timeout=120,
+            request=SessionRequest(action="new"),
+        )
+        with environment({"ACP_TUI_HOME": env["ACP_TUI_HOME"]}):
+            async with app.run_test(size=(100, 40)) as pilot:
+                await wait_for(pilot, lambda: app.store is not None, 120)
+                await pilot.press(*PROMPT, "enter")
+
+                def lane_done() -> bool:
+                    lanes = list(app.query(SubagentLane))
+                    return bool(lanes) and "done" in lanes[0].header_text().plain
+
+                for _ in range(600):  # the write asks: allow it, until the lane ends
+                    if lane_done():
+                        break
+                    if isinstance(app.screen, PermissionScreen) and app.screen.armed:
+                        await pilot.press("y")
+                    await pilot.pause(0.1)
+                assert lane_done()
+                [lane] = app.query(SubagentLane)
+                assert "Count files" in lane.header_text().plain
+    assert written.read_text() == "from the subagent\n"
