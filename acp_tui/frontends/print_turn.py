@@ -55,7 +55,7 @@ from acp_tui.protocol.transport import (
     AgentCommand,
 )
 from acp_tui.protocol.version import ProtocolChoice
-from acp_tui.render.subagents import STATUS_WORDS, transcript_lines
+from acp_tui.render.subagents import subagent_report
 from acp_tui.safe_text import printable
 from acp_tui.storage.transcripts import close_transcript, transcript_store_factory
 from acp_tui.store.changes import Change
@@ -575,22 +575,14 @@ class Transcript:
 
     def _on_subagent(self, change: Change) -> None:
         """A subagent's status when it changes; its own work once it ends."""
-        assert change.id is not None
-        subagent = self.store.subagent(change.id)
-        if subagent is None:
-            return
-        seen = self._subagents.get(change.id)
-        if seen == subagent.status:
-            return
-        self._subagents[change.id] = subagent.status
-        status = STATUS_WORDS.get(subagent.status, subagent.status)
-        line = f"[subagent {subagent.name}] {status}"
-        if subagent.error:
-            line += f": {subagent.error}"
-        inner = self.store.subagent_store(change.id)
-        if not subagent.running and inner is not None:
-            line = "\n".join([line, *transcript_lines(inner)])
-        self._line(line)
+        subagent = self.store.subagent(change.id or "")
+        if (
+            subagent is not None
+            and self._subagents.get(subagent.subagent_id) != subagent.status
+        ):
+            self._subagents[subagent.subagent_id] = subagent.status
+            own = self.store.subagent_store(subagent.subagent_id)
+            self._line(subagent_report(subagent, own))
 
     def _on_notice(self, change: Change) -> None:
         notices = self.store.notices
@@ -600,6 +592,10 @@ class Transcript:
 
     def finish(self) -> None:
         """Print what streams poorly (terminal screens), then end the transcript."""
+        for subagent in self.store.subagents():
+            if subagent.running:  # the turn ended first: its work so far
+                own = self.store.subagent_store(subagent.subagent_id)
+                self._line(subagent_report(subagent, own, final=True))
         for terminal in self.store.terminals():
             text = terminal_text(terminal)
             if text:

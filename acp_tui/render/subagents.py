@@ -17,6 +17,7 @@ __all__ = [
     "STATUS_WORDS",
     "elapsed_text",
     "status_line",
+    "subagent_report",
     "tool_call_count",
     "transcript_lines",
 ]
@@ -105,3 +106,20 @@ def transcript_lines(store: SessionStore, indent: str = "  ") -> list[str]:
                 if inner is not None:
                     lines.extend(transcript_lines(inner, indent + "  "))
     return lines
+
+
+def subagent_report(
+    subagent: Subagent, own: SessionStore | None, *, final: bool = False
+) -> str:
+    """`[subagent NAME] STATUS` (and the error), for `print`.
+
+    Once it ended (or with `final`) its own work follows, indented
+    (`transcript_lines`).
+    """
+    status = STATUS_WORDS.get(subagent.status, subagent.status)
+    line = f"[subagent {subagent.name}] {status}"
+    if subagent.error:
+        line += f": {subagent.error}"
+    if (final or not subagent.running) and own is not None:
+        line = "\n".join([line, *transcript_lines(own)])
+    return line

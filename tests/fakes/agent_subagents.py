@@ -10,6 +10,8 @@ session id:
                      "c-tests" (a message and a failed tool call; ends `error`
                      with the message "tests crashed"); the parent says "Both
                      subagents reported." and ends `end_turn`
+  "subagents background"  child "c-bg" says "Still going." and the turn ends
+                     while it still runs
   "subagents wait"   children "c-a" and "c-b" (both cancellable) start and run
                      until the parent's `session/cancel`; the agent then waits
                      for a `session/cancel` of each child, reports each idle
@@ -30,6 +32,13 @@ Up = Callable[[dict[str, Any]], None]
 
 def _text(value: str) -> dict[str, Any]:
     return {"type": "text", "text": value}
+
+
+def _said(version: int) -> dict[str, Any]:
+    chunk: dict[str, Any] = {"content": _text("Still going.")}
+    if version == 2:
+        chunk["messageId"] = "bg1"
+    return chunk
 
 
 def _announce(up: Up, child: str, title: str, description: str) -> None:
@@ -135,6 +144,10 @@ def subagents_turn(
                 "content": _text("(no subagents: not declared)"),
             }
         )
+        return "end_turn"
+    if "background" in said:  # the turn ends while the child still works
+        _announce(up, "c-bg", "Background job", "Keeps working")
+        agent.update("c-bg", {"sessionUpdate": "agent_message_chunk", **_said(version)})
         return "end_turn"
     if "wait" in said:
         for child in ("c-a", "c-b"):
