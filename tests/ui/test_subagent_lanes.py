@@ -10,10 +10,11 @@ import pytest
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.screens.subagent import SubagentScreen
 from acp_tui.ui.widgets.message_view import MessageView
-from acp_tui.ui.widgets.subagent_lane import SubagentLane
+from acp_tui.ui.widgets.subagent_lane import LaneHeader, SubagentLane
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
 from tests.ui.helpers import wait_for
 from tests.ui.test_app import SIZE, fake_app, turn_ended
+from tests.ui.test_subagent_lane_snapshots import LanesApp, lanes_store
 
 pytestmark = pytest.mark.subprocess
 
@@ -104,3 +105,20 @@ async def test_parent_cancel_cancels_the_subagents(
         if message.get("method") == "session/cancel"
     ]
     assert set(cancelled) == {"c-a", "c-b", app_session}
+
+
+async def test_clicks_toggle_a_lane_and_open_it_full_screen() -> None:
+    app = LanesApp(lanes_store())
+    async with app.run_test(size=(90, 34)) as pilot:
+        await pilot.pause()
+        lane = next(
+            lane for lane in app.query(SubagentLane) if lane.subagent_id == "c2"
+        )
+        header = lane.query_one(LaneHeader)
+        await pilot.click(header, offset=(5, 0))
+        await wait_for(pilot, lambda: lane.expanded)
+        await pilot.click(header, offset=(5, 0))
+        await wait_for(pilot, lambda: not lane.expanded)
+        start, _ = lane.full_screen_at
+        await pilot.click(header, offset=(start + 2, 1))
+        await wait_for(pilot, lambda: isinstance(app.screen, SubagentScreen))

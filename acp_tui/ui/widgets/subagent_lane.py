@@ -41,7 +41,7 @@ from acp_tui.store.subagents import Subagent
 if TYPE_CHECKING:
     from acp_tui.ui.widgets.conversation_follow import Key
 
-__all__ = ["HEADER_INTERVAL", "SubagentLane", "now_ms", "subagent_title"]
+__all__ = ["HEADER_INTERVAL", "LaneHeader", "SubagentLane", "now_ms", "subagent_title"]
 
 HEADER_INTERVAL: Final = 0.25
 """The shortest time between two redraws of a lane's status line (seconds)."""
@@ -69,11 +69,11 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class _Header(Static):
+class LaneHeader(Static):
     """The lane's status line; a click toggles the lane or opens it full screen."""
 
     DEFAULT_CSS = """
-    _Header { height: auto; }
+    LaneHeader { height: auto; }
     """
 
 
@@ -124,13 +124,13 @@ class SubagentLane(Widget):
         self.cards: dict[Key, Widget] = {}
         """The subagent's own cards, while expanded."""
         self._keys: list[Key] = []
-        self._header = _Header()
+        self._header = LaneHeader()
         self._body = Vertical(id="lane-body")
         self._dirty_at: float | None = None
         self._header_timer: Timer | None = None
         self._ticker: Timer | None = None
         self._last_header = 0.0
-        self._full_screen_at = (0, 0)
+        self.full_screen_at = (0, 0)
         """Where "f: full screen" is on the status line's second row."""
 
     @property
@@ -161,7 +161,7 @@ class SubagentLane(Widget):
         line = status_line(subagent, now_ms(), tool_call_count(self.own_store))
         text.append(printable(line))
         start = 2 + len(printable(line)) + 3
-        self._full_screen_at = (start, start + len("f: full screen"))
+        self.full_screen_at = (start, start + len("f: full screen"))
         text.append("   f: full screen", style="dim")
         return text
 
@@ -264,7 +264,7 @@ class SubagentLane(Widget):
         if event.widget is not self._header:
             return
         event.stop()
-        start, end = self._full_screen_at
+        start, end = self.full_screen_at
         if event.y == 1 and start <= event.x < end:
             self.action_open_full()
         else:
