@@ -6,14 +6,20 @@ import json
 from pathlib import Path
 
 import pytest
+from rich.text import Text
+from textual.app import App
 
+from acp_tui.store import ops
+from acp_tui.store.store import SessionStore
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.screens.subagent import SubagentScreen
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.subagent_lane import LaneHeader, SubagentLane
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
+from tests.fakes import hostile_agent as hostile
 from tests.ui.helpers import wait_for
 from tests.ui.test_app import SIZE, fake_app, turn_ended
+from tests.ui.test_markup_injection import assert_inert
 from tests.ui.test_subagent_lane_snapshots import LanesApp, lanes_store
 
 pytestmark = pytest.mark.subprocess
@@ -122,3 +128,39 @@ async def test_clicks_toggle_a_lane_and_open_it_full_screen() -> None:
         start, _ = lane.full_screen_at
         await pilot.click(header, offset=(start + 2, 1))
         await wait_for(pilot, lambda: isinstance(app.screen, SubagentScreen))
+
+
+def assert_inert_lines(text: Text, app: App[None]) -> None:
+    for line in text.split("\n"):
+        line.end = ""
+        assert_inert(line.render(app.console))
+
+
+async def test_hostile_subagent_names_stay_text() -> None:
+    """A subagent's title, description and error are agent text: markup stays
+    literal, escapes and control characters are made visible, nothing links."""
+    store = SessionStore("p")
+    store.apply(
+        ops.PatchSubagent(
+            "c1",
+            title=f"Title {hostile.CLICK} {hostile.OSC8}",
+            description=f"Role {hostile.BOLD} {hostile.ANSI}",
+            status="failed",
+            error=f"Error {hostile.JS_LINK}{hostile.C1}",
+            at_ms=0,
+        )
+    )
+    app = LanesApp(store)
+    async with app.run_test(size=(120, 20)) as pilot:
+        await pilot.pause()
+        lane = app.query_one(SubagentLane)
+        header = lane.header_text()
+        assert hostile.CLICK in header.plain
+        assert hostile.BOLD in header.plain
+        assert hostile.JS_LINK in header.plain
+        assert_inert_lines(header, app)
+        lane.action_open_full()
+        await wait_for(pilot, lambda: isinstance(app.screen, SubagentScreen))
+        screen = app.screen
+        assert isinstance(screen, SubagentScreen)
+        assert_inert_lines(screen.title_text(), app)
