@@ -220,6 +220,22 @@ def parse_ui(text: str, data: JSONObject | None = None) -> list[Figure]:
         )
     )
 
+    # "ratios (subagents / one agent): time 0.55x, max gap 0.71x, cpu 1.00x
+    # (goal <= 1.5x: met)": the same turn dealt to 20 subagents' lanes.
+    lanes = r"ratios \(subagents / one agent\)"
+    for what, label in (("time", "time"), ("max gap", "largest frame gap")):
+        figures.append(
+            Figure(
+                bench,
+                f"20 parallel subagents: {label}, x one agent",
+                found(lanes + rf":[^\n]*{what}\s+{_NUM}x", text),
+                "x",
+                1.5,
+                "goal",
+                (Goal("<=", 1.5),),
+            )
+        )
+
     # "paced at 1,000/s: cpu ratios 1.96 (x2 chunks), 2.79 (x3 chunks)": the
     # last ratio against linear growth (the chunk factor).
     line = search(r"^paced at .*cpu ratios.*$", text)

@@ -15,6 +15,11 @@ bench/ui_agent.py, a fake agent subprocess writing raw JSON lines (v2, or v1 wit
   re-rendering the paragraph on every chunk: 4 and 9).
 * A **paced markdown turn**: 5,000 chunks at 1,000/s, each flushed alone (ten
   times what a fast model streams).
+* **20 parallel subagents**: the same turn (C chunks, C/20 tool-call updates)
+  dealt round-robin to 20 subagents (child sessions, each a lane in the
+  parent's turn), beside the single-agent turn in the same run: throughput,
+  largest frame gap and CPU seconds, and their ratios (goal: no worse than
+  1.5x). `--subagents-only` runs just this comparison.
 * **Largest gap between frames** while streaming, over all of the above (goal:
   none over 100 ms), and this process's CPU time within that gap: the rest of the
   gap the app was waiting for a CPU (on a shared virtual machine, the host's
@@ -504,6 +509,35 @@ def streaming(protocol: int, repeat: int, quick: bool) -> TurnResult:
     return max(results, key=lambda r: r.max_gap)
 
 
+def subagent_lanes(protocol: int, repeat: int, quick: bool, agents: int = 20) -> None:
+    """Print the single-agent turn beside the same turn dealt to `agents` lanes."""
+    chunks = 2_000 if quick else 10_000
+    tools = chunks // 20
+    single = best_turn(protocol, "stream", chunks, tools, repeat)
+    lanes = best_turn(protocol, f"subagents agents={agents}", chunks, tools, repeat)
+    print(
+        f"{agents} parallel subagents vs one agent ({chunks:,} chunks, "
+        f"{tools:,} tool-call updates, as fast as the pipe takes them)"
+    )
+    print(
+        f"{'turn':>14} {'on screen':>10} {'chunks/s':>9} {'cpu':>7} "
+        f"{'frames':>7} {'max gap':>8} {'gap cpu':>8}"
+    )
+    for name, result in (("one agent", single), (f"{agents} subagents", lanes)):
+        print(
+            f"{name:>14} {result.seconds:9.2f}s {result.throughput:9,.0f} "
+            f"{result.cpu:6.2f}s {result.frames:7,} "
+            f"{result.max_gap * 1000:6.0f}ms {result.gap_cpu * 1000:6.0f}ms"
+        )
+    slower = single.throughput / lanes.throughput
+    gap = lanes.max_gap / single.max_gap if single.max_gap else float("inf")
+    cpu = lanes.cpu / single.cpu if single.cpu else float("inf")
+    print(
+        f"ratios (subagents / one agent): time {slower:.2f}x, max gap {gap:.2f}x, "
+        f"cpu {cpu:.2f}x (goal <= 1.5x: {verdict(max(slower, gap) <= 1.5)})\n"
+    )
+
+
 def start_up(protocol: int, repeat: int, updates: int) -> None:
     """Print the first-frame and replay figures."""
     starts = [measure("start", protocol=protocol) for _ in range(repeat)]
@@ -558,6 +592,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--replay", type=int, default=10_000)
     parser.add_argument("--quick", action="store_true", help="smaller turns")
+    parser.add_argument(
+        "--subagents-only",
+        action="store_true",
+        help="only the 20-subagent comparison",
+    )
     parser.add_argument(CHILD, nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -566,7 +605,11 @@ def main() -> None:
         return
     print(f"acp-tui UI bench, ACP v{args.protocol}, headless {SIZE[0]}x{SIZE[1]}, ")
     print(f"best of {args.repeat} run(s) per figure, each in a fresh process\n")
+    if args.subagents_only:
+        subagent_lanes(args.protocol, args.repeat, args.quick)
+        return
     worst = streaming(args.protocol, args.repeat, args.quick)
+    subagent_lanes(args.protocol, args.repeat, args.quick)
     gap = worst.max_gap
     print(
         f"largest gap between frames while streaming: {gap * 1000:.0f} ms, "

@@ -19,6 +19,10 @@ client's and the UI's cost, not the agent's pacing.
         each tool call starts a new agent message.
     `paragraph chunks=C`  one message holding one long paragraph (no line
         break at all), streamed in C chunks of one word each.
+    `subagents chunks=C tools=T agents=N`  `stream`'s C chunks and T tool-call
+        updates dealt round-robin to N subagents (child sessions announced with
+        `subagent_update`, default 20), each ended `end_turn`; the parent then
+        says the last chunk.
   `rate=R` paces either scenario at R chunks per second (each chunk flushed
   alone); without it they are written as fast as the pipe takes them.
   The last chunk of every scenario ends with `END` + `marker=M` (default
@@ -95,18 +99,20 @@ class Agent:
 
     # ----------------------------------------------------------- updates
 
-    def update(self, update: dict[str, Any]) -> None:
-        params = {"sessionId": SESSION_ID, "update": update}
+    def update(self, update: dict[str, Any], session_id: str = SESSION_ID) -> None:
+        params = {"sessionId": session_id, "update": update}
         self.out.send({"jsonrpc": "2.0", "method": "session/update", "params": params})
 
-    def chunk(self, kind: str, message_id: str, text: str) -> None:
+    def chunk(
+        self, kind: str, message_id: str, text: str, session_id: str = SESSION_ID
+    ) -> None:
         update: dict[str, Any] = {
             "sessionUpdate": kind,
             "content": {"type": "text", "text": text},
         }
         if self.protocol == 2:
             update["messageId"] = message_id
-        self.update(update)
+        self.update(update, session_id)
 
     def user_message(self, message_id: str, text: str) -> None:
         if self.protocol == 2:
@@ -120,11 +126,21 @@ class Agent:
         else:
             self.chunk("user_message_chunk", message_id, text)
 
-    def tool_call(self, call_id: str, step: int, rng: random.Random) -> None:
+    def tool_call(
+        self,
+        call_id: str,
+        step: int,
+        rng: random.Random,
+        session_id: str = SESSION_ID,
+    ) -> None:
         """One of a tool call's 5 updates: create, locate, 2 outputs, complete."""
         v2 = self.protocol == 2
+
+        def send(update: dict[str, Any]) -> None:
+            self.update(update, session_id)
+
         if step == 0:
-            self.update(
+            send(
                 {
                     "sessionUpdate": "tool_call_update" if v2 else "tool_call",
                     "toolCallId": call_id,
@@ -135,7 +151,7 @@ class Agent:
                 }
             )
         elif step == 1:
-            self.update(
+            send(
                 {
                     "sessionUpdate": "tool_call_update",
                     "toolCallId": call_id,
@@ -147,7 +163,7 @@ class Agent:
             text = " ".join(rng.choice(WORDS) for _ in range(12))
             item = {"type": "content", "content": {"type": "text", "text": text}}
             if v2:
-                self.update(
+                send(
                     {
                         "sessionUpdate": "tool_call_content_chunk",
                         "toolCallId": call_id,
@@ -155,7 +171,7 @@ class Agent:
                     }
                 )
             else:  # v1 has no content append: the update restates the content
-                self.update(
+                send(
                     {
                         "sessionUpdate": "tool_call_update",
                         "toolCallId": call_id,
@@ -163,7 +179,7 @@ class Agent:
                     }
                 )
         else:
-            self.update(
+            send(
                 {
                     "sessionUpdate": "tool_call_update",
                     "toolCallId": call_id,
@@ -208,6 +224,54 @@ class Agent:
         for rest in range(call, calls):  # any the spacing did not place
             for step in range(5):
                 self.tool_call(f"{tag}-call-{rest}", step, rng)
+
+    def subagents(
+        self, chunks: int, tools: int, agents: int, marker: str, tag: str, pacer: Pacer
+    ) -> None:
+        """`stream`'s chunks and tool calls, dealt round-robin to `agents` subagents.
+
+        Each subagent is a child session (announced with `subagent_update`,
+        then its own updates under its id); the last chunk, with the marker, is
+        the parent's, after every subagent ended.
+        """
+        rng = random.Random(20261203)
+        children = [f"{tag}-sub-{k}" for k in range(agents)]
+        for k, child in enumerate(children):
+            self.update(
+                {
+                    "sessionUpdate": "subagent_update",
+                    "sessionId": child,
+                    "title": f"Worker {k + 1}",
+                    "description": "Streams messages and tool calls",
+                    "capabilities": {"cancel": {}},
+                    "state": {"state": "running"},
+                }
+            )
+        calls = tools // 5
+        every = chunks // (calls + 1) if calls else chunks + 1
+        words = document_words(rng)
+        messages = [0] * agents
+        call = 0
+        for n in range(chunks - 1):
+            k = n % agents
+            if call < calls and n >= (call + 1) * every:
+                for step in range(5):
+                    self.tool_call(f"{tag}-call-{call}", step, rng, children[k])
+                call += 1
+                messages[k] += 1
+            pacer.before(n)
+            message_id = f"{children[k]}-agent-{messages[k]}"
+            self.chunk("agent_message_chunk", message_id, next(words), children[k])
+        for rest in range(call, calls):
+            for step in range(5):
+                self.tool_call(f"{tag}-call-{rest}", step, rng, children[0])
+        for child in children:
+            state = {"state": "idle", "stopReason": "end_turn"}
+            self.update(
+                {"sessionUpdate": "subagent_update", "sessionId": child, "state": state}
+            )
+        pacer.before(chunks - 1)
+        self.chunk("agent_message_chunk", f"{tag}-agent-end", f"Done END{marker}")
 
     def paragraph(self, chunks: int, marker: str, tag: str, pacer: Pacer) -> None:
         rng = random.Random(7)
@@ -259,6 +323,9 @@ class Agent:
             self.state("running")
         if scenario == "paragraph":
             self.paragraph(chunks, marker, tag, pacer)
+        elif scenario == "subagents":
+            agents = int(options.get("agents", "20"))
+            self.subagents(chunks, tools, agents, marker, tag, pacer)
         else:
             self.stream(chunks, tools, marker, tag, pacer)
         if self.protocol == 2:

@@ -20,7 +20,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -38,6 +38,7 @@ from acp_tui.ui.app import AcpTuiApp, make_app  # noqa: E402
 from acp_tui.ui.screens.elicitation import ElicitationScreen  # noqa: E402
 from acp_tui.ui.screens.permission import PermissionScreen  # noqa: E402
 from acp_tui.ui.widgets.conversation import Conversation  # noqa: E402
+from acp_tui.ui.widgets.subagent_lane import SubagentLane  # noqa: E402
 
 OUT: Final = ROOT / "screenshots"
 SCREENS: Final = Path(tempfile.gettempdir()) / "acp-tui-screens"
@@ -63,6 +64,14 @@ class Scene:
     ready: Callable[[AcpTuiApp], bool] = field(default=lambda app: True)
     then: Sequence[str] = ()
     """Prompts sent once the keys were pressed and `ready` holds (a new tab's)."""
+    act: Callable[[AcpTuiApp], Awaitable[object]] | None = None
+    """Run after the prompts, before the keys (e.g. expand a subagent's lane)."""
+
+
+async def _expand_first_lane(app: AcpTuiApp) -> None:
+    lane = app.query(SubagentLane).first()
+    lane.focus()
+    await lane.action_toggle_lane()
 
 
 def _is_permission(app: AcpTuiApp) -> bool:
@@ -126,6 +135,12 @@ SCENES: Final = (
         keys=("ctrl+t",),
         ready=_second_tab_open,
         then=("/plan",),
+    ),
+    Scene(
+        "subagents",
+        "Subagents as lanes: three in parallel, one failed, one expanded",
+        prompts=("/subagents",),
+        act=_expand_first_lane,
     ),
     Scene("settings", "The session settings switcher (F3)", keys=("f3",)),
     Scene("keys", "Key help (F1)", keys=("f1",)),
@@ -193,6 +208,9 @@ async def shoot(scene: Scene, out: Path) -> Path:
                 await conversation.load_earlier()
                 await pilot.pause(0.3)
                 conversation.scroll_home(animate=False)
+            if scene.act is not None:
+                await scene.act(app)
+                await pilot.pause(0.3)
             for key in scene.keys:
                 await pilot.press(key)
             await _wait(pilot, lambda: scene.ready(app))

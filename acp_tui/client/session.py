@@ -165,7 +165,7 @@ class AcpClient:
         self.on_diagnostic = on_diagnostic
         self._connection: Connection | None = None
         self._sessions: dict[str, TrackedSession] = {}
-        self._updates = UpdateIntake(self._sessions, on_diagnostic)
+        self._updates = UpdateIntake(self._sessions, on_diagnostic, self)
         self._store_factory = store_factory
         self._elicitations = Elicitations(self.elicitor, self.features, self._report)
 
@@ -520,7 +520,7 @@ class AcpClient:
             "session/cancel", {"sessionId": session_id}
         )
         session.cancelled.set()
-        marks = session.unfinished_work_tool_calls()
+        marks = await self._updates.cancel_marks(session, self.connection.dispatcher)
         if marks:
             session.store.apply_many(marks)
 
@@ -615,7 +615,7 @@ class AcpClient:
         return terminals
 
     def _session_for(self, session_id: str) -> TrackedSession:
-        session = self._sessions.get(session_id)
+        session = self._updates.session_of(session_id)  # or a subagent's
         if session is None:
             raise RpcError(
                 INVALID_PARAMS, "Invalid params", f"unknown session {session_id}"

@@ -31,6 +31,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from acp_tui.client.long_text import put_back, set_aside
+from acp_tui.client.subagents import Child, ChildSessions, HasDialect, Notifier
 from acp_tui.client.tracked_session import TrackedSession
 from acp_tui.protocol.dispatcher import Diagnostic, yield_to_busy_loop
 from acp_tui.protocol.framing import LongText
@@ -56,8 +57,13 @@ class UpdateIntake:
         self,
         sessions: Mapping[str, TrackedSession],
         on_diagnostic: Callable[[Diagnostic], None] | None,
+        client: HasDialect | None = None,
     ) -> None:
         self._sessions = sessions
+        self.children = ChildSessions(
+            None if client is None else lambda store: client.dialect.translator(store)
+        )
+        """Announced subagent sessions, whose updates go to their root's store."""
         self._on_diagnostic = on_diagnostic
         self._early: dict[str, list[Any]] = {}
         self._pending_new = 0
@@ -84,6 +90,12 @@ class UpdateIntake:
         session = (
             self._sessions.get(session_id) if isinstance(session_id, str) else None
         )
+        child = None
+        if session is None and isinstance(session_id, str):
+            child = self._child(session_id)
+        if child is not None:
+            await self._receive_child(child, params)
+            return
         if session is None:
             if isinstance(session_id, str) and self._pending_new:
                 early = self._early.setdefault(session_id, [])
@@ -99,6 +111,55 @@ class UpdateIntake:
         operations = self._translated(params, session)
         if operations is not None:
             self._apply(session, operations)
+            self._note(session, (), operations)
+
+    async def _receive_child(self, child: Child, params: Any) -> None:
+        """A subagent session's update, into its root session's store."""
+        params, long_text = set_aside(params)
+        try:
+            operations = child.translator.translate(params)
+        except ValidationError as error:
+            self._malformed(params, error)
+            return
+        if long_text is not None:
+            await yield_to_busy_loop()
+            store = child.root.store
+            operations = put_back(operations, long_text, store.max_message_chars)
+        child.root.store.apply_many(child.wrap(operations))
+        self._note(child.root, child.path, operations)
+
+    def _note(
+        self,
+        session: TrackedSession,
+        path: tuple[str, ...],
+        operations: Sequence[ops.Op],
+    ) -> None:
+        self.children.note(session, path, operations)
+
+    def _child(self, session_id: str) -> Child | None:
+        """The announced child `session_id` of a session still open."""
+        child = self.children.get(session_id)
+        root = child.root if child is not None else None
+        if root is None or self._sessions.get(root.store.session_id) is not root:
+            return None
+        return child
+
+    def session_of(self, session_id: str) -> TrackedSession | None:
+        """The open session `session_id`, or a child's (see `Child.session`)."""
+        session = self._sessions.get(session_id)
+        child = self._child(session_id) if session is None else None
+        return child.session() if child is not None else session
+
+    async def cancel_marks(
+        self, session: TrackedSession, dispatcher: Notifier
+    ) -> list[ops.Op]:
+        """A cancel of `session`'s work: the ops marking what it cancelled.
+
+        The current work's unfinished tool calls, and every running subagent;
+        the children the agent lets the client cancel get a `session/cancel`.
+        """
+        marks = session.unfinished_work_tool_calls()
+        return marks + await self.children.cancel(session, dispatcher)
 
     def _apply_held(self, session: TrackedSession, params: Any) -> None:
         """Apply an update held before its session opened (nothing set aside yet)."""
@@ -110,6 +171,7 @@ class UpdateIntake:
             store = session.store
             operations = put_back(operations, long_text, store.max_message_chars)
         self._apply(session, operations)
+        self._note(session, (), operations)
 
     async def _apply_long(
         self, session: TrackedSession, params: Any, long_text: LongText

@@ -78,6 +78,7 @@ from acp_tui.client.dialect import (
 )
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.prompt_content import PromptCapabilities
+from acp_tui.client.subagent_wire import subagent_ops
 from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v1
 from acp_tui.protocol.schema._base import to_wire
@@ -208,7 +209,8 @@ class V1Translator:
             return too_deep_notice(update)
         handler = self._handlers.get(type(update))
         if handler is None:
-            return [ops.RecordUnknownUpdate(to_wire(update))]
+            raw = to_wire(update)
+            return subagent_ops(raw) or [ops.RecordUnknownUpdate(raw)]
         if type(update) in _segment_breaks():
             # Text after a tool call or plan starts a new message, so it is shown
             # after it (an id-less chunk would otherwise join a message above it).
@@ -415,7 +417,7 @@ class V1Dialect(SteeringExtension):
             capabilities.elicitation = v1.ElicitationCapabilities.model_validate(
                 elicitation
             )
-        return to_wire(
+        params = to_wire(
             v1.InitializeRequest(
                 protocol_version=1,
                 client_capabilities=capabilities,
@@ -424,6 +426,10 @@ class V1Dialect(SteeringExtension):
                 ),
             )
         )
+        # The subagents RFD's v1 opt-in (TS SDK 2.4's unstable v1 schema): child
+        # sessions as `subagent_update` and their own updates (`client.subagents`).
+        params["clientCapabilities"]["subagents"] = {}
+        return params
 
     @staticmethod
     def parse_initialize(raw: Any) -> v1.InitializeResponse:

@@ -89,6 +89,7 @@ from acp_tui.client.dialect import (
 )
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.prompt_content import PromptCapabilities
+from acp_tui.client.subagent_wire import subagent_ops
 from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v2
 from acp_tui.protocol.schema._base import to_wire
@@ -273,7 +274,8 @@ def _usage(update: v2.UsageUpdate) -> list[ops.Op]:
 
 
 def _unknown(update: Any) -> list[ops.Op]:
-    return [ops.RecordUnknownUpdate(to_wire(update))]
+    raw = to_wire(update)
+    return subagent_ops(raw) or [ops.RecordUnknownUpdate(raw)]
 
 
 _HANDLERS: Final[dict[type, Callable[[Any], list[ops.Op]]]] = {
@@ -419,6 +421,7 @@ class V2Dialect(SteeringExtension):
                 "configOptions": {"boolean": {}},
                 **{name: {} for name in REPORT_OPT_INS},
             },
+            "subagents": {},
         }
         if features.terminal_auth:
             v1_capabilities["auth"] = {"terminal": True}

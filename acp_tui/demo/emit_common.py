@@ -197,12 +197,15 @@ class Emitter:
         *,
         elicitation_modes: frozenset[str] = frozenset(),
         reports: frozenset[str] = frozenset({"notices", "compaction"}),
+        subagents: bool = True,
     ) -> None:
         self.dispatcher = dispatcher
         self.elicitation_modes = elicitation_modes
         self.reports = reports
         """The reports the client takes (`Report.opt_in`): both in v2; in v1, the
         client's opt-ins."""
+        self.subagents = subagents
+        """Whether the client takes child sessions (v2 always; v1 if declared)."""
         self.closed = False
 
     async def _notify(self, method: str, params: JSONObject) -> None:
@@ -216,6 +219,10 @@ class Emitter:
     async def _update(self, session_id: str, update: BaseModel | JSONObject) -> None:
         wire = update if isinstance(update, dict) else to_wire(update)
         await self._notify("session/update", {"sessionId": session_id, "update": wire})
+
+    async def send_raw(self, session_id: str, update: JSONObject) -> None:
+        """A `session/update` as given (`subagent_update`: the same in v1 and v2)."""
+        await self._update(session_id, update)
 
     async def extension(self, method: str, params: JSONObject) -> None:
         """A `_`-prefixed notification."""

@@ -329,9 +329,13 @@ class V1Emitter(Emitter):
         client_terminal: bool,
         elicitation_modes: frozenset[str] = frozenset(),
         reports: frozenset[str] = frozenset(),
+        subagents: bool = False,
     ) -> None:
         super().__init__(
-            dispatcher, elicitation_modes=elicitation_modes, reports=reports
+            dispatcher,
+            elicitation_modes=elicitation_modes,
+            reports=reports,
+            subagents=subagents,
         )
         self.client_terminal = client_terminal
         self._views: dict[str, _View] = {}

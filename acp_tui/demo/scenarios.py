@@ -25,6 +25,7 @@ from acp_tui.demo.questions import ask_scenario, login_scenario
 from acp_tui.demo.report_scenarios import compact_scenario, notice_scenario
 from acp_tui.demo.session import PermissionAsk
 from acp_tui.demo.steering import slow_scenario
+from acp_tui.demo.subagents import subagents_scenario
 from acp_tui.demo.turn import Turn, chunks
 from acp_tui.demo.usage_scenario import usage_scenario
 from acp_tui.demo.workspace import LOGO_AFTER, LOGO_BEFORE, TextChange, git_patch
@@ -61,6 +62,7 @@ COMMANDS: Final = (
     Command("usage", "The context window fills past 75, 90 and 95% (the meter)"),
     Command("notice", "Notices of each severity (info, warning, error)"),
     Command("compact", "The agent compacts its context: a divider with a summary"),
+    Command("subagents", "Three subagents work in parallel; one fails"),
 )
 
 Scenario = Callable[[Turn, str], Awaitable[str]]
@@ -1015,4 +1017,5 @@ _SCENARIOS: Final[dict[str, Scenario]] = {
     "usage": usage_scenario,
     "notice": notice_scenario,
     "compact": compact_scenario,
+    "subagents": subagents_scenario,
 }

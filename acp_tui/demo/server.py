@@ -299,6 +299,9 @@ class DemoServer:
             client_terminal=capabilities.terminal,
             elicitation_modes=elicitation_modes(capabilities.elicitation),
             reports=report_opt_ins(capabilities.session),
+            subagents=isinstance(
+                (params.get("clientCapabilities") or {}).get("subagents"), dict
+            ),
         )
         self._handlers = self._v1_handlers()
         return session_admin.advertise(

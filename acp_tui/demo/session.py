@@ -139,6 +139,8 @@ class Port(Protocol):
     """The elicitation modes the client advertised (`form`, `url`)."""
     reports: frozenset[str]
     """The reports the client takes: `notices`, `compaction` (`events.Report`)."""
+    subagents: bool
+    """Whether the client takes subagents as child sessions (v1: declared)."""
 
     async def send(self, session_id: str, event: Event) -> None:
         """Send a neutral event as this version's wire messages (maybe none)."""
@@ -181,6 +183,10 @@ class Port(Protocol):
 
     async def extension(self, method: str, params: JSONObject) -> None:
         """Send a `_`-prefixed extension notification."""
+        ...
+
+    async def send_raw(self, session_id: str, update: JSONObject) -> None:
+        """Send a `session/update` as given."""
         ...
 
     def connection_lost(self) -> None:

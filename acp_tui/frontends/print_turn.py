@@ -57,6 +57,7 @@ from acp_tui.protocol.transport import (
     AgentCommand,
 )
 from acp_tui.protocol.version import ProtocolChoice
+from acp_tui.render.subagents import subagent_report
 from acp_tui.safe_text import printable
 from acp_tui.storage.transcripts import close_transcript, transcript_store_factory
 from acp_tui.store.changes import Change
@@ -410,6 +411,8 @@ class Transcript(ReportLines):
         """Each plan's entries as last printed (`_on_plan`)."""
         self._shown_as_users: set[str] = set()
         """User messages printed under "you" so far."""
+        self._subagents: dict[str, str] = {}
+        """Each subagent's status as last printed."""
 
     def _write(self, text: str) -> None:
         if not text:
@@ -573,6 +576,17 @@ class Transcript(ReportLines):
         else:
             self._line(f"[question] {question}: {answer}")
 
+    def _on_subagent(self, change: Change) -> None:
+        """A subagent's status when it changes; its own work once it ends."""
+        subagent = self.store.subagent(change.id or "")
+        if (
+            subagent is not None
+            and self._subagents.get(subagent.subagent_id) != subagent.status
+        ):
+            self._subagents[subagent.subagent_id] = subagent.status
+            own = self.store.subagent_store(subagent.subagent_id)
+            self._line(subagent_report(subagent, own))
+
     def _on_notice(self, change: Change) -> None:
         notices = self.store.notices
         if notices:
@@ -581,6 +595,10 @@ class Transcript(ReportLines):
 
     def finish(self) -> None:
         """Print what streams poorly (terminal screens), then end the transcript."""
+        for subagent in self.store.subagents():
+            if subagent.running:  # the turn ended first: its work so far
+                own = self.store.subagent_store(subagent.subagent_id)
+                self._line(subagent_report(subagent, own, final=True))
         for terminal in self.store.terminals():
             text = terminal_text(terminal)
             if text:

@@ -41,6 +41,7 @@ TimelineKind: TypeAlias = Literal[
     "agent_notice",
     "compaction",
     "session_message",
+    "subagent",
 ]
 """The kinds of entity the timeline lists (the last three: `store.reports`)."""
 
@@ -72,3 +73,5 @@ class Change:
     """How it changed."""
     payload: JSONObject | bytes | None = None
     """For appends: the appended content block, content item, or bytes."""
+    inner: tuple[Change, ...] = ()
+    """For a `subagent`: what the op changed in the subagent's own store."""

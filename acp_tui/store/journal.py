@@ -121,6 +121,7 @@ _CHECKS: Final[dict[str, tuple[str, Callable[[object], bool]]]] = {
         "a list of JSON objects",
         lambda v: isinstance(v, list) and all(_is_object(i) for i in v),
     ),
+    "Op": ("a store op record", _is_object),
     "Sequence[ConfigOption]": (
         "a list of JSON objects (config option records)",
         lambda v: isinstance(v, list) and all(_is_object(i) for i in v),
@@ -180,6 +181,8 @@ def _shallow_record(op: Op) -> dict[str, object]:
             record[spec.name] = base64.b64encode(value).decode("ascii")
         elif spec.kind == "Sequence[ConfigOption]":
             record[spec.name] = [option_to_record(option) for option in value]
+        elif spec.kind == "Op":  # a subagent's op, nested
+            record[spec.name] = _shallow_record(value)
         else:
             record[spec.name] = value
     return record
@@ -299,6 +302,11 @@ def _decode_field(op_name: str, spec: _Field, value: object) -> object:
         assert isinstance(value, list)
         try:
             return [option_from_record(option) for option in value]
+        except ValueError as error:
+            raise ValueError(f"{op_name}.{spec.name}: {error}") from None
+    if spec.kind == "Op":
+        try:
+            return op_from_record(value)
         except ValueError as error:
             raise ValueError(f"{op_name}.{spec.name}: {error}") from None
     if spec.kind == "bytes":

@@ -49,12 +49,14 @@ __all__ = [
     "CompleteElicitation",
     "CutMessageText",
     "ElicitationFields",
+    "InSubagent",
     "MessageOrigin",
     "MessageRole",
     "Op",
     "PatchCompaction",
     "PatchSessionInfo",
     "PatchSessionMessage",
+    "PatchSubagent",
     "PatchTerminal",
     "PatchToolCall",
     "PatchUsage",
@@ -447,6 +449,47 @@ class CompleteElicitation:
     elicitation_id: str
 
 
+# --- subagents ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PatchSubagent:
+    """A subagent (a child session the session owns) was announced or changed.
+
+    A first-seen id creates it (status `"running"`, started at `at_ms`) and adds it
+    to the timeline; later ops patch the fields sent (three-state, like
+    `PatchToolCall`). `status` is neutral: `"running"`, `"waiting"` (blocked on
+    the user), `"done"`, `"failed"`, `"cancelled"` or `"unknown"`; `None` leaves
+    it. A status that ends the work records `at_ms` as its end; `"running"`
+    again clears the end. Times are milliseconds since the epoch, carried in the
+    op so a replayed journal shows the same times.
+    """
+
+    subagent_id: str
+    _: KW_ONLY
+    title: Patch[str] = UNSET
+    description: Patch[str] = UNSET
+    parent_tool_call_id: Patch[str] = UNSET
+    status: str | None = None
+    stop_reason: Patch[str] = UNSET
+    error: Patch[str] = UNSET
+    can_cancel: bool | None = None
+    """Whether the client may cancel the child's work (None: unchanged)."""
+    at_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InSubagent:
+    """An op of a subagent's own session (its messages, tool calls, terminals).
+
+    Applied to the subagent's own store (created if the id is new, as if
+    `PatchSubagent` had announced it).
+    """
+
+    subagent_id: str
+    inner: Op
+
+
 # --- other records ----------------------------------------------------------
 
 
@@ -571,5 +614,7 @@ Op: TypeAlias = (
     | AppendCompactionSummary
     | PatchSessionMessage
     | AppendSessionMessageChunk
+    | PatchSubagent
+    | InSubagent
 )
 """Every store operation."""

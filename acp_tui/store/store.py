@@ -77,7 +77,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Any, Final, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
 from acp_tui.store._buffers import ByteLog, ContentView, TextLog, TextTail
 from acp_tui.store.changes import Change, ChangeAction, TimelineKind
@@ -107,10 +107,12 @@ from acp_tui.store.ops import (
     CancelUnfinishedToolCalls,
     CompleteElicitation,
     CutMessageText,
+    InSubagent,
     MessageOrigin,
     MessageRole,
     Op,
     PatchSessionInfo,
+    PatchSubagent,
     PatchTerminal,
     PatchToolCall,
     PatchUsage,
@@ -128,6 +130,10 @@ from acp_tui.store.ops import (
     UpsertMessage,
 )
 from acp_tui.store.reports import Reports
+from acp_tui.store.subagents import Subagent, Subagents
+
+if TYPE_CHECKING:
+    from acp_tui.store.child_store import ChildStore
 from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, plain_json
 
 __all__ = [
@@ -453,6 +459,9 @@ class SessionStore:
         self._timeline: list[tuple[TimelineKind, str]] = []
         self._timeline_view: tuple[tuple[TimelineKind, str], ...] | None = ()
         self._timeline_revision = 0
+        self._subagents = Subagents(
+            self._subagent_store_for, lambda i: self._add_to_timeline("subagent", i)
+        )
 
         # Handlers take their own op type; the table is keyed by that type.
         self._reports = Reports(
@@ -484,6 +493,8 @@ class SessionStore:
             RecordUnknownUpdate: self._record_unknown_update,
             RecordNotice: self._record_notice,
             **self._reports.handlers(),
+            PatchSubagent: self._subagents.patch,
+            InSubagent: self._subagents.apply_inner,
         }
 
     # --- applying ops -----------------------------------------------------
@@ -574,6 +585,30 @@ class SessionStore:
         self._timeline.append((kind, entity_id))
         self._timeline_view = None
         self._timeline_revision += 1
+
+    def _subagent_store_for(self, subagent_id: str) -> ChildStore:
+        from acp_tui.store.child_store import ChildStore  # (a SessionStore)
+
+        return ChildStore(
+            subagent_id,
+            self.apply_many,
+            cwd=self._cwd,
+            max_terminal_bytes=self._max_terminal_bytes,
+            max_message_chars=self._max_message_chars,
+            clock=self._clock,
+        )
+
+    def subagent(self, subagent_id: str) -> Subagent | None:
+        """The subagent `subagent_id` (a child session this one owns), or None."""
+        return self._subagents.get(subagent_id)
+
+    def subagents(self) -> tuple[Subagent, ...]:
+        """Every subagent, in order of announcement."""
+        return tuple(self._subagents)
+
+    def subagent_store(self, subagent_id: str) -> SessionStore | None:
+        """The subagent's own store (its messages, tool calls, terminals), or None."""
+        return self._subagents.store(subagent_id)
 
     def _timeline_changed(self) -> None:
         self._timeline_view = None
@@ -1272,6 +1307,8 @@ class SessionStore:
         if self._turn_usage is not None:  # left out when none, like elicitations
             out["turnUsage"] = self._turn_usage_json(self._turn_usage)
         out.update(self._reports.to_json())  # keys left out when empty, likewise
+        if len(self._subagents):  # left out when none: older documents read the same
+            out["subagents"] = self._subagents.to_json()
         if self._elicitations:  # left out when none: older documents read the same
             out["elicitations"] = [
                 self._elicitation_json(e) for e in self._elicitations.values()

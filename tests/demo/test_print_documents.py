@@ -49,6 +49,7 @@ SCENARIOS: Final = [
     "/slow",
     "/notice",
     "/compact",
+    "/subagents",
 ]
 EXIT_CODES: Final = {"/misbehave": 4}
 USAGE: Final = re.compile(r'"(used|amount)": [0-9.]+')

@@ -36,6 +36,8 @@ the client's `fs/*` methods. Prompt text chooses variants:
              compaction only with `session.compaction` (else it says so in an
              agent message); "reports broken" ends the compaction `failed`,
              followed by an error notice
+  "subagents" / "subagents wait"  subagents as child sessions (v1: only if the
+           client declared the `subagents` capability): tests/fakes/agent_subagents.py
   "paths"  (v2) a turn naming paths: edit "e1" with locations
            <cwd>/notes.txt:2, $HOME/elsewhere/todo.md and `FAR_PATH` (long,
            outside both) and a git_patch diff
@@ -169,11 +171,19 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
+
+if __name__ == "__main__":  # run as a script: the checkout is not on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.fakes.agent_subagents import subagents_turn  # (after the path is set)
 
 SCENARIO = sys.argv[1] if len(sys.argv) > 1 else "v2"
 RECORD = os.environ.get("FAKE_AGENT_RECORD")
 OUT = sys.stdout.buffer
+INIT_PARAMS: dict[str, Any] = {}
+"""The client's `initialize` params (what it declared)."""
 
 
 def write(message: Any) -> None:
@@ -216,6 +226,7 @@ def v1_result() -> dict[str, Any]:
 def initialize(request: dict[str, Any]) -> dict[str, Any] | None:
     """Return the reply to initialize, or None to send nothing."""
     params = request.get("params") or {}
+    INIT_PARAMS.update(params)
     offered = params.get("protocolVersion")
     rid = request["id"]
     if SCENARIO == "exit-on-init":
@@ -462,6 +473,10 @@ def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
         return
     if "paths" in said:
         turn_paths(agent, sid, up)
+        return
+    if "subagents" in said:
+        stop = subagents_turn(agent, sid, said, 2, True)
+        up({"sessionUpdate": "state_update", "state": "idle", "stopReason": stop})
         return
     if "hang" in said:
         steered = hang(agent, sid, lapsed="lapsed" in said)
@@ -765,6 +780,13 @@ def turn_v1(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
     if "reports" in said:
         reports_turn(agent, sid, said, 1)
         write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+        return
+    if "subagents" in said:
+        declared = isinstance(
+            INIT_PARAMS.get("clientCapabilities", {}).get("subagents"), dict
+        )
+        stop = subagents_turn(agent, sid, said, 1, declared)
+        write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": stop}})
         return
     up({"sessionUpdate": "agent_thought_chunk", "content": text("Hmm.")})
     if "forge" in said:  # a user message the user never typed, mid-turn

@@ -44,7 +44,7 @@ from acp_tui.store import (
 from acp_tui.store import store as store_module
 from acp_tui.store.config import ANY_KEYS, ConfigOption, read_options
 from acp_tui.store.journal import JournaledStore
-from acp_tui.store.ops import SetMessageOrigin
+from acp_tui.store.ops import AddPermission, InSubagent, PatchSubagent, SetMessageOrigin
 
 
 def neutral(options: list[Any]) -> list[ConfigOption]:
@@ -205,6 +205,27 @@ def test_the_transcript_keeps_elicitations_and_their_answers() -> None:
         "answered — name: x",
         "accepted, completed",
     ]
+
+
+def test_the_transcript_replays_subagents_and_their_own_work() -> None:
+    """A subagent's lane (its status, times and own messages, tool calls and
+    permissions, asked through its own store) is rebuilt from the transcript."""
+    store = open_store()
+    converse(store, "delegate", "on it")
+    store.apply(PatchSubagent("c1", title="Explore", can_cancel=True, at_ms=1_000))
+    text = {"type": "text", "text": "looking"}
+    store.apply(InSubagent("c1", AppendMessageChunk("m", "agent", text)))
+    own = store.subagent_store("c1")
+    assert own is not None
+    own.apply(AddPermission("7", "Write?", tool_call_id="w1"))  # through the parent
+    store.apply(PatchSubagent("c1", status="failed", error="boom", at_ms=4_000))
+    loaded = read_transcript(transcript_file("fake", "s1"))
+    assert loaded is not None
+    assert loaded.store.to_json() == store.to_json()
+    assert loaded.store.subagents() == store.subagents()
+    rebuilt = loaded.store.subagent_store("c1")
+    assert rebuilt is not None
+    assert [p.permission_id for p in rebuilt.permissions()] == ["7"]
 
 
 def test_a_thought_and_an_answer_sharing_an_id_stay_two_messages() -> None:

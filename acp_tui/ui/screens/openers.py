@@ -4,7 +4,8 @@ Widgets never import screens (an import-linter contract): a card segment posts
 a message (`DiffSegment.OpenFull`, `TerminalSegment.OpenFull`, a cut message's
 `MessageView.OpenPager`) and the widget that hosts the conversation mixes in
 `FullScreenOpener`, which pushes the screen (`DiffScreen`, `TerminalScreen`,
-`MessagePager`). `SessionPane` is the host in the app;
+`MessagePager`, a subagent lane's `SubagentScreen`). `SessionPane` is the host in
+the app;
 a test app hosting cards mixes it in the same way.
 
 Invariant: each request is handled by the nearest host (the message stops
@@ -20,6 +21,7 @@ from acp_tui.ui.screens.pager import MessagePager
 from acp_tui.ui.screens.terminal import TerminalScreen
 from acp_tui.ui.widgets.diff_view import DiffSegment
 from acp_tui.ui.widgets.message_view import MessageView
+from acp_tui.ui.widgets.subagent_lane import SubagentLane
 from acp_tui.ui.widgets.terminal_view import TerminalSegment
 
 __all__ = ["FullScreenOpener"]
@@ -53,3 +55,10 @@ class FullScreenOpener(_Host):
         """Push the whole message in a pager."""
         event.stop()
         self.app.push_screen(MessagePager(event.message))
+
+    def on_subagent_lane_open_full(self, event: SubagentLane.OpenFull) -> None:
+        """Push the subagent's own conversation, full screen."""
+        from acp_tui.ui.screens.subagent import SubagentScreen  # (it hosts cards too)
+
+        event.stop()
+        self.app.push_screen(SubagentScreen(event.store, event.subagent_id))

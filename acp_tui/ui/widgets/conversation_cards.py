@@ -39,12 +39,23 @@ from acp_tui.ui.widgets.report_cards import (
     make_report_card,
     update_report_card,
 )
+from acp_tui.ui.widgets.subagent_lane import SubagentLane
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
 
 __all__ = ["SHOWN_KINDS", "make_card", "update_cards"]
 
 SHOWN_KINDS: Final = (
-    frozenset({"message", "tool_call", "plan", "permission", "elicitation", "terminal"})
+    frozenset(
+        {
+            "message",
+            "tool_call",
+            "plan",
+            "permission",
+            "elicitation",
+            "terminal",
+            "subagent",
+        }
+    )
     | REPORT_KINDS
 )
 """Timeline kinds with a widget (unknown updates: later; notices, compactions and
@@ -119,6 +130,8 @@ def make_card(store: SessionStore, key: Key) -> Widget | None:
         return ElicitationView(elicitation)
     if kind == "terminal":
         return StandaloneTerminal(store, entity_id)
+    if kind == "subagent":
+        return SubagentLane(store, entity_id)
     return make_report_card(store, kind, entity_id)
 
 
@@ -175,6 +188,14 @@ async def update_cards(
         built: Entries whose cards were just built from the newest snapshot
             (nothing to update).
     """
+    lanes: dict[str, list[Change]] = {}
+    for change in changes:
+        if change.kind == "subagent" and change.id is not None:
+            lanes.setdefault(change.id, []).append(change)
+    for lane_id, lane_changes in lanes.items():
+        lane = cards.get(("subagent", lane_id))
+        if isinstance(lane, SubagentLane) and ("subagent", lane_id) not in built:
+            await lane.apply_batch(lane_changes)
     for key, replaced in _changed(store, changes, cards).items():
         if key in built:
             continue

@@ -48,7 +48,7 @@ from acp_tui.store.journal import (
     op_from_record,
     op_to_record,
 )
-from acp_tui.store.ops import SetMessageOrigin
+from acp_tui.store.ops import InSubagent, PatchSubagent, SetMessageOrigin
 from tests.unit.store.test_properties import (
     MESSAGE_OPS,
     META_VALUES,
@@ -162,6 +162,19 @@ SAMPLES: list[Any] = [
         meta={"a": 1},
     ),
     ops.AppendSessionMessageChunk("sm1", TEXT),
+    PatchSubagent(
+        "c1",
+        title="Explore",
+        description=None,
+        status="failed",
+        stop_reason="error",
+        error="boom",
+        can_cancel=True,
+        at_ms=1_700_000_000_000,
+    ),
+    PatchSubagent("c1"),
+    InSubagent("c1", AppendTerminalOutput("t", b"\x00\xff")),
+    InSubagent("c1", InSubagent("g1", SetState("running"))),
 ]
 
 
