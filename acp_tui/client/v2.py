@@ -16,7 +16,8 @@ guide. Every update kind maps onto the same store ops the v1 translator uses:
   three-state `content` and `_meta` (alpha.3: an object replaces `_meta`);
 * `tool_call_update` → `PatchToolCall` (an upsert; every field three-state);
   `tool_call_content_chunk` → `AppendToolCallContent`;
-* `plan_update` → `ReplacePlan` by `planId` (unknown plan types keep their payload);
+* `plan_update` → `ReplacePlan` by `planId` (markdown, file and unknown plan types
+  keep their payload); `plan_removed` → `RemovePlan`;
 * `terminal_update` → `PatchTerminal` (an `output` snapshot is base64-decoded and
   replaces all bytes); `terminal_output_chunk` → `AppendTerminalOutput`, each
   chunk decoded on its own (never joined before decoding);
@@ -148,6 +149,10 @@ def _plan(update: v2.PlanUpdate) -> list[ops.Op]:
     ]
 
 
+def _plan_removed(update: v2.PlanRemoved) -> list[ops.Op]:
+    return [ops.RemovePlan(update.plan_id)]
+
+
 def _bad_base64(terminal_id: str, what: str) -> list[ops.Op]:
     """A notice for the log and the screen, and the error on the terminal itself."""
     return [
@@ -274,6 +279,7 @@ _HANDLERS: Final[dict[type, Callable[[Any], list[ops.Op]]]] = {
     v2.SessionToolCallUpdate: _tool_call,
     v2.ToolCallContentChunk: _tool_call_content,
     v2.PlanUpdate: _plan,
+    v2.PlanRemoved: _plan_removed,
     v2.TerminalUpdate: _terminal,
     v2.TerminalOutputChunk: _terminal_chunk,
     v2.AvailableCommandsUpdate: _commands,
@@ -531,6 +537,29 @@ class V2Dialect:
         """A v2 `session/set_config_option` result."""
         result = v2.SetSessionConfigOptionResponse.model_validate(raw)
         return json_list(result.config_options)
+
+    def cancel_one(
+        self,
+        kind: str,
+        session_id: str,
+        entity_id: str,
+        capabilities: JSONObject | None,
+    ) -> tuple[str, JSONObject] | None:
+        """[Δ2.4] `tool_call/cancel` / `terminal/cancel`, while advertised.
+
+        That is, while `capabilities.cancel` is an object (a malformed one was
+        dropped when the update was read).
+        """
+        if capabilities is None or not isinstance(capabilities.get("cancel"), Mapping):
+            return None
+        if kind == "tool_call":
+            return "tool_call/cancel", {
+                "sessionId": session_id,
+                "toolCallId": entity_id,
+            }
+        if kind == "terminal":
+            return "terminal/cancel", {"sessionId": session_id, "terminalId": entity_id}
+        return None
 
     def check_set_mode(self) -> None:
         """v2 has no `session/set_mode`."""

@@ -442,6 +442,8 @@ class AcpTuiApp(AppTabs, App[None]):
                 "asks for one)",
                 self._active.action_logout,
             )
+        for title, help_text, callback in self._active.cancel_entries():
+            yield SystemCommand(title, help_text, callback)
         store = self.store
         if store is not None:
             for title, help_text, callback in config_entries(

@@ -372,6 +372,8 @@ class ToolCallUpdate(_V1Model):
     kind: Lenient[ToolKind | None] = None
     status: Lenient[ToolCallStatus | None] = None
     title: Lenient[str | None] = None
+    name: Lenient[str | None] = None
+    """The tool's programmatic name (TS SDK 2.4's v1 schema; `null` = omitted)."""
     content: LenientItemsOrNull[ToolCallContent] = None
     """Replaces the whole content list."""
     locations: LenientItemsOrNull[ToolCallLocation] = None
@@ -411,6 +413,8 @@ class ToolCall(_V1Model):
     session_update: Literal["tool_call"] = "tool_call"
     tool_call_id: ToolCallId
     title: str
+    name: Lenient[str | None] = None
+    """The tool's programmatic name (TS SDK 2.4's v1 schema)."""
     kind: Lenient[ToolKind] = "other"
     status: Lenient[ToolCallStatus] = "pending"
     content: LenientItems[ToolCallContent] = Field(default_factory=list)
