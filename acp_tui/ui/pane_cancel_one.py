@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from functools import partial
 
-from textual import on
-
 from acp_tui.client.cancel_one import CancelKind, describe
 from acp_tui.safe_text import printable
 from acp_tui.ui.pane_part import PanePart
@@ -51,8 +49,8 @@ class PaneCancelOne(PanePart):
             exit_on_error=False,
         )
 
-    @on(CancelOneRequested)
-    def _cancel_one_requested(self, message: CancelOneRequested) -> None:
+    def on_cancel_one_requested(self, message: CancelOneRequested) -> None:
+        """A card's cancel key (a handler by name: `@on` misses a mixin's)."""
         message.stop()
         self.cancel_one(message.kind, message.entity_id)
 

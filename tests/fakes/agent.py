@@ -36,6 +36,8 @@ the client's `fs/*` methods. Prompt text chooses variants:
            command subject, shown as terminal "tx" (cwd <cwd>, exit 0); ends
            `end_turn`
 
+  "cancel-one", "plan-docs" (v2), "named" (v1, v2): see `agent_cards.py`
+
 Session management (the scenarios below play the same prompt turns and variants):
   v2-full         a v2 agent (1 to a v1 offer, with the v1-full body) with
                   `capabilities.session: {delete: {}}` (list, resume and close are
@@ -126,6 +128,11 @@ import json
 import os
 import sys
 from typing import Any
+
+try:
+    from tests.fakes import agent_cards
+except ImportError:  # run as a script: this directory is on the path
+    import agent_cards  # type: ignore[no-redef, import-not-found]
 
 SCENARIO = sys.argv[1] if len(sys.argv) > 1 else "v2"
 RECORD = os.environ.get("FAKE_AGENT_RECORD")
@@ -307,6 +314,8 @@ def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
         up({"sessionUpdate": "tool_call_update", "toolCallId": 5})
     if "paths" in said:
         turn_paths(agent, sid, up)
+        return
+    if agent_cards.play_v2(agent, sid, up, said):
         return
     if "hang" in said:
         while sid not in agent.cancelled:
@@ -594,6 +603,8 @@ def turn_v1(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
             if message.get("method") == "session/cancel":
                 agent.cancelled.add(message["params"]["sessionId"])
         write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled"}})
+        return
+    if agent_cards.play_v1(agent, rid, sid, up, said):
         return
     up({"sessionUpdate": "agent_thought_chunk", "content": text("Hmm.")})
     if "forge" in said:  # a user message the user never typed, mid-turn
