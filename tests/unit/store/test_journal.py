@@ -46,7 +46,7 @@ from acp_tui.store.journal import (
     op_from_record,
     op_to_record,
 )
-from acp_tui.store.ops import SetMessageOrigin
+from acp_tui.store.ops import MarkCancelling, RemovePlan, SetMessageOrigin
 from tests.unit.store.test_properties import (
     MESSAGE_OPS,
     META_VALUES,
@@ -142,6 +142,9 @@ SAMPLES: list[Any] = [
     RecordNotice("warning", "Careful", "details", {"raw": [1]}),
     RecordNotice("error", "Bad"),
     SetMessageOrigin("m1", "agent"),
+    RemovePlan("main"),
+    MarkCancelling("tool_call", "t1"),
+    MarkCancelling("terminal", "term", cancelling=False),
 ]
 
 
