@@ -30,6 +30,8 @@ from tests.spec_examples import SCHEMAS, Example, load_schema, spec_examples
 
 ALPHA3: Final = "v2/schema.json"
 DRAFT24: Final = "ts-sdk-2.4.0/v2/schema.json"
+UNSTABLE24: Final = "ts-sdk-2.4.0/v2/schema.unstable.json"
+"""The 2.4 draft's unstable schema: markdown and file plans, `plan_removed`."""
 
 needs_schemas = pytest.mark.skipif(
     not SCHEMAS.is_dir(), reason=f"reference schemas missing: {SCHEMAS}"
@@ -1306,6 +1308,7 @@ def test_table_models_are_the_schema_definitions_of_their_method() -> None:
 @needs_schemas
 def test_class_names_are_schema_definition_names() -> None:
     defs = set(load_schema(ALPHA3)["$defs"]) | set(load_schema(DRAFT24)["$defs"])
+    defs |= set(load_schema(UNSTABLE24)["$defs"])
     names = {
         name
         for name, value in vars(v2).items()
