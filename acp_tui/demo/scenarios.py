@@ -22,6 +22,7 @@ from typing import Final
 
 from acp_tui.demo.events import Info, JSONObject, Unknown
 from acp_tui.demo.questions import ask_scenario, login_scenario
+from acp_tui.demo.scenarios_cards import cancel_tool_scenario, plan_docs_scenario
 from acp_tui.demo.session import PermissionAsk
 from acp_tui.demo.turn import Turn, chunks
 from acp_tui.demo.workspace import LOGO_AFTER, LOGO_BEFORE, TextChange, git_patch
@@ -54,6 +55,8 @@ COMMANDS: Final = (
     Command("title", "Rename this session", hint="the new session title"),
     Command("ask", "The agent asks you questions in a form (elicitation)"),
     Command("login", "The agent sends you to a sign-in page (URL elicitation)"),
+    Command("cancel-tool", "A long tool call you can cancel alone (x on its card)"),
+    Command("plan-docs", "A markdown plan, and a plan that is removed when done"),
 )
 
 Scenario = Callable[[Turn, str], Awaitable[str]]
@@ -999,4 +1002,6 @@ _SCENARIOS: Final[dict[str, Scenario]] = {
     "title": title_scenario,
     "ask": ask_scenario,
     "login": login_scenario,
+    "cancel-tool": cancel_tool_scenario,
+    "plan-docs": plan_docs_scenario,
 }

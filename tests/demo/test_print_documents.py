@@ -45,6 +45,8 @@ SCENARIOS: Final = [
     "/misbehave",
     "/long",
     "/title",
+    "/cancel-tool",
+    "/plan-docs",
 ]
 EXIT_CODES: Final = {"/misbehave": 4}
 USAGE: Final = re.compile(r'"(used|amount)": [0-9.]+')
