@@ -16,6 +16,9 @@ Per negotiated version, in order:
   requires (the `user_message` acknowledgement and a `running` state);
 * cancellation: a second turn is cancelled as soon as it has visibly started and
   must end with `cancelled` (v2: an idle `state_update`; v1: the prompt response);
+* `tool_call/cancel` and `terminal/cancel`, for an agent with a known prompt
+  that offers them (`check_cancel_one`: the demo's `/cancel-tool`), in versions
+  that have them (v2);
 * `session/list`, resume with replay (v2 `session/resume` with
   `replayFrom: {type: start}`, v1 `session/load`: the replay must contain the
   messages of the first turn), `session/close` and `session/delete`, each if
@@ -84,6 +87,7 @@ from acp_tui.client.schema_check import (
     plural,
 )
 from acp_tui.client.session import AcpClient, UnsupportedOperation
+from acp_tui.frontends.check_cancel_one import probe_cancel_one
 from acp_tui.frontends.print_turn import EXIT_AGENT, EXIT_OK, write_stderr_tail
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION, RpcError
@@ -555,6 +559,10 @@ async def _session_checks(run: _Run, names: Sequence[str]) -> None:
     run.row("session/new", "pass", f"session {session_id}")
     first_turn = await _prompt_turn(run, store)
     await _cancel_turn(run, session_id)
+    if not run.closed:
+        await probe_cancel_one(
+            run.client, store, run.connection.agent.name, run.options.timeout, run.row
+        )
     await _list(run, session_id)
     await _replay(run, session_id, first_turn)
     closed = await _close(run, session_id)

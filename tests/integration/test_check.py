@@ -62,9 +62,14 @@ ELICITATION_RUNS = [
 
 
 def demo_rows(checks: list[str]) -> list[str]:
-    """The rows of the demo agent: the elicitation probe runs three times."""
+    """The rows of the demo agent: the elicitation probe runs three times, and in
+    v2 its `/cancel-tool` is probed (`tool_call/cancel`) after the cancel row."""
     at = checks.index("elicitation")
-    return [*checks[:at], *ELICITATION_RUNS, *checks[at + 1 :]]
+    rows = [*checks[:at], *ELICITATION_RUNS, *checks[at + 1 :]]
+    if "prompt lifecycle" in checks:  # v2
+        at = rows.index("cancel") + 1
+        rows = [*rows[:at], "tool_call/cancel", *rows[at:]]
+    return rows
 
 
 ROW = re.compile(
@@ -115,12 +120,15 @@ def test_the_demo_agent_passes_every_check(
     assert {result for _, _, result, _ in table} == {"pass"}, out
     assert out.splitlines()[0].split() == ["CHECK", "V", "RESULT", "DETAIL"]
     assert "agent: acp-tui demo agent" in out
-    assert out.rstrip().endswith("25 checks: 25 passed, 0 failed, 0 skipped")
+    assert out.rstrip().endswith("26 checks: 26 passed, 0 failed, 0 skipped")
     details = {(name, v): line for name, v, _, line in table}
     for v in ("1", "2"):  # /ask asks a form, /login a URL: each only if advertised
         assert "advertised modes: form" in details["elicitation (form only)", v]
         assert "advertised modes: url" in details["elicitation (url only)", v]
         assert "did not ask" in details["elicitation (none advertised)", v]
+    assert "accepted, then cancelled; the turn went on (ended end_turn)" in (
+        details["tool_call/cancel", "2"]
+    )
 
 
 @pytest.mark.subprocess
