@@ -15,8 +15,11 @@ import pytest
 from textual.pilot import Pilot
 from textual.widget import Widget
 
+from acp_tui.store import ops
+from acp_tui.store.store import SessionStore
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.conversation_entries import StandaloneTerminal
 from acp_tui.ui.widgets.markdown_view import MarkdownView
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.plan_document_view import PlanDocumentView
@@ -26,6 +29,7 @@ from acp_tui.ui.widgets.tool_call_view import ToolCallView
 from tests.ui.helpers import wait_for
 from tests.ui.test_app import SIZE, permission_armed, turn_ended
 from tests.ui.test_app_flows import BOTH, _home, app_for, record, sent
+from tests.ui.test_cards import CardsApp, apply
 
 pytestmark = pytest.mark.subprocess
 
@@ -207,3 +211,45 @@ async def test_always_allow_is_keyed_by_the_tool_name(
         }
         assert outcomes == {"n1": "always", "n2": "yes", "n3": "yes"}
         assert app.store.tool_call("n2").name == "sandboxed_bash"  # type: ignore[union-attr]
+
+
+async def test_x_on_a_terminal_card_cancels_that_terminal_alone(
+    tmp_path: Path, record: Path
+) -> None:
+    app = app_for("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await pilot.press(*"cancel-one", "enter")
+        await wait_for(pilot, lambda: bool(app.query(StandaloneTerminal)))
+        await wait_for(pilot, lambda: "Running the tests." in agent_said(app))
+        terminal = app.query_one(StandaloneTerminal)
+        await focus_in(pilot, terminal)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: bool(sent(record, "terminal/cancel")))
+        assert sent(record, "terminal/cancel") == [
+            {"sessionId": "s1", "terminalId": "term1"}
+        ]
+        await wait_for(pilot, lambda: terminal.status == "failed")  # its signal
+        assert app.runner.in_turn
+        assert sent(record, "tool_call/cancel") == []
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: turn_ended(app))
+
+
+async def test_the_card_says_cancelling_until_the_final_status(
+    tmp_path: Path,
+) -> None:
+    """The mark (`MarkCancelling`) shows on the card until the call is final."""
+    store = SessionStore("s", cwd=str(tmp_path))
+    store.apply(
+        ops.PatchToolCall("t1", title="Run", kind="execute", status="in_progress")
+    )
+    app = CardsApp(store, panel=False)
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.card("t1")
+        assert "in progress" in view.header_text
+        await apply(pilot, app, ops.MarkCancelling("tool_call", "t1"))
+        assert view.header_text.endswith("cancelling…")
+        await apply(pilot, app, ops.PatchToolCall("t1", status="cancelled"))
+        assert "cancelling" not in view.header_text
+        assert view.header_text.endswith("⊘ cancelled")

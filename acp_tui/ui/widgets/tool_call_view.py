@@ -48,6 +48,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
+from acp_tui.client.cancel_one import CancelKind
 from acp_tui.store.model import Elicitation, Permission, ToolCall, terminal_ref
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
@@ -342,8 +343,12 @@ class ToolCallView(Widget):
         if self.is_attached:
             self._sync()
 
+    def cancel_target(self) -> tuple[CancelKind, str]:
+        """What `x` asks to cancel: this tool call (a terminal card: its terminal)."""
+        return "tool_call", self.tool_call.tool_call_id
+
     def _sync_header(self, tool_call: ToolCall) -> None:
-        cancelling = self.store.cancelling("tool_call", tool_call.tool_call_id)
+        cancelling = self.store.cancelling(*self.cancel_target())
         key = (tool_call.kind, tool_call.title, tool_call.status, tool_call.name)
         if (key, cancelling) == self._header_key:
             return
@@ -359,7 +364,7 @@ class ToolCallView(Widget):
 
     def action_cancel_one(self) -> None:
         """Ask to cancel this tool call alone (`x`); the pane checks the agent."""
-        self.post_message(CancelOneRequested("tool_call", self.tool_call.tool_call_id))
+        self.post_message(CancelOneRequested(*self.cancel_target()))
 
     def _sync_locations(self, tool_call: ToolCall) -> None:
         locations = tool_call.locations
