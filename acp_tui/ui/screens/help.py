@@ -35,6 +35,7 @@ KEYS_BEYOND_ACTIONS: Final[tuple[tuple[str, str], ...]] = (
     ("@", "Attach a file"),
     ("p", "Full paths of the card, diff or terminal in focus (or hover)"),
     ("r", "Raw input/output JSON of the tool card in focus"),
+    ("x", "Cancel the tool call (or terminal) in focus alone, if the agent offers"),
 )
 """Key help rows for keys that are not app actions (tabs, scrolling, focus, the
 prompt, cards), after the actions' own."""
