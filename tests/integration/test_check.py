@@ -126,8 +126,9 @@ def test_the_demo_agent_passes_every_check(
         assert "advertised modes: form" in details["elicitation (form only)", v]
         assert "advertised modes: url" in details["elicitation (url only)", v]
         assert "did not ask" in details["elicitation (none advertised)", v]
-    assert "accepted, then cancelled; the turn went on (ended end_turn)" in (
-        details["tool_call/cancel", "2"]
+    assert (
+        "accepted, then cancelled; the turn went on (ended end_turn)"
+        in (details["tool_call/cancel", "2"])
     )
 
 

@@ -86,9 +86,7 @@ def v2_update(raw: dict[str, Any]) -> Any:
 def test_markdown_and_file_plans_are_read_as_documents() -> None:
     store = play(2, [plan_update(MARKDOWN), plan_update(FILE)])
     markdown, file_plan = store.plans()
-    assert plan_document(markdown) == PlanDocument(
-        "markdown", text="## Steps\n- one"
-    )
+    assert plan_document(markdown) == PlanDocument("markdown", text="## Steps\n- one")
     assert plan_document(file_plan) == PlanDocument(
         "file", uri="file:///tmp/plan%20one.md", path="/tmp/plan one.md"
     )
@@ -104,18 +102,22 @@ def test_a_file_plan_is_read_bounded(tmp_path: Path) -> None:
     path = tmp_path / "PLAN.md"
     path.write_bytes(b"a" * (MAX_FILE_BYTES + 10))
     read = read_plan_file(PlanDocument("file", uri="x", path=str(path)))
-    assert read.text is not None and len(read.text) == MAX_FILE_BYTES
-    assert read.problem is not None and "first" in read.problem
+    assert read.text is not None
+    assert len(read.text) == MAX_FILE_BYTES
+    assert read.problem is not None
+    assert "first" in read.problem
     assert read.markdown
 
 
 def test_a_remote_or_missing_file_plan_is_not_read(tmp_path: Path) -> None:
     remote = read_plan_file(PlanDocument("file", uri="https://x.test/plan.md"))
-    assert remote.text is None and "not a local file" in (remote.problem or "")
+    assert remote.text is None
+    assert "not a local file" in (remote.problem or "")
     missing = read_plan_file(
         PlanDocument("file", uri="file:///nope", path=str(tmp_path / "nope.txt"))
     )
-    assert missing.text is None and "could not read" in (missing.problem or "")
+    assert missing.text is None
+    assert "could not read" in (missing.problem or "")
 
 
 def test_the_journal_replays_removed_plans_and_cancelling_marks() -> None:
@@ -178,7 +180,8 @@ def test_v1_tool_calls_carry_their_name_and_null_keeps_it() -> None:
         ],
     )
     call = store.tool_call("t1")
-    assert call is not None and call.name == "read_file"
+    assert call is not None
+    assert call.name == "read_file"
     store = play(
         1,
         [
@@ -187,7 +190,8 @@ def test_v1_tool_calls_carry_their_name_and_null_keeps_it() -> None:
         ],
     )
     call = store.tool_call("t1")
-    assert call is not None and call.name == "grep"
+    assert call is not None
+    assert call.name == "grep"
 
 
 def test_v2_null_clears_the_name() -> None:
@@ -199,7 +203,8 @@ def test_v2_null_clears_the_name() -> None:
         ],
     )
     call = store.tool_call("t1")
-    assert call is not None and call.name is None
+    assert call is not None
+    assert call.name is None
 
 
 def test_a_v1_permission_subject_names_its_tool() -> None:
@@ -216,7 +221,8 @@ def test_a_v1_permission_subject_names_its_tool() -> None:
     )
     dialect.permission(request.model_dump(by_alias=True), lambda _: store)
     call = store.tool_call("t9")
-    assert call is not None and call.name == "bash"
+    assert call is not None
+    assert call.name == "bash"
 
 
 def test_the_header_tags_the_name_and_says_cancelling() -> None:
@@ -251,7 +257,13 @@ def test_the_header_tags_the_name_and_says_cancelling() -> None:
 def test_the_cancelling_mark_lasts_until_a_final_status() -> None:
     store = play(
         2,
-        [{"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "pending"}],
+        [
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "t1",
+                "status": "pending",
+            }
+        ],
     )
     changes = store.apply(ops.MarkCancelling("tool_call", "t1"))
     assert [(c.kind, c.id, c.action) for c in changes] == [
