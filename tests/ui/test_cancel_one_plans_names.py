@@ -56,6 +56,15 @@ def agent_said(app: AcpTuiApp) -> str:
     return "".join(v.text for v in app.query(MessageView) if v.role == "agent")
 
 
+async def play_cancel_one(pilot: Pilot[None], app: AcpTuiApp) -> None:
+    """Send "cancel-one" and wait until the agent waits (its cards are shown)."""
+    await wait_for(pilot, lambda: app.store is not None)
+    await pilot.press(*"cancel-one", "enter")
+    await wait_for(pilot, lambda: "Running the tests." in agent_said(app))
+    await wait_for(pilot, lambda: card(app, "long1") is not None)
+    await wait_for(pilot, lambda: bool(app.query(StandaloneTerminal)))
+
+
 async def test_x_on_a_tool_card_cancels_that_call_alone(
     tmp_path: Path, record: Path
 ) -> None:
@@ -63,10 +72,7 @@ async def test_x_on_a_tool_card_cancels_that_call_alone(
     ends cancelled, and the turn goes on to its end."""
     app = app_for("v2", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        await pilot.press(*"cancel-one", "enter")
-        await wait_for(pilot, lambda: card(app, "long1") is not None)
-        await wait_for(pilot, lambda: "Running the tests." in agent_said(app))
+        await play_cancel_one(pilot, app)
         view = card(app, "long1")
         assert view is not None
         await focus_in(pilot, view)
@@ -89,9 +95,7 @@ async def test_x_on_a_card_the_agent_cannot_cancel_sends_nothing(
 ) -> None:
     app = app_for("v2", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        await pilot.press(*"cancel-one", "enter")
-        await wait_for(pilot, lambda: card(app, "quick1") is not None)
+        await play_cancel_one(pilot, app)
         view = card(app, "quick1")
         assert view is not None
         await focus_in(pilot, view)
@@ -112,9 +116,7 @@ async def test_the_palette_cancels_a_terminal_then_a_tool_call(
     """Only what the agent offers is listed; each entry cancels that one alone."""
     app = app_for("v2", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        await pilot.press(*"cancel-one", "enter")
-        await wait_for(pilot, lambda: "Running the tests." in agent_said(app))
+        await play_cancel_one(pilot, app)
 
         def entries() -> dict[str, object]:
             commands = app.get_system_commands(app.screen)
@@ -179,9 +181,7 @@ async def test_plan_documents_render_and_a_removed_plan_leaves(
 async def test_the_tool_name_shows_as_a_tag_on_the_card(tmp_path: Path) -> None:
     app = app_for("v2", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        await pilot.press(*"cancel-one", "enter")
-        await wait_for(pilot, lambda: card(app, "long1") is not None)
+        await play_cancel_one(pilot, app)
         view = card(app, "long1")
         assert view is not None
         assert "Run the test suite run_tests" in view.header_text
@@ -218,10 +218,7 @@ async def test_x_on_a_terminal_card_cancels_that_terminal_alone(
 ) -> None:
     app = app_for("v2", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        await pilot.press(*"cancel-one", "enter")
-        await wait_for(pilot, lambda: bool(app.query(StandaloneTerminal)))
-        await wait_for(pilot, lambda: "Running the tests." in agent_said(app))
+        await play_cancel_one(pilot, app)
         terminal = app.query_one(StandaloneTerminal)
         await focus_in(pilot, terminal)
         await pilot.press("x")
