@@ -1,0 +1,100 @@
+"""Cancelling one tool call or terminal alone, against claude-agent-acp (v2).
+
+claude-agent-acp offers `tool_call/cancel` / `terminal/cancel` for work Claude
+Code runs in the background (`capabilities.cancel`), and stops the task when
+asked. The scripted model runs `sleep` in the background with Bash, then ends
+the turn; the agent offers to cancel its terminal (`terminal/cancel`), acp-tui's
+client cancels it through the same path the card's `x` and the palette take
+(`client.cancel_one`), and the agent reports the terminal's exit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import pytest
+
+from acp_tui.client.cancel_one import CancelKind, cancel_one, cancellable
+from acp_tui.client.connection import connect
+from acp_tui.client.ports import PermissionPolicy
+from acp_tui.client.session import AcpClient
+from acp_tui.protocol.transport import AgentCommand, StdioTransport
+from acp_tui.store.store import SessionStore
+from tests.interop.real_agents import AGENTS, Workspace
+from tests.modelserver._script import Text, ToolUse
+
+pytestmark = [pytest.mark.interop, pytest.mark.subprocess]
+
+BOUND = 120.0
+PROMPT = "wait in the background"
+
+
+def offered(client: AcpClient, store: SessionStore) -> tuple[CancelKind, str] | None:
+    for call in store.tool_calls():
+        if cancellable(client, store, "tool_call", call.tool_call_id):
+            return "tool_call", call.tool_call_id
+    for terminal in store.terminals():
+        if cancellable(client, store, "terminal", terminal.terminal_id):
+            return "terminal", terminal.terminal_id
+    return None
+
+
+async def until(store: SessionStore, holds: Callable[[], bool]) -> None:
+    changed = anyio.Event()
+
+    def listener(_: object) -> None:
+        changed.set()
+
+    unsubscribe = store.subscribe(listener)
+    try:
+        with anyio.fail_after(BOUND):
+            while not holds():
+                await changed.wait()
+                changed = anyio.Event()
+    finally:
+        unsubscribe()
+
+
+async def test_claude_stops_background_work_cancelled_alone(tmp_path: Path) -> None:
+    agent = AGENTS["claude-v2"]
+    workspace = Workspace(tmp_path / "w").create()
+    background = ToolUse(
+        "Bash",
+        {"command": "sleep 90", "description": "Wait", "run_in_background": True},
+    )
+    script = agent.script({PROMPT: [(background,), (Text("It runs."),)]})
+    with agent.server(script) as server:
+        command = AgentCommand(
+            argv=agent.argv(),
+            env=agent.environment(workspace, server),
+            cwd=workspace.project,
+        )
+        client = AcpClient(prompter=PermissionPolicy("allow"))
+        with anyio.fail_after(BOUND * 3):
+            async with connect(
+                lambda: StdioTransport(command, name="peer"),
+                init_timeout=BOUND / 2,
+                on_request=client.handle_request,
+                on_notification=client.handle_notification,
+            ) as connection:
+                client.attach(connection)
+                store = await client.new_session(workspace.project)
+                stop = await client.prompt(
+                    store.session_id, [{"type": "text", "text": PROMPT}]
+                )
+                assert stop == "end_turn"
+                await until(store, lambda: offered(client, store) is not None)
+                found = offered(client, store)
+                assert found is not None
+                kind, entity_id = found
+                # A background Bash is a display terminal the agent lists.
+                assert kind == "terminal"
+                await cancel_one(client, store, kind, entity_id)
+                await until(
+                    store,
+                    lambda: store.terminal(entity_id).exited,  # type: ignore[union-attr]
+                )
+                assert not store.cancelling(kind, entity_id)
+                assert store.state.is_idle  # no turn was started or cancelled
