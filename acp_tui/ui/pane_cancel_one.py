@@ -50,9 +50,22 @@ class PaneCancelOne(PanePart):
         )
 
     def on_cancel_one_requested(self, message: CancelOneRequested) -> None:
-        """A card's cancel key (a handler by name: `@on` misses a mixin's)."""
+        """A card's cancel key (a handler by name: `@on` misses a mixin's).
+
+        The card's tool call if the agent offers it, else the first of its
+        terminals the agent offers to cancel.
+        """
         message.stop()
-        self.cancel_one(message.kind, message.entity_id)
+        kind, entity_id = message.kind, message.entity_id
+        runner = self.runner
+        if not runner.can_cancel_one(kind, entity_id):
+            offered = (
+                t for t in message.terminals if runner.can_cancel_one("terminal", t)
+            )
+            terminal_id = next(offered, None)
+            if terminal_id is not None:
+                kind, entity_id = "terminal", terminal_id
+        self.cancel_one(kind, entity_id)
 
     def cancel_entries(self) -> Iterator[tuple[str, str, Callable[[], None]]]:
         """`(title, help, callback)` per tool call and terminal cancellable now."""

@@ -5,11 +5,14 @@ choose the turn, in the `v1`/`v2` scenarios and the `*-full` / `*-auth` ones:
 
   "cancel-one"  (v2) tool call "long1" (`name` "run_tests", execute, running,
                 `capabilities.cancel`), tool call "quick1" (`name` "read_file",
-                completed, no capabilities) and terminal "term1" (`tail -f
-                build.log`, `capabilities.cancel`); then it waits. `tool_call/cancel`
-                of "long1" is answered {} and followed by its `cancelled` status;
-                of anything else, -32602. `terminal/cancel` of "term1" is answered
-                {} and followed by its exit (signal SIGTERM); the wait goes on.
+                completed, no capabilities), terminal "term1" (`tail -f
+                build.log`, `capabilities.cancel`) and tool call "bg1" (completed,
+                no capabilities) showing terminal "term2" (`sleep 60`,
+                `capabilities.cancel`: like a background command); then it
+                waits. `tool_call/cancel` of "long1" is answered {} and followed by its `cancelled` status;
+                of anything else, -32602. `terminal/cancel` of "term1" or "term2"
+                is answered {} and followed by its exit (signal SIGTERM); the
+                wait goes on.
                 Once "long1" is cancelled the turn goes on: the message "Carrying
                 on without the tests." and `end_turn`. A `session/cancel` instead
                 ends the turn `cancelled`.
@@ -108,6 +111,26 @@ def _cancel_one(agent: Any, sid: str, up: Up) -> None:
     )
     up(
         {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "bg1",
+            "name": "bash",
+            "title": "Wait in the background",
+            "kind": "execute",
+            "status": "completed",
+            "content": [{"type": "terminal", "terminalId": "term2"}],
+        }
+    )
+    up(
+        {
+            "sessionUpdate": "terminal_update",
+            "terminalId": "term2",
+            "command": "sleep 60",
+            "cwd": agent.cwd,
+            "capabilities": {"cancel": {}},
+        }
+    )
+    up(
+        {
             "sessionUpdate": "agent_message_chunk",
             "messageId": "a-wait",
             "content": _text("Running the tests."),
@@ -131,14 +154,15 @@ def _cancel_one(agent: Any, sid: str, up: Up) -> None:
             )
             return
         if method == "terminal/cancel":
-            if params.get("terminalId") != "term1":
+            terminal_id = params.get("terminalId")
+            if terminal_id not in ("term1", "term2"):
                 _refuse(rid)
                 continue
             _write({"jsonrpc": "2.0", "id": rid, "result": {}})
             up(
                 {
                     "sessionUpdate": "terminal_update",
-                    "terminalId": "term1",
+                    "terminalId": terminal_id,
                     "exitStatus": {"signal": "SIGTERM"},
                     "capabilities": None,
                 }

@@ -126,6 +126,7 @@ async def test_the_palette_cancels_a_terminal_then_a_tool_call(
             "Cancel turn",
             "Cancel tool call: Run the test suite",
             "Cancel terminal: tail -f build.log",
+            "Cancel terminal: sleep 60",
         }
         callback = entries()["Cancel terminal: tail -f build.log"]
         assert callable(callback)
@@ -250,3 +251,27 @@ async def test_the_card_says_cancelling_until_the_final_status(
         await apply(pilot, app, ops.PatchToolCall("t1", status="cancelled"))
         assert "cancelling" not in view.header_text
         assert view.header_text.endswith("⊘ cancelled")
+
+
+async def test_x_on_a_tool_card_cancels_the_terminal_it_shows_if_only_that_is_offered(
+    tmp_path: Path, record: Path
+) -> None:
+    """Like claude-agent-acp's background command: the terminal, not the call."""
+    app = app_for("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await play_cancel_one(pilot, app)
+        view = card(app, "bg1")
+        assert view is not None
+        await focus_in(pilot, view)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: bool(sent(record, "terminal/cancel")))
+        assert sent(record, "terminal/cancel") == [
+            {"sessionId": "s1", "terminalId": "term2"}
+        ]
+        assert sent(record, "tool_call/cancel") == []
+        store = app.store
+        assert store is not None
+        await wait_for(pilot, lambda: bool(store.terminal("term2").exited))  # type: ignore[union-attr]
+        assert "cancelling" not in view.header_text
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: turn_ended(app))

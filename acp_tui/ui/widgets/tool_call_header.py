@@ -107,9 +107,15 @@ class CancelOneRequested(Message):
     Args:
         kind: `"tool_call"` or `"terminal"`.
         entity_id: Its id.
+        terminals: The terminals the card shows: if the agent does not offer to
+            cancel the tool call, the first of them it offers to cancel is (an
+            agent may offer only a background command's terminal).
     """
 
-    def __init__(self, kind: CancelKind, entity_id: str) -> None:
+    def __init__(
+        self, kind: CancelKind, entity_id: str, terminals: tuple[str, ...] = ()
+    ) -> None:
         super().__init__()
         self.kind: CancelKind = kind
         self.entity_id = entity_id
+        self.terminals = terminals

@@ -348,7 +348,10 @@ class ToolCallView(Widget):
         return "tool_call", self.tool_call.tool_call_id
 
     def _sync_header(self, tool_call: ToolCall) -> None:
-        cancelling = self.store.cancelling(*self.cancel_target())
+        store = self.store
+        cancelling = store.cancelling(*self.cancel_target()) or any(
+            store.cancelling("terminal", t) for t in tool_call.terminal_ids
+        )
         key = (tool_call.kind, tool_call.title, tool_call.status, tool_call.name)
         if (key, cancelling) == self._header_key:
             return
@@ -364,7 +367,8 @@ class ToolCallView(Widget):
 
     def action_cancel_one(self) -> None:
         """Ask to cancel this tool call alone (`x`); the pane checks the agent."""
-        self.post_message(CancelOneRequested(*self.cancel_target()))
+        terminals = tuple(self.tool_call.terminal_ids)
+        self.post_message(CancelOneRequested(*self.cancel_target(), terminals))
 
     def _sync_locations(self, tool_call: ToolCall) -> None:
         locations = tool_call.locations
