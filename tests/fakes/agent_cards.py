@@ -9,8 +9,8 @@ choose the turn, in the `v1`/`v2` scenarios and the `*-full` / `*-auth` ones:
                 build.log`, `capabilities.cancel`) and tool call "bg1" (completed,
                 no capabilities) showing terminal "term2" (`sleep 60`,
                 `capabilities.cancel`: like a background command); then it
-                waits. `tool_call/cancel` of "long1" is answered {} and followed by its `cancelled` status;
-                of anything else, -32602. `terminal/cancel` of "term1" or "term2"
+                waits. `tool_call/cancel` of "long1" is answered {} and
+                followed by its `cancelled` status; of anything else, -32602. `terminal/cancel` of "term1" or "term2"
                 is answered {} and followed by its exit (signal SIGTERM); the
                 wait goes on.
                 Once "long1" is cancelled the turn goes on: the message "Carrying
