@@ -10,9 +10,9 @@ choose the turn, in the `v1`/`v2` scenarios and the `*-full` / `*-auth` ones:
                 no capabilities) showing terminal "term2" (`sleep 60`,
                 `capabilities.cancel`: like a background command); then it
                 waits. `tool_call/cancel` of "long1" is answered {} and
-                followed by its `cancelled` status; of anything else, -32602. `terminal/cancel` of "term1" or "term2"
-                is answered {} and followed by its exit (signal SIGTERM); the
-                wait goes on.
+                followed by its `cancelled` status; of anything else, -32602.
+                `terminal/cancel` of "term1" or "term2" is answered {} and
+                followed by its exit (signal SIGTERM); the wait goes on.
                 Once "long1" is cancelled the turn goes on: the message "Carrying
                 on without the tests." and `end_turn`. A `session/cancel` instead
                 ends the turn `cancelled`.
