@@ -343,3 +343,23 @@ def test_print_shows_plan_documents_and_a_removed_plan() -> None:
     assert "[plan md (markdown)]\n  ## Steps\n  - one" in text
     assert "[plan f (file)]\n  file: plan one.md" in text
     assert text.rstrip().endswith("[plan gone removed]")
+
+
+def test_a_hostile_tool_name_is_shown_as_text() -> None:
+    store = play(
+        2,
+        [
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "t1",
+                "title": "Run",
+                "name": "[b]bash[/b]\x1b]0;pwned\x07",
+            }
+        ],
+    )
+    call = store.tool_call("t1")
+    assert call is not None
+    plain = header_content(call).plain
+    assert "[b]bash[/b]" in plain
+    assert "\x1b" not in plain
+    assert "\x07" not in plain
