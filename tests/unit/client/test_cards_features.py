@@ -363,3 +363,14 @@ def test_a_hostile_tool_name_is_shown_as_text() -> None:
     assert "[b]bash[/b]" in plain
     assert "\x1b" not in plain
     assert "\x07" not in plain
+
+
+def test_the_markdown_export_shows_plan_documents_and_not_a_removed_plan() -> None:
+    from acp_tui.export import session_markdown
+
+    store = play(2, [plan_update(ITEMS), plan_update(MARKDOWN), plan_update(FILE)])
+    store.apply_many(translate_v2.translate_update(v2_update(REMOVED)))
+    text = session_markdown(store)
+    assert "> ## Steps\n> - one" in text
+    assert "*(in the file `/tmp/plan one.md`)*" in text
+    assert text.count("### Plan") == 2  # the removed one is gone
