@@ -1,4 +1,5 @@
-"""Cancelling one tool call or terminal alone, against claude-agent-acp (v2).
+"""Cancelling one tool call or terminal alone, and markdown plans, against
+claude-agent-acp (v2).
 
 claude-agent-acp offers `tool_call/cancel` / `terminal/cancel` for work Claude
 Code runs in the background (`capabilities.cancel`), and stops the task when
@@ -18,6 +19,7 @@ import pytest
 
 from acp_tui.client.cancel_one import CancelKind, cancel_one, cancellable
 from acp_tui.client.connection import connect
+from acp_tui.client.plan_documents import plan_document
 from acp_tui.client.ports import PermissionPolicy
 from acp_tui.client.session import AcpClient
 from acp_tui.protocol.transport import AgentCommand, StdioTransport
@@ -98,3 +100,41 @@ async def test_claude_stops_background_work_cancelled_alone(tmp_path: Path) -> N
                 )
                 assert not store.cancelling(kind, entity_id)
                 assert store.state.is_idle  # no turn was started or cancelled
+
+
+async def test_claude_shows_an_approved_plan_as_a_markdown_plan(
+    tmp_path: Path,
+) -> None:
+    """In plan mode, an approved ExitPlanMode plan arrives as a markdown plan
+    (`plan_update`, `type: markdown`), which the store reads as a document."""
+    agent = AGENTS["claude-v2"]
+    workspace = Workspace(tmp_path / "w").create()
+    plan_text = "## The plan\n\n- Read the code\n- Change it"
+    exit_plan = ToolUse("ExitPlanMode", {"plan": plan_text})
+    script = agent.script({PROMPT: [(exit_plan,), (Text("Planned."),)]})
+    with agent.server(script) as server:
+        command = AgentCommand(
+            argv=agent.argv(),
+            env=agent.environment(workspace, server),
+            cwd=workspace.project,
+        )
+        client = AcpClient(prompter=PermissionPolicy("allow"))
+        with anyio.fail_after(BOUND * 3):
+            async with connect(
+                lambda: StdioTransport(command, name="peer"),
+                init_timeout=BOUND / 2,
+                on_request=client.handle_request,
+                on_notification=client.handle_notification,
+            ) as connection:
+                client.attach(connection)
+                store = await client.new_session(workspace.project)
+                mode = next(o for o in store.settings if o.category == "mode")
+                await client.set_config_option(store.session_id, mode.config_id, "plan")
+                await client.prompt(
+                    store.session_id, [{"type": "text", "text": PROMPT}]
+                )
+                documents = [plan_document(p) for p in store.plans()]
+                markdown = [d for d in documents if d is not None]
+                assert markdown, store.to_json()["plans"]
+                assert markdown[0].kind == "markdown"
+                assert "- Read the code" in (markdown[0].text or "")
