@@ -18,6 +18,9 @@ this module absorbs, so that nothing above the client layer knows the version:
   `null`, which is treated as "clear" (but a `null` tool `name` is as if omitted,
   as the tool-call-name RFD says for v1).
 * `plan` is the session's single plan, kept under the synthetic id `"main"`.
+  With the (unstable) `plan` capability, which acp-tui advertises, an agent may
+  send plans by id instead (`plan_update`: items, markdown, file) and remove them
+  (`plan_removed`), as in v2.
 * Modes: a `modes` state from session setup becomes a `select` config option with
   category `mode` (unless the agent already offers a `select` of that category),
   and `current_mode_update` moves that option's `currentValue`. Only a `select`
@@ -45,12 +48,14 @@ from acp_tui.client._wire import (
     elicitation_create,
     elicitation_reply,
     json_list,
+    json_object,
     log_defaulted,
     mcp_entry,
     nested_too_deeply,
     patch,
     permission_ask,
     permission_reply,
+    plan_update_ops,
     session_summaries,
     too_deep_notice,
     tool_call_patch,
@@ -179,6 +184,8 @@ class V1Translator:
             v1.ToolCall: self._tool_call,
             v1.SessionToolCallUpdate: self._tool_call_update,
             v1.Plan: self._plan,
+            v1.PlanUpdate: self._plan_update,
+            v1.PlanRemoved: self._plan_removed,
             v1.AvailableCommandsUpdate: self._commands,
             v1.CurrentModeUpdate: self._mode,
             v1.ConfigOptionUpdate: self._config,
@@ -244,6 +251,12 @@ class V1Translator:
 
     def _tool_call_update(self, update: v1.ToolCallUpdate) -> list[ops.Op]:
         return [v1_tool_call_patch(update)]
+
+    def _plan_update(self, update: v1.PlanUpdate) -> list[ops.Op]:
+        return plan_update_ops(json_object(update.plan), to_wire(update))
+
+    def _plan_removed(self, update: v1.PlanRemoved) -> list[ops.Op]:
+        return [ops.RemovePlan(update.plan_id)]
 
     def _plan(self, update: v1.Plan) -> list[ops.Op]:
         entries = json_list(update.entries)
@@ -388,6 +401,7 @@ class V1Dialect:
                     boolean=v1.BooleanConfigOptionCapabilities()
                 )
             ),
+            plan=v1.PlanCapabilities(),
         )
         if features.terminal_auth:
             capabilities.auth = v1.AuthCapabilities(terminal=True)

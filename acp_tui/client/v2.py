@@ -59,6 +59,7 @@ from acp_tui.client._wire import (
     patch,
     permission_ask,
     permission_reply,
+    plan_update_ops,
     session_summaries,
     too_deep_notice,
     tool_call_patch,
@@ -134,19 +135,7 @@ def _tool_call_content(update: v2.ToolCallContentChunk) -> list[ops.Op]:
 
 
 def _plan(update: v2.PlanUpdate) -> list[ops.Op]:
-    raw = to_wire(update.plan)
-    plan_id = raw.get("planId")
-    if not isinstance(plan_id, str):
-        return [ops.RecordUnknownUpdate(to_wire(update))]
-    entries = raw.get("entries")
-    return [
-        ops.ReplacePlan(
-            plan_id,
-            str(raw.get("type")),
-            entries if isinstance(entries, list) else [],
-            raw,
-        )
-    ]
+    return plan_update_ops(to_wire(update.plan), to_wire(update))
 
 
 def _plan_removed(update: v2.PlanRemoved) -> list[ops.Op]:
@@ -408,6 +397,7 @@ class V2Dialect:
             },
             "terminal": features.terminal,
             "session": {"configOptions": {"boolean": {}}},
+            "plan": {},
         }
         if features.terminal_auth:
             v1_capabilities["auth"] = {"terminal": True}

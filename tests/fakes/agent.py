@@ -36,7 +36,7 @@ the client's `fs/*` methods. Prompt text chooses variants:
            command subject, shown as terminal "tx" (cwd <cwd>, exit 0); ends
            `end_turn`
 
-  "cancel-one", "plan-docs" (v2), "named" (v1, v2): see `agent_cards.py`
+  "cancel-one" (v2), "plan-docs", "named" (v1, v2): see `agent_cards.py`
 
 Session management (the scenarios below play the same prompt turns and variants):
   v2-full         a v2 agent (1 to a v1 offer, with the v1-full body) with

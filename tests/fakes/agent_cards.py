@@ -16,7 +16,7 @@ choose the turn, in the `v1`/`v2` scenarios and the `*-full` / `*-auth` ones:
                 Once "long1" is cancelled the turn goes on: the message "Carrying
                 on without the tests." and `end_turn`. A `session/cancel` instead
                 ends the turn `cancelled`.
-  "plan-docs"   (v2) an items plan "p-gone", a markdown plan "md1", a file plan
+  "plan-docs"   (v1 and v2) an items plan "p-gone", a markdown plan "md1", a file plan
                 "f1" (`file://<cwd>/PLAN.md`), the message "Plans sent.", then
                 `plan_removed` of "p-gone"; `end_turn`.
   "named"       (v1 and v2) three execute tool calls running `make` in the
@@ -69,7 +69,11 @@ def play_v2(agent: Any, sid: str, up: Up, said: str) -> bool:
 
 
 def play_v1(agent: Any, rid: Any, sid: str, up: Up, said: str) -> bool:
-    """The v1 cards turns (only "named": v1 cancels nothing alone)."""
+    """The v1 cards turns ("named", "plan-docs"; v1 cancels nothing alone)."""
+    if "plan-docs" in said:  # v1 plan operations (the client's `plan` capability)
+        _plan_docs(agent, up)
+        _write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+        return True
     if "named" in said:
         _named(agent, sid, up, version=1)
         _write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
@@ -223,7 +227,7 @@ def _plan_docs(agent: Any, up: Up) -> None:
     up(
         {
             "sessionUpdate": "agent_message_chunk",
-            "messageId": "a-plans",
+            "messageId": "a-plans",  # v1 takes it too (optional there)
             "content": _text("Plans sent."),
         }
     )

@@ -1,5 +1,5 @@
-"""Cancelling one tool call or terminal alone, and markdown plans, against
-claude-agent-acp (v2).
+"""Cancelling one tool call or terminal alone (v2), and markdown plans (v1 and
+v2), against claude-agent-acp.
 
 claude-agent-acp offers `tool_call/cancel` / `terminal/cancel` for work Claude
 Code runs in the background (`capabilities.cancel`), and stops the task when
@@ -102,12 +102,14 @@ async def test_claude_stops_background_work_cancelled_alone(tmp_path: Path) -> N
                 assert store.state.is_idle  # no turn was started or cancelled
 
 
+@pytest.mark.parametrize("key", ["claude-v2", "claude-v1"])
 async def test_claude_shows_an_approved_plan_as_a_markdown_plan(
-    tmp_path: Path,
+    tmp_path: Path, key: str
 ) -> None:
     """In plan mode, an approved ExitPlanMode plan arrives as a markdown plan
-    (`plan_update`, `type: markdown`), which the store reads as a document."""
-    agent = AGENTS["claude-v2"]
+    (`plan_update`, `type: markdown`), which the store reads as a document. v1
+    agents send it because acp-tui advertises the `plan` capability."""
+    agent = AGENTS[key]
     workspace = Workspace(tmp_path / "w").create()
     plan_text = "## The plan\n\n- Read the code\n- Change it"
     exit_plan = ToolUse("ExitPlanMode", {"plan": plan_text})
@@ -122,11 +124,13 @@ async def test_claude_shows_an_approved_plan_as_a_markdown_plan(
         with anyio.fail_after(BOUND * 3):
             async with connect(
                 lambda: StdioTransport(command, name="peer"),
+                choice="1" if agent.protocol == 1 else "2",
                 init_timeout=BOUND / 2,
                 on_request=client.handle_request,
                 on_notification=client.handle_notification,
             ) as connection:
                 client.attach(connection)
+                assert connection.protocol_version == agent.protocol
                 store = await client.new_session(workspace.project)
                 mode = next(o for o in store.settings if o.category == "mode")
                 await client.set_config_option(store.session_id, mode.config_id, "plan")

@@ -148,13 +148,15 @@ async def test_the_palette_cancels_a_terminal_then_a_tool_call(
         assert sent(record, "session/cancel") == []
 
 
+@BOTH
 async def test_plan_documents_render_and_a_removed_plan_leaves(
-    tmp_path: Path, record: Path
+    tmp_path: Path, record: Path, version: str
 ) -> None:
     """`plan_removed` takes the plan out of the conversation and the panel; a
-    markdown plan is drawn as markdown; a file plan shows its path and text."""
+    markdown plan is drawn as markdown; a file plan shows its path and text.
+    (v1: plan operations, with the client's `plan` capability.)"""
     (tmp_path / "PLAN.md").write_text("# From the file\n\n- first *step*\n")
-    app = app_for("v2", tmp_path)
+    app = app_for(version, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None)
         await pilot.press(*"plan-docs", "enter")
@@ -177,6 +179,9 @@ async def test_plan_documents_render_and_a_removed_plan_leaves(
         assert "# From the file" in file_plan.text
         shown = panel.plan_view("md1")
         assert isinstance(shown, PlanDocumentView)
+        # The v1 capability that allows plan operations (a v2 offer carries it
+        # among its v1 fields).
+        assert sent(record, "initialize")[-1]["clientCapabilities"]["plan"] == {}
 
 
 async def test_the_tool_name_shows_as_a_tag_on_the_card(tmp_path: Path) -> None:

@@ -163,6 +163,27 @@ def test_the_journal_replays_removed_plans_and_cancelling_marks() -> None:
     assert replayed.cancelling("tool_call", "t1")
 
 
+def test_v1_plan_operations_are_read_like_v2s() -> None:
+    """With the `plan` capability, a v1 agent may send plans by id and remove them."""
+    store = play(1, [plan_update(ITEMS), plan_update(MARKDOWN), REMOVED])
+    assert [p.plan_id for p in store.plans()] == ["md"]
+    assert store.removed_plans() == ("gone",)
+    (markdown,) = store.plans()
+    assert plan_document(markdown) == PlanDocument("markdown", text="## Steps\n- one")
+
+
+def test_both_versions_advertise_plan_operations_to_v1_agents() -> None:
+    from acp_tui.client.connection import ClientFeatures, ClientIdentity
+
+    identity = ClientIdentity()
+    features = ClientFeatures()
+    for params in (
+        translate_v1.V1Dialect.initialize_params(identity, features),
+        translate_v2.V2Dialect.initialize_params(identity, features),
+    ):
+        assert params["clientCapabilities"]["plan"] == {}
+
+
 # ------------------------------------------------------------ tool-call names
 
 
