@@ -1004,8 +1004,8 @@ class Gen:
             return self._session_info()
         if kind == 11:
             return self._usage((1 << 64) - 1)
-        return self._vendor(
-            ("_vendor_sparkle", "plan_update", "state_update", "notice")
+        return self._vendor(  # (v1 reads `plan_update`: the `plan` capability)
+            ("_vendor_sparkle", "future_update", "state_update", "notice")
         )
 
     def v1_permission(self) -> dict[str, Json]:

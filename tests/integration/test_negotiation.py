@@ -107,6 +107,7 @@ async def test_v1_agent_negotiates_1_and_received_v1_capabilities(
         "fs": {"readTextFile": True, "writeTextFile": True},
         "terminal": False,
         "session": {"configOptions": {"boolean": {}}},
+        "plan": {},
     }
     assert params["clientInfo"]["name"] == "acp-tui"
 
