@@ -78,6 +78,7 @@ async def test_opencode_negotiates_1_and_receives_v1_capabilities(
         "fs": {"readTextFile": True, "writeTextFile": True},
         "terminal": False,
         "session": {"configOptions": {"boolean": {}}},
+        "plan": {},
     }
     assert [m.get("method") for m in sent] == ["initialize", "session/new"]
 
