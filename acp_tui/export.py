@@ -44,6 +44,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeAlias, TypeVar
 
 from acp_tui.client.elicitation_form import answer_text
+from acp_tui.client.plan_documents import plan_document
 from acp_tui.diff.parse import patch_from_texts
 from acp_tui.export_reports import REPORT_MARKDOWN
 from acp_tui.safe_text import printable
@@ -576,6 +577,12 @@ _PLAN_MARKS: Final = {
 
 
 def _plan_markdown(plan: Plan) -> list[str]:
+    document = plan_document(plan)
+    if document is not None and document.kind == "markdown":
+        return ["### Plan", "", *_quote(document.text or "")]  # neutralised below
+    if document is not None:
+        where = document.path or document.uri or "no file named"
+        return ["### Plan", "", f"*(in the file `{_code(where)}`)*"]
     entries = plan.entries
     out = ["### Plan", ""]
     for entry in entries:

@@ -137,6 +137,22 @@ def tool_call_patch(update: BaseModel) -> ops.PatchToolCall:
     )
 
 
+def plan_update_ops(raw: JSONObject, update: JSONObject) -> list[ops.Op]:
+    """A plan by id (`plan_update` of either version; `raw` is its `plan`)."""
+    plan_id = raw.get("planId")
+    if not isinstance(plan_id, str):
+        return [ops.RecordUnknownUpdate(update)]
+    entries = raw.get("entries")
+    return [
+        ops.ReplacePlan(
+            plan_id,
+            str(raw.get("type")),
+            entries if isinstance(entries, list) else [],
+            raw,
+        )
+    ]
+
+
 def nested_too_deeply(update: BaseModel) -> bool:
     """Whether `update` nests JSON more than `MAX_UPDATE_DEPTH` levels deep."""
     return json_nested_deeper(update, MAX_UPDATE_DEPTH)

@@ -294,6 +294,25 @@ class Dialect(Protocol):
     def parse_config_options(self, raw: Any) -> list[JSONObject]:
         """A `session/set_config_option` result's options in wire form."""
 
+    def cancel_one(
+        self,
+        kind: str,
+        session_id: str,
+        entity_id: str,
+        capabilities: JSONObject | None,
+    ) -> tuple[str, JSONObject] | None:
+        """The request that cancels one tool call or terminal alone, or None.
+
+        Args:
+            kind: `"tool_call"` or `"terminal"`.
+            session_id: The session it belongs to.
+            entity_id: Its id.
+            capabilities: The store's copy of its capabilities (None: none given).
+
+        Returns:
+            `(method, params)`, only where the agent advertises it for this one.
+        """
+
     def check_set_mode(self) -> None:
         """Raise `UnsupportedOperation` unless `session/set_mode` exists."""
 

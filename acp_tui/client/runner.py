@@ -63,6 +63,7 @@ from acp_tui.store.auth_status import AuthStatusBox
 
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
+    from acp_tui.client.cancel_one import CancelKind
     from acp_tui.client.connection import ClientFeatures, Connection, StreamFactory
     from acp_tui.client.launch import AgentLauncher
     from acp_tui.client.ports import ElicitationPrompter, PermissionPrompter
@@ -859,6 +860,32 @@ class ClientRunner:
                     restartable=False,
                 )
             )
+
+    def can_cancel_one(self, kind: CancelKind, entity_id: str) -> bool:
+        """Whether one tool call (terminal) can be cancelled alone now."""
+        from acp_tui.client.cancel_one import cancellable
+
+        store = self.store
+        return store is not None and cancellable(self.client, store, kind, entity_id)
+
+    async def cancel_one(self, kind: CancelKind, entity_id: str) -> None:
+        """Cancel one tool call (terminal) alone; the turn goes on.
+
+        The store marks it "cancelling" until the agent reports its final status;
+        a refusal is reported as a notice (and the mark cleared).
+        """
+        from acp_tui.client.cancel_one import cancel_one, describe
+        from acp_tui.client.session import UnsupportedOperation
+
+        store, client = self.store, self.client
+        if store is None or client is None:
+            self.port.notice("the agent is not connected")
+            return
+        try:
+            await cancel_one(client, store, kind, entity_id)
+        except (RpcError, UnsupportedOperation, TimeoutError) as error:
+            what = describe(kind)
+            self.port.notice(f"could not cancel the {what}: {error or 'timed out'}")
 
     # ------------------------------------------------- actions for the user
 

@@ -15,8 +15,12 @@ this module absorbs, so that nothing above the client layer knows the version:
   tool call is shown after it). The spec leaves this to the client.
 * `tool_call` creates (or fully re-states) a tool call: fields it omits take their
   defaults. `tool_call_update` patches only what it carries; v1 does not define
-  `null`, which is treated as "clear".
+  `null`, which is treated as "clear" (but a `null` tool `name` is as if omitted,
+  as the tool-call-name RFD says for v1).
 * `plan` is the session's single plan, kept under the synthetic id `"main"`.
+  With the (unstable) `plan` capability, which acp-tui advertises, an agent may
+  send plans by id instead (`plan_update`: items, markdown, file) and remove them
+  (`plan_removed`), as in v2.
 * Modes: a `modes` state from session setup becomes a `select` config option with
   category `mode` (unless the agent already offers a `select` of that category),
   and `current_mode_update` moves that option's `currentValue`. Only a `select`
@@ -36,6 +40,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
@@ -48,12 +53,14 @@ from acp_tui.client._wire import (
     elicitation_create,
     elicitation_reply,
     json_list,
+    json_object,
     log_defaulted,
     mcp_entry,
     nested_too_deeply,
     patch,
     permission_ask,
     permission_reply,
+    plan_update_ops,
     session_summaries,
     too_deep_notice,
     tool_call_patch,
@@ -105,6 +112,13 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+
+def v1_tool_call_patch(update: v1.ToolCallUpdate) -> ops.PatchToolCall:
+    """`tool_call_patch`, but a `null` name is as if omitted (v1 cannot clear it)."""
+    change = tool_call_patch(update)
+    return change if change.name is not None else replace(change, name=UNSET)
+
 
 MAIN_PLAN_ID: Final = "main"
 """The id of v1's one plan per session, as bridged into the store."""
@@ -193,6 +207,8 @@ class V1Translator:
             v1.ToolCall: self._tool_call,
             v1.SessionToolCallUpdate: self._tool_call_update,
             v1.Plan: self._plan,
+            v1.PlanUpdate: self._plan_update,
+            v1.PlanRemoved: self._plan_removed,
             v1.AvailableCommandsUpdate: self._commands,
             v1.CurrentModeUpdate: self._mode,
             v1.ConfigOptionUpdate: self._config,
@@ -256,11 +272,18 @@ class V1Translator:
                 raw_input=full("raw_input"),
                 raw_output=full("raw_output"),
                 meta=full("meta"),
+                name=update.name if update.name is not None else UNSET,
             )
         ]
 
     def _tool_call_update(self, update: v1.ToolCallUpdate) -> list[ops.Op]:
-        return [tool_call_patch(update)]
+        return [v1_tool_call_patch(update)]
+
+    def _plan_update(self, update: v1.PlanUpdate) -> list[ops.Op]:
+        return plan_update_ops(json_object(update.plan), to_wire(update))
+
+    def _plan_removed(self, update: v1.PlanRemoved) -> list[ops.Op]:
+        return [ops.RemovePlan(update.plan_id)]
 
     def _plan(self, update: v1.Plan) -> list[ops.Op]:
         entries = json_list(update.entries)
@@ -407,6 +430,7 @@ class V1Dialect(SteeringExtension):
                 notices=v1.NoticeCapabilities(),
                 compaction=v1.CompactionCapabilities(),
             ),
+            plan=v1.PlanCapabilities(),
         )
         if features.terminal_auth:
             capabilities.auth = v1.AuthCapabilities(terminal=True)
@@ -567,6 +591,16 @@ class V1Dialect(SteeringExtension):
         result = v1.SetSessionConfigOptionResponse.model_validate(raw)
         return json_list(result.config_options)
 
+    def cancel_one(
+        self,
+        kind: str,
+        session_id: str,
+        entity_id: str,
+        capabilities: JSONObject | None,
+    ) -> tuple[str, JSONObject] | None:
+        """v1 cannot cancel one tool call or terminal alone."""
+        return None
+
     def check_set_mode(self) -> None:
         """v1 has `session/set_mode`."""
 
@@ -582,7 +616,7 @@ class V1Dialect(SteeringExtension):
         """A v1 permission request: its tool call is applied, and titles it."""
         request = v1.RequestPermissionRequest.model_validate(params)
         store = store_for(request.session_id)
-        store.apply(tool_call_patch(request.tool_call))
+        store.apply(v1_tool_call_patch(request.tool_call))
         tool_call = store.tool_call(request.tool_call.tool_call_id)
         return permission_ask(
             request.session_id,

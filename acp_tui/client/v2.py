@@ -16,7 +16,8 @@ guide. Every update kind maps onto the same store ops the v1 translator uses:
   three-state `content` and `_meta` (alpha.3: an object replaces `_meta`);
 * `tool_call_update` → `PatchToolCall` (an upsert; every field three-state);
   `tool_call_content_chunk` → `AppendToolCallContent`;
-* `plan_update` → `ReplacePlan` by `planId` (unknown plan types keep their payload);
+* `plan_update` → `ReplacePlan` by `planId` (markdown, file and unknown plan types
+  keep their payload); `plan_removed` → `RemovePlan`;
 * `terminal_update` → `PatchTerminal` (an `output` snapshot is base64-decoded and
   replaces all bytes); `terminal_output_chunk` → `AppendTerminalOutput`, each
   chunk decoded on its own (never joined before decoding);
@@ -62,6 +63,7 @@ from acp_tui.client._wire import (
     patch,
     permission_ask,
     permission_reply,
+    plan_update_ops,
     session_summaries,
     too_deep_notice,
     tool_call_patch,
@@ -150,19 +152,11 @@ def _tool_call_content(update: v2.ToolCallContentChunk) -> list[ops.Op]:
 
 
 def _plan(update: v2.PlanUpdate) -> list[ops.Op]:
-    raw = to_wire(update.plan)
-    plan_id = raw.get("planId")
-    if not isinstance(plan_id, str):
-        return [ops.RecordUnknownUpdate(to_wire(update))]
-    entries = raw.get("entries")
-    return [
-        ops.ReplacePlan(
-            plan_id,
-            str(raw.get("type")),
-            entries if isinstance(entries, list) else [],
-            raw,
-        )
-    ]
+    return plan_update_ops(to_wire(update.plan), to_wire(update))
+
+
+def _plan_removed(update: v2.PlanRemoved) -> list[ops.Op]:
+    return [ops.RemovePlan(update.plan_id)]
 
 
 def _bad_base64(terminal_id: str, what: str) -> list[ops.Op]:
@@ -286,6 +280,7 @@ _HANDLERS: Final[dict[type, Callable[[Any], list[ops.Op]]]] = {
     v2.SessionToolCallUpdate: _tool_call,
     v2.ToolCallContentChunk: _tool_call_content,
     v2.PlanUpdate: _plan,
+    v2.PlanRemoved: _plan_removed,
     v2.TerminalUpdate: _terminal,
     v2.TerminalOutputChunk: _terminal_chunk,
     v2.AvailableCommandsUpdate: _commands,
@@ -422,6 +417,7 @@ class V2Dialect(SteeringExtension):
                 **{name: {} for name in REPORT_OPT_INS},
             },
             "subagents": {},
+            "plan": {},
         }
         if features.terminal_auth:
             v1_capabilities["auth"] = {"terminal": True}
@@ -565,6 +561,29 @@ class V2Dialect(SteeringExtension):
         """A v2 `session/set_config_option` result."""
         result = v2.SetSessionConfigOptionResponse.model_validate(raw)
         return json_list(result.config_options)
+
+    def cancel_one(
+        self,
+        kind: str,
+        session_id: str,
+        entity_id: str,
+        capabilities: JSONObject | None,
+    ) -> tuple[str, JSONObject] | None:
+        """[Δ2.4] `tool_call/cancel` / `terminal/cancel`, while advertised.
+
+        That is, while `capabilities.cancel` is an object (a malformed one was
+        dropped when the update was read).
+        """
+        if capabilities is None or not isinstance(capabilities.get("cancel"), Mapping):
+            return None
+        if kind == "tool_call":
+            return "tool_call/cancel", {
+                "sessionId": session_id,
+                "toolCallId": entity_id,
+            }
+        if kind == "terminal":
+            return "terminal/cancel", {"sessionId": session_id, "terminalId": entity_id}
+        return None
 
     def check_set_mode(self) -> None:
         """v2 has no `session/set_mode`."""

@@ -23,6 +23,9 @@ Mapping (live), and what v1 cannot say:
   re-sent as it grows.
 * Plans: v1 has one plan per session. The entries of the plans of the same turn
   (`Plan.group`) are merged into it; plan status `cancelled` is sent as `pending`.
+  A markdown plan has no entries (v1 cannot show it); a removed plan's entries
+  leave the merged plan. A tool call's `name` is sent (TS SDK 2.4's v1 schema);
+  its `capabilities` (cancel it alone) are not: v1 has no `tool_call/cancel`.
 * Modes: the mode option also goes out through the modes API (`modes` in the
   session responses, `current_mode_update` when the agent switches).
 * Unknown update types are dropped: the v1 `SessionUpdate` union is closed.
@@ -63,6 +66,7 @@ from acp_tui.demo.events import (
     Message,
     MessageChunk,
     Plan,
+    PlanRemoved,
     Report,
     Terminal,
     TerminalOutput,
@@ -275,8 +279,9 @@ def _tool_fields(view: _View, fields: JSONObject, model: BaseModel) -> None:
             model.raw_output = value  # type: ignore[attr-defined]
         elif key == "status":
             model.status = _TOOL_STATUS.get(value, value)  # type: ignore[attr-defined]
-        elif key in ("title", "kind"):
+        elif key in ("title", "kind", "name"):
             setattr(model, key, value)
+        # `capabilities` (cancel one tool call): v1 has none; dropped.
 
 
 _CHUNKS: Final[dict[str, type[v1.ContentChunk]]] = {
@@ -371,6 +376,9 @@ class V1Emitter(Emitter):
             case Plan():
                 view.plans[event.plan_id] = event
                 return [view.merged_plan(event.group)]
+            case PlanRemoved():  # v1's one plan, without the removed one's entries
+                removed = view.plans.pop(event.plan_id, None)
+                return [] if removed is None else [view.merged_plan(removed.group)]
             case Terminal() | TerminalOutput():
                 terminal_id = event.terminal_id
                 if isinstance(event, Terminal):

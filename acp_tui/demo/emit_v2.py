@@ -9,7 +9,9 @@ Mapping (live):
 * user prompt → `user_message` (the agent-owned `messageId`); text → chunks;
 * tool calls → `tool_call_update` upserts (the first one creates), appended
   content → `tool_call_content_chunk`;
-* plans → `plan_update` (`type: items`, one `planId` each);
+* plans → `plan_update` (`type: items`, or `markdown`; one `planId` each); a
+  removed plan → `plan_removed`; a tool call's `name` and `capabilities` (it can
+  be cancelled alone: `tool_call/cancel`) as they are;
 * terminals → `terminal_update` (command, cwd, exit status) and
   `terminal_output_chunk` (each chunk base64-encoded on its own);
 * `Info` → `session_info_update`, `Usage` → `usage_update`, `Unknown` and
@@ -47,6 +49,7 @@ from acp_tui.demo.events import (
     Message,
     MessageChunk,
     Plan,
+    PlanRemoved,
     Report,
     Terminal,
     TerminalOutput,
@@ -169,12 +172,22 @@ def _tool_call(
             update.raw_input = value
         elif key == "rawOutput":
             update.raw_output = value
-        elif key in ("title", "kind", "status"):
+        elif key in ("title", "kind", "status", "name"):
             setattr(update, key, value)
+        elif key == "capabilities":
+            update.capabilities = (
+                None
+                if value is None
+                else v2.ToolCallCapabilities(cancel=v2.ToolCallCancelCapabilities())
+            )
     return update
 
 
 def _plan(event: Plan) -> v2.PlanUpdate:
+    if event.markdown is not None:
+        return v2.PlanUpdate(
+            plan=v2.PlanMarkdown(plan_id=event.plan_id, content=event.markdown)
+        )
     return v2.PlanUpdate(
         plan=v2.PlanItems(
             plan_id=event.plan_id,
@@ -275,6 +288,8 @@ class V2Emitter(Emitter):
                 ]
             case Plan():
                 return [_plan(event)]
+            case PlanRemoved():
+                return [v2.PlanRemoved(plan_id=event.plan_id)]
             case Terminal():
                 return [_terminal(event.terminal_id, event.fields)]
             case TerminalOutput():

@@ -44,6 +44,7 @@ __all__ = [
     "MessageChunk",
     "MessageState",
     "Plan",
+    "PlanRemoved",
     "Report",
     "Role",
     "Terminal",
@@ -112,6 +113,15 @@ class Plan:
     plan_id: str
     group: int
     entries: list[JSONObject]
+    markdown: str | None = None
+    """Set for a markdown plan (then `entries` is empty): v2 sends it as such."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlanRemoved:
+    """The plan `plan_id` is dismissed (v2 `plan_removed`)."""
+
+    plan_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +196,7 @@ Event: TypeAlias = (
     | ToolCall
     | ToolContentChunk
     | Plan
+    | PlanRemoved
     | Terminal
     | TerminalOutput
     | Info
@@ -225,12 +236,17 @@ def event_to_json(event: Event) -> JSONObject:
                 "item": event.item,
             }
         case Plan():
-            return {
+            plan: JSONObject = {
                 "kind": "plan",
                 "planId": event.plan_id,
                 "group": event.group,
                 "entries": event.entries,
             }
+            if event.markdown is not None:
+                plan["markdown"] = event.markdown
+            return plan
+        case PlanRemoved():
+            return {"kind": "plan_removed", "planId": event.plan_id}
         case Terminal():
             return {
                 "kind": "terminal",
@@ -288,7 +304,15 @@ def event_from_json(data: Mapping[str, Any]) -> Event:
         if kind == "tool_content_chunk":
             return ToolContentChunk(data["toolCallId"], dict(data["item"]))
         if kind == "plan":
-            return Plan(data["planId"], int(data["group"]), list(data["entries"]))
+            markdown = data.get("markdown")
+            return Plan(
+                data["planId"],
+                int(data["group"]),
+                list(data["entries"]),
+                None if markdown is None else str(markdown),
+            )
+        if kind == "plan_removed":
+            return PlanRemoved(str(data["planId"]))
         if kind == "terminal":
             return Terminal(data["terminalId"], dict(data["fields"]))
         if kind == "terminal_output":
@@ -403,6 +427,9 @@ def fold(history: Iterable[Event]) -> Folded:
                 if event.plan_id not in out.plans:
                     out.order.append(("plan", event.plan_id))
                 out.plans[event.plan_id] = event
+            case PlanRemoved():
+                if out.plans.pop(event.plan_id, None) is not None:
+                    out.order.remove(("plan", event.plan_id))
             case Terminal() | TerminalOutput():
                 terminal = out.terminals.get(event.terminal_id)
                 if terminal is None:

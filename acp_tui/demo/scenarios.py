@@ -23,6 +23,7 @@ from typing import Final
 from acp_tui.demo.events import Info, JSONObject, Unknown
 from acp_tui.demo.questions import ask_scenario, login_scenario
 from acp_tui.demo.report_scenarios import compact_scenario, notice_scenario
+from acp_tui.demo.scenarios_cards import cancel_tool_scenario, plan_docs_scenario
 from acp_tui.demo.session import PermissionAsk
 from acp_tui.demo.steering import slow_scenario
 from acp_tui.demo.subagents import subagents_scenario
@@ -63,6 +64,8 @@ COMMANDS: Final = (
     Command("notice", "Notices of each severity (info, warning, error)"),
     Command("compact", "The agent compacts its context: a divider with a summary"),
     Command("subagents", "Three subagents work in parallel; one fails"),
+    Command("cancel-tool", "A long tool call you can cancel alone (x on its card)"),
+    Command("plan-docs", "A markdown plan, and a plan that is removed when done"),
 )
 
 Scenario = Callable[[Turn, str], Awaitable[str]]
@@ -1018,4 +1021,6 @@ _SCENARIOS: Final[dict[str, Scenario]] = {
     "notice": notice_scenario,
     "compact": compact_scenario,
     "subagents": subagents_scenario,
+    "cancel-tool": cancel_tool_scenario,
+    "plan-docs": plan_docs_scenario,
 }

@@ -329,6 +329,7 @@ class DemoServer:
             **self._common_handlers(),
             "session/resume": self._resume_v2,
             "session/prompt": self._prompt_v2,
+            "tool_call/cancel": self._cancel_tool_v2,
         }
 
     def _v1_handlers(self) -> dict[str, Handler]:
@@ -613,6 +614,16 @@ class DemoServer:
 
         assert self._tasks is not None
         self._tasks.start_soon(turn)
+
+    async def _cancel_tool_v2(self, params: Any, context: RequestContext) -> JSONObject:
+        """`tool_call/cancel`: accepted ({}) if the turn offers it; the turn goes on."""
+        from acp_tui.protocol.schema import v2
+
+        request = v2.CancelToolCallRequest.model_validate(params)
+        self._session(request.session_id)
+        if not self.agent.cancel_tool(request.session_id, request.tool_call_id):
+            raise _bad_params("this tool call cannot be cancelled (now)")
+        return {}
 
     async def _prompt_v1(self, params: Any, context: RequestContext) -> JSONObject:
         from acp_tui.protocol.schema import v1

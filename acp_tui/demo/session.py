@@ -403,6 +403,17 @@ class DemoAgent:
         for turn in list(session.turns):
             turn.cancel(withdraw=withdraw)
 
+    def cancel_tool(self, session_id: str, tool_call_id: str) -> bool:
+        """`tool_call/cancel`: stop one tool call alone (the turn goes on).
+
+        Returns:
+            False if no turn of the session offers to cancel that tool call.
+        """
+        session = self.sessions.get(session_id)
+        if session is None:
+            return False
+        return any(turn.cancel_tool(tool_call_id) for turn in list(session.turns))
+
     def disconnect(self, port: Port) -> None:
         """The client of `port` went away: cancel the turns running on it.
 

@@ -44,6 +44,7 @@ from acp_tui.demo.events import (
     Message,
     MessageChunk,
     Plan,
+    PlanRemoved,
     Role,
     Terminal,
     TerminalOutput,
@@ -133,6 +134,8 @@ class Turn:
         """Whether prompts sent into this turn are taken (`demo.steering`)."""
         self.steered: list[str] = []
         """Prompts sent into this turn, not taken yet (`demo.steering`)."""
+        self._cancel_one: dict[str, anyio.Event] = {}
+        """Tool calls the client may cancel alone, and whether it asked to."""
 
     # ------------------------------------------------------------ lifecycle
 
@@ -290,10 +293,21 @@ class Turn:
         locations: list[JSONObject] | None = None,
         raw_input: Any = None,
         content: list[JSONObject] | None = None,
+        name: str | None = None,
+        cancellable: bool = False,
     ) -> str:
-        """Create a tool call; returns its id."""
+        """Create a tool call; returns its id.
+
+        `name` is the tool's programmatic name; `cancellable` offers the client
+        to cancel it alone (`cancel_tool`, `cancel_one_requested`).
+        """
         tool_call_id = self.session.next_id("call")
         fields: JSONObject = {"title": title, "kind": kind, "status": status}
+        if name is not None:
+            fields["name"] = name
+        if cancellable:
+            fields["capabilities"] = {"cancel": {}}
+            self._cancel_one[tool_call_id] = anyio.Event()
         if content is not None:
             fields["content"] = content
         if locations is not None:
@@ -310,6 +324,18 @@ class Turn:
         if "status" in wire:
             self._tool_status[tool_call_id] = wire["status"]
         await self.emit(ToolCall(tool_call_id, wire))
+
+    def cancel_tool(self, tool_call_id: str) -> bool:
+        """The client asked to cancel one tool call; False if it cannot be."""
+        event = self._cancel_one.get(tool_call_id)
+        if event is None or self._tool_status.get(tool_call_id) in FINAL_STATUSES:
+            return False
+        event.set()
+        return True
+
+    def cancel_one_requested(self, tool_call_id: str) -> anyio.Event:
+        """Set once the client asks to cancel this (cancellable) tool call."""
+        return self._cancel_one[tool_call_id]
 
     async def tool_chunk(self, tool_call_id: str, item: JSONObject) -> None:
         """Append one content item to a tool call."""
@@ -339,6 +365,17 @@ class Turn:
         self._plans[plan_id] = [dict(e) for e in entries]
         await self.emit(Plan(plan_id, self.group, [dict(e) for e in entries]))
         return plan_id
+
+    async def markdown_plan(self, plan_id: str | None, markdown: str) -> str:
+        """Create or replace a markdown plan; returns its id."""
+        plan_id = plan_id or self.session.next_id("plan")
+        await self.emit(Plan(plan_id, self.group, [], markdown))
+        return plan_id
+
+    async def remove_plan(self, plan_id: str) -> None:
+        """Dismiss a plan (`plan_removed`)."""
+        self._plans.pop(plan_id, None)
+        await self.emit(PlanRemoved(plan_id))
 
     async def plan_status(self, plan_id: str, index: int, status: str) -> None:
         """Move one entry of a plan to `status` (the whole plan is resent)."""

@@ -19,6 +19,9 @@ Per negotiated version, in order:
   must end with `cancelled` (v2: an idle `state_update`; v1: the prompt response);
 * `steering`, only where the agent advertises it: with the session idle, the
   agent must hand a steered prompt back (`frontends.check_steering`);
+* `tool_call/cancel` and `terminal/cancel`, for an agent with a known prompt
+  that offers them (`check_cancel_one`: the demo's `/cancel-tool`), in versions
+  that have them (v2);
 * `session/list`, resume with replay (v2 `session/resume` with
   `replayFrom: {type: start}`, v1 `session/load`: the replay must contain the
   messages of the first turn), `session/close` and `session/delete`, each if
@@ -90,6 +93,7 @@ from acp_tui.client.schema_check import (
 )
 from acp_tui.client.session import AcpClient, UnsupportedOperation
 from acp_tui.frontends import check_auth as auth_status
+from acp_tui.frontends.check_cancel_one import probe_cancel_one
 from acp_tui.frontends.check_session_admin import (
     archive_probe_session,
     session_admin_checks,
@@ -569,6 +573,10 @@ async def _session_checks(run: _Run, names: Sequence[str]) -> None:
     first_turn = await _prompt_turn(run, store)
     await _cancel_turn(run, session_id)
     await steering_probe(run, session_id)
+    if not run.closed:
+        await probe_cancel_one(
+            run.client, store, run.connection.agent.name, run.options.timeout, run.row
+        )
     await _list(run, session_id)
     await session_admin_checks(run, session_id)
     await _replay(run, session_id, first_turn)

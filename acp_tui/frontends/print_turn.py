@@ -38,6 +38,7 @@ from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.elicitation_form import answer_text
 from acp_tui.client.errors import AgentError, describe_rpc_error
 from acp_tui.client.launch import AGENT_FAILURES
+from acp_tui.client.plan_documents import PlanDocument, plan_document
 from acp_tui.client.ports import ElicitationPolicy, PermissionPolicy
 from acp_tui.client.runner import (
     SETUP_TIMEOUT,
@@ -514,8 +515,16 @@ class Transcript(ReportLines):
         removed; an update that changes nothing prints nothing.
         """
         assert change.id is not None
+        if change.action == "removed":
+            if self._plans.pop(change.id, None) is not None:
+                self._line(f"[plan {change.id} removed]")
+            return
         plan = self.store.plan(change.id)
         if plan is None:
+            return
+        document = plan_document(plan)
+        if document is not None:
+            self._on_plan_document(plan.plan_id, document)
             return
         marks = {"completed": "x", "in_progress": ">", "cancelled": "-"}
         entries = [
@@ -536,6 +545,21 @@ class Transcript(ReportLines):
         changed += [f"  (removed) {entry[4:]}" for entry in before[len(entries) :]]
         if changed:
             self._line("\n".join([f"[plan {plan.plan_id} changed]", *changed]))
+
+    def _on_plan_document(self, plan_id: str, document: PlanDocument) -> None:
+        """A markdown plan's text, a file plan's path: whole, each time it changes."""
+        if document.kind == "markdown":
+            lines = (document.text or "").splitlines()
+        else:
+            path = document.path
+            lines = [f"file: {self.paths.show(path) if path else document.uri}"]
+        before = self._plans.get(plan_id)
+        if before == lines:
+            return
+        self._plans[plan_id] = lines
+        label = "" if before is None else " changed"
+        heading = f"[plan {plan_id}{label} ({document.kind})]"
+        self._line("\n".join([heading, *(f"  {line}" for line in lines)]))
 
     def _on_permission(self, change: Change) -> None:
         assert change.id is not None

@@ -18,7 +18,8 @@ Invariants:
 * Actions: `added` (the entity was created by this op), `appended` (one item was
   appended), `replaced` (whole content was replaced or cleared: a renderer must
   re-render, for a terminal its emulator must reset), `updated` (other fields
-  changed), `removed` (reserved; the store removes nothing today).
+  changed), `removed` (the entity is gone: only a plan the agent removed,
+  `RemovePlan`; it also leaves the timeline).
 """
 
 from __future__ import annotations

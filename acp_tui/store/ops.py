@@ -50,6 +50,7 @@ __all__ = [
     "CutMessageText",
     "ElicitationFields",
     "InSubagent",
+    "MarkCancelling",
     "MessageOrigin",
     "MessageRole",
     "Op",
@@ -63,6 +64,7 @@ __all__ = [
     "RecordNotice",
     "RecordTerminalError",
     "RecordUnknownUpdate",
+    "RemovePlan",
     "ReplacePlan",
     "ResolveElicitation",
     "ResolvePermission",
@@ -227,6 +229,30 @@ class ReplacePlan:
     plan_type: str
     entries: Sequence[JSONObject]
     raw: JSONObject
+
+
+@dataclass(frozen=True, slots=True)
+class RemovePlan:
+    """The agent dismissed plan `plan_id`: it leaves the plans and the timeline.
+
+    Unknown ids change nothing. A later `ReplacePlan` of the same id adds it anew.
+    """
+
+    plan_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class MarkCancelling:
+    """The client asked the agent to cancel one tool call or terminal (or gave up).
+
+    `kind` is `"tool_call"` or `"terminal"`; `cancelling` False clears the mark
+    (the request failed). The mark shows only until the entity reaches a final
+    status (`SessionStore.cancelling`).
+    """
+
+    kind: str
+    entity_id: str
+    cancelling: bool = True
 
 
 # --- terminals --------------------------------------------------------------
@@ -593,6 +619,8 @@ Op: TypeAlias = (
     | AppendToolCallContent
     | CancelUnfinishedToolCalls
     | ReplacePlan
+    | RemovePlan
+    | MarkCancelling
     | PatchTerminal
     | AppendTerminalOutput
     | RecordTerminalError

@@ -108,6 +108,7 @@ from acp_tui.store.ops import (
     CompleteElicitation,
     CutMessageText,
     InSubagent,
+    MarkCancelling,
     MessageOrigin,
     MessageRole,
     Op,
@@ -119,6 +120,7 @@ from acp_tui.store.ops import (
     RecordNotice,
     RecordTerminalError,
     RecordUnknownUpdate,
+    RemovePlan,
     ReplacePlan,
     ResolveElicitation,
     ResolvePermission,
@@ -441,6 +443,8 @@ class SessionStore:
         self._message_keys: dict[tuple[str, MessageRole], str] = {}
         self._tool_calls: dict[str, _ToolCallState] = {}
         self._plans: dict[str, Plan] = {}
+        self._removed_plans: dict[str, None] = {}
+        self._cancelling: set[tuple[str, str]] = set()
         self._terminals: dict[str, _TerminalState] = {}
         self._terminal_refs: dict[str, dict[str, None]] = {}
         self._permissions: dict[str, Permission] = {}
@@ -476,6 +480,8 @@ class SessionStore:
             AppendToolCallContent: self._append_tool_call_content,
             CancelUnfinishedToolCalls: self._cancel_unfinished_tool_calls,
             ReplacePlan: self._replace_plan,
+            RemovePlan: self._remove_plan,
+            MarkCancelling: self._mark_cancelling,
             PatchTerminal: self._patch_terminal,
             AppendTerminalOutput: self._append_terminal_output,
             RecordTerminalError: self._record_terminal_error,
@@ -807,11 +813,43 @@ class SessionStore:
     def _replace_plan(self, op: ReplacePlan) -> _Changes:
         created = op.plan_id not in self._plans
         if created:
+            self._removed_plans.pop(op.plan_id, None)
             self._add_to_timeline("plan", op.plan_id)
         self._plans[op.plan_id] = Plan(
             op.plan_id, op.plan_type, op.entries, op.raw, self._next_revision()
         )
         return (Change("plan", op.plan_id, "added" if created else "replaced"),)
+
+    def _remove_plan(self, op: RemovePlan) -> _Changes:
+        if self._plans.pop(op.plan_id, None) is None:
+            return _NO_CHANGES
+        self._removed_plans[op.plan_id] = None
+        self._timeline.remove(("plan", op.plan_id))
+        self._timeline_changed()
+        self._next_revision()
+        return (Change("plan", op.plan_id, "removed"),)
+
+    def _mark_cancelling(self, op: MarkCancelling) -> _Changes:
+        kind = op.kind
+        if kind == "tool_call":
+            known = op.entity_id in self._tool_calls
+        else:
+            known = kind == "terminal" and op.entity_id in self._terminals
+        key = (kind, op.entity_id)
+        if not known or (key in self._cancelling) == op.cancelling:
+            return _NO_CHANGES
+        if op.cancelling:
+            self._cancelling.add(key)
+        else:
+            self._cancelling.discard(key)
+        self._next_revision()
+        return (
+            Change(
+                "tool_call" if kind == "tool_call" else "terminal",
+                op.entity_id,
+                "updated",
+            ),
+        )
 
     # --- terminals --------------------------------------------------------
 
@@ -1129,6 +1167,29 @@ class SessionStore:
         """Return a plan, or `None` if unknown."""
         return self._plans.get(plan_id)
 
+    def removed_plans(self) -> tuple[str, ...]:
+        """The ids of the plans the agent removed (and did not send again)."""
+        return tuple(self._removed_plans)
+
+    def cancelling(self, kind: str, entity_id: str) -> bool:
+        """Whether the client asked to cancel this unfinished tool call or terminal.
+
+        Args:
+            kind: `"tool_call"` or `"terminal"`.
+            entity_id: Its id.
+
+        Returns:
+            True from the request until the entity reaches a final status (a
+            tool call's `completed`/`failed`/`cancelled`, a terminal's exit).
+        """
+        if (kind, entity_id) not in self._cancelling:
+            return False
+        if kind == "tool_call":
+            tool_call = self.tool_call(entity_id)
+            return tool_call is not None and not tool_call.is_final
+        terminal = self.terminal(entity_id)
+        return terminal is not None and not terminal.exited
+
     def plans(self) -> tuple[Plan, ...]:
         """Return every plan, in order of first appearance."""
         return tuple(self._plans.values())
@@ -1309,6 +1370,8 @@ class SessionStore:
         out.update(self._reports.to_json())  # keys left out when empty, likewise
         if len(self._subagents):  # left out when none: older documents read the same
             out["subagents"] = self._subagents.to_json()
+        if self._removed_plans:  # left out when none: older documents read the same
+            out["removedPlans"] = list(self._removed_plans)
         if self._elicitations:  # left out when none: older documents read the same
             out["elicitations"] = [
                 self._elicitation_json(e) for e in self._elicitations.values()

@@ -451,6 +451,8 @@ class AcpTuiApp(AppTabs, App[None]):
             yield SystemCommand(title, help_text, self._active.action_logout)
         for title, help_text, run in session_commands(self._active):
             yield SystemCommand(title, help_text, run)
+        for title, help_text, callback in self._active.cancel_entries():
+            yield SystemCommand(title, help_text, callback)
         store = self.store
         if store is not None:
             for title, help_text, callback in config_entries(

@@ -24,6 +24,8 @@ The pane is built from parts that each do one thing:
   session picks, a saved transcript shown read-only, the terminal login);
 * `acp_tui.ui.pane_prompts.PanePrompts`: prompts on their way to the agent and
   the local commands (`/export`);
+* `acp_tui.ui.pane_cancel_one.PaneCancelOne`: cancelling one tool call or
+  terminal alone (a card's `x`, the palette);
 * `acp_tui.ui.screens.openers.FullScreenOpener`: the full screens its cards ask
   for;
 * `acp_tui.ui.tab_label.TabLabel`: what its tab label shows.
@@ -57,6 +59,7 @@ from acp_tui.ui.messages import (
     SessionUpdated,
 )
 from acp_tui.ui.pane_agent import PaneAgent, Standing
+from acp_tui.ui.pane_cancel_one import PaneCancelOne
 from acp_tui.ui.pane_dialogs import PaneDialogs
 from acp_tui.ui.pane_fork import PaneFork
 from acp_tui.ui.pane_prompts import PanePrompts, QueueShown
@@ -87,6 +90,7 @@ class SessionPane(
     PanePrompts,
     PaneSteering,
     PaneFork,
+    PaneCancelOne,
     Widget,
 ):
     """One session with its own agent: conversation, panels, prompt and status.

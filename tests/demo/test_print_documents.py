@@ -50,6 +50,8 @@ SCENARIOS: Final = [
     "/notice",
     "/compact",
     "/subagents",
+    "/cancel-tool",
+    "/plan-docs",
 ]
 EXIT_CODES: Final = {"/misbehave": 4}
 USAGE: Final = re.compile(r'"(used|amount)": [0-9.]+')

@@ -46,6 +46,8 @@ the client's `fs/*` methods. Prompt text chooses variants:
            command subject, shown as terminal "tx" (cwd <cwd>, exit 0); ends
            `end_turn`
 
+  "cancel-one" (v2), "plan-docs", "named" (v1, v2): see `agent_cards.py`
+
 Session management (the scenarios below play the same prompt turns and variants):
   v2-full         a v2 agent (1 to a v1 offer, with the v1-full body) with
                   `capabilities.session: {delete: {}}` (list, resume and close are
@@ -178,6 +180,11 @@ if __name__ == "__main__":  # run as a script: the checkout is not on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.fakes.agent_subagents import subagents_turn  # (after the path is set)
+
+try:
+    from tests.fakes import agent_cards
+except ImportError:  # run as a script: this directory is on the path
+    import agent_cards  # type: ignore[no-redef, import-not-found]
 
 SCENARIO = sys.argv[1] if len(sys.argv) > 1 else "v2"
 RECORD = os.environ.get("FAKE_AGENT_RECORD")
@@ -477,6 +484,8 @@ def turn_v2(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
     if "subagents" in said:
         stop = subagents_turn(agent, sid, said, 2, True)
         up({"sessionUpdate": "state_update", "state": "idle", "stopReason": stop})
+        return
+    if agent_cards.play_v2(agent, sid, up, said):
         return
     if "hang" in said:
         steered = hang(agent, sid, lapsed="lapsed" in said)
@@ -787,6 +796,8 @@ def turn_v1(agent: Agent, rid: Any, sid: str, prompt: list[Any]) -> None:
         )
         stop = subagents_turn(agent, sid, said, 1, declared)
         write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": stop}})
+        return
+    if agent_cards.play_v1(agent, rid, sid, up, said):
         return
     up({"sessionUpdate": "agent_thought_chunk", "content": text("Hmm.")})
     if "forge" in said:  # a user message the user never typed, mid-turn

@@ -1004,8 +1004,8 @@ class Gen:
             return self._session_info()
         if kind == 11:
             return self._usage((1 << 64) - 1)
-        return self._vendor(
-            ("_vendor_sparkle", "plan_update", "state_update", "session_message")
+        return self._vendor(  # (v1 reads `plan_update` and `notice`: opt-ins)
+            ("_vendor_sparkle", "future_update", "state_update", "session_message")
         )
 
     def v1_permission(self) -> dict[str, Json]:

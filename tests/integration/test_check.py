@@ -72,12 +72,15 @@ SESSION_ADMIN_ROWS = [
 
 
 def demo_rows(checks: list[str]) -> list[str]:
-    """The rows of the demo agent: the elicitation probe runs three times, and
-    it advertises steering (probed after the cancel) and the unstable session
-    methods (probed after the list)."""
+    """The rows of the demo agent: the elicitation probe runs three times; it
+    advertises steering (probed after the cancel), the unstable session methods
+    (probed after the list), and in v2 its `/cancel-tool` is probed
+    (`tool_call/cancel`) after the steering row."""
     at = checks.index("elicitation")
     rows = [*checks[:at], *ELICITATION_RUNS, *checks[at + 1 :]]
     rows.insert(rows.index("cancel") + 1, "steering")
+    if "prompt lifecycle" in checks:  # v2
+        rows.insert(rows.index("steering") + 1, "tool_call/cancel")
     listed = rows.index("session/list") + 1
     return [*rows[:listed], *SESSION_ADMIN_ROWS, *rows[listed:]]
 
@@ -130,13 +133,17 @@ def test_the_demo_agent_passes_every_check(
     assert {result for _, _, result, _ in table} == {"pass"}, out
     assert out.splitlines()[0].split() == ["CHECK", "V", "RESULT", "DETAIL"]
     assert "agent: acp-tui demo agent" in out
-    assert out.rstrip().endswith("37 checks: 37 passed, 0 failed, 0 skipped")
+    assert out.rstrip().endswith("38 checks: 38 passed, 0 failed, 0 skipped")
     details = {(name, v): line for name, v, _, line in table}
     for v in ("1", "2"):  # /ask asks a form, /login a URL: each only if advertised
         assert "advertised modes: form" in details["elicitation (form only)", v]
         assert "advertised modes: url" in details["elicitation (url only)", v]
         assert "did not ask" in details["elicitation (none advertised)", v]
         assert "hands the prompt back" in details["steering", v]
+    assert (
+        "accepted, then cancelled; the turn went on (ended end_turn)"
+        in (details["tool_call/cancel", "2"])
+    )
 
 
 @pytest.mark.subprocess

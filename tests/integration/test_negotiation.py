@@ -108,6 +108,7 @@ async def test_v1_agent_negotiates_1_and_received_v1_capabilities(
         "terminal": False,
         "session": {"configOptions": {"boolean": {}}, "notices": {}, "compaction": {}},
         "subagents": {},  # the subagents RFD's v1 opt-in
+        "plan": {},
     }
     assert params["clientInfo"]["name"] == "acp-tui"
 

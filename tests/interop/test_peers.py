@@ -79,6 +79,7 @@ async def test_opencode_negotiates_1_and_receives_v1_capabilities(
         "terminal": False,
         "session": {"configOptions": {"boolean": {}}, "notices": {}, "compaction": {}},
         "subagents": {},
+        "plan": {},
     }
     assert [m.get("method") for m in sent] == ["initialize", "session/new"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import pytest
 
@@ -158,6 +158,20 @@ def test_shell_output_lines_start_at_column_0(scenes: Scenes, key: str) -> None:
     assert "one\ntwo" in "\n".join(lines), lines
     # The model got the same output back.
     assert any("one\ntwo" in output for r in turn.requests for output in r.tool_outputs)
+
+
+TOOL_NAMES: Final = {"claude-v1": "Bash", "claude-v2": "Bash"}
+"""Agents that name their tools (`ToolCall.name`, the tool-call-name RFD), and
+the name of the shell tool."""
+
+
+@pytest.mark.parametrize(
+    "key", [p for p in cases("shell") if p.values[0] in TOOL_NAMES]
+)
+def test_the_shell_tool_call_carries_its_tools_name(scenes: Scenes, key: str) -> None:
+    """claude-agent-acp names each tool call's tool (in v1 too, TS SDK 2.4)."""
+    call = shell_call(scenes.full_turn(key))
+    assert call.get("name") == TOOL_NAMES[key], call
 
 
 @pytest.mark.parametrize("key", cases("exit-status"))

@@ -8,8 +8,10 @@ against that hash and update this module and `tests/unit/protocol/test_schema_v1
 
 Everything the client sends or receives in v1 is here (the methods of
 `acp-schema/v1/meta.json`); the unstable features of `schema.unstable.json` are
-not. Unstable `session/update` kinds (`plan_update`, `notice`, compaction, ...)
-arrive as `UnknownSessionUpdate` with their payload intact.
+not, except plan operations (`plan_update`, `plan_removed` and the client's
+`plan` capability, from the TS SDK 2.4's `schema.unstable.json`). Other unstable
+`session/update` kinds (`notice`, compaction, ...) arrive as
+`UnknownSessionUpdate` with their payload intact.
 
 Conventions on top of `_base` (read its docstring first):
 
@@ -153,6 +155,8 @@ SESSION_UPDATE_KINDS: Final = frozenset(
         "tool_call",
         "tool_call_update",
         "plan",
+        "plan_update",
+        "plan_removed",
         "available_commands_update",
         "current_mode_update",
         "config_option_update",
@@ -378,6 +382,8 @@ class ToolCallUpdate(_V1Model):
     kind: Lenient[ToolKind | None] = None
     status: Lenient[ToolCallStatus | None] = None
     title: Lenient[str | None] = None
+    name: Lenient[str | None] = None
+    """The tool's programmatic name (TS SDK 2.4's v1 schema; `null` = omitted)."""
     content: LenientItemsOrNull[ToolCallContent] = None
     """Replaces the whole content list."""
     locations: LenientItemsOrNull[ToolCallLocation] = None
@@ -417,6 +423,8 @@ class ToolCall(_V1Model):
     session_update: Literal["tool_call"] = "tool_call"
     tool_call_id: ToolCallId
     title: str
+    name: Lenient[str | None] = None
+    """The tool's programmatic name (TS SDK 2.4's v1 schema)."""
     kind: Lenient[ToolKind] = "other"
     status: Lenient[ToolCallStatus] = "pending"
     content: LenientItems[ToolCallContent] = Field(default_factory=list)
@@ -442,6 +450,23 @@ class Plan(_V1Model):
 
     session_update: Literal["plan"] = "plan"
     entries: RequiredLenientItems[PlanEntry]
+
+
+class PlanUpdate(_V1Model):
+    """[unstable, TS SDK 2.4] A plan by its `planId` (items, markdown, file...).
+
+    Sent only to a client with the `plan` capability.
+    """
+
+    session_update: Literal["plan_update"] = "plan_update"
+    plan: dict[str, Any]
+
+
+class PlanRemoved(_V1Model):
+    """[unstable, TS SDK 2.4] The plan `plan_id` is dismissed."""
+
+    session_update: Literal["plan_removed"] = "plan_removed"
+    plan_id: str
 
 
 class UnstructuredCommandInput(_V1Model):
@@ -591,6 +616,8 @@ SessionUpdate: TypeAlias = Annotated[
     | Annotated[ToolCall, Tag("tool_call")]
     | Annotated[SessionToolCallUpdate, Tag("tool_call_update")]
     | Annotated[Plan, Tag("plan")]
+    | Annotated[PlanUpdate, Tag("plan_update")]
+    | Annotated[PlanRemoved, Tag("plan_removed")]
     | Annotated[AvailableCommandsUpdate, Tag("available_commands_update")]
     | Annotated[CurrentModeUpdate, Tag("current_mode_update")]
     | Annotated[ConfigOptionUpdate, Tag("config_option_update")]
@@ -669,12 +696,18 @@ class ElicitationCapabilities(_V1Model):
     url: Lenient[ElicitationUrlCapabilities | None] = None
 
 
+class PlanCapabilities(_V1Model):
+    """[unstable, TS SDK 2.4] The client takes `plan_update` and `plan_removed`."""
+
+
 class ClientCapabilities(_V1Model):
     fs: Lenient[FileSystemCapabilities] = Field(default_factory=FileSystemCapabilities)
     terminal: Lenient[StrictBool] = False
     session: Lenient[ClientSessionCapabilities | None] = None
     auth: Lenient[AuthCapabilities] = Field(default_factory=AuthCapabilities)
     elicitation: Lenient[ElicitationCapabilities | None] = None
+    plan: Lenient[PlanCapabilities | None] = None
+    """[unstable, TS SDK 2.4]"""
 
 
 class InitializeRequest(_V1Model):

@@ -22,6 +22,8 @@ Also tolerated, from the newer v2 draft bundled with `@agentclientprotocol/sdk` 
 * `session/new` and `session/resume` results with `availableCommands`.
 * the agent methods `tool_call/cancel` and `terminal/cancel`; error code -32022 and
   its `UnsupportedProtocolVersionErrorData`.
+* from the *unstable* 2.4 schema (`schema.unstable.json`): markdown and file plans
+  (`PlanMarkdown`, `PlanFile`) and the `plan_removed` update.
 
 Where the two drafts differ in strictness the models take the looser side (no `Cost`
 currency pattern, no `minItems` on `prompt`, `ToolCallLocation.line >= 0`).
@@ -602,6 +604,22 @@ class PlanItems(WireModel):
     entries: LenientList[list[PlanEntry]]
 
 
+class PlanFile(WireModel):
+    """[Δ2.4 unstable] A plan kept in a file (`uri`)."""
+
+    type: Literal["file"] = "file"
+    plan_id: PlanId
+    uri: str
+
+
+class PlanMarkdown(WireModel):
+    """[Δ2.4 unstable] A plan written as markdown."""
+
+    type: Literal["markdown"] = "markdown"
+    plan_id: PlanId
+    content: str
+
+
 class UnknownPlanUpdateContent(WireModel):
     """A plan of a type this client does not know; it still names its plan."""
 
@@ -611,14 +629,23 @@ class UnknownPlanUpdateContent(WireModel):
 
 PlanUpdateContent: TypeAlias = Annotated[
     Annotated[PlanItems, Tag("items")]
+    | Annotated[PlanFile, Tag("file")]
+    | Annotated[PlanMarkdown, Tag("markdown")]
     | Annotated[UnknownPlanUpdateContent, Tag(UNKNOWN_TAG)],
-    _tagged("type", Literal["items"]),
+    _tagged("type", Literal["items", "file", "markdown"]),
 ]
 
 
 class PlanUpdate(WireModel):
     session_update: Literal["plan_update"] = "plan_update"
     plan: PlanUpdateContent
+
+
+class PlanRemoved(WireModel):
+    """[Δ2.4 unstable] The plan `plan_id` is dismissed."""
+
+    session_update: Literal["plan_removed"] = "plan_removed"
+    plan_id: PlanId
 
 
 class TextCommandInput(WireModel):
@@ -796,6 +823,7 @@ SessionUpdateType = Literal[
     "terminal_update",
     "terminal_output_chunk",
     "plan_update",
+    "plan_removed",
     "available_commands_update",
     "config_option_update",
     "session_info_update",
@@ -806,7 +834,7 @@ SessionUpdateType = Literal[
     "session_message",
     "session_message_chunk",
 ]
-"""Known `sessionUpdate` tags; the last five are [Δ2.4]."""
+"""Known `sessionUpdate` tags; `plan_removed` and the last five are [Δ2.4]."""
 SESSION_UPDATE_TYPES: Final = frozenset(get_args(SessionUpdateType))
 
 SessionUpdate: TypeAlias = Annotated[
@@ -822,6 +850,7 @@ SessionUpdate: TypeAlias = Annotated[
     | Annotated[TerminalUpdate, Tag("terminal_update")]
     | Annotated[TerminalOutputChunk, Tag("terminal_output_chunk")]
     | Annotated[PlanUpdate, Tag("plan_update")]
+    | Annotated[PlanRemoved, Tag("plan_removed")]
     | Annotated[AvailableCommandsUpdate, Tag("available_commands_update")]
     | Annotated[ConfigOptionUpdate, Tag("config_option_update")]
     | Annotated[SessionInfoUpdate, Tag("session_info_update")]

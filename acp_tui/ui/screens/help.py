@@ -41,6 +41,7 @@ KEYS_BEYOND_ACTIONS: Final[tuple[tuple[str, str], ...]] = (
         "ctrl+f (on a message)",
         "Fork the session at that message, in a new tab (where offered)",
     ),
+    ("x", "Cancel the tool call (or terminal) in focus alone, if the agent offers"),
 )
 """Key help rows for keys that are not app actions (tabs, scrolling, focus, the
 prompt, cards), after the actions' own."""

@@ -33,6 +33,7 @@ from acp_tui.ui.widgets.elicitation_view import ElicitationView
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.path_lines import session_paths
 from acp_tui.ui.widgets.permission_view import PermissionView
+from acp_tui.ui.widgets.plan_document_view import PlanDocumentView, plan_card
 from acp_tui.ui.widgets.plan_view import PlanView
 from acp_tui.ui.widgets.report_cards import (
     REPORT_KINDS,
@@ -88,6 +89,7 @@ class _SnapshotCard(Generic[_View, _Entity]):
 _SNAPSHOT_CARDS: Final[tuple[_SnapshotCard[Any, Any], ...]] = (
     _SnapshotCard(ToolCallView, SessionStore.tool_call, ToolCallView.update_tool_call),
     _SnapshotCard(PlanView, SessionStore.plan, PlanView.update_plan),
+    _SnapshotCard(PlanDocumentView, SessionStore.plan, PlanDocumentView.update_plan),
     _SnapshotCard(
         PermissionView, SessionStore.permission, PermissionView.update_permission
     ),
@@ -117,7 +119,9 @@ def make_card(store: SessionStore, key: Key) -> Widget | None:
         return ToolCallView(store, tool_call) if tool_call is not None else None
     if kind == "plan":
         plan = store.plan(entity_id)
-        return PlanView(plan) if plan is not None else None
+        if plan is None:
+            return None
+        return plan_card(plan, paths=session_paths(store))
     if kind == "permission":
         permission = store.permission(entity_id)
         if permission is None or _in_card(store, permission.tool_call_id):

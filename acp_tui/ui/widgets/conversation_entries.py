@@ -18,6 +18,7 @@ from typing import Final
 from rich.text import Text
 from textual.widgets import Static
 
+from acp_tui.client.cancel_one import CancelKind
 from acp_tui.safe_text import printable
 from acp_tui.store.model import ToolCall, terminal_item
 from acp_tui.store.store import SessionStore
@@ -125,6 +126,10 @@ class StandaloneTerminal(ToolCallView):
             status,
             (self._item,),
         )
+
+    def cancel_target(self) -> tuple[CancelKind, str]:
+        """`x` asks to cancel this terminal alone."""
+        return "terminal", self.terminal_id
 
     def refresh_terminal(self) -> None:
         """Show the terminal's newest state."""

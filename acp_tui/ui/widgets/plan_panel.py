@@ -2,7 +2,9 @@
 
 The app docks it on the right and toggles its `display` (F4). `update_plans`
 takes the store's plans (`SessionStore.plans()`, in order of first appearance)
-and keeps one `PlanView` per plan shown, updating only the plans that changed.
+and keeps one `PlanView` per plan shown (a `PlanDocumentView` for a markdown or
+file plan), updating only the plans that changed; a plan the agent removed
+(`plan_removed`) is no longer among the store's plans, so its view goes.
 
 At most `MAX_SHOWN` plans are shown, the newest (by first appearance); a line
 above them counts the earlier ones (the conversation shows every plan where it
@@ -24,7 +26,9 @@ from textual.content import Content
 from textual.dom import DOMNode
 from textual.widgets import Static
 
+from acp_tui.client.plan_documents import plan_document
 from acp_tui.store.model import Plan
+from acp_tui.ui.widgets.plan_document_view import PlanDocumentView, plan_card
 from acp_tui.ui.widgets.plan_view import PlanView
 
 __all__ = ["MAX_SHOWN", "PlanPanel"]
@@ -55,7 +59,7 @@ class PlanPanel(VerticalScroll):
         & > #plan-panel-title { text-style: bold; color: $text-primary; }
         & > #plan-empty { color: $text-muted; text-style: italic; }
         & > #plan-earlier { color: $text-muted; text-style: italic; }
-        & > PlanView {
+        & > PlanView, & > PlanDocumentView {
             border: none;
             border-top: hkey $secondary;
             padding: 0;
@@ -66,7 +70,7 @@ class PlanPanel(VerticalScroll):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._views: dict[str, PlanView] = {}
+        self._views: dict[str, PlanView | PlanDocumentView] = {}
         self._order: list[str] = []
         self._empty = Static(Content("No plan yet"), id="plan-empty")
         self._earlier = Static(Content(""), id="plan-earlier")
@@ -91,7 +95,7 @@ class PlanPanel(VerticalScroll):
         self._catch_up()
         return list(self._order)
 
-    def plan_view(self, plan_id: str) -> PlanView | None:
+    def plan_view(self, plan_id: str) -> PlanView | PlanDocumentView | None:
         """The view of one plan, if shown."""
         self._catch_up()
         return self._views.get(plan_id)
@@ -144,10 +148,13 @@ class PlanPanel(VerticalScroll):
             self._forget(list(self._order))
         for plan_id, plan in latest.items():
             shown = self._views.get(plan_id)
+            if isinstance(shown, PlanView) and plan_document(plan) is not None:
+                self._forget([plan_id])  # now a document: another view, at the end
+                shown = None
             if shown is not None:
                 shown.update_plan(plan)
                 continue
-            view = PlanView(plan, show_id=True)
+            view = plan_card(plan, show_id=True)
             self._views[plan_id] = view
             self._order.append(plan_id)
             if self._composed:

@@ -26,7 +26,9 @@ entry of their own, and calls `refresh_permissions` when one changes.
 
 `p`, with the focus in the card (its title, diff or terminal), shows the full
 paths the card names (locations, diff files, terminal directories) in a
-notification and copies them.
+notification and copies them. `x` asks to cancel this tool call alone, where
+the agent offers it (the header then says "cancelling…" until the final status;
+`tool_call_header`). The header shows the tool's `name` as a dim tag.
 
 Agent text is data: everything is shown as plain `Content` with styles from theme
 variables, never parsed as markup, and passed through `printable` first.
@@ -46,7 +48,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from acp_tui.safe_text import printable
+from acp_tui.client.cancel_one import CancelKind
 from acp_tui.store.model import Elicitation, Permission, ToolCall, terminal_ref
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject, JSONValue
@@ -62,6 +64,13 @@ from acp_tui.ui.widgets.path_lines import (
 from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.terminal_view import TerminalSegment
 from acp_tui.ui.widgets.tool_call_body import QuietTitle, ToolCallBody
+from acp_tui.ui.widgets.tool_call_header import (
+    KIND_ICONS,
+    STATUS_ICONS,
+    STATUS_TOKENS,
+    CancelOneRequested,
+    header_content,
+)
 from acp_tui.ui.widgets.tool_segments import (
     SEGMENT_LABELS,
     SEGMENT_VIEWS,
@@ -97,37 +106,6 @@ __all__ = [
     "diff_patch_text",
     "tool_call_body",
 ]
-
-KIND_ICONS: Final = {
-    "read": "▤",
-    "edit": "✎",
-    "delete": "⌫",
-    "move": "⇢",
-    "search": "⌕",
-    "execute": "❯",
-    "think": "∴",
-    "fetch": "⇣",
-    "switch_mode": "⇄",
-}
-"""One-cell icons per tool kind (others get `•`)."""
-
-STATUS_ICONS: Final = {
-    "pending": "○",
-    "in_progress": "◐",
-    "completed": "✓",
-    "failed": "✗",
-    "cancelled": "⊘",
-}
-"""One-cell icons per tool-call status (unknown statuses get `?`)."""
-
-STATUS_TOKENS: Final = {
-    "pending": "tool-pending",
-    "in_progress": "tool-running",
-    "completed": "tool-completed",
-    "failed": "tool-failed",
-    "cancelled": "tool-cancelled",
-}
-"""The theme token that colours each status (unknown statuses: `tool-pending`)."""
 
 SMALL_CONTENT_LINES: Final = 15
 DIFF_OPEN_LINES: Final = 80
@@ -188,6 +166,7 @@ class ToolCallView(Widget):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "show_paths", "Full paths"),
         Binding("r", "toggle_raw", "Raw input/output"),
+        Binding("x", "cancel_one", "Cancel this tool call"),
     ]
 
     def __init__(self, store: SessionStore, tool_call: ToolCall) -> None:
@@ -201,7 +180,9 @@ class ToolCallView(Widget):
         self._raw = Static(classes="tool-raw")
         self._raw.display = False
         self._locations.display = False
-        self._header_key: tuple[str, str | None, str, str | None] | None = None
+        self._header_key: (
+            tuple[tuple[str, str | None, str, str | None], bool] | None
+        ) = None
         self._locations_key: tuple[JSONObject, ...] | None = None
         self._raw_key: tuple[JSONValue, JSONValue, bool] | None = None
         self._raw_lines = 0
@@ -362,11 +343,19 @@ class ToolCallView(Widget):
         if self.is_attached:
             self._sync()
 
+    def cancel_target(self) -> tuple[CancelKind, str]:
+        """What `x` asks to cancel: this tool call (a terminal card: its terminal)."""
+        return "tool_call", self.tool_call.tool_call_id
+
     def _sync_header(self, tool_call: ToolCall) -> None:
+        store = self.store
+        cancelling = store.cancelling(*self.cancel_target()) or any(
+            store.cancelling("terminal", t) for t in tool_call.terminal_ids
+        )
         key = (tool_call.kind, tool_call.title, tool_call.status, tool_call.name)
-        if key == self._header_key:
+        if (key, cancelling) == self._header_key:
             return
-        self._header_key = key
+        self._header_key = (key, cancelling)
         self.renders += 1
         status = tool_call.status
         # Not attached yet (the first snapshot, in the constructor): the styles
@@ -374,21 +363,12 @@ class ToolCallView(Widget):
         attached = self.is_attached
         for name in self.STATUS_CLASSES:
             self.set_class(status == name, f"-{name}", update=attached)
-        token = STATUS_TOKENS.get(status, "tool-pending")
-        title = tool_call.title or tool_call.name or tool_call.tool_call_id
-        self._header.update(
-            Content.assemble(
-                (KIND_ICONS.get(tool_call.kind, "•"), f"${token}"),
-                " ",
-                (printable(title), "bold"),
-                "  ",
-                (
-                    f"{STATUS_ICONS.get(status, '?')} "
-                    f"{printable(status).replace('_', ' ')}",
-                    f"${token}",
-                ),
-            )
-        )
+        self._header.update(header_content(tool_call, cancelling=cancelling))
+
+    def action_cancel_one(self) -> None:
+        """Ask to cancel this tool call alone (`x`); the pane checks the agent."""
+        terminals = tuple(self.tool_call.terminal_ids)
+        self.post_message(CancelOneRequested(*self.cancel_target(), terminals))
 
     def _sync_locations(self, tool_call: ToolCall) -> None:
         locations = tool_call.locations

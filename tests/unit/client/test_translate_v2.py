@@ -840,9 +840,9 @@ def test_two_plans_by_plan_id_each_replaced_whole() -> None:
 
 def test_unknown_plan_type_is_kept_with_its_plan_id() -> None:
     markdown = {
-        "type": "markdown",
+        "type": "_vendor_outline",
         "planId": "p2",
-        "markdown": "# Steps",
+        "outline": "# Steps",
         "_meta": {"m": 1},
     }
     store = play(
@@ -855,7 +855,7 @@ def test_unknown_plan_type_is_kept_with_its_plan_id() -> None:
     assert dump(store)["plans"][1] == markdown
     found = store.plan("p2")
     assert found is not None
-    assert (found.plan_type, found.entries) == ("markdown", ())
+    assert (found.plan_type, found.entries) == ("_vendor_outline", ())
     assert [p.plan_id for p in store.plans()] == ["p1", "p2"]
 
 

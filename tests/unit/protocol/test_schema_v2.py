@@ -31,6 +31,7 @@ from tests.spec_examples import SCHEMAS, Example, load_schema, spec_examples
 ALPHA3: Final = "v2/schema.json"
 DRAFT24: Final = "ts-sdk-2.4.0/v2/schema.json"
 UNSTABLE24: Final = "ts-sdk-2.4.0/v2/schema.unstable.json"
+"""The 2.4 draft's unstable schema: markdown and file plans, `plan_removed`."""
 
 needs_schemas = pytest.mark.skipif(
     not SCHEMAS.is_dir(), reason=f"reference schemas missing: {SCHEMAS}"

@@ -48,7 +48,13 @@ from acp_tui.store.journal import (
     op_from_record,
     op_to_record,
 )
-from acp_tui.store.ops import InSubagent, PatchSubagent, SetMessageOrigin
+from acp_tui.store.ops import (
+    InSubagent,
+    MarkCancelling,
+    PatchSubagent,
+    RemovePlan,
+    SetMessageOrigin,
+)
 from tests.unit.store.test_properties import (
     MESSAGE_OPS,
     META_VALUES,
@@ -175,6 +181,9 @@ SAMPLES: list[Any] = [
     PatchSubagent("c1"),
     InSubagent("c1", AppendTerminalOutput("t", b"\x00\xff")),
     InSubagent("c1", InSubagent("g1", SetState("running"))),
+    RemovePlan("main"),
+    MarkCancelling("tool_call", "t1"),
+    MarkCancelling("terminal", "term", cancelling=False),
 ]
 
 
