@@ -170,7 +170,49 @@ def history_ops(
                 result.append(
                     ops.ReplacePlan(plan.plan_id, plan.plan_type, list(entries_), raw)
                 )
+        else:
+            result.extend(_report_ops(store, kind, entity))
     return tuple(result)
+
+
+def _report_ops(store: SessionStore, kind: str, entity: str) -> list[ops.Op]:
+    """The ops that rebuild one of the agent's reports (`store.reports`)."""
+    reports = store.reports
+    if kind == "agent_notice":
+        notice = reports.notice(entity)
+        if notice is not None:
+            return [
+                ops.AddNotice(
+                    notice.severity, notice.title, notice.description, notice.meta
+                )
+            ]
+    elif kind == "compaction":
+        compaction = reports.compaction(entity)
+        if compaction is not None:
+            return [
+                ops.PatchCompaction(
+                    compaction.compaction_id,
+                    compaction.status,
+                    summary=list(compaction.summary),
+                    error=compaction.error,
+                    meta=compaction.meta,
+                )
+            ]
+    elif kind == "session_message":
+        message = reports.session_message(entity)
+        if message is not None:
+            return [
+                ops.PatchSessionMessage(
+                    message.message_id,
+                    sender_session_id=message.sender_session_id,
+                    recipient_session_id=message.recipient_session_id,
+                    sender_message_id=message.sender_message_id,
+                    recipient_message_id=message.recipient_message_id,
+                    content=list(message.content),
+                    meta=message.meta,
+                )
+            ]
+    return []
 
 
 def fork_params(source: ForkSource) -> JSONObject:

@@ -169,3 +169,26 @@ def test_fork_params_are_schema_valid(version: int) -> None:
     whole = {**new, **session_admin.fork_params(ForkSource("s"))}
     assert "_meta" not in whole
     assert not list(_validator(version).iter_errors(whole))
+
+
+def test_a_fork_keeps_the_agents_reports_up_to_its_point() -> None:
+    """Notices, compaction dividers and session messages are history too."""
+    store = SessionStore("s")
+    text = {"type": "text", "text": "kept"}
+    store.apply_many(
+        [
+            ops.UpsertMessage("u1", "user", content=[text]),
+            ops.AddNotice("warning", "MCP server unavailable", "Continuing.", {"k": 1}),
+            ops.PatchCompaction("c1", "completed", summary=[text]),
+            ops.PatchSessionMessage("sm1", sender_session_id="other", content=[text]),
+            ops.UpsertMessage("a1", "agent", content=[text]),
+        ]
+    )
+    point = fork_point(store, None)
+    assert point is not None
+    copy = SessionStore("fork")
+    copy.apply_many(point[1])
+    wanted, got = store.to_json(), copy.to_json()
+    for key in ("timeline", "notices", "compactions", "sessionMessages"):
+        assert key in wanted, key
+        assert got.get(key) == wanted[key], key
