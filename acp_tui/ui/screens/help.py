@@ -42,6 +42,7 @@ KEYS_BEYOND_ACTIONS: Final[tuple[tuple[str, str], ...]] = (
         "Fork the session at that message, in a new tab (where offered)",
     ),
     ("x", "Cancel the tool call (or terminal) in focus alone, if the agent offers"),
+    ("enter / f (on a subagent)", "Open or close the subagent's lane / full screen"),
 )
 """Key help rows for keys that are not app actions (tabs, scrolling, focus, the
 prompt, cards), after the actions' own."""
