@@ -3,6 +3,9 @@
 * `Pace` spaces out streamed chunks so that answers *look* streamed. The delay comes
   from `ACP_TUI_DEMO_DELAY` (seconds per chunk, default 0.02); tests set 0, which
   still yields to the event loop at every chunk, so cancellation stays prompt.
+  Scenarios that must stay slow whatever the delay (`/long`, to be cancelled)
+  wait at least their own minimum, scaled by `ACP_TUI_DEMO_FLOOR` (default 1;
+  0 lets a test that only reads the result run them at full speed).
 * `Clock` is the only source of wall-clock time, and it only ever fills
   timestamp fields (`updatedAt`). `ACP_TUI_DEMO_NOW` pins it to one instant
   (an ISO 8601 time), which makes a whole run byte-for-byte reproducible.
@@ -22,15 +25,18 @@ import anyio.lowlevel
 __all__ = [
     "DEFAULT_DELAY",
     "DELAY_ENV",
+    "FLOOR_ENV",
     "NOW_ENV",
     "Clock",
     "Pace",
     "clock_from_env",
     "delay_from_env",
+    "floor_from_env",
     "timestamp",
 ]
 
 DELAY_ENV: Final = "ACP_TUI_DEMO_DELAY"
+FLOOR_ENV: Final = "ACP_TUI_DEMO_FLOOR"
 NOW_ENV: Final = "ACP_TUI_DEMO_NOW"
 DEFAULT_DELAY: Final = 0.02
 
@@ -46,6 +52,15 @@ def delay_from_env() -> float:
     except ValueError:
         return DEFAULT_DELAY
     return delay if delay >= 0 else DEFAULT_DELAY
+
+
+def floor_from_env() -> float:
+    """`ACP_TUI_DEMO_FLOOR`: the scale of the scenarios' minimum waits (default 1)."""
+    try:
+        floor = float(os.environ.get(FLOOR_ENV, "1"))
+    except ValueError:
+        return 1.0
+    return floor if floor >= 0 else 1.0
 
 
 def clock_from_env() -> Clock:
@@ -73,10 +88,12 @@ class Pace:
     """The delay between streamed chunks."""
 
     delay: float = DEFAULT_DELAY
+    floor: float = 1.0
+    """The scale of each `tick`'s `minimum` (`ACP_TUI_DEMO_FLOOR`)."""
 
     async def tick(self, factor: float = 1.0, *, minimum: float = 0.0) -> None:
         """Wait one chunk's time (`delay * factor`, at least `minimum`)."""
-        seconds = max(self.delay * factor, minimum)
+        seconds = max(self.delay * factor, minimum * self.floor)
         if seconds > 0:
             await anyio.sleep(seconds)
         else:

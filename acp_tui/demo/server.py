@@ -54,7 +54,7 @@ from pydantic import ValidationError
 from acp_tui.demo import persist, session_admin, steering
 from acp_tui.demo.emit_common import AGENT_INFO, elicitation_modes, report_opt_ins
 from acp_tui.demo.events import JSONObject, fold
-from acp_tui.demo.pacing import Pace, clock_from_env, delay_from_env
+from acp_tui.demo.pacing import Pace, clock_from_env, delay_from_env, floor_from_env
 from acp_tui.demo.session import DemoAgent, DemoSession, SessionNotFound
 from acp_tui.demo.stdio import StdioStream
 from acp_tui.demo.steering import STEERING_META
@@ -669,6 +669,8 @@ def main() -> int:
         level=logging.WARNING,
         format="acp-tui-demo %(levelname)s %(name)s: %(message)s",
     )
-    agent = DemoAgent(clock=clock_from_env(), pace=Pace(delay_from_env()))
+    agent = DemoAgent(
+        clock=clock_from_env(), pace=Pace(delay_from_env(), floor_from_env())
+    )
     anyio.run(_serve_stdio, agent)
     return 0

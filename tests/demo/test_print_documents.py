@@ -26,6 +26,7 @@ from typing import Final
 import pytest
 
 from acp_tui.cli import main
+from acp_tui.demo.pacing import FLOOR_ENV
 
 pytestmark = pytest.mark.subprocess
 
@@ -69,7 +70,11 @@ def test_print_document_is_unchanged(
     project: Path,
     version: int,
     prompt: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv(
+        FLOOR_ENV, "0"
+    )  # `/long` at full speed: only its document counts
     code = main(
         [
             "print",

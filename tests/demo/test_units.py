@@ -37,10 +37,12 @@ from acp_tui.demo.events import (
 )
 from acp_tui.demo.pacing import (
     DELAY_ENV,
+    FLOOR_ENV,
     NOW_ENV,
     Pace,
     clock_from_env,
     delay_from_env,
+    floor_from_env,
     timestamp,
 )
 from acp_tui.demo.pty_runner import PtyRun
@@ -348,6 +350,21 @@ def test_delay_and_clock_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
         timestamp(lambda: datetime(2026, 1, 2, 3, 4, 5, 999, UTC))
         == "2026-01-02T03:04:05Z"
     )
+
+
+async def test_the_floor_scales_a_scenarios_minimum_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for value, expected in (("0", 0.0), ("0.5", 0.5), ("-1", 1.0), ("x", 1.0)):
+        monkeypatch.setenv(FLOOR_ENV, value)
+        assert floor_from_env() == expected
+    monkeypatch.delenv(FLOOR_ENV)
+    assert floor_from_env() == 1.0
+    with anyio.fail_after(5):  # a 60 s minimum, scaled to nothing
+        await Pace(0.0, floor=0.0).tick(minimum=60)
+    with anyio.move_on_after(0.05) as waiting:  # unscaled, it is still waited
+        await Pace(0.0).tick(minimum=60)
+    assert waiting.cancelled_caught
 
 
 async def test_a_zero_pace_still_yields() -> None:
