@@ -7,7 +7,9 @@ then, in the same run and on the same warm tree, times:
 * `git status --porcelain` (the baseline: what any git front end pays);
 * `acp_tui.changes.snapshot` (a tree written through a temporary index);
 * `acp_tui.changes.diff` after `--changed` files were changed (modified, one
-  added, one deleted, one renamed), checking that it lists all of them.
+  added, one deleted, one renamed), checking that it lists all of them;
+* the walk a directory outside git costs (`plain.read_directory` on the same
+  files, `.git` skipped), paid once by the snapshot and once by each diff.
 
 Each figure is the best of `--repeat` runs. Goal: under 1 s each, and the
 ratios to `git status` are printed. Figures only: nothing is asserted beyond
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from acp_tui.changes import diff, snapshot
+from acp_tui.changes.plain import read_directory
 
 T = TypeVar("T")
 
@@ -143,6 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for file in changes.files:
         kinds[file.status] = kinds.get(file.status, 0) + 1
     reset(repo)
+    # The same files as if outside git: walked, hashed, text kept under caps.
+    plain_s, plain = best(args.repeat, lambda: None, lambda: read_directory(repo))
 
     ratio_snapshot = snapshot_s / status_s
     ratio_diff = diff_s / status_changed_s
@@ -158,6 +163,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"diff ({changed} changed files):       {diff_s * 1000:8.1f} ms"
         f"  ({ratio_diff:.1f}x git status)"
     )
+    print(
+        f"outside git, one walk ({len(plain.files):,} files hashed): "
+        f"{plain_s * 1000:.1f} ms (a snapshot, and again per diff)"
+    )
+    if plain.notice:
+        print(f"  notice: {plain.notice}")
     print(f"change set: {listed} files listed, {expected} expected", end="")
     print("" if listed == expected else "  MISMATCH")
     print("  " + ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())))
@@ -174,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "status_changed_s": status_changed_s,
                     "snapshot_s": snapshot_s,
                     "diff_s": diff_s,
+                    "plain_walk_s": plain_s,
                     "goal_met": goal,
                 }
             )

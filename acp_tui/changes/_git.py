@@ -26,12 +26,15 @@ GIT_TIMEOUT: Final = 120.0
 """Seconds any one git command may take."""
 
 # Settings that keep git from doing more than asked, whatever the user's config:
-# no automatic gc, no external diff or text conversion, no fsmonitor daemon.
+# no automatic gc, no external diff or text conversion, no fsmonitor daemon,
+# no shared index file written beside the real one.
 _CONFIG: Final = (
     "-c",
     "gc.auto=0",
     "-c",
     "core.fsmonitor=false",
+    "-c",
+    "core.splitIndex=false",
     "-c",
     "diff.noprefix=false",
     "-c",

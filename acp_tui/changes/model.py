@@ -53,10 +53,8 @@ class FileChange:
     @property
     def mode_changed(self) -> bool:
         """Whether the mode changed (the executable bit, or file/link)."""
-        return (
-            self.old_mode is not None
-            and self.new_mode is not None
-            and self.old_mode != self.new_mode
+        return None not in (self.old_mode, self.new_mode) and (
+            self.old_mode != self.new_mode
         )
 
 

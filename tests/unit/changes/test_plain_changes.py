@@ -17,8 +17,9 @@ def by_path(changes: ChangeSet) -> dict[str, str]:
 
 
 @pytest.fixture
-def directory(tmp_path: Path) -> Path:
-    # tmp_path is outside any git work tree (pytest's base temp directory).
+def directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # Never inside a git work tree, wherever the temp directory is.
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     root = tmp_path / "plain dir"
     root.mkdir()
     (root / "a.txt").write_text("alpha\nbeta\n")
@@ -84,10 +85,12 @@ def test_shell_changes_outside_git(directory: Path) -> None:
     assert len(changes.parsed().files) == 6
 
 
+@pytest.mark.subprocess
 def test_nothing_changed(directory: Path) -> None:
     assert diff(snapshot([directory])).files == ()
 
 
+@pytest.mark.subprocess
 def test_symlink_outside_git(directory: Path) -> None:
     snap = snapshot([directory])
     (directory / "link").symlink_to("a.txt")
@@ -129,3 +132,33 @@ def test_overall_cap_keeps_hashes(directory: Path) -> None:
     (directory / "keep.txt").write_text("different\n")
     changes = compare(before, read_directory(directory, max_total_bytes=10))
     assert [c.path for c in changes] == ["keep.txt"]
+
+
+@pytest.mark.subprocess
+def test_several_directories_git_and_plain_nested_ones_folded(
+    directory: Path, tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, timeout=60)
+    (directory / "nested").mkdir()
+    snap = snapshot([directory, repo, directory / "nested", repo])
+    assert [root.directory for root in snap.roots] == [
+        directory.resolve(),
+        repo.resolve(),
+    ]
+    (directory / "nested" / "n.txt").write_text("n\n")
+    (repo / "r.txt").write_text("r\n")
+    changes = diff(snap)
+    assert [(f.directory, f.path, f.status) for f in changes.files] == [
+        (directory.resolve(), "nested/n.txt", "added"),
+        (repo.resolve(), "r.txt", "added"),
+    ]
+
+
+def test_a_missing_directory_is_a_notice(tmp_path: Path) -> None:
+    snap = snapshot([tmp_path / "nope"])
+    assert snap.roots == ()
+    assert snap.notices == (
+        f"{(tmp_path / 'nope').resolve()}: not a directory, not compared",
+    )
