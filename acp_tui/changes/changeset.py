@@ -10,6 +10,7 @@ no patch, only its status (`FileChange.note` says why).
 from __future__ import annotations
 
 import os
+from typing import TypeAlias
 
 from acp_tui.changes._git import GitError, run_git, write_tree
 from acp_tui.changes.model import ChangeSet, ChangeStatus, FileChange
@@ -33,16 +34,18 @@ _STATUS: dict[str, ChangeStatus] = {
 _DIFF_OPTIONS = ("-r", "-M", "--no-ext-diff", "--no-textconv", "--no-color")
 
 
-def _raw_changes(
-    snap: GitSnapshot, tree: str, relative: list[str]
-) -> list[tuple[str, str, str, str, str | None]]:
+_Row: TypeAlias = tuple[str, str, str, str, str | None]
+"""(status letter, old mode, new mode, path, old path) of one changed file."""
+
+
+def _raw_changes(snap: GitSnapshot, tree: str, relative: list[str]) -> list[_Row]:
     """(status letter, old mode, new mode, path, old path) per changed file."""
     out = run_git(
         snap.directory,
         ["diff-tree", "-z", *_DIFF_OPTIONS, *relative, snap.tree, tree],
     )
     fields = out.split(b"\0")
-    rows: list[tuple[str, str, str, str, str | None]] = []
+    rows: list[_Row] = []
     index = 0
     while index < len(fields) and fields[index].startswith(b":"):
         old_mode, new_mode, _old, _new, status = fields[index][1:].decode().split()
@@ -63,29 +66,48 @@ def _mode(mode: str) -> str | None:
     return None if mode == "000000" else mode
 
 
-def _git_diff(
-    snap: GitSnapshot, include_ignored: bool
-) -> tuple[list[FileChange], str | None]:
+def _patch_text(snap: GitSnapshot, tree: str, relative: list[str], *paths: str) -> str:
+    """`git diff-tree -p` between the snapshot and `tree`, for `paths` or all."""
+    top = [f":(top,literal){snap.root.prefix}{path}" for path in paths]
+    spec = ["--", *top] if top else []
+    out = run_git(
+        snap.directory,
+        ["diff-tree", "-p", *_DIFF_OPTIONS, *relative, snap.tree, tree, *spec],
+    )
+    return out.decode("utf-8", "replace")
+
+
+def _patches(
+    snap: GitSnapshot, tree: str, relative: list[str], rows: list[_Row]
+) -> dict[str, FilePatch]:
+    """Each changed file's parsed patch by path (one git call, per file if huge)."""
+    parsed = parse_patch(_patch_text(snap, tree, relative))
+    if not parsed.error:
+        return {f.path: f for f in parsed.files}
+    # The whole patch is too large to read: take the files one by one, so one
+    # huge file loses its patch and the others keep theirs.
+    patches: dict[str, FilePatch] = {}
+    for _letter, _old_mode, _new_mode, path, old in rows:
+        paths = (path,) if old is None else (old, path)
+        one = parse_patch(_patch_text(snap, tree, relative, *paths))
+        patches.update((f.path, f) for f in one.files if not one.error)
+    return patches
+
+
+def _git_diff(snap: GitSnapshot, include_ignored: bool) -> list[FileChange]:
     tree = write_tree(snap.root, include_ignored=include_ignored)
     if tree == snap.tree:
-        return [], None
+        return []
     relative = [f"--relative={snap.root.prefix}"] if snap.root.prefix else []
     rows = _raw_changes(snap, tree, relative)
-    text = run_git(
-        snap.directory, ["diff-tree", "-p", *_DIFF_OPTIONS, *relative, snap.tree, tree]
-    ).decode("utf-8", "replace")
-    parsed = parse_patch(text)
-    patches: dict[str, FilePatch] = {f.path: f for f in parsed.files}
-    notice = (
-        None if not parsed.error or not text else f"{snap.directory}: {parsed.error}"
-    )
+    patches = _patches(snap, tree, relative, rows)
     changes = []
     for letter, old_mode, new_mode, path, old in rows:
         patch = patches.get(path)
         binary = patch is not None and patch.binary
         note = None
         if patch is None:
-            note = "no patch (the patch was too large to read)"
+            note = "no patch: it is too large to show"
         elif binary:
             note = "binary file"
         changes.append(
@@ -101,7 +123,7 @@ def _git_diff(
                 note=note,
             )
         )
-    return changes, notice
+    return changes
 
 
 def diff(snap: Snapshot) -> ChangeSet:
@@ -119,13 +141,9 @@ def diff(snap: Snapshot) -> ChangeSet:
     for root in snap.roots:
         if isinstance(root, GitSnapshot):
             try:
-                changes, notice = _git_diff(root, snap.include_ignored)
+                files.extend(_git_diff(root, snap.include_ignored))
             except GitError as exc:
                 notices.append(f"{root.directory}: git could not compare it ({exc})")
-                continue
-            files.extend(changes)
-            if notice:
-                notices.append(notice)
         else:
             now = _read_again(root)
             files.extend(compare(root, now))

@@ -217,3 +217,22 @@ def test_an_empty_repository_without_head(tmp_path: Path) -> None:
     assert not (repo / ".git" / "index").exists()
     assert git(repo, "status", "--porcelain") == "?? first.txt\n"
     assert state(repo)[1:4] == before[1:4]
+
+
+def test_a_file_too_large_to_show_loses_only_its_own_patch(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("acp_tui.diff.parse.MAX_PATCH_CHARS", 2_000)
+    snap = snapshot([repo / "sub"])
+    (repo / "sub" / "huge [x].txt").write_text("".join(f"{i}\n" for i in range(900)))
+    (repo / "sub" / "inner.txt").write_text("small change\n")
+    changes = diff(snap)
+    assert by_path(changes) == {"huge [x].txt": "added", "inner.txt": "modified"}
+    huge = changes.by_path("huge [x].txt")
+    assert huge is not None
+    assert huge.patch is None
+    assert huge.note == "no patch: it is too large to show"
+    small = changes.by_path("inner.txt")
+    assert small is not None
+    assert small.patch is not None
+    assert small.patch.added == 1
