@@ -40,6 +40,7 @@ HEADLESS = [
     "acp_tui.store",
     "acp_tui.terminal.emulator",
     "acp_tui.diff",
+    "acp_tui.changes",
 ]
 
 # dir() runs a module that loads lazily (acp_tui.protocol.schema.v1).
