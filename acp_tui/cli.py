@@ -40,6 +40,8 @@ __all__ = ["build_parser", "main"]
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_AGENT = 3
+EXIT_INTERRUPTED = 130
+"""ctrl+c (SIGINT), as a shell reports a process it interrupted."""
 
 
 def _connection_options(parser: argparse.ArgumentParser) -> None:
@@ -297,6 +299,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
+    except KeyboardInterrupt:  # ctrl+c outside a turn (in `print`'s, it cancels)
+        print("acp-tui: interrupted", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -15,18 +15,22 @@ nothing else: `--session` is resumed in `--cwd` too, never in a directory the ag
 lists for it (there is no one to ask whether that directory may be opened).
 
 `--timeout` sends `session/cancel` when it expires, then waits (bounded) for the
-agent to end the turn. When the turn fails, the JSON document still shows the state
+agent to end the turn; so does ctrl+c (SIGINT) during the turn, and a second
+ctrl+c stops at once (the agent is stopped with the run, never left behind).
+When the turn fails, the JSON document still shows the state
 reached, including the negotiated `protocolVersion`; the error goes to stderr.
 
 Exit codes: 0 `end_turn`; 2 usage error; 3 agent or protocol failure (message and
 stderr tail on stderr, never a traceback); 4 `cancelled`, `refusal`, `max_*`, an
-unknown stop reason, or a turn cancelled by `--timeout`.
+unknown stop reason, or a turn cancelled by `--timeout`; 130 interrupted (ctrl+c).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import signal
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -67,6 +71,7 @@ from acp_tui.store.store import SessionStore
 
 __all__ = [
     "EXIT_AGENT",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_STOPPED",
     "EXIT_USAGE",
@@ -81,6 +86,8 @@ EXIT_OK: Final = 0
 EXIT_USAGE: Final = 2
 EXIT_AGENT: Final = 3
 EXIT_STOPPED: Final = 4
+EXIT_INTERRUPTED: Final = 130
+"""ctrl+c (SIGINT) during the turn, as a shell reports a process it interrupted."""
 
 CANCEL_GRACE: Final = 15.0
 """Seconds the agent gets to end the turn after `session/cancel` (then we give up)."""
@@ -176,6 +183,8 @@ class PrintRun(SilentPort):
         self.connection: Connection | None = None
         self.store: SessionStore | None = None
         self.timed_out = False
+        self.interrupts = 0
+        """ctrl+c (SIGINT) presses during the turn."""
         self._warn_fallbacks = not sessions_only
 
     def warn(self, message: str) -> None:
@@ -268,11 +277,16 @@ async def _run(run: PrintRun) -> int:
 
 
 async def _turn(run: PrintRun, client: AcpClient, store: SessionStore) -> str | None:
-    """Send the prompt; on `--timeout`, cancel and wait (bounded) for the end."""
+    """Send the prompt; on `--timeout` or ctrl+c, cancel and wait (bounded) for the end.
+
+    A second ctrl+c stops waiting at once.
+    """
     options = run.options
     result: list[str | None] = []
     failure: list[Exception] = []
     done = anyio.Event()
+    wake = anyio.Event()
+    """Set when the turn ends, and by the first ctrl+c."""
     blocks = [{"type": "text", "text": options.prompt}]
 
     async with anyio.create_task_group() as group:
@@ -283,16 +297,32 @@ async def _turn(run: PrintRun, client: AcpClient, store: SessionStore) -> str | 
             except Exception as error:  # re-raised below, outside the task group
                 failure.append(error)
             done.set()
+            wake.set()
+
+        async def interrupts() -> None:
+            with _interrupts() as presses:
+                async for _ in presses:
+                    run.interrupts += 1
+                    wake.set()
+                    if run.interrupts > 1:
+                        run.warn("interrupted again: stopping now")
+                        group.cancel_scope.cancel()
 
         group.start_soon(prompt)
+        group.start_soon(interrupts)
         # Errors raised here are kept and re-raised after the task group, which
         # would otherwise wrap them in an ExceptionGroup.
         try:
             with anyio.move_on_after(options.timeout):
-                await done.wait()
+                await wake.wait()
             if not done.is_set():
-                run.timed_out = True
-                run.warn(f"no end of turn after {options.timeout:g} s: cancelling")
+                if run.interrupts:
+                    run.warn(
+                        "interrupted: cancelling the turn (ctrl+c again stops now)"
+                    )
+                else:
+                    run.timed_out = True
+                    run.warn(f"no end of turn after {options.timeout:g} s: cancelling")
                 await client.cancel(store.session_id)
                 with anyio.move_on_after(CANCEL_GRACE):
                     await done.wait()
@@ -303,10 +333,37 @@ async def _turn(run: PrintRun, client: AcpClient, store: SessionStore) -> str | 
                     )
         except Exception as error:
             failure.insert(0, error)
-            group.cancel_scope.cancel()
-    if failure:
+        group.cancel_scope.cancel()  # the interrupt listener, once the turn is over
+    if failure and run.interrupts < 2:
         raise failure[0]
     return result[0] if result else None
+
+
+def _interrupts() -> Any:
+    """ctrl+c presses as a stream (SIGINT handled, not raised), where it can be.
+
+    Off the main thread (no signal handlers there), a stream that never yields.
+    """
+    if threading.current_thread() is threading.main_thread():
+        return anyio.open_signal_receiver(signal.SIGINT)
+    return _Never()
+
+
+class _Never:
+    """A signal stream that never yields (see `_interrupts`)."""
+
+    def __enter__(self) -> _Never:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def __aiter__(self) -> _Never:
+        return self
+
+    async def __anext__(self) -> int:
+        await anyio.sleep_forever()
+        raise StopAsyncIteration
 
 
 def read_answers(path: Path | None) -> list[dict[str, Any]]:
@@ -358,6 +415,12 @@ def write_json(value: Any, out: TextIO) -> None:
 
 
 def _exit_code(run: PrintRun, stop_reason: str | None) -> int:
+    if run.interrupts:
+        run.warn(
+            "the turn was interrupted "
+            f"(the agent reported stopReason {stop_reason or 'none'!r})"
+        )
+        return EXIT_INTERRUPTED
     if run.timed_out:
         run.warn(
             f"the turn was cancelled after {run.options.timeout:g} s "
