@@ -337,6 +337,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_USAGE
     project = args.cwd.resolve()
     args.allow_git_writes = settings.allow_git_writes
+    args.attention = settings.attention
     args.additional_directories = tuple(
         d
         for d in dict.fromkeys(settings.additional_directories + added)
@@ -484,6 +485,7 @@ def _tui(
         additional_directories=args.additional_directories,
         allow_git_writes=args.allow_git_writes,
         banner=banner,
+        attention=args.attention,
     ).run()
     return EXIT_OK
 

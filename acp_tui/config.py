@@ -11,6 +11,11 @@ message naming the file, so a typo is not silently ignored. Example:
     [agents.my-agent]     # see acp_tui/client/agents.py
     command = "my-agent --acp"
 
+    [attention]           # when the terminal window is not focused
+    notify = "auto"       # "auto", "osc9", "osc777", "both" or "off"
+    bell = false          # also ring the bell
+    progress = true       # OSC 9;4 progress while a turn runs
+
     [mcp_servers.filesystem]   # passed to agents that support the transport
     type = "stdio"             # "stdio" (default), "http" or "sse" (v1 only)
     command = "/usr/local/bin/mcp-filesystem"
@@ -50,6 +55,7 @@ from pydantic_core import ErrorDetails
 from acp_tui.storage import paths
 
 __all__ = [
+    "AttentionSettings",
     "ConfigError",
     "McpServerSettings",
     "Settings",
@@ -120,6 +126,22 @@ class McpServerSettings(BaseModel):
         return self
 
 
+class AttentionSettings(BaseModel):
+    """Signals for a user who looks elsewhere (`acp_tui.ui.attention`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    notify: Literal["auto", "osc9", "osc777", "both", "off"] = "auto"
+    """The desktop notification sent when a turn ends or the agent asks while
+    the terminal window is not focused: OSC 9, OSC 777, both, or none (`auto`
+    picks one for the terminal). Only where the terminal reports focus."""
+    bell: bool = False
+    """Ring the bell with the notification."""
+    progress: bool = True
+    """Show OSC 9;4 progress (a busy indicator in the tab or taskbar) while a
+    turn runs, where the terminal supports it."""
+
+
 class Settings(BaseModel):
     """Everything a user can set in `config.toml`."""
 
@@ -147,6 +169,8 @@ class Settings(BaseModel):
     additional_directories: tuple[Path, ...] = ()
     """Directories the agent may use besides the project, as `--add-dir` (added
     before the command line's). `load_settings` makes them absolute."""
+    attention: AttentionSettings = Field(default_factory=AttentionSettings)
+    """Notifications, bell and progress for a window not looked at."""
     allow_git_writes: bool = False
     """Let a v1 agent's `fs/write_text_file` write under `.git` (hooks, config).
     Off by default: a hook or `core.fsmonitor` runs code at your next git
@@ -170,6 +194,8 @@ def _problem(error: ErrorDetails) -> str:
         model: type[BaseModel] = Settings
         if loc[0] == "mcp_servers" and len(loc) == 3:
             model = McpServerSettings
+        elif loc[0] == "attention" and len(loc) == 2:
+            model = AttentionSettings
         where = f"[{'.'.join(loc[:-1])}]" if len(loc) > 1 else ""
         message = unknown_keys_message([loc[-1]], model.model_fields)
         return f"{where}: {message}" if where else message

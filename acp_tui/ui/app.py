@@ -51,6 +51,7 @@ from acp_tui.storage.history import PromptHistory
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.app_tabs import AppTabs
+from acp_tui.ui.attention_hook import AppAttention, signals_for
 from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
 from acp_tui.ui.gc_policy import tune_garbage_collector
 from acp_tui.ui.pane_agent import SHUTDOWN_WAIT
@@ -63,7 +64,7 @@ from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.context_meter import logout_entry
 
 if TYPE_CHECKING:
-    from acp_tui.config import McpServerSettings
+    from acp_tui.config import AttentionSettings, McpServerSettings
 
 __all__ = ["SHUTDOWN_WAIT", "AcpTuiApp", "make_app"]
 
@@ -79,7 +80,7 @@ WARM_STEP = 0.02
 """Seconds between two lexers compiled ahead of use (frames and keys in between)."""
 
 
-class AcpTuiApp(AppTabs, App[None]):
+class AcpTuiApp(AppTabs, AppAttention, App[None]):
     """The acp-tui terminal client: one or more sessions, each in a tab.
 
     Every tab is a `SessionPane` with its own agent process and session; with a
@@ -91,6 +92,8 @@ class AcpTuiApp(AppTabs, App[None]):
         request: The first tab's first session (new, resume an id, or pick).
         theme: The theme to start with.
         tune_gc: Apply `tune_garbage_collector` once a session is open.
+        attention: Notifications, bell and progress (`AppAttention`); None:
+            the defaults.
     """
 
     CSS_PATH = "app.tcss"
@@ -140,8 +143,11 @@ class AcpTuiApp(AppTabs, App[None]):
         request: SessionRequest | None = None,
         theme: str | None = None,
         tune_gc: bool = False,
+        attention: AttentionSettings | None = None,
     ) -> None:
         super().__init__()
+        self.attention = signals_for(attention)
+        self._running_panes = set()
         self.tune_gc = tune_gc
         """Apply the streaming garbage-collector policy once a session is open
         (process-wide, so only for a real run: the CLI and the bench)."""
@@ -269,6 +275,7 @@ class AcpTuiApp(AppTabs, App[None]):
         so stop them with an anyio cancellation here and wait for the agents to
         be reaped, in parallel, bounded.
         """
+        self.stop_signals()
         tasks = set()
         for pane in self._panes:
             pane.closing = True
@@ -477,6 +484,7 @@ def make_app(
     additional_directories: Sequence[Path] = (),
     allow_git_writes: bool = False,
     banner: str | None = None,
+    attention: AttentionSettings | None = None,
 ) -> AcpTuiApp:
     """Build the app for an agent command (used by the CLI, tests and benches).
 
@@ -498,6 +506,7 @@ def make_app(
         request=request,
         theme=theme,
         tune_gc=tune_gc,
+        attention=attention,
     )
     app.banner = banner
     return app

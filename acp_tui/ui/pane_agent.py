@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Final
 import anyio
 from textual import work
 
+from acp_tui.ui.attention_hook import AttentionEvent
 from acp_tui.ui.messages import AgentConnected, AgentFailed
 from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.widgets.crash_banner import CrashBanner
@@ -162,6 +163,8 @@ class PaneAgent(PanePart):
 
     async def on_agent_failed(self, message: AgentFailed) -> None:
         """Show a banner; the conversation stays and the app keeps running."""
+        if message.restartable or message.prompt_id is not None:
+            self.post_message(AttentionEvent(self, "failed"))  # no turn runs on
         if not self._live:
             return
         if message.restartable or message.prompt_id is not None:

@@ -45,6 +45,7 @@ from acp_tui.storage.transcripts import (
     read_transcript,
 )
 from acp_tui.ui.agent_runner import SessionRequest
+from acp_tui.ui.attention_hook import AttentionEvent, AttentionKind
 from acp_tui.ui.messages import TerminalLoginRequested
 from acp_tui.ui.pane_agent import Standing
 from acp_tui.ui.pane_part import PanePart
@@ -154,6 +155,9 @@ class PaneDialogs(PanePart):
         answered first, and a key meant for one could land on the next.
         """
         turn = self._permission_turn if in_turn else None
+        if in_turn:  # the agent asks (a permission, an elicitation)
+            kind: AttentionKind = "permission" if what == "permission" else "question"
+            self.post_message(AttentionEvent(self, kind))
         self._asking += 1
         self._label_may_change()
         holding = False

@@ -32,6 +32,7 @@ from textual.actions import SkipAction
 from acp_tui.client.steering import can_steer
 from acp_tui.export import ExportFormat, export_text
 from acp_tui.store.changes import Change
+from acp_tui.ui.attention_hook import AttentionEvent
 from acp_tui.ui.commands import export_request
 from acp_tui.ui.messages import PromptEnded, PromptStarted
 from acp_tui.ui.pane_agent import Standing
@@ -75,6 +76,7 @@ class PanePrompts(PanePart):
 
     async def on_prompt_started(self, message: PromptStarted) -> None:
         """A prompt went out: shown as sending until the agent shows it back."""
+        self.post_message(AttentionEvent(self, "started"))
         if self._unsent.pop(message.prompt_id, None) is not None:
             self._save_queued()
         self._queued.pop(message.prompt_id, None)
@@ -96,6 +98,7 @@ class PanePrompts(PanePart):
 
     async def on_prompt_ended(self, message: PromptEnded) -> None:
         """The prompt's turn is over: it is no longer shown as being sent."""
+        self.post_message(AttentionEvent(self, "ended"))
         if not self._live:
             return
         for pending in self._conversation.pending_prompts():

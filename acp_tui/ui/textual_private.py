@@ -39,6 +39,9 @@ The reliances:
 * textual-serve's `Server._make_app`: `GuardedServer` serves the app it makes.
 * `DOMNode.display`, a property with a setter: `PlanPanel` extends it (it renders
   what came while hidden when shown) and calls Textual's through the descriptor.
+* `App._driver` and `Driver.write(data)`: `attention_hook` writes its
+  notification and progress sequences to the terminal (`write_to_terminal`), as
+  Textual's own `App.copy_to_clipboard` writes OSC 52.
 * `Strip.divide(cuts)` caching `[self]` in the strip at its own length (a cycle):
   `strip_cycles.break_strip_cycles` replaces the method, process-wide, so that
   one case is not cached.
@@ -47,8 +50,9 @@ The reliances:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
+from textual.app import App
 from textual.geometry import Size
 from textual.widget import Widget
 
@@ -58,6 +62,7 @@ __all__ = [
     "has_border_titles",
     "is_following",
     "scroll_update",
+    "write_to_terminal",
 ]
 
 
@@ -165,6 +170,11 @@ RELIANCES: Final = (
         "acp_tui.ui.serve_server.GuardedServer",
         "serve the aiohttp app textual-serve makes, behind the guard",
     ),
+    Reliance(
+        "App._driver",
+        "acp_tui.ui.attention_hook.AttentionHook",
+        "write notification and progress sequences to the terminal",
+    ),
 )
 """Each reliance, checked by `tests/ui/test_textual_private.py`."""
 
@@ -182,3 +192,10 @@ def is_following(widget: Widget) -> bool:
 def has_border_titles(widget: Widget) -> bool:
     """Whether the widget draws a border title or subtitle."""
     return widget._border_title is not None or widget._border_subtitle is not None
+
+
+def write_to_terminal(app: App[Any], data: str) -> None:
+    """Write `data` to the app's terminal as is (nothing before it runs)."""
+    driver = app._driver
+    if driver is not None and data:
+        driver.write(data)

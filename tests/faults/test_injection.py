@@ -122,9 +122,11 @@ TEXTUAL_SEQUENCES = re.compile(
     r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]"  # CSI: cursor moves, SGR colours, modes
     r"|\x1b\]22;[^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC 22: Textual's pointer shape
     rf"|{OSC8.pattern}"  # OSC 8: the hyperlink of a markdown link
+    # OSC 9;4: the app's progress while a turn runs (in tmux's passthrough in tmux)
+    r"|(?:\x1bPtmux;\x1b)?\x1b\]9;4;[03]\x07(?:\x1b\\)?"
 )
-"""What Textual itself writes. Anything else with a control character came from
-the agent."""
+"""What Textual and the app itself write. Anything else with a control character
+came from the agent."""
 
 FRAGMENTS = (
     "red]markup[/]",

@@ -14,6 +14,7 @@ import pytest
 from textual.app import App
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
+from textual.driver import Driver
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -78,6 +79,12 @@ def collapsible_title() -> None:
     assert "self._title" in inspect.getsource(Collapsible.compose)
 
 
+def app_driver() -> None:
+    """`App._driver` is None until the app runs; a driver has `write(data)`."""
+    assert App()._driver is None, "App._driver is gone or starts otherwise"
+    method(Driver, "write", ["data"])()
+
+
 def display_property() -> None:
     """`DOMNode.display` is a property with a getter and a setter."""
     display = inspect.getattr_static(DOMNode, "display")
@@ -113,6 +120,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "Server._make_app": method(Server, "_make_app", [], coroutine=True),
     "Strip.divide": method(Strip, "divide", ["cuts"]),
     "DOMNode.display": display_property,
+    "App._driver": app_driver,
 }
 
 

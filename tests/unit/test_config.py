@@ -33,6 +33,9 @@ def test_integer_protocol_is_accepted(tmp_path: Path) -> None:
         ('protocl = "1"\n', "protocl"),
         ("init_timeout = -1\n", "init_timeout"),
         ('protocol = "3"\n', "protocol"),
+        ('[attention]\nnotify = "growl"\n', "attention.notify"),
+        ("[attention]\nbel = true\n", "[attention]: unknown key 'bel' (did you mean"),
+        ('[attention]\nprogress = "maybe"\n', "attention.progress"),
     ],
 )
 def test_bad_files_name_the_file_and_the_problem(
