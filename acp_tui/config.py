@@ -14,7 +14,7 @@ message naming the file, so a typo is not silently ignored. Example:
     [attention]           # when the terminal window is not focused
     notify = "auto"       # "auto", "osc9", "osc777", "both" or "off"
     bell = false          # also ring the bell
-    progress = true       # OSC 9;4 progress while a turn runs
+    progress = false      # OSC 9;4 progress while a turn runs (where supported)
 
     [mcp_servers.filesystem]   # passed to agents that support the transport
     type = "stdio"             # "stdio" (default), "http" or "sse" (v1 only)
@@ -137,9 +137,10 @@ class AttentionSettings(BaseModel):
     picks one for the terminal). Only where the terminal reports focus."""
     bell: bool = False
     """Ring the bell with the notification."""
-    progress: bool = True
+    progress: bool = False
     """Show OSC 9;4 progress (a busy indicator in the tab or taskbar) while a
-    turn runs, where the terminal supports it."""
+    turn runs. Off unless asked for: a terminal that takes every OSC 9 for a
+    notification and knows no 9;4 would pop one up per turn."""
 
 
 class Settings(BaseModel):

@@ -38,7 +38,7 @@ from tests.ui.test_terminal_security import CaptureDriver
 pytestmark = pytest.mark.subprocess
 
 SIZE: Final = (100, 30)
-BOTH: Final = AttentionSettings(notify="both", bell=True)
+BOTH: Final = AttentionSettings(notify="both", bell=True, progress=True)
 
 NOTIFICATION: Final = re.compile(r"\x1b\](?:9;(?!4;)|777;notify;)([^\x07]*)\x07")
 """An OSC 9 or OSC 777 notification (not OSC 9;4 progress): its text."""
@@ -222,7 +222,7 @@ async def test_an_elicitation_sends_a_notification(
         choice="1" if version == "v1" else "2",
         init_timeout=20.0,
     )
-    app = CaptureApp(settings, attention=AttentionSettings(notify="osc777"))
+    app = CaptureApp(settings, attention=AttentionSettings(notify="osc777", progress=True))
     async with app.run_test(size=SIZE, headless=False) as pilot:
         await wait_for(pilot, lambda: app.store is not None, bound=20)
         app.post_message(events.AppBlur())

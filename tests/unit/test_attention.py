@@ -146,7 +146,7 @@ def test_attention_defaults() -> None:
     assert (attention.notify, attention.bell, attention.progress) == (
         "auto",
         False,
-        True,
+        False,
     )
 
 
