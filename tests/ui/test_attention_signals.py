@@ -222,7 +222,9 @@ async def test_an_elicitation_sends_a_notification(
         choice="1" if version == "v1" else "2",
         init_timeout=20.0,
     )
-    app = CaptureApp(settings, attention=AttentionSettings(notify="osc777", progress=True))
+    app = CaptureApp(
+        settings, attention=AttentionSettings(notify="osc777", progress=True)
+    )
     async with app.run_test(size=SIZE, headless=False) as pilot:
         await wait_for(pilot, lambda: app.store is not None, bound=20)
         app.post_message(events.AppBlur())
