@@ -46,7 +46,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
 
 import anyio
 
@@ -502,12 +502,7 @@ class ClientRunner:
         self.auth_status.set(None)  # a new connection: not known yet
 
         updates = AuthStatusUpdates(client, self.auth_status, self.port.diagnostic)
-
-        async def on_notification(method: str, params: Any) -> None:
-            if method == UPDATE_METHOD:
-                updates.receive(params)
-            else:
-                await client.handle_notification(method, params)
+        client.notification_handlers[UPDATE_METHOD] = updates.receive
 
         try:
             async with connect(
@@ -516,7 +511,7 @@ class ClientRunner:
                 init_timeout=settings.init_timeout,
                 features=client.features,
                 on_request=client.handle_request,
-                on_notification=on_notification,
+                on_notification=client.handle_notification,
                 long_text_paths=client.long_text_paths,
                 on_diagnostic=self.port.diagnostic,
             ) as connection:

@@ -168,6 +168,8 @@ class AcpClient:
         self._updates = UpdateIntake(self._sessions, on_diagnostic, self)
         self._store_factory = store_factory
         self._elicitations = Elicitations(self.elicitor, self.features, self._report)
+        self.notification_handlers: dict[str, Callable[[Any], None]] = {}
+        """Other notifications a front end serves (the runner: `auth/status_update`)."""
 
     # ---------------------------------------------------------------- wiring
 
@@ -572,14 +574,15 @@ class AcpClient:
     # ------------------------------------------------------------- inbound
 
     async def handle_notification(self, method: str, params: Any) -> None:
-        """Serve `session/update` and `elicitation/complete` (others ignored)."""
-        if method == "elicitation/complete":
+        """Serve `session/update`, `elicitation/complete`, `notification_handlers`."""
+        if method == "session/update":  # first: every streamed chunk is one
+            await self._updates.receive(params)
+        elif method == "elicitation/complete":
             self._elicitations.complete(self.dialect, params)
-            return
-        if method != "session/update":
+        elif (handler := self.notification_handlers.get(method)) is not None:
+            handler(params)
+        else:
             log.debug("ignoring notification %s", method)
-            return
-        await self._updates.receive(params)
 
     def _report(self, message: str) -> None:
         if self.on_diagnostic is not None:

@@ -111,7 +111,7 @@ class UpdateIntake:
         operations = self._translated(params, session)
         if operations is not None:
             self._apply(session, operations)
-            self._note(session, (), operations)
+            self.children.note(session, (), operations)
 
     async def _receive_child(self, child: Child, params: Any) -> None:
         """A subagent session's update, into its root session's store."""
@@ -126,15 +126,7 @@ class UpdateIntake:
             store = child.root.store
             operations = put_back(operations, long_text, store.max_message_chars)
         child.root.store.apply_many(child.wrap(operations))
-        self._note(child.root, child.path, operations)
-
-    def _note(
-        self,
-        session: TrackedSession,
-        path: tuple[str, ...],
-        operations: Sequence[ops.Op],
-    ) -> None:
-        self.children.note(session, path, operations)
+        self.children.note(child.root, child.path, operations)
 
     def _child(self, session_id: str) -> Child | None:
         """The announced child `session_id` of a session still open."""
@@ -171,7 +163,7 @@ class UpdateIntake:
             store = session.store
             operations = put_back(operations, long_text, store.max_message_chars)
         self._apply(session, operations)
-        self._note(session, (), operations)
+        self.children.note(session, (), operations)
 
     async def _apply_long(
         self, session: TrackedSession, params: Any, long_text: LongText
