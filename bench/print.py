@@ -36,6 +36,9 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _v2_agent import send, serve
+
 HERE: Final = Path(__file__).resolve()
 ROOT: Final = HERE.parent.parent
 TIMEOUT: Final = 300.0
@@ -59,7 +62,6 @@ def stress_stream(chunks: int, megabytes: float) -> bytes:
     """The turn's updates, as the JSON lines the agent writes."""
     # bench/terminal.py's output; imported here only: it imports the app, which
     # neither the agent nor the json.loads client may pay for.
-    sys.path.insert(0, str(HERE.parent))
     from terminal import CHUNK, MB, build_output
 
     lines = [_line({"sessionUpdate": "state_update", "state": "running"})]
@@ -145,38 +147,16 @@ class StressAgent:
         self.out = sys.stdout.buffer
         self.stream = path.read_bytes()
 
-    def send(self, message: dict[str, Any]) -> None:
-        self.out.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+    def prompt(self, rid: object) -> None:
+        """The response at once (v2), then the turn, in large batches."""
+        send(self.out, {"jsonrpc": "2.0", "id": rid, "result": {}})
         self.out.flush()
+        view = memoryview(self.stream)
+        for start in range(0, len(view), WRITE_BATCH):
+            self.out.write(view[start : start + WRITE_BATCH])
 
     def serve(self) -> None:
-        for raw in sys.stdin.buffer:
-            try:
-                message = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(message, dict) or "id" not in message:
-                continue
-            method, rid = message.get("method"), message["id"]
-            if method == "initialize":
-                result: dict[str, Any] = {
-                    "protocolVersion": 2,
-                    "info": {"name": "print-bench-agent", "version": "1.0.0"},
-                    "capabilities": {},
-                    "authMethods": [],
-                }
-                self.send({"jsonrpc": "2.0", "id": rid, "result": result})
-            elif method == "session/new":
-                self.send({"jsonrpc": "2.0", "id": rid, "result": {"sessionId": "s1"}})
-            elif method == "session/prompt":
-                self.send({"jsonrpc": "2.0", "id": rid, "result": {}})
-                view = memoryview(self.stream)
-                for start in range(0, len(view), WRITE_BATCH):
-                    self.out.write(view[start : start + WRITE_BATCH])
-                self.out.flush()
-            elif method is not None:
-                error = {"code": -32601, "message": "Method not found"}
-                self.send({"jsonrpc": "2.0", "id": rid, "error": error})
+        serve("print-bench-agent", self.prompt, self.out)
 
 
 def agent_command(stream: Path) -> list[str]:

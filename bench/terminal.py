@@ -51,6 +51,7 @@ from typing import Any, Final
 
 import pyte
 from _frames import largest_gap
+from _v2_agent import send, serve
 from rich.console import RenderableType
 from textual.screen import Screen
 
@@ -149,7 +150,7 @@ class Agent:
         return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
     def send(self, message: dict[str, Any]) -> None:
-        self.out.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        send(self.out, message)
 
     def update(self, update: dict[str, Any]) -> None:
         self.out.write(self.line(update))
@@ -194,30 +195,7 @@ class Agent:
         self.out.flush()
 
     def serve(self) -> None:
-        for raw in sys.stdin.buffer:
-            try:
-                message = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(message, dict) or "id" not in message:
-                continue
-            method, rid = message.get("method"), message["id"]
-            if method == "initialize":
-                result: dict[str, Any] = {
-                    "protocolVersion": 2,
-                    "info": {"name": "terminal-bench-agent", "version": "1.0.0"},
-                    "capabilities": {},
-                    "authMethods": [],
-                }
-                self.send({"jsonrpc": "2.0", "id": rid, "result": result})
-            elif method == "session/new":
-                self.send({"jsonrpc": "2.0", "id": rid, "result": {"sessionId": "s1"}})
-            elif method == "session/prompt":
-                self.prompt(rid)
-            elif method is not None:
-                error = {"code": -32601, "message": "Method not found"}
-                self.send({"jsonrpc": "2.0", "id": rid, "error": error})
-            self.out.flush()
+        serve("terminal-bench-agent", self.prompt, self.out)
 
 
 # --- the app side -------------------------------------------------------------
