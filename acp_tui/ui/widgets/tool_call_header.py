@@ -2,8 +2,9 @@
 
 The header reads: the kind's icon, the title (the tool's `name` if there is no
 title), the tool's `name` as a dim tag (when it says something the title does
-not), and the status, or "cancelling…" while a request to cancel the call alone
-waits for the agent's final status (`SessionStore.cancelling`).
+not: claude-agent-acp's "Write hello.py" by tool `Write` gets none), and the
+status, or "cancelling…" while a request to cancel the call alone waits for the
+agent's final status (`SessionStore.cancelling`).
 
 `CancelOneRequested` is what a card posts when the user presses its cancel key:
 the pane decides whether the agent offers it (`ClientRunner.can_cancel_one`),
@@ -73,8 +74,9 @@ MAX_NAME_CHARS: Final = 60
 
 def _name_tag(tool_call: ToolCall) -> str | None:
     name = tool_call.name
-    if not name or name == tool_call.title:
-        return None
+    title = tool_call.title or ""
+    if not name or title.split(" ", 1)[0].casefold() == name.casefold():
+        return None  # none, or what the title already begins with
     if len(name) > MAX_NAME_CHARS:
         name = name[: MAX_NAME_CHARS - 1] + "…"
     return printable(name)

@@ -395,3 +395,32 @@ def test_the_markdown_export_shows_plan_documents_and_not_a_removed_plan() -> No
     assert "> ## Steps\n> - one" in text
     assert "*(in the file `/tmp/plan one.md`)*" in text
     assert text.count("### Plan") == 2  # the removed one is gone
+
+
+def test_no_tag_repeats_the_first_word_of_the_title() -> None:
+    """claude-agent-acp titles a Write "Write hello.py": the tag would say it twice."""
+    store = play(
+        2,
+        [
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "w",
+                "title": "Write hello.py",
+                "name": "Write",
+                "kind": "edit",
+                "status": "completed",
+            },
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "b",
+                "title": "Writer checks",
+                "name": "write",
+                "status": "completed",
+            },
+        ],
+    )
+    written, other = store.tool_call("w"), store.tool_call("b")
+    assert written is not None
+    assert other is not None
+    assert header_content(written).plain == "✎ Write hello.py  ✓ completed"
+    assert " write " in header_content(other).plain  # "Writer" is another word
