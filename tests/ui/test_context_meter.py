@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from acp_tui.client.dialect import AgentIdentity
 from acp_tui.store import ops
 from acp_tui.store.auth_status import AuthAccount, AuthStatus
 from acp_tui.store.model import TurnUsage, Usage
@@ -129,3 +130,27 @@ def test_a_narrow_line_keeps_the_state_and_the_meter() -> None:
     narrower = bar.status_line(70).plain
     assert narrower.endswith("ctx ▰▰▰▰▰▰▰▱ 92% 184k/200k")  # then the account
     assert narrower.startswith("ACP v2 │ idle (end_turn)")
+
+
+def test_a_part_that_does_not_fit_is_left_out_not_cut_to_a_few_letters() -> None:
+    """Seen with claude-agent-acp at 120 columns: `mode: Manual │ mode…`."""
+    store = SessionStore("s")
+    store.apply_many(
+        [ops.PatchUsage(used=1_000, size=200_000), ops.SetState("idle", "end_turn")]
+    )
+    bar = StatusBar()
+    bar.store = store
+    bar.phase = "connected"
+    bar.protocol_version = 2
+    bar.agent = AgentIdentity("a", "Agent", None)
+    bar.queued = 3  # a last left part: "3 queued"
+    full = bar.status_line(200).plain
+    assert "│ 3 queued" in full
+    meter = full[full.index("ctx") :]
+    for width in range(61, 80):
+        line = bar.status_line(width).plain
+        assert len(line) == width
+        assert line.endswith(meter)
+        left = line[: -len(meter)].rstrip(" │")
+        assert left.endswith(("idle (end_turn)", "3 queued")), (width, line)
+    assert bar.status_line(48).plain.startswith("Agent │ ACP v2 │ id")  # kept, cut

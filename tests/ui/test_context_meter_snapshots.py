@@ -44,8 +44,9 @@ def test_status_bar_with_the_context_meter(snap_compare: SnapCompare) -> None:
     """After the turn, at 110 columns: the status bar's right part, flush
     right, shows the meter `ctx ▰▰▰▰▰▰▰▱ 92% 184k/200k €1.25` in the bold warning
     colour (90% and up) and `signed in: ada@example.com`; the turn's tokens gave
-    way so that the left part keeps the agent and its state, `idle (end_turn)…`
-    (mode and model cut)."""
+    way so that the left part keeps the agent and its state, `idle (end_turn)`;
+    the mode and model parts that do not fit are left out whole, not cut to a
+    few letters."""
     assert snap_compare(
         app_for("v2-full"), terminal_size=(110, 34), run_before=run(high_usage)
     )

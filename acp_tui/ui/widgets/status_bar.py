@@ -65,6 +65,37 @@ def format_usage(usage: Usage | None) -> str | None:
     return part[0] if part is not None else None
 
 
+KEPT: Final = 3
+"""Left parts always shown (cut if need be): the agent, the protocol, the state."""
+
+MIN_CUT_PART: Final = 12
+"""Cells a part cut short must keep (`model: Def…` says little; it is left out)."""
+
+
+def _fitted(parts: Sequence[str | Part], room: int, keep: int) -> Content:
+    """The left parts that fit in `room` cells, whole.
+
+    The first `keep` (the agent, the protocol and the state) are shown however
+    short they must be cut; a later one only if it fits, or if `MIN_CUT_PART`
+    cells of it still show, cut short.
+    """
+    shown = _joined(parts[:keep])
+    if shown.cell_length > room:
+        return shown.truncate(room, ellipsis=True)
+    for part in parts[keep:]:
+        whole = _joined([part])
+        left = room - shown.cell_length - len(SEPARATOR)
+        if whole.cell_length <= left:
+            shown = Content.assemble(shown, SEPARATOR, whole)
+            continue
+        if left >= MIN_CUT_PART:
+            shown = Content.assemble(
+                shown, SEPARATOR, whole.truncate(left, ellipsis=True)
+            )
+        break
+    return shown
+
+
 def _joined(parts: Sequence[str | Part]) -> Content:
     pieces: list[str | Part] = []
     for piece in parts:
@@ -156,7 +187,7 @@ class StatusBar(Static):
         if width <= 0 or (meter, turn, account) == (None, None, None):
             return self.status_content()
         left = _joined(left_parts)
-        essential = _joined(left_parts[:3]).cell_length + 1  # agent, ACP, state…
+        essential = _joined(left_parts[:KEPT]).cell_length + 1
         for shown in ((meter, turn, account), (meter, account), (meter,)):
             right = _joined([part for part in shown if part is not None])
             if width - right.cell_length - len(SEPARATOR) >= essential:
@@ -169,7 +200,9 @@ class StatusBar(Static):
         room = width - right.cell_length - len(SEPARATOR)
         if room <= 1:
             return right.truncate(width, ellipsis=True)
-        return Content.assemble(left.truncate(room, ellipsis=True), SEPARATOR, right)
+        fitted = _fitted(left_parts, room, KEPT)
+        gap = width - fitted.cell_length - right.cell_length  # flush right still
+        return Content.assemble(fitted, " " * max(gap, len(SEPARATOR)), right)
 
     def _left_parts(self) -> list[str | Part]:
         parts: list[str | Part] = []
