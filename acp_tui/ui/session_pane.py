@@ -272,9 +272,18 @@ class SessionPane(
     # ------------------------------------------------------------- tab label
 
     @property
+    def _status_if_any(self) -> StatusBar | None:
+        """The status bar, if the pane has it.
+
+        While the app closes, the pane can still be mounted with its status bar
+        gone: a turn's last signal asks for the tab's label then.
+        """
+        return next(iter(self.query(StatusBar)), None) if self.is_mounted else None
+
+    @property
     def activity(self) -> Activity:
         """What the session is doing, for the tab label."""
-        status = self._status if self.is_mounted else None
+        status = self._status_if_any
         if self._asking or (status is not None and status.waiting_for_user):
             return "waiting"
         if status is None:
@@ -294,7 +303,7 @@ class SessionPane(
     @property
     def label(self) -> TabLabel:
         """What the tab label shows."""
-        status = self._status if self.is_mounted else None
+        status = self._status_if_any
         agent = status.agent if status is not None else None
         name = agent.display_name if agent is not None else self.settings.name
         store = self._rendered_store

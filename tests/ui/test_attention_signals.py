@@ -30,6 +30,8 @@ from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui import pane_dialogs
 from acp_tui.ui.agent_runner import AgentSettings
 from acp_tui.ui.app import AcpTuiApp
+from acp_tui.ui.session_pane import SessionPane
+from acp_tui.ui.widgets.status_bar import StatusBar
 from tests.fakes import hostile_agent as hostile
 from tests.ui.helpers import wait_for
 from tests.ui.test_app import FAKE_AGENT, permission_armed
@@ -237,3 +239,22 @@ async def test_an_elicitation_sends_a_notification(
         ]
         app.screen.dismiss(ElicitationReply("decline"))
         await wait_for(pilot, lambda: PROGRESS_OFF in written())
+
+
+async def test_a_pane_without_its_status_bar_still_has_a_label(
+    tmp_path: Path,
+) -> None:
+    """While the app closes, a pane can still be mounted with its status bar gone;
+    a turn's last signal names the tab then (it raised NoMatches as the app quit)."""
+    app = capture_app((sys.executable, str(FAKE_AGENT), "v2"), tmp_path)
+    async with app.run_test(size=SIZE, headless=False) as pilot:
+        await wait_for(pilot, lambda: app.store is not None, bound=20)
+        pane = app.query_one(SessionPane)
+        status = pane.query_one(StatusBar)
+        named = pane.label.name(None)
+        await status.remove()
+        assert pane.is_mounted
+        label = pane.label  # what the signal asks, synchronously
+        await pane.mount(StatusBar())  # the rest of the pane needs it back
+    assert named == "Fake Agent"
+    assert label.name(None) == "fake"  # the settings' name, as before connecting
