@@ -16,6 +16,7 @@ Commands:
   acp-tui replay FILE       play a `--record` recording into the UI, no agent
   acp-tui export SESSION    write a saved session as Markdown or JSON
   acp-tui serve             serve the app in a web browser (the `serve` extra)
+  acp-tui bridge -- CMD...  serve a stdio agent over WebSocket / Streamable HTTP
 """
 
 from __future__ import annotations
@@ -284,6 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     _export_parser(commands)
     _replay_parser(commands)
     _serve_parser(commands)
+    _bridge_parser(commands)
     for command in commands.choices.values():
         _keep_values_given_before(command, parser)
     return parser
@@ -314,6 +316,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return _agents()
     if args.command == "export":
         return _export(args)
+    if args.command == "bridge":
+        return _bridge(args)
 
     from acp_tui.config import config_file, resolve_directories
     from acp_tui.safe_text import printable as safe
@@ -830,6 +834,88 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         public_url=args.public_url,
         title=f"acp-tui: {args.agent}",
+    )
+
+
+def _bridge_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    bridge = commands.add_parser(
+        "bridge",
+        help="serve a stdio agent remotely (needs the `remote` extra)",
+        description="Serve the agent command given after `--` at /acp over ACP's "
+        "remote transport (WebSocket and Streamable HTTP). Each connection gets "
+        "its own agent process. Every request needs the bearer token (printed at "
+        "start unless given). Exit codes: 0 stopped, 2 usage (no command, a "
+        "non-loopback address without --allow-remote, the port unusable, the "
+        "extra missing).",
+    )
+    bridge.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        default="127.0.0.1:8765",
+        help="where to listen (default: 127.0.0.1:8765; port 0: any free port)",
+    )
+    bridge.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --listen address other than loopback",
+    )
+    bridge.add_argument(
+        "--token",
+        default=None,
+        help="the bearer token to require (default: $ACP_TUI_BRIDGE_TOKEN, else "
+        "a new one, printed)",
+    )
+    bridge.add_argument(
+        "--allow-origin",
+        metavar="ORIGIN",
+        action="append",
+        default=[],
+        help="a browser origin (scheme://host[:port]) allowed to connect; "
+        "requests from any other Origin get 403 (repeatable)",
+    )
+    bridge.add_argument(
+        "--grace",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds a dropped connection's agent waits for its client to come "
+        "back (default: 60)",
+    )
+    bridge.add_argument(
+        "--max-connections",
+        type=int,
+        default=None,
+        metavar="N",
+        help="connections (agent processes) at once (default: 8)",
+    )
+    bridge.add_argument(
+        "--max-message-bytes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="largest message either way (default: 64 MiB)",
+    )
+    bridge.add_argument(
+        "agent_command",
+        nargs=argparse.REMAINDER,
+        metavar="-- AGENT_CMD",
+        help="the agent's command line, after --",
+    )
+
+
+def _bridge(args: argparse.Namespace) -> int:
+    from acp_tui.bridge.cli_args import bridge_options
+    from acp_tui.bridge.serve import run_bridge
+
+    parsed = bridge_options(args)
+    if isinstance(parsed, str):
+        print(f"acp-tui bridge: {parsed}", file=sys.stderr)
+        return EXIT_USAGE
+    options, generated = parsed
+    return run_bridge(
+        options, allow_remote=args.allow_remote, token_generated=generated
     )
 
 
