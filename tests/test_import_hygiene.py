@@ -36,6 +36,8 @@ HEADLESS = [
     "acp_tui.frontends.sessions",
     "acp_tui.frontends.export_transcript",
     "acp_tui.frontends.replay",
+    "acp_tui.bridge.serve",
+    "acp_tui.bridge.asgi",
     "acp_tui.demo.server",
     "acp_tui.store",
     "acp_tui.terminal.emulator",

@@ -22,6 +22,7 @@ Answers, per the RFD:
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import logging
 from collections.abc import AsyncIterator, Mapping
@@ -245,7 +246,11 @@ class _Endpoint:
             scoped = facts.method in SESSION_SCOPED or facts.session_id is not None
             if scoped and not header_session:
                 return _text(400, "Acp-Session-Id is missing")
-            if header_session and facts.session_id and header_session != facts.session_id:
+            if (
+                header_session
+                and facts.session_id
+                and header_session != facts.session_id
+            ):
                 return _text(400, "Acp-Session-Id does not match params.sessionId")
             if facts.method not in CONNECTION_ROUTED:
                 route = header_session or facts.session_id
@@ -351,8 +356,10 @@ class _Endpoint:
                 return
         link.attach("websocket")
         offered = list(websocket.scope.get("subprotocols", []))
-        chosen = "acp" if "acp" in offered else next(
-            (p for p in offered if p.startswith(WS_BEARER_PREFIX)), None
+        chosen = (
+            "acp"
+            if "acp" in offered
+            else next((p for p in offered if p.startswith(WS_BEARER_PREFIX)), None)
         )
         try:
             await websocket.accept(
@@ -410,10 +417,8 @@ async def _relay_websocket(websocket: WebSocket, link: Link, registry: Registry)
                     await websocket.send_text(line.decode("utf-8", "replace"))
             except anyio.EndOfStream:
                 reason = link.end_reason.encode()[:120].decode("utf-8", "ignore")
-                try:
+                with contextlib.suppress(Exception):  # already gone
                     await websocket.close(1011, reason)
-                except Exception:  # noqa: BLE001 (already gone)
-                    pass
             except (WebSocketDisconnect, OSError, RuntimeError):
                 pass
             group.cancel_scope.cancel()

@@ -31,7 +31,9 @@ def bridge_options(args: argparse.Namespace) -> tuple[BridgeOptions, bool] | str
         return str(error)
     grace = DEFAULT_GRACE if args.grace is None else args.grace
     connections = (
-        DEFAULT_MAX_CONNECTIONS if args.max_connections is None else args.max_connections
+        DEFAULT_MAX_CONNECTIONS
+        if args.max_connections is None
+        else args.max_connections
     )
     size = (
         DEFAULT_MAX_MESSAGE_BYTES

@@ -22,6 +22,7 @@ the agent is never left waiting on a client that is gone.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from typing import TYPE_CHECKING, Final, Literal
@@ -66,6 +67,7 @@ class AgentProcess:
 
     @property
     def pid(self) -> int | None:
+        """The agent's process id, once started."""
         return None if self.transport is None else self.transport.pid
 
     async def run(
@@ -93,6 +95,7 @@ class AgentProcess:
                 owner.agent_ended(self, self.describe_end())
 
     def describe_end(self) -> str:
+        """How the agent ended, for the log and the client."""
         if self.transport is None:
             return f"agent {self.name!r} not started"
         return f"agent {self.name!r} {self.transport.exit_description()}"
@@ -202,10 +205,12 @@ class Link:
         log.info("connection %s: client gone, grace period", self.connection_id)
 
     def stream_opened(self) -> None:
+        """An SSE stream of this connection started."""
         self.streams += 1
         self.attach("http")
 
     def stream_closed(self) -> None:
+        """An SSE stream ended; with none left, the client is gone."""
         self.streams -= 1
         if self.streams <= 0 and not self.ended:
             self.drop()
@@ -274,14 +279,13 @@ class Link:
                 "message": "acp-tui bridge: the client is disconnected",
             },
         }
-        try:
+        with contextlib.suppress(ConnectionClosed):
             await agent.send(json.dumps(answer, separators=(",", ":")).encode())
-        except ConnectionClosed:
-            pass
 
     # -- the end -------------------------------------------------------------------
 
     def agent_ended(self, agent: AgentProcess, reason: str) -> None:
+        """The agent process ended: so does the connection, if it is ours."""
         if agent is self.agent:
             self.registry.end(self, reason)
 

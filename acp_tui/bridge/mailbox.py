@@ -42,6 +42,7 @@ class Mailbox:
 
     @property
     def buffered_bytes(self) -> int:
+        """Bytes queued."""
         return self._bytes
 
     def __len__(self) -> int:

@@ -86,8 +86,11 @@ async def peek_soon(line: bytes | bytearray) -> Peek:
 
 
 def one_line(data: bytes | bytearray) -> bytes:
-    r"""A JSON text as one line: raw CR/LF (only ever whitespace between the tokens
-    of valid JSON: inside strings they are escaped) become spaces."""
+    r"""A JSON text as one line: raw CR and LF become spaces.
+
+    In valid JSON they can only be whitespace between tokens (inside strings
+    they are escaped), so the message means the same.
+    """
     data = bytes(data)
     if b"\n" in data or b"\r" in data:
         data = data.replace(b"\r", b" ").replace(b"\n", b" ")

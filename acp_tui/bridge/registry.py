@@ -32,7 +32,7 @@ from acp_tui.bridge.link import AgentProcess, Link, Profile
 from acp_tui.bridge.options import BridgeOptions
 from acp_tui.bridge.peek import Peek
 
-__all__ = ["RESUMING_METHODS", "REAP_INTERVAL", "Full", "Registry"]
+__all__ = ["REAP_INTERVAL", "RESUMING_METHODS", "Full", "Registry"]
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,7 @@ class Registry:
         self.agent_name = _agent_name(options)
 
     def get(self, connection_id: str) -> Link | None:
+        """The live connection with this id."""
         link = self.links.get(connection_id)
         return None if link is None or link.ended else link
 
@@ -88,9 +89,7 @@ class Registry:
             link.grace_deadline = anyio.current_time() + self.options.grace
         agent.owner = link
         self.links[connection_id] = link
-        log.info(
-            "connection %s (%s): agent pid %s", connection_id, profile, agent.pid
-        )
+        log.info("connection %s (%s): agent pid %s", connection_id, profile, agent.pid)
         return link
 
     def end(self, link: Link, reason: str) -> None:
@@ -159,6 +158,7 @@ class Registry:
             await anyio.sleep(REAP_INTERVAL)
 
     def close_all(self, reason: str) -> None:
+        """End every connection (the bridge is stopping)."""
         for link in list(self.links.values()):
             self.end(link, reason)
 

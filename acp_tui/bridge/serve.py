@@ -21,7 +21,7 @@ __all__ = ["EXIT_OK", "EXIT_USAGE", "run_bridge"]
 EXIT_OK: Final = 0
 EXIT_USAGE: Final = 2
 
-GRACEFUL_SHUTDOWN_TIMEOUT: Final = 2.0
+GRACEFUL_SHUTDOWN_TIMEOUT: Final = 2
 """Seconds uvicorn waits for open requests (SSE streams) before cancelling them."""
 
 WS_PING_INTERVAL: Final = 20.0
@@ -116,7 +116,10 @@ def run_bridge(
     if token_generated:
         print(f"acp-tui bridge: token: {options.token}", file=out)
     else:
-        print("acp-tui bridge: token: as given (--token or ACP_TUI_BRIDGE_TOKEN)", file=out)
+        print(
+            "acp-tui bridge: token: as given (--token or ACP_TUI_BRIDGE_TOKEN)",
+            file=out,
+        )
     out.flush()
     try:
         server.run(sockets=[sock])

@@ -149,7 +149,9 @@ def _readline(process: subprocess.Popen[str], timeout: float) -> str:
     assert process.stdout is not None
     stdout = process.stdout
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.append(stdout.readline()), daemon=True)
+    reader = threading.Thread(
+        target=lambda: lines.append(stdout.readline()), daemon=True
+    )
     reader.start()
     reader.join(timeout)
     if not lines:
@@ -290,7 +292,9 @@ async def sse_stream(
         yield SseReader(response)
 
 
-def post_headers(connection: str | None = None, session: str | None = None) -> dict[str, str]:
+def post_headers(
+    connection: str | None = None, session: str | None = None
+) -> dict[str, str]:
     headers = {**auth(), "Content-Type": "application/json"}
     if connection is not None:
         headers["Acp-Connection-Id"] = connection

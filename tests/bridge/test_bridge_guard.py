@@ -11,6 +11,7 @@ import httpx
 import pytest
 import websockets
 from websockets.exceptions import ConnectionClosedError, InvalidStatus
+from websockets.typing import Subprotocol
 
 from acp_tui.cli import main
 from tests.bridge.harness import (
@@ -57,7 +58,9 @@ async def test_the_token_may_come_as_a_websocket_subprotocol(tmp_path: Path) -> 
     """Browsers cannot set Authorization on a WebSocket: `bearer.TOKEN` works."""
     with running_bridge(tmp_path) as bridge:
         async with websockets.connect(
-            bridge.ws_url, subprotocols=[f"bearer.{TOKEN}"], open_timeout=30
+            bridge.ws_url,
+            subprotocols=[Subprotocol(f"bearer.{TOKEN}")],
+            open_timeout=30,
         ) as socket:
             await socket.send(json.dumps(request(0, "initialize", init_params(1))))
             answer = json.loads(await socket.recv())
@@ -126,8 +129,8 @@ async def test_a_message_over_the_limit_gets_413_or_1009(tmp_path: Path) -> None
         assert bridge.agents() == []
         async with ws_connect(bridge) as client:
             await client.call(0, "initialize", init_params(1))
+            await client.send(big)
             with pytest.raises(ConnectionClosedError) as closed:
-                await client.send(big)
                 await client.socket.recv()
             assert closed.value.rcvd is not None
             assert closed.value.rcvd.code == 1009

@@ -64,7 +64,9 @@ async def test_delete_reaps_the_agent(tmp_path: Path) -> None:
             again = await client.post(
                 bridge.base,
                 headers=post_headers(connection),
-                json=request(1, "session/new", {"cwd": str(tmp_path), "mcpServers": []}),
+                json=request(
+                    1, "session/new", {"cwd": str(tmp_path), "mcpServers": []}
+                ),
             )
             assert again.status_code == 404
 
@@ -163,5 +165,3 @@ async def test_50_connections_leak_no_process_and_no_descriptor(tmp_path: Path) 
                 baseline = fd_count(bridge.process.pid)
         assert baseline is not None
         assert fd_count(bridge.process.pid) <= baseline
-
-

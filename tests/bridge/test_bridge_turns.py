@@ -45,7 +45,7 @@ async def ws_turn(client: WsClient, version: int, cwd: Path) -> str:
     init = await client.call(0, "initialize", init_params(version))
     assert init["result"]["protocolVersion"] == version
     new = await client.call(1, "session/new", {"cwd": str(cwd), "mcpServers": []})
-    session_id = new["result"]["sessionId"]
+    session_id = str(new["result"]["sessionId"])
     client.seen.clear()
     done = await client.call(
         2,
@@ -96,10 +96,15 @@ async def http_turn(bridge: Bridge, version: int, cwd: Path) -> tuple[str, str]:
                 prompt = request(
                     2,
                     "session/prompt",
-                    {"sessionId": session_id, "prompt": [{"type": "text", "text": "hello"}]},
+                    {
+                        "sessionId": session_id,
+                        "prompt": [{"type": "text", "text": "hello"}],
+                    },
                 )
                 posted = await client.post(
-                    bridge.base, headers=post_headers(connection, session_id), json=prompt
+                    bridge.base,
+                    headers=post_headers(connection, session_id),
+                    json=prompt,
                 )
                 assert posted.status_code == 202
                 seen.clear()

@@ -57,7 +57,9 @@ async def test_a_64_mib_message_each_way_over_websocket(tmp_path: Path) -> None:
     with running_bridge(tmp_path, agent=agent) as bridge:
         async with ws_connect(bridge) as client:
             await client.call(0, "initialize", init_params(1))
-            await client.call(1, "session/new", {"cwd": str(tmp_path), "mcpServers": []})
+            await client.call(
+                1, "session/new", {"cwd": str(tmp_path), "mcpServers": []}
+            )
             sent = json.dumps(huge_prompt(2))
             assert 63 * MIB < len(sent) <= 64 * MIB
             await client.socket.send(sent)
@@ -116,7 +118,9 @@ async def test_a_slow_sse_reader_holds_the_agent_back(tmp_path: Path) -> None:
                 posted = await client.post(
                     bridge.base,
                     headers=post_headers(connection, "f1"),
-                    json=request(2, "session/prompt", {"sessionId": "f1", "prompt": []}),
+                    json=request(
+                        2, "session/prompt", {"sessionId": "f1", "prompt": []}
+                    ),
                 )
                 assert posted.status_code == 202
                 peak = before
@@ -142,7 +146,9 @@ async def test_a_slow_sse_reader_holds_the_agent_back(tmp_path: Path) -> None:
 
 async def _initialize(client: httpx.AsyncClient, bridge: Bridge) -> str:
     init = await client.post(
-        bridge.base, headers=post_headers(), json=request(0, "initialize", init_params(1))
+        bridge.base,
+        headers=post_headers(),
+        json=request(0, "initialize", init_params(1)),
     )
     assert init.status_code == 200
     connection = init.headers["Acp-Connection-Id"]
