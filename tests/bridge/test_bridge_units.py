@@ -78,7 +78,8 @@ def test_the_agent_command_keeps_its_own_options(
     assert (options.host, options.port) == ("127.0.0.1", 8765)
     assert options.max_connections == DEFAULT_MAX_CONNECTIONS
     assert options.max_message_bytes == DEFAULT_MAX_MESSAGE_BYTES
-    assert generated and len(options.token) >= 32
+    assert generated
+    assert len(options.token) >= 32
     other = parsed(["bridge", "--", "agent"])
     assert other.token != options.token
     assert other.grace == DEFAULT_GRACE
@@ -94,7 +95,8 @@ def test_bad_arguments_are_explained(monkeypatch: pytest.MonkeyPatch) -> None:
         (["bridge", "--"], "no agent command"),
     ):
         result = bridge_options(build_parser().parse_args(argv))
-        assert isinstance(result, str) and problem in result
+        assert isinstance(result, str)
+        assert problem in result
 
 
 def test_listen_addresses() -> None:
@@ -102,8 +104,11 @@ def test_listen_addresses() -> None:
     assert parse_listen("localhost:80") == ("localhost", 80)
     with pytest.raises(ValueError, match="TCP port"):
         parse_listen("127.0.0.1:70000")
-    assert is_loopback("127.0.0.2") and is_loopback("::1") and is_loopback("localhost")
-    assert not is_loopback("0.0.0.0") and not is_loopback("example.com")
+    assert is_loopback("127.0.0.2")
+    assert is_loopback("::1")
+    assert is_loopback("localhost")
+    assert not is_loopback("0.0.0.0")
+    assert not is_loopback("example.com")
 
 
 def test_peek_reads_only_routing_facts() -> None:
