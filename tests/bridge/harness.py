@@ -186,8 +186,10 @@ def request(id_: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
 class WsClient:
     """A minimal JSON-RPC peer over a websockets connection."""
 
-    def __init__(self, socket: Any) -> None:
+    def __init__(self, socket: Any, timeout: float = 30) -> None:
         self.socket = socket
+        self.timeout = timeout
+        """Seconds each exchange may take."""
         self.seen: list[dict[str, Any]] = []
 
     async def send(self, message: dict[str, Any]) -> None:
@@ -207,7 +209,7 @@ class WsClient:
         """Read until the response to `id_` (with `version` 2 and a prompt: until
         the turn's idle update; the response is returned)."""
         response: dict[str, Any] | None = None
-        with anyio.fail_after(30):
+        with anyio.fail_after(self.timeout):
             while True:
                 message = json.loads(await self.socket.recv())
                 self.seen.append(message)
@@ -240,8 +242,7 @@ async def ws_connect(
         bridge.ws_url,
         additional_headers={**auth(), **(headers or {})},
         max_size=None,
-        open_timeout=30,
-        **kwargs,
+        **{"open_timeout": 30, **kwargs},
     ) as socket:
         yield WsClient(socket)
 
