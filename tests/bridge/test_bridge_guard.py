@@ -134,3 +134,4 @@ async def test_a_message_over_the_limit_gets_413_or_1009(tmp_path: Path) -> None
                 await client.socket.recv()
             assert closed.value.rcvd is not None
             assert closed.value.rcvd.code == 1009
+            assert str(SMALL_LIMIT) in closed.value.rcvd.reason

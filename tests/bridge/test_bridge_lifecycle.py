@@ -21,6 +21,7 @@ from tests.bridge.harness import (
     post_headers,
     request,
     running_bridge,
+    sse_stream,
     ws_connect,
 )
 from tests.bridge.test_bridge_turns import http_turn, ws_turn
@@ -165,3 +166,40 @@ async def test_50_connections_leak_no_process_and_no_descriptor(tmp_path: Path) 
                 baseline = fd_count(bridge.process.pid)
         assert baseline is not None
         assert fd_count(bridge.process.pid) <= baseline
+
+
+async def test_lost_sse_streams_reopen_on_the_same_connection(tmp_path: Path) -> None:
+    with running_bridge(tmp_path) as bridge:
+        async with httpx.AsyncClient(timeout=30) as client:
+            init = await client.post(
+                bridge.base,
+                headers=post_headers(),
+                json=request(0, "initialize", init_params(1)),
+            )
+            connection = init.headers["Acp-Connection-Id"]
+            [agent] = bridge.agents()
+            seen: list[dict[str, Any]] = []
+            async with sse_stream(
+                client, bridge.base, post_headers(connection)
+            ) as stream:
+                await client.post(
+                    bridge.base,
+                    headers=post_headers(connection),
+                    json=request(
+                        1, "session/new", {"cwd": str(tmp_path), "mcpServers": []}
+                    ),
+                )
+                new = await stream.until_response(1, seen)
+                session_id = new["result"]["sessionId"]
+            # Every stream is gone: the connection waits out its grace period.
+            headers = post_headers(connection, session_id)
+            async with sse_stream(client, bridge.base, headers) as session_stream:
+                posted = await client.post(
+                    bridge.base,
+                    headers=headers,
+                    json=request(2, "session/prompt", prompt(session_id)),
+                )
+                assert posted.status_code == 202
+                done = await session_stream.until_response(2, seen)
+                assert done["result"]["stopReason"] == "end_turn"
+            assert bridge.agents() == [agent]
