@@ -235,11 +235,9 @@ class _Endpoint:
             if connection_id:
                 return _text(400, "initialize is not allowed on an existing connection")
             return await self._initialize(body, facts)
-        if not connection_id:
-            return _text(400, "Acp-Connection-Id is missing")
-        link = self._registry().get(connection_id)
-        if link is None:
-            return _text(404, "unknown Acp-Connection-Id")
+        link = self._known_link(request)
+        if not isinstance(link, Link):
+            return link
         header_session = request.headers.get(SESSION_HEADER)
         route: str | None = None
         if facts.kind in ("request", "notification"):
@@ -297,12 +295,9 @@ class _Endpoint:
     def _get(self, request: Request) -> Response:
         if "text/event-stream" not in request.headers.get("accept", "").lower():
             return _text(406, "GET needs Accept: text/event-stream (or a WebSocket)")
-        connection_id = request.headers.get(CONNECTION_HEADER)
-        if not connection_id:
-            return _text(400, "Acp-Connection-Id is missing")
-        link = self._registry().get(connection_id)
-        if link is None:
-            return _text(404, "unknown Acp-Connection-Id")
+        link = self._known_link(request)
+        if not isinstance(link, Link):
+            return link
         box = link.box_for(request.headers.get(SESSION_HEADER))
         if box.has_reader:
             return _text(409, "this stream already has a reader")
@@ -315,13 +310,20 @@ class _Endpoint:
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
-    def _delete(self, request: Request) -> Response:
+    def _known_link(self, request: Request) -> Link | Response:
+        """The connection `Acp-Connection-Id` names, or the answer (400, 404)."""
         connection_id = request.headers.get(CONNECTION_HEADER)
         if not connection_id:
             return _text(400, "Acp-Connection-Id is missing")
         link = self._registry().get(connection_id)
         if link is None:
             return _text(404, "unknown Acp-Connection-Id")
+        return link
+
+    def _delete(self, request: Request) -> Response:
+        link = self._known_link(request)
+        if not isinstance(link, Link):
+            return link
         self._registry().end(link, "DELETE by the client")
         return _empty(202)
 

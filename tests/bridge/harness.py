@@ -20,6 +20,7 @@ import anyio
 import httpx
 
 import acp_tui
+from tests.serve.running import children
 
 TOKEN: Final = "test-token-0123456789abcdef"
 DEMO: Final = (sys.executable, "-m", "acp_tui.demo")
@@ -42,22 +43,6 @@ def init_params(version: int) -> dict[str, Any]:
     return V2_INIT if version == 2 else V1_INIT
 
 
-def children(pid: int) -> list[int]:
-    """The live (non-zombie) children of `pid`."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[0] != "Z" and int(fields[1]) == pid:
-            found.append(int(entry.name))
-    return found
-
-
 def fd_count(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -74,7 +59,8 @@ class Bridge:
         return "ws" + self.base[len("http") :]
 
     def agents(self) -> list[int]:
-        return children(self.process.pid)
+        """The bridge's child processes: its agents."""
+        return sorted(children(self.process.pid))
 
 
 def bridge_argv(extra: Sequence[str], agent: Sequence[str] = DEMO) -> list[str]:
@@ -291,6 +277,29 @@ async def sse_stream(
     ) as response:
         assert response.status_code == 200, response.status_code
         yield SseReader(response)
+
+
+async def http_initialize(
+    client: httpx.AsyncClient, bridge: Bridge, version: int = 1
+) -> str:
+    """POST initialize; the connection id."""
+    init = await client.post(
+        bridge.base,
+        headers=post_headers(),
+        json=request(0, "initialize", init_params(version)),
+    )
+    assert init.status_code == 200, init.text
+    assert init.json()["result"]["protocolVersion"] == version
+    connection = init.headers["Acp-Connection-Id"]
+    assert isinstance(connection, str)
+    return connection
+
+
+async def sse_messages(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+    """The JSON messages of an SSE response (one `data:` line each)."""
+    async for line in response.aiter_lines():
+        if line.startswith("data: "):
+            yield json.loads(line[6:])
 
 
 def post_headers(

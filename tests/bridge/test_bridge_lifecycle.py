@@ -17,6 +17,7 @@ from tests.bridge.harness import (
     TOKEN,
     Bridge,
     fd_count,
+    http_initialize,
     init_params,
     post_headers,
     request,
@@ -52,12 +53,7 @@ def prompt(session_id: str, text: str = "hello") -> dict[str, Any]:
 async def test_delete_reaps_the_agent(tmp_path: Path) -> None:
     with running_bridge(tmp_path) as bridge:
         async with httpx.AsyncClient(timeout=30) as client:
-            init = await client.post(
-                bridge.base,
-                headers=post_headers(),
-                json=request(0, "initialize", init_params(2)),
-            )
-            connection = init.headers["Acp-Connection-Id"]
+            connection = await http_initialize(client, bridge, 2)
             [agent] = bridge.agents()
             deleted = await client.delete(bridge.base, headers=post_headers(connection))
             assert deleted.status_code == 202
@@ -171,12 +167,7 @@ async def test_50_connections_leak_no_process_and_no_descriptor(tmp_path: Path) 
 async def test_lost_sse_streams_reopen_on_the_same_connection(tmp_path: Path) -> None:
     with running_bridge(tmp_path) as bridge:
         async with httpx.AsyncClient(timeout=30) as client:
-            init = await client.post(
-                bridge.base,
-                headers=post_headers(),
-                json=request(0, "initialize", init_params(1)),
-            )
-            connection = init.headers["Acp-Connection-Id"]
+            connection = await http_initialize(client, bridge)
             [agent] = bridge.agents()
             seen: list[dict[str, Any]] = []
             async with sse_stream(

@@ -12,6 +12,7 @@ import pytest
 from tests.bridge.harness import (
     Bridge,
     WsClient,
+    http_initialize,
     init_params,
     post_headers,
     request,
@@ -71,14 +72,7 @@ async def test_a_turn_over_websocket(tmp_path: Path, version: int) -> None:
 async def http_turn(bridge: Bridge, version: int, cwd: Path) -> tuple[str, str]:
     """initialize, session/new and a prompt over Streamable HTTP; ids and text."""
     async with httpx.AsyncClient(timeout=30) as client:
-        init = await client.post(
-            bridge.base,
-            headers=post_headers(),
-            json=request(0, "initialize", init_params(version)),
-        )
-        assert init.status_code == 200, init.text
-        assert init.json()["result"]["protocolVersion"] == version
-        connection = init.headers["Acp-Connection-Id"]
+        connection = await http_initialize(client, bridge, version)
         assert client.cookies.get("acp_bridge")
         seen: list[dict[str, Any]] = []
         async with sse_stream(client, bridge.base, post_headers(connection)) as stream:

@@ -14,11 +14,12 @@ import httpx
 import pytest
 
 from tests.bridge.harness import (
-    Bridge,
+    http_initialize,
     init_params,
     post_headers,
     request,
     running_bridge,
+    sse_messages,
     ws_connect,
 )
 from tests.fakes.fault_agent import HUGE_TAIL
@@ -73,12 +74,7 @@ async def test_a_64_mib_message_each_way_over_streamable_http(tmp_path: Path) ->
     agent = fault_agent("huge-message", "v1", f"size={HUGE}")
     with running_bridge(tmp_path, agent=agent) as bridge:
         async with httpx.AsyncClient(timeout=60) as client:
-            init = await client.post(
-                bridge.base,
-                headers=post_headers(),
-                json=request(0, "initialize", init_params(1)),
-            )
-            connection = init.headers["Acp-Connection-Id"]
+            connection = await http_initialize(client, bridge)
             headers = {**post_headers(connection, "f1"), "Accept": "text/event-stream"}
             async with client.stream("GET", bridge.base, headers=headers) as stream:
                 body = json.dumps(huge_prompt(2)).encode()
@@ -88,10 +84,7 @@ async def test_a_64_mib_message_each_way_over_streamable_http(tmp_path: Path) ->
                 assert posted.status_code == 202
                 texts = []
                 with anyio.fail_after(60):
-                    async for line in stream.aiter_lines():
-                        if not line.startswith("data: "):
-                            continue
-                        message = json.loads(line[6:])
+                    async for message in sse_messages(stream):
                         if message.get("id") == 2:
                             break
                         texts.append(chunk_text(message) or "")
@@ -111,7 +104,7 @@ async def test_a_slow_sse_reader_holds_the_agent_back(tmp_path: Path) -> None:
     agent = fault_agent("plan-flood", "v1", f"count={FLOOD}", "entries=20")
     with running_bridge(tmp_path, agent=agent) as bridge:
         async with httpx.AsyncClient(timeout=60) as client:
-            connection = await _initialize(client, bridge)
+            connection = await http_initialize(client, bridge)
             headers = {**post_headers(connection, "f1"), "Accept": "text/event-stream"}
             async with client.stream("GET", bridge.base, headers=headers) as stream:
                 before = rss(bridge.process.pid)
@@ -131,10 +124,7 @@ async def test_a_slow_sse_reader_holds_the_agent_back(tmp_path: Path) -> None:
                 assert peak - before < RSS_GROWTH_LIMIT
                 received = 0
                 with anyio.fail_after(120):
-                    async for line in stream.aiter_lines():
-                        if not line.startswith("data: "):
-                            continue
-                        message = json.loads(line[6:])
+                    async for message in sse_messages(stream):
                         if message.get("id") == 2:
                             break
                         update = message.get("params", {}).get("update", {})
@@ -142,15 +132,3 @@ async def test_a_slow_sse_reader_holds_the_agent_back(tmp_path: Path) -> None:
                             assert f"plan update {received}:" in json.dumps(update)
                             received += 1
                 assert received == FLOOD
-
-
-async def _initialize(client: httpx.AsyncClient, bridge: Bridge) -> str:
-    init = await client.post(
-        bridge.base,
-        headers=post_headers(),
-        json=request(0, "initialize", init_params(1)),
-    )
-    assert init.status_code == 200
-    connection = init.headers["Acp-Connection-Id"]
-    assert isinstance(connection, str)
-    return connection
