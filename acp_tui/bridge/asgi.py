@@ -277,9 +277,10 @@ class _Endpoint:
         except ConnectionClosed:
             pass
         if not answer:
-            reason = link.end_reason or "no answer to initialize in time"
-            registry.end(link, "initialize failed")
-            return _text(504 if not link.end_reason else 502, reason)
+            if link.ended:  # the agent exited before it answered
+                return _text(502, f"initialize failed: {link.end_reason}")
+            registry.end(link, "no answer to initialize in time")
+            return _text(504, "the agent did not answer initialize in time")
         from starlette.responses import Response
 
         return Response(

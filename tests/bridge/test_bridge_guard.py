@@ -16,12 +16,15 @@ from websockets.typing import Subprotocol
 from acp_tui.cli import main
 from tests.bridge.harness import (
     TOKEN,
+    http_initialize,
     init_params,
     post_headers,
     request,
     running_bridge,
+    sse_stream,
     ws_connect,
 )
+from tests.bridge.test_bridge_volume import fault_agent
 
 pytestmark = pytest.mark.subprocess
 
@@ -135,3 +138,77 @@ async def test_a_message_over_the_limit_gets_413_or_1009(tmp_path: Path) -> None
             assert closed.value.rcvd is not None
             assert closed.value.rcvd.code == 1009
             assert str(SMALL_LIMIT) in closed.value.rcvd.reason
+
+
+async def test_requests_the_rfd_refuses_are_refused(tmp_path: Path) -> None:
+    with running_bridge(tmp_path) as bridge:
+        async with httpx.AsyncClient(timeout=30) as client:
+            base = bridge.base
+            plain = {**post_headers(), "Content-Type": "text/plain"}
+            new = request(1, "session/new", {"cwd": str(tmp_path), "mcpServers": []})
+            assert (await client.post(base, headers=plain, json=new)).status_code == 415
+            batch = await client.post(base, headers=post_headers(), json=[new])
+            assert batch.status_code == 501
+            missing = await client.post(base, headers=post_headers(), json=new)
+            assert missing.status_code == 400
+            unknown = await client.post(base, headers=post_headers("nope"), json=new)
+            assert unknown.status_code == 404
+            assert bridge.agents() == []
+            connection = await http_initialize(client, bridge)
+            prompt = request(2, "session/prompt", {"sessionId": "s", "prompt": []})
+            unscoped = await client.post(
+                base, headers=post_headers(connection), json=prompt
+            )
+            assert unscoped.status_code == 400
+            mismatched = await client.post(
+                base, headers=post_headers(connection, "other"), json=prompt
+            )
+            assert mismatched.status_code == 400
+            again = await client.post(
+                base,
+                headers=post_headers(connection),
+                json=request(0, "initialize", init_params(1)),
+            )
+            assert again.status_code == 400
+            no_accept = await client.get(base, headers=post_headers(connection))
+            assert no_accept.status_code == 406
+            async with sse_stream(client, base, post_headers(connection)):
+                second = await client.get(
+                    base,
+                    headers={**post_headers(connection), "Accept": "text/event-stream"},
+                )
+                assert second.status_code == 409
+            gone = await client.delete(base, headers=post_headers())
+            assert gone.status_code == 400
+
+
+async def test_an_agent_that_cannot_start_is_a_clear_502(tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-such-agent")
+    with running_bridge(tmp_path, agent=(missing,)) as bridge:
+        async with httpx.AsyncClient(timeout=30) as client:
+            answer = await client.post(
+                bridge.base,
+                headers=post_headers(),
+                json=request(0, "initialize", init_params(1)),
+            )
+        assert answer.status_code == 502
+        assert "no-such-agent" in answer.text
+        with pytest.raises(InvalidStatus) as refused:
+            async with ws_connect(bridge):
+                pass
+        assert refused.value.response.status_code == 502
+
+
+async def test_an_agent_that_exits_at_initialize_is_a_502_saying_how(
+    tmp_path: Path,
+) -> None:
+    with running_bridge(tmp_path, agent=fault_agent("exit-init")) as bridge:
+        async with httpx.AsyncClient(timeout=30) as client:
+            answer = await client.post(
+                bridge.base,
+                headers=post_headers(),
+                json=request(0, "initialize", init_params(1)),
+            )
+        assert answer.status_code == 502
+        assert "exited with code 5" in answer.text
+        assert bridge.agents() == []
