@@ -7,7 +7,7 @@ relayed line by line, unchanged. This package is a front end like the CLI: it us
 the protocol layer only, never the client or the UI, and imports starlette and
 uvicorn (the `remote` extra) only when the bridge runs.
 
-* `options`: the settings and their checks (listen address, token);
+* `options`, `cli_args`: the settings and their checks (listen address, token);
 * `peek`: what routing needs from a message (ids, method, session ids);
 * `mailbox`: bounded outbound queues (backpressure);
 * `link`: one client connection and the agent process behind it;

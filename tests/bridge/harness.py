@@ -24,6 +24,7 @@ from tests.serve.running import children
 
 TOKEN: Final = "test-token-0123456789abcdef"
 DEMO: Final = (sys.executable, "-m", "acp_tui.demo")
+FAULT_AGENT: Final = Path(__file__).parents[1] / "fakes" / "fault_agent.py"
 START_TIMEOUT: Final = 30.0
 STOP_TIMEOUT: Final = 15.0
 
@@ -37,6 +38,11 @@ V2_INIT: Final = {
     "info": {"name": "bridge-test", "version": "0"},
     "capabilities": {},
 }
+
+
+def fault_agent(*args: str) -> tuple[str, ...]:
+    """The command of `tests/fakes/fault_agent.py` with these arguments."""
+    return (sys.executable, str(FAULT_AGENT), *args)
 
 
 def init_params(version: int) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from websockets.typing import Subprotocol
 from acp_tui.cli import main
 from tests.bridge.harness import (
     TOKEN,
+    fault_agent,
     http_initialize,
     init_params,
     post_headers,
@@ -24,7 +25,6 @@ from tests.bridge.harness import (
     sse_stream,
     ws_connect,
 )
-from tests.bridge.test_bridge_volume import fault_agent
 
 pytestmark = pytest.mark.subprocess
 

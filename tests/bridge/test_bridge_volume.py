@@ -5,7 +5,6 @@ profiles, and a slow SSE reader that makes the bridge stop reading the agent
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any, Final
 
@@ -14,6 +13,7 @@ import httpx
 import pytest
 
 from tests.bridge.harness import (
+    fault_agent,
     http_initialize,
     init_params,
     post_headers,
@@ -26,17 +26,12 @@ from tests.fakes.fault_agent import HUGE_TAIL
 
 pytestmark = pytest.mark.subprocess
 
-FAULT_AGENT: Final = Path(__file__).parents[1] / "fakes" / "fault_agent.py"
 MIB: Final = 1024 * 1024
 HUGE: Final = 64 * MIB - 1024
 """Text of a message that, with its JSON, is just under the 64 MiB default limit."""
 FLOOD: Final = 20_000
 """Plan updates of the slow-reader flood, of 20 entries each: about 45 MB."""
 RSS_GROWTH_LIMIT: Final = 24 * MIB
-
-
-def fault_agent(*args: str) -> tuple[str, ...]:
-    return (sys.executable, str(FAULT_AGENT), *args)
 
 
 def huge_prompt(id_: int) -> dict[str, Any]:
