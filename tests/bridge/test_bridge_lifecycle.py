@@ -16,6 +16,7 @@ import pytest
 from tests.bridge.harness import (
     TOKEN,
     Bridge,
+    fault_agent,
     fd_count,
     http_initialize,
     init_params,
@@ -149,14 +150,17 @@ async def test_a_new_connection_resuming_the_session_takes_over_its_agent(
 
 
 async def test_50_connections_leak_no_process_and_no_descriptor(tmp_path: Path) -> None:
-    with running_bridge(tmp_path) as bridge:
+    # The raw-JSON fault agent (a well-behaved turn of three chunks) starts in a
+    # tenth of the demo agent's time, and leaves a child in its process group.
+    agent = fault_agent("tiny-flood", "v2", "count=3")
+    with running_bridge(tmp_path, agent=agent) as bridge:
         baseline = None
         for cycle in range(50):
             if cycle % 2:
                 async with ws_connect(bridge) as client:
                     await ws_turn(client, 2, tmp_path)
             else:
-                await http_turn(bridge, 1, tmp_path)
+                await http_turn(bridge, 2, tmp_path)
             await wait_agents(bridge, [])
             if cycle == 1:
                 baseline = fd_count(bridge.process.pid)
