@@ -485,6 +485,7 @@ def make_app(
     allow_git_writes: bool = False,
     banner: str | None = None,
     attention: AttentionSettings | None = None,
+    review: bool = False,
 ) -> AcpTuiApp:
     """Build the app for an agent command (used by the CLI, tests and benches).
 
@@ -502,6 +503,7 @@ def make_app(
             record=record,
             additional_directories=tuple(additional_directories),
             allow_git_writes=allow_git_writes,
+            review_changes=review,
         ),
         request=request,
         theme=theme,
