@@ -431,6 +431,10 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         """Save the session on screen as Markdown in the working directory."""
         self._active.action_export_session()
 
+    def action_review_changes(self) -> None:
+        """Review what the last turn changed (revert, keep, comment)."""
+        self._active.action_review_changes()
+
     def action_key_help(self) -> None:
         """Show every key."""
         rows = [(entry.key or "", entry.title) for entry in ACTIONS]
