@@ -148,7 +148,7 @@ async def test_comments_are_sent_as_one_prompt(project: Path, record: Path) -> N
         await pilot.press("f6")
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
         await pilot.press("c")
-        await wait_for(pilot, lambda: app.screen.query("#comment"))
+        await wait_for(pilot, lambda: bool(app.screen.query("#comment")))
         await pilot.press(*"Keep line 1 please", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
         await pilot.press("ctrl+s")
