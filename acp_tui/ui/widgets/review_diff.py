@@ -9,11 +9,15 @@ the top; its header row is painted reversed. A file without a text patch
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from rich.cells import cell_len
 from rich.style import Style
 from textual.strip import Strip
 
 from acp_tui.changes import FileChange
-from acp_tui.diff.model import Hunk, ParsedPatch
+from acp_tui.diff.model import FilePatch, Hunk, ParsedPatch
+from acp_tui.display_paths import PathDisplay
 from acp_tui.render.diff import DiffDocument
 from acp_tui.ui.widgets.diff_view import DiffView
 
@@ -34,7 +38,20 @@ def file_document(change: FileChange) -> DiffDocument:
         return DiffDocument(None, notes=notes, tree=False)
     if change.binary:
         notes.append("binary file: R reverts it whole")
-    return DiffDocument(ParsedPatch((patch,), patch.raw), notes=notes, tree=False)
+    shown = _absolute(patch, str(change.directory))
+    paths = PathDisplay(str(change.directory), None, cell_len)
+    return DiffDocument(
+        ParsedPatch((shown,), patch.raw), notes=notes, tree=False, paths=paths
+    )
+
+
+def _absolute(patch: FilePatch, directory: str) -> FilePatch:
+    """The patch with absolute paths (as ACP diffs have them; shown relative)."""
+
+    def full(path: str | None) -> str | None:
+        return None if path is None else f"{directory.rstrip('/')}/{path}"
+
+    return replace(patch, old_path=full(patch.old_path), new_path=full(patch.new_path))
 
 
 class ReviewDiff(DiffView):
