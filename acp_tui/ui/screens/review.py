@@ -223,10 +223,10 @@ class ReviewScreen(Screen[None]):
             hunk = diff.current
             if hunk is not None:
                 last = hunk.new_start + max(hunk.new_count, 1) - 1
-                parts.append(
-                    f"hunk {diff.hunk + 1}/{len(diff.hunks)} · "
-                    f"{name}:{hunk.new_start}-{last}"
+                lines = f"{hunk.new_start}" + (
+                    f"-{last}" if last > hunk.new_start else ""
                 )
+                parts.append(f"hunk {diff.hunk + 1}/{len(diff.hunks)} · {name}:{lines}")
             else:
                 parts.append(f"{name}: no hunks (R reverts the whole file)")
             if self.changes.is_kept(change, diff.hunk if hunk is not None else -1):
