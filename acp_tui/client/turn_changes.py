@@ -17,6 +17,7 @@ agent (`acp_tui.client.review_prompt`). Off (`enabled=False`, config
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -37,9 +38,19 @@ from acp_tui.changes.revert import (
 )
 from acp_tui.client.review_prompt import ReviewComment
 
-__all__ = ["HunkKey", "RevertRefused", "TurnChanges", "TurnReview"]
+__all__ = ["SNAPSHOT_WAIT", "HunkKey", "RevertRefused", "TurnChanges", "TurnReview"]
 
 log = logging.getLogger(__name__)
+
+SNAPSHOT_WAIT = 1.0
+"""Seconds a prompt waits for its turn's snapshot at most. A bigger tree (a
+huge directory outside git) goes on being snapshotted while the prompt goes
+out; the review then says that the first moments of the turn may be missed."""
+
+_LATE = (
+    "the snapshot of the session's directories took longer than the turn's "
+    "start: a change made in the turn's first moments may be missing here"
+)
 
 
 HunkKey = tuple[str, str, int]
@@ -99,6 +110,8 @@ class TurnChanges:
         """The last turn's change set, once diffed."""
         self.state = ReviewState()
         self._snapshot: Snapshot | None = None
+        self._pending: _Pending | None = None
+        self._late = False
         self._running = False
         self._listeners: list[Callable[[TurnReview], None]] = []
 
@@ -118,20 +131,32 @@ class TurnChanges:
         return self._running
 
     async def begin(self, directories: Sequence[Path]) -> None:
-        """A turn starts: snapshot `directories` (the undo records go)."""
+        """A turn starts: snapshot `directories` (the undo records go).
+
+        Waits for the snapshot up to `SNAPSHOT_WAIT` seconds; past that the
+        turn starts anyway and the snapshot finishes beside it.
+        """
         if not self.enabled:
             return
         self.turn += 1
         self.state.undos.clear()
         self.state.kept.clear()
-        try:
-            self._snapshot = await anyio.to_thread.run_sync(
-                partial(snapshot, directories)
-            )
-        except Exception:  # never stop a turn over its review
-            log.exception("could not snapshot the turn's directories")
-            self._snapshot = None
-        self._running = self._snapshot is not None
+        pending = _Pending(list(directories))
+        self._pending = pending
+        self._running = True
+        done = await anyio.to_thread.run_sync(pending.done.wait, SNAPSHOT_WAIT)
+        pending.late = not done
+
+    async def _snapshot_now(self) -> Snapshot | None:
+        pending = self._pending
+        if pending is not None:
+            await anyio.to_thread.run_sync(pending.done.wait)
+            self._pending = None
+            self._snapshot = pending.result
+            self._late = pending.late
+            if pending.result is None:
+                self._running = False
+        return self._snapshot
 
     async def end(self) -> TurnReview | None:
         """The turn ended: diff it (listeners hear of the result)."""
@@ -142,7 +167,7 @@ class TurnChanges:
 
     async def refresh(self) -> TurnReview | None:
         """Diff the last turn's snapshot against the tree now (None: no turn)."""
-        snap = self._snapshot
+        snap = await self._snapshot_now()
         if snap is None:
             return None
         running = self._running
@@ -154,6 +179,8 @@ class TurnChanges:
         except Exception:
             log.exception("could not diff the turn's directories")
             return None
+        if self._late:
+            changes = ChangeSet(changes.files, (*changes.notices, _LATE))
         review = TurnReview(turn, snap, changes, baseline, running)
         self.review = review
         for listener in list(self._listeners):
@@ -217,6 +244,27 @@ class TurnChanges:
         """Whether the hunk, or its whole file, was marked kept."""
         kept = self.state.kept
         return hunk_key(change, index) in kept or hunk_key(change, -1) in kept
+
+
+class _Pending:
+    """A snapshot being taken in its own thread."""
+
+    def __init__(self, directories: list[Path]) -> None:
+        self.result: Snapshot | None = None
+        self.late = False
+        self.done = threading.Event()
+        thread = threading.Thread(
+            target=self._take, args=(directories,), name="turn-snapshot", daemon=True
+        )
+        thread.start()
+
+    def _take(self, directories: list[Path]) -> None:
+        try:
+            self.result = snapshot(directories)
+        except Exception:  # never stop a turn over its review
+            log.exception("could not snapshot the turn's directories")
+        finally:
+            self.done.set()
 
 
 def _diff_and_capture(snap: Snapshot) -> tuple[ChangeSet, Baseline]:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+import anyio
 import pytest
 
+from acp_tui.changes import Snapshot
+from acp_tui.client import turn_changes
 from acp_tui.client.turn_changes import RevertRefused, TurnChanges, TurnReview
 
 
@@ -68,3 +72,31 @@ async def test_off_nothing_is_snapshotted(project: Path) -> None:
     (project / "new.txt").write_text("new\n")
     assert await changes.end() is None
     assert changes.review is None
+
+
+async def test_a_slow_snapshot_does_not_hold_the_turn_back(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+    real = turn_changes.snapshot  # type: ignore[attr-defined]
+
+    def slow(directories: list[Path]) -> Snapshot:
+        assert release.wait(10)
+        return real(directories)
+
+    monkeypatch.setattr(turn_changes, "snapshot", slow)
+    monkeypatch.setattr(turn_changes, "SNAPSHOT_WAIT", 0.05)
+    changes = TurnChanges(enabled=True)
+    with anyio.fail_after(5):
+        await changes.begin([project])  # returns while the snapshot still runs
+    assert changes.running
+    release.set()
+    early = await changes.refresh()  # on demand: waits for the snapshot
+    assert early is not None
+    assert early.running
+    assert early.changes.files == ()
+    (project / "late.txt").write_text("late\n")
+    review = await changes.end()
+    assert review is not None
+    assert [f.path for f in review.changes.files] == ["late.txt"]
+    assert any("first moments" in n for n in review.changes.notices)
