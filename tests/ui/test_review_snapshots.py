@@ -94,7 +94,9 @@ async def keep_then_split(pilot: Pilot[None]) -> None:
 def test_review_80x24(
     snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """80×24: the title `Review · turn 1 · 4 files changed +6 -2`; left, the
+    """80×24: the title `Review · turn 1 · 4 files changed +6 -2`; under it,
+    in the warning colour, `project/ is not a git work tree: compared file by
+    file (ignored files included)` (wrapped); left, the
     tree: `M logo.png binary`, `D old.txt +0 -1`, `▼ src/` with `A new.py +1 -0`
     and `M steps.py +5 -1` (the cursor row); right, the unified diff of
     `src/steps.py` (`-    return value + 2` on red, `+    return value * 2  #
@@ -111,7 +113,8 @@ def test_review_80x24(
 def test_review_160x48(
     snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """160×48: the same review with room, after `s`: the diff of
+    """160×48: the same review with room (the not-a-git-work-tree notice on
+    one line), after `s`: the diff of
     `src/steps.py` side by side (old left, new right: `return value + 2`
     facing `return value * 2  # doubled`), its second hunk's header reversed;
     the status line `hunk 2/2 · src/steps.py:26-35 · 1 comment to send

@@ -35,6 +35,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
 
 from acp_tui.changes import FileChange
+from acp_tui.changes.plain import PlainSnapshot
 from acp_tui.changes.revert import Undo
 from acp_tui.client.review_prompt import ReviewComment, comment_from_hunk, review_prompt
 from acp_tui.client.turn_changes import RevertRefused, TurnChanges, TurnReview
@@ -168,6 +169,14 @@ class ReviewScreen(Screen[None]):
                 title += " (running)"
             title += f" · {len(files)} {noun} changed +{added} -{removed}"
             notices = [printable(n) for n in review.changes.notices]
+            notices += [
+                printable(
+                    f"{root.directory.name}/ is not a git work tree: compared file "
+                    "by file (ignored files included)"
+                )
+                for root in review.snapshot.roots
+                if isinstance(root, PlainSnapshot)
+            ]
             if not files:
                 notices.append("Nothing changed in the session's directories.")
         self.query_one("#review-title", Static).update(Content(title))
