@@ -18,6 +18,7 @@ from textual.pilot import Pilot
 
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.screens.confirm import ConfirmRevertTurnScreen
 from acp_tui.ui.screens.review import ReviewScreen
 from acp_tui.ui.widgets.review_diff import ReviewDiff
 from tests.ui.helpers import wait_for
@@ -167,3 +168,27 @@ async def test_comments_are_sent_as_one_prompt(project: Path, record: Path) -> N
         .get("uri", prompt[1].get("resource", {}).get("uri", ""))
         .endswith("code.txt")
     )
+
+
+async def test_the_whole_turn_reverts_after_a_question_and_undoes(
+    project: Path,
+) -> None:
+    app = review_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await write_turn(pilot, app, project / "code.txt")
+        await pilot.press("f6")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await pilot.press("T")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRevertTurnScreen))
+        await pilot.press("n")  # no: nothing is reverted
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        assert (project / "code.txt").read_text() != BEFORE
+        await pilot.press("T")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRevertTurnScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: (project / "code.txt").read_text() == BEFORE)
+        await wait_for(pilot, lambda: review_screen(app).files == ())
+        await pilot.press("u")
+        await wait_for(
+            pilot, lambda: "written by" in (project / "code.txt").read_text()
+        )
