@@ -192,3 +192,26 @@ async def test_the_whole_turn_reverts_after_a_question_and_undoes(
         await wait_for(
             pilot, lambda: "written by" in (project / "code.txt").read_text()
         )
+
+
+async def test_a_comment_on_selected_lines_quotes_only_them(
+    project: Path, record: Path
+) -> None:
+    (project / "code.txt").write_text("one\ntwo\n")
+    app = review_app(project)
+    async with app.run_test(size=SIZE) as pilot:
+        await write_turn(pilot, app, project / "code.txt")
+        await pilot.press("f6")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await pilot.press("shift+down", "shift+down")  # "-one", "-two"
+        diff = review_screen(app).query_one(ReviewDiff)
+        assert diff.selection == (0, 1)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: bool(app.screen.query("#comment")))
+        await pilot.press(*"Keep these", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: len(sent(record, "session/prompt")) == 2)
+    text = sent(record, "session/prompt")[1]["prompt"][0]["text"]
+    assert "1. code.txt:1\n```diff\n-one\n-two\n```\nKeep these" in text
+    assert "+written by the agent" not in text

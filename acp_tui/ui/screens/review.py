@@ -5,10 +5,11 @@ Opened from the session (f6 once a turn changed files, or the palette's
 (`acp_tui.client.turn_changes.TurnChanges`): on the left the changed files as
 a tree (`ReviewFiles`: status letter, +/- counts, kept mark), on the right the
 file's diff (`ReviewDiff`, unified or side by side with `s`) with a hunk
-cursor (`n`/`p`). Keys: `r` reverts the hunk, `R` the file, `T` the whole turn
-(after a question), `u` undoes the last revert, `k` keeps (marks reviewed) the
-hunk, `c` comments on it, ctrl+s sends the comments as one prompt, `g` diffs
-again, Esc closes.
+cursor (`n`/`p`; shift+down/up select some of its lines). Keys: `r` reverts
+the hunk, `R` the file, `T` the whole turn (after a question), `u` undoes the
+last revert, `k` keeps (marks reviewed) the hunk, `c` comments on it (or on the
+selected lines), ctrl+s sends the comments as one prompt, `g` diffs again, Esc
+closes.
 
 Invariants:
 
@@ -96,6 +97,13 @@ class ReviewScreen(Screen[None]):
         Binding("ctrl+s", "send_review", "Send review"),
         Binding("n,right_square_bracket", "next_hunk", "Next hunk"),
         Binding("p,left_square_bracket", "previous_hunk", "Prev hunk", show=False),
+        # Priority: the file tree binds shift+up/down itself.
+        Binding(
+            "shift+down", "select_lines(1)", "Select lines", show=False, priority=True
+        ),
+        Binding(
+            "shift+up", "select_lines(-1)", "Fewer lines", show=False, priority=True
+        ),
         Binding("s", "toggle_layout", "Split/unified", show=False),
         Binding("g", "diff_again", "Diff again", show=False),
         Binding("q", "close", "Close", show=False),
@@ -238,6 +246,10 @@ class ReviewScreen(Screen[None]):
                 parts.append(f"hunk {diff.hunk + 1}/{len(diff.hunks)} · {name}:{lines}")
             else:
                 parts.append(f"{name}: no hunks (R reverts the whole file)")
+            if diff.selection is not None:
+                first, last = diff.selection
+                count = last - first + 1
+                parts.append(f"{count} line{'s' if count != 1 else ''} selected")
             if self.changes.is_kept(change, diff.hunk if hunk is not None else -1):
                 parts.append("kept ✓")
         count = len(self.changes.state.comments)
@@ -270,6 +282,11 @@ class ReviewScreen(Screen[None]):
         if 0 <= target < len(files):
             tree.show_files(files, self._file_kept, target)
             self._show_file(target)
+
+    def action_select_lines(self, step: int) -> None:
+        """Select the hunk's lines one more (or fewer), for a comment on them."""
+        self.query_one(ReviewDiff).select_lines(step)
+        self._status()
 
     def action_toggle_layout(self) -> None:
         """Unified or side by side."""
@@ -374,8 +391,13 @@ class ReviewScreen(Screen[None]):
             lines: list[tuple[str, str]] = []
             start = 1
         else:
-            lines = [(_SIGNS[line.kind], line.text) for line in hunk.lines]
+            chosen = hunk.lines
             start = hunk.new_start
+            if diff.selection is not None:
+                first, last = diff.selection
+                chosen = hunk.lines[first : last + 1]
+                start += sum(1 for line in hunk.lines[:first] if line.kind != "removed")
+            lines = [(_SIGNS[line.kind], line.text) for line in chosen]
         absolute = change.absolute
 
         def written(text: str | None) -> None:

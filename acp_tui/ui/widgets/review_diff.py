@@ -3,8 +3,10 @@
 `ReviewDiff` shows one `FileChange` of a turn's change set through the
 existing diff view (unified or side by side, `s` toggles), and keeps a cursor
 on one hunk: `next_hunk` / `previous_hunk` move it and scroll its header to
-the top; its header row is painted reversed. A file without a text patch
-(binary, too large) shows why, as a note.
+the top; its header row is painted reversed. `select_lines` marks a run of
+the hunk's lines (shift+up/down in the review), painted reversed too, for a
+comment on those lines alone. A file without a text patch (binary, too large)
+shows why, as a note.
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ class ReviewDiff(DiffView):
         """The file shown."""
         self.hunk = 0
         """The hunk under the cursor (its index in the file)."""
+        self.selection: tuple[int, int] | None = None
+        """Selected lines of the cursor's hunk: (first, last) indices into its
+        lines, or None (the whole hunk)."""
 
     @property
     def hunks(self) -> tuple[Hunk, ...]:
@@ -88,6 +93,7 @@ class ReviewDiff(DiffView):
         self.show_document(None if change is None else file_document(change))
         count = len(self.hunks)
         self.hunk = min(max(hunk, 0), max(count - 1, 0))
+        self.selection = None
         self._scroll_to_hunk()
 
     def move_hunk(self, step: int) -> bool:
@@ -96,7 +102,30 @@ class ReviewDiff(DiffView):
         if not 0 <= target < len(self.hunks):
             return False
         self.hunk = target
+        self.selection = None
         self._scroll_to_hunk()
+        return True
+
+    def select_lines(self, step: int) -> bool:
+        """Grow (`step` 1) or shrink (-1) the selection of the hunk's lines.
+
+        The first step selects the hunk's first changed line; False when the
+        file has no hunk.
+        """
+        hunk = self.current
+        if hunk is None:
+            return False
+        last = len(hunk.lines) - 1
+        if self.selection is None:
+            first = next(
+                (i for i, line in enumerate(hunk.lines) if line.kind != "context"), 0
+            )
+            self.selection = (first, first)
+        else:
+            first, end = self.selection
+            self.selection = (first, min(max(end + step, first), last))
+        self._cache.clear()
+        self.refresh()
         return True
 
     def _hunk_row(self) -> int | None:
@@ -112,12 +141,19 @@ class ReviewDiff(DiffView):
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
-        """Paint a row; the cursor hunk's header reversed."""
+        """Paint a row; the cursor hunk's header and selected lines reversed."""
         strip = super().render_line(y)
         index = self.scroll_offset.y + y
         rows = self.rows
         if 0 <= index < len(rows) and self.hunks:
             row = rows[index]
-            if row.kind == "hunk" and row.hunk == self.hunk:
+            if row.hunk != self.hunk:
+                return strip
+            if row.kind == "hunk":
                 return strip.apply_style(_CURSOR)
+            selection = self.selection
+            if selection is not None and row.kind in ("line", "pair"):
+                first, last = selection
+                if any(first <= i <= last for i in (row.old, row.new) if i >= 0):
+                    return strip.apply_style(_CURSOR)
         return strip
