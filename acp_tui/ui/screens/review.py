@@ -228,8 +228,12 @@ class ReviewScreen(Screen[None]):
     def _highlighted(self, event: Tree.NodeHighlighted[int]) -> None:
         event.stop()
         index = event.node.data
-        if index is not None:
-            self._show_file(index)
+        files = self.files
+        if index is None or not 0 <= index < len(files):
+            return
+        change = files[index]
+        if (str(change.directory), change.path) != self._path:
+            self._show_file(index)  # (the same file keeps its hunk cursor)
 
     def _status(self) -> None:
         diff = self.query_one(ReviewDiff)
