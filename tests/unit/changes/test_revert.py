@@ -155,7 +155,7 @@ def test_file_reverts_added_deleted_renamed_binary_and_the_repo_is_untouched(
     assert not (repo / "renamed.txt").exists()
     assert not (repo / "fresh.txt").exists()
     assert (repo / "image.bin").read_bytes() == b"\x00\x01old"
-    assert state(repo)[1:] == before[1:]
+    assert state(repo) == before  # `git status --porcelain` as before the turn
     for record in reversed(records):
         undo(record)
     assert (repo / "fresh.txt").read_text() == "fresh\n"
@@ -200,6 +200,8 @@ def test_a_whole_turn_reverts_or_nothing_does(repo: Path) -> None:
     assert (repo / "code.py").read_text() == STARTED
     assert (repo / "gone.txt").read_text() == "bye\n"
     assert not (repo / "fresh.txt").exists()
+    # Everything as before the turn: `git status --porcelain` included.
+    assert state(repo) == before
     undo(record)
     assert (repo / "fresh.txt").exists()
     assert not (repo / "gone.txt").exists()
