@@ -235,3 +235,24 @@ def test_reverts_outside_git(plain: Path) -> None:
     assert (plain / "image.bin").read_bytes() == b"\x00\x01old"
     undo(record)
     assert (plain / "new.txt").read_text() == "new\n"
+
+
+@pytest.mark.parametrize("where", ["git", "plain"])
+def test_crlf_lines_and_a_last_line_without_newline_revert_exactly(
+    where: str, repo: Path, plain: Path
+) -> None:
+    directory = repo if where == "git" else plain
+    original = b"".join(b"%d\r\n" % i for i in range(12)).replace(b"2", b"two")
+    original += b"last"
+    path = directory / "dos.txt"
+    path.write_bytes(original)
+    snap = snapshot([directory])
+    path.write_bytes(original.replace(b"two", b"TWO").replace(b"last", b"LAST"))
+    change = diff(snap).by_path("dos.txt")
+    assert change is not None
+    assert change.patch is not None
+    assert len(change.patch.hunks) == 2
+    revert_hunk(change, 1)
+    assert path.read_bytes() == original.replace(b"two", b"TWO")
+    revert_hunk(change, 0)
+    assert path.read_bytes() == original
