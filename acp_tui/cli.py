@@ -342,6 +342,7 @@ def _main(argv: Sequence[str] | None) -> int:
     project = args.cwd.resolve()
     args.allow_git_writes = settings.allow_git_writes
     args.attention = settings.attention
+    args.review = settings.review.enabled
     args.additional_directories = tuple(
         d
         for d in dict.fromkeys(settings.additional_directories + added)
@@ -490,6 +491,7 @@ def _tui(
         allow_git_writes=args.allow_git_writes,
         banner=banner,
         attention=args.attention,
+        review=args.review,
     ).run()
     return EXIT_OK
 

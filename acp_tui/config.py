@@ -16,6 +16,9 @@ message naming the file, so a typo is not silently ignored. Example:
     bell = false          # also ring the bell
     progress = false      # OSC 9;4 progress while a turn runs (where supported)
 
+    [review]              # what each turn changed in the session's directories
+    enabled = true        # snapshot at each turn's start, diff at its end
+
     [mcp_servers.filesystem]   # passed to agents that support the transport
     type = "stdio"             # "stdio" (default), "http" or "sse" (v1 only)
     command = "/usr/local/bin/mcp-filesystem"
@@ -58,6 +61,7 @@ __all__ = [
     "AttentionSettings",
     "ConfigError",
     "McpServerSettings",
+    "ReviewSettings",
     "Settings",
     "config_file",
     "load_settings",
@@ -143,6 +147,16 @@ class AttentionSettings(BaseModel):
     notification and knows no 9;4 would pop one up per turn."""
 
 
+class ReviewSettings(BaseModel):
+    """The review of each turn's changes (`acp_tui.client.turn_changes`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = True
+    """Snapshot the session's directories when a turn starts and diff them
+    when it ends, for the review view (off: nothing is snapshotted)."""
+
+
 class Settings(BaseModel):
     """Everything a user can set in `config.toml`."""
 
@@ -172,6 +186,8 @@ class Settings(BaseModel):
     before the command line's). `load_settings` makes them absolute."""
     attention: AttentionSettings = Field(default_factory=AttentionSettings)
     """Notifications, bell and progress for a window not looked at."""
+    review: ReviewSettings = Field(default_factory=ReviewSettings)
+    """The review of what each turn changed."""
     allow_git_writes: bool = False
     """Let a v1 agent's `fs/write_text_file` write under `.git` (hooks, config).
     Off by default: a hook or `core.fsmonitor` runs code at your next git
@@ -197,6 +213,8 @@ def _problem(error: ErrorDetails) -> str:
             model = McpServerSettings
         elif loc[0] == "attention" and len(loc) == 2:
             model = AttentionSettings
+        elif loc[0] == "review" and len(loc) == 2:
+            model = ReviewSettings
         where = f"[{'.'.join(loc[:-1])}]" if len(loc) > 1 else ""
         message = unknown_keys_message([loc[-1]], model.model_fields)
         return f"{where}: {message}" if where else message

@@ -37,6 +37,7 @@ from acp_tui.ui.agent_runner import SessionRequest  # noqa: E402
 from acp_tui.ui.app import AcpTuiApp, make_app  # noqa: E402
 from acp_tui.ui.screens.elicitation import ElicitationScreen  # noqa: E402
 from acp_tui.ui.screens.permission import PermissionScreen  # noqa: E402
+from acp_tui.ui.screens.review import ReviewScreen  # noqa: E402
 from acp_tui.ui.widgets.conversation import Conversation  # noqa: E402
 from acp_tui.ui.widgets.subagent_lane import SubagentLane  # noqa: E402
 
@@ -66,6 +67,8 @@ class Scene:
     """Prompts sent once the keys were pressed and `ready` holds (a new tab's)."""
     act: Callable[[AcpTuiApp], Awaitable[object]] | None = None
     """Run after the prompts, before the keys (e.g. expand a subagent's lane)."""
+    review: bool = False
+    """Snapshot and diff each turn for the review (the config's default)."""
 
 
 async def _expand_first_lane(app: AcpTuiApp) -> None:
@@ -84,6 +87,10 @@ def _is_elicitation(app: AcpTuiApp) -> bool:
     """An elicitation dialog is up and takes keys (its key guard has passed)."""
     screen = app.screen
     return isinstance(screen, ElicitationScreen) and screen.guard.armed
+
+
+def _is_review(app: AcpTuiApp) -> bool:
+    return isinstance(app.screen, ReviewScreen)
 
 
 def _second_tab_open(app: AcpTuiApp) -> bool:
@@ -142,6 +149,14 @@ SCENES: Final = (
         prompts=("/subagents",),
         act=_expand_first_lane,
     ),
+    Scene(
+        "review",
+        "The review of a turn's changes (F6): an edit and a shell command's",
+        prompts=("/changes",),
+        keys=("f6", "down", "down", "down"),
+        ready=_is_review,
+        review=True,
+    ),
     Scene("settings", "The session settings switcher (F3)", keys=("f3",)),
     Scene("keys", "Key help (F1)", keys=("f1",)),
     Scene("misbehave", "A misbehaving agent, handled", prompts=("/misbehave",)),
@@ -197,7 +212,14 @@ async def shoot(scene: Scene, out: Path) -> Path:
     project = paths.demo_project_dir()  # where `acp-tui` opens the demo
     project.mkdir(parents=True)
     name, command = _demo()
-    app = make_app(command, name, cwd=project, request=scene.request, theme=scene.theme)
+    app = make_app(
+        command,
+        name,
+        cwd=project,
+        request=scene.request,
+        theme=scene.theme,
+        review=scene.review,
+    )
     try:
         async with app.run_test(size=scene.size) as pilot:
             await _wait(pilot, lambda: app.store is not None)

@@ -56,6 +56,7 @@ from acp_tui.client.auth_status import (
     refresh_auth_status,
 )
 from acp_tui.client.errors import InitializeTimeout, NoSuchSession
+from acp_tui.client.turn_changes import TurnChanges
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import AgentCommand, AgentStartError, ConnectionClosed
 from acp_tui.protocol.version import ProtocolChoice, UnsupportedProtocolVersion
@@ -134,6 +135,9 @@ class AgentSettings:
     config's `additional_directories`), absolute."""
     allow_git_writes: bool = False
     """v1 `fs/write_text_file` may write under `.git` (config `allow_git_writes`)."""
+    review_changes: bool = False
+    """Snapshot the session's directories at each turn's start and diff them at
+    its end (config `[review] enabled`; `acp_tui.client.turn_changes`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,6 +375,8 @@ class ClientRunner:
         """The current session's confirmed root instead of the project, if any."""
         self.prompt_caps: PromptCapabilities | None = None
         """What the agent accepts in prompts (known once connected)."""
+        self.turn_changes = TurnChanges(enabled=settings.review_changes)
+        """What each turn changed in the session's directories (the review)."""
         self._told_directories = False
         """The front end was told the agent does not take additional directories."""
         self._launcher: AgentLauncher | None = None
@@ -815,6 +821,9 @@ class ClientRunner:
                     self.session_cwd,
                     self.prompt_caps or PromptCapabilities(),
                 )
+                await self.turn_changes.begin(
+                    (self.session_cwd, *self.settings.additional_directories)
+                )
                 await self._authorized(
                     functools.partial(client.prompt, store.session_id, blocks),
                     then=self.restart_request(),
@@ -833,6 +842,7 @@ class ClientRunner:
                 self.in_turn = False
                 self.cancelling = False
                 self._turn_ended.set()
+            await self.turn_changes.end()
 
     async def cancel(self) -> None:
         """Cancel the running turn, if any ("cancelling…" until it ends).

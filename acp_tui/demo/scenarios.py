@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final
 
+from acp_tui.demo.changes_scenario import changes_scenario
 from acp_tui.demo.events import Info, JSONObject, Unknown
 from acp_tui.demo.questions import ask_scenario, login_scenario
 from acp_tui.demo.report_scenarios import compact_scenario, notice_scenario
@@ -1023,4 +1024,5 @@ _SCENARIOS: Final[dict[str, Scenario]] = {
     "subagents": subagents_scenario,
     "cancel-tool": cancel_tool_scenario,
     "plan-docs": plan_docs_scenario,
+    "changes": changes_scenario,  # not advertised yet: see its module
 }

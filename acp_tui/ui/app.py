@@ -431,6 +431,10 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         """Save the session on screen as Markdown in the working directory."""
         self._active.action_export_session()
 
+    def action_review_changes(self) -> None:
+        """Review what the last turn changed (revert, keep, comment)."""
+        self._active.action_review_changes()
+
     def action_key_help(self) -> None:
         """Show every key."""
         rows = [(entry.key or "", entry.title) for entry in ACTIONS]
@@ -485,6 +489,7 @@ def make_app(
     allow_git_writes: bool = False,
     banner: str | None = None,
     attention: AttentionSettings | None = None,
+    review: bool = False,
 ) -> AcpTuiApp:
     """Build the app for an agent command (used by the CLI, tests and benches).
 
@@ -502,6 +507,7 @@ def make_app(
             record=record,
             additional_directories=tuple(additional_directories),
             allow_git_writes=allow_git_writes,
+            review_changes=review,
         ),
         request=request,
         theme=theme,

@@ -92,6 +92,13 @@ ACTIONS: Final[tuple[ActionEntry, ...]] = (
         "ctrl+r",
     ),
     ActionEntry(
+        "Review changes",
+        "What the last turn changed in the session's directories: revert, keep, "
+        "comment",
+        "review_changes",
+        "f6",
+    ),
+    ActionEntry(
         "Export session",
         "Save this session as Markdown in acp-tui's data directory (or /export json)",
         "export_session",

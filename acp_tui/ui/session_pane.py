@@ -63,6 +63,7 @@ from acp_tui.ui.pane_cancel_one import PaneCancelOne
 from acp_tui.ui.pane_dialogs import PaneDialogs
 from acp_tui.ui.pane_fork import PaneFork
 from acp_tui.ui.pane_prompts import PanePrompts, QueueShown
+from acp_tui.ui.pane_review import REVIEW_KEY, PaneReview
 from acp_tui.ui.pane_steering import PaneSteering
 from acp_tui.ui.screens.config import ConfigChoice
 from acp_tui.ui.screens.openers import FullScreenOpener
@@ -91,6 +92,7 @@ class SessionPane(
     PaneSteering,
     PaneFork,
     PaneCancelOne,
+    PaneReview,
     Widget,
 ):
     """One session with its own agent: conversation, panels, prompt and status.
@@ -116,7 +118,16 @@ class SessionPane(
         # Priority, so it comes before the prompt's own Up (the history); the
         # action skips unless the prompt is empty and prompts are queued.
         Binding("up", "select_queued", "Queued prompts", show=False, priority=True),
+        # Shown once a turn changed files (`check_action`); priority, as the
+        # prompt (a TextArea) binds f6 to "select line".
+        Binding(REVIEW_KEY, "review_changes", "Review changes", priority=True),
     ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The review key only once a turn changed files (`PaneReview`)."""
+        if action == "review_changes":
+            return self.review_key_shown()
+        return True
 
     class Changed(Message):
         """What the pane's tab label shows may have changed (bubbles to the app)."""
@@ -237,6 +248,7 @@ class SessionPane(
         self.query_one(InspectorPanel).display = False
         # The agent's auth status (`auth/status`, `auth/status_update`).
         self.runner.auth_status.subscribe(self._account_changed)
+        self.watch_turn_changes()
         if self.shown:
             self.query_one(PromptInput).focus()
 

@@ -53,6 +53,7 @@ SCENARIOS: Final = [
     "/subagents",
     "/cancel-tool",
     "/plan-docs",
+    "/changes",
 ]
 EXIT_CODES: Final = {"/misbehave": 4}
 USAGE: Final = re.compile(r'"(used|amount)": [0-9.]+')

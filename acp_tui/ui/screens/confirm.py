@@ -33,7 +33,12 @@ from textual.widgets.button import ButtonVariant
 
 from acp_tui.safe_text import printable
 
-__all__ = ["ConfirmDeleteScreen", "ConfirmFolderScreen", "ConfirmQuitScreen"]
+__all__ = [
+    "ConfirmDeleteScreen",
+    "ConfirmFolderScreen",
+    "ConfirmQuitScreen",
+    "ConfirmRevertTurnScreen",
+]
 
 
 class _Question(ModalScreen[bool]):
@@ -269,6 +274,40 @@ class ConfirmQuitScreen(_Question):
     def footnote(self) -> ComposeResult:
         """The quit key pressed twice quits."""
         yield Static(Content("ctrl+q again quits without asking"), id="quit-hint")
+
+
+class ConfirmRevertTurnScreen(_Question):
+    """Ask before reverting every file a turn changed (`y` reverts, `n`/Esc not).
+
+    Args:
+        count: How many files the turn changed.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "confirm", "Revert"),
+        Binding("n,escape", "cancel", "Cancel"),
+    ]
+    YES = "revert-yes"
+    NO = "revert-no"
+    YES_LABEL = "Revert (y)"
+    YES_VARIANT = "error"
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self.count = count
+
+    def question(self) -> ComposeResult:
+        """How many files go back to how they were."""
+        noun = "file" if self.count == 1 else "files"
+        yield Static(
+            Content(
+                f"Revert the whole turn? {self.count} {noun} go back to how they "
+                "were when it started (u undoes it until the next turn; a file "
+                "changed since refuses, and then nothing is reverted)."
+            ),
+            classes="question-text",
+            id="revert-question",
+        )
 
 
 def _folder_warning(folder: Path, home: Path) -> str:

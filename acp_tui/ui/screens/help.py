@@ -43,6 +43,11 @@ KEYS_BEYOND_ACTIONS: Final[tuple[tuple[str, str], ...]] = (
     ),
     ("x", "Cancel the tool call (or terminal) in focus alone, if the agent offers"),
     ("enter / f (on a subagent)", "Open or close the subagent's lane / full screen"),
+    (
+        "r / R / T / u (review)",
+        "Revert the hunk / file / whole turn, undo the last revert",
+    ),
+    ("k / c / ctrl+s (review)", "Keep the hunk, comment on it, send the review"),
 )
 """Key help rows for keys that are not app actions (tabs, scrolling, focus, the
 prompt, cards), after the actions' own."""
