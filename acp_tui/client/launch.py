@@ -72,6 +72,8 @@ class AgentLauncher:
         """The transport of the latest connection attempt."""
         self._early: StdioTransport | None = None
         """Started by `start_early`, not yet taken by `open_stream`."""
+        self.refused: RemoteConnectError | None = None
+        """Why the latest remote connection was refused at `initialize`."""
 
     async def start_early(self) -> None:
         """Start the agent now, ahead of `connect()`; its first stream is this one.
@@ -108,7 +110,8 @@ class AgentLauncher:
         if self.command.remote is not None:
             from acp_tui.protocol.remote.open import open_remote
 
-            return open_remote(self.command.remote)
+            self.refused = None
+            return open_remote(self.command.remote, on_refused=self._refused)
         early, self._early = self._early, None
         if early is not None:
             return _started(early)
@@ -134,6 +137,8 @@ class AgentLauncher:
             return AgentFailure(error.describe(program), tail)
         if isinstance(error, RemoteConnectError):
             return AgentFailure(str(error), ())
+        if self.refused is not None and isinstance(error, AgentError | ConnectionClosed):
+            return AgentFailure(str(self.refused), ())
         if isinstance(error, RpcError):
             message = f"the agent answered with an error: {error}"
         elif isinstance(error, ConnectionClosed):
@@ -147,6 +152,9 @@ class AgentLauncher:
             if ended not in message:  # the reason may say it already
                 message += f"; the agent {ended}"
         return AgentFailure(message, tail)
+
+    def _refused(self, error: RemoteConnectError) -> None:
+        self.refused = error
 
     def _program(self) -> str:
         """The agent as the user named it: its catalogue name, or its command."""

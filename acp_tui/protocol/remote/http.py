@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager, suppress
 from typing import Final
 
@@ -122,7 +122,9 @@ class HttpStream:
         url: str,
         max_line_bytes: int,
         idle_timeout: float,
+        on_refused: Callable[[RemoteConnectError], None] | None = None,
     ) -> None:
+        self._on_refused = on_refused
         self._client = client
         self._tasks = tasks
         self._url = url
@@ -180,7 +182,15 @@ class HttpStream:
         if method is not None and key is not None:
             self._requests[key] = (str(method), session)
         if method == "initialize" and self._connection_id is None:
-            await self._initialize(line, key)
+            try:
+                await self._initialize(line, key)
+            except RemoteConnectError as error:
+                # Raised as the stream's own error, so the client's task groups
+                # pass it on; the launcher is told the real cause.
+                if self._on_refused is not None:
+                    self._on_refused(error)
+                self._end(str(error))
+                raise ConnectionClosed(str(error)) from None
             return
         headers = self._headers()
         if method is None and key is not None:
@@ -208,6 +218,7 @@ class HttpStream:
                     await self._client.delete(self._url, headers=headers)
             self._tasks.cancel_scope.cancel()
             self._inbox_in.close()
+            self._inbox_out.close()
 
     # -- POST ---------------------------------------------------------------------
 
@@ -425,11 +436,21 @@ async def http_stream(
     url: str,
     max_line_bytes: int,
     idle_timeout: float = IDLE_TIMEOUT,
+    on_refused: Callable[[RemoteConnectError], None] | None = None,
 ) -> AsyncIterator[HttpStream]:
-    """An `HttpStream` on `client`; leaving the block DELETEs and stops its readers."""
+    """An `HttpStream` on `client`; leaving the block DELETEs and stops its readers.
+
+    `on_refused` hears why `initialize` could not connect (a refused token, a
+    404, ...), which `send` raises as `ConnectionClosed`.
+    """
     async with background_tasks() as tasks:
         stream = HttpStream(
-            client, tasks, url=url, max_line_bytes=max_line_bytes, idle_timeout=idle_timeout
+            client,
+            tasks,
+            url=url,
+            max_line_bytes=max_line_bytes,
+            idle_timeout=idle_timeout,
+            on_refused=on_refused,
         )
         try:
             yield stream

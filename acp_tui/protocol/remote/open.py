@@ -21,7 +21,7 @@ once connected, the streams end with `ConnectionClosed` and a reason.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -81,9 +81,16 @@ def ssl_context(target: RemoteTarget) -> ssl.SSLContext:
 
 @asynccontextmanager
 async def open_remote(
-    target: RemoteTarget, options: RemoteOptions | None = None
+    target: RemoteTarget,
+    options: RemoteOptions | None = None,
+    *,
+    on_refused: Callable[[RemoteConnectError], None] | None = None,
 ) -> AsyncIterator[MessageStream]:
     """Connect to `target` (see the module doc).
+
+    Streamable HTTP connects with its first message (`initialize`): a refusal
+    then is raised by `send` as `ConnectionClosed`, and `on_refused` hears the
+    `RemoteConnectError`.
 
     Raises:
         RemoteConnectError: No connection (refused, TLS, auth, 404, no extra...).
@@ -120,7 +127,7 @@ async def open_remote(
             finally:
                 await stream.aclose()
             return
-    async with _http(target, headers, context, options) as http:
+    async with _http(target, headers, context, options, on_refused) as http:
         yield http
 
 
@@ -169,6 +176,7 @@ async def _http(
     headers: dict[str, str],
     context: ssl.SSLContext | None,
     options: RemoteOptions,
+    on_refused: Callable[[RemoteConnectError], None] | None,
 ) -> AsyncIterator[MessageStream]:
     try:
         import httpx
@@ -194,5 +202,6 @@ async def _http(
             url=target.http_url(),
             max_line_bytes=options.max_line_bytes,
             idle_timeout=idle,
+            on_refused=on_refused,
         ) as stream:
             yield stream
