@@ -312,19 +312,31 @@ class HttpStream:
 
     # -- event streams ----------------------------------------------------------
 
-    async def _open_session(self, session: str) -> None:
-        """Open `session`'s event stream; wait (bounded) until it is open."""
+    async def _open_session(self, session: str) -> anyio.Event | None:
+        """Open `session`'s event stream; wait (bounded) until it is open.
+
+        Returns the event that lets its events through (set it once the result
+        that named the session is handed on, so that it comes first).
+        """
         if session in self._sessions or self._closing:
-            return
+            return None
         self._sessions.add(session)
-        opened = anyio.Event()
-        self._tasks.start_soon(self._read_stream, session, opened, name=f"acp session {session} events")
+        opened, release = anyio.Event(), anyio.Event()
+        self._tasks.start_soon(
+            self._read_stream, session, opened, release, name=f"acp session {session} events"
+        )
         with anyio.move_on_after(STREAM_OPEN_TIMEOUT) as scope:
             await opened.wait()
         if scope.cancelled_caught:
             log.warning("the event stream of session %s did not open in time", session)
+        return release
 
-    async def _read_stream(self, session: str | None, opened: anyio.Event | None) -> None:
+    async def _read_stream(
+        self,
+        session: str | None,
+        opened: anyio.Event | None,
+        release: anyio.Event | None = None,
+    ) -> None:
         headers = {"Accept": "text/event-stream"}
         assert self._connection_id is not None
         headers[CONNECTION_HEADER] = self._connection_id
@@ -344,6 +356,8 @@ class HttpStream:
                     return
                 if opened is not None:
                     opened.set()
+                if release is not None:
+                    await release.wait()
                 await self._read_events(response, session)
             finally:
                 with anyio.CancelScope(shield=True):
@@ -376,35 +390,44 @@ class HttpStream:
             self._end(f"the server at {self._url} ended the connection's event stream")
 
     async def _take_event(self, event: Line | OversizedLine) -> None:
+        release = None
         if isinstance(event, bytes | bytearray):
-            await self._route(event)
+            release = await self._route(event)
         await self._deliver(event)
+        if release is not None:
+            release.set()
 
-    async def _route(self, data: bytes | bytearray) -> None:
-        """Learn sessions from a message before it is handed on."""
+    async def _route(self, data: bytes | bytearray) -> anyio.Event | None:
+        """Learn sessions from a message before it is handed on.
+
+        Returns the release of a session stream this message opened.
+        """
+        if b'"id"' not in data:
+            return None  # a notification: nothing to learn (and no parse)
         try:
             message = json.loads(data)
         except ValueError:
-            return
+            return None
         if not isinstance(message, dict):
-            return
+            return None
         key = _key(message.get("id"))
         if key is None:
-            return
+            return None
         if "method" in message:
             session = _session_of(message.get("params"))
             if session is not None:
                 self._asked[key] = session
-            return
+            return None
         asked = self._requests.pop(key, None)
         if asked is None or "result" not in message:
-            return
+            return None
         method, session = asked
         opened = _session_of(message.get("result"))
         if opened is None and method in _SESSION_ATTACH:
             opened = session
-        if opened is not None:
-            await self._open_session(opened)
+        if opened is None:
+            return None
+        return await self._open_session(opened)
 
     async def _deliver(self, item: object) -> None:
         with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):

@@ -62,7 +62,8 @@ class SseDecoder:
             return
         self._line += piece
         if len(self._line) > self._max + 8:  # "data: " and slack
-            self._size += len(self._line)
+            prefix = 6 if self._line.startswith(b"data: ") else 5
+            self._size += len(self._line) - prefix
             self._line.clear()
             self._skipping_line = True
             self._over = True

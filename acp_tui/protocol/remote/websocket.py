@@ -55,14 +55,15 @@ PING_INTERVAL: Final = 10.0
 PING_TIMEOUT: Final = 10.0
 """Seconds to wait for the pong before the connection is declared dead."""
 
-HALF_OPEN_BOUND: Final = PING_INTERVAL + PING_TIMEOUT
-"""A silent half-open connection ends the stream within this many seconds (20)."""
+CLOSE_TIMEOUT: Final = 2.0
+"""Seconds the closing handshake may take (ours, or after a failed ping)."""
+
+HALF_OPEN_BOUND: Final = PING_INTERVAL + PING_TIMEOUT + CLOSE_TIMEOUT
+"""A silent half-open connection ends the stream within this many seconds (22):
+a ping, no pong in time, then the closing handshake nobody answers."""
 
 MAX_QUEUE: Final = 16
 """Frames `websockets` buffers for the reader before it stops reading the socket."""
-
-CLOSE_TIMEOUT: Final = 2.0
-"""Seconds `aclose()` waits for the closing handshake."""
 
 _TOO_BIG: Final = 1009
 
