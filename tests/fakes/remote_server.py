@@ -242,3 +242,18 @@ async def serve(app: Any) -> AsyncIterator[int]:
         with suppress(asyncio.CancelledError):
             await asyncio.wait_for(task, 10)
         sock.close()
+
+
+def main() -> None:
+    """Serve a default `ScriptedServer` on a free loopback port; print `PORT n`."""
+
+    async def run() -> None:
+        async with serve(ScriptedServer()) as port:
+            print(f"PORT {port}", flush=True)
+            await asyncio.Event().wait()
+
+    asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main()
