@@ -108,7 +108,17 @@ NPX: Final = "npx"
 
 _NAME_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _USER_KEYS: Final = frozenset(
-    {"command", "args", "env", "title", "cwd", "url", "headers", "token_env", "transport"}
+    {
+        "command",
+        "args",
+        "env",
+        "title",
+        "cwd",
+        "url",
+        "headers",
+        "token_env",
+        "transport",
+    }
 )
 _STATUS_OF: Final[Mapping[Found, Status]] = {
     "path": "installed",

@@ -137,7 +137,9 @@ class AgentLauncher:
             return AgentFailure(error.describe(program), tail)
         if isinstance(error, RemoteConnectError):
             return AgentFailure(str(error), ())
-        if self.refused is not None and isinstance(error, AgentError | ConnectionClosed):
+        if self.refused is not None and isinstance(
+            error, AgentError | ConnectionClosed
+        ):
             return AgentFailure(str(self.refused), ())
         if isinstance(error, RpcError):
             message = f"the agent answered with an error: {error}"

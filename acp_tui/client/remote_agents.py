@@ -2,9 +2,9 @@
 
     [agents.build-box]
     url = "https://build.example.com/acp"    # ws://, wss://, http:// or https://
-    headers = { "X-Team" = "tools" }         # optional, sent on every request
-    token_env = "BUILD_BOX_TOKEN"            # optional: Authorization: Bearer $BUILD_BOX_TOKEN
-    transport = "websocket"                  # optional: "websocket" or "http" (default: try both)
+    headers = { "X-Team" = "tools" }    # optional, sent on every request
+    token_env = "BUILD_BOX_TOKEN"       # optional: sent as Authorization: Bearer …
+    transport = "websocket"             # optional: "websocket" or "http" (else both)
 
 `url` excludes `command`, `args`, `env` and `cwd` (nothing is started). The
 token's variable is read when connecting, so the token never sits in the file.
@@ -17,7 +17,11 @@ import re
 from collections.abc import Mapping
 from typing import Final, cast
 
-from acp_tui.protocol.remote.target import PROFILES, Profile, RemoteTarget, is_remote_url
+from acp_tui.protocol.remote.target import (
+    PROFILES,
+    RemoteTarget,
+    is_remote_url,
+)
 
 __all__ = ["REMOTE_KEYS", "remote_target"]
 
@@ -59,12 +63,12 @@ def remote_target(table: Mapping[str, object]) -> RemoteTarget:
         raise ValueError("'token_env' must be the name of an environment variable")
     transport = table.get("transport", "auto")
     if transport not in PROFILES:
-        raise ValueError("'transport' must be \"websocket\" or \"http\"")
+        raise ValueError('\'transport\' must be "websocket" or "http"')
     target = RemoteTarget(
         url.strip(),
         headers=dict(cast("Mapping[str, str]", headers)),
         token_env=token_env,
-        transport=cast("Profile", transport),
+        transport=transport,
     )
     problem = _url_problem(target)
     if problem is not None:

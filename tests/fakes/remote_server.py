@@ -60,8 +60,15 @@ class Seen:
 
 
 def chunk(text: str) -> dict[str, Any]:
-    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
-    return {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": SESSION, "update": update}}
+    update = {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": text},
+    }
+    return {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": SESSION, "update": update},
+    }
 
 
 def sse(message: dict[str, Any] | bytes) -> bytes:
@@ -90,15 +97,25 @@ class ScriptedServer:
             status = {"status": 401, "headers": [(b"content-type", b"text/plain")]}
             if scope["type"] == "websocket":
                 await send({"type": "websocket.http.response.start", **status})
-                await send({"type": "websocket.http.response.body", "body": b"bad token"})
+                await send(
+                    {"type": "websocket.http.response.body", "body": b"bad token"}
+                )
             else:
                 await send({"type": "http.response.start", **status})
                 await send({"type": "http.response.body", "body": b"bad token"})
             return
         if scope["type"] == "websocket":
             if not self.script.websocket:
-                await send({"type": "websocket.http.response.start", "status": 400, "headers": []})
-                await send({"type": "websocket.http.response.body", "body": b"no websocket"})
+                await send(
+                    {
+                        "type": "websocket.http.response.start",
+                        "status": 400,
+                        "headers": [],
+                    }
+                )
+                await send(
+                    {"type": "websocket.http.response.body", "body": b"no websocket"}
+                )
                 return
             await self._websocket(WebSocket(scope, receive, send))
             return
@@ -120,7 +137,11 @@ class ScriptedServer:
         self.requests.append(Seen("POST", dict(request.headers), body))
         method, request_id = body.get("method"), body.get("id")
         if method == "initialize":
-            result = {"protocolVersion": 1, "agentCapabilities": {}, "agentInfo": {"name": "scripted"}}
+            result = {
+                "protocolVersion": 1,
+                "agentCapabilities": {},
+                "agentInfo": {"name": "scripted"},
+            }
             response = JSONResponse(
                 {"jsonrpc": "2.0", "id": request_id, "result": result},
                 headers={"Acp-Connection-Id": CONNECTION},
@@ -128,12 +149,20 @@ class ScriptedServer:
             response.set_cookie("affinity", "backend-7")
             return response
         if method == "session/new":
-            answer = {"jsonrpc": "2.0", "id": request_id, "result": {"sessionId": SESSION}}
+            answer = {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": {"sessionId": SESSION},
+            }
             await self.connection_queue.put(json.dumps(answer).encode())
             asyncio.get_running_loop().create_task(self._after_new())
             return Response(status_code=202)
         if method == "session/prompt":
-            result = {"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "end_turn"}}
+            result = {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": {"stopReason": "end_turn"},
+            }
             for text in self.script.updates:
                 await self.session_queue.put(json.dumps(chunk(text)).encode())
             if self.script.answer == "json":
@@ -184,12 +213,22 @@ class ScriptedServer:
     async def _ws_answer(self, websocket: WebSocket, message: dict[str, Any]) -> None:
         method, request_id = message.get("method"), message.get("id")
         if method == "initialize":
-            result = {"protocolVersion": 1, "agentCapabilities": {}, "agentInfo": {"name": "scripted"}}
-            await websocket.send_text(json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}))
+            result = {
+                "protocolVersion": 1,
+                "agentCapabilities": {},
+                "agentInfo": {"name": "scripted"},
+            }
+            await websocket.send_text(
+                json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
+            )
             if self.script.silent:
                 await _go_silent(websocket)
         elif method == "session/new":
-            answer = {"jsonrpc": "2.0", "id": request_id, "result": {"sessionId": SESSION}}
+            answer = {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": {"sessionId": SESSION},
+            }
             await websocket.send_text(json.dumps(answer))
             for raw in self.script.raw_events:
                 await websocket.send_text(raw.decode("utf-8", "replace"))
@@ -200,7 +239,11 @@ class ScriptedServer:
         elif method == "session/prompt":
             for text in self.script.updates:
                 await websocket.send_text(json.dumps(chunk(text)))
-            result = {"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "end_turn"}}
+            result = {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": {"stopReason": "end_turn"},
+            }
             await websocket.send_text(json.dumps(result))
 
 
@@ -226,14 +269,18 @@ async def serve(app: Any) -> AsyncIterator[int]:
     sock.listen(64)
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        app, log_level="critical", ws="websockets-sansio", lifespan="off", ws_max_size=1 << 30
+        app,
+        log_level="critical",
+        ws="websockets-sansio",
+        lifespan="off",
+        ws_max_size=1 << 30,
     )
     server = uvicorn.Server(config)
-    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign]
+    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
     task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
     try:
         async with asyncio.timeout(10):
-            while not server.started:  # uvicorn has no event for it
+            while not server.started:  # noqa: ASYNC110 (uvicorn has no event for it)
                 await asyncio.sleep(0.01)
         yield port
     finally:

@@ -19,15 +19,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import socket
-import sys
 import uuid
 from typing import Any
 
 import uvicorn
-from acp import InitializeResponse, NewSessionResponse, PromptResponse
-from acp.experimental import v2
-from acp.experimental.negotiation import AgentProtocolRouter
-from acp.http.asgi import create_asgi_app
+
+# The SDK lives in its own venv (.peers/pysdk), not acp-tui's: no stubs here.
+from acp import (  # type: ignore[import-not-found,unused-ignore]
+    InitializeResponse,
+    NewSessionResponse,
+    PromptResponse,
+)
+from acp.experimental import v2  # type: ignore[import-not-found,unused-ignore]
+from acp.experimental.negotiation import (  # type: ignore[import-not-found,unused-ignore]
+    AgentProtocolRouter,
+)
+from acp.http.asgi import create_asgi_app  # type: ignore[import-not-found,unused-ignore]
 
 BIG = 0
 
@@ -56,7 +63,9 @@ class V1Agent:
     def __init__(self, conn: Any) -> None:
         self._conn = conn
 
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, **kwargs: Any
+    ) -> InitializeResponse:
         return InitializeResponse.model_validate(
             {
                 "protocolVersion": 1,
@@ -68,7 +77,9 @@ class V1Agent:
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
         return NewSessionResponse(session_id=f"s-{uuid.uuid4().hex[:8]}")
 
-    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+    async def prompt(
+        self, session_id: str, prompt: list[Any], **kwargs: Any
+    ) -> PromptResponse:
         for piece in _pieces(_text(prompt)):
             update = {
                 "sessionUpdate": "agent_message_chunk",
@@ -129,7 +140,9 @@ class V2Agent:
                     "content": {"type": "text", "text": piece},
                 }
             )
-        await up({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
+        await up(
+            {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+        )
 
     async def cancel_session(self, session_id: str, **kwargs: Any) -> None:
         return None
@@ -200,4 +213,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

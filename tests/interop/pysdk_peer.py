@@ -31,7 +31,10 @@ def require_pysdk() -> Path:
         reason = f"{INTEROP_SKIPPED} (Python SDK peer install failed): "
         pytest.skip(reason + skip_file.read_text().strip())
     if not PYTHON.exists():
-        message = f"the Python SDK peer is not installed in {PYSDK}; run `bash .ci/install-peers`"
+        message = (
+            f"the Python SDK peer is not installed in {PYSDK}; "
+            "run `bash .ci/install-peers`"
+        )
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(f"{INTEROP_SKIPPED}: {message}")

@@ -33,7 +33,7 @@ PROFILES = ("websocket", "http")
 
 
 def configure(home: Path, port: int, **extra: str) -> None:
-    """config.toml with one remote agent per profile (`remote-websocket`, `remote-http`)."""
+    """config.toml: a remote agent per profile (`remote-websocket`, `remote-http`)."""
     lines = []
     for profile in PROFILES:
         lines.append(f"[agents.remote-{profile}]")
@@ -49,7 +49,18 @@ def run_print(
     capsys: pytest.CaptureFixture[str], agent: str, cwd: Path, *args: str
 ) -> tuple[int, dict[str, Any] | None, str]:
     code = main(
-        ["print", "--agent", agent, "--cwd", str(cwd), "--format", "json", "--timeout", "60", *args]
+        [
+            "print",
+            "--agent",
+            agent,
+            "--cwd",
+            str(cwd),
+            "--format",
+            "json",
+            "--timeout",
+            "60",
+            *args,
+        ]
     )
     captured = capsys.readouterr()
     document = json.loads(captured.out) if captured.out.strip() else None
@@ -97,7 +108,8 @@ def test_print_with_a_url_tries_websocket_then_works(
             capsys, f"http://127.0.0.1:{port}/acp", tmp_path, "hi"
         )
     assert code == 0, err
-    assert document is not None and agent_text(document) == "pysdk heard: hi"
+    assert document is not None
+    assert agent_text(document) == "pysdk heard: hi"
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -113,12 +125,16 @@ def test_a_wrong_token_is_a_clear_error(
         configure(tmp_path / "home", port, token_env="REMOTE_TOKEN")
         code, _, err = run_print(capsys, f"remote-{profile}", tmp_path, "hi")
         monkeypatch.setenv("REMOTE_TOKEN", "right")
-        good, document, good_err = run_print(capsys, f"remote-{profile}", tmp_path, "hi")
+        good, document, good_err = run_print(
+            capsys, f"remote-{profile}", tmp_path, "hi"
+        )
     assert code == 3
     assert "refused the credentials (HTTP 401)" in err
-    assert "token" in err and "Traceback" not in err
+    assert "token" in err
+    assert "Traceback" not in err
     assert good == 0, good_err
-    assert document is not None and agent_text(document) == "pysdk heard: hi"
+    assert document is not None
+    assert agent_text(document) == "pysdk heard: hi"
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -146,7 +162,10 @@ def test_a_64_mib_message_arrives_whole(
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("version", ["1", "2"])
 async def test_app_over_each_profile_and_version(
-    profile: str, version: Literal["1", "2"], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    profile: str,
+    version: Literal["1", "2"],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
     with pysdk_server("--versions", "1,2") as port:
@@ -162,7 +181,9 @@ async def test_app_over_each_profile_and_version(
             await pilot.press(*"hello app", "enter")
             await wait_long(
                 pilot,
-                lambda: any("pysdk heard: hello app" in v.text for v in app.query(MessageView)),
+                lambda: any(
+                    "pysdk heard: hello app" in v.text for v in app.query(MessageView)
+                ),
                 30,
             )
             status = app.query_one(StatusBar)

@@ -147,6 +147,7 @@ class HttpStream:
 
     @property
     def connection_id(self) -> str | None:
+        """The server's `Acp-Connection-Id` (None before `initialize`)."""
         return self._connection_id
 
     # -- MessageStream ------------------------------------------------------------
@@ -167,9 +168,13 @@ class HttpStream:
     async def send(self, line: bytes) -> None:
         r"""POST one `\n`-terminated message."""
         if not line or line.find(b"\n") != len(line) - 1:
-            raise ValueError("a message line must end with one '\\n' and contain no other")
+            raise ValueError(
+                "a message line must end with one '\\n' and contain no other"
+            )
         if self._ended is not None or self._closing:
-            raise ConnectionClosed(self._ended or f"the connection to {self._url} was closed")
+            raise ConnectionClosed(
+                self._ended or f"the connection to {self._url} was closed"
+            )
         try:
             message = json.loads(line)
         except ValueError:
@@ -195,7 +200,9 @@ class HttpStream:
         headers = self._headers()
         if method is None and key is not None:
             session = self._asked.pop(key, None)  # our reply to the agent's request
-        if session is not None and (session in self._sessions or method in _SESSION_SCOPED):
+        if session is not None and (
+            session in self._sessions or method in _SESSION_SCOPED
+        ):
             headers[SESSION_HEADER] = session
         response = await self._post(line, headers)
         handed_off = False
@@ -223,13 +230,18 @@ class HttpStream:
     # -- POST ---------------------------------------------------------------------
 
     def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
         if self._connection_id is not None:
             headers[CONNECTION_HEADER] = self._connection_id
         return headers
 
     async def _post(self, body: bytes, headers: dict[str, str]) -> httpx.Response:
-        request = self._client.build_request("POST", self._url, content=body[:-1], headers=headers)
+        request = self._client.build_request(
+            "POST", self._url, content=body[:-1], headers=headers
+        )
         try:
             return await self._client.send(request, stream=True)
         except httpx.HTTPError as error:
@@ -265,7 +277,9 @@ class HttpStream:
         finally:
             if not handed_off:
                 await response.aclose()
-        self._tasks.start_soon(self._read_stream, None, None, name="acp connection events")
+        self._tasks.start_soon(
+            self._read_stream, None, None, name="acp connection events"
+        )
 
     async def _take_answer(
         self, response: httpx.Response, method: object, key: str | None
@@ -275,7 +289,9 @@ class HttpStream:
         if status in (200, 202, 204):
             return await self._take_body(response)
         body = (await response.aread())[:200].decode("utf-8", "replace").strip()
-        what = f"HTTP {status} for {method or 'a reply'}" + (f": {body}" if body else "")
+        what = f"HTTP {status} for {method or 'a reply'}" + (
+            f": {body}" if body else ""
+        )
         if status in (401, 403) or (status == 404 and "connection" in body.lower()):
             reason = f"the server at {self._url} refused the connection ({what})"
             self._end(reason)
@@ -285,7 +301,9 @@ class HttpStream:
             # Only this request fails; its answer will never come otherwise.
             request_id = json.loads(key)
             self._requests.pop(key, None)
-            await self._deliver(_error_line(request_id, f"the server refused it ({what})"))
+            await self._deliver(
+                _error_line(request_id, f"the server refused it ({what})")
+            )
         return False
 
     async def _take_body(self, response: httpx.Response) -> bool:
@@ -293,7 +311,9 @@ class HttpStream:
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
             # Answers coming on the POST's own stream: read them on the side.
-            self._tasks.start_soon(self._read_post_events, response, name="acp post events")
+            self._tasks.start_soon(
+                self._read_post_events, response, name="acp post events"
+            )
             return True
         body = await response.aread()
         if body.strip():
@@ -323,7 +343,11 @@ class HttpStream:
         self._sessions.add(session)
         opened, release = anyio.Event(), anyio.Event()
         self._tasks.start_soon(
-            self._read_stream, session, opened, release, name=f"acp session {session} events"
+            self._read_stream,
+            session,
+            opened,
+            release,
+            name=f"acp session {session} events",
         )
         with anyio.move_on_after(STREAM_OPEN_TIMEOUT) as scope:
             await opened.wait()
@@ -348,11 +372,15 @@ class HttpStream:
             try:
                 response = await self._client.send(request, stream=True)
             except httpx.HTTPError as error:
-                self._end(f"cannot open {which} event stream at {self._url}: {_describe(error)}")
+                why = _describe(error)
+                self._end(f"cannot open {which} event stream at {self._url}: {why}")
                 return
             try:
                 if response.status_code != 200:
-                    self._end(f"{self._url} refused {which} event stream (HTTP {response.status_code})")
+                    status = response.status_code
+                    self._end(
+                        f"{self._url} refused {which} event stream (HTTP {status})"
+                    )
                     return
                 if opened is not None:
                     opened.set()
@@ -377,12 +405,15 @@ class HttpStream:
                     await self._take_event(event)
         except httpx.ReadTimeout:
             self._end(
-                f"nothing from {self._url} on {which} event stream for {self._idle:g} s "
+                f"nothing from {self._url} on {which} event stream for "
+                f"{self._idle:g} s "
                 "(not even a keepalive): the connection is gone (half-open)"
             )
             return
         except httpx.HTTPError as error:
-            self._end(f"{which} event stream from {self._url} broke: {_describe(error)}")
+            self._end(
+                f"{which} event stream from {self._url} broke: {_describe(error)}"
+            )
             return
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             return

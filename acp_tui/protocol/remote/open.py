@@ -39,6 +39,8 @@ from acp_tui.protocol.remote.target import (
 if TYPE_CHECKING:
     import ssl
 
+    from websockets.asyncio.client import ClientConnection
+
     from acp_tui.protocol.transport import MessageStream
 
 __all__ = ["RemoteOptions", "open_remote"]
@@ -136,7 +138,7 @@ async def _websocket(
     headers: dict[str, str],
     context: ssl.SSLContext | None,
     options: RemoteOptions,
-) -> object:
+) -> ClientConnection:
     url = target.websocket_url()
     try:
         from websockets.asyncio.client import connect
@@ -164,7 +166,11 @@ async def _websocket(
         )
     except InvalidStatus as error:
         response = error.response
-        detail = response.body.decode("utf-8", "replace")[:200].strip() if response.body else ""
+        detail = (
+            response.body.decode("utf-8", "replace")[:200].strip()
+            if response.body
+            else ""
+        )
         raise status_failure(target.url, response.status_code, detail) from None
     except Exception as error:  # refused, TLS, DNS, a bad handshake, a timeout
         raise failure_from(target.url, error) from None
@@ -196,12 +202,14 @@ async def _http(
         )
     except ImportError as error:  # h2, for http2=True
         raise missing_extra(target.url, error) from None
-    async with client:
-        async with http.http_stream(
+    async with (
+        client,
+        http.http_stream(
             client,
             url=target.http_url(),
             max_line_bytes=options.max_line_bytes,
             idle_timeout=idle,
             on_refused=on_refused,
-        ) as stream:
-            yield stream
+        ) as stream,
+    ):
+        yield stream

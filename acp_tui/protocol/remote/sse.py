@@ -1,4 +1,4 @@
-"""Server-Sent Events, decoded as bytes with a size limit (no third-party code).
+r"""Server-Sent Events, decoded as bytes with a size limit (no third-party code).
 
 `SseDecoder.feed(chunk)` returns the complete events' data: one JSON-RPC
 message each (`bytes`), or `OversizedLine` for an event whose data went over
@@ -111,7 +111,7 @@ class SseDecoder:
 
 
 def _line_end(chunk: bytes, start: int) -> int:
-    """The index of the first \\n or \\r at or after `start`, or -1."""
+    r"""The index of the first \\n or \\r at or after `start`, or -1."""
     newline = chunk.find(b"\n", start)
     carriage = chunk.find(b"\r", start, newline if newline >= 0 else len(chunk))
     return carriage if carriage >= 0 else newline

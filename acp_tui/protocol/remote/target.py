@@ -162,14 +162,17 @@ class RemoteTarget:
 
     @property
     def scheme(self) -> str:
+        """The URL's scheme, lower case."""
         return urlsplit(self.url).scheme.lower()
 
     @property
     def host(self) -> str:
+        """The URL's host name."""
         return urlsplit(self.url).hostname or ""
 
     @property
     def encrypted(self) -> bool:
+        """TLS: `wss://` or `https://`."""
         return self.scheme in ("wss", "https")
 
     def name(self) -> str:

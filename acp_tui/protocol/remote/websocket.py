@@ -139,7 +139,9 @@ class WebSocketStream:
     async def send(self, line: bytes) -> None:
         r"""Send one `\n`-terminated line as one text frame."""
         if not line or line.find(b"\n") != len(line) - 1:
-            raise ValueError("a message line must end with one '\\n' and contain no other")
+            raise ValueError(
+                "a message line must end with one '\\n' and contain no other"
+            )
         async with self._send_lock:
             if self._closing:
                 raise ConnectionClosed(f"the connection to {self._url} was closed")

@@ -69,7 +69,8 @@ def test_cycles_leak_nothing(
     config = tmp_path / "config"
     config.mkdir()
     (config / "config.toml").write_text(
-        f'[agents.scripted]\nurl = "http://127.0.0.1:{port}/acp"\ntransport = "{profile}"\n'
+        f'[agents.scripted]\nurl = "http://127.0.0.1:{port}/acp"\n'
+        f'transport = "{profile}"\n'
     )
     argv = ["print", "--agent", "scripted", "--cwd", str(tmp_path), "--format", "json"]
     baseline: set[str] = set()
@@ -81,5 +82,9 @@ def test_cycles_leak_nothing(
         if cycle == 0:
             baseline = open_fds()  # lazy imports and logs opened once
     leaked = open_fds() - baseline
-    assert not leaked, [os.readlink(f"/proc/self/fd/{fd}") for fd in leaked if os.path.exists(f"/proc/self/fd/{fd}")]
+    assert not leaked, [
+        os.readlink(f"/proc/self/fd/{fd}")
+        for fd in leaked
+        if os.path.exists(f"/proc/self/fd/{fd}")
+    ]
     assert children() == [str(server_pid)]

@@ -38,7 +38,11 @@ def line(message: dict[str, Any]) -> bytes:
 INITIALIZE = line({"id": 0, "method": "initialize", "params": {"protocolVersion": 1}})
 NEW = line({"id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}})
 PROMPT = line(
-    {"id": 2, "method": "session/prompt", "params": {"sessionId": SESSION, "prompt": []}}
+    {
+        "id": 2,
+        "method": "session/prompt",
+        "params": {"sessionId": SESSION, "prompt": []},
+    }
 )
 
 
@@ -68,9 +72,14 @@ async def connected(
 async def test_a_turn_over_each_profile(profile: str) -> None:
     server = ScriptedServer()
     async with connected(server, profile) as stream:
-        assert isinstance(stream, WebSocketStream if profile == "websocket" else HttpStream)
+        assert isinstance(
+            stream, WebSocketStream if profile == "websocket" else HttpStream
+        )
         await stream.send(PROMPT)
-        texts = [(await receive_json(stream))["params"]["update"]["content"]["text"] for _ in range(2)]
+        texts = [
+            (await receive_json(stream))["params"]["update"]["content"]["text"]
+            for _ in range(2)
+        ]
         assert texts == ["one ", "two"]
         assert (await receive_json(stream))["result"] == {"stopReason": "end_turn"}
 
@@ -107,7 +116,9 @@ async def test_http_takes_a_prompt_answered_in_the_post(answer: str) -> None:
         await stream.send(PROMPT)
         seen = [await receive_json(stream) for _ in range(3)]
     results = [m for m in seen if "result" in m]
-    assert results == [{"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}]
+    assert results == [
+        {"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}
+    ]
 
 
 async def test_http_an_oversized_event_is_reported_and_the_stream_goes_on() -> None:
@@ -127,7 +138,9 @@ async def test_http_an_oversized_event_is_reported_and_the_stream_goes_on() -> N
 
 async def test_websocket_an_oversized_message_is_reported_then_the_end() -> None:
     server = ScriptedServer(Script(raw_events=[b"z" * 5000]))
-    async with connected(server, "websocket", RemoteOptions(max_line_bytes=1000)) as stream:
+    async with connected(
+        server, "websocket", RemoteOptions(max_line_bytes=1000)
+    ) as stream:
         with anyio.fail_after(BOUND):
             assert await stream.receive() == OversizedLine(size=1001, limit=1000)
             with pytest.raises(ConnectionClosed, match="over the size limit"):
@@ -135,7 +148,9 @@ async def test_websocket_an_oversized_message_is_reported_then_the_end() -> None
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-async def test_a_silent_half_open_server_is_detected_within_the_bound(profile: str) -> None:
+async def test_a_silent_half_open_server_is_detected_within_the_bound(
+    profile: str,
+) -> None:
     server = ScriptedServer(Script(silent=True))
     options = RemoteOptions(ping_interval=0.3, ping_timeout=0.3, idle_timeout=0.6)
     async with serve(server) as port:
@@ -144,7 +159,10 @@ async def test_a_silent_half_open_server_is_detected_within_the_bound(profile: s
             await stream.send(INITIALIZE)
             await receive_json(stream)
             started = time.monotonic()
-            with anyio.fail_after(BOUND), pytest.raises(ConnectionClosed, match="half-open"):
+            with (
+                anyio.fail_after(BOUND),
+                pytest.raises(ConnectionClosed, match="half-open"),
+            ):
                 await stream.receive()
             elapsed = time.monotonic() - started
     # The bound (WebSocket: ping, pong timeout, the unanswered close), and slack.
@@ -180,16 +198,21 @@ async def test_http_is_used_when_the_server_has_no_websocket() -> None:
 
 
 @pytest.mark.parametrize("profile", ["auto", "websocket"])
-async def test_a_refused_token_on_the_upgrade_is_an_error_without_fallback(profile: str) -> None:
+async def test_a_refused_token_on_the_upgrade_is_an_error_without_fallback(
+    profile: str,
+) -> None:
     server = ScriptedServer(Script(token="right"))
     async with serve(server) as port:
         target = RemoteTarget(
-            f"http://127.0.0.1:{port}/acp", headers={"Authorization": "Bearer wrong"}, transport=profile  # type: ignore[arg-type]
+            f"http://127.0.0.1:{port}/acp",
+            headers={"Authorization": "Bearer wrong"},
+            transport=profile,  # type: ignore[arg-type]
         )
         with pytest.raises(RemoteConnectError) as caught:
             async with open_remote(target):
                 pass
-    assert caught.value.kind == "auth" and caught.value.status == 401
+    assert caught.value.kind == "auth"
+    assert caught.value.status == 401
     assert "refused the credentials (HTTP 401)" in str(caught.value)
     assert not [seen for seen in server.requests if seen.method == "POST"]
 

@@ -20,12 +20,16 @@ def test_urls_are_remote(value: str) -> None:
     assert is_remote_url(value)
 
 
-@pytest.mark.parametrize("value", ["opencode acp", "claude-code", "/usr/bin/x", "ftp://h"])
+@pytest.mark.parametrize(
+    "value", ["opencode acp", "claude-code", "/usr/bin/x", "ftp://h"]
+)
 def test_commands_are_not(value: str) -> None:
     assert not is_remote_url(value)
 
 
-@pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "127.1.2.3", "[::1]", "a.localhost"])
+@pytest.mark.parametrize(
+    "host", ["localhost", "127.0.0.1", "127.1.2.3", "[::1]", "a.localhost"]
+)
 def test_loopback(host: str) -> None:
     assert is_loopback(host)
 
@@ -37,7 +41,9 @@ def test_not_loopback(host: str) -> None:
 
 def test_plain_text_to_another_host_needs_insecure() -> None:
     problem = RemoteTarget("http://10.1.2.3/acp").problem()
-    assert problem is not None and "--insecure" in problem and "https://" in problem
+    assert problem is not None
+    assert "--insecure" in problem
+    assert "https://" in problem
     assert RemoteTarget("http://10.1.2.3/acp", insecure=True).problem() is None
     assert RemoteTarget("ws://127.0.0.1:9/acp").problem() is None
     assert RemoteTarget("wss://example.com/acp").problem() is None
@@ -45,7 +51,8 @@ def test_plain_text_to_another_host_needs_insecure() -> None:
 
 def test_credentials_in_the_url_are_refused() -> None:
     problem = RemoteTarget("https://me:secret@example.com/acp").problem()
-    assert problem is not None and "token" in problem
+    assert problem is not None
+    assert "token" in problem
 
 
 def test_a_ws_url_cannot_pin_http() -> None:
@@ -65,7 +72,7 @@ def test_a_token_from_the_environment() -> None:
         "X-A": "b",
         "Authorization": "Bearer t0k",
     }
-    with pytest.raises(RemoteConnectError, match="TOK .*is not set"):
+    with pytest.raises(RemoteConnectError, match=r"TOK .*is not set"):
         target.request_headers({})
 
 
