@@ -84,6 +84,7 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--protocol", type=int, choices=(1, 2), default=2)
+    parser.add_argument("--json", type=Path, default=None, help="also write figures")
     parser.add_argument(CHILD, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -111,9 +112,10 @@ def main() -> None:
         )
         print(
             f"{'transport':>10} {'chunks/s':>9} {'on screen':>10} {'cpu':>7} "
-            f"{'max gap':>8} {'vs stdio':>9}"
+            f"{'max gap':>8} {'frames':>7} {'vs stdio':>9}"
         )
         base: float | None = None
+        figures: dict[str, Any] = {"chunks": args.chunks, "goal": GOAL}
         for transport in TRANSPORTS:
             runs = [
                 measure(transport, port, args.protocol, args.chunks)
@@ -124,15 +126,24 @@ def main() -> None:
             if base is None:
                 base = best.throughput
             ratio = base / best.throughput
+            figures[transport] = {
+                "chunks_per_s": best.throughput,
+                "max_gap_s": gap,
+                "cpu_s": best.cpu,
+                "frames": best.frames,
+                "slowdown": ratio,
+            }
             print(
                 f"{transport:>10} {best.throughput:9,.0f} {best.seconds:9.2f}s "
-                f"{best.cpu:6.2f}s {gap * 1000:6.0f}ms {ratio:8.2f}x"
+                f"{best.cpu:6.2f}s {gap * 1000:6.0f}ms {best.frames:7,} {ratio:8.2f}x"
                 + (
                     ""
                     if transport == "stdio"
                     else f"  goal <= {GOAL}x: {'met' if ratio <= GOAL else 'NOT met'}"
                 )
             )
+        if args.json is not None:
+            args.json.write_text(json.dumps(figures), "utf-8")
     finally:
         relay.terminate()
         relay.wait(timeout=10)
