@@ -53,7 +53,7 @@ def pysdk_server(*args: str) -> Iterator[int]:
     )
     try:
         assert process.stdout is not None
-        line = _first_line(process)
+        line = first_line(process)
         assert line.startswith("PORT "), f"the SDK agent said {line!r}"
         yield int(line.split()[1])
     finally:
@@ -67,7 +67,7 @@ def pysdk_server(*args: str) -> Iterator[int]:
             process.stdout.close()
 
 
-def _first_line(process: subprocess.Popen[str]) -> str:
+def first_line(process: subprocess.Popen[str]) -> str:
     import selectors
 
     assert process.stdout is not None
