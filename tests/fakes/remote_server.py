@@ -38,6 +38,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 CONNECTION = "c-1"
 SESSION = "s-1"
+INITIALIZE_RESULT = {
+    "protocolVersion": 1,
+    "agentCapabilities": {},
+    "agentInfo": {"name": "scripted"},
+}
 
 
 @dataclass
@@ -137,11 +142,7 @@ class ScriptedServer:
         self.requests.append(Seen("POST", dict(request.headers), body))
         method, request_id = body.get("method"), body.get("id")
         if method == "initialize":
-            result = {
-                "protocolVersion": 1,
-                "agentCapabilities": {},
-                "agentInfo": {"name": "scripted"},
-            }
+            result = INITIALIZE_RESULT
             response = JSONResponse(
                 {"jsonrpc": "2.0", "id": request_id, "result": result},
                 headers={"Acp-Connection-Id": CONNECTION},
@@ -213,11 +214,7 @@ class ScriptedServer:
     async def _ws_answer(self, websocket: WebSocket, message: dict[str, Any]) -> None:
         method, request_id = message.get("method"), message.get("id")
         if method == "initialize":
-            result = {
-                "protocolVersion": 1,
-                "agentCapabilities": {},
-                "agentInfo": {"name": "scripted"},
-            }
+            result = INITIALIZE_RESULT
             await websocket.send_text(
                 json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
             )

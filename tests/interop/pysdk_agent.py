@@ -159,24 +159,12 @@ class TokenGate:
         if scope["type"] in ("http", "websocket"):
             headers = dict(scope.get("headers") or [])
             if headers.get(b"authorization") != self._expected:
-                if scope["type"] == "websocket":
-                    await send(
-                        {
-                            "type": "websocket.http.response.start",
-                            "status": 401,
-                            "headers": [(b"content-type", b"text/plain")],
-                        }
-                    )
-                    await send({"type": "websocket.http.response.body", "body": b"no"})
-                    return
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [(b"content-type", b"text/plain")],
-                    }
-                )
-                await send({"type": "http.response.body", "body": b"no"})
+                # A WebSocket upgrade is refused with the same plain 401.
+                kind = "websocket.http" if scope["type"] == "websocket" else "http"
+                plain = [(b"content-type", b"text/plain")]
+                start = {"type": f"{kind}.response.start", "status": 401}
+                await send({**start, "headers": plain})
+                await send({"type": f"{kind}.response.body", "body": b"no"})
                 return
         await self._app(scope, receive, send)
 

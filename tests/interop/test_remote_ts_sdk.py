@@ -20,6 +20,7 @@ import pytest
 from acp_tui.cli import main
 from tests.interop.conftest import INTEROP_SKIPPED, NODE22_BIN, PEERS
 from tests.interop.pysdk_peer import first_line
+from tests.interop.test_remote_pysdk import agent_text
 
 pytestmark = [pytest.mark.interop, pytest.mark.subprocess]
 
@@ -85,10 +86,4 @@ def test_print_over_streamable_http(
     assert code == 0, captured.err
     document = json.loads(captured.out)
     assert document["agent"]["name"] == "ts-sdk-agent"
-    texts = [
-        block["text"]
-        for message in document["messages"]
-        if message["role"] == "agent"
-        for block in message["content"]
-    ]
-    assert "".join(texts) == "ts-sdk heard: hello ts"
+    assert agent_text(document) == "ts-sdk heard: hello ts"

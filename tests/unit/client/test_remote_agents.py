@@ -151,3 +151,16 @@ def test_the_remote_libraries_load_only_when_connecting() -> None:
     )
     loaded = set(completed.stdout.split())
     assert not loaded & {"websockets", "httpx", "httpcore", "h2"}
+
+
+@pytest.mark.parametrize(
+    ("kind", "retry"),
+    [("refused", True), ("timeout", True), ("auth", False), ("tls", False)],
+)
+def test_a_retry_is_offered_when_the_server_may_come_back(
+    kind: str, retry: bool
+) -> None:
+    from acp_tui.client.runner import restart_may_help
+
+    error = RemoteConnectError("wss://h/acp", kind, "x")  # type: ignore[arg-type]
+    assert restart_may_help(error, handshake_done=False) is retry
