@@ -35,8 +35,14 @@ from acp.experimental.negotiation import (  # type: ignore[import-not-found,unus
     AgentProtocolRouter,
 )
 from acp.http.asgi import create_asgi_app  # type: ignore[import-not-found,unused-ignore]
+from acp.schema import (  # type: ignore[import-not-found,unused-ignore]
+    ListSessionsResponse,
+    LoadSessionResponse,
+)
 
 BIG = 0
+SESSIONS: dict[str, str] = {}
+"""The sessions made (id -> cwd), for `session/list` (all connections)."""
 
 
 def _text(prompt: list[Any]) -> str:
@@ -70,24 +76,39 @@ class V1Agent:
             {
                 "protocolVersion": 1,
                 "agentInfo": {"name": "pysdk-agent", "version": "1.0.0rc3"},
-                "agentCapabilities": {"loadSession": False},
+                "agentCapabilities": {
+                    "loadSession": True,
+                    "sessionCapabilities": {"list": {}},
+                },
             }
         )
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
-        return NewSessionResponse(session_id=f"s-{uuid.uuid4().hex[:8]}")
+        session_id = f"s-{uuid.uuid4().hex[:8]}"
+        SESSIONS[session_id] = cwd
+        return NewSessionResponse(session_id=session_id)
+
+    async def list_sessions(self, **kwargs: Any) -> Any:
+        sessions = [{"sessionId": s, "cwd": cwd} for s, cwd in SESSIONS.items()]
+        return ListSessionsResponse.model_validate({"sessions": sessions})
+
+    async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> Any:
+        """Replays one exchange (on the connection's stream: the SDK's routing)."""
+        await self._say(session_id, "user_message_chunk", "earlier question")
+        await self._say(session_id, "agent_message_chunk", "earlier answer")
+        return LoadSessionResponse()
+
+    async def _say(self, session_id: str, kind: str, text: str) -> None:
+        update = {"sessionUpdate": kind, "content": {"type": "text", "text": text}}
+        await self._conn._conn.send_notification(
+            "session/update", {"sessionId": session_id, "update": update}
+        )
 
     async def prompt(
         self, session_id: str, prompt: list[Any], **kwargs: Any
     ) -> PromptResponse:
         for piece in _pieces(_text(prompt)):
-            update = {
-                "sessionUpdate": "agent_message_chunk",
-                "content": {"type": "text", "text": piece},
-            }
-            await self._conn._conn.send_notification(
-                "session/update", {"sessionId": session_id, "update": update}
-            )
+            await self._say(session_id, "agent_message_chunk", piece)
         return PromptResponse(stop_reason="end_turn")
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:

@@ -189,3 +189,33 @@ async def test_app_over_each_profile_and_version(
             status = app.query_one(StatusBar)
             assert f"ACP v{version}" in status.status_text()
             assert app.is_running
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_sessions_and_a_loaded_session(
+    profile: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`sessions` lists over the remote link, and `print --session` loads one:
+    its replay comes first, then the new turn on the session's own stream."""
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
+    agent = f"remote-{profile}"
+    with pysdk_server() as port:
+        configure(tmp_path / "home", port)
+        code, first, err = run_print(capsys, agent, tmp_path, "first")
+        assert code == 0, err
+        assert first is not None
+        session = first["sessionId"]
+        listed = main(["sessions", "--agent", agent, "--cwd", str(tmp_path)])
+        listing = capsys.readouterr()
+        code, loaded, err = run_print(
+            capsys, agent, tmp_path, "--session", session, "second"
+        )
+    assert listed == 0, listing.err
+    assert session in listing.out
+    assert code == 0, err
+    assert loaded is not None
+    assert loaded["sessionId"] == session
+    assert agent_text(loaded) == "earlier answerpysdk heard: second"
