@@ -61,6 +61,21 @@ def _connection_options(parser: argparse.ArgumentParser) -> None:
     )
     _directory_options(parser)
     parser.add_argument(
+        "--cacert",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="a remote agent (--agent wss://… or https://…): trust this CA "
+        "certificate (PEM) for its TLS, e.g. a private CA",
+    )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        default=None,
+        help="a remote agent: allow plain ws:// or http:// to a host other than "
+        "this machine (unencrypted; TLS is still verified for wss:// and https://)",
+    )
+    parser.add_argument(
         "--init-timeout",
         type=float,
         default=None,
@@ -376,6 +391,12 @@ def _main(argv: Sequence[str] | None) -> int:
     if resolved is None:
         return EXIT_USAGE
     name, command = resolved
+    if command.remote is not None:
+        remote = _remote_command(command, args)
+        if remote is None:
+            return EXIT_USAGE
+        command = remote
+        resolved = name, command
     if not cwd_given and _is_builtin_demo(name, command):
         args.cwd = _demo_project() or args.cwd
     if command.cwd is None:  # a user agent may pin its own working directory
@@ -560,6 +581,25 @@ def _resolve(value: str) -> tuple[str, AgentCommand] | None:
         print(printable(f"acp-tui: {error}"), file=sys.stderr)
         return None
     return resolved.name, command
+
+
+def _remote_command(
+    command: AgentCommand, args: argparse.Namespace
+) -> AgentCommand | None:
+    """A remote agent's command with --cacert and --insecure; None if refused."""
+    assert command.remote is not None
+    target = dataclasses.replace(
+        command.remote,
+        cacert=getattr(args, "cacert", None) or command.remote.cacert,
+        insecure=bool(getattr(args, "insecure", None)) or command.remote.insecure,
+    )
+    problem = target.problem()
+    if problem is not None:
+        from acp_tui.safe_text import printable
+
+        print(printable(f"acp-tui: {problem}"), file=sys.stderr)
+        return None
+    return dataclasses.replace(command, remote=target)
 
 
 def _headless(

@@ -458,6 +458,38 @@ def parse_print(text: str, data: JSONObject | None) -> list[Figure]:
     ]
 
 
+def parse_remote(text: str, data: JSONObject | None) -> list[Figure]:
+    """bench/remote.py's figures (`--json`): the streaming turn over WebSocket and
+    Streamable HTTP beside stdio (goal: at most 1.5x slower)."""
+    limit = get(data, "goal") or 1.5
+    stdio = get(data, "stdio", "chunks_per_s")
+    rows: list[Figure] = []
+    for transport in ("websocket", "http"):
+        slowdown = get(data, transport, "slowdown")
+        rows.append(
+            Figure(
+                "remote",
+                f"streaming over {transport} (chunks/s)",
+                get(data, transport, "chunks_per_s"),
+                "/s",
+                stdio,
+                "stdio",
+                goal_note=f"≤ {limit:g}x slower",
+                verdict=None if slowdown is None else slowdown <= limit,
+            )
+        )
+        gap = get(data, transport, "max_gap_s")
+        rows.append(
+            Figure(
+                "remote",
+                f"largest frame gap over {transport}",
+                None if gap is None else gap * 1000,
+                "ms",
+            )
+        )
+    return rows
+
+
 def parse_store(text: str, data: JSONObject | None) -> list[Figure]:
     """bench/store.py's figures (`--json`): rates and the slow-down ratios."""
     updates = get(data, "updates")
@@ -593,6 +625,14 @@ BENCHES: Final = (
     ),
     Bench("diff", BENCH_DIR / "diff.py", (), 60, parse_diff, json=True),
     Bench("print", BENCH_DIR / "print.py", (), 120, parse_print, json=True),
+    Bench(
+        "remote",
+        BENCH_DIR / "remote.py",
+        ("--chunks", "5000"),
+        180,
+        parse_remote,
+        json=True,
+    ),
     Bench(
         "exhaustion",
         BENCH_DIR / "exhaustion.py",

@@ -237,10 +237,18 @@ async def run_turn(
     tools: int,
     cwd: Path,
     rate: float = 0.0,
+    command: AgentCommand | None = None,
 ) -> TurnResult:
-    """One app, one agent, one turn; timed to the last chunk on screen."""
+    """One app, one agent, one turn; timed to the last chunk on screen.
+
+    `command`: the agent (bench/remote.py: a remote one); default ui_agent.py.
+    """
     app = make_app(
-        agent_command(protocol), "bench", cwd=cwd, init_timeout=30.0, tune_gc=True
+        command or agent_command(protocol),
+        "bench",
+        cwd=cwd,
+        init_timeout=30.0,
+        tune_gc=True,
     )
     frames = Frames(app)
     marker = f"M{chunks}X{tools}"

@@ -606,6 +606,7 @@ def test_every_bench_script_exists_and_the_json_ones_take_the_option() -> None:
         "terminal",
         "diff",
         "print",
+        "remote",
         "exhaustion",
     ]
     for bench in run_all.BENCHES:
@@ -759,3 +760,34 @@ def test_print_from_json_judged_on_its_worst_run() -> None:
     assert run_all.parse_print("", fast)[0].met is True
     (missing,) = run_all.parse_print("", None)
     assert (missing.value, missing.met) == (None, None)
+
+
+REMOTE_JSON = {
+    "chunks": 5000,
+    "goal": 1.5,
+    "stdio": {
+        "chunks_per_s": 9000.0,
+        "max_gap_s": 0.078,
+        "cpu_s": 0.3,
+        "slowdown": 1.0,
+    },
+    "websocket": {
+        "chunks_per_s": 8000.0,
+        "max_gap_s": 0.071,
+        "cpu_s": 0.3,
+        "slowdown": 1.125,
+    },
+    "http": {"chunks_per_s": 5000.0, "max_gap_s": 0.055, "cpu_s": 0.5, "slowdown": 1.8},
+}
+
+
+def test_remote_figures_judge_each_transport_against_stdio() -> None:
+    figures = by_name(run_all.parse_remote("", REMOTE_JSON))
+    websocket = figures["streaming over websocket (chunks/s)"]
+    http = figures["streaming over http (chunks/s)"]
+    assert (websocket.value, websocket.baseline) == (8000.0, 9000.0)
+    assert websocket.met is True
+    assert http.met is False
+    assert figures["largest frame gap over http"].value == 55.0
+    missing = run_all.parse_remote("", None)
+    assert all(figure.met is None for figure in missing)

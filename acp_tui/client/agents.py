@@ -70,6 +70,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, Literal, TypeAlias
 
+from acp_tui.protocol.remote.target import RemoteTarget, is_remote_url
 from acp_tui.protocol.transport import AgentCommand
 
 __all__ = [
@@ -106,7 +107,19 @@ NPX: Final = "npx"
 """The program used for the npm fallback."""
 
 _NAME_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-_USER_KEYS: Final = frozenset({"command", "args", "env", "title", "cwd"})
+_USER_KEYS: Final = frozenset(
+    {
+        "command",
+        "args",
+        "env",
+        "title",
+        "cwd",
+        "url",
+        "headers",
+        "token_env",
+        "transport",
+    }
+)
 _STATUS_OF: Final[Mapping[Found, Status]] = {
     "path": "installed",
     "npx": "via npx",
@@ -198,6 +211,9 @@ class AgentEntry:
     """Other names the same program is installed under, tried after `binary`."""
     cwd: Path | None = None
     """Working directory for the agent (user agents); None inherits ours."""
+    remote: RemoteTarget | None = None
+    """A remote agent (`url = "…"`, `acp_tui.client.remote_agents`): `binary` is
+    its URL and nothing is looked up or started."""
 
     def __post_init__(self) -> None:
         # Freeze the containers too, so a shared entry cannot be altered by a caller.
@@ -340,6 +356,8 @@ def _user_entry(name: str, table: object) -> AgentEntry:
 
         raise _bad_agent(name, unknown_keys_message(unknown, _USER_KEYS))
 
+    if "url" in table:
+        return _remote_user_entry(name, table)
     has_command = "command" in table
     has_args = "args" in table
     if has_command and has_args:
@@ -407,6 +425,27 @@ def _user_entry(name: str, table: object) -> AgentEntry:
         homepage="",
         source="user",
         cwd=cwd,
+    )
+
+
+def _remote_user_entry(name: str, table: Mapping[str, object]) -> AgentEntry:
+    """An `[agents.NAME]` table with `url`: a remote agent."""
+    from acp_tui.client.remote_agents import remote_target
+
+    try:
+        target = remote_target(table)
+    except ValueError as error:
+        raise _bad_agent(name, str(error)) from None
+    title = table.get("title", name)
+    if not isinstance(title, str):
+        raise _bad_agent(name, f"'title' must be a string, not {_type_name(title)}")
+    return AgentEntry(
+        name=name,
+        title=title or name,
+        binary=target.url,
+        install_hint=f"check [agents.{name}] in config.toml: is {target.url} up?",
+        source="user",
+        remote=target,
     )
 
 
@@ -489,6 +528,8 @@ class ResolvedAgent:
         """A short name for logs and the transport: the entry's, or the program's."""
         if self.entry is not None:
             return self.entry.name
+        if self.command.remote is not None:
+            return self.command.remote.name()
         return Path(self.command.argv[0]).name
 
     @property
@@ -519,6 +560,9 @@ def resolve_entry(
         search_path: PATH to search (`os.pathsep`-separated); None means the
             process's PATH.
     """
+    if entry.remote is not None:
+        command = AgentCommand((entry.remote.url,), remote=entry.remote)
+        return ResolvedAgent(command, "command", entry)
     env = dict(entry.env)
     for binary in (entry.binary, *entry.alt_binaries):
         found = shutil.which(binary, path=search_path)
@@ -569,6 +613,9 @@ def resolve_agent(
         return resolve_entry(entry, search_path=search_path)
     if not key:
         raise AgentSpecError("--agent is empty: give an agent name or a command line")
+    if is_remote_url(key):
+        target = RemoteTarget(key)
+        return ResolvedAgent(AgentCommand((key,), remote=target), "command", None)
     try:
         argv = _split_command(value)
     except ValueError as error:

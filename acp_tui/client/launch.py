@@ -5,6 +5,11 @@ reconnect) and remembers the latest, so a failure can be explained with how the
 agent ended and the last lines it wrote to stderr. Every front end (the app,
 `acp-tui print`, `acp-tui sessions`, the probe) reports failures through
 `AgentLauncher.explain`, so they all say the same thing.
+
+A remote agent (`AgentCommand.remote`, a URL) is not started: each attempt
+connects (`acp_tui.protocol.remote.open.open_remote`, which imports the
+`acp-tui[remote]` libraries only then), and a failure to connect is a
+`RemoteConnectError` that says why (refused, TLS, a wrong token, 404).
 """
 
 from __future__ import annotations
@@ -22,10 +27,12 @@ from acp_tui.client.errors import (
     UnsupportedOperation,
 )
 from acp_tui.protocol.jsonrpc import RequestTimeout, RpcError
+from acp_tui.protocol.remote.target import RemoteConnectError
 from acp_tui.protocol.transport import (
     AgentCommand,
     AgentStartError,
     ConnectionClosed,
+    MessageStream,
     StdioTransport,
 )
 from acp_tui.protocol.version import UnsupportedProtocolVersion
@@ -34,6 +41,7 @@ __all__ = ["AGENT_FAILURES", "AgentFailure", "AgentLauncher"]
 
 AGENT_FAILURES: Final = (
     AgentStartError,
+    RemoteConnectError,
     AgentError,
     UnsupportedProtocolVersion,
     UnsupportedOperation,
@@ -64,6 +72,8 @@ class AgentLauncher:
         """The transport of the latest connection attempt."""
         self._early: StdioTransport | None = None
         """Started by `start_early`, not yet taken by `open_stream`."""
+        self.refused: RemoteConnectError | None = None
+        """Why the latest remote connection was refused at `initialize`."""
 
     async def start_early(self) -> None:
         """Start the agent now, ahead of `connect()`; its first stream is this one.
@@ -77,6 +87,8 @@ class AgentLauncher:
             AgentStartError: The agent could not be started.
         """
         await self.discard_early()
+        if self.command.remote is not None:
+            return  # nothing to start: each attempt connects
         # The latest attempt from now on: a failure to start explains itself
         # with this transport's (empty) stderr, not an earlier run's.
         transport = self.transport = StdioTransport(self.command, name=self.name)
@@ -89,11 +101,17 @@ class AgentLauncher:
         if early is not None:
             await early.__aexit__(None, None, None)
 
-    def open_stream(self) -> AbstractAsyncContextManager[StdioTransport]:
+    def open_stream(self) -> AbstractAsyncContextManager[MessageStream]:
         """A `StreamFactory` for `connect()`: a fresh transport per attempt.
 
         The first attempt after `start_early` gets the agent already started.
+        A remote agent gets a fresh connection.
         """
+        if self.command.remote is not None:
+            from acp_tui.protocol.remote.open import open_remote
+
+            self.refused = None
+            return open_remote(self.command.remote, on_refused=self._refused)
         early, self._early = self._early, None
         if early is not None:
             return _started(early)
@@ -117,6 +135,12 @@ class AgentLauncher:
             error = NotAnAgent(wrote=None, echoed=False, exited=True)
         if isinstance(error, NotAnAgent):
             return AgentFailure(error.describe(program), tail)
+        if isinstance(error, RemoteConnectError):
+            return AgentFailure(str(error), ())
+        if self.refused is not None and isinstance(
+            error, AgentError | ConnectionClosed
+        ):
+            return AgentFailure(str(self.refused), ())
         if isinstance(error, RpcError):
             message = f"the agent answered with an error: {error}"
         elif isinstance(error, ConnectionClosed):
@@ -131,8 +155,13 @@ class AgentLauncher:
                 message += f"; the agent {ended}"
         return AgentFailure(message, tail)
 
+    def _refused(self, error: RemoteConnectError) -> None:
+        self.refused = error
+
     def _program(self) -> str:
         """The agent as the user named it: its catalogue name, or its command."""
+        if self.command.remote is not None:
+            return self.command.remote.url
         if self.name != Path(self.command.argv[0]).name:
             return self.name
         shown = self.command.display()

@@ -58,6 +58,7 @@ from acp_tui.client.auth_status import (
 from acp_tui.client.errors import InitializeTimeout, NoSuchSession
 from acp_tui.client.turn_changes import TurnChanges
 from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.remote.target import RemoteConnectError
 from acp_tui.protocol.transport import AgentCommand, AgentStartError, ConnectionClosed
 from acp_tui.protocol.version import ProtocolChoice, UnsupportedProtocolVersion
 from acp_tui.store.auth_status import AuthStatusBox
@@ -1064,11 +1065,15 @@ def restart_may_help(error: BaseException, *, handshake_done: bool) -> bool:
     with an error, which is what a program that is not an ACP agent does. A
     timeout (a first start that downloads, a slow machine) and anything after
     the handshake (a crash mid-session, a lost connection) may go otherwise.
+    A remote agent that could not be reached may be reachable later (refused,
+    unreachable, a timeout, a server error); a refused token, TLS or a 404 not.
 
     Args:
         error: One of `launch.AGENT_FAILURES`.
         handshake_done: The agent answered `initialize` on this connection.
     """
+    if isinstance(error, RemoteConnectError):
+        return error.kind in ("refused", "unreachable", "timeout", "http")
     if isinstance(error, AgentStartError | UnsupportedProtocolVersion):
         return False
     return handshake_done or isinstance(error, TimeoutError | InitializeTimeout)

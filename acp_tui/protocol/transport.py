@@ -56,7 +56,7 @@ from datetime import datetime
 from pathlib import Path
 from subprocess import PIPE
 from types import TracebackType
-from typing import BinaryIO, Final, Protocol, Self
+from typing import TYPE_CHECKING, BinaryIO, Final, Protocol, Self
 
 import anyio
 import anyio.lowlevel
@@ -73,6 +73,9 @@ from acp_tui.protocol.framing import (
 )
 from acp_tui.storage import paths
 from acp_tui.storage.private_files import open_private, prune_files
+
+if TYPE_CHECKING:
+    from acp_tui.protocol.remote.target import RemoteTarget
 
 __all__ = [
     "DEFAULT_MEMORY_BUFFER_CHUNKS",
@@ -354,9 +357,14 @@ class AgentCommand:
     """Variables added to (and overriding) the inherited `os.environ`."""
     cwd: Path | None = None
     """Working directory of the agent; None inherits ours."""
+    remote: RemoteTarget | None = None
+    """A remote agent (a URL, `acp_tui.protocol.remote`): nothing is started,
+    `argv` is just the URL, and `AgentLauncher` connects instead."""
 
     def display(self) -> str:
-        """The command line, shell-quoted, for messages."""
+        """The command line, shell-quoted, for messages (a remote agent's URL)."""
+        if self.remote is not None:
+            return self.remote.url
         return shlex.join(self.argv)
 
 
