@@ -18,7 +18,7 @@ import pytest
 from anyio.abc import Process
 
 from acp_tui.client.launch import AgentLauncher
-from acp_tui.protocol.transport import AgentCommand, AgentStartError
+from acp_tui.protocol.transport import AgentCommand, AgentStartError, StdioTransport
 
 pytestmark = pytest.mark.subprocess
 
@@ -50,6 +50,7 @@ async def test_the_first_stream_is_the_agent_started_early() -> None:
         assert early.returncode == 0  # leaving the stream shut the agent down
         async with agents.open_stream() as again:  # a reconnect starts a new one
             assert again is not early
+            assert isinstance(again, StdioTransport)
             assert again.pid != early.pid
         await agents.discard_early()  # nothing left to discard
     assert agents.transport is again
