@@ -177,6 +177,8 @@ def json_text(value: Any) -> str:
     escapes too (the same JSON value; readable text stays readable).
     """
     text = json.dumps(value, ensure_ascii=False, indent=2)
+    if text.replace("\n", "").isprintable():  # one pass in C: nothing to escape
+        return text + "\n"
     return _UNPRINTABLE_JSON.sub(_json_escape, text) + "\n"
 
 

@@ -103,11 +103,14 @@ def final_text(
     return "\n".join(rows)
 
 
-_NARROW: Final = "\x20-\x7e\xa1-\xac\xae-\u02ff\u2010-\u2027\u2190-\u21ff\u2500-\u25ff"
+_NARROW: Final = (
+    "\x20-\x7e\xa1-\xac\xae-\u02ff\u2010-\u2027\u2190-\u21ff\u2500-\u25ff\u270c-\u2727"
+)
 """Characters one cell wide that draw as themselves: printable ASCII, Latin-1
 and the Latin extensions (not the soft hyphen), general punctuation (dashes,
-quotes, bullets), arrows, box drawing, blocks and geometric shapes (a test checks
-each against the emulator)."""
+quotes, bullets), arrows, box drawing, blocks and geometric shapes, and the
+dingbats that test runners print (check marks and crosses, not the wide emoji
+around them) (a test checks each against the emulator)."""
 
 _PLAIN_LINE: Final = re.compile(rf"(?:[{_NARROW}\r]|\x1b\[[0-9;:]*m|\x1b\[[012]?K)*")
 """A line of narrow characters, carriage returns, SGR and erase-in-line only."""
@@ -139,6 +142,21 @@ def _plain_row(line: str, columns: int) -> str | None:
     text = _SGR.sub("", line[:-1] if line.endswith("\r") else line)
     if "\r" not in text and "\x1b" not in text:  # most lines: written once
         return None if len(text) > columns else text.rstrip(" ")
+    # Progress bars: each `\r` part overwrites the row from column 0, erasing
+    # the rest when it ends with an erase to the end of the row.
+    row = ""
+    for part in text.split("\r"):
+        body = part.removesuffix("\x1b[K").removesuffix("\x1b[0K")
+        if "\x1b" in body:
+            return _token_row(line, columns)
+        if len(body) > columns:
+            return None  # it wraps: the emulator's business
+        row = body if len(body) != len(part) else body + row[len(body) :]
+    return row.rstrip(" ")
+
+
+def _token_row(line: str, columns: int) -> str | None:
+    """`_plain_row` token by token: any erase in line, anywhere in a part."""
     cells: list[str] = []
     cursor = 0
     for token in _PLAIN_TOKEN.finditer(line):
