@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from acp_tui.terminal.emulator import TerminalEmulator, line_tail_offset
+from acp_tui.terminal.line_offsets import line_tail_offset
 
 __all__ = ["final_text", "tail_start"]
 
@@ -82,6 +82,8 @@ def final_text(
     """
     start = tail_start(data, lines, history)
     if start == 0:
+        from acp_tui.terminal.emulator import TerminalEmulator
+
         emulator = TerminalEmulator(columns, lines, history)
         emulator.feed(data)
         return emulator.text()
@@ -132,6 +134,9 @@ def _line_rows(line: bytes, columns: int) -> list[str]:
             return [row]
     # Anything else (wide or combining characters, tabs, wrapping, moves within
     # the row): the emulator, on a screen tall enough that nothing scrolls.
+    # Imported here: plain output never needs pyte (nor its import time).
+    from acp_tui.terminal.emulator import TerminalEmulator
+
     emulator = TerminalEmulator(columns, len(line) // columns + 2, 0)
     emulator.feed(line)
     return emulator.rows_to_cursor()

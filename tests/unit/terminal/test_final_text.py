@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from acp_tui.terminal import emulator as emulator_module
 from acp_tui.terminal import final_text as module
 from acp_tui.terminal.emulator import TerminalEmulator
 from acp_tui.terminal.final_text import final_text, tail_start
@@ -89,7 +90,7 @@ def test_progress_bars_and_check_marks_are_read_without_the_emulator(
     def no_emulator(*args: object) -> None:
         raise AssertionError("a line was emulated")
 
-    monkeypatch.setattr(module, "TerminalEmulator", no_emulator)
+    monkeypatch.setattr(emulator_module, "TerminalEmulator", no_emulator)
     assert tail_start(data, LINES, HISTORY) > 0
     assert fast(data) == expected
     assert "FAILED \u2717" in expected
