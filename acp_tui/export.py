@@ -96,20 +96,35 @@ def join_text_chunks(content: list[Any]) -> list[Any]:
     annotations or `_meta` is kept as it is, so nothing but the cuts is lost.
     """
     joined: list[Any] = []
+    run: list[Any] = []
+    """The current run of plain text blocks (joined once it ends: not one by one,
+    which copied the growing text for every chunk)."""
     for block in content:
-        if _plain_text(block) and joined and _plain_text(joined[-1]):
-            joined[-1] = {"type": "text", "text": joined[-1]["text"] + block["text"]}
-        else:
-            joined.append(block)
+        if _plain_text(block):
+            run.append(block)
+            continue
+        if run:
+            joined.append(_joined(run))
+            run = []
+        joined.append(block)
+    if run:
+        joined.append(_joined(run))
     return joined
+
+
+def _joined(run: list[Any]) -> Any:
+    """One block for a run of plain text blocks (a lone block as it is)."""
+    if len(run) == 1:
+        return run[0]
+    return {"type": "text", "text": "".join(block["text"] for block in run)}
 
 
 def _plain_text(block: Any) -> bool:
     return (
         isinstance(block, dict)
-        and block.keys() == {"type", "text"}
-        and block["type"] == "text"
-        and isinstance(block["text"], str)
+        and len(block) == 2
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
     )
 
 
