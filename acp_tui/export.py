@@ -45,7 +45,6 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeAlias, TypeV
 
 from acp_tui.client.elicitation_form import answer_text
 from acp_tui.client.plan_documents import plan_document
-from acp_tui.diff.parse import patch_from_texts
 from acp_tui.export_reports import REPORT_MARKDOWN
 from acp_tui.safe_text import printable
 from acp_tui.store.model import (
@@ -518,6 +517,9 @@ def _diff_markdown(item: JSONObject) -> list[str]:
         return _fence(str(patch["text"]), "diff")
     new = item.get("newText")
     if isinstance(new, str):
+        # Imported here: `print --format json` never needs the diff parser.
+        from acp_tui.diff.parse import patch_from_texts
+
         old = item.get("oldText")
         path = str(item.get("path") or "file")
         return _fence(

@@ -42,5 +42,12 @@ def test_print_leaves_the_terminal_emulator_for_output_that_needs_it(
 
 
 @pytest.mark.subprocess
+def test_print_leaves_the_diff_parser_to_markdown_exports(loaded: list[str]) -> None:
+    modules = set(loaded[0].split())
+    assert "acp_tui.export" in modules
+    assert not modules & {"unidiff", "acp_tui.diff", "acp_tui.diff.parse"}
+
+
+@pytest.mark.subprocess
 def test_the_wire_models_are_built_when_first_used(loaded: list[str]) -> None:
     assert loaded[1] == "False"
