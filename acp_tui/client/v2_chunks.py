@@ -26,13 +26,12 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_tui.client._wire import CHUNK_ROLES, decode_base64
+from acp_tui.client.chunk_shapes import plain_update, text_block
 from acp_tui.store import ops
 
 __all__ = ["fast_chunk_ops"]
 
-_PARAMS_KEYS: Final = frozenset({"sessionId", "update"})
 _CHUNK_KEYS: Final = frozenset({"sessionUpdate", "messageId", "content"})
-_TEXT_KEYS: Final = frozenset({"type", "text"})
 _TERMINAL_KEYS: Final = frozenset({"sessionUpdate", "terminalId", "data"})
 
 
@@ -46,27 +45,17 @@ def fast_chunk_ops(
         bad_base64: The ops for a terminal chunk whose data is not base64, by
             terminal id.
     """
-    if type(params) is not dict or params.keys() != _PARAMS_KEYS:
-        return None
-    update = params["update"]
-    if type(update) is not dict or type(params["sessionId"]) is not str:
+    update = plain_update(params)
+    if update is None:
         return None
     kind = update.get("sessionUpdate")
     keys = update.keys()
     if keys == _CHUNK_KEYS:
         role = CHUNK_ROLES.get(kind) if type(kind) is str else None
-        content = update["content"]
         message_id = update["messageId"]
-        if (
-            role is None
-            or type(message_id) is not str
-            or type(content) is not dict
-            or content.keys() != _TEXT_KEYS
-            or content["type"] != "text"
-            or type(content["text"]) is not str
-        ):
+        block = text_block(update["content"])
+        if role is None or type(message_id) is not str or block is None:
             return None
-        block = {"type": "text", "text": content["text"]}
         return [ops.AppendMessageChunk(message_id, role, block)]
     if keys == _TERMINAL_KEYS and kind == "terminal_output_chunk":
         terminal_id = update["terminalId"]
