@@ -45,7 +45,6 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeAlias, TypeV
 
 from acp_tui.client.elicitation_form import answer_text
 from acp_tui.client.plan_documents import plan_document
-from acp_tui.diff.parse import patch_from_texts
 from acp_tui.export_reports import REPORT_MARKDOWN
 from acp_tui.safe_text import printable
 from acp_tui.store.model import (
@@ -96,20 +95,35 @@ def join_text_chunks(content: list[Any]) -> list[Any]:
     annotations or `_meta` is kept as it is, so nothing but the cuts is lost.
     """
     joined: list[Any] = []
+    run: list[Any] = []
+    """The current run of plain text blocks (joined once it ends: not one by one,
+    which copied the growing text for every chunk)."""
     for block in content:
-        if _plain_text(block) and joined and _plain_text(joined[-1]):
-            joined[-1] = {"type": "text", "text": joined[-1]["text"] + block["text"]}
-        else:
-            joined.append(block)
+        if _plain_text(block):
+            run.append(block)
+            continue
+        if run:
+            joined.append(_joined(run))
+            run = []
+        joined.append(block)
+    if run:
+        joined.append(_joined(run))
     return joined
+
+
+def _joined(run: list[Any]) -> Any:
+    """One block for a run of plain text blocks (a lone block as it is)."""
+    if len(run) == 1:
+        return run[0]
+    return {"type": "text", "text": "".join(block["text"] for block in run)}
 
 
 def _plain_text(block: Any) -> bool:
     return (
         isinstance(block, dict)
-        and block.keys() == {"type", "text"}
-        and block["type"] == "text"
-        and isinstance(block["text"], str)
+        and len(block) == 2
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
     )
 
 
@@ -177,6 +191,8 @@ def json_text(value: Any) -> str:
     escapes too (the same JSON value; readable text stays readable).
     """
     text = json.dumps(value, ensure_ascii=False, indent=2)
+    if text.replace("\n", "").isprintable():  # one pass in C: nothing to escape
+        return text + "\n"
     return _UNPRINTABLE_JSON.sub(_json_escape, text) + "\n"
 
 
@@ -501,6 +517,9 @@ def _diff_markdown(item: JSONObject) -> list[str]:
         return _fence(str(patch["text"]), "diff")
     new = item.get("newText")
     if isinstance(new, str):
+        # Imported here: `print --format json` never needs the diff parser.
+        from acp_tui.diff.parse import patch_from_texts
+
         old = item.get("oldText")
         path = str(item.get("path") or "file")
         return _fence(

@@ -86,6 +86,7 @@ from acp_tui.client.dialect import (
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.prompt_content import PromptCapabilities
 from acp_tui.client.subagent_wire import subagent_ops
+from acp_tui.client.v1_chunks import fast_text_chunk
 from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v1
 from acp_tui.protocol.schema._base import to_wire
@@ -247,10 +248,14 @@ class V1Translator:
 
     def _chunk(self, update: v1.ContentChunk) -> list[ops.Op]:
         role = CHUNK_ROLES[update.session_update]  # type: ignore[attr-defined]
-        block = to_wire(update.content)
-        if update.message_id is not None:
-            self._role, self._message_id = role, update.message_id
-            return [ops.AppendMessageChunk(update.message_id, role, block)]
+        return self._chunk_ops(role, update.message_id, to_wire(update.content))
+
+    def _chunk_ops(
+        self, role: ops.MessageRole, message_id: str | None, block: JSONObject
+    ) -> list[ops.Op]:
+        if message_id is not None:
+            self._role, self._message_id = role, message_id
+            return [ops.AppendMessageChunk(message_id, role, block)]
         if role != self._role or self._message_id is None:
             self.new_message_id(role)
         assert self._message_id is not None
@@ -347,6 +352,9 @@ class V1Translator:
 
     def translate(self, params: Any) -> list[ops.Op]:
         """The store ops for a `session/update`'s params."""
+        fast = fast_text_chunk(params)  # most of a stream: no models
+        if fast is not None:
+            return self._chunk_ops(*fast)
         notification = v1.SessionNotification.model_validate(params)
         return self.translate_update(notification.update)
 

@@ -92,6 +92,7 @@ from acp_tui.client.dialect import (
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.prompt_content import PromptCapabilities
 from acp_tui.client.subagent_wire import subagent_ops
+from acp_tui.client.v2_chunks import fast_chunk_ops
 from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v2
 from acp_tui.protocol.schema._base import to_wire
@@ -204,11 +205,15 @@ def _terminal(update: v2.TerminalUpdate) -> list[ops.Op]:
 def _terminal_chunk(update: v2.TerminalOutputChunk) -> list[ops.Op]:
     decoded = decode_base64(update.data)
     if decoded is None:
-        return [
-            ops.PatchTerminal(update.terminal_id),
-            *_bad_base64(update.terminal_id, "an output chunk"),
-        ]
+        return _bad_chunk(update.terminal_id)
     return [ops.AppendTerminalOutput(update.terminal_id, decoded)]
+
+
+def _bad_chunk(terminal_id: str) -> list[ops.Op]:
+    return [
+        ops.PatchTerminal(terminal_id),
+        *_bad_base64(terminal_id, "an output chunk"),
+    ]
 
 
 def _state(update: Any) -> list[ops.Op]:
@@ -314,6 +319,9 @@ class V2Translator:
 
     def translate(self, params: Any) -> list[ops.Op]:
         """The store ops for a `session/update`'s params."""
+        fast = fast_chunk_ops(params, _bad_chunk)  # most of a stream: no models
+        if fast is not None:
+            return fast
         notification = v2.UpdateSessionNotification.model_validate(params)
         return translate_update(notification.update)
 

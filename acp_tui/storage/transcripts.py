@@ -92,6 +92,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from acp_tui.storage import paths
+from acp_tui.storage.chunk_lines import plain_chunk_line
 from acp_tui.storage.private_files import (
     make_private_dir,
     open_private,
@@ -408,7 +409,8 @@ class TranscriptWriter:
         lines: list[Line] = []
         for op in ops:
             if _plain_chunk(op, store.max_message_chars):
-                line = self._line(op, plain=True)  # no cap, no long line to set aside
+                # No cap, no long line to set aside; most often plain text.
+                line = plain_chunk_line(op) or self._line(op, plain=True)
                 if line is not None:
                     lines.append(line)
             else:

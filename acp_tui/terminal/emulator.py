@@ -50,6 +50,8 @@ import pyte
 from pyte import charsets, control, modes
 from pyte.screens import Char, wcwidth
 
+from acp_tui.terminal.line_offsets import line_tail_offset
+
 __all__ = ["MAX_TITLE_LENGTH", "TerminalEmulator", "line_tail_offset", "tail_offset"]
 
 MAX_TITLE_LENGTH: Final = 1024
@@ -690,26 +692,6 @@ def tail_offset(data: bytes, limit: int) -> int:
     while start < size and 0x80 <= data[start] < 0xC0:
         start += 1  # Not inside a UTF-8 sequence.
     return start
-
-
-def line_tail_offset(data: bytes, lines: int) -> int:
-    """Where the last `lines` lines of `data` begin (just after a line feed).
-
-    Args:
-        data: Output.
-        lines: How many lines to keep (a final unterminated line counts).
-
-    Returns:
-        An offset into `data`: 0 if it holds no more than `lines` lines.
-    """
-    end = len(data)
-    if data.endswith(b"\n"):
-        end -= 1  # The final line feed ends the last line; it starts none.
-    for _ in range(lines):
-        end = data.rfind(b"\n", 0, end)
-        if end == -1:
-            return 0
-    return end + 1
 
 
 def _line_text(line: Mapping[int, Char]) -> str:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from acp_tui.terminal.emulator import TerminalEmulator, line_tail_offset
+from acp_tui.terminal.line_offsets import line_tail_offset
 
 __all__ = ["final_text", "tail_start"]
 
@@ -82,6 +82,8 @@ def final_text(
     """
     start = tail_start(data, lines, history)
     if start == 0:
+        from acp_tui.terminal.emulator import TerminalEmulator
+
         emulator = TerminalEmulator(columns, lines, history)
         emulator.feed(data)
         return emulator.text()
@@ -91,8 +93,11 @@ def final_text(
     wanted = history + lines
     backwards: list[list[str]] = []
     count = 0
-    for line in reversed(data[start:].split(b"\n")):
-        backwards.append(_line_rows(line, columns))
+    tail = data[start:]
+    raw = tail.split(b"\n")
+    plain = _without_sgr(tail)
+    for index in range(len(raw) - 1, -1, -1):
+        backwards.append(_line_rows(raw[index], columns, plain[index]))
         count += len(backwards[-1])
         if count >= wanted:
             break
@@ -103,42 +108,77 @@ def final_text(
     return "\n".join(rows)
 
 
-_NARROW: Final = "\x20-\x7e\xa1-\xac\xae-\u02ff\u2010-\u2027\u2190-\u21ff\u2500-\u25ff"
+_NARROW: Final = (
+    "\x20-\x7e\xa1-\xac\xae-\u02ff\u2010-\u2027\u2190-\u21ff\u2500-\u25ff\u270c-\u2727"
+)
 """Characters one cell wide that draw as themselves: printable ASCII, Latin-1
 and the Latin extensions (not the soft hyphen), general punctuation (dashes,
-quotes, bullets), arrows, box drawing, blocks and geometric shapes (a test checks
-each against the emulator)."""
+quotes, bullets), arrows, box drawing, blocks and geometric shapes, and the
+dingbats that test runners print (check marks and crosses, not the wide emoji
+around them) (a test checks each against the emulator)."""
 
-_PLAIN_LINE: Final = re.compile(rf"(?:[{_NARROW}\r]|\x1b\[[0-9;:]*m|\x1b\[[012]?K)*")
-"""A line of narrow characters, carriage returns, SGR and erase-in-line only."""
+_PLAIN_LINE: Final = re.compile(rf"(?:[{_NARROW}\r]++|\x1b\[[012]?K)*")
+"""A line, its SGR taken out, of narrow characters, carriage returns and
+erase-in-line only.
+
+Taking SGR out first is exact here: in a tail (`_only_row_local`) every ESC
+starts one allowed sequence, so the SGR matches are exactly its SGR sequences,
+and what is left keeps its other sequences whole."""
 
 _SGR: Final = re.compile(r"\x1b\[[0-9;:]*m")
 
-_PLAIN_TOKEN: Final = re.compile(rf"[{_NARROW}]+|\r|\x1b\[[0-9;:]*m|\x1b\[([012]?)K")
+_PLAIN_TOKEN: Final = re.compile(rf"[{_NARROW}]+|\r|\x1b\[([012]?)K")
 
 
-def _line_rows(line: bytes, columns: int) -> list[str]:
-    """The rows one line (without its line feed) leaves, begun on a blank row."""
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError:
-        text = None
-    if text is not None and _PLAIN_LINE.fullmatch(text):
-        row = _plain_row(text, columns)
+def _without_sgr(tail: bytes) -> list[str]:
+    r"""The tail's lines as text without SGR, in one pass.
+
+    Line for line with `tail.split(b"\\n")`: a line feed is one byte in UTF-8,
+    and no SGR holds one. Bytes that are not UTF-8 become lone surrogates, which
+    no plain line holds: such a line goes to the emulator, as its bytes.
+    """
+    return _SGR.sub("", tail.decode("utf-8", "surrogateescape")).split("\n")
+
+
+def _line_rows(line: bytes, columns: int, plain: str) -> list[str]:
+    """The rows one line (without its line feed) leaves, begun on a blank row.
+
+    `plain`: the line as `_without_sgr` gives it.
+    """
+    if _PLAIN_LINE.fullmatch(plain):
+        row = _plain_row(plain, columns)
         if row is not None:
             return [row]
     # Anything else (wide or combining characters, tabs, wrapping, moves within
     # the row): the emulator, on a screen tall enough that nothing scrolls.
+    # Imported here: plain output never needs pyte (nor its import time).
+    from acp_tui.terminal.emulator import TerminalEmulator
+
     emulator = TerminalEmulator(columns, len(line) // columns + 2, 0)
     emulator.feed(line)
     return emulator.rows_to_cursor()
 
 
 def _plain_row(line: str, columns: int) -> str | None:
-    """The row a plain line leaves (`_PLAIN_LINE`), or None if it would wrap."""
-    text = _SGR.sub("", line[:-1] if line.endswith("\r") else line)
+    """The row a plain line (`_PLAIN_LINE`, no SGR) leaves; None if it would wrap."""
+    text = line[:-1] if line.endswith("\r") else line
     if "\r" not in text and "\x1b" not in text:  # most lines: written once
         return None if len(text) > columns else text.rstrip(" ")
+    # Progress bars: each `\r` part overwrites the row from column 0, erasing
+    # the rest when it ends with an erase to the end of the row.
+    row = ""
+    for part in text.split("\r"):
+        body = part.removesuffix("\x1b[K").removesuffix("\x1b[0K")
+        if "\x1b" in body:
+            return _token_row(line, columns)
+        if len(body) > columns:
+            return None  # it wraps: the emulator's business
+        row = body if len(body) != len(part) else body + row[len(body) :]
+    return row.rstrip(" ")
+
+
+def _token_row(line: str, columns: int) -> str | None:
+    """`_plain_row` token by token: any erase in line, anywhere in a part."""
     cells: list[str] = []
     cursor = 0
     for token in _PLAIN_TOKEN.finditer(line):

@@ -218,6 +218,7 @@ class WireModel(BaseModel):
         serialize_by_alias=True,
         extra="allow",
         frozen=False,
+        defer_build=True,
     )
 
     meta: Lenient[dict[str, Any] | None] = Field(default=None, alias="_meta")

@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from acp_tui.terminal import emulator as emulator_module
 from acp_tui.terminal import final_text as module
 from acp_tui.terminal.emulator import TerminalEmulator
 from acp_tui.terminal.final_text import final_text, tail_start
@@ -66,6 +68,33 @@ def test_progress_bars_colours_and_line_edits_keep_the_tail() -> None:
     data = (bar + b"\r\n\x1b[1mok\x1b[m\tdone\x08!\x1b[3G*\r\n") * 60
     assert tail_start(data, LINES, HISTORY) > 0
     assert fast(data) == full(data) == full(data, chunks=37)
+
+
+def test_progress_bars_and_check_marks_are_read_without_the_emulator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lines a build prints most are worked out as text, not emulated one by one.
+
+    A `\\r` progress bar (each part ending in an erase, or shorter and
+    overwriting) and a test runner's check marks: the emulator is used only for
+    the long output's start check, never per line.
+    """
+    bar = b"".join(
+        b"\r\x1b[38;5;82m" + "\u2588".encode() * n + b"\x1b[0m " + b"%d%%\x1b[K" % n
+        for n in range(5)  # at most 7 cells: the screen is 10 wide
+    )
+    data = (bar + b"\r\n\x1b[1;32mok \xe2\x9c\x93\x1b[0m\r\nlong line\rshort\r\n") * 40
+    data += b"\x1b[31mFAILED \xe2\x9c\x97\x1b[0m\x1b[0K\r\n"
+    expected = full(data)
+
+    def no_emulator(*args: object) -> None:
+        raise AssertionError("a line was emulated")
+
+    monkeypatch.setattr(emulator_module, "TerminalEmulator", no_emulator)
+    assert tail_start(data, LINES, HISTORY) > 0
+    assert fast(data) == expected
+    assert "FAILED \u2717" in expected
+    assert "shortline" in expected
 
 
 def test_bare_line_feeds_and_wrapping_lines() -> None:
@@ -125,7 +154,9 @@ SAFE_PIECES: Final = [
     b"\x1b[31m",
     b"\x1b[0m",
     b"\x1b[K",
+    b"\x1b[0K",
     b"\x1b[1K",
+    "\u2713\u2717".encode(),
     b"\x1b[5G",
     b"\x1b[2C",
     b"\x1b[3D",
