@@ -63,6 +63,7 @@ from acp_tui.ui.pane_cancel_one import PaneCancelOne
 from acp_tui.ui.pane_dialogs import PaneDialogs
 from acp_tui.ui.pane_fork import PaneFork
 from acp_tui.ui.pane_prompts import PanePrompts, QueueShown
+from acp_tui.ui.pane_search import PaneSearch
 from acp_tui.ui.pane_steering import PaneSteering
 from acp_tui.ui.screens.config import ConfigChoice
 from acp_tui.ui.screens.openers import FullScreenOpener
@@ -91,6 +92,7 @@ class SessionPane(
     PaneSteering,
     PaneFork,
     PaneCancelOne,
+    PaneSearch,
     Widget,
 ):
     """One session with its own agent: conversation, panels, prompt and status.
@@ -116,6 +118,8 @@ class SessionPane(
         # Priority, so it comes before the prompt's own Up (the history); the
         # action skips unless the prompt is empty and prompts are queued.
         Binding("up", "select_queued", "Queued prompts", show=False, priority=True),
+        # Priority: before the prompt's own ctrl+f (delete a word) and a card's.
+        Binding("ctrl+f", "search", "Search", show=False, priority=True),
     ]
 
     class Changed(Message):
@@ -431,6 +435,7 @@ class SessionPane(
         if not self._live:
             return  # closing or quitting: the widgets are going
         await self._conversation.apply_changes(store, message.changes)
+        self.search_changes(message.changes)
         await self._place_steer_notes()
         kinds = {change.kind for change in message.changes}
         if "plan" in kinds:
