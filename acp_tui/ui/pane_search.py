@@ -193,9 +193,13 @@ class PaneSearch(PanePart):
         card = await self._conversation.jump_to(match.key)
         if card is None or search is None:
             return
+        expanded = False
         for node in card.walk_children(Collapsible, with_self=True):
             if node.collapsed:
                 node.collapsed = False
+                expanded = True
+        if expanded:  # taller now: scroll again once laid out
+            self._conversation.show_card(card)
         if card is not self._search_card:
             self._unmark()
         self._search_card = card

@@ -127,6 +127,10 @@ class Jumping(Following):
         self.call_after_refresh(self._scroll_to_card, widget)
         return widget
 
+    def show_card(self, widget: Widget) -> None:
+        """Scroll a mounted card's top into view after the next layout."""
+        self.call_after_refresh(self._scroll_to_card, widget)
+
     def _scroll_to_card(self, widget: Widget) -> None:
         if widget.is_attached:
             self.scroll_to_widget(widget, animate=False, immediate=True, top=True)
