@@ -1,13 +1,14 @@
 """Run every benchmark and print one table of their headline figures.
 
 Runs bench/protocol.py, bench/store.py, bench/ui.py, bench/terminal.py,
-bench/diff.py and bench/exhaustion.py (`--quick`: a tenth of each flood) one
-after the other (never side by side: they would share the CPUs), each as a
-subprocess of this interpreter with options chosen to keep the whole run under
-7 minutes on a slow 2-core machine, and each bounded by a timeout. From each
-output it takes the headline figures and prints them in one table: the
-benchmark, the figure, the measured value, its baseline (the reference it is
-compared to, such as `json.loads` or raw pyte, or else the goal itself), the
+bench/diff.py, bench/print.py, bench/search.py and bench/exhaustion.py
+(`--quick`: a tenth of each flood) one after the other (never side by side: they
+would share the CPUs), each as a subprocess of this interpreter with options
+chosen to keep the whole run under 7 minutes on a slow 2-core machine, and each
+bounded by a timeout. From each output it takes the headline figures and prints
+them in one table: the benchmark, the figure, the measured value, its baseline
+(the reference it is compared to, such as `json.loads` or raw pyte, or else the
+goal itself), the
 ratio of the two, the goal and whether it is met.
 
 protocol, store, diff and exhaustion write their figures as JSON (`--json
@@ -523,6 +524,42 @@ def parse_diff(text: str, data: JSONObject | None) -> list[Figure]:
     return rows
 
 
+def parse_search(text: str, data: JSONObject | None) -> list[Figure]:
+    """bench/search.py's figures (`--json`): frame gap, key to frame, scan, jumps."""
+    updates = get(data, "updates")
+    size = f"{updates:,.0f} updates" if updates is not None else "a long session"
+    goal = 1000 * (get(data, "goal_gap_s") or 0.1)
+
+    def millis(*keys: str) -> float | None:
+        seconds = get(data, *keys)
+        return None if seconds is None else seconds * 1000
+
+    return [
+        Figure(
+            "search",
+            f"largest frame gap searching {size}",
+            millis("largest_stall_s"),
+            "ms",
+            goal,
+            "goal",
+            (Goal("<=", goal),),
+        ),
+        Figure(
+            "search",
+            "key to frame while searching, max",
+            millis("key_to_frame_max_s"),
+            "ms",
+            goal,
+            "goal",
+            (Goal("<=", goal),),
+        ),
+        Figure("search", "scan after the last key", millis("scan_all_s"), "ms"),
+        Figure(
+            "search", "jump far back, to the card on screen", millis("far_jump_s"), "ms"
+        ),
+    ]
+
+
 def parse_exhaustion(text: str, data: JSONObject | None) -> list[Figure]:
     """bench/exhaustion.py's figures (`--json`): per flood, the largest frame gap,
     the worst key echo and the peak RSS, each with the bench's verdict."""
@@ -593,6 +630,7 @@ BENCHES: Final = (
     ),
     Bench("diff", BENCH_DIR / "diff.py", (), 60, parse_diff, json=True),
     Bench("print", BENCH_DIR / "print.py", (), 120, parse_print, json=True),
+    Bench("search", BENCH_DIR / "search.py", (), 120, parse_search, json=True),
     Bench(
         "exhaustion",
         BENCH_DIR / "exhaustion.py",

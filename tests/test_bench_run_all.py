@@ -606,6 +606,7 @@ def test_every_bench_script_exists_and_the_json_ones_take_the_option() -> None:
         "terminal",
         "diff",
         "print",
+        "search",
         "exhaustion",
     ]
     for bench in run_all.BENCHES:
@@ -759,3 +760,27 @@ def test_print_from_json_judged_on_its_worst_run() -> None:
     assert run_all.parse_print("", fast)[0].met is True
     (missing,) = run_all.parse_print("", None)
     assert (missing.value, missing.met) == (None, None)
+
+
+SEARCH_JSON: Final = {
+    "updates": 10000,
+    "largest_stall_s": 0.084,
+    "key_to_frame_max_s": 0.131,
+    "scan_all_s": 0.15,
+    "far_jump_s": 0.113,
+    "goal_gap_s": 0.1,
+}
+
+
+def test_parse_search_reads_the_json_figures() -> None:
+    figures = by_name(run_all.parse_search("", SEARCH_JSON))
+    gap = figures["largest frame gap searching 10,000 updates"]
+    assert gap.value == pytest.approx(84)
+    assert gap.met is True
+    keys = figures["key to frame while searching, max"]
+    assert keys.value == pytest.approx(131)
+    assert keys.met is False
+    assert figures["scan after the last key"].value == pytest.approx(150)
+    assert figures["jump far back, to the card on screen"].met is None
+    missing = by_name(run_all.parse_search("", None))
+    assert missing["largest frame gap searching a long session"].value is None
