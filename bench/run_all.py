@@ -8,11 +8,10 @@ chosen to keep the whole run under 7 minutes on a slow 2-core machine, and each
 bounded by a timeout. From each output it takes the headline figures and prints
 them in one table: the benchmark, the figure, the measured value, its baseline
 (the reference it is compared to, such as `json.loads` or raw pyte, or else the
-goal itself), the
-ratio of the two, the goal and whether it is met.
+goal itself), the ratio of the two, the goal and whether it is met.
 
-protocol, store, diff and exhaustion write their figures as JSON (`--json
-FILE`); ui and terminal are read from their printed output. A figure that
+protocol, store, diff, print, search and exhaustion write their figures as JSON
+(`--json FILE`); ui and terminal are read from their printed output. A figure that
 cannot be found is shown as "missing" (the run goes on); a benchmark that fails
 or times out is reported under the table, and makes the exit status 1. Goals
 not met do not: these are figures, not tests.
