@@ -347,6 +347,13 @@ class ConversationSearch:
         index = bisect_left(positions, here) - 1
         return index if index >= 0 else len(matches) - 1
 
+    def fraction(self, match: SearchMatch) -> float:
+        """How far into its entry's text `match` starts (0 to 1): where to look."""
+        seen = self._scanned.get(match.key)
+        if seen is None or not seen.text:
+            return 0.0
+        return min(1.0, match.start / len(seen.text))
+
     def index_of(self, match: SearchMatch) -> int | None:
         """Where `match` is among the matches now (None: gone)."""
         index = self.nearest(match, -1)

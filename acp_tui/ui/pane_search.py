@@ -190,7 +190,8 @@ class PaneSearch(PanePart):
     async def _go_to(self, match: SearchMatch) -> None:
         """Show the match's card: mounted, expanded, scrolled to, marked."""
         search = self._search
-        card = await self._conversation.jump_to(match.key)
+        fraction = search.fraction(match) if search is not None else 0.0
+        card = await self._conversation.jump_to(match.key, fraction)
         if card is None or search is None:
             return
         expanded = False
@@ -199,7 +200,7 @@ class PaneSearch(PanePart):
                 node.collapsed = False
                 expanded = True
         if expanded:  # taller now: scroll again once laid out
-            self._conversation.show_card(card)
+            self._conversation.show_card(card, fraction)
         if card is not self._search_card:
             self._unmark()
         self._search_card = card

@@ -5,12 +5,13 @@ Driven by a `SessionStore` and store ops, as `test_conversation.py` is.
 
 from __future__ import annotations
 
+from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.conversation_jump import LaterEntries
 from acp_tui.ui.widgets.message_view import MessageView
 from tests.ui.helpers import wait_for
-from tests.ui.test_conversation import SIZE, ConversationApp, show, user_turns
+from tests.ui.test_conversation import SIZE, ConversationApp, show, text, user_turns
 
 
 def on_screen(conversation: Conversation, widget: MessageView) -> bool:
@@ -87,3 +88,20 @@ async def test_a_jump_to_a_mounted_entry_keeps_the_window() -> None:
         assert card is conversation.entries[key]
         assert set(conversation.entries) >= mounted
         assert not conversation.detached
+
+
+async def test_a_jump_into_a_tall_card_shows_the_part_asked_for() -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.conversation
+        lines = "\n".join(f"line {n}" for n in range(200))
+        tall = ops.UpsertMessage("tall", "user", content=[text(lines)])
+        await show(app, store, *user_turns(3), tall, *user_turns(40)[3:])
+        await wait_for(pilot, lambda: ("message", "u39") in conversation.entries)
+        card = await conversation.jump_to(("message", "tall"), 0.9)
+        assert card is not None
+        await wait_for(pilot, lambda: card.virtual_region.height > 150)
+        top = card.virtual_region.y
+        # Near line 180 of 200: far below the card's top, and that line in view.
+        await wait_for(pilot, lambda: conversation.scroll_y > top + 150)
+        assert conversation.scroll_y < top + 0.9 * card.virtual_region.height

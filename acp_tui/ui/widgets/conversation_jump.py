@@ -103,8 +103,13 @@ class Jumping(Following):
         """Whether the mounted window stops before the end (after a jump)."""
         return self._end is not None
 
-    async def jump_to(self, key: Key) -> Widget | None:
+    async def jump_to(self, key: Key, fraction: float = 0.0) -> Widget | None:
         """Mount the entry `key` if needed and scroll its card into view.
+
+        Args:
+            key: The timeline entry.
+            fraction: Where in the card to look (0: its top; 0.5: its middle),
+                for a card taller than the view.
 
         Returns:
             Its card (None: not in the timeline, or it has no card).
@@ -124,16 +129,27 @@ class Jumping(Following):
         if widget is None or not widget.is_attached:
             return None
         self.release_anchor()
-        self.call_after_refresh(self._scroll_to_card, widget)
+        self.show_card(widget, fraction)
         return widget
 
-    def show_card(self, widget: Widget) -> None:
-        """Scroll a mounted card's top into view after the next layout."""
-        self.call_after_refresh(self._scroll_to_card, widget)
+    def show_card(self, widget: Widget, fraction: float = 0.0) -> None:
+        """Scroll a mounted card into view after the next layout.
 
-    def _scroll_to_card(self, widget: Widget) -> None:
-        if widget.is_attached:
+        A card taller than the view is scrolled to the line `fraction` of the
+        way down it, a third of the view from the top.
+        """
+        self.call_after_refresh(self._scroll_to_card, widget, fraction)
+
+    def _scroll_to_card(self, widget: Widget, fraction: float) -> None:
+        if not widget.is_attached:
+            return
+        region = widget.virtual_region_with_margin
+        view = self.scrollable_content_region.height
+        if region.height <= view or fraction <= 0:
             self.scroll_to_widget(widget, animate=False, immediate=True, top=True)
+            return
+        line = region.y + round(fraction * region.height)
+        self.scroll_to(y=max(region.y, line - view // 3), animate=False, immediate=True)
 
     async def _move_window(self, store: SessionStore, index: int) -> None:
         """Mount the entries around `index` alone (detached unless at the end)."""
