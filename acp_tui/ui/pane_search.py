@@ -8,8 +8,8 @@ the tab) opens the `SearchBar` above the prompt; the conversation stays in view.
   conversation mounts only a window of its entries. Typing is debounced
   (`DEBOUNCE`), and the scan runs in steps of `STEP_BUDGET` seconds, one per
   `STEP_INTERVAL`, so a session of thousands of entries never holds a frame.
-* Enter (F3, ctrl+g) goes to the next match, shift+Enter (shift+F3) to the
-  previous one, wrapping round: the conversation jumps there
+* Enter (Down, F3, ctrl+g) goes to the next match, Up (shift+Enter, shift+F3)
+  to the previous one, wrapping round: the conversation jumps there
   (`Conversation.jump_to`, which moves its window on a long session), expands
   the card's collapsed parts (a tool call's body, a thought) and marks every
   occurrence of the query in the card (`search_highlight`).
@@ -103,7 +103,7 @@ class PaneSearch(PanePart):
         )
 
     async def on_search_bar_step(self, message: SearchBar.Step) -> None:
-        """Enter, F3, ctrl+g (1) or shift+Enter, shift+F3 (-1): go to a match."""
+        """Enter, Down, F3, ctrl+g (1) or Up, shift+Enter, shift+F3 (-1)."""
         message.stop()
         bar = self._search_bar
         if bar is None:

@@ -19,6 +19,7 @@ from textual.widgets._collapsible import CollapsibleTitle
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.pane_search import PaneSearch
+from acp_tui.ui.screens.help import KEYS_BEYOND_ACTIONS
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -127,9 +128,11 @@ async def test_next_and_previous_wrap_and_expand_a_thought(tmp_path: Path) -> No
         await wait_for(pilot, lambda: not collapsible.collapsed)
         await wait_for(pilot, lambda: "about it" in marked_text(thought))
         # "o" is in the thought, the plan, the tool call and the answer.
+        await pilot.press("up")  # the only match: back to it
+        await wait_for(pilot, lambda: bar(app).count_text == "1 / 1")
         await pilot.press("ctrl+f", *"world")  # the query selected: replaced
         await wait_for(pilot, lambda: bar(app).count_text == "1 found")
-        await pilot.press("ctrl+g")
+        await pilot.press("down")
         await wait_for(pilot, lambda: bar(app).count_text == "1 / 1")
         answer = next(v for v in app.query(MessageView) if v.role == "agent")
         await wait_for(pilot, lambda: "world" in marked_text(answer))
@@ -137,8 +140,13 @@ async def test_next_and_previous_wrap_and_expand_a_thought(tmp_path: Path) -> No
         # Case-sensitive: "WORLD" is not there.
         await pilot.press("ctrl+f", *"WORLD", "alt+c")
         await wait_for(pilot, lambda: bar(app).count_text == "no matches")
+        assert bar(app).query_text == "WORLD"  # alt+c typed nothing
         await pilot.press("alt+c")
         await wait_for(pilot, lambda: bar(app).count_text == "1 found")
+        # The key help names the search and the fork key.
+        keys = dict(KEYS_BEYOND_ACTIONS)
+        assert "Search" in keys["ctrl+f"]
+        assert "Fork" in keys["f (on a message)"]
 
 
 async def test_the_count_follows_new_output(tmp_path: Path) -> None:

@@ -1,8 +1,8 @@
 """The search bar: a query line docked above the prompt, the conversation still in view.
 
 ctrl+f opens it (the pane: `acp_tui.ui.pane_search`). Typing posts `Changed`
-(the pane debounces it and searches the store); Enter, F3 or ctrl+g post
-`Step(1)` (the next match), shift+Enter or shift+F3 `Step(-1)`; alt+c toggles
+(the pane debounces it and searches the store); Enter, F3, ctrl+g or Down post
+`Step(1)` (the next match), shift+Enter, shift+F3 or Up `Step(-1)`; alt+c toggles
 case-sensitive matching; Esc posts `Closed`. The bar shows where the current
 match stands ("3 / 17"), "no matches", or how many were found so far while the
 scan goes on. The query is agent-independent text typed by the user; the count
@@ -49,13 +49,14 @@ class SearchBar(Horizontal):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f3,ctrl+g", "step(1)", "Next match", show=False),
-        Binding("shift+enter,shift+f3", "step(-1)", "Previous match", show=False),
-        Binding("alt+c", "toggle_case", "Match case", show=False),
+        Binding("f3,ctrl+g,down", "step(1)", "Next match", show=False),
+        Binding("shift+enter,shift+f3,up", "step(-1)", "Previous match", show=False),
+        # Priority: before the query line takes the letter as text.
+        Binding("alt+c", "toggle_case", "Match case", show=False, priority=True),
         Binding("escape", "close", "Close search", show=False),
     ]
 
-    KEYS: ClassVar[str] = "enter next · shift+enter prev · esc close"
+    KEYS: ClassVar[str] = "enter/↓ next · ↑ prev · alt+c case · esc close"
 
     class Changed(Message):
         """The query or its case changed."""
