@@ -20,56 +20,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.text import Text
-from textual import events
 from textual.widget import Widget
-from textual.widgets import Static
 
-from acp_tui.ui.widgets.conversation_follow import Following, Key
+from acp_tui.ui.widgets.conversation_follow import EarlierEntries, Following, Key
 
 if TYPE_CHECKING:
     from acp_tui.store.store import SessionStore
-    from acp_tui.ui.widgets.conversation_follow import EarlierEntries
 
 __all__ = ["Jumping", "LaterEntries"]
 
 
-class LaterEntries(Static):
+class LaterEntries(EarlierEntries):
     """The hint below a detached window; clicking it mounts the next entries."""
 
-    DEFAULT_CSS = """
-    LaterEntries {
-        height: auto;
-        width: 1fr;
-        color: $text-muted;
-        text-align: center;
-        margin: 0 0 1 0;
-        &:hover { color: $text; }
-    }
-    """
+    HINT: ClassVar[str] = "▼ {count} later {noun}: scroll down or click · End to follow"
 
     def __init__(self) -> None:
-        super().__init__("", id="later-entries")
-        self.count = 0
-        self.display = False
+        super().__init__(id="later-entries")
 
-    def show_count(self, count: int) -> None:
-        """Say how many later entries are not mounted (hidden at 0)."""
-        if count == self.count:
-            return
-        self.count = count
-        self.display = count > 0
-        noun = "entry" if count == 1 else "entries"
-        self.update(
-            Text(f"▼ {count} later {noun}: scroll down or click · End to follow")
-        )
-
-    async def on_click(self, event: events.Click) -> None:
+    async def load(self, conversation: Following) -> None:
         """Mount the next batch."""
-        event.stop()
-        parent = self.parent
-        if isinstance(parent, Jumping):
-            await parent.load_later()
+        if isinstance(conversation, Jumping):
+            await conversation.load_later()
 
 
 class Jumping(Following):
