@@ -46,6 +46,10 @@ reach them) are in `acp_tui.ui.widgets.conversation_cards`.
 keys typed on a card) is the `Following` part, in
 `acp_tui.ui.widgets.conversation_follow`.
 
+**Jumping** to any entry (a search match), however far from the end, moves the
+mounted window there: the `Jumping` part, in
+`acp_tui.ui.widgets.conversation_jump`.
+
 The entries that are not store entities' cards (`Banner`, `QueuedPrompt`) and
 `StandaloneTerminal` live in `acp_tui.ui.widgets.conversation_entries`; they are
 re-exported here.
