@@ -136,12 +136,12 @@ class PaneSearch(PanePart):
         search = self._search
         if search is None or search.store is not store:
             search = self._search = ConversationSearch(store)
-        if search.query == query and search.case_sensitive == case_sensitive:
-            self._scan_step()
-            return
-        search.set_query(query, case_sensitive=case_sensitive)
-        self._search_current = None
-        self._unmark()
+        if search.query != query or search.case_sensitive != case_sensitive:
+            search.set_query(query, case_sensitive=case_sensitive)
+            self._search_current = None
+            self._unmark()
+        if self._search_timer is not None:  # one chain of steps at a time
+            self._search_timer.stop()
         self._scan_step()
 
     def _scan_step(self) -> None:
@@ -159,6 +159,9 @@ class PaneSearch(PanePart):
         """A batch of store changes: scan the changed entries again (rate-limited)."""
         search = self._search
         if search is None or not search.query or not self.search_open:
+            return
+        if search.store is not self.store:  # another session: search it afresh
+            self._start_search(search.query, search.case_sensitive)
             return
         search.changed(
             (change.kind, change.id) for change in changes if change.id is not None
@@ -178,7 +181,8 @@ class PaneSearch(PanePart):
         if bar is None:
             return
         if search is None or search.query != bar.query_text:
-            bar.show_count(None, 0, scanning=bool(bar.query_text))
+            waiting = self._search_debounce is not None and self.store is not None
+            bar.show_count(None, 0, scanning=waiting)
             return
         matches = search.matches
         current = self._search_current
