@@ -19,7 +19,7 @@ not met do not: these are figures, not tests.
 Under the table, the share of the machine's CPU time the host took (steal, from
 `/proc/stat`) while each benchmark ran. On a shared virtual machine it can be a
 quarter or more while the benches keep both CPUs busy, and every wall-clock
-figure grows with it. So the ui and terminal rows also give the app's own CPU
+figure grows with it. So the ui, terminal and search rows also give the app's own CPU
 time within its largest frame gap.
 
 Usage: `uv run python bench/run_all.py [--only NAME[,NAME]] [--markdown]
@@ -542,6 +542,12 @@ def parse_search(text: str, data: JSONObject | None) -> list[Figure]:
             goal,
             "goal",
             (Goal("<=", goal),),
+        ),
+        Figure(
+            "search",
+            "largest frame gap searching: the app's CPU time in it",
+            millis("largest_stall_cpu_s"),
+            "ms",
         ),
         Figure(
             "search",

@@ -765,6 +765,7 @@ def test_print_from_json_judged_on_its_worst_run() -> None:
 SEARCH_JSON: Final = {
     "updates": 10000,
     "largest_stall_s": 0.084,
+    "largest_stall_cpu_s": 0.04,
     "key_to_frame_max_s": 0.131,
     "scan_all_s": 0.15,
     "far_jump_s": 0.113,
@@ -777,6 +778,8 @@ def test_parse_search_reads_the_json_figures() -> None:
     gap = figures["largest frame gap searching 10,000 updates"]
     assert gap.value == pytest.approx(84)
     assert gap.met is True
+    cpu = figures["largest frame gap searching: the app's CPU time in it"]
+    assert cpu.value == pytest.approx(40)
     keys = figures["key to frame while searching, max"]
     assert keys.value == pytest.approx(131)
     assert keys.met is False

@@ -27,10 +27,10 @@ def test_search_bar_with_a_marked_match(
     snap_compare: SnapCompare, tmp_path: Path
 ) -> None:
     """After a v2 turn, ctrl+f and "file.txt", then Enter: the search bar above
-    the prompt reads "Find: file.txt" with "1 / 1", "Aa" and the keys (enter/↓
-    next · ↑ prev · alt+c case · esc close); the `ls` tool card is in view with
-    "file.txt" in its terminal output drawn black on yellow. The conversation
-    stays visible above the bar."""
+    the prompt reads "Find: file.txt" with "1 / 1" and "Aa" (at 80 columns the
+    keys hint is left out, so the query keeps its room); the `ls` tool card is
+    in view with "file.txt" in its terminal output drawn black on yellow. The
+    conversation stays visible above the bar."""
 
     async def steps(pilot: Pilot[None]) -> None:
         app = await full_turn(pilot)

@@ -57,6 +57,8 @@ class SearchBar(Horizontal):
     ]
 
     KEYS: ClassVar[str] = "enter/↓ next · ↑ prev · alt+c case · esc close"
+    KEYS_WIDTH: ClassVar[int] = 100
+    """Narrower than this, the keys are left out (the query keeps its room)."""
 
     class Changed(Message):
         """The query or its case changed."""
@@ -82,6 +84,7 @@ class SearchBar(Horizontal):
         self._input = Input(placeholder="search the conversation", id="search-input")
         self._count = Static("", classes="search-count")
         self._case = Static(Text("Aa"), classes="search-case")
+        self._keys = Static(Text(self.KEYS), classes="search-keys")
 
     def compose(self) -> ComposeResult:
         """The label, the query, the count, the case toggle and the keys."""
@@ -89,7 +92,11 @@ class SearchBar(Horizontal):
         yield self._input
         yield self._count
         yield self._case
-        yield Static(Text(self.KEYS), classes="search-keys")
+        yield self._keys
+
+    def on_resize(self) -> None:
+        """Leave the keys out where they would squeeze the query."""
+        self._keys.display = self.size.width >= self.KEYS_WIDTH
 
     @property
     def query_text(self) -> str:
