@@ -127,6 +127,7 @@ async def test_the_palette_forks_the_whole_session(
         # A letter other than f typed on a message card (a click focuses it)
         # goes to the prompt.
         view = card(app, "h-a1")
+        await wait_for(pilot, view.allow_focus)  # once the agent's forks are known
         view.focus()
         await wait_for(pilot, lambda: app.focused is view)
         await pilot.press("g")
