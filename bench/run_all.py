@@ -1,17 +1,17 @@
 """Run every benchmark and print one table of their headline figures.
 
 Runs bench/protocol.py, bench/store.py, bench/ui.py, bench/terminal.py,
-bench/diff.py and bench/exhaustion.py (`--quick`: a tenth of each flood) one
-after the other (never side by side: they would share the CPUs), each as a
-subprocess of this interpreter with options chosen to keep the whole run under
-7 minutes on a slow 2-core machine, and each bounded by a timeout. From each
-output it takes the headline figures and prints them in one table: the
-benchmark, the figure, the measured value, its baseline (the reference it is
-compared to, such as `json.loads` or raw pyte, or else the goal itself), the
-ratio of the two, the goal and whether it is met.
+bench/diff.py, bench/print.py, bench/search.py and bench/exhaustion.py
+(`--quick`: a tenth of each flood) one after the other (never side by side: they
+would share the CPUs), each as a subprocess of this interpreter with options
+chosen to keep the whole run under 7 minutes on a slow 2-core machine, and each
+bounded by a timeout. From each output it takes the headline figures and prints
+them in one table: the benchmark, the figure, the measured value, its baseline
+(the reference it is compared to, such as `json.loads` or raw pyte, or else the
+goal itself), the ratio of the two, the goal and whether it is met.
 
-protocol, store, diff and exhaustion write their figures as JSON (`--json
-FILE`); ui and terminal are read from their printed output. A figure that
+protocol, store, diff, print, search and exhaustion write their figures as JSON
+(`--json FILE`); ui and terminal are read from their printed output. A figure that
 cannot be found is shown as "missing" (the run goes on); a benchmark that fails
 or times out is reported under the table, and makes the exit status 1. Goals
 not met do not: these are figures, not tests.
@@ -19,7 +19,7 @@ not met do not: these are figures, not tests.
 Under the table, the share of the machine's CPU time the host took (steal, from
 `/proc/stat`) while each benchmark ran. On a shared virtual machine it can be a
 quarter or more while the benches keep both CPUs busy, and every wall-clock
-figure grows with it. So the ui and terminal rows also give the app's own CPU
+figure grows with it. So the ui, terminal and search rows also give the app's own CPU
 time within its largest frame gap.
 
 Usage: `uv run python bench/run_all.py [--only NAME[,NAME]] [--markdown]
@@ -555,6 +555,48 @@ def parse_diff(text: str, data: JSONObject | None) -> list[Figure]:
     return rows
 
 
+def parse_search(text: str, data: JSONObject | None) -> list[Figure]:
+    """bench/search.py's figures (`--json`): frame gap, key to frame, scan, jumps."""
+    updates = get(data, "updates")
+    size = f"{updates:,.0f} updates" if updates is not None else "a long session"
+    goal = 1000 * (get(data, "goal_gap_s") or 0.1)
+
+    def millis(*keys: str) -> float | None:
+        seconds = get(data, *keys)
+        return None if seconds is None else seconds * 1000
+
+    return [
+        Figure(
+            "search",
+            f"largest frame gap searching {size}",
+            millis("largest_stall_s"),
+            "ms",
+            goal,
+            "goal",
+            (Goal("<=", goal),),
+        ),
+        Figure(
+            "search",
+            "largest frame gap searching: the app's CPU time in it",
+            millis("largest_stall_cpu_s"),
+            "ms",
+        ),
+        Figure(
+            "search",
+            "key to frame while searching, max",
+            millis("key_to_frame_max_s"),
+            "ms",
+            goal,
+            "goal",
+            (Goal("<=", goal),),
+        ),
+        Figure("search", "scan after the last key", millis("scan_all_s"), "ms"),
+        Figure(
+            "search", "jump far back, to the card on screen", millis("far_jump_s"), "ms"
+        ),
+    ]
+
+
 def parse_exhaustion(text: str, data: JSONObject | None) -> list[Figure]:
     """bench/exhaustion.py's figures (`--json`): per flood, the largest frame gap,
     the worst key echo and the peak RSS, each with the bench's verdict."""
@@ -625,6 +667,7 @@ BENCHES: Final = (
     ),
     Bench("diff", BENCH_DIR / "diff.py", (), 60, parse_diff, json=True),
     Bench("print", BENCH_DIR / "print.py", (), 120, parse_print, json=True),
+    Bench("search", BENCH_DIR / "search.py", (), 120, parse_search, json=True),
     Bench(
         "remote",
         BENCH_DIR / "remote.py",

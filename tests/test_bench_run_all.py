@@ -606,6 +606,7 @@ def test_every_bench_script_exists_and_the_json_ones_take_the_option() -> None:
         "terminal",
         "diff",
         "print",
+        "search",
         "remote",
         "exhaustion",
     ]
@@ -791,3 +792,30 @@ def test_remote_figures_judge_each_transport_against_stdio() -> None:
     assert figures["largest frame gap over http"].value == 55.0
     missing = run_all.parse_remote("", None)
     assert all(figure.met is None for figure in missing)
+
+
+SEARCH_JSON: Final = {
+    "updates": 10000,
+    "largest_stall_s": 0.084,
+    "largest_stall_cpu_s": 0.04,
+    "key_to_frame_max_s": 0.131,
+    "scan_all_s": 0.15,
+    "far_jump_s": 0.113,
+    "goal_gap_s": 0.1,
+}
+
+
+def test_parse_search_reads_the_json_figures() -> None:
+    figures = by_name(run_all.parse_search("", SEARCH_JSON))
+    gap = figures["largest frame gap searching 10,000 updates"]
+    assert gap.value == pytest.approx(84)
+    assert gap.met is True
+    cpu = figures["largest frame gap searching: the app's CPU time in it"]
+    assert cpu.value == pytest.approx(40)
+    keys = figures["key to frame while searching, max"]
+    assert keys.value == pytest.approx(131)
+    assert keys.met is False
+    assert figures["scan after the last key"].value == pytest.approx(150)
+    assert figures["jump far back, to the card on screen"].met is None
+    missing = by_name(run_all.parse_search("", None))
+    assert missing["largest frame gap searching a long session"].value is None

@@ -303,7 +303,7 @@ async def help_scenario(turn: Turn, argument: str) -> str:
         "To talk to a real agent instead: `acp-tui --agent claude-code` "
         "(`acp-tui agents` lists them).",
         "",
-        "To fork this conversation: focus one of my messages (tab) and press ctrl+f, "
+        "To fork this conversation: focus one of my messages (tab) and press f, "
         "or pick “Fork session” in the palette (ctrl+p): the fork opens in a new "
         "tab and both go on. In the session list (F2), ctrl+r renames a session "
         "and ctrl+o archives it.",

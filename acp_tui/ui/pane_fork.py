@@ -2,12 +2,12 @@
 
 `PaneFork` is a part of `SessionPane` (see `acp_tui.ui.pane_part`). Where the
 agent advertises `session/fork`, the pane has the `MessageView.FORKABLE` class:
-its message cards take focus, and ctrl+f on one asks to fork there
+its message cards take focus, and f on one asks to fork there
 (`MessageView.ForkHere`); the palette's "Fork session" forks the whole. A fork
 opens in a new tab (`OpenTab`, which the app handles) whose own agent forks the
 session and shows the history up to the fork point (`client.session_admin`):
 both sessions then live on. An agent that is not known to fork at a message
-(`session_admin.fork_at_message`) forks only whole sessions, so ctrl+f on an
+(`session_admin.fork_at_message`) forks only whole sessions, so f on an
 earlier message says so. Renaming (`session/set_title`, where advertised) asks
 for the title with `RenameScreen`; the agent's answer updates the store, so the
 tab label and the status bar follow.
@@ -49,7 +49,7 @@ class PaneFork(PanePart):
         self.set_class(self.runner.session_features.fork, MessageView.FORKABLE)
 
     def on_message_view_fork_here(self, message: MessageView.ForkHere) -> None:
-        """ctrl+f on a message card: fork the session at that message."""
+        """Key f on a message card: fork the session at that message."""
         message.stop()
         self.fork_at(message.key)
 

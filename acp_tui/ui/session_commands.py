@@ -27,7 +27,7 @@ def session_commands(pane: SessionPane) -> Iterator[Entry]:
     if features.fork:
         yield (
             "Fork session",
-            "Open a copy of this session in a new tab (both live on; ctrl+f on a "
+            "Open a copy of this session in a new tab (both live on; f on a "
             "message card forks there)",
             pane.action_fork_session,
         )

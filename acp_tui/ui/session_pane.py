@@ -64,6 +64,7 @@ from acp_tui.ui.pane_dialogs import PaneDialogs
 from acp_tui.ui.pane_fork import PaneFork
 from acp_tui.ui.pane_prompts import PanePrompts, QueueShown
 from acp_tui.ui.pane_review import REVIEW_KEY, PaneReview
+from acp_tui.ui.pane_search import PaneSearch
 from acp_tui.ui.pane_steering import PaneSteering
 from acp_tui.ui.screens.config import ConfigChoice
 from acp_tui.ui.screens.openers import FullScreenOpener
@@ -93,6 +94,7 @@ class SessionPane(
     PaneFork,
     PaneCancelOne,
     PaneReview,
+    PaneSearch,
     Widget,
 ):
     """One session with its own agent: conversation, panels, prompt and status.
@@ -121,6 +123,8 @@ class SessionPane(
         # Shown once a turn changed files (`check_action`); priority, as the
         # prompt (a TextArea) binds f6 to "select line".
         Binding(REVIEW_KEY, "review_changes", "Review changes", priority=True),
+        # Priority: before the prompt's own ctrl+f (delete a word) and a card's.
+        Binding("ctrl+f", "search", "Search", show=False, priority=True),
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -443,6 +447,7 @@ class SessionPane(
         if not self._live:
             return  # closing or quitting: the widgets are going
         await self._conversation.apply_changes(store, message.changes)
+        self.search_changes(message.changes)
         await self._place_steer_notes()
         kinds = {change.kind for change in message.changes}
         if "plan" in kinds:

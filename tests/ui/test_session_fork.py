@@ -59,7 +59,7 @@ async def prompt(pilot: Pilot[None], app: AcpTuiApp, text: str) -> None:
 
 
 @BOTH
-async def test_ctrl_f_on_a_message_forks_there_into_a_new_tab(
+async def test_f_on_a_message_forks_there_into_a_new_tab(
     tmp_path: Path, record: Path, version: str
 ) -> None:
     request = SessionRequest("resume", "s-alpha")
@@ -81,7 +81,7 @@ async def test_ctrl_f_on_a_message_forks_there_into_a_new_tab(
         await prompt(pilot, app, later)
         assert len(source.timeline()) > len(history)
         card(app, "h-a1").focus()
-        await pilot.press("ctrl+f")
+        await pilot.press("f")
         await wait_for(pilot, lambda: len(app.panes) == 2)
         fork = app.panes[1]
         await wait_for(pilot, lambda: fork.store is not None)
@@ -124,13 +124,15 @@ async def test_the_palette_forks_the_whole_session(
         )
         source = app.store
         assert source is not None
-        # A letter typed on a message card (a click focuses it) goes to the prompt.
+        # A letter other than f typed on a message card (a click focuses it)
+        # goes to the prompt.
         view = card(app, "h-a1")
+        await wait_for(pilot, view.allow_focus)  # once the agent's forks are known
         view.focus()
         await wait_for(pilot, lambda: app.focused is view)
-        await pilot.press("f")
+        await pilot.press("g")
         prompt_input = app.active_pane.query_one(PromptInput)
-        await wait_for(pilot, lambda: prompt_input.text == "f")
+        await wait_for(pilot, lambda: prompt_input.text == "g")
         assert sent(record, "session/fork") == []
         prompt_input.text = ""
         await pilot.press("ctrl+p")
@@ -163,7 +165,7 @@ async def test_an_agent_that_forks_whole_sessions_only(
             lambda: any(v.message.message_id == "u1" for v in app.query(MessageView)),
         )
         card(app, "h-a1").focus()
-        await pilot.press("ctrl+f")
+        await pilot.press("f")
         await wait_for(
             pilot,
             lambda: any(
@@ -174,7 +176,7 @@ async def test_an_agent_that_forks_whole_sessions_only(
         assert sent(record, "session/fork") == []
         # On the last message: the whole session, without a fork point.
         card(app, "u1").focus()
-        await pilot.press("ctrl+f")
+        await pilot.press("f")
         await wait_for(pilot, lambda: len(app.panes) == 2)
         await wait_for(pilot, lambda: app.panes[1].store is not None)
         (params,) = sent(record, "session/fork")
@@ -193,7 +195,7 @@ async def test_no_fork_where_the_agent_does_not_advertise_it(
         view = card(app, "h-a1")
         assert not view.allow_focus()  # short messages take no focus here
         view.focus()
-        await pilot.press("ctrl+f")
+        await pilot.press("f")
         await pilot.pause(0.3)
         assert len(app.panes) == 1
         assert sent(record, "session/fork") == []
@@ -326,7 +328,7 @@ async def test_a_new_user_forks_with_the_demo_agent(
             if v.role == "agent" and "First" in v.message.text
         )
         answer.focus()
-        await pilot.press("ctrl+f")
+        await pilot.press("f")
         await wait_for(pilot, lambda: len(app.panes) == 2)
         fork = app.panes[1]
         await wait_for(pilot, lambda: fork.store is not None)

@@ -37,10 +37,8 @@ KEYS_BEYOND_ACTIONS: Final[tuple[tuple[str, str], ...]] = (
     ("@", "Attach a file"),
     ("p", "Full paths of the card, diff or terminal in focus (or hover)"),
     ("r", "Raw input/output JSON of the tool card in focus"),
-    (
-        "ctrl+f (on a message)",
-        "Fork the session at that message, in a new tab (where offered)",
-    ),
+    ("ctrl+f", "Search the conversation (enter or ↓ / ↑: next / previous match)"),
+    ("f (on a message)", "Fork the session at that message, in a new tab (if offered)"),
     ("x", "Cancel the tool call (or terminal) in focus alone, if the agent offers"),
     ("enter / f (on a subagent)", "Open or close the subagent's lane / full screen"),
     (

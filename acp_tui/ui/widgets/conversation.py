@@ -46,6 +46,10 @@ reach them) are in `acp_tui.ui.widgets.conversation_cards`.
 keys typed on a card) is the `Following` part, in
 `acp_tui.ui.widgets.conversation_follow`.
 
+**Jumping** to any entry (a search match), however far from the end, moves the
+mounted window there: the `Jumping` part, in
+`acp_tui.ui.widgets.conversation_jump`.
+
 The entries that are not store entities' cards (`Banner`, `QueuedPrompt`) and
 `StandaloneTerminal` live in `acp_tui.ui.widgets.conversation_entries`; they are
 re-exported here.
@@ -80,6 +84,7 @@ from acp_tui.ui.widgets.conversation_follow import (
     Key,
     NewOutputBelow,
 )
+from acp_tui.ui.widgets.conversation_jump import Jumping, LaterEntries
 from acp_tui.ui.widgets.markdown_styles import MarkdownStyles
 
 __all__ = [
@@ -108,7 +113,7 @@ def _estimated_height(store: SessionStore, key: Key, width: int) -> float:
     return 4.0
 
 
-class Conversation(Following, PlainBackground, VerticalScroll):
+class Conversation(Jumping, Following, PlainBackground, VerticalScroll):
     """Shows a session's timeline; follows the tail unless scrolled up.
 
     Args:
@@ -175,6 +180,11 @@ class Conversation(Following, PlainBackground, VerticalScroll):
         """Held while the mounted window changes: batches from the app, the
         deferred mount timer and loading earlier entries run as separate tasks."""
         self._below = NewOutputBelow()
+        self._end: int | None = None
+        """Index in `_keys` after the last mounted entry when the window stops
+        before the end (after a jump: `Jumping`); None: it reaches the end."""
+        self._later = LaterEntries()
+        self._loading_later = False
         self._follow_after_focus = False
         """Focus came in while the view followed: follow again when it leaves."""
 
@@ -198,6 +208,7 @@ class Conversation(Following, PlainBackground, VerticalScroll):
         """The hint about earlier entries comes first, always."""
         yield self._earlier
         yield MarkdownStyles()  # hidden: the styles every message's markdown shares
+        yield self._later  # after the timeline's cards (a jump's window: `Jumping`)
         yield self._below
 
     # ------------------------------------------------------------ widgets
@@ -268,6 +279,8 @@ class Conversation(Following, PlainBackground, VerticalScroll):
             self._sync_timer = None
         self._timeline_revision = store.timeline_revision
         keys: list[Key] = [key for key in store.timeline() if key[0] in SHOWN_KINDS]
+        if self._end is not None and await self._detached_sync(keys):
+            return set()  # away from the end (a jump): new entries are counted
         known = len(self._keys)
         if keys[:known] != self._keys:
             kept = await self._drop_removed(keys)
@@ -484,6 +497,8 @@ class Conversation(Following, PlainBackground, VerticalScroll):
         self._store = None
         self._keys = []
         self._first = 0
+        self._end = None
+        self._later.show_count(0)
         self._timeline_revision = -1
         self._earlier.show_count(0)
         self._below.display = False

@@ -56,8 +56,10 @@ class EarlierEntries(Static):
     }
     """
 
-    def __init__(self) -> None:
-        super().__init__("", id="earlier-entries")
+    HINT: ClassVar[str] = "▲ {count} earlier {noun}: scroll up or click to show"
+
+    def __init__(self, *, id: str = "earlier-entries") -> None:
+        super().__init__("", id=id)
         self.count = 0
         """How many earlier entries are not mounted."""
         self.display = False
@@ -69,14 +71,18 @@ class EarlierEntries(Static):
         self.count = count
         self.display = count > 0
         noun = "entry" if count == 1 else "entries"
-        self.update(Text(f"▲ {count} earlier {noun}: scroll up or click to show"))
+        self.update(Text(self.HINT.format(count=count, noun=noun)))
 
     async def on_click(self, event: events.Click) -> None:
         """Mount the previous batch."""
         event.stop()
         parent = self.parent
         if isinstance(parent, Following):
-            await parent.load_earlier()
+            await self.load(parent)
+
+    async def load(self, conversation: Following) -> None:
+        """Mount the entries this hint stands for (a batch)."""
+        await conversation.load_earlier()
 
 
 class NewOutputBelow(Static):

@@ -130,13 +130,13 @@ class MessageView(Widget):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "show_all", "Show all", show=False),
-        Binding("ctrl+f", "fork_here", "Fork here", show=False),
+        Binding("f", "fork_here", "Fork here", show=False),
     ]
 
     FORKABLE: ClassVar[str] = "-forkable"
     """The class an ancestor (the pane) has while its agent forks sessions: the
-    message cards then take focus, and ctrl+f on one forks the session there
-    (not a letter: a click focuses a card, and letters typed then go to the prompt)."""
+    message cards then take focus, and f on one forks the session there (other
+    letters typed on a focused card go to the prompt; ctrl+f searches)."""
 
     FLUSH_SPACING: ClassVar[float] = 1.0
     """The pause after a flush, in multiples of what the flush took."""
@@ -293,7 +293,7 @@ class MessageView(Widget):
         return self.can_focus or self._forkable()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """ctrl+f forks only where the agent forks."""
+        """Key f forks only where the agent forks (elsewhere it goes to the prompt)."""
         if action == "fork_here":
             return self._forkable()
         return True
