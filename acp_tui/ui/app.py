@@ -431,6 +431,10 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         """Save the session on screen as Markdown in the working directory."""
         self._active.action_export_session()
 
+    async def action_search_conversation(self) -> None:
+        """Open the active session's search bar (ctrl+f)."""
+        await self._active.action_search()
+
     def action_review_changes(self) -> None:
         """Review what the last turn changed (revert, keep, comment)."""
         self._active.action_review_changes()

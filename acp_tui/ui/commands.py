@@ -92,6 +92,12 @@ ACTIONS: Final[tuple[ActionEntry, ...]] = (
         "ctrl+r",
     ),
     ActionEntry(
+        "Search conversation",
+        "Find text in messages, tool output, terminals and diffs; Enter jumps",
+        "search_conversation",
+        "ctrl+f",
+    ),
+    ActionEntry(
         "Review changes",
         "What the last turn changed in the session's directories: revert, keep, "
         "comment",

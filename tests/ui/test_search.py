@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.command import CommandPalette
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -29,6 +30,7 @@ from acp_tui.ui.widgets.tool_call_view import ToolCallView
 from tests.ui.helpers import wait_for
 from tests.ui.test_app import SIZE, _home, fake_app, permission_armed, turn_ended
 from tests.ui.test_app_flows import app_for, record, sent
+from tests.ui.test_markup_injection import palette_text
 
 pytestmark = pytest.mark.subprocess
 
@@ -189,3 +191,20 @@ async def test_ctrl_f_on_a_message_card_searches_and_f_forks(
         await wait_for(pilot, lambda: app.panes[1].store is not None)
         (params,) = sent(record, "session/fork")
         assert params["sessionId"] == "s-alpha"
+
+
+async def test_the_palette_opens_the_search_bar(tmp_path: Path) -> None:
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None)
+        await one_turn(pilot, app)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"Search conversation")
+        await wait_for(
+            pilot, lambda: any("Search conversation" in t for t in palette_text(app))
+        )
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: pane(app).search_open)
+        await pilot.press(*"file.txt")
+        await wait_for(pilot, lambda: bar(app).count_text == "1 found")
