@@ -30,7 +30,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from acp_tui.client.long_text import put_back, set_aside
+from acp_tui.client.long_text import holds_long_text, put_back, set_aside
 from acp_tui.client.subagents import Child, ChildSessions, HasDialect, Notifier
 from acp_tui.client.tracked_session import TrackedSession
 from acp_tui.protocol.dispatcher import Diagnostic, yield_to_busy_loop
@@ -104,14 +104,21 @@ class UpdateIntake:
                 return
             log.info("update for unknown session %r ignored", session_id)
             return
-        params, long_text = set_aside(params)
-        if long_text is not None:
-            await self._apply_long(session, params, long_text)
-            return
+        if holds_long_text(params):
+            params, long_text = set_aside(params)
+            if long_text is not None:
+                await self._apply_long(session, params, long_text)
+                return
         operations = self._translated(params, session)
-        if operations is not None:
-            self._apply(session, operations)
-            self.children.note(session, (), operations)
+        if operations is None:
+            return
+        if len(operations) == 1 and type(operations[0]) is ops.AppendMessageChunk:
+            # A streamed chunk, most updates: no file write to guard, no
+            # subagent to note (`_apply` and `note` would pass it through).
+            session.store.apply_many(session.origins.mark(operations))
+            return
+        self._apply(session, operations)
+        self.children.note(session, (), operations)
 
     async def _receive_child(self, child: Child, params: Any) -> None:
         """A subagent session's update, into its root session's store."""
