@@ -22,7 +22,7 @@ from acp_tui.store.model import block_text
 from acp_tui.store.ops import AppendMessageChunk, Op
 from acp_tui.store.store import cut_chunk, kept_ends
 
-__all__ = ["LONG_TEXT_PATHS", "put_back", "set_aside"]
+__all__ = ["LONG_TEXT_PATHS", "holds_long_text", "put_back", "set_aside"]
 
 LONG_TEXT_PATHS: Final = (("update", "content", "text"),)
 """Where in a notification's params the client takes a `LongText` (see
@@ -48,6 +48,18 @@ def set_aside(params: Any) -> tuple[Any, LongText | None]:
     if params["update"].get("sessionUpdate") in _CHUNKS:
         return _with_text(params, ""), text
     return _with_text(params, text.text()), None
+
+
+def holds_long_text(params: Any) -> bool:
+    """Whether `set_aside` has anything to do: a `LongText` at `content.text`.
+
+    The cheap test first (this runs for every streamed chunk).
+    """
+    try:
+        text = params["update"]["content"]["text"]
+    except (KeyError, TypeError, IndexError):
+        return False
+    return isinstance(text, LongText)
 
 
 def put_back(

@@ -61,6 +61,8 @@ from acp_tui.store.values import UNSET, JSONObject
 
 __all__ = ["MessageOrigins"]
 
+_MESSAGE_OPS: Final = (UpsertMessage, AppendMessageChunk)
+
 _MOVES_ON: Final = (
     PatchToolCall,
     AppendToolCallContent,
@@ -173,11 +175,19 @@ class MessageOrigins:
         returned: the ops of an agent message cost one set lookup each (this runs
         for every streamed chunk).
         """
+        if len(operations) == 1:  # a streamed chunk of a known agent message
+            op = operations[0]
+            if (
+                type(op) is AppendMessageChunk
+                and op.role != "user"
+                and op.message_id in self._agent_messages
+            ):
+                return operations
         marks: list[tuple[int, list[Op]]] = []
         batch: _Batch | None = None
         agent_messages, marked = self._agent_messages, self._marked
         for index, op in enumerate(operations):
-            if isinstance(op, UpsertMessage | AppendMessageChunk):
+            if isinstance(op, _MESSAGE_OPS):
                 if op.role != "user":
                     if op.message_id in agent_messages:
                         continue

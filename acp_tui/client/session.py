@@ -576,7 +576,9 @@ class AcpClient:
     async def handle_notification(self, method: str, params: Any) -> None:
         """Serve `session/update`, `elicitation/complete`, `notification_handlers`."""
         if method == "session/update":  # first: every streamed chunk is one
-            await self._updates.receive(params)
+            later = self._updates.receive_now(params)  # (no coroutine per chunk)
+            if later is not None:
+                await later
         elif method == "elicitation/complete":
             self._elicitations.complete(self.dialect, params)
         elif (handler := self.notification_handlers.get(method)) is not None:

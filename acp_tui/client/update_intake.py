@@ -24,13 +24,13 @@ Invariants:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Final
 
 from pydantic import ValidationError
 
-from acp_tui.client.long_text import put_back, set_aside
+from acp_tui.client.long_text import holds_long_text, put_back, set_aside
 from acp_tui.client.subagents import Child, ChildSessions, HasDialect, Notifier
 from acp_tui.client.tracked_session import TrackedSession
 from acp_tui.protocol.dispatcher import Diagnostic, yield_to_busy_loop
@@ -86,6 +86,17 @@ class UpdateIntake:
 
     async def receive(self, params: Any) -> None:
         """Apply one `session/update` (held, or logged and dropped if unknown)."""
+        later = self.receive_now(params)
+        if later is not None:
+            await later
+
+    def receive_now(self, params: Any) -> Coroutine[Any, Any, None] | None:
+        """`receive`, done now; or what is left to await (None: nothing).
+
+        An update is applied before this returns, but a subagent's and a chunk
+        whose long text was set aside, which are applied by the coroutine
+        returned (a long text in steps). Streamed chunks thus cost no coroutine.
+        """
         session_id = params.get("sessionId") if isinstance(params, dict) else None
         session = (
             self._sessions.get(session_id) if isinstance(session_id, str) else None
@@ -94,24 +105,30 @@ class UpdateIntake:
         if session is None and isinstance(session_id, str):
             child = self._child(session_id)
         if child is not None:
-            await self._receive_child(child, params)
-            return
+            return self._receive_child(child, params)
         if session is None:
             if isinstance(session_id, str) and self._pending_new:
                 early = self._early.setdefault(session_id, [])
                 if len(early) < MAX_EARLY_UPDATES:
                     early.append(params)
-                return
+                return None
             log.info("update for unknown session %r ignored", session_id)
-            return
-        params, long_text = set_aside(params)
-        if long_text is not None:
-            await self._apply_long(session, params, long_text)
-            return
+            return None
+        if holds_long_text(params):
+            params, long_text = set_aside(params)
+            if long_text is not None:
+                return self._apply_long(session, params, long_text)
         operations = self._translated(params, session)
-        if operations is not None:
-            self._apply(session, operations)
-            self.children.note(session, (), operations)
+        if operations is None:
+            return None
+        if len(operations) == 1 and type(operations[0]) is ops.AppendMessageChunk:
+            # A streamed chunk, most updates: no file write to guard, no
+            # subagent to note (`_apply` and `note` would pass it through).
+            session.store.apply_many(session.origins.mark(operations))
+            return None
+        self._apply(session, operations)
+        self.children.note(session, (), operations)
+        return None
 
     async def _receive_child(self, child: Child, params: Any) -> None:
         """A subagent session's update, into its root session's store."""

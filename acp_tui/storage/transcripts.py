@@ -407,8 +407,10 @@ class TranscriptWriter:
     def __call__(self, store: SessionStore, ops: Sequence[Op]) -> None:
         """Journal the ops of one apply call (before they apply to `store`)."""
         lines: list[Line] = []
+        max_message_chars = store.max_message_chars
+        note = self._summary.note
         for op in ops:
-            if _plain_chunk(op, store.max_message_chars):
+            if _plain_chunk(op, max_message_chars):
                 # No cap, no long line to set aside; most often plain text.
                 line = plain_chunk_line(op) or self._line(op, plain=True)
                 if line is not None:
@@ -418,7 +420,7 @@ class TranscriptWriter:
                     line = self._line(journaled)
                     if line is not None:
                         lines.append(line)
-            self._summary.note(op)
+            note(op)
         if not self._started:
             self._pending.extend(lines)
             if not self._summary.message_ids and len(self._pending) < PENDING_LINES:

@@ -167,12 +167,31 @@ assert all(f.name != "op" for specs in _FIELDS.values() for f in specs)
 # --- encoding -----------------------------------------------------------------
 
 
+_CONVERTED: Final = frozenset({"bytes", "Sequence[ConfigOption]", "Op"})
+"""Field kinds whose values `_shallow_record` converts (the others are held)."""
+
+_HELD: Final[dict[type[Any], tuple[str, ...]]] = {
+    cls: tuple(spec.name for spec in specs)
+    for cls, specs in _FIELDS.items()
+    if not any(spec.kind in _CONVERTED for spec in specs)
+}
+"""The field names of each op type whose values are all held as they are."""
+
+
 def _shallow_record(op: Op) -> dict[str, object]:
     """The record of `op` with its JSON values as held (not copied)."""
+    names = _HELD.get(type(op))
+    if names is not None:  # a message chunk's: the streaming case
+        record: dict[str, object] = {"op": type(op).__name__}
+        for name in names:
+            value = getattr(op, name)
+            if value is not UNSET:
+                record[name] = value
+        return record
     specs = _FIELDS.get(type(op))
     if specs is None:
         raise TypeError(f"not a store op: {type(op).__name__}")
-    record: dict[str, object] = {"op": type(op).__name__}
+    record = {"op": type(op).__name__}
     for spec in specs:
         value = getattr(op, spec.name)
         if value is UNSET:

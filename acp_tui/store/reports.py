@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, TypeAlias, TypeVar
 
 from acp_tui.store.changes import Change, ChangeAction, TimelineKind
 from acp_tui.store.ops import (
@@ -134,6 +134,19 @@ class _Entry:
         """The entity changed: a new revision, and a new snapshot when asked."""
         self.revision = revision
         self.snapshot = None
+
+
+_S = TypeVar("_S")
+
+
+def _snapshot(entry: _Entry | None, build: Callable[[_Entry], _S]) -> _S | None:
+    """`entry`'s snapshot (None: no such entity), built when it changed."""
+    if entry is None:
+        return None
+    if entry.snapshot is None:
+        entry.snapshot = build(entry)
+    snapshot: _S = entry.snapshot
+    return snapshot
 
 
 def _patch(entry: _Entry, name: str, value: object) -> None:
@@ -272,11 +285,9 @@ class Reports:
 
     def compaction(self, compaction_id: str) -> Compaction | None:
         """The compaction `compaction_id`, or `None`."""
-        entry = self._compactions.get(compaction_id)
-        if entry is None:
-            return None
-        if entry.snapshot is None:
-            entry.snapshot = Compaction(
+
+        def build(entry: _Entry) -> Compaction:
+            return Compaction(
                 compaction_id,
                 entry.fields["status"],
                 tuple(entry.blocks),
@@ -284,8 +295,8 @@ class Reports:
                 entry.fields.get("meta"),
                 revision=entry.revision,
             )
-        snapshot: Compaction = entry.snapshot
-        return snapshot
+
+        return _snapshot(self._compactions.get(compaction_id), build)
 
     def compactions(self) -> tuple[Compaction, ...]:
         """Every compaction, in order of first appearance."""
@@ -293,17 +304,15 @@ class Reports:
 
     def session_message(self, message_id: str) -> SessionMessage | None:
         """The session message `message_id`, or `None`."""
-        entry = self._messages.get(message_id)
-        if entry is None:
-            return None
-        if entry.snapshot is None:
-            entry.snapshot = replace(
+
+        def build(entry: _Entry) -> SessionMessage:
+            return replace(
                 SessionMessage(message_id, **entry.fields),
                 content=tuple(entry.blocks),
                 revision=entry.revision,
             )
-        snapshot: SessionMessage = entry.snapshot
-        return snapshot
+
+        return _snapshot(self._messages.get(message_id), build)
 
     def session_messages(self) -> tuple[SessionMessage, ...]:
         """Every session message, in order of first appearance."""

@@ -665,9 +665,13 @@ class SessionStore:
 
     def _append_message_chunk(self, op: AppendMessageChunk) -> _Changes:
         block = op.block
-        known = (op.message_id, op.role) in self._message_keys
-        key, state = self._message(op.message_id, op.role)
-        action: ChangeAction = "appended" if known else "added"
+        key = self._message_keys.get((op.message_id, op.role))
+        action: ChangeAction = "appended"
+        if key is None:
+            key, state = self._message(op.message_id, op.role)
+            action = "added"
+        else:
+            state = self._messages[key]
         state.add(block, self._head_budget, self._tail_cap)
         self._revision += 1
         state.revision = self._revision

@@ -292,9 +292,11 @@ class SessionPane(
         """The status bar, if the pane has it.
 
         While the app closes, the pane can still be mounted with its status bar
-        gone: a turn's last signal asks for the tab's label then.
+        gone: a turn's last signal asks for the tab's label then. (`query_one`
+        looks breadth first and caches: `query` walked every card, twice for
+        each batch of store changes.)
         """
-        return next(iter(self.query(StatusBar)), None) if self.is_mounted else None
+        return self.query_one_optional(StatusBar) if self.is_mounted else None
 
     @property
     def activity(self) -> Activity:

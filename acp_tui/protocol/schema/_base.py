@@ -325,17 +325,6 @@ class WireModel(BaseModel):
         by_name: bool | None = None,
     ) -> Self:
         """Like `model_validate`, from JSON text."""
-        try:
-            return super().model_validate_json(
-                json_data,
-                strict=strict,
-                extra=extra,
-                context=context,
-                by_alias=by_alias,
-                by_name=by_name,
-            )
-        except ValidationError as error:
-            first = error
         validate = functools.partial(
             super().model_validate_json,
             strict=strict,
@@ -344,6 +333,10 @@ class WireModel(BaseModel):
             by_alias=by_alias,
             by_name=by_name,
         )
+        try:
+            return validate(json_data)
+        except ValidationError as error:
+            first = error
         result: Self = _repaired(
             first, _repair_json_rounds(cls, json_data, first, validate)
         )

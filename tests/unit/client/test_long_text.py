@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from acp_tui.client.long_text import put_back, set_aside
+from acp_tui.client.long_text import holds_long_text, put_back, set_aside
 from acp_tui.protocol import dispatcher as dispatcher_module
 from acp_tui.protocol import framing
 from acp_tui.protocol.framing import LongText
@@ -113,3 +113,26 @@ def test_set_aside_and_put_back() -> None:
     ]
     assert set_aside({"update": {"content": {"text": "short"}}})[1] is None
     assert set_aside("not an object") == ("not an object", None)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"sessionId": "s", "update": {"content": {"type": "text", "text": "short"}}},
+        {"update": {"content": {"text": LongText(["x" * 3, "y"])}}},
+        {"update": {"sessionUpdate": "x", "content": {"text": LongText(["z"])}}},
+        {"update": {"content": [{"type": "text", "text": "a list"}]}},
+        {"update": {"content": None}},
+        {"update": {"content": "text"}},
+        {"update": []},
+        {"update": "none"},
+        {"sessionId": "s"},
+        "not an object",
+        ["a", "list"],
+        None,
+    ],
+)
+def test_holds_long_text_says_whether_set_aside_has_work(params: Any) -> None:
+    """The streaming fast path's test agrees with `set_aside` on any params."""
+    expected = set_aside(params) != (params, None)
+    assert holds_long_text(params) is expected
