@@ -635,6 +635,134 @@ def parse_exhaustion(text: str, data: JSONObject | None) -> list[Figure]:
     return rows
 
 
+def _values(data: JSONObject | None, key: str) -> list[float]:
+    """The numbers of the list at `data[key]` (one per run)."""
+    node = data.get(key) if data is not None else None
+    if not isinstance(node, list):
+        return []
+    return [float(v) for v in node if isinstance(v, int | float)]
+
+
+def parse_long_session(text: str, data: JSONObject | None) -> list[Figure]:
+    """bench/long_session.py's figures (`--json`): each the worst of its runs
+    (the goal holds only when it holds in every run); the spread is printed by
+    the bench itself."""
+    bench = "long-session"
+    updates = get(data, "updates")
+    size = f"{updates:,.0f} updates" if updates is not None else "a long session"
+
+    def worst(key: str, high: bool = True) -> float | None:
+        values = _values(data, key)
+        if not values:
+            return None
+        return max(values) if high else min(values)
+
+    fresh, long = _values(data, "fresh_rate"), _values(data, "long_rate")
+    rows = [
+        Figure(
+            bench,
+            f"resume {size} to interactive, worst run",
+            worst("resume_s"),
+            "s",
+            2,
+            "goal",
+            (Goal("<=", 2),),
+        ),
+        Figure(
+            bench,
+            "RSS after that resume, worst run",
+            worst("rss_resumed_mb"),
+            "MB",
+            300,
+            "goal",
+            (Goal("<=", 300),),
+        ),
+        Figure(
+            bench,
+            "RSS after streaming 10,000 more chunks, worst run",
+            worst("rss_stream_mb"),
+            "MB",
+            300,
+            "goal",
+            (Goal("<=", 300),),
+        ),
+        Figure(
+            bench,
+            "streaming at the end of it (chunks/s, worst ratio)",
+            min(long) if long else None,
+            "chunks/s",
+            max(fresh) if fresh else None,
+            "fresh session",
+            (Goal(">=", 0.8, on_ratio=True),),
+            bench_ratio=worst("stream_ratio", high=False),
+        ),
+        Figure(
+            bench,
+            "key echo p99 while streaming 10,000 chunks, worst run",
+            worst("echo_p99_ms"),
+            "ms",
+            50,
+            "goal",
+            (Goal("<=", 50),),
+        ),
+        Figure(
+            bench,
+            "key echo max while streaming 10,000 chunks, worst run",
+            worst("echo_max_ms"),
+            "ms",
+            100,
+            "goal",
+            (Goal("<=", 100),),
+        ),
+        Figure(
+            bench,
+            "scrolling it top to bottom by page: largest gap",
+            worst("scroll_gap_ms"),
+            "ms",
+            100,
+            "goal",
+            (Goal("<=", 100),),
+            verdict=None
+            if not _values(data, "scroll_gap_ms")
+            else (
+                (worst("scroll_gap_ms") or 0) <= 100
+                and all(data.get("scroll_whole") or [False])
+                if data
+                else None
+            ),
+        ),
+        Figure(
+            bench,
+            "idle RSS, demo agent connected (app process)",
+            worst("idle_rss_mb"),
+            "MB",
+            70,
+            "goal",
+            (Goal("<=", 70),),
+        ),
+    ]
+    speedups = data.get("speedups") if data is not None else None
+    if isinstance(speedups, Mapping) and "on" in speedups and "off" in speedups:
+        for key, label, unit in (
+            ("fresh_rate", "stream, fresh session", "chunks/s"),
+            ("long_rate", "stream, long session", "chunks/s"),
+            ("resume", "resume to interactive", "s"),
+        ):
+            on = _values(speedups["on"], key)
+            off = _values(speedups["off"], key)
+            rows.append(
+                Figure(
+                    bench,
+                    f"textual-speedups on: {label} (median)",
+                    statistics.median(on) if on else None,
+                    unit,
+                    statistics.median(off) if off else None,
+                    "speedups off",
+                )
+            )
+    return rows
+
+
 # --- running ---------------------------------------------------------------------
 
 Parser = Callable[[str, JSONObject | None], list[Figure]]
@@ -682,6 +810,14 @@ BENCHES: Final = (
         ("--quick",),
         600,
         parse_exhaustion,
+        json=True,
+    ),
+    Bench(
+        "long-session",
+        BENCH_DIR / "long_session.py",
+        ("--scroll-budget", "15"),
+        300,
+        parse_long_session,
         json=True,
     ),
 )
