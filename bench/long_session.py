@@ -507,7 +507,7 @@ def main() -> None:
                 fresh = measure("fresh", speedups=switch)
                 long = measure("long", speedups=switch, history=str(history))
                 assert fresh.stream is not None
-        assert long.stream is not None
+                assert long.stream is not None
                 row = ab.setdefault(label, {})
                 row.setdefault("fresh_rate", []).append(fresh.stream.rate)
                 row.setdefault("fresh_gap", []).append(fresh.stream.max_gap_ms)
