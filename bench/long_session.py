@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import gc
 import itertools
 import json
@@ -97,6 +98,9 @@ SCROLL_RATE: Final = 30.0
 SETTLE: Final = 1.0
 """Seconds the app is left idle before its RSS is read."""
 CHILD_TIMEOUT: Final = 400.0
+PROFILE_ENV: Final = "LONG_SESSION_PROFILE"
+"""With `--profile PREFIX`, the long run's child profiles (cProfile, CPU time) the
+resume into PREFIX-resume.prof and the stream into PREFIX-stream.prof."""
 
 GOAL_RESUME_S: Final = 2.0
 GOAL_RSS_MB: Final = 300.0
@@ -278,6 +282,24 @@ async def scroll(app: AcpTuiApp, frames: Frames, budget: float) -> ScrollFigures
     )
 
 
+class _Profile:
+    """A cProfile of one phase (`PROFILE_ENV`), or nothing."""
+
+    def __init__(self, phase: str) -> None:
+        prefix = os.environ.get(PROFILE_ENV)
+        self.path = f"{prefix}-{phase}.prof" if prefix else None
+        self.profile = cProfile.Profile(time.process_time) if prefix else None
+
+    def __enter__(self) -> None:
+        if self.profile is not None:
+            self.profile.enable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.profile is not None and self.path is not None:
+            self.profile.disable()
+            self.profile.dump_stats(self.path)
+
+
 async def run_child(kind: str, params: dict[str, Any], cwd: Path) -> ChildResult:
     result = ChildResult(kind, speedups=_speedups_loaded())
     if kind == "idle":
@@ -306,6 +328,8 @@ async def run_child(kind: str, params: dict[str, Any], cwd: Path) -> ChildResult
         request=SessionRequest("resume", "s1") if history is not None else None,
     )
     frames = Frames(app)
+    resuming = _Profile(f"{kind}-resume")
+    resuming.__enter__()
     async with app.run_test(headless=True, size=SIZE) as pilot:
         if history is not None:
             frames.watch(LAST_TEXT, lambda: last_text(app.store, LAST_TEXT))
@@ -319,6 +343,7 @@ async def run_child(kind: str, params: dict[str, Any], cwd: Path) -> ChildResult
             result.in_store_s = in_store - start
             result.on_screen_s = on_screen - start
             result.interactive_s = echoed - start
+            resuming.__exit__()
             store = app.store
             result.entries = len(store.timeline()) if store is not None else 0
             app.post_message(events.Key("backspace", None))
@@ -327,7 +352,8 @@ async def run_child(kind: str, params: dict[str, Any], cwd: Path) -> ChildResult
         else:
             await until(lambda: app.store is not None, "the session")
             await asyncio.sleep(0.3)
-        result.stream = await stream_turn(app, frames, kind)
+        with _Profile(f"{kind}-stream"):
+            result.stream = await stream_turn(app, frames, kind)
         if history is not None and params.get("scroll_budget", 0) > 0:
             result.scroll = await scroll(app, frames, float(params["scroll_budget"]))
         await pilot.pause()
@@ -422,12 +448,15 @@ def main() -> None:
     parser.add_argument("--speedups", type=Path, help="textual_speedups' directory")
     parser.add_argument("--skip", default="", help="parts to skip: idle,ab")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--profile", metavar="PREFIX", help="cProfile each phase")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         kind, params = args.child
         child(kind, json.loads(params))
         return
+    if args.profile:
+        os.environ[PROFILE_ENV] = args.profile
     skip = set(filter(None, args.skip.split(",")))
     history = history_file(args.updates)
     print(
