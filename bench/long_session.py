@@ -30,10 +30,12 @@ garbage-collector policy of a real run), each measurement in a fresh interpreter
   largest gap between frames over both (goal <= 100 ms), and how far it got.
 * **Idle RSS with the demo agent connected** (goal <= 70 MB): the app's process
   only (the agent is a child process), once the session is open and settled.
-* **textual-speedups A/B** (`--speedups DIR`, a directory holding the
-  `textual_speedups` package, e.g. from `uv pip install --target DIR
-  --no-deps textual-speedups`): the fresh and long-session streaming runs with
-  it on `PYTHONPATH` and with it off (`TEXTUAL_SPEEDUPS=0`), alternating.
+* **textual-speedups A/B** (`--speedups DIR` or `$ACP_TUI_BENCH_SPEEDUPS`, a
+  directory holding the `textual_speedups` package, e.g. from `uv pip install
+  --python .venv/bin/python --target DIR --no-deps textual-speedups`; it is not
+  a dependency of the project): the fresh and long-session runs (resume and
+  stream, no scrolling) with it on `PYTHONPATH` and with it off
+  (`TEXTUAL_SPEEDUPS=0`), alternating.
 
 `--repeat R` runs each measurement R times (alternating fresh and long); every
 figure is printed per run, then its spread (min-max), and a goal is met only
@@ -98,6 +100,9 @@ SCROLL_RATE: Final = 30.0
 SETTLE: Final = 1.0
 """Seconds the app is left idle before its RSS is read."""
 CHILD_TIMEOUT: Final = 400.0
+SPEEDUPS_ENV: Final = "ACP_TUI_BENCH_SPEEDUPS"
+"""A directory holding `textual_speedups`: the default of `--speedups` (so
+bench/run_all.py runs the A/B when it is set)."""
 PROFILE_ENV: Final = "LONG_SESSION_PROFILE"
 """With `--profile PREFIX`, the long run's child profiles (cProfile, CPU time) the
 resume into PREFIX-resume.prof and the stream into PREFIX-stream.prof."""
@@ -445,7 +450,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--updates", type=int, default=UPDATES)
     parser.add_argument("--scroll-budget", type=float, default=20.0)
-    parser.add_argument("--speedups", type=Path, help="textual_speedups' directory")
+    parser.add_argument(
+        "--speedups",
+        type=Path,
+        default=os.environ.get(SPEEDUPS_ENV) or None,
+        help=f"textual_speedups' directory (default: ${SPEEDUPS_ENV})",
+    )
     parser.add_argument("--skip", default="", help="parts to skip: idle,ab")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--profile", metavar="PREFIX", help="cProfile each phase")
