@@ -85,8 +85,8 @@ def build_history(path: Path, updates: int, seed: int = 20261203) -> dict[str, i
     words = document_words(rng)
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     counts = {"turns": 0, "tool_calls": 0, "terminals": 0, "text_bytes": 0}
-    with tmp.open("wb") as file:
-        out = _History(file)
+    with tmp.open("wb") as stream:
+        out = _History(stream)
         turn = 0
         while out.sent < updates - 1:
             turn += 1
