@@ -748,6 +748,25 @@ def parse_long_session(text: str, data: JSONObject | None) -> list[Figure]:
             (Goal("<=", 70),),
         ),
     ]
+    cpu_ratios = _values(data, "stream_cpu_ratio")
+    rows[1:1] = [
+        Figure(
+            bench,
+            "resume: the app's CPU time in it, worst run",
+            worst("resume_cpu_s"),
+            "s",
+        )
+    ]
+    rows.insert(
+        5,
+        Figure(
+            bench,
+            "streaming at the end of it by CPU time per chunk, worst ratio",
+            min(cpu_ratios) if cpu_ratios else None,
+            "x",
+            goal_note="figure only (steadier than wall clock)",
+        ),
+    )
     speedups = data.get("speedups") if data is not None else None
     if isinstance(speedups, Mapping) and "on" in speedups and "off" in speedups:
         for key, label, unit in (

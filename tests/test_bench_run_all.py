@@ -478,7 +478,7 @@ def test_long_session_without_the_a_b_has_no_speedups_rows() -> None:
     names = by_name(run_all.parse_long_session("", data))
 
     assert not [name for name in names if "speedups" in name]
-    assert len(names) == 8
+    assert len(names) == 10
 
 
 @pytest.mark.parametrize(
