@@ -73,8 +73,7 @@ from typing import Any, Final
 from exhaustion import Probe, Scenario, current_rss, peak_rss
 from long_agent import HISTORY_VERSION, LAST_TEXT, build_history
 from textual import events
-from textual.widgets import TextArea
-from ui import Frames, last_text, until
+from ui import Frames, last_text, replayed, until
 
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.storage.paths import HOME_ENV_VAR
@@ -369,14 +368,7 @@ async def run_child(kind: str, params: dict[str, Any], cwd: Path) -> ChildResult
     resuming.__enter__()
     async with app.run_test(headless=True, size=SIZE) as pilot:
         if history is not None:
-            frames.watch(LAST_TEXT, lambda: last_text(app.store, LAST_TEXT))
-            in_store = await until(lambda: last_text(app.store, LAST_TEXT), "store")
-            await until(lambda: frames.seen_at is not None, "the replay on screen")
-            assert frames.seen_at is not None
-            on_screen = frames.seen_at
-            prompt = app.query(TextArea).first()
-            app.post_message(events.Key("x", "x"))
-            echoed = await until(lambda: "x" in prompt.text, "the key")
+            in_store, on_screen, echoed = await replayed(app, frames, LAST_TEXT)
             result.in_store_s = in_store - start
             result.on_screen_s = on_screen - start
             result.interactive_s = echoed - start

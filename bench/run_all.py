@@ -671,33 +671,28 @@ def parse_long_session(text: str, data: JSONObject | None) -> list[Figure]:
         if scroll_gap is None
         else scroll_gap <= 100 and isinstance(whole, list) and all(whole)
     )
+
+    def at_most(name: str, key: str, unit: str, limit: float) -> Figure:
+        """The worst run's value of `key` against a goal of at most `limit`."""
+        value = worst(key)
+        return Figure(bench, name, value, unit, limit, "goal", (Goal("<=", limit),))
+
+    cpu_ratios = _values(data, "stream_cpu_ratio")
+    echo = "while streaming 10,000 chunks, worst run"
     rows = [
+        at_most(f"resume {size} to interactive, worst run", "resume_s", "s", 2),
         Figure(
             bench,
-            f"resume {size} to interactive, worst run",
-            worst("resume_s"),
+            "resume: the app's CPU time in it, worst run",
+            worst("resume_cpu_s"),
             "s",
-            2,
-            "goal",
-            (Goal("<=", 2),),
         ),
-        Figure(
-            bench,
-            "RSS after that resume, worst run",
-            worst("rss_resumed_mb"),
-            "MB",
-            300,
-            "goal",
-            (Goal("<=", 300),),
-        ),
-        Figure(
-            bench,
+        at_most("RSS after that resume, worst run", "rss_resumed_mb", "MB", 300),
+        at_most(
             "RSS after streaming 10,000 more chunks, worst run",
-            worst("rss_stream_mb"),
+            "rss_stream_mb",
             "MB",
             300,
-            "goal",
-            (Goal("<=", 300),),
         ),
         Figure(
             bench,
@@ -711,22 +706,13 @@ def parse_long_session(text: str, data: JSONObject | None) -> list[Figure]:
         ),
         Figure(
             bench,
-            "key echo p99 while streaming 10,000 chunks, worst run",
-            worst("echo_p99_ms"),
-            "ms",
-            50,
-            "goal",
-            (Goal("<=", 50),),
+            "streaming at the end of it by CPU time per chunk, worst ratio",
+            min(cpu_ratios) if cpu_ratios else None,
+            "x",
+            goal_note="figure only (steadier than wall clock)",
         ),
-        Figure(
-            bench,
-            "key echo max while streaming 10,000 chunks, worst run",
-            worst("echo_max_ms"),
-            "ms",
-            100,
-            "goal",
-            (Goal("<=", 100),),
-        ),
+        at_most(f"key echo p99 {echo}", "echo_p99_ms", "ms", 50),
+        at_most(f"key echo max {echo}", "echo_max_ms", "ms", 100),
         Figure(
             bench,
             "scrolling it top to bottom by page: largest gap",
@@ -735,38 +721,12 @@ def parse_long_session(text: str, data: JSONObject | None) -> list[Figure]:
             100,
             "goal",
             (Goal("<=", 100),),
-            goal_note="and the whole session scrolled",
             verdict=scroll_ok,
         ),
-        Figure(
-            bench,
-            "idle RSS, demo agent connected (app process)",
-            worst("idle_rss_mb"),
-            "MB",
-            70,
-            "goal",
-            (Goal("<=", 70),),
+        at_most(
+            "idle RSS, demo agent connected (app process)", "idle_rss_mb", "MB", 70
         ),
     ]
-    cpu_ratios = _values(data, "stream_cpu_ratio")
-    rows[1:1] = [
-        Figure(
-            bench,
-            "resume: the app's CPU time in it, worst run",
-            worst("resume_cpu_s"),
-            "s",
-        )
-    ]
-    rows.insert(
-        5,
-        Figure(
-            bench,
-            "streaming at the end of it by CPU time per chunk, worst ratio",
-            min(cpu_ratios) if cpu_ratios else None,
-            "x",
-            goal_note="figure only (steadier than wall clock)",
-        ),
-    )
     speedups = data.get("speedups") if data is not None else None
     if isinstance(speedups, Mapping) and "on" in speedups and "off" in speedups:
         for key, label, unit in (

@@ -35,17 +35,23 @@ class FakeGc:
         return self.frozen
 
 
+def patched_gc(monkeypatch: pytest.MonkeyPatch) -> FakeGc:
+    """`gc` for the policy: 1,000 survivors a collection, 90% of the limit frozen."""
+    fake = FakeGc(survivors=1_000, frozen=int(gc_policy.TENURED_LIMIT * 0.9))
+    monkeypatch.setattr(gc_policy, "gc", SimpleNamespace(**{
+        name: getattr(fake, name)
+        for name in ("get_objects", "freeze", "get_freeze_count")
+    }))  # fmt: skip
+    return fake
+
+
 def test_exact_count_is_not_asked_after_every_collection(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # A live heap that stays just under the limit: each full collection tenures
     # 1,000 survivors (the running bound), but most die, so the exact count
     # stays at 90% of the limit.
-    fake = FakeGc(survivors=1_000, frozen=int(gc_policy.TENURED_LIMIT * 0.9))
-    monkeypatch.setattr(gc_policy, "gc", SimpleNamespace(**{
-        name: getattr(fake, name)
-        for name in ("get_objects", "freeze", "get_freeze_count")
-    }))  # fmt: skip
+    fake = patched_gc(monkeypatch)
     collector = gc_policy._Collector()
     collector.tenured = gc_policy.TENURED_LIMIT  # the bound has just reached it
     collections = 100
@@ -58,11 +64,7 @@ def test_exact_count_is_not_asked_after_every_collection(
 
 
 def test_over_the_limit_is_still_seen(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = FakeGc(survivors=1_000, frozen=int(gc_policy.TENURED_LIMIT * 0.9))
-    monkeypatch.setattr(gc_policy, "gc", SimpleNamespace(**{
-        name: getattr(fake, name)
-        for name in ("get_objects", "freeze", "get_freeze_count")
-    }))  # fmt: skip
+    fake = patched_gc(monkeypatch)
     collector = gc_policy._Collector()
     collector.tenured = gc_policy.TENURED_LIMIT
     collector._after_collection("stop", {"generation": 2})
