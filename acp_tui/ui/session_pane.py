@@ -171,9 +171,9 @@ class SessionPane(
         """The first session to open (read when the agent starts)."""
         self._history = history
         self._drafts = drafts
+        """The prompt's draft and the prompts not taken by the agent yet."""
         self._status_bar: StatusBar | None = None
         """The status bar composed here (found once: a query walks every card)."""
-        """The prompt's draft and the prompts not taken by the agent yet."""
         self._connection_lock = asyncio.Lock()
         self._connection_task: asyncio.Future[None] | None = None
         self.standing = Standing.STARTING
