@@ -1,20 +1,22 @@
 """Run every benchmark and print one table of their headline figures.
 
 Runs bench/protocol.py, bench/store.py, bench/ui.py, bench/terminal.py,
-bench/diff.py, bench/print.py, bench/search.py and bench/exhaustion.py
-(`--quick`: a tenth of each flood) one after the other (never side by side: they
-would share the CPUs), each as a subprocess of this interpreter with options
-chosen to keep the whole run under 7 minutes on a slow 2-core machine, and each
-bounded by a timeout. From each output it takes the headline figures and prints
-them in one table: the benchmark, the figure, the measured value, its baseline
-(the reference it is compared to, such as `json.loads` or raw pyte, or else the
-goal itself), the ratio of the two, the goal and whether it is met.
+bench/diff.py, bench/print.py, bench/search.py, bench/exhaustion.py (`--quick`:
+a tenth of each flood) and bench/long_session.py (one run; its own `--repeat 5`
+gives the spread, and `$ACP_TUI_BENCH_SPEEDUPS` adds its textual-speedups A/B)
+one after the other (never side by side: they would share the CPUs), each as a
+subprocess of this interpreter with options chosen to keep the whole run under
+7 minutes on a slow 2-core machine, and each bounded by a timeout. From each
+output it takes the headline figures and prints them in one table: the
+benchmark, the figure, the measured value, its baseline (the reference it is
+compared to, such as `json.loads` or raw pyte, or else the goal itself), the
+ratio of the two, the goal and whether it is met.
 
-protocol, store, diff, print, search and exhaustion write their figures as JSON
-(`--json FILE`); ui and terminal are read from their printed output. A figure that
-cannot be found is shown as "missing" (the run goes on); a benchmark that fails
-or times out is reported under the table, and makes the exit status 1. Goals
-not met do not: these are figures, not tests.
+protocol, store, diff, print, search, exhaustion and long-session write their
+figures as JSON (`--json FILE`); ui and terminal are read from their printed
+output. A figure that cannot be found is shown as "missing" (the run goes on); a
+benchmark that fails or times out is reported under the table, and makes the
+exit status 1. Goals not met do not: these are figures, not tests.
 
 Under the table, the share of the machine's CPU time the host took (steal, from
 `/proc/stat`) while each benchmark ran. On a shared virtual machine it can be a
@@ -635,6 +637,118 @@ def parse_exhaustion(text: str, data: JSONObject | None) -> list[Figure]:
     return rows
 
 
+def _values(data: JSONObject | None, key: str) -> list[float]:
+    """The numbers of the list at `data[key]` (one per run)."""
+    node = data.get(key) if data is not None else None
+    if not isinstance(node, list):
+        return []
+    return [float(v) for v in node if isinstance(v, int | float)]
+
+
+def parse_long_session(text: str, data: JSONObject | None) -> list[Figure]:
+    """bench/long_session.py's figures (`--json`): each the worst of its runs
+    (the goal holds only when it holds in every run); the spread is printed by
+    the bench itself."""
+    bench = "long-session"
+    updates = get(data, "updates")
+    size = f"{updates:,.0f} updates" if updates is not None else "a long session"
+
+    def worst(key: str, high: bool = True) -> float | None:
+        values = _values(data, key)
+        if not values:
+            return None
+        return max(values) if high else min(values)
+
+    fresh, long = _values(data, "fresh_rate"), _values(data, "long_rate")
+    ratios = _values(data, "stream_ratio")
+    # The stream row shows the run with the worst ratio: its two rates.
+    worst_run = ratios.index(min(ratios)) if ratios else None
+    paired = worst_run is not None and len(fresh) == len(long) == len(ratios)
+    scroll_gap = worst("scroll_gap_ms")
+    whole = data.get("scroll_whole") if data is not None else None
+    scroll_ok = (
+        None
+        if scroll_gap is None
+        else scroll_gap <= 100 and isinstance(whole, list) and all(whole)
+    )
+
+    def at_most(name: str, key: str, unit: str, limit: float) -> Figure:
+        """The worst run's value of `key` against a goal of at most `limit`."""
+        value = worst(key)
+        return Figure(bench, name, value, unit, limit, "goal", (Goal("<=", limit),))
+
+    cpu_ratios = _values(data, "stream_cpu_ratio")
+    echo = "while streaming 10,000 chunks, worst run"
+    rows = [
+        at_most(f"resume {size} to interactive, worst run", "resume_s", "s", 2),
+        Figure(
+            bench,
+            "resume: the app's CPU time in it, worst run",
+            worst("resume_cpu_s"),
+            "s",
+        ),
+        at_most("RSS after that resume, worst run", "rss_resumed_mb", "MB", 300),
+        at_most(
+            "RSS after streaming 10,000 more chunks, worst run",
+            "rss_stream_mb",
+            "MB",
+            300,
+        ),
+        Figure(
+            bench,
+            "streaming at the end of it, the run of the worst ratio",
+            long[worst_run] if paired and worst_run is not None else None,
+            "chunks/s",
+            fresh[worst_run] if paired and worst_run is not None else None,
+            "fresh session, same run",
+            (Goal(">=", 0.8, on_ratio=True),),
+            bench_ratio=worst("stream_ratio", high=False),
+        ),
+        Figure(
+            bench,
+            "streaming at the end of it by CPU time per chunk, worst ratio",
+            min(cpu_ratios) if cpu_ratios else None,
+            "x",
+            goal_note="figure only (steadier than wall clock)",
+        ),
+        at_most(f"key echo p99 {echo}", "echo_p99_ms", "ms", 50),
+        at_most(f"key echo max {echo}", "echo_max_ms", "ms", 100),
+        Figure(
+            bench,
+            "scrolling it top to bottom by page: largest gap",
+            scroll_gap,
+            "ms",
+            100,
+            "goal",
+            (Goal("<=", 100),),
+            verdict=scroll_ok,
+        ),
+        at_most(
+            "idle RSS, demo agent connected (app process)", "idle_rss_mb", "MB", 70
+        ),
+    ]
+    speedups = data.get("speedups") if data is not None else None
+    if isinstance(speedups, Mapping) and "on" in speedups and "off" in speedups:
+        for key, label, unit in (
+            ("fresh_rate", "stream, fresh session", "chunks/s"),
+            ("long_rate", "stream, long session", "chunks/s"),
+            ("resume", "resume to interactive", "s"),
+        ):
+            on = _values(speedups["on"], key)
+            off = _values(speedups["off"], key)
+            rows.append(
+                Figure(
+                    bench,
+                    f"textual-speedups on: {label} (median)",
+                    statistics.median(on) if on else None,
+                    unit,
+                    statistics.median(off) if off else None,
+                    "speedups off",
+                )
+            )
+    return rows
+
+
 # --- running ---------------------------------------------------------------------
 
 Parser = Callable[[str, JSONObject | None], list[Figure]]
@@ -682,6 +796,14 @@ BENCHES: Final = (
         ("--quick",),
         600,
         parse_exhaustion,
+        json=True,
+    ),
+    Bench(
+        "long-session",
+        BENCH_DIR / "long_session.py",
+        ("--scroll-budget", "15"),
+        300,
+        parse_long_session,
         json=True,
     ),
 )

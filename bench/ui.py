@@ -321,6 +321,22 @@ class ReplayResult:
     entries: int = 0
 
 
+async def replayed(
+    app: AcpTuiApp, frames: Frames, last: str
+) -> tuple[float, float, float]:
+    """When a replay ending with `last` was in the store, on screen, and when a key
+    typed then showed in the prompt (`time.perf_counter`)."""
+    frames.watch(last, lambda: last_text(app.store, last))
+    in_store = await until(lambda: last_text(app.store, last), "store")
+    await until(lambda: frames.seen_at is not None, "the replay on screen")
+    assert frames.seen_at is not None
+    on_screen = frames.seen_at
+    prompt = app.query(TextArea).first()
+    app.post_message(events.Key("x", "x"))
+    echoed = await until(lambda: "x" in prompt.text, "the key")
+    return in_store, on_screen, echoed
+
+
 async def replay(
     protocol: int, updates: int, cwd: Path, *, resume: bool = True
 ) -> ReplayResult:
@@ -341,15 +357,8 @@ async def replay(
         request=SessionRequest("resume", "s1") if resume else None,
     )
     frames = Frames(app)
-    frames.watch("REPLAY-DONE", lambda: last_text(app.store, "REPLAY-DONE"))
     async with app.run_test(headless=True, size=SIZE) as pilot:
-        in_store = await until(lambda: last_text(app.store, "REPLAY-DONE"), "store")
-        await until(lambda: frames.seen_at is not None, "the replay on screen")
-        assert frames.seen_at is not None
-        on_screen = frames.seen_at
-        prompt = app.query(TextArea).first()
-        app.post_message(events.Key("x", "x"))
-        echoed = await until(lambda: "x" in prompt.text, "the key")
+        in_store, on_screen, echoed = await replayed(app, frames, "REPLAY-DONE")
         store = app.store
         entries = len(store.timeline()) if store is not None else 0
         await pilot.pause()

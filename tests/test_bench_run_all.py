@@ -428,6 +428,59 @@ def test_exhaustion_from_json_per_flood_with_the_bench_verdicts() -> None:
     assert len(figures) == 6
 
 
+LONG_SESSION_JSON: dict[str, Any] = {
+    "updates": 100000,
+    "runs": 2,
+    "resume_s": [5.11, 7.73],
+    "rss_resumed_mb": [130.2, 131.0],
+    "rss_stream_mb": [137.0, 138.5],
+    "fresh_rate": [6046.0, 5033.0],
+    "long_rate": [8574.0, 3500.0],
+    "stream_ratio": [1.42, 0.695],
+    "echo_p99_ms": [178.0, 199.0],
+    "echo_max_ms": [178.0, 199.0],
+    "echo_late": 0,
+    "scroll_gap_ms": [60.0, 90.0],
+    "scroll_whole": [True, False],
+    "idle_rss_mb": [91.1, 90.2],
+    "speedups": {
+        "off": {"fresh_rate": [10524.0], "long_rate": [12886.0], "resume": [5.58]},
+        "on": {"fresh_rate": [6438.0], "long_rate": [8300.0], "resume": [8.8]},
+    },
+}
+
+
+def test_long_session_from_json_worst_run_of_each() -> None:
+    figures = by_name(run_all.parse_long_session("", LONG_SESSION_JSON))
+
+    resume = figures["resume 100,000 updates to interactive, worst run"]
+    assert (resume.value, resume.unit, resume.met) == (7.73, "s", False)
+    rss = figures["RSS after streaming 10,000 more chunks, worst run"]
+    assert (rss.value, rss.met) == (138.5, True)
+    # The stream row is the run with the worst ratio, its two rates beside it.
+    stream = figures["streaming at the end of it, the run of the worst ratio"]
+    assert (stream.value, stream.baseline, stream.ratio) == (3500.0, 5033.0, 0.695)
+    assert stream.met is False
+    echo = figures["key echo p99 while streaming 10,000 chunks, worst run"]
+    assert (echo.value, echo.met) == (199.0, False)
+    # Every gap within the goal, but one run did not scroll the whole session.
+    scroll = figures["scrolling it top to bottom by page: largest gap"]
+    assert (scroll.value, scroll.met) == (90.0, False)
+    idle = figures["idle RSS, demo agent connected (app process)"]
+    assert (idle.value, idle.met) == (91.1, False)
+    speedups = figures["textual-speedups on: resume to interactive (median)"]
+    assert (speedups.value, speedups.baseline) == (8.8, 5.58)
+    assert speedups.met is None
+
+
+def test_long_session_without_the_a_b_has_no_speedups_rows() -> None:
+    data = {k: v for k, v in LONG_SESSION_JSON.items() if k != "speedups"}
+    names = by_name(run_all.parse_long_session("", data))
+
+    assert not [name for name in names if "speedups" in name]
+    assert len(names) == 10
+
+
 @pytest.mark.parametrize(
     "parse",
     [
@@ -435,6 +488,7 @@ def test_exhaustion_from_json_per_flood_with_the_bench_verdicts() -> None:
         run_all.parse_store,
         run_all.parse_diff,
         run_all.parse_exhaustion,
+        run_all.parse_long_session,
     ],
 )
 def test_json_bench_without_json_shows_missing(parse: run_all.Parser) -> None:
@@ -609,6 +663,7 @@ def test_every_bench_script_exists_and_the_json_ones_take_the_option() -> None:
         "search",
         "remote",
         "exhaustion",
+        "long-session",
     ]
     for bench in run_all.BENCHES:
         source = bench.script.read_text("utf-8")

@@ -61,6 +61,10 @@ collection took 0.5-0.9 s of CPU without a frame. At 100,000 they come about
 four times as often and take 0.25-0.35 s: most of that is walking what is alive,
 so 50,000 made them twice as frequent for nearly the same pause."""
 
+RECHECK_GROWTH: Final = TENURED_LIMIT // 4
+"""Objects tenured after an exact count that found the bound overshot before it is
+counted again (see `_Collector.check_at`)."""
+
 
 class _Collector:
     """The garbage collector policy of the process (see `tune_garbage_collector`)."""
@@ -75,6 +79,13 @@ class _Collector:
         too). `gc.get_freeze_count()` is exact but walks the whole frozen list,
         tens of milliseconds with a big heap: it is only asked when this bound
         passes `TENURED_LIMIT`, and then replaces it."""
+        self.check_at = TENURED_LIMIT
+        """`tenured` past which the exact count is asked again. When it says the
+        bound overshot (frozen objects died), asking again at the next full
+        collection would walk the frozen list after nearly every one once a
+        long session's live heap stays near the limit (27 ms each, 28 times in
+        8 s of scrolling one: bench/long_session.py's profile); so only after
+        another `RECHECK_GROWTH` objects were tenured."""
         self.over_limit = False
         """More than `TENURED_LIMIT` objects were tenured: collect soon."""
         self.collecting = False
@@ -91,6 +102,7 @@ class _Collector:
         gc.freeze()
         self.baseline = gc.get_freeze_count()
         self.tenured = 0
+        self.check_at = TENURED_LIMIT
         gc.callbacks.append(self._after_collection)
         self._threshold = gc.get_threshold()
         young, middle, _ = self._threshold
@@ -118,9 +130,10 @@ class _Collector:
             # counting them costs about what the collection just walked.
             self.tenured += len(gc.get_objects(generation=2))
             gc.freeze()
-            if self.tenured > TENURED_LIMIT:
+            if self.tenured > self.check_at:
                 self.tenured = gc.get_freeze_count() - self.baseline
                 self.over_limit = self.tenured > TENURED_LIMIT
+                self.check_at = max(TENURED_LIMIT, self.tenured + RECHECK_GROWTH)
 
     def collect(self) -> None:
         self.collecting = True
@@ -132,6 +145,7 @@ class _Collector:
         gc.freeze()
         self.baseline = gc.get_freeze_count()
         self.tenured = 0
+        self.check_at = TENURED_LIMIT
         self.over_limit = False
 
 

@@ -172,6 +172,8 @@ class SessionPane(
         self._history = history
         self._drafts = drafts
         """The prompt's draft and the prompts not taken by the agent yet."""
+        self._status_bar: StatusBar | None = None
+        """The status bar composed here (found once: a query walks every card)."""
         self._connection_lock = asyncio.Lock()
         self._connection_task: asyncio.Future[None] | None = None
         self.standing = Standing.STARTING
@@ -244,7 +246,8 @@ class SessionPane(
             drafts=self._drafts,
             cwd=self.settings.cwd,
         )
-        yield StatusBar(id="status")
+        self._status_bar = StatusBar(id="status")
+        yield self._status_bar
 
     def on_mount(self) -> None:
         """Hide the side panels; the prompt has the focus."""
@@ -292,11 +295,21 @@ class SessionPane(
         """The status bar, if the pane has it.
 
         While the app closes, the pane can still be mounted with its status bar
-        gone: a turn's last signal asks for the tab's label then. (`query_one`
-        looks breadth first and caches: `query` walked every card, twice for
-        each batch of store changes.)
+        gone: a turn's last signal asks for the tab's label then.
         """
-        return self.query_one_optional(StatusBar) if self.is_mounted else None
+        return self._status_bar_here() if self.is_mounted else None
+
+    def _status_bar_here(self) -> StatusBar | None:
+        """The pane's status bar, without a query while it is the one composed.
+
+        `query(StatusBar)` walked the whole pane, every mounted card of the
+        conversation before the status bar: twice per batch (the tab label), a
+        few milliseconds each in a long session (bench/long_session.py).
+        """
+        bar = self._status_bar
+        if bar is None or bar.parent is not self:
+            bar = self._status_bar = next(iter(self.query(StatusBar)), None)
+        return bar
 
     @property
     def activity(self) -> Activity:
@@ -363,7 +376,8 @@ class SessionPane(
 
     @property
     def _status(self) -> StatusBar:
-        return self.query_one(StatusBar)
+        bar = self._status_bar_here()
+        return bar if bar is not None else self.query_one(StatusBar)
 
     @property
     def _conversation(self) -> Conversation:

@@ -1,0 +1,703 @@
+"""Long sessions and typing while the agent streams, in the headless app.
+
+Runs the real app (`make_app`, `run_test(headless=True, size=(120, 40))`, the
+garbage-collector policy of a real run), each measurement in a fresh interpreter
+(`--child`) with its own `ACP_TUI_HOME`, and prints:
+
+* **Resume a session of 100,000 updates to interactive** (goal <= 2 s): the
+  session is a recording of the agent's side (bench/long_agent.py
+  `build_history`: 200 turns, about 1 M tokens of markdown in 2,200 agent
+  messages, 2,200 tool calls of which 2,000 carry a diff, 200 terminals with
+  their output), built once and cached under `CACHE` (keyed by
+  `long_agent.HISTORY_VERSION` and the size). The app resumes it (`--session
+  s1`, v2 `session/resume`); the agent replays the 100,000 lines as fast as
+  the pipe takes them, then answers. Timed from building the app until the
+  last replayed text is on screen and a key typed then shows in the prompt.
+* **RSS** of the app's process after that resume (settled), and after streaming
+  10,000 more chunks into the session (goal <= 300 MB both).
+* **Streaming at the end of that session against a fresh session** in the same
+  run: the same turn (bench/ui_agent.py's `stream`, 10,000 chunks and 500
+  tool-call updates), prompt sent -> last chunk on screen, in chunks/s (goal:
+  >= 0.8x the fresh rate). Each app first streams a 1,000-chunk turn
+  (`warm_up`), so neither pays first-time costs in the measured one.
+* **Key echo while the agent streams 10,000 chunks** (goal p99 <= 50 ms, max
+  <= 100 ms): a key typed every 50 ms through the driver, each timed to the
+  frame showing it (bench/exhaustion.py's `Probe`, imported), in the fresh
+  session's turn (and, as a figure only, in the long session's).
+* **Scrolling the long session top to bottom by page**: PageUp sent from the
+  prompt `SCROLL_RATE` times a second (a key held down) until the top of the
+  session is on screen (every earlier entry mounted, scroll offset 0) or
+  `--scroll-budget` seconds pass, then PageDown back to the end likewise. The
+  largest gap between frames over both (goal <= 100 ms), and how far it got.
+* **Idle RSS with the demo agent connected** (goal <= 70 MB): the app's process
+  only (the agent is a child process), once the session is open and settled.
+* **textual-speedups A/B** (`--speedups DIR` or `$ACP_TUI_BENCH_SPEEDUPS`, a
+  directory holding the `textual_speedups` package, e.g. from `uv pip install
+  --python .venv/bin/python --target DIR --no-deps textual-speedups`; it is not
+  a dependency of the project): the fresh and long-session runs (resume and
+  stream, no scrolling) with it on `PYTHONPATH` and with it off
+  (`TEXTUAL_SPEEDUPS=0`), alternating.
+
+`--repeat R` runs each measurement R times (alternating fresh and long); every
+figure is printed per run, then its spread (min-max), and a goal is met only
+when it holds in every run. The load average is printed with each run: the
+machine may be shared, and every figure here is wall-clock time.
+
+Figures only: nothing is asserted. With `--json FILE`, the figures are written
+as one JSON object (bench/run_all.py reads it).
+
+Usage: `uv run python bench/long_session.py [--repeat R] [--updates N]
+[--scroll-budget S] [--speedups DIR] [--json FILE]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import gc
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from exhaustion import Probe, Scenario, current_rss, peak_rss
+from long_agent import HISTORY_VERSION, LAST_TEXT, build_history
+from textual import events
+from ui import Frames, last_text, replayed, until
+
+from acp_tui.protocol.transport import AgentCommand
+from acp_tui.storage.paths import HOME_ENV_VAR
+from acp_tui.ui.agent_runner import SessionRequest
+from acp_tui.ui.app import AcpTuiApp, make_app
+from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.prompt_input import PromptInput
+
+BENCH: Final = Path(__file__).resolve().parent
+AGENT: Final = BENCH / "long_agent.py"
+SIZE: Final = (120, 40)
+MB: Final = 1_000_000
+CACHE: Final = (
+    Path(os.environ["ACP_TUI_BENCH_CACHE"])
+    if os.environ.get("ACP_TUI_BENCH_CACHE")
+    else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "acp-tui-bench"
+)
+UPDATES: Final = 100_000
+STREAM_CHUNKS: Final = 10_000
+STREAM_TOOLS: Final = 500
+WARM_UP_CHUNKS: Final = 1_000
+"""The turn each app streams before the measured one (`warm_up`)."""
+SCROLL_RATE: Final = 30.0
+"""Page keys per second while scrolling (a key held down)."""
+SETTLE: Final = 1.0
+"""Seconds the app is left idle before its RSS is read."""
+CHILD_TIMEOUT: Final = 400.0
+SPEEDUPS_ENV: Final = "ACP_TUI_BENCH_SPEEDUPS"
+"""A directory holding `textual_speedups`: the default of `--speedups` (so
+bench/run_all.py runs the A/B when it is set)."""
+PROFILE_ENV: Final = "LONG_SESSION_PROFILE"
+"""With `--profile PREFIX`, the long run's child profiles (cProfile, CPU time) the
+resume into PREFIX-resume.prof and the stream into PREFIX-stream.prof."""
+
+GOAL_RESUME_S: Final = 2.0
+GOAL_RSS_MB: Final = 300.0
+GOAL_STREAM_RATIO: Final = 0.8
+GOAL_ECHO_P99_MS: Final = 50.0
+GOAL_ECHO_MAX_MS: Final = 100.0
+GOAL_SCROLL_GAP_MS: Final = 100.0
+GOAL_IDLE_MB: Final = 70.0
+
+_TYPIST: Final = Scenario("typing", "stream", ())
+"""What exhaustion's `Probe` is told it watches (only its typing is used)."""
+
+
+def history_file(updates: int) -> Path:
+    """The cached recording of a session of `updates` updates (built if missing)."""
+    path = CACHE / f"long-session-v{HISTORY_VERSION}-{updates}.jsonl"
+    if not path.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
+        counts = build_history(path, updates)
+        print(
+            f"(built the session once: {counts} in "
+            f"{time.perf_counter() - started:.1f} s, cached at {path})"
+        )
+    return path
+
+
+def agent(history: Path | None) -> AgentCommand:
+    extra = ("--history", str(history)) if history is not None else ()
+    return AgentCommand(argv=(sys.executable, str(AGENT), *extra))
+
+
+# --- the child: one app --------------------------------------------------------
+
+
+@dataclass
+class StreamFigures:
+    """One streamed turn, with keys typed every `KEY_INTERVAL` while it streams."""
+
+    seconds: float
+    """Prompt sent -> last chunk on screen."""
+    rate: float
+    """Chunks per second (`STREAM_CHUNKS / seconds`)."""
+    max_gap_ms: float
+    echoes_ms: list[float]
+    late_keys: int
+    rss_mb: float
+    """RSS once the turn ended and the app settled."""
+    cpu_s: float = 0.0
+    """This process's CPU time from the prompt to the last chunk on screen: on a
+    shared machine, far steadier than the wall-clock rate."""
+
+
+@dataclass
+class ScrollFigures:
+    pages_up: int
+    pages_down: int
+    reached_top: bool
+    reached_end: bool
+    unmounted_at_end: int
+    """Timeline entries still without a widget when the upward scroll stopped."""
+    mounted_max: int
+    max_gap_ms: float
+    median_gap_ms: float
+    seconds_up: float
+    seconds_down: float
+    rss_mb: float
+
+
+@dataclass
+class ChildResult:
+    kind: str
+    interactive_s: float | None = None
+    interactive_cpu_s: float | None = None
+    """This process's CPU time from building the app to the key echoed."""
+    on_screen_s: float | None = None
+    in_store_s: float | None = None
+    entries: int = 0
+    rss_resumed_mb: float | None = None
+    stream: StreamFigures | None = None
+    scroll: ScrollFigures | None = None
+    idle_rss_mb: float | None = None
+    peak_rss_mb: float = 0.0
+    speedups: bool = False
+    load: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    notes: list[str] = field(default_factory=list)
+
+
+def settled_rss() -> float:
+    return current_rss() / MB
+
+
+async def stream_turn(app: AcpTuiApp, frames: Frames, tag: str) -> StreamFigures:
+    """Stream `STREAM_CHUNKS` chunks while a key is typed every 50 ms."""
+    probe = Probe(app, _TYPIST)
+    probe.watch_prompt(app.query_one(PromptInput))
+    marker = f"{tag}S{STREAM_CHUNKS}"
+    awaited = f"END{marker}"
+    frames.watch(awaited, lambda: last_text(app.store, awaited))
+    typist = threading.Thread(target=probe.type_keys, daemon=True)
+    ended = app.store.state.turns_ended if app.store is not None else 0
+    start = time.perf_counter()
+    probe.start = start
+    start_cpu = time.process_time()
+    typist.start()
+    app.runner.prompts.put_nowait(
+        (1, f"stream chunks={STREAM_CHUNKS} tools={STREAM_TOOLS} marker={marker}")
+    )
+    await until(lambda: frames.seen_at is not None, "the stream on screen")
+    assert frames.seen_at is not None
+    end = frames.seen_at
+    probe.stop_typing.set()
+    typist.join(1.0)
+    grace = time.perf_counter() + 2.0
+    await until(lambda: probe.echoes(grace)[1] == 0 or time.perf_counter() > grace, "")
+    echoes, late = probe.echoes(time.perf_counter())
+    cpu = time.process_time() - start_cpu
+    gap, _ = frames.max_gap(start, start_cpu, end)
+    await until(
+        lambda: app.store is not None and app.store.state.turns_ended > ended,
+        "the end of the turn",
+    )
+    await asyncio.sleep(SETTLE)
+    return StreamFigures(
+        end - start,
+        STREAM_CHUNKS / (end - start),
+        gap * 1000,
+        [e * 1000 for e in echoes],
+        late,
+        settled_rss(),
+        cpu,
+    )
+
+
+async def warm_up(app: AcpTuiApp) -> None:
+    """A short turn first, so the measured one meets no first-time costs.
+
+    Without it the fresh session's turn paid what the long session's resume had
+    already paid (the first card of each kind composed, the first code fence,
+    styles matched for the first time): in one run the fresh rate came out at
+    half the long session's.
+    """
+    store = app.store
+    ended = store.state.turns_ended if store is not None else 0
+    app.runner.prompts.put_nowait(
+        (1, f"stream chunks={WARM_UP_CHUNKS} tools={WARM_UP_CHUNKS // 20}")
+    )
+    await until(
+        lambda: app.store is not None and app.store.state.turns_ended > ended,
+        "the warm-up turn",
+    )
+    await asyncio.sleep(SETTLE)
+
+
+async def scroll(app: AcpTuiApp, frames: Frames, budget: float) -> ScrollFigures:
+    """PageUp to the top of the session, then PageDown to the end (bounded)."""
+    conversation = app.query_one(Conversation)
+    driver = app._driver
+    assert driver is not None
+    app.query_one(PromptInput).focus()
+    await asyncio.sleep(0.2)
+    mounted_max = len(conversation.entries)
+
+    def at_top() -> bool:
+        return conversation.earlier_count == 0 and conversation.scroll_y <= 0
+
+    async def hold(key: str, done: Callable[[], bool]) -> tuple[int, float, bool]:
+        """Hold `key` down until `done()` (True) or the budget is spent."""
+        nonlocal mounted_max
+        pages = 0
+        started = time.perf_counter()
+        deadline = started + budget
+        due = started
+        while not (reached := done()) and time.perf_counter() < deadline:
+            now = time.perf_counter()
+            if now >= due:
+                driver.process_message(events.Key(key, None))
+                pages += 1
+                due += 1 / SCROLL_RATE
+            mounted_max = max(mounted_max, len(conversation.entries))
+            await asyncio.sleep(0.005)
+        return pages, time.perf_counter() - started, reached
+
+    start = time.perf_counter()
+    up, seconds_up, reached_top = await hold("pageup", at_top)
+    unmounted = conversation.earlier_count
+    down, seconds_down, reached_end = await hold(
+        "pagedown", lambda: conversation.following
+    )
+    end = time.perf_counter()
+    times = [t for t in frames.times if start <= t <= end]
+    points = [start, *times, end]
+    gaps = [b - a for a, b in itertools.pairwise(points)]
+    await asyncio.sleep(SETTLE)
+    return ScrollFigures(
+        up,
+        down,
+        reached_top,
+        reached_end,
+        unmounted,
+        mounted_max,
+        max(gaps) * 1000,
+        statistics.median(gaps) * 1000,
+        seconds_up,
+        seconds_down,
+        settled_rss(),
+    )
+
+
+class _Profile:
+    """A cProfile of one phase (`PROFILE_ENV`), or nothing."""
+
+    def __init__(self, phase: str) -> None:
+        prefix = os.environ.get(PROFILE_ENV)
+        self.path = f"{prefix}-{phase}.prof" if prefix else None
+        self.profile = cProfile.Profile(time.process_time) if prefix else None
+
+    def __enter__(self) -> None:
+        if self.profile is not None:
+            self.profile.enable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.profile is not None and self.path is not None:
+            self.profile.disable()
+            self.profile.dump_stats(self.path)
+
+
+async def run_child(kind: str, params: dict[str, Any], cwd: Path) -> ChildResult:
+    result = ChildResult(kind, speedups=_speedups_loaded())
+    if kind == "idle":
+        app = make_app(
+            AgentCommand(argv=(sys.executable, "-m", "acp_tui.demo")),
+            "demo",
+            cwd=cwd,
+            init_timeout=30.0,
+            tune_gc=True,
+        )
+        async with app.run_test(headless=True, size=SIZE):
+            await until(lambda: app.store is not None, "the session")
+            await asyncio.sleep(2 * SETTLE)
+            result.idle_rss_mb = settled_rss()
+        result.peak_rss_mb = peak_rss() / MB
+        return result
+
+    history = Path(params["history"]) if kind == "long" else None
+    start = time.perf_counter()
+    start_cpu = time.process_time()
+    app = make_app(
+        agent(history),
+        "bench",
+        cwd=cwd,
+        init_timeout=30.0,
+        tune_gc=True,
+        request=SessionRequest("resume", "s1") if history is not None else None,
+    )
+    frames = Frames(app)
+    resuming = _Profile(f"{kind}-resume")
+    resuming.__enter__()
+    async with app.run_test(headless=True, size=SIZE) as pilot:
+        if history is not None:
+            in_store, on_screen, echoed = await replayed(app, frames, LAST_TEXT)
+            result.in_store_s = in_store - start
+            result.on_screen_s = on_screen - start
+            result.interactive_s = echoed - start
+            result.interactive_cpu_s = time.process_time() - start_cpu
+            resuming.__exit__()
+            store = app.store
+            result.entries = len(store.timeline()) if store is not None else 0
+            app.post_message(events.Key("backspace", None))
+            await asyncio.sleep(SETTLE)
+            result.rss_resumed_mb = settled_rss()
+        else:
+            await until(lambda: app.store is not None, "the session")
+            await asyncio.sleep(0.3)
+        await warm_up(app)
+        with _Profile(f"{kind}-stream"):
+            result.stream = await stream_turn(app, frames, kind)
+        if history is not None and params.get("scroll_budget", 0) > 0:
+            result.scroll = await scroll(app, frames, float(params["scroll_budget"]))
+        await pilot.pause()
+    result.peak_rss_mb = peak_rss() / MB
+    result.load = os.getloadavg()
+    return result
+
+
+def _speedups_loaded() -> bool:
+    return "textual_speedups" in sys.modules
+
+
+def child(kind: str, params: dict[str, Any]) -> None:
+    with tempfile.TemporaryDirectory(prefix="acp-tui-long-cwd-") as tmp:
+        result = asyncio.run(run_child(kind, params, Path(tmp)))
+    gc.collect()
+    print(json.dumps(asdict(result)))
+
+
+# --- the parent ------------------------------------------------------------------
+
+
+def measure(
+    kind: str, speedups: Path | bool | None = None, **params: Any
+) -> ChildResult:
+    """One measurement in a fresh interpreter with its own home.
+
+    `speedups`: a directory holding textual_speedups to put on the path (on),
+    False to turn it off (`TEXTUAL_SPEEDUPS=0`), None to leave the environment.
+    """
+    with tempfile.TemporaryDirectory(prefix="acp-tui-long-home-") as home:
+        env = {**os.environ, HOME_ENV_VAR: home, "ACP_TUI_DEMO_DELAY": "0"}
+        if isinstance(speedups, Path):
+            env["PYTHONPATH"] = os.pathsep.join(
+                [str(speedups), *filter(None, [env.get("PYTHONPATH")])]
+            )
+            env["TEXTUAL_SPEEDUPS"] = "1"
+        elif speedups is False:
+            env["TEXTUAL_SPEEDUPS"] = "0"
+        output = subprocess.run(
+            [sys.executable, __file__, "--child", kind, json.dumps(params)],
+            capture_output=True,
+            text=True,
+            timeout=CHILD_TIMEOUT,
+            env=env,
+            check=False,
+        )
+    lines = output.stdout.strip().splitlines()
+    if output.returncode != 0 or not lines or not lines[-1].startswith("{"):
+        error = (output.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"{kind} run failed: {error}")
+    raw = json.loads(lines[-1])
+    stream = raw.pop("stream")
+    scroll_raw = raw.pop("scroll")
+    raw["load"] = tuple(raw["load"])
+    result = ChildResult(**raw)
+    result.stream = StreamFigures(**stream) if stream else None
+    result.scroll = ScrollFigures(**scroll_raw) if scroll_raw else None
+    return result
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def spread(values: Sequence[float], unit: str, digits: int = 0) -> str:
+    if not values:
+        return "missing"
+    lo, hi = min(values), max(values)
+    if len(values) == 1 or lo == hi:
+        return f"{lo:,.{digits}f} {unit}".rstrip()
+    return f"{lo:,.{digits}f}-{hi:,.{digits}f} {unit} ({len(values)} runs)".rstrip()
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT MET"
+
+
+def load_now() -> str:
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--updates", type=int, default=UPDATES)
+    parser.add_argument("--scroll-budget", type=float, default=20.0)
+    parser.add_argument(
+        "--speedups",
+        type=Path,
+        default=os.environ.get(SPEEDUPS_ENV) or None,
+        help=f"textual_speedups' directory (default: ${SPEEDUPS_ENV})",
+    )
+    parser.add_argument("--skip", default="", help="parts to skip: idle,ab")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--profile", metavar="PREFIX", help="cProfile each phase")
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        kind, params = args.child
+        child(kind, json.loads(params))
+        return
+    if args.profile:
+        os.environ[PROFILE_ENV] = args.profile
+    skip = set(filter(None, args.skip.split(",")))
+    history = history_file(args.updates)
+    print(
+        f"acp-tui long-session bench: headless {SIZE[0]}x{SIZE[1]}, "
+        f"{args.repeat} run(s) each in a fresh process, load average {load_now()}"
+    )
+    print(f"session: {args.updates:,} recorded updates ({history})\n")
+
+    longs: list[ChildResult] = []
+    freshes: list[ChildResult] = []
+    for n in range(args.repeat):
+        fresh = measure("fresh")
+        long = measure("long", history=str(history), scroll_budget=args.scroll_budget)
+        freshes.append(fresh)
+        longs.append(long)
+        assert fresh.stream is not None
+        assert long.stream is not None
+        print(
+            f"run {n + 1}: resume to interactive {long.interactive_s:.2f} s "
+            f"(in store {long.in_store_s:.2f} s, on screen {long.on_screen_s:.2f} s, "
+            f"{long.entries:,} timeline entries; the app's CPU "
+            f"{long.interactive_cpu_s or 0:.2f} s); RSS resumed "
+            f"{long.rss_resumed_mb:,.0f} MB, after the stream "
+            f"{long.stream.rss_mb:,.0f} MB, peak {long.peak_rss_mb:,.0f} MB"
+        )
+        print(
+            f"  stream {STREAM_CHUNKS:,} chunks: fresh {fresh.stream.rate:,.0f}/s "
+            f"(max gap {fresh.stream.max_gap_ms:,.0f} ms), at the end of the long "
+            f"session {long.stream.rate:,.0f}/s (max gap "
+            f"{long.stream.max_gap_ms:,.0f} ms): "
+            f"{long.stream.rate / fresh.stream.rate:.2f}x; in the app's CPU time "
+            f"{fresh.stream.cpu_s:.2f} s / {long.stream.cpu_s:.2f} s: "
+            f"{fresh.stream.cpu_s / long.stream.cpu_s:.2f}x"
+        )
+        for name, run in (("fresh", fresh), ("long", long)):
+            assert run.stream is not None
+            echoes = run.stream.echoes_ms
+            print(
+                f"  key echo while streaming ({name}): {len(echoes)} keys, p50 "
+                f"{statistics.median(echoes) if echoes else 0:,.0f} ms, p99 "
+                f"{percentile(echoes, 0.99):,.0f} ms, max "
+                f"{max(echoes, default=0):,.0f} ms"
+                + (
+                    f", {run.stream.late_keys} never shown"
+                    if run.stream.late_keys
+                    else ""
+                )
+            )
+        if long.scroll is not None:
+            s = long.scroll
+            top = (
+                "reached"
+                if s.reached_top
+                else f"NOT reached: {s.unmounted_at_end:,} entries left"
+            )
+            print(
+                f"  scrolling by page: {s.pages_up} pages up in {s.seconds_up:.1f} s "
+                f"(top {top}), "
+                f"{s.pages_down} down in {s.seconds_down:.1f} s "
+                f"(end {'reached' if s.reached_end else 'not reached'}); "
+                f"largest frame gap {s.max_gap_ms:,.0f} ms, median "
+                f"{s.median_gap_ms:,.0f} ms; up to {s.mounted_max:,} entries "
+                f"mounted, RSS after {s.rss_mb:,.0f} MB"
+            )
+        print(f"  load average {load_now()}")
+
+    idles: list[ChildResult] = []
+    if "idle" not in skip:
+        idles = [measure("idle") for _ in range(args.repeat)]
+        print(
+            "idle RSS, demo agent connected (the app's process): "
+            + ", ".join(f"{r.idle_rss_mb:,.0f} MB" for r in idles)
+        )
+
+    ab: dict[str, dict[str, list[float]]] = {}
+    if args.speedups is not None and "ab" not in skip:
+        print(f"\ntextual-speedups A/B ({args.speedups}), alternating off / on:")
+        for n in range(args.repeat):
+            for label, switch in (("off", False), ("on", args.speedups)):
+                fresh = measure("fresh", speedups=switch)
+                long = measure("long", speedups=switch, history=str(history))
+                assert fresh.stream is not None
+                assert long.stream is not None
+                row = ab.setdefault(label, {})
+                row.setdefault("fresh_rate", []).append(fresh.stream.rate)
+                row.setdefault("fresh_gap", []).append(fresh.stream.max_gap_ms)
+                row.setdefault("long_rate", []).append(long.stream.rate)
+                row.setdefault("resume", []).append(long.interactive_s or 0)
+                print(
+                    f"  run {n + 1} {label:>3} (loaded: {fresh.speedups}): fresh "
+                    f"{fresh.stream.rate:,.0f} chunks/s, max gap "
+                    f"{fresh.stream.max_gap_ms:,.0f} ms; long {long.stream.rate:,.0f} "
+                    f"chunks/s; resume {long.interactive_s:.2f} s"
+                )
+        for key, label in (
+            ("fresh_rate", "fresh stream, chunks/s"),
+            ("long_rate", "long-session stream, chunks/s"),
+            ("fresh_gap", "fresh stream, max gap ms"),
+            ("resume", "resume to interactive, s"),
+        ):
+            off, on = ab["off"][key], ab["on"][key]
+            print(
+                f"  {label}: off {statistics.median(off):,.2f} "
+                f"(range {min(off):,.2f}-{max(off):,.2f}), on "
+                f"{statistics.median(on):,.2f} (range {min(on):,.2f}-{max(on):,.2f}): "
+                f"{statistics.median(on) / statistics.median(off):.2f}x"
+            )
+
+    # --- the summary, judged on every run -----------------------------------------
+    resume = [r.interactive_s or 0.0 for r in longs]
+    rss_resumed = [r.rss_resumed_mb or 0.0 for r in longs]
+    rss_stream = [r.stream.rss_mb for r in longs if r.stream]
+    cpu_ratios = [
+        fr.stream.cpu_s / lo.stream.cpu_s
+        for lo, fr in zip(longs, freshes, strict=True)
+        if lo.stream and fr.stream and lo.stream.cpu_s
+    ]
+    resume_cpu = [r.interactive_cpu_s or 0.0 for r in longs]
+    ratios = [
+        lo.stream.rate / fr.stream.rate
+        for lo, fr in zip(longs, freshes, strict=True)
+        if lo.stream and fr.stream
+    ]
+    echoes_p99 = [percentile(r.stream.echoes_ms, 0.99) for r in freshes if r.stream]
+    echoes_max = [max(r.stream.echoes_ms, default=0.0) for r in freshes if r.stream]
+    late = sum(r.stream.late_keys for r in freshes if r.stream)
+    long_echo_max = [max(r.stream.echoes_ms, default=0.0) for r in longs if r.stream]
+    scrolls = [r.scroll for r in longs if r.scroll is not None]
+    scroll_gaps = [s.max_gap_ms for s in scrolls]
+    idle = [r.idle_rss_mb or 0.0 for r in idles]
+    print("\nsummary (a goal is met when it holds in every run):")
+    print(
+        f"resume {args.updates:,} updates to interactive: {spread(resume, 's', 2)} "
+        f"(goal <= {GOAL_RESUME_S:g} s: {verdict(max(resume) <= GOAL_RESUME_S)})"
+    )
+    print(f"  (the app's CPU time in it: {spread(resume_cpu, 's', 2)})")
+    print(
+        f"RSS after the resume: {spread(rss_resumed, 'MB')} (goal <= "
+        f"{GOAL_RSS_MB:g} MB: {verdict(max(rss_resumed) <= GOAL_RSS_MB)})"
+    )
+    print(
+        f"RSS after streaming {STREAM_CHUNKS:,} more chunks: "
+        f"{spread(rss_stream, 'MB')} "
+        f"(goal <= {GOAL_RSS_MB:g} MB: {verdict(max(rss_stream) <= GOAL_RSS_MB)})"
+    )
+    print(
+        f"streaming at the end of the long session / fresh: {spread(ratios, 'x', 2)} "
+        f"(goal >= {GOAL_STREAM_RATIO:g}x: {verdict(min(ratios) >= GOAL_STREAM_RATIO)})"
+    )
+    print(f"  (by the app's CPU time per chunk: {spread(cpu_ratios, 'x', 2)})")
+    echo_ok = (
+        max(echoes_p99) <= GOAL_ECHO_P99_MS
+        and max(echoes_max) <= GOAL_ECHO_MAX_MS
+        and not late
+    )
+    print(
+        f"key echo while streaming {STREAM_CHUNKS:,} chunks: p99 "
+        f"{spread(echoes_p99, 'ms')}, max {spread(echoes_max, 'ms')} (goal p99 <= "
+        f"{GOAL_ECHO_P99_MS:g} ms, max <= {GOAL_ECHO_MAX_MS:g} ms: {verdict(echo_ok)})"
+    )
+    print(f"  (in the long session: max {spread(long_echo_max, 'ms')})")
+    if scrolls:
+        whole = all(s.reached_top and s.reached_end for s in scrolls)
+        print(
+            f"scrolling the long session top to bottom by page: largest gap "
+            f"{spread(scroll_gaps, 'ms')}, whole session scrolled: {whole} "
+            f"(goal <= {GOAL_SCROLL_GAP_MS:g} ms: "
+            f"{verdict(max(scroll_gaps) <= GOAL_SCROLL_GAP_MS and whole)})"
+        )
+    if idle:
+        print(
+            f"idle RSS with the demo agent connected: {spread(idle, 'MB')} "
+            f"(goal <= {GOAL_IDLE_MB:g} MB: {verdict(max(idle) <= GOAL_IDLE_MB)})"
+        )
+    if args.json:
+        data: dict[str, Any] = {
+            "updates": args.updates,
+            "runs": args.repeat,
+            "resume_s": resume,
+            "resume_cpu_s": resume_cpu,
+            "stream_cpu_ratio": cpu_ratios,
+            "rss_resumed_mb": rss_resumed,
+            "rss_stream_mb": rss_stream,
+            "fresh_rate": [r.stream.rate for r in freshes if r.stream],
+            "long_rate": [r.stream.rate for r in longs if r.stream],
+            "stream_ratio": ratios,
+            "echo_p99_ms": echoes_p99,
+            "echo_max_ms": echoes_max,
+            "echo_late": late,
+            "scroll_gap_ms": scroll_gaps,
+            "scroll_whole": [s.reached_top and s.reached_end for s in scrolls],
+            "idle_rss_mb": idle,
+            "speedups": ab,
+            "goals": {
+                "resume_s": GOAL_RESUME_S,
+                "rss_mb": GOAL_RSS_MB,
+                "stream_ratio": GOAL_STREAM_RATIO,
+                "echo_p99_ms": GOAL_ECHO_P99_MS,
+                "echo_max_ms": GOAL_ECHO_MAX_MS,
+                "scroll_gap_ms": GOAL_SCROLL_GAP_MS,
+                "idle_rss_mb": GOAL_IDLE_MB,
+            },
+        }
+        args.json.write_text(json.dumps(data, indent=1))
+
+
+if __name__ == "__main__":
+    main()

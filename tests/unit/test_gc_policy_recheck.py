@@ -1,0 +1,75 @@
+"""The garbage-collector policy counts the frozen objects exactly only now and then.
+
+`gc.get_freeze_count()` walks the whole frozen list (tens of milliseconds once a
+long session is loaded); when the running bound says the limit passed but the
+exact count says not (frozen objects died), the next count waits until another
+`RECHECK_GROWTH` objects were tenured.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from acp_tui.ui import gc_policy
+
+
+class FakeGc:
+    """What `_Collector._after_collection` asks of `gc`: fixed survivor counts."""
+
+    def __init__(self, survivors: int, frozen: int) -> None:
+        self.survivors = survivors
+        self.frozen = frozen
+        self.counted = 0
+
+    def get_objects(self, generation: int | None = None) -> list[Any]:
+        return [None] * self.survivors
+
+    def freeze(self) -> None:
+        pass
+
+    def get_freeze_count(self) -> int:
+        self.counted += 1
+        return self.frozen
+
+
+def patched_gc(monkeypatch: pytest.MonkeyPatch) -> FakeGc:
+    """`gc` for the policy: 1,000 survivors a collection, 90% of the limit frozen."""
+    fake = FakeGc(survivors=1_000, frozen=int(gc_policy.TENURED_LIMIT * 0.9))
+    monkeypatch.setattr(gc_policy, "gc", SimpleNamespace(**{
+        name: getattr(fake, name)
+        for name in ("get_objects", "freeze", "get_freeze_count")
+    }))  # fmt: skip
+    return fake
+
+
+def test_exact_count_is_not_asked_after_every_collection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A live heap that stays just under the limit: each full collection tenures
+    # 1,000 survivors (the running bound), but most die, so the exact count
+    # stays at 90% of the limit.
+    fake = patched_gc(monkeypatch)
+    collector = gc_policy._Collector()
+    collector.tenured = gc_policy.TENURED_LIMIT  # the bound has just reached it
+    collections = 100
+    for _ in range(collections):
+        collector._after_collection("stop", {"generation": 2})
+    assert not collector.over_limit
+    # Asked once when the bound passed the limit, then once per
+    # RECHECK_GROWTH tenured (1,000 a collection): 100,000 // 4 // 1,000 = 25.
+    assert fake.counted <= 1 + collections * 1_000 // gc_policy.RECHECK_GROWTH
+
+
+def test_over_the_limit_is_still_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = patched_gc(monkeypatch)
+    collector = gc_policy._Collector()
+    collector.tenured = gc_policy.TENURED_LIMIT
+    collector._after_collection("stop", {"generation": 2})
+    assert not collector.over_limit
+    fake.frozen = gc_policy.TENURED_LIMIT * 2  # the survivors stay alive now
+    for _ in range(gc_policy.RECHECK_GROWTH // 1_000 + 1):
+        collector._after_collection("stop", {"generation": 2})
+    assert collector.over_limit
