@@ -2,10 +2,10 @@
 
 `tests/interop/ts_sdk_agent.mjs` is a small agent written with
 `@agentclientprotocol/sdk` 2.4.0 (installed with claude-agent-acp), served by
-the SDK's experimental `AcpServer` through its Node HTTP adapter. Only
-Streamable HTTP: the SDK's WebSocket side needs the `ws` package, which it
-does not depend on, so an `auto` connection falls back from WebSocket to
-Streamable HTTP, which is checked too.
+the SDK's experimental `AcpServer` through its Node HTTP adapter, with its
+WebSocket upgrade handler on the same endpoint (through the `ws` package, which
+the SDK does not depend on: `.ci/install-peers` installs it). Each profile is
+pinned in turn (`transport = ...`), and an unpinned URL (WebSocket first) too.
 """
 
 from __future__ import annotations
@@ -31,10 +31,13 @@ SDK = PEERS / "node_modules" / "@agentclientprotocol" / "sdk"
 @pytest.fixture
 def ts_port() -> Iterator[int]:
     node = NODE22_BIN / "node"
+    ws = PEERS / "node_modules" / "ws" / "wrapper.mjs"
     if not (node.exists() and (SDK / "dist" / "transports" / "server.js").exists()):
         pytest.skip(
             f"{INTEROP_SKIPPED}: the TypeScript SDK 2.4.0 or Node 22 is not in {PEERS}"
         )
+    if not ws.exists():
+        pytest.skip(f"{INTEROP_SKIPPED}: the `ws` package is not in {PEERS}")
     process = subprocess.Popen(
         [str(node), str(AGENT), str(PEERS)],
         stdout=subprocess.PIPE,
@@ -52,9 +55,9 @@ def ts_port() -> Iterator[int]:
             process.stdout.close()
 
 
-@pytest.mark.parametrize("pinned", [True, False])
-def test_print_over_streamable_http(
-    pinned: bool,
+@pytest.mark.parametrize("pinned", ["http", "websocket", None])
+def test_print_over_each_profile(
+    pinned: str | None,
     ts_port: int,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -63,11 +66,11 @@ def test_print_over_streamable_http(
     monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
     url = f"http://127.0.0.1:{ts_port}/acp"
     agent = url
-    if pinned:
+    if pinned is not None:
         config = tmp_path / "home" / "config"
         config.mkdir(parents=True)
         (config / "config.toml").write_text(
-            f'[agents.ts]\nurl = "{url}"\ntransport = "http"\n'
+            f'[agents.ts]\nurl = "{url}"\ntransport = "{pinned}"\n'
         )
         agent = "ts"
     code = main(
