@@ -473,7 +473,9 @@ def cases(flow: str) -> list[Any]:
         expected = str(row["flows"][flow])
         if not runs(row["key"], flow):
             continue
-        marks: list[pytest.MarkDecorator] = []
+        # One agent's scenes run once (`Scenes`, module-scoped): its tests stay
+        # on one xdist worker (`--dist loadgroup`); the agents run side by side.
+        marks: list[pytest.MarkDecorator] = [pytest.mark.xdist_group(row["key"])]
         if expected.startswith("xfail:"):
             reason = expected.removeprefix("xfail:").strip()
             marks.append(pytest.mark.xfail(strict=True, reason=reason))
