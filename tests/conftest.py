@@ -13,9 +13,10 @@ Where the time goes (issue 28): most of the suite waits rather than computes. Pi
 sleeps at least 40 ms after every key it types (Textual's idle detection), real
 agents and fake ones take seconds to start and answer, and timeouts run out. So
 pytest-xdist starts two workers per CPU (`pytest_xdist_auto_num_workers`; pyproject's
-`--maxprocesses 4` caps them), and the slowest directories are collected first
-(`pytest_collection_modifyitems`), so that no worker is left alone with a long test
-at the end.
+`--maxprocesses 4` caps them), and the slowest files are collected first
+(`pytest_collection_modifyitems`; pyproject's `--dist loadfile
+--no-loadscope-reorder` hands files out in that order), so that no worker is left
+alone with a long file at the end.
 """
 
 import os
@@ -55,9 +56,16 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 WORKERS_PER_CPU = 2
 """`-n auto` workers per CPU: the suite is mostly waiting (see above)."""
 
-SLOW_FIRST = ("tests/interop/", "tests/serve/", "tests/faults/", "tests/fuzz/")
-"""Directories whose tests take seconds each (real agents, a browser, floods),
-scheduled first in this order; everything else follows in its usual order."""
+SLOW_FIRST = (
+    "tests/interop/test_real_turns.py",
+    "tests/interop/",
+    "tests/serve/",
+    "tests/faults/",
+    "tests/fuzz/",
+)
+"""Where tests take seconds each (real agents, a browser, floods), scheduled first
+in this order (the real agents' scenes, minutes on one worker, first of all);
+everything else follows in its usual order."""
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:

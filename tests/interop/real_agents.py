@@ -473,9 +473,7 @@ def cases(flow: str) -> list[Any]:
         expected = str(row["flows"][flow])
         if not runs(row["key"], flow):
             continue
-        # One agent's scenes run once (`Scenes`, module-scoped): its tests stay
-        # on one xdist worker (`--dist loadgroup`); the agents run side by side.
-        marks: list[pytest.MarkDecorator] = [pytest.mark.xdist_group(row["key"])]
+        marks: list[pytest.MarkDecorator] = []
         if expected.startswith("xfail:"):
             reason = expected.removeprefix("xfail:").strip()
             marks.append(pytest.mark.xfail(strict=True, reason=reason))
