@@ -8,8 +8,18 @@ Skips that mean lost coverage (interop peers or the browser not installed) are
 repeated in a red banner at the end of the run. The banner is built here, from the
 skip reports, because under pytest-xdist only the controlling process writes the
 summary, and it never imports tests/interop/conftest.py or tests/serve/conftest.py.
+
+Where the time goes (issue 28): most of the suite waits rather than computes. Pilot
+sleeps at least 40 ms after every key it types (Textual's idle detection), real
+agents and fake ones take seconds to start and answer, and timeouts run out. So
+pytest-xdist starts two workers per CPU (`pytest_xdist_auto_num_workers`; pyproject's
+`--maxprocesses 4` caps them), and the slowest files are collected first
+(`pytest_collection_modifyitems`; pyproject's `--dist loadfile
+--no-loadscope-reorder` hands files out in that order), so that no worker is left
+alone with a long file at the end.
 """
 
+import os
 from collections.abc import Sequence
 
 import pytest
@@ -41,3 +51,38 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_sep("!", banner, red=True, bold=True)
         for reason in sorted(reasons):
             terminalreporter.write_line(reason, red=True)
+
+
+WORKERS_PER_CPU = 2
+"""`-n auto` workers per CPU: the suite is mostly waiting (see above)."""
+
+SLOW_FIRST = (
+    "tests/interop/test_real_turns.py",
+    "tests/interop/",
+    "tests/serve/",
+    "tests/faults/",
+    "tests/fuzz/",
+)
+"""Where tests take seconds each (real agents, a browser, floods), scheduled first
+in this order (the real agents' scenes, minutes on one worker, first of all);
+everything else follows in its usual order."""
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: two workers per CPU this process may use (xdist's own answer,
+    one per CPU, when `PYTEST_XDIST_AUTO_NUM_WORKERS` says otherwise)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return WORKERS_PER_CPU * len(os.sched_getaffinity(0))
+
+
+def _rank(item: pytest.Item) -> int:
+    for rank, prefix in enumerate(SLOW_FIRST):
+        if item.nodeid.startswith(prefix):
+            return rank
+    return len(SLOW_FIRST)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The `SLOW_FIRST` directories first (a stable sort: each file keeps its order)."""
+    items.sort(key=_rank)

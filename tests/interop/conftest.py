@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 import pytest
 
@@ -55,9 +56,19 @@ def opencode() -> Peer:
     return Peer(argv=(str(require("opencode")), "acp"))
 
 
+DEAD_API: Final = "http://127.0.0.1:9"
+"""An address nothing listens on: the model API of `claude_agent`."""
+
+
 @pytest.fixture
 def claude_agent() -> Peer:
-    """claude-agent-acp: a v2 agent (Node 22), with a dummy key and no retries."""
+    """claude-agent-acp: a v2 agent (Node 22), with a dummy key and no retries.
+
+    Its model API is an address nothing listens on, so every prompt fails at once
+    with "API Error: Connection refused". (Left at api.anthropic.com, which this
+    machine cannot resolve, Claude Code holds each `session/new` about 18 s before
+    it answers; the API errors it then shows are the same kind.)
+    """
     path = require("claude-agent-acp")
     return Peer(
         argv=(str(path),),
@@ -65,6 +76,7 @@ def claude_agent() -> Peer:
             "PATH": _node22_path(),
             "IS_SANDBOX": "1",
             "ANTHROPIC_API_KEY": "dummy",
+            "ANTHROPIC_BASE_URL": DEAD_API,
             "CLAUDE_CODE_MAX_RETRIES": "0",
         },
     )

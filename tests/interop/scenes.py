@@ -84,9 +84,13 @@ SIZE: Final = (120, 40)
 START_BOUND: Final = 120.0
 """Seconds for an agent to start and open or resume a session (a loaded host)."""
 TURN_BOUND: Final = 90.0
-CANCEL_AFTER: Final = 25
-"""`print --timeout` of the cancel scene: long enough for the stream to reach the
-gate on a loaded host (checked: `Cancelled.reached`)."""
+CANCEL_AFTER: Final[tuple[float, ...]] = (5, 25)
+"""`print --timeout` of the cancel scene, tried in turn until the stream got to the
+gate before the timeout fired (`Cancelled.reached`; the tests check it). The gate
+is reached 0.1 to 1.5 s after the prompt with the host loaded 3 times over its 2
+cores; 25 s (the only try before) stays for a host slower still. The timeout is
+counted from the prompt; the stream then waits at the gate, so each second of it
+is a second of the test."""
 
 
 class Watching:
@@ -179,7 +183,17 @@ def wait_gone(pids: list[int], bound: float) -> list[int]:
     return alive
 
 
-def cancelled(agent: RealAgent, workspace: Workspace) -> Cancelled:
+def cancelled(agent: RealAgent, workspaces: Callable[[int], Workspace]) -> Cancelled:
+    """The cancel scene with each `CANCEL_AFTER` in turn (a fresh workspace each,
+    `workspaces(try)`), until the stream got to the gate before the timeout."""
+    for attempt, after in enumerate(CANCEL_AFTER):
+        scene = cancelled_after(agent, workspaces(attempt), after)
+        if scene.reached:
+            break
+    return scene
+
+
+def cancelled_after(agent: RealAgent, workspace: Workspace, after: float) -> Cancelled:
     gate = Gate(bound=TURN_BOUND)
     script = agent.script({"count slowly": [(Text(PARTIAL), gate, Text(" three."))]})
     with agent.server(script) as server:
@@ -190,7 +204,7 @@ def cancelled(agent: RealAgent, workspace: Workspace) -> Cancelled:
                 agent.environment(workspace, server),
                 "count slowly",
                 "--timeout",
-                str(CANCEL_AFTER),
+                str(after),
             )
         finally:
             reached = gate.reached.is_set()

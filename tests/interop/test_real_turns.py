@@ -81,7 +81,9 @@ class Scenes:
         return self._once(
             "cancel",
             key,
-            lambda: cancelled(AGENTS[key], self.workspace("cancel", key)),
+            lambda: cancelled(
+                AGENTS[key], lambda attempt: self.workspace(f"cancel-{attempt}", key)
+            ),
         )
 
     def app(self, key: str) -> AppRun:
