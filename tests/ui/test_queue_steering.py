@@ -17,6 +17,7 @@ import pytest
 from acp_tui.storage.drafts import DraftStore
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.app import AcpTuiApp
+from acp_tui.ui.widgets.prompt_input import PromptInput
 from tests.ui.helpers import wait_for
 from tests.ui.test_app import SIZE
 from tests.ui.test_app_flows import _home, app_for, record, sent
@@ -242,7 +243,10 @@ async def test_the_demos_slow_turn_takes_a_prompt_sent_now(
         await wait_for(pilot, lambda: app.store is not None, bound=30)
         await pilot.press(*"/slow", "enter")
         await wait_for(pilot, lambda: app.runner.in_turn)
-        await pilot.press(*"mind the tests", "enter")
+        # Set, not typed: the turn lasts 3 s, and Pilot pauses after each key
+        # (on a loaded machine, typing it took most of the turn).
+        app.active_pane.query_one(PromptInput).text = "mind the tests"
+        await pilot.press("enter")
         await wait_for(pilot, lambda: queue(app).steering)
         await pilot.press("up", "s")
         await wait_for(

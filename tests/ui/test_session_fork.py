@@ -25,6 +25,7 @@ from tests.ui.helpers import wait_for
 from tests.ui.test_app import SIZE, _home
 from tests.ui.test_app_flows import app_for, record, sent
 from tests.ui.test_elicitation_wiring import demo_app
+from tests.ui.test_markup_injection import palette_text
 
 pytestmark = pytest.mark.subprocess
 
@@ -137,7 +138,9 @@ async def test_the_palette_forks_the_whole_session(
         prompt_input.text = ""
         await pilot.press("ctrl+p")
         await pilot.press(*"Fork session")
-        await pilot.pause(0.3)
+        await wait_for(
+            pilot, lambda: any("Fork session" in t for t in palette_text(app))
+        )
         await pilot.press("enter")
         await wait_for(pilot, lambda: len(app.panes) == 2)
         fork = app.panes[1]
@@ -278,7 +281,9 @@ async def test_rename_from_the_palette_updates_the_tab_label(
         await wait_for(pilot, lambda: app.panes[1].store is not None)
         await pilot.press("ctrl+p")
         await pilot.press(*"Rename session")
-        await pilot.pause(0.3)
+        await wait_for(
+            pilot, lambda: any("Rename session" in t for t in palette_text(app))
+        )
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, RenameScreen))
         await pilot.press(*"Spike")
