@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
 from acp_tui.demo.changes_scenario import changes_scenario
 from acp_tui.demo.events import Info, JSONObject, Unknown
+from acp_tui.demo.pty_runner import ExitStatus
 from acp_tui.demo.questions import ask_scenario, login_scenario
 from acp_tui.demo.report_scenarios import compact_scenario, notice_scenario
 from acp_tui.demo.scenarios_cards import cancel_tool_scenario, plan_docs_scenario
@@ -202,6 +204,45 @@ async def _rejected(turn: Turn, call: str, what: str) -> None:
         content=[_text(f"Permission denied: I did not {what}.")],
     )
     await turn.say(f"You said no, so I did **not** {what}. Nothing was changed.\n")
+
+
+async def _permitted(
+    turn: Turn,
+    call: str,
+    remember: str,
+    title: str,
+    description: str,
+    refused: str,
+    *,
+    command: str | None = None,
+    always_ask: bool = False,
+) -> bool:
+    """`_allowed`; when not, the call fails and the agent says it did not `refused`."""
+    if await _allowed(
+        turn,
+        call,
+        remember,
+        title,
+        description,
+        command=command,
+        always_ask=always_ask,
+    ):
+        return True
+    await _rejected(turn, call, refused)
+    return False
+
+
+async def _run_command(
+    turn: Turn, call: str, argv: list[str], display: str
+) -> ExitStatus:
+    """Run `argv` in the workspace as `call`'s terminal; the call ends with it."""
+    status = await turn.run_command(call, argv, display, turn.session.workspace.root)
+    await turn.update_tool(
+        call,
+        status="completed" if status.exit_code == 0 else "failed",
+        raw_output={"exitStatus": status.to_json()},
+    )
+    return status
 
 
 # ------------------------------------------------------------------------------------
@@ -563,6 +604,24 @@ def _diff(changes: list[JSONObject], patch: str | None) -> JSONObject:
     return {"type": "diff", "changes": changes, "patch": patch}
 
 
+def _modified(path: Path, before: str, after: str, mime_type: str) -> JSONObject:
+    """A text file's change from `before` to `after`, as a diff lists it."""
+    return {
+        "operation": "modify",
+        "path": str(path),
+        "fileType": "text",
+        "mimeType": mime_type,
+        "oldText": before,
+        "newText": after,
+    }
+
+
+def _text_edit(path: Path, before: str, after: str, mime_type: str) -> JSONObject:
+    """The diff of one text file's change, with its git patch."""
+    patch = git_patch([TextChange(str(path), before, after)])
+    return _diff([_modified(path, before, after, mime_type)], patch)
+
+
 async def edit_scenario(turn: Turn, argument: str) -> str:
     """`/edit`: modify one file and add another; a diff with a real git patch."""
     workspace = turn.session.workspace
@@ -597,14 +656,7 @@ async def edit_scenario(turn: Turn, argument: str) -> str:
         ]
     )
     changes = [
-        {
-            "operation": "modify",
-            "path": str(greeting),
-            "fileType": "text",
-            "mimeType": "text/x-python",
-            "oldText": before,
-            "newText": GREETING_AFTER,
-        },
+        _modified(greeting, before, GREETING_AFTER, "text/x-python"),
         {
             "operation": "add",
             "path": str(farewell),
@@ -625,15 +677,15 @@ async def edit_scenario(turn: Turn, argument: str) -> str:
         raw_input={"files": [str(greeting), str(farewell)]},
         content=[_diff(changes, patch)],
     )
-    if not await _allowed(
+    if not await _permitted(
         turn,
         call,
         "edit",
         "Allow the demo agent to edit two files?",
         "It will change src/greeting.py and create src/farewell.py in its scratch "
         "workspace.",
+        "edit src/greeting.py or create src/farewell.py",
     ):
-        await _rejected(turn, call, "edit src/greeting.py or create src/farewell.py")
         return "end_turn"
     await turn.update_tool(call, status="in_progress")
     workspace.write("src/greeting.py", GREETING_AFTER)
@@ -724,14 +776,14 @@ async def files_scenario(turn: Turn, argument: str) -> str:
             raw_input={"path": path},
             content=[_diff([change], None)],
         )
-        if not await _allowed(
+        if not await _permitted(
             turn,
             call,
             "edit",
             f"Allow the demo agent to {what}?",
             "In its scratch workspace.",
+            what,
         ):
-            await _rejected(turn, call, what)
             continue
         await turn.update_tool(call, status="in_progress")
         action()
@@ -783,25 +835,23 @@ async def run_scenario(turn: Turn, argument: str) -> str:
         "execute",
         raw_input={"command": argv, "cwd": str(workspace.root)},
     )
-    if not await _allowed(
+    if not await _permitted(
         turn,
         call,
         "execute",
         "Allow the demo agent to run a command?",
         "It runs a small Python script in its scratch workspace.",
+        f"run `{display}`",
         command=display,
     ):
-        await _rejected(turn, call, f"run `{display}`")
         return "end_turn"
-    status = await turn.run_command(call, argv, display, workspace.root)
-    ok = status.exit_code == 0
-    await turn.update_tool(
-        call,
-        status="completed" if ok else "failed",
-        raw_output={"exitStatus": status.to_json()},
-    )
+    status = await _run_command(turn, call, argv, display)
     await turn.say(
-        ("The build passed." if ok else f"The command ended with {status.to_json()}.")
+        (
+            "The build passed."
+            if status.exit_code == 0
+            else f"The command ended with {status.to_json()}."
+        )
         + _signature(turn)
     )
     return "end_turn"
@@ -871,15 +921,7 @@ async def permission_scenario(turn: Turn, argument: str) -> str:
     notes = workspace.path("notes.txt")
     before = workspace.read("notes.txt")
     after = before + "- try acp-tui\n"
-    change = {
-        "operation": "modify",
-        "path": str(notes),
-        "fileType": "text",
-        "mimeType": "text/plain",
-        "oldText": before,
-        "newText": after,
-    }
-    diff = _diff([change], git_patch([TextChange(str(notes), before, after)]))
+    diff = _text_edit(notes, before, after, "text/plain")
     edit = await turn.tool_call(
         "Append a line to notes.txt",
         "edit",
@@ -888,12 +930,13 @@ async def permission_scenario(turn: Turn, argument: str) -> str:
         content=[diff],
     )
     summary: list[str] = []
-    if await _allowed(
+    if await _permitted(
         turn,
         edit,
         "edit",
         "Allow the demo agent to edit notes.txt?",
         "A tool-call subject: the request points at the tool call above.",
+        "edit notes.txt",
         always_ask=True,
     ):
         await turn.update_tool(edit, status="in_progress")
@@ -901,7 +944,6 @@ async def permission_scenario(turn: Turn, argument: str) -> str:
         await turn.update_tool(edit, status="completed", content=[diff])
         summary.append("edited `notes.txt`")
     else:
-        await _rejected(turn, edit, "edit notes.txt")
         summary.append("left `notes.txt` alone")
     display = "python tools/progress.py 3"
     script = str(workspace.root / "tools" / "progress.py")
@@ -911,24 +953,19 @@ async def permission_scenario(turn: Turn, argument: str) -> str:
         "execute",
         raw_input={"command": argv, "cwd": str(workspace.root)},
     )
-    if await _allowed(
+    if await _permitted(
         turn,
         command,
         "execute",
         "Allow the demo agent to run this command?",
         "A command subject: approving lets the agent run it; the client runs nothing.",
+        f"run `{display}`",
         command=display,
         always_ask=True,
     ):
-        status = await turn.run_command(command, argv, display, workspace.root)
-        await turn.update_tool(
-            command,
-            status="completed" if status.exit_code == 0 else "failed",
-            raw_output={"exitStatus": status.to_json()},
-        )
+        await _run_command(turn, command, argv, display)
         summary.append(f"ran `{display}`")
     else:
-        await _rejected(turn, command, f"run `{display}`")
         summary.append("ran nothing")
     remembered = sorted(turn.session.allow_always)
     note = (
