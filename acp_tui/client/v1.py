@@ -46,12 +46,11 @@ from typing import TYPE_CHECKING, Any, Final
 
 from acp_tui.client._wire import (
     CHUNK_ROLES,
+    AgentAsks,
     SteeringExtension,
     agent_identity,
     auth_status,
     elicitation_capabilities,
-    elicitation_create,
-    elicitation_reply,
     json_list,
     json_object,
     log_defaulted,
@@ -59,8 +58,8 @@ from acp_tui.client._wire import (
     nested_too_deeply,
     patch,
     permission_ask,
-    permission_reply,
     plan_update_ops,
+    session_info_ops,
     session_summaries,
     too_deep_notice,
     tool_call_patch,
@@ -76,7 +75,6 @@ from acp_tui.client.auth import AuthChoice
 from acp_tui.client.dialect import (
     AgentIdentity,
     ClientServices,
-    ElicitationCreate,
     Lists,
     PermissionAsk,
     SessionFeatures,
@@ -213,7 +211,7 @@ class V1Translator:
             v1.AvailableCommandsUpdate: self._commands,
             v1.CurrentModeUpdate: self._mode,
             v1.ConfigOptionUpdate: self._config,
-            v1.SessionInfoUpdate: self._info,
+            v1.SessionInfoUpdate: session_info_ops,
             v1.UsageUpdate: self._usage,
             v1.Notice: notice_ops,
             v1.CompactionUpdate: compaction_ops,
@@ -329,15 +327,6 @@ class V1Translator:
                 return [ops.SetConfigOptions(options)]
         return [ops.RecordUnknownUpdate(to_wire(update))]  # no mode option known
 
-    def _info(self, update: v1.SessionInfoUpdate) -> list[ops.Op]:
-        return [
-            ops.PatchSessionInfo(
-                title=patch(update, "title"),
-                updated_at=patch(update, "updated_at"),
-                meta=patch(update, "meta"),
-            )
-        ]
-
     def _usage(self, update: v1.UsageUpdate) -> list[ops.Op]:
         return [
             ops.PatchUsage(
@@ -400,7 +389,7 @@ class V1Translator:
 # -- the v1 dialect ---------------------------------------------------------------
 
 
-class V1Dialect(SteeringExtension):
+class V1Dialect(AgentAsks, SteeringExtension):
     """ACP v1 (https://agentclientprotocol.com/protocol/): see `dialect.Dialect`."""
 
     version: Final = 1
@@ -411,6 +400,8 @@ class V1Dialect(SteeringExtension):
     replay_method: Final = "session/load"
     batches: Final = False
     answer_note: Final = "a v1-only agent"
+    ELICITATION_REQUEST = v1.CreateElicitationRequest
+    ELICITATION_RESPONSE = v1.CreateElicitationResponse
 
     def __init__(self, result: v1.InitializeResponse) -> None:
         self.result = result
@@ -635,22 +626,6 @@ class V1Dialect(SteeringExtension):
             request.tool_call.tool_call_id,
             request.meta,
         )
-
-    def permission_reply(self, outcome: JSONObject) -> JSONObject:
-        """`{"outcome": outcome}`."""
-        return permission_reply(outcome)
-
-    def elicitation(self, params: Any) -> ElicitationCreate:
-        """A v1 `elicitation/create` (same shape as v2)."""
-        request = v1.CreateElicitationRequest.model_validate(params)
-        log_defaulted(log, "elicitation/create", params, request)
-        return elicitation_create(request)
-
-    def elicitation_reply(
-        self, action: str, content: Mapping[str, Any] | None
-    ) -> JSONObject:
-        """A v1 `CreateElicitationResponse` (`ValidationError` if invalid)."""
-        return elicitation_reply(v1.CreateElicitationResponse, action, content)
 
     def elicitation_completed(self, params: Any) -> str:
         """The `elicitationId` of a v1 `elicitation/complete`."""

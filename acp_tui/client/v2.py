@@ -35,7 +35,6 @@ levels deep is skipped with a visible notice (both translators check this).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
@@ -48,22 +47,20 @@ from acp_tui.client._wire import (
     CHUNK_ROLES,
     MAX_UPDATE_DEPTH,
     TOO_DEEP_TITLE,
+    AgentAsks,
     SteeringExtension,
     agent_identity,
     auth_status,
     decode_base64,
     elicitation_capabilities,
-    elicitation_create,
-    elicitation_reply,
     json_list,
     json_object,
-    log_defaulted,
     mcp_entry,
     nested_too_deeply,
     patch,
     permission_ask,
-    permission_reply,
     plan_update_ops,
+    session_info_ops,
     session_summaries,
     too_deep_notice,
     tool_call_patch,
@@ -82,7 +79,6 @@ from acp_tui.client.auth import AuthChoice
 from acp_tui.client.dialect import (
     AgentIdentity,
     ClientServices,
-    ElicitationCreate,
     Lists,
     PermissionAsk,
     SessionFeatures,
@@ -119,8 +115,6 @@ __all__ = [
     "tool_call_patch",
     "translate_update",
 ]
-
-log = logging.getLogger(__name__)
 
 
 def _chunk(update: v2.ContentChunk) -> list[ops.Op]:
@@ -251,16 +245,6 @@ def _config(update: v2.ConfigOptionUpdate) -> list[ops.Op]:
     return [ops.SetConfigOptions(config_options(json_list(update.config_options)))]
 
 
-def _info(update: v2.SessionInfoUpdate) -> list[ops.Op]:
-    return [
-        ops.PatchSessionInfo(
-            title=patch(update, "title"),
-            updated_at=patch(update, "updated_at"),
-            meta=patch(update, "meta"),
-        )
-    ]
-
-
 def _usage(update: v2.UsageUpdate) -> list[ops.Op]:
     return [
         ops.PatchUsage(
@@ -290,7 +274,7 @@ _HANDLERS: Final[dict[type, Callable[[Any], list[ops.Op]]]] = {
     v2.TerminalOutputChunk: _terminal_chunk,
     v2.AvailableCommandsUpdate: _commands,
     v2.ConfigOptionUpdate: _config,
-    v2.SessionInfoUpdate: _info,
+    v2.SessionInfoUpdate: session_info_ops,
     v2.UsageUpdate: _usage,
     v2.RunningStateUpdate: _state,
     v2.IdleStateUpdate: _state,
@@ -366,7 +350,7 @@ def _carries_list(raw: Any, key: str) -> bool:
     return isinstance(raw, dict) and isinstance(raw.get(key), list)
 
 
-class V2Dialect(SteeringExtension):
+class V2Dialect(AgentAsks, SteeringExtension):
     """ACP v2 (https://agentclientprotocol.com/protocol/v2/): see `dialect.Dialect`."""
 
     version: Final = 2
@@ -377,6 +361,8 @@ class V2Dialect(SteeringExtension):
     replay_method: Final = "session/resume"
     batches: Final = True
     answer_note: Final = "no v1 support; v2 lets an agent answer its latest version"
+    ELICITATION_REQUEST = v2.CreateElicitationRequest
+    ELICITATION_RESPONSE = v2.CreateElicitationResponse
 
     def __init__(self, result: v2.InitializeResponse) -> None:
         self.result = result
@@ -625,22 +611,6 @@ class V2Dialect(SteeringExtension):
             tool_call_id,
             request.meta,
         )
-
-    def permission_reply(self, outcome: JSONObject) -> JSONObject:
-        """`{"outcome": outcome}`."""
-        return permission_reply(outcome)
-
-    def elicitation(self, params: Any) -> ElicitationCreate:
-        """A v2 `elicitation/create` (same shape as v1)."""
-        request = v2.CreateElicitationRequest.model_validate(params)
-        log_defaulted(log, "elicitation/create", params, request)
-        return elicitation_create(request)
-
-    def elicitation_reply(
-        self, action: str, content: Mapping[str, Any] | None
-    ) -> JSONObject:
-        """A v2 `CreateElicitationResponse` (`ValidationError` if invalid)."""
-        return elicitation_reply(v2.CreateElicitationResponse, action, content)
 
     def elicitation_completed(self, params: Any) -> str:
         """The `elicitationId` of a v2 `elicitation/complete`."""
