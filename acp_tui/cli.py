@@ -917,28 +917,29 @@ def _bridge_parser(
         help="a browser origin (scheme://host[:port]) allowed to connect; "
         "requests from any other Origin get 403 (repeatable)",
     )
-    bridge.add_argument(
-        "--grace",
-        type=float,
-        default=None,
-        metavar="S",
-        help="seconds a dropped connection's agent waits for its client to come "
-        "back (default: 60)",
+    limits: tuple[tuple[str, type[float] | type[int], str, str], ...] = (
+        (
+            "--grace",
+            float,
+            "S",
+            "seconds a dropped connection's agent waits for its client to come "
+            "back (default: 60)",
+        ),
+        (
+            "--max-connections",
+            int,
+            "N",
+            "connections (agent processes) at once (default: 8)",
+        ),
+        (
+            "--max-message-bytes",
+            int,
+            "N",
+            "largest message either way (default: 64 MiB)",
+        ),
     )
-    bridge.add_argument(
-        "--max-connections",
-        type=int,
-        default=None,
-        metavar="N",
-        help="connections (agent processes) at once (default: 8)",
-    )
-    bridge.add_argument(
-        "--max-message-bytes",
-        type=int,
-        default=None,
-        metavar="N",
-        help="largest message either way (default: 64 MiB)",
-    )
+    for flag, kind, metavar, text in limits:  # None: the bridge's default
+        bridge.add_argument(flag, type=kind, default=None, metavar=metavar, help=text)
     bridge.add_argument(
         "agent_command",
         nargs=argparse.REMAINDER,
