@@ -173,39 +173,6 @@ async def _switch_to_code(turn: Turn) -> None:
     )
 
 
-async def _allowed(
-    turn: Turn,
-    call: str,
-    remember: str,
-    title: str,
-    description: str,
-    *,
-    command: str | None = None,
-    always_ask: bool = False,
-) -> bool:
-    """Ask mode (or `always_ask`): ask; code mode: allowed."""
-    if turn.session.config.mode == "code" and not always_ask:
-        return True
-    ask = PermissionAsk(
-        title=title,
-        description=description,
-        tool_call_id=call,
-        tool_call=turn.tool_fields(call),
-        command=command,
-        cwd=str(turn.session.workspace.root) if command else None,
-    )
-    return await turn.ask(ask, remember)
-
-
-async def _rejected(turn: Turn, call: str, what: str) -> None:
-    await turn.update_tool(
-        call,
-        status="failed",
-        content=[_text(f"Permission denied: I did not {what}.")],
-    )
-    await turn.say(f"You said no, so I did **not** {what}. Nothing was changed.\n")
-
-
 async def _permitted(
     turn: Turn,
     call: str,
@@ -217,19 +184,33 @@ async def _permitted(
     command: str | None = None,
     always_ask: bool = False,
 ) -> bool:
-    """`_allowed`; when not, the call fails and the agent says it did not `refused`."""
-    if await _allowed(
-        turn,
-        call,
-        remember,
-        title,
-        description,
+    """Ask mode (or `always_ask`): ask; code mode: allowed.
+
+    Refused: the call fails and the agent says it did not `refused` (what).
+    """
+    if turn.session.config.mode == "code" and not always_ask:
+        return True
+    ask = PermissionAsk(
+        title=title,
+        description=description,
+        tool_call_id=call,
+        tool_call=turn.tool_fields(call),
         command=command,
-        always_ask=always_ask,
-    ):
+        cwd=str(turn.session.workspace.root) if command else None,
+    )
+    if await turn.ask(ask, remember):
         return True
     await _rejected(turn, call, refused)
     return False
+
+
+async def _rejected(turn: Turn, call: str, what: str) -> None:
+    await turn.update_tool(
+        call,
+        status="failed",
+        content=[_text(f"Permission denied: I did not {what}.")],
+    )
+    await turn.say(f"You said no, so I did **not** {what}. Nothing was changed.\n")
 
 
 async def _run_command(
