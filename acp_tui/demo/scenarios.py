@@ -119,6 +119,11 @@ def _location(turn: Turn, name: str, line: int | None = None) -> JSONObject:
     return location
 
 
+def _entry(content: str, priority: str, status: str = "pending") -> JSONObject:
+    """A plan entry."""
+    return {"content": content, "priority": priority, "status": status}
+
+
 def _text(text: str) -> JSONObject:
     return {"type": "text", "text": text}
 
@@ -134,14 +139,7 @@ async def _plan_mode_refusal(turn: Turn, what: str, steps: list[str]) -> str:
     )
     await turn.plan(
         None,
-        [
-            {
-                "content": step,
-                "priority": "high" if i == 0 else "medium",
-                "status": "pending",
-            }
-            for i, step in enumerate(steps)
-        ],
+        [_entry(step, "high" if i == 0 else "medium") for i, step in enumerate(steps)],
     )
     await turn.say(
         f"**Plan mode:** I never {what} in this mode. Here is the plan instead — "
@@ -268,13 +266,9 @@ async def default_answer(turn: Turn, prompt: str) -> str:
     plan = await turn.plan(
         None,
         [
-            {
-                "content": "Look around the workspace",
-                "priority": "high",
-                "status": "in_progress",
-            },
-            {"content": "Read the README", "priority": "medium", "status": "pending"},
-            {"content": "Write the answer", "priority": "medium", "status": "pending"},
+            _entry("Look around the workspace", "high", "in_progress"),
+            _entry("Read the README", "medium"),
+            _entry("Write the answer", "medium"),
         ],
     )
     await turn.pause()
@@ -455,22 +449,18 @@ async def plan_scenario(turn: Turn, argument: str) -> str:
     code = await turn.plan(
         None,
         [
-            {
-                "content": "Sketch the greeting API",
-                "priority": "high",
-                "status": "pending",
-            },
-            {"content": "Implement greet()", "priority": "high", "status": "pending"},
-            {"content": "Add tests", "priority": "medium", "status": "pending"},
-            {"content": "Refactor helpers", "priority": "low", "status": "pending"},
+            _entry("Sketch the greeting API", "high"),
+            _entry("Implement greet()", "high"),
+            _entry("Add tests", "medium"),
+            _entry("Refactor helpers", "low"),
         ],
     )
     docs = await turn.plan(
         None,
         [
-            {"content": "Outline the guide", "priority": "medium", "status": "pending"},
-            {"content": "Write examples", "priority": "medium", "status": "pending"},
-            {"content": "Proofread", "priority": "low", "status": "pending"},
+            _entry("Outline the guide", "medium"),
+            _entry("Write examples", "medium"),
+            _entry("Proofread", "low"),
         ],
     )
     if turn.session.config.mode == "plan":
