@@ -450,6 +450,40 @@ class AgentAsks:
         return elicitation_reply(self.ELICITATION_RESPONSE, action, content)
 
 
+class ResultReads:
+    """Results read alike in v1 and v2, each by its version's models.
+
+    A dialect mixes it in and names the models (`session/new`, `session/list`,
+    `session/set_config_option`); `auth/status` is the same draft in both.
+    """
+
+    NEW_SESSION_RESPONSE: ClassVar[type[Any]]
+    """The version's `NewSessionResponse`."""
+    LIST_SESSIONS_RESPONSE: ClassVar[type[Any]]
+    """The version's `ListSessionsResponse`."""
+    SET_CONFIG_OPTION_RESPONSE: ClassVar[type[Any]]
+    """The version's `SetSessionConfigOptionResponse`."""
+
+    def parse_new(self, raw: Any) -> tuple[str, object]:
+        """A `session/new` result: its session id, and the parsed result."""
+        result = self.NEW_SESSION_RESPONSE.model_validate(raw)
+        return result.session_id, result
+
+    def list_page(self, raw: Any) -> tuple[list[SessionSummary], str | None]:
+        """A `session/list` page: its sessions and the next cursor."""
+        page = self.LIST_SESSIONS_RESPONSE.model_validate(raw)
+        return session_summaries(page.sessions), page.next_cursor
+
+    def parse_config_options(self, raw: Any) -> list[JSONObject]:
+        """A `session/set_config_option` result's options in wire form."""
+        result = self.SET_CONFIG_OPTION_RESPONSE.model_validate(raw)
+        return json_list(result.config_options)
+
+    def auth_status(self, raw: Any) -> AuthStatus:
+        """An `auth/status` result or `auth/status_update` (the same in v1 and v2)."""
+        return auth_status(raw)
+
+
 class SteeringExtension:
     """claude-agent-acp's steering extension, spoken alike in v1 and v2.
 

@@ -47,9 +47,9 @@ from typing import TYPE_CHECKING, Any, Final
 from acp_tui.client._wire import (
     CHUNK_ROLES,
     AgentAsks,
+    ResultReads,
     SteeringExtension,
     agent_identity,
-    auth_status,
     elicitation_capabilities,
     json_list,
     json_object,
@@ -60,7 +60,6 @@ from acp_tui.client._wire import (
     permission_ask,
     plan_update_ops,
     session_info_ops,
-    session_summaries,
     too_deep_notice,
     tool_call_patch,
     turn_usage,
@@ -79,7 +78,6 @@ from acp_tui.client.dialect import (
     PermissionAsk,
     SessionFeatures,
     SessionMethod,
-    SessionSummary,
 )
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.prompt_content import PromptCapabilities
@@ -89,7 +87,6 @@ from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v1
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.store import ops
-from acp_tui.store.auth_status import AuthStatus
 from acp_tui.store.config import ConfigOption, OptionKeys, read_option, read_options
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import UNSET, JSONObject
@@ -389,7 +386,7 @@ class V1Translator:
 # -- the v1 dialect ---------------------------------------------------------------
 
 
-class V1Dialect(AgentAsks, SteeringExtension):
+class V1Dialect(AgentAsks, ResultReads, SteeringExtension):
     """ACP v1 (https://agentclientprotocol.com/protocol/): see `dialect.Dialect`."""
 
     version: Final = 1
@@ -402,6 +399,9 @@ class V1Dialect(AgentAsks, SteeringExtension):
     answer_note: Final = "a v1-only agent"
     ELICITATION_REQUEST = v1.CreateElicitationRequest
     ELICITATION_RESPONSE = v1.CreateElicitationResponse
+    NEW_SESSION_RESPONSE = v1.NewSessionResponse
+    LIST_SESSIONS_RESPONSE = v1.ListSessionsResponse
+    SET_CONFIG_OPTION_RESPONSE = v1.SetSessionConfigOptionResponse
 
     def __init__(self, result: v1.InitializeResponse) -> None:
         self.result = result
@@ -514,10 +514,6 @@ class V1Dialect(AgentAsks, SteeringExtension):
         auth = self._caps.auth
         return auth is not None and auth.status is not None
 
-    def auth_status(self, raw: Any) -> AuthStatus:
-        """An `auth/status` result or `auth/status_update` (same in v2)."""
-        return auth_status(raw)
-
     def prompt_response_ops(self, raw: Any) -> list[ops.Op]:
         """The turn's `usage` (unstable end-turn usage), if any, then idle."""
         response = v1.PromptResponse.model_validate(raw)
@@ -555,21 +551,11 @@ class V1Dialect(AgentAsks, SteeringExtension):
         """A session's stateful v1 translation."""
         return V1Translator(store)
 
-    def parse_new(self, raw: Any) -> tuple[str, object]:
-        """A v1 `session/new` result."""
-        result = v1.NewSessionResponse.model_validate(raw)
-        return result.session_id, result
-
     def check_list(self) -> None:
         """`sessionCapabilities.list`."""
         caps = self._caps.session_capabilities
         if caps is None or caps.list is None:
             raise UnsupportedOperation("the agent does not list sessions")
-
-    def list_page(self, raw: Any) -> tuple[list[SessionSummary], str | None]:
-        """A v1 `session/list` page."""
-        page = v1.ListSessionsResponse.model_validate(raw)
-        return session_summaries(page.sessions), page.next_cursor
 
     def resume_request(self, replay: bool) -> tuple[str, JSONObject]:
         """`session/load` (replays; `loadSession`) or `session/resume` (no replay)."""
@@ -584,11 +570,6 @@ class V1Dialect(AgentAsks, SteeringExtension):
     def config_value_type(self, value: Any) -> str | None:
         """`boolean`; a select's value goes untyped."""
         return "boolean" if isinstance(value, bool) else None
-
-    def parse_config_options(self, raw: Any) -> list[JSONObject]:
-        """A v1 `session/set_config_option` result (modes added by the session)."""
-        result = v1.SetSessionConfigOptionResponse.model_validate(raw)
-        return json_list(result.config_options)
 
     def cancel_one(
         self,

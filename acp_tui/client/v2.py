@@ -48,9 +48,9 @@ from acp_tui.client._wire import (
     MAX_UPDATE_DEPTH,
     TOO_DEEP_TITLE,
     AgentAsks,
+    ResultReads,
     SteeringExtension,
     agent_identity,
-    auth_status,
     decode_base64,
     elicitation_capabilities,
     json_list,
@@ -61,7 +61,6 @@ from acp_tui.client._wire import (
     permission_ask,
     plan_update_ops,
     session_info_ops,
-    session_summaries,
     too_deep_notice,
     tool_call_patch,
     turn_usage,
@@ -83,7 +82,6 @@ from acp_tui.client.dialect import (
     PermissionAsk,
     SessionFeatures,
     SessionMethod,
-    SessionSummary,
 )
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.prompt_content import PromptCapabilities
@@ -94,7 +92,6 @@ from acp_tui.protocol.schema import v2
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.protocol.schema.unstable import Usage
 from acp_tui.store import ops
-from acp_tui.store.auth_status import AuthStatus
 from acp_tui.store.config import ConfigOption, OptionKeys, read_options
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import UNSET, JSONObject
@@ -350,7 +347,7 @@ def _carries_list(raw: Any, key: str) -> bool:
     return isinstance(raw, dict) and isinstance(raw.get(key), list)
 
 
-class V2Dialect(AgentAsks, SteeringExtension):
+class V2Dialect(AgentAsks, ResultReads, SteeringExtension):
     """ACP v2 (https://agentclientprotocol.com/protocol/v2/): see `dialect.Dialect`."""
 
     version: Final = 2
@@ -363,6 +360,9 @@ class V2Dialect(AgentAsks, SteeringExtension):
     answer_note: Final = "no v1 support; v2 lets an agent answer its latest version"
     ELICITATION_REQUEST = v2.CreateElicitationRequest
     ELICITATION_RESPONSE = v2.CreateElicitationResponse
+    NEW_SESSION_RESPONSE = v2.NewSessionResponse
+    LIST_SESSIONS_RESPONSE = v2.ListSessionsResponse
+    SET_CONFIG_OPTION_RESPONSE = v2.SetSessionConfigOptionResponse
 
     def __init__(self, result: v2.InitializeResponse) -> None:
         self.result = result
@@ -490,10 +490,6 @@ class V2Dialect(AgentAsks, SteeringExtension):
         auth = self.result.capabilities.auth
         return auth is not None and auth.status is not None
 
-    def auth_status(self, raw: Any) -> AuthStatus:
-        """An `auth/status` result or `auth/status_update` (same in v1)."""
-        return auth_status(raw)
-
     def prompt_response_ops(self, raw: Any) -> list[ops.Op]:
         """Never called: a v2 turn ends (with its usage) on an idle update."""
         raise AssertionError("a v2 turn ends with an idle state_update")
@@ -528,20 +524,10 @@ class V2Dialect(AgentAsks, SteeringExtension):
         """v2 translation needs no per-session state."""
         return V2Translator()
 
-    def parse_new(self, raw: Any) -> tuple[str, object]:
-        """A v2 `session/new` result."""
-        result = v2.NewSessionResponse.model_validate(raw)
-        return result.session_id, result
-
     def check_list(self) -> None:
         """Every v2 agent with sessions lists them."""
         if self._session_caps() is None:
             raise UnsupportedOperation("the agent does not support sessions")
-
-    def list_page(self, raw: Any) -> tuple[list[SessionSummary], str | None]:
-        """A v2 `session/list` page."""
-        page = v2.ListSessionsResponse.model_validate(raw)
-        return session_summaries(page.sessions), page.next_cursor
 
     def resume_request(self, replay: bool) -> tuple[str, JSONObject]:
         """`session/resume`, with `replayFrom: {"type": "start"}` to replay."""
@@ -550,11 +536,6 @@ class V2Dialect(AgentAsks, SteeringExtension):
     def config_value_type(self, value: Any) -> str | None:
         """`boolean` or `id`."""
         return "boolean" if isinstance(value, bool) else "id"
-
-    def parse_config_options(self, raw: Any) -> list[JSONObject]:
-        """A v2 `session/set_config_option` result."""
-        result = v2.SetSessionConfigOptionResponse.model_validate(raw)
-        return json_list(result.config_options)
 
     def cancel_one(
         self,
