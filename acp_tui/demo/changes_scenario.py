@@ -91,22 +91,19 @@ async def changes_scenario(turn: Turn, argument: str) -> str:
     await turn.update_tool(edit, status="completed", content=[diff])
     command = _command(str(workspace.root))
     display = "sed … notes.txt && printf … > CHANGELOG.md"
-    run = await turn.tool_call(
-        "Run a shell command",
-        "execute",
-        raw_input={"command": command, "cwd": str(workspace.root)},
-    )
-    if not await _permitted(
+    status = await _run_command(
         turn,
-        run,
-        "execute",
-        "Allow the demo agent to run a shell command?",
-        "It changes notes.txt and writes CHANGELOG.md in its scratch workspace.",
-        f"run `{display}`",
-        command=display,
-    ):
+        ["sh", "-c", command],
+        display,
+        (
+            "Allow the demo agent to run a shell command?",
+            "It changes notes.txt and writes CHANGELOG.md in its scratch workspace.",
+        ),
+        title="Run a shell command",
+        raw_command=command,
+    )
+    if status is None:
         return "end_turn"
-    await _run_command(turn, run, ["sh", "-c", command], display)
     await turn.say(
         "Changed `src/greeting.py` with an edit, and `notes.txt` and "
         "`CHANGELOG.md` with a shell command (no diff of mine shows those). "

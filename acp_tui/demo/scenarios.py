@@ -212,10 +212,38 @@ async def _rejected(turn: Turn, call: str, what: str) -> None:
 
 
 async def _run_command(
-    turn: Turn, call: str, argv: list[str], display: str
-) -> ExitStatus:
-    """Run `argv` in the workspace as `call`'s terminal; the call ends with it."""
-    status = await turn.run_command(call, argv, display, turn.session.workspace.root)
+    turn: Turn,
+    argv: list[str],
+    display: str,
+    ask: tuple[str, str],
+    *,
+    title: str | None = None,
+    raw_command: object = None,
+    always_ask: bool = False,
+) -> ExitStatus | None:
+    """Run `argv` in the workspace as an `execute` tool call, asked about first.
+
+    The call is titled `title` (default: Run `display`) and its raw input is
+    `raw_command` (default: `argv`); `ask` is the question and its detail.
+    Returns how the command ended; None if the user refused it.
+    """
+    root = turn.session.workspace.root
+    call = await turn.tool_call(
+        title or f"Run `{display}`",
+        "execute",
+        raw_input={"command": raw_command or argv, "cwd": str(root)},
+    )
+    if not await _permitted(
+        turn,
+        call,
+        "execute",
+        *ask,
+        f"run `{display}`",
+        command=display,
+        always_ask=always_ask,
+    ):
+        return None
+    status = await turn.run_command(call, argv, display, root)
     await turn.update_tool(
         call,
         status="completed" if status.exit_code == 0 else "failed",
@@ -801,22 +829,17 @@ async def run_scenario(turn: Turn, argument: str) -> str:
             "The output streams into the tool call's terminal as it arrives.",
         )
     )
-    call = await turn.tool_call(
-        f"Run `{display}`",
-        "execute",
-        raw_input={"command": argv, "cwd": str(workspace.root)},
-    )
-    if not await _permitted(
+    status = await _run_command(
         turn,
-        call,
-        "execute",
-        "Allow the demo agent to run a command?",
-        "It runs a small Python script in its scratch workspace.",
-        f"run `{display}`",
-        command=display,
-    ):
+        argv,
+        display,
+        (
+            "Allow the demo agent to run a command?",
+            "It runs a small Python script in its scratch workspace.",
+        ),
+    )
+    if status is None:
         return "end_turn"
-    status = await _run_command(turn, call, argv, display)
     await turn.say(
         (
             "The build passed."
@@ -919,25 +942,18 @@ async def permission_scenario(turn: Turn, argument: str) -> str:
     display = "python tools/progress.py 3"
     script = str(workspace.root / "tools" / "progress.py")
     argv = [turn.python(), "-u", script, "3", f"{turn.pace.delay:g}"]
-    command = await turn.tool_call(
-        f"Run `{display}`",
-        "execute",
-        raw_input={"command": argv, "cwd": str(workspace.root)},
-    )
-    if await _permitted(
+    ran = await _run_command(
         turn,
-        command,
-        "execute",
-        "Allow the demo agent to run this command?",
-        "A command subject: approving lets the agent run it; the client runs nothing.",
-        f"run `{display}`",
-        command=display,
+        argv,
+        display,
+        (
+            "Allow the demo agent to run this command?",
+            "A command subject: approving lets the agent run it; the client runs "
+            "nothing.",
+        ),
         always_ask=True,
-    ):
-        await _run_command(turn, command, argv, display)
-        summary.append(f"ran `{display}`")
-    else:
-        summary.append("ran nothing")
+    )
+    summary.append(f"ran `{display}`" if ran is not None else "ran nothing")
     remembered = sorted(turn.session.allow_always)
     note = (
         f" Remembered for this session: always allow {', '.join(remembered)}."
