@@ -27,7 +27,7 @@ import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from acp_tui import __version__
 from acp_tui.ui.serve import DEFAULT_HOST, DEFAULT_PORT
@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from acp_tui.protocol.transport import AgentCommand
 
 __all__ = ["build_parser", "main"]
+
+_Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+"""The subcommands' parsers (`add_subparsers`), which each `_*_parser` adds to."""
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -687,9 +690,7 @@ def _check(name: str, command: AgentCommand, args: argparse.Namespace) -> int:
     )
 
 
-def _export_parser(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> None:
+def _export_parser(commands: _Commands) -> None:
     exporter = commands.add_parser(
         "export",
         help="write a saved session as Markdown or JSON",
@@ -736,9 +737,7 @@ def _export(args: argparse.Namespace) -> int:
     )
 
 
-def _replay_parser(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> None:
+def _replay_parser(commands: _Commands) -> None:
     replayer = commands.add_parser(
         "replay",
         help="play a recording (--record) into the UI, without an agent",
@@ -802,9 +801,7 @@ def _replay(
     return _tui("replay", command, args, mcp_servers, theme, banner=banner)
 
 
-def _serve_parser(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> None:
+def _serve_parser(commands: _Commands) -> None:
     server = commands.add_parser(
         "serve",
         help="serve the app in a web browser (needs the `serve` extra)",
@@ -879,9 +876,7 @@ def _serve(args: argparse.Namespace) -> int:
     )
 
 
-def _bridge_parser(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> None:
+def _bridge_parser(commands: _Commands) -> None:
     bridge = commands.add_parser(
         "bridge",
         help="serve a stdio agent remotely (needs the `remote` extra)",
@@ -917,28 +912,29 @@ def _bridge_parser(
         help="a browser origin (scheme://host[:port]) allowed to connect; "
         "requests from any other Origin get 403 (repeatable)",
     )
-    bridge.add_argument(
-        "--grace",
-        type=float,
-        default=None,
-        metavar="S",
-        help="seconds a dropped connection's agent waits for its client to come "
-        "back (default: 60)",
+    limits: tuple[tuple[str, type[float] | type[int], str, str], ...] = (
+        (
+            "--grace",
+            float,
+            "S",
+            "seconds a dropped connection's agent waits for its client to come "
+            "back (default: 60)",
+        ),
+        (
+            "--max-connections",
+            int,
+            "N",
+            "connections (agent processes) at once (default: 8)",
+        ),
+        (
+            "--max-message-bytes",
+            int,
+            "N",
+            "largest message either way (default: 64 MiB)",
+        ),
     )
-    bridge.add_argument(
-        "--max-connections",
-        type=int,
-        default=None,
-        metavar="N",
-        help="connections (agent processes) at once (default: 8)",
-    )
-    bridge.add_argument(
-        "--max-message-bytes",
-        type=int,
-        default=None,
-        metavar="N",
-        help="largest message either way (default: 64 MiB)",
-    )
+    for flag, kind, metavar, text in limits:  # None: the bridge's default
+        bridge.add_argument(flag, type=kind, default=None, metavar=metavar, help=text)
     bridge.add_argument(
         "agent_command",
         nargs=argparse.REMAINDER,

@@ -35,6 +35,7 @@ from acp_tui.bridge.link import Link
 from acp_tui.bridge.options import BridgeOptions
 from acp_tui.bridge.peek import Peek, peek_soon
 from acp_tui.bridge.registry import Full, Registry
+from acp_tui.protocol.remote.names import CONNECTION_HEADER, SESSION_HEADER
 from acp_tui.protocol.transport import AgentStartError, ConnectionClosed
 
 if TYPE_CHECKING:
@@ -52,8 +53,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-CONNECTION_HEADER: Final = "acp-connection-id"
-SESSION_HEADER: Final = "acp-session-id"
 AFFINITY_COOKIE: Final = "acp_bridge"
 """Set on `initialize` (200) and on the WebSocket upgrade (101), naming this
 bridge instance, for load balancers that route on an application cookie."""
@@ -288,7 +287,7 @@ class _Endpoint:
             status_code=200,
             media_type="application/json",
             headers={
-                "Acp-Connection-Id": link.connection_id,
+                CONNECTION_HEADER: link.connection_id,
                 "Set-Cookie": self._cookie(),
             },
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any, Final
 
 from acp_tui.bridge.options import (
     DEFAULT_GRACE,
@@ -15,6 +16,24 @@ from acp_tui.bridge.options import (
 from acp_tui.protocol.transport import AgentCommand
 
 __all__ = ["bridge_options"]
+
+_LIMITS: Final[tuple[tuple[str, float, float, str], ...]] = (
+    ("grace", DEFAULT_GRACE, 0, "--grace must not be negative"),
+    (
+        "max_connections",
+        DEFAULT_MAX_CONNECTIONS,
+        1,
+        "--max-connections must be at least 1",
+    ),
+    (
+        "max_message_bytes",
+        DEFAULT_MAX_MESSAGE_BYTES,
+        1024,
+        "--max-message-bytes must be at least 1024",
+    ),
+)
+"""Each limit's option (as `BridgeOptions` names it), default, least value, and
+what is said when it is less."""
 
 
 def bridge_options(args: argparse.Namespace) -> tuple[BridgeOptions, bool] | str:
@@ -29,23 +48,12 @@ def bridge_options(args: argparse.Namespace) -> tuple[BridgeOptions, bool] | str
         token, generated = resolve_token(args.token)
     except ValueError as error:
         return str(error)
-    grace = DEFAULT_GRACE if args.grace is None else args.grace
-    connections = (
-        DEFAULT_MAX_CONNECTIONS
-        if args.max_connections is None
-        else args.max_connections
-    )
-    size = (
-        DEFAULT_MAX_MESSAGE_BYTES
-        if args.max_message_bytes is None
-        else args.max_message_bytes
-    )
-    if grace < 0:
-        return "--grace must not be negative"
-    if connections < 1:
-        return "--max-connections must be at least 1"
-    if size < 1024:
-        return "--max-message-bytes must be at least 1024"
+    limits: dict[str, Any] = {}
+    for name, default, least, problem in _LIMITS:
+        value = getattr(args, name)
+        limits[name] = default if value is None else value
+        if limits[name] < least:
+            return problem
     origins = frozenset(origin.rstrip("/") for origin in args.allow_origin)
     options = BridgeOptions(
         command=AgentCommand(tuple(argv)),
@@ -53,8 +61,6 @@ def bridge_options(args: argparse.Namespace) -> tuple[BridgeOptions, bool] | str
         port=port,
         token=token,
         allowed_origins=origins,
-        grace=grace,
-        max_connections=connections,
-        max_message_bytes=size,
+        **limits,
     )
     return options, generated

@@ -12,6 +12,8 @@ from typing import Final, Literal
 
 import anyio.to_thread
 
+from acp_tui.protocol.remote.names import session_id_of
+
 __all__ = ["THREAD_PEEK_BYTES", "Peek", "id_key", "one_line", "peek", "peek_soon"]
 
 THREAD_PEEK_BYTES: Final = 1024 * 1024
@@ -47,14 +49,6 @@ def id_key(value: object) -> str | None:
     return json.dumps(value)
 
 
-def _session(container: object) -> str | None:
-    if isinstance(container, dict):
-        value = container.get("sessionId")
-        if isinstance(value, str):
-            return value
-    return None
-
-
 def peek(line: bytes | bytearray) -> Peek:
     """Parse `line` and keep its routing facts (never raises)."""
     try:
@@ -69,11 +63,13 @@ def peek(line: bytes | bytearray) -> Peek:
     if isinstance(method, str):
         params = message.get("params")
         if "id" in message:
-            return Peek("request", message["id"], method, _session(params))
-        return Peek("notification", None, method, _session(params))
+            return Peek("request", message["id"], method, session_id_of(params))
+        return Peek("notification", None, method, session_id_of(params))
     if "id" in message and ("result" in message or "error" in message):
         return Peek(
-            "response", message["id"], result_session_id=_session(message.get("result"))
+            "response",
+            message["id"],
+            result_session_id=session_id_of(message.get("result")),
         )
     return Peek("invalid")
 

@@ -13,7 +13,7 @@ import base64
 import binascii
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, TypeVar
+from typing import Any, ClassVar, Final, TypeVar
 
 from pydantic import BaseModel
 
@@ -407,6 +407,81 @@ def auth_status(raw: Any) -> AuthStatus:
             for a in parsed.accounts
         ),
     )
+
+
+def session_info_ops(update: Any) -> list[ops.Op]:
+    """The op for a `session_info_update` (the same fields in v1 and v2)."""
+    return [
+        ops.PatchSessionInfo(
+            title=patch(update, "title"),
+            updated_at=patch(update, "updated_at"),
+            meta=patch(update, "meta"),
+        )
+    ]
+
+
+class AgentAsks:
+    """The permission reply and `elicitation/*`, the same shapes in v1 and v2.
+
+    A dialect mixes it in and names its version's models; what a lenient parse
+    drops is logged under the dialect's module.
+    """
+
+    ELICITATION_REQUEST: ClassVar[type[BaseModel]]
+    """The version's `CreateElicitationRequest`."""
+    ELICITATION_RESPONSE: ClassVar[type[BaseModel]]
+    """The version's `CreateElicitationResponse`."""
+
+    def permission_reply(self, outcome: JSONObject) -> JSONObject:
+        """`{"outcome": outcome}`."""
+        return permission_reply(outcome)
+
+    def elicitation(self, params: Any) -> ElicitationCreate:
+        """An `elicitation/create` request."""
+        request = self.ELICITATION_REQUEST.model_validate(params)
+        logger = logging.getLogger(type(self).__module__)
+        log_defaulted(logger, "elicitation/create", params, request)
+        return elicitation_create(request)
+
+    def elicitation_reply(
+        self, action: str, content: Mapping[str, Any] | None
+    ) -> JSONObject:
+        """A `CreateElicitationResponse` (`ValidationError` if invalid)."""
+        return elicitation_reply(self.ELICITATION_RESPONSE, action, content)
+
+
+class ResultReads:
+    """Results read alike in v1 and v2, each by its version's models.
+
+    A dialect mixes it in and names the models (`session/new`, `session/list`,
+    `session/set_config_option`); `auth/status` is the same draft in both.
+    """
+
+    NEW_SESSION_RESPONSE: ClassVar[type[Any]]
+    """The version's `NewSessionResponse`."""
+    LIST_SESSIONS_RESPONSE: ClassVar[type[Any]]
+    """The version's `ListSessionsResponse`."""
+    SET_CONFIG_OPTION_RESPONSE: ClassVar[type[Any]]
+    """The version's `SetSessionConfigOptionResponse`."""
+
+    def parse_new(self, raw: Any) -> tuple[str, object]:
+        """A `session/new` result: its session id, and the parsed result."""
+        result = self.NEW_SESSION_RESPONSE.model_validate(raw)
+        return result.session_id, result
+
+    def list_page(self, raw: Any) -> tuple[list[SessionSummary], str | None]:
+        """A `session/list` page: its sessions and the next cursor."""
+        page = self.LIST_SESSIONS_RESPONSE.model_validate(raw)
+        return session_summaries(page.sessions), page.next_cursor
+
+    def parse_config_options(self, raw: Any) -> list[JSONObject]:
+        """A `session/set_config_option` result's options in wire form."""
+        result = self.SET_CONFIG_OPTION_RESPONSE.model_validate(raw)
+        return json_list(result.config_options)
+
+    def auth_status(self, raw: Any) -> AuthStatus:
+        """An `auth/status` result or `auth/status_update` (the same in v1 and v2)."""
+        return auth_status(raw)
 
 
 class SteeringExtension:

@@ -46,12 +46,11 @@ from typing import TYPE_CHECKING, Any, Final
 
 from acp_tui.client._wire import (
     CHUNK_ROLES,
+    AgentAsks,
+    ResultReads,
     SteeringExtension,
     agent_identity,
-    auth_status,
     elicitation_capabilities,
-    elicitation_create,
-    elicitation_reply,
     json_list,
     json_object,
     log_defaulted,
@@ -59,9 +58,8 @@ from acp_tui.client._wire import (
     nested_too_deeply,
     patch,
     permission_ask,
-    permission_reply,
     plan_update_ops,
-    session_summaries,
+    session_info_ops,
     too_deep_notice,
     tool_call_patch,
     turn_usage,
@@ -76,12 +74,10 @@ from acp_tui.client.auth import AuthChoice
 from acp_tui.client.dialect import (
     AgentIdentity,
     ClientServices,
-    ElicitationCreate,
     Lists,
     PermissionAsk,
     SessionFeatures,
     SessionMethod,
-    SessionSummary,
 )
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.prompt_content import PromptCapabilities
@@ -91,7 +87,6 @@ from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v1
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.store import ops
-from acp_tui.store.auth_status import AuthStatus
 from acp_tui.store.config import ConfigOption, OptionKeys, read_option, read_options
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import UNSET, JSONObject
@@ -213,7 +208,7 @@ class V1Translator:
             v1.AvailableCommandsUpdate: self._commands,
             v1.CurrentModeUpdate: self._mode,
             v1.ConfigOptionUpdate: self._config,
-            v1.SessionInfoUpdate: self._info,
+            v1.SessionInfoUpdate: session_info_ops,
             v1.UsageUpdate: self._usage,
             v1.Notice: notice_ops,
             v1.CompactionUpdate: compaction_ops,
@@ -329,15 +324,6 @@ class V1Translator:
                 return [ops.SetConfigOptions(options)]
         return [ops.RecordUnknownUpdate(to_wire(update))]  # no mode option known
 
-    def _info(self, update: v1.SessionInfoUpdate) -> list[ops.Op]:
-        return [
-            ops.PatchSessionInfo(
-                title=patch(update, "title"),
-                updated_at=patch(update, "updated_at"),
-                meta=patch(update, "meta"),
-            )
-        ]
-
     def _usage(self, update: v1.UsageUpdate) -> list[ops.Op]:
         return [
             ops.PatchUsage(
@@ -400,7 +386,7 @@ class V1Translator:
 # -- the v1 dialect ---------------------------------------------------------------
 
 
-class V1Dialect(SteeringExtension):
+class V1Dialect(AgentAsks, ResultReads, SteeringExtension):
     """ACP v1 (https://agentclientprotocol.com/protocol/): see `dialect.Dialect`."""
 
     version: Final = 1
@@ -411,6 +397,11 @@ class V1Dialect(SteeringExtension):
     replay_method: Final = "session/load"
     batches: Final = False
     answer_note: Final = "a v1-only agent"
+    ELICITATION_REQUEST = v1.CreateElicitationRequest
+    ELICITATION_RESPONSE = v1.CreateElicitationResponse
+    NEW_SESSION_RESPONSE = v1.NewSessionResponse
+    LIST_SESSIONS_RESPONSE = v1.ListSessionsResponse
+    SET_CONFIG_OPTION_RESPONSE = v1.SetSessionConfigOptionResponse
 
     def __init__(self, result: v1.InitializeResponse) -> None:
         self.result = result
@@ -523,10 +514,6 @@ class V1Dialect(SteeringExtension):
         auth = self._caps.auth
         return auth is not None and auth.status is not None
 
-    def auth_status(self, raw: Any) -> AuthStatus:
-        """An `auth/status` result or `auth/status_update` (same in v2)."""
-        return auth_status(raw)
-
     def prompt_response_ops(self, raw: Any) -> list[ops.Op]:
         """The turn's `usage` (unstable end-turn usage), if any, then idle."""
         response = v1.PromptResponse.model_validate(raw)
@@ -564,21 +551,11 @@ class V1Dialect(SteeringExtension):
         """A session's stateful v1 translation."""
         return V1Translator(store)
 
-    def parse_new(self, raw: Any) -> tuple[str, object]:
-        """A v1 `session/new` result."""
-        result = v1.NewSessionResponse.model_validate(raw)
-        return result.session_id, result
-
     def check_list(self) -> None:
         """`sessionCapabilities.list`."""
         caps = self._caps.session_capabilities
         if caps is None or caps.list is None:
             raise UnsupportedOperation("the agent does not list sessions")
-
-    def list_page(self, raw: Any) -> tuple[list[SessionSummary], str | None]:
-        """A v1 `session/list` page."""
-        page = v1.ListSessionsResponse.model_validate(raw)
-        return session_summaries(page.sessions), page.next_cursor
 
     def resume_request(self, replay: bool) -> tuple[str, JSONObject]:
         """`session/load` (replays; `loadSession`) or `session/resume` (no replay)."""
@@ -593,11 +570,6 @@ class V1Dialect(SteeringExtension):
     def config_value_type(self, value: Any) -> str | None:
         """`boolean`; a select's value goes untyped."""
         return "boolean" if isinstance(value, bool) else None
-
-    def parse_config_options(self, raw: Any) -> list[JSONObject]:
-        """A v1 `session/set_config_option` result (modes added by the session)."""
-        result = v1.SetSessionConfigOptionResponse.model_validate(raw)
-        return json_list(result.config_options)
 
     def cancel_one(
         self,
@@ -635,22 +607,6 @@ class V1Dialect(SteeringExtension):
             request.tool_call.tool_call_id,
             request.meta,
         )
-
-    def permission_reply(self, outcome: JSONObject) -> JSONObject:
-        """`{"outcome": outcome}`."""
-        return permission_reply(outcome)
-
-    def elicitation(self, params: Any) -> ElicitationCreate:
-        """A v1 `elicitation/create` (same shape as v2)."""
-        request = v1.CreateElicitationRequest.model_validate(params)
-        log_defaulted(log, "elicitation/create", params, request)
-        return elicitation_create(request)
-
-    def elicitation_reply(
-        self, action: str, content: Mapping[str, Any] | None
-    ) -> JSONObject:
-        """A v1 `CreateElicitationResponse` (`ValidationError` if invalid)."""
-        return elicitation_reply(v1.CreateElicitationResponse, action, content)
 
     def elicitation_completed(self, params: Any) -> str:
         """The `elicitationId` of a v1 `elicitation/complete`."""

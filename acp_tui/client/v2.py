@@ -35,7 +35,6 @@ levels deep is skipped with a visible notice (both translators check this).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
@@ -48,23 +47,20 @@ from acp_tui.client._wire import (
     CHUNK_ROLES,
     MAX_UPDATE_DEPTH,
     TOO_DEEP_TITLE,
+    AgentAsks,
+    ResultReads,
     SteeringExtension,
     agent_identity,
-    auth_status,
     decode_base64,
     elicitation_capabilities,
-    elicitation_create,
-    elicitation_reply,
     json_list,
     json_object,
-    log_defaulted,
     mcp_entry,
     nested_too_deeply,
     patch,
     permission_ask,
-    permission_reply,
     plan_update_ops,
-    session_summaries,
+    session_info_ops,
     too_deep_notice,
     tool_call_patch,
     turn_usage,
@@ -82,12 +78,10 @@ from acp_tui.client.auth import AuthChoice
 from acp_tui.client.dialect import (
     AgentIdentity,
     ClientServices,
-    ElicitationCreate,
     Lists,
     PermissionAsk,
     SessionFeatures,
     SessionMethod,
-    SessionSummary,
 )
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.prompt_content import PromptCapabilities
@@ -98,7 +92,6 @@ from acp_tui.protocol.schema import v2
 from acp_tui.protocol.schema._base import to_wire
 from acp_tui.protocol.schema.unstable import Usage
 from acp_tui.store import ops
-from acp_tui.store.auth_status import AuthStatus
 from acp_tui.store.config import ConfigOption, OptionKeys, read_options
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import UNSET, JSONObject
@@ -119,8 +112,6 @@ __all__ = [
     "tool_call_patch",
     "translate_update",
 ]
-
-log = logging.getLogger(__name__)
 
 
 def _chunk(update: v2.ContentChunk) -> list[ops.Op]:
@@ -251,16 +242,6 @@ def _config(update: v2.ConfigOptionUpdate) -> list[ops.Op]:
     return [ops.SetConfigOptions(config_options(json_list(update.config_options)))]
 
 
-def _info(update: v2.SessionInfoUpdate) -> list[ops.Op]:
-    return [
-        ops.PatchSessionInfo(
-            title=patch(update, "title"),
-            updated_at=patch(update, "updated_at"),
-            meta=patch(update, "meta"),
-        )
-    ]
-
-
 def _usage(update: v2.UsageUpdate) -> list[ops.Op]:
     return [
         ops.PatchUsage(
@@ -290,7 +271,7 @@ _HANDLERS: Final[dict[type, Callable[[Any], list[ops.Op]]]] = {
     v2.TerminalOutputChunk: _terminal_chunk,
     v2.AvailableCommandsUpdate: _commands,
     v2.ConfigOptionUpdate: _config,
-    v2.SessionInfoUpdate: _info,
+    v2.SessionInfoUpdate: session_info_ops,
     v2.UsageUpdate: _usage,
     v2.RunningStateUpdate: _state,
     v2.IdleStateUpdate: _state,
@@ -366,7 +347,7 @@ def _carries_list(raw: Any, key: str) -> bool:
     return isinstance(raw, dict) and isinstance(raw.get(key), list)
 
 
-class V2Dialect(SteeringExtension):
+class V2Dialect(AgentAsks, ResultReads, SteeringExtension):
     """ACP v2 (https://agentclientprotocol.com/protocol/v2/): see `dialect.Dialect`."""
 
     version: Final = 2
@@ -377,6 +358,11 @@ class V2Dialect(SteeringExtension):
     replay_method: Final = "session/resume"
     batches: Final = True
     answer_note: Final = "no v1 support; v2 lets an agent answer its latest version"
+    ELICITATION_REQUEST = v2.CreateElicitationRequest
+    ELICITATION_RESPONSE = v2.CreateElicitationResponse
+    NEW_SESSION_RESPONSE = v2.NewSessionResponse
+    LIST_SESSIONS_RESPONSE = v2.ListSessionsResponse
+    SET_CONFIG_OPTION_RESPONSE = v2.SetSessionConfigOptionResponse
 
     def __init__(self, result: v2.InitializeResponse) -> None:
         self.result = result
@@ -504,10 +490,6 @@ class V2Dialect(SteeringExtension):
         auth = self.result.capabilities.auth
         return auth is not None and auth.status is not None
 
-    def auth_status(self, raw: Any) -> AuthStatus:
-        """An `auth/status` result or `auth/status_update` (same in v1)."""
-        return auth_status(raw)
-
     def prompt_response_ops(self, raw: Any) -> list[ops.Op]:
         """Never called: a v2 turn ends (with its usage) on an idle update."""
         raise AssertionError("a v2 turn ends with an idle state_update")
@@ -542,20 +524,10 @@ class V2Dialect(SteeringExtension):
         """v2 translation needs no per-session state."""
         return V2Translator()
 
-    def parse_new(self, raw: Any) -> tuple[str, object]:
-        """A v2 `session/new` result."""
-        result = v2.NewSessionResponse.model_validate(raw)
-        return result.session_id, result
-
     def check_list(self) -> None:
         """Every v2 agent with sessions lists them."""
         if self._session_caps() is None:
             raise UnsupportedOperation("the agent does not support sessions")
-
-    def list_page(self, raw: Any) -> tuple[list[SessionSummary], str | None]:
-        """A v2 `session/list` page."""
-        page = v2.ListSessionsResponse.model_validate(raw)
-        return session_summaries(page.sessions), page.next_cursor
 
     def resume_request(self, replay: bool) -> tuple[str, JSONObject]:
         """`session/resume`, with `replayFrom: {"type": "start"}` to replay."""
@@ -564,11 +536,6 @@ class V2Dialect(SteeringExtension):
     def config_value_type(self, value: Any) -> str | None:
         """`boolean` or `id`."""
         return "boolean" if isinstance(value, bool) else "id"
-
-    def parse_config_options(self, raw: Any) -> list[JSONObject]:
-        """A v2 `session/set_config_option` result."""
-        result = v2.SetSessionConfigOptionResponse.model_validate(raw)
-        return json_list(result.config_options)
 
     def cancel_one(
         self,
@@ -625,22 +592,6 @@ class V2Dialect(SteeringExtension):
             tool_call_id,
             request.meta,
         )
-
-    def permission_reply(self, outcome: JSONObject) -> JSONObject:
-        """`{"outcome": outcome}`."""
-        return permission_reply(outcome)
-
-    def elicitation(self, params: Any) -> ElicitationCreate:
-        """A v2 `elicitation/create` (same shape as v1)."""
-        request = v2.CreateElicitationRequest.model_validate(params)
-        log_defaulted(log, "elicitation/create", params, request)
-        return elicitation_create(request)
-
-    def elicitation_reply(
-        self, action: str, content: Mapping[str, Any] | None
-    ) -> JSONObject:
-        """A v2 `CreateElicitationResponse` (`ValidationError` if invalid)."""
-        return elicitation_reply(v2.CreateElicitationResponse, action, content)
 
     def elicitation_completed(self, params: Any) -> str:
         """The `elicitationId` of a v2 `elicitation/complete`."""

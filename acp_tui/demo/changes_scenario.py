@@ -17,7 +17,6 @@ import shlex
 from typing import Final
 
 from acp_tui.demo.turn import Turn
-from acp_tui.demo.workspace import TextChange, git_patch
 
 __all__ = ["CHANGELOG", "changes_scenario"]
 
@@ -41,12 +40,12 @@ async def changes_scenario(turn: Turn, argument: str) -> str:
     # Imported here: `scenarios` imports this module for its table.
     from acp_tui.demo.scenarios import (
         GREETING_AFTER,
-        _allowed,
-        _diff,
         _location,
+        _permitted,
         _plan_mode_refusal,
-        _rejected,
+        _run_command,
         _signature,
+        _text_edit,
     )
 
     workspace = turn.session.workspace
@@ -70,58 +69,41 @@ async def changes_scenario(turn: Turn, argument: str) -> str:
     )
     greeting = workspace.path("src/greeting.py")
     before = workspace.read("src/greeting.py")
-    change = {
-        "operation": "modify",
-        "path": str(greeting),
-        "fileType": "text",
-        "mimeType": "text/x-python",
-        "oldText": before,
-        "newText": GREETING_AFTER,
-    }
-    patch = git_patch([TextChange(str(greeting), before, GREETING_AFTER)])
+    diff = _text_edit(greeting, before, GREETING_AFTER, "text/x-python")
     edit = await turn.tool_call(
         "Edit src/greeting.py",
         "edit",
         locations=[_location(turn, "src/greeting.py", 4)],
         raw_input={"file": str(greeting)},
-        content=[_diff([change], patch)],
+        content=[diff],
     )
-    if not await _allowed(
+    if not await _permitted(
         turn,
         edit,
         "edit",
         "Allow the demo agent to edit src/greeting.py?",
         "It adds type hints in its scratch workspace.",
+        "edit src/greeting.py",
     ):
-        await _rejected(turn, edit, "edit src/greeting.py")
         return "end_turn"
     await turn.update_tool(edit, status="in_progress")
     workspace.write("src/greeting.py", GREETING_AFTER)
-    await turn.update_tool(edit, status="completed", content=[_diff([change], patch)])
+    await turn.update_tool(edit, status="completed", content=[diff])
     command = _command(str(workspace.root))
     display = "sed … notes.txt && printf … > CHANGELOG.md"
-    run = await turn.tool_call(
-        "Run a shell command",
-        "execute",
-        raw_input={"command": command, "cwd": str(workspace.root)},
-    )
-    if not await _allowed(
+    status = await _run_command(
         turn,
-        run,
-        "execute",
-        "Allow the demo agent to run a shell command?",
-        "It changes notes.txt and writes CHANGELOG.md in its scratch workspace.",
-        command=display,
-    ):
-        await _rejected(turn, run, f"run `{display}`")
-        return "end_turn"
-    status = await turn.run_command(run, ["sh", "-c", command], display, workspace.root)
-    ok = status.exit_code == 0
-    await turn.update_tool(
-        run,
-        status="completed" if ok else "failed",
-        raw_output={"exitStatus": status.to_json()},
+        ["sh", "-c", command],
+        display,
+        (
+            "Allow the demo agent to run a shell command?",
+            "It changes notes.txt and writes CHANGELOG.md in its scratch workspace.",
+        ),
+        title="Run a shell command",
+        raw_command=command,
     )
+    if status is None:
+        return "end_turn"
     await turn.say(
         "Changed `src/greeting.py` with an edit, and `notes.txt` and "
         "`CHANGELOG.md` with a shell command (no diff of mine shows those). "

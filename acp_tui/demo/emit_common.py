@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from acp_tui import __version__
-from acp_tui.demo.config import OptionSpec
+from acp_tui.demo.config import OptionSpec, options
 from acp_tui.demo.events import JSONObject
 from acp_tui.demo.scenarios import COMMANDS
 from acp_tui.protocol.dispatcher import Dispatcher
@@ -37,7 +38,7 @@ from acp_tui.protocol.schema._base import to_wire
 from acp_tui.protocol.transport import ConnectionClosed
 
 if TYPE_CHECKING:
-    from acp_tui.demo.session import ElicitAsk
+    from acp_tui.demo.session import DemoSession, ElicitAsk
 
 __all__ = [
     "AGENT_INFO",
@@ -219,6 +220,32 @@ class Emitter:
     async def _update(self, session_id: str, update: BaseModel | JSONObject) -> None:
         wire = update if isinstance(update, dict) else to_wire(update)
         await self._notify("session/update", {"sessionId": session_id, "update": wire})
+
+    @staticmethod
+    def option(spec: OptionSpec) -> BaseModel:
+        """The version's model of one config option."""
+        raise NotImplementedError
+
+    @staticmethod
+    def command_list() -> Sequence[BaseModel]:
+        """The version's models of the available commands (every scenario)."""
+        raise NotImplementedError
+
+    async def send_config(self, session: DemoSession) -> None:
+        """`config_option_update` with the complete list."""
+        await self._update(
+            session.session_id,
+            self.models.ConfigOptionUpdate(
+                config_options=[self.option(spec) for spec in options(session.config)]
+            ),
+        )
+
+    async def send_commands(self, session_id: str) -> None:
+        """`available_commands_update` with every scenario."""
+        await self._update(
+            session_id,
+            self.models.AvailableCommandsUpdate(available_commands=self.command_list()),
+        )
 
     async def send_raw(self, session_id: str, update: JSONObject) -> None:
         """A `session/update` as given (`subagent_update`: the same in v1 and v2)."""

@@ -326,6 +326,8 @@ class V1Emitter(Emitter):
 
     version = 1
     models: ClassVar[ModuleType] = v1
+    option = staticmethod(_option)
+    command_list = staticmethod(_commands)
 
     def __init__(
         self,
@@ -450,22 +452,6 @@ class V1Emitter(Emitter):
                 session.session_id,
                 v1.CurrentModeUpdate(current_mode_id=session.config.mode),
             )
-
-    async def send_config(self, session: DemoSession) -> None:
-        """`config_option_update` with the complete list."""
-        await self._update(
-            session.session_id,
-            v1.ConfigOptionUpdate(
-                config_options=[_option(spec) for spec in options(session.config)]
-            ),
-        )
-
-    async def send_commands(self, session_id: str) -> None:
-        """`available_commands_update` with every scenario."""
-        await self._update(
-            session_id,
-            v1.AvailableCommandsUpdate(available_commands=_commands()),
-        )
 
     async def ask_permission(self, session_id: str, ask: PermissionAsk) -> str | None:
         """`session/request_permission` (v1: always about a tool call).

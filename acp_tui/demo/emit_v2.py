@@ -253,6 +253,8 @@ class V2Emitter(Emitter):
 
     version = 2
     models: ClassVar[ModuleType] = v2
+    option = staticmethod(_option)
+    command_list = staticmethod(_commands)
     client_terminal = False
 
     # -------------------------------------------------------------- the Port
@@ -332,22 +334,6 @@ class V2Emitter(Emitter):
     async def config_changed(self, session: DemoSession, *, mode_changed: bool) -> None:
         """Send the complete option list (`config_option_update`)."""
         await self.send_config(session)
-
-    async def send_config(self, session: DemoSession) -> None:
-        """`config_option_update` with the complete list."""
-        await self._update(
-            session.session_id,
-            v2.ConfigOptionUpdate(
-                config_options=[_option(spec) for spec in options(session.config)]
-            ),
-        )
-
-    async def send_commands(self, session_id: str) -> None:
-        """`available_commands_update` with every scenario."""
-        await self._update(
-            session_id,
-            v2.AvailableCommandsUpdate(available_commands=_commands()),
-        )
 
     async def ask_permission(self, session_id: str, ask: PermissionAsk) -> str | None:
         """`session/request_permission` with a `tool_call` or `command` subject."""

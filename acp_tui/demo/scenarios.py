@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
 from acp_tui.demo.changes_scenario import changes_scenario
 from acp_tui.demo.events import Info, JSONObject, Unknown
+from acp_tui.demo.pty_runner import ExitStatus
 from acp_tui.demo.questions import ask_scenario, login_scenario
 from acp_tui.demo.report_scenarios import compact_scenario, notice_scenario
 from acp_tui.demo.scenarios_cards import cancel_tool_scenario, plan_docs_scenario
@@ -117,6 +119,11 @@ def _location(turn: Turn, name: str, line: int | None = None) -> JSONObject:
     return location
 
 
+def _entry(content: str, priority: str, status: str = "pending") -> JSONObject:
+    """A plan entry."""
+    return {"content": content, "priority": priority, "status": status}
+
+
 def _text(text: str) -> JSONObject:
     return {"type": "text", "text": text}
 
@@ -132,14 +139,7 @@ async def _plan_mode_refusal(turn: Turn, what: str, steps: list[str]) -> str:
     )
     await turn.plan(
         None,
-        [
-            {
-                "content": step,
-                "priority": "high" if i == 0 else "medium",
-                "status": "pending",
-            }
-            for i, step in enumerate(steps)
-        ],
+        [_entry(step, "high" if i == 0 else "medium") for i, step in enumerate(steps)],
     )
     await turn.say(
         f"**Plan mode:** I never {what} in this mode. Here is the plan instead — "
@@ -171,17 +171,21 @@ async def _switch_to_code(turn: Turn) -> None:
     )
 
 
-async def _allowed(
+async def _permitted(
     turn: Turn,
     call: str,
     remember: str,
     title: str,
     description: str,
+    refused: str,
     *,
     command: str | None = None,
     always_ask: bool = False,
 ) -> bool:
-    """Ask mode (or `always_ask`): ask; code mode: allowed."""
+    """Ask mode (or `always_ask`): ask; code mode: allowed.
+
+    Refused: the call fails and the agent says it did not `refused` (what).
+    """
     if turn.session.config.mode == "code" and not always_ask:
         return True
     ask = PermissionAsk(
@@ -192,7 +196,10 @@ async def _allowed(
         command=command,
         cwd=str(turn.session.workspace.root) if command else None,
     )
-    return await turn.ask(ask, remember)
+    if await turn.ask(ask, remember):
+        return True
+    await _rejected(turn, call, refused)
+    return False
 
 
 async def _rejected(turn: Turn, call: str, what: str) -> None:
@@ -202,6 +209,47 @@ async def _rejected(turn: Turn, call: str, what: str) -> None:
         content=[_text(f"Permission denied: I did not {what}.")],
     )
     await turn.say(f"You said no, so I did **not** {what}. Nothing was changed.\n")
+
+
+async def _run_command(
+    turn: Turn,
+    argv: list[str],
+    display: str,
+    ask: tuple[str, str],
+    *,
+    title: str | None = None,
+    raw_command: object = None,
+    always_ask: bool = False,
+) -> ExitStatus | None:
+    """Run `argv` in the workspace as an `execute` tool call, asked about first.
+
+    The call is titled `title` (default: Run `display`) and its raw input is
+    `raw_command` (default: `argv`); `ask` is the question and its detail.
+    Returns how the command ended; None if the user refused it.
+    """
+    root = turn.session.workspace.root
+    call = await turn.tool_call(
+        title or f"Run `{display}`",
+        "execute",
+        raw_input={"command": raw_command or argv, "cwd": str(root)},
+    )
+    if not await _permitted(
+        turn,
+        call,
+        "execute",
+        *ask,
+        f"run `{display}`",
+        command=display,
+        always_ask=always_ask,
+    ):
+        return None
+    status = await turn.run_command(call, argv, display, root)
+    await turn.update_tool(
+        call,
+        status="completed" if status.exit_code == 0 else "failed",
+        raw_output={"exitStatus": status.to_json()},
+    )
+    return status
 
 
 # ------------------------------------------------------------------------------------
@@ -246,13 +294,9 @@ async def default_answer(turn: Turn, prompt: str) -> str:
     plan = await turn.plan(
         None,
         [
-            {
-                "content": "Look around the workspace",
-                "priority": "high",
-                "status": "in_progress",
-            },
-            {"content": "Read the README", "priority": "medium", "status": "pending"},
-            {"content": "Write the answer", "priority": "medium", "status": "pending"},
+            _entry("Look around the workspace", "high", "in_progress"),
+            _entry("Read the README", "medium"),
+            _entry("Write the answer", "medium"),
         ],
     )
     await turn.pause()
@@ -433,22 +477,18 @@ async def plan_scenario(turn: Turn, argument: str) -> str:
     code = await turn.plan(
         None,
         [
-            {
-                "content": "Sketch the greeting API",
-                "priority": "high",
-                "status": "pending",
-            },
-            {"content": "Implement greet()", "priority": "high", "status": "pending"},
-            {"content": "Add tests", "priority": "medium", "status": "pending"},
-            {"content": "Refactor helpers", "priority": "low", "status": "pending"},
+            _entry("Sketch the greeting API", "high"),
+            _entry("Implement greet()", "high"),
+            _entry("Add tests", "medium"),
+            _entry("Refactor helpers", "low"),
         ],
     )
     docs = await turn.plan(
         None,
         [
-            {"content": "Outline the guide", "priority": "medium", "status": "pending"},
-            {"content": "Write examples", "priority": "medium", "status": "pending"},
-            {"content": "Proofread", "priority": "low", "status": "pending"},
+            _entry("Outline the guide", "medium"),
+            _entry("Write examples", "medium"),
+            _entry("Proofread", "low"),
         ],
     )
     if turn.session.config.mode == "plan":
@@ -563,6 +603,24 @@ def _diff(changes: list[JSONObject], patch: str | None) -> JSONObject:
     return {"type": "diff", "changes": changes, "patch": patch}
 
 
+def _modified(path: Path, before: str, after: str, mime_type: str) -> JSONObject:
+    """A text file's change from `before` to `after`, as a diff lists it."""
+    return {
+        "operation": "modify",
+        "path": str(path),
+        "fileType": "text",
+        "mimeType": mime_type,
+        "oldText": before,
+        "newText": after,
+    }
+
+
+def _text_edit(path: Path, before: str, after: str, mime_type: str) -> JSONObject:
+    """The diff of one text file's change, with its git patch."""
+    patch = git_patch([TextChange(str(path), before, after)])
+    return _diff([_modified(path, before, after, mime_type)], patch)
+
+
 async def edit_scenario(turn: Turn, argument: str) -> str:
     """`/edit`: modify one file and add another; a diff with a real git patch."""
     workspace = turn.session.workspace
@@ -597,14 +655,7 @@ async def edit_scenario(turn: Turn, argument: str) -> str:
         ]
     )
     changes = [
-        {
-            "operation": "modify",
-            "path": str(greeting),
-            "fileType": "text",
-            "mimeType": "text/x-python",
-            "oldText": before,
-            "newText": GREETING_AFTER,
-        },
+        _modified(greeting, before, GREETING_AFTER, "text/x-python"),
         {
             "operation": "add",
             "path": str(farewell),
@@ -625,15 +676,15 @@ async def edit_scenario(turn: Turn, argument: str) -> str:
         raw_input={"files": [str(greeting), str(farewell)]},
         content=[_diff(changes, patch)],
     )
-    if not await _allowed(
+    if not await _permitted(
         turn,
         call,
         "edit",
         "Allow the demo agent to edit two files?",
         "It will change src/greeting.py and create src/farewell.py in its scratch "
         "workspace.",
+        "edit src/greeting.py or create src/farewell.py",
     ):
-        await _rejected(turn, call, "edit src/greeting.py or create src/farewell.py")
         return "end_turn"
     await turn.update_tool(call, status="in_progress")
     workspace.write("src/greeting.py", GREETING_AFTER)
@@ -724,14 +775,14 @@ async def files_scenario(turn: Turn, argument: str) -> str:
             raw_input={"path": path},
             content=[_diff([change], None)],
         )
-        if not await _allowed(
+        if not await _permitted(
             turn,
             call,
             "edit",
             f"Allow the demo agent to {what}?",
             "In its scratch workspace.",
+            what,
         ):
-            await _rejected(turn, call, what)
             continue
         await turn.update_tool(call, status="in_progress")
         action()
@@ -778,30 +829,23 @@ async def run_scenario(turn: Turn, argument: str) -> str:
             "The output streams into the tool call's terminal as it arrives.",
         )
     )
-    call = await turn.tool_call(
-        f"Run `{display}`",
-        "execute",
-        raw_input={"command": argv, "cwd": str(workspace.root)},
-    )
-    if not await _allowed(
+    status = await _run_command(
         turn,
-        call,
-        "execute",
-        "Allow the demo agent to run a command?",
-        "It runs a small Python script in its scratch workspace.",
-        command=display,
-    ):
-        await _rejected(turn, call, f"run `{display}`")
-        return "end_turn"
-    status = await turn.run_command(call, argv, display, workspace.root)
-    ok = status.exit_code == 0
-    await turn.update_tool(
-        call,
-        status="completed" if ok else "failed",
-        raw_output={"exitStatus": status.to_json()},
+        argv,
+        display,
+        (
+            "Allow the demo agent to run a command?",
+            "It runs a small Python script in its scratch workspace.",
+        ),
     )
+    if status is None:
+        return "end_turn"
     await turn.say(
-        ("The build passed." if ok else f"The command ended with {status.to_json()}.")
+        (
+            "The build passed."
+            if status.exit_code == 0
+            else f"The command ended with {status.to_json()}."
+        )
         + _signature(turn)
     )
     return "end_turn"
@@ -871,15 +915,7 @@ async def permission_scenario(turn: Turn, argument: str) -> str:
     notes = workspace.path("notes.txt")
     before = workspace.read("notes.txt")
     after = before + "- try acp-tui\n"
-    change = {
-        "operation": "modify",
-        "path": str(notes),
-        "fileType": "text",
-        "mimeType": "text/plain",
-        "oldText": before,
-        "newText": after,
-    }
-    diff = _diff([change], git_patch([TextChange(str(notes), before, after)]))
+    diff = _text_edit(notes, before, after, "text/plain")
     edit = await turn.tool_call(
         "Append a line to notes.txt",
         "edit",
@@ -888,12 +924,13 @@ async def permission_scenario(turn: Turn, argument: str) -> str:
         content=[diff],
     )
     summary: list[str] = []
-    if await _allowed(
+    if await _permitted(
         turn,
         edit,
         "edit",
         "Allow the demo agent to edit notes.txt?",
         "A tool-call subject: the request points at the tool call above.",
+        "edit notes.txt",
         always_ask=True,
     ):
         await turn.update_tool(edit, status="in_progress")
@@ -901,35 +938,22 @@ async def permission_scenario(turn: Turn, argument: str) -> str:
         await turn.update_tool(edit, status="completed", content=[diff])
         summary.append("edited `notes.txt`")
     else:
-        await _rejected(turn, edit, "edit notes.txt")
         summary.append("left `notes.txt` alone")
     display = "python tools/progress.py 3"
     script = str(workspace.root / "tools" / "progress.py")
     argv = [turn.python(), "-u", script, "3", f"{turn.pace.delay:g}"]
-    command = await turn.tool_call(
-        f"Run `{display}`",
-        "execute",
-        raw_input={"command": argv, "cwd": str(workspace.root)},
-    )
-    if await _allowed(
+    ran = await _run_command(
         turn,
-        command,
-        "execute",
-        "Allow the demo agent to run this command?",
-        "A command subject: approving lets the agent run it; the client runs nothing.",
-        command=display,
+        argv,
+        display,
+        (
+            "Allow the demo agent to run this command?",
+            "A command subject: approving lets the agent run it; the client runs "
+            "nothing.",
+        ),
         always_ask=True,
-    ):
-        status = await turn.run_command(command, argv, display, workspace.root)
-        await turn.update_tool(
-            command,
-            status="completed" if status.exit_code == 0 else "failed",
-            raw_output={"exitStatus": status.to_json()},
-        )
-        summary.append(f"ran `{display}`")
-    else:
-        await _rejected(turn, command, f"run `{display}`")
-        summary.append("ran nothing")
+    )
+    summary.append(f"ran `{display}`" if ran is not None else "ran nothing")
     remembered = sorted(turn.session.allow_always)
     note = (
         f" Remembered for this session: always allow {', '.join(remembered)}."

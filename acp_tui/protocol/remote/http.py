@@ -35,7 +35,7 @@ from __future__ import annotations
 import collections
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Final
 
@@ -45,6 +45,11 @@ import httpx
 
 from acp_tui.protocol.dispatcher import background_tasks
 from acp_tui.protocol.framing import Line, OversizedLine
+from acp_tui.protocol.remote.names import (
+    CONNECTION_HEADER,
+    SESSION_HEADER,
+    session_id_of,
+)
 from acp_tui.protocol.remote.sse import SseDecoder
 from acp_tui.protocol.remote.target import (
     RemoteConnectError,
@@ -63,9 +68,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-CONNECTION_HEADER: Final = "Acp-Connection-Id"
-SESSION_HEADER: Final = "Acp-Session-Id"
 
 IDLE_TIMEOUT: Final = 45.0
 """Seconds an event stream may stay silent (no event, no keepalive comment)
@@ -95,14 +97,6 @@ _SESSION_SCOPED: Final = frozenset(
         "session/close",
     }
 )
-
-
-def _session_of(params: object) -> str | None:
-    if isinstance(params, Mapping):
-        session = params.get("sessionId")
-        if isinstance(session, str):
-            return session
-    return None
 
 
 def _error_line(request_id: object, message: str) -> bytes:
@@ -176,7 +170,7 @@ class HttpStream:
             raise ConnectionClosed("only JSON-RPC objects can be sent over HTTP")
         method = message.get("method")
         key = _key(message.get("id"))
-        session = _session_of(message.get("params"))
+        session = session_id_of(message.get("params"))
         if method is not None and key is not None:
             self._requests[key] = (str(method), session)
         if method == "initialize" and self._connection_id is None:
@@ -437,7 +431,7 @@ class HttpStream:
         if key is None:
             return None
         if "method" in message:
-            session = _session_of(message.get("params"))
+            session = session_id_of(message.get("params"))
             if session is not None:
                 self._asked[key] = session
             return None
@@ -445,7 +439,7 @@ class HttpStream:
         if asked is None or "result" not in message:
             return None
         method, session = asked
-        opened = _session_of(message.get("result"))
+        opened = session_id_of(message.get("result"))
         if opened is None and method in _SESSION_ATTACH:
             opened = session
         if opened is None:

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -48,7 +48,8 @@ class _Question(ModalScreen[bool]):
     Enter alone. Every question has the same layout and look: a box in the
     middle of the screen (`.question-box`, in the warning colour unless the
     question says otherwise) holding what `question` yields, then the yes and
-    no buttons, then what `footnote` yields.
+    no buttons, then what `footnote` yields. A question names its yes and no
+    (`YES_NAME`, `NO_NAME`): its keys and button labels follow from them.
     """
 
     DEFAULT_CSS = """
@@ -68,15 +69,24 @@ class _Question(ModalScreen[bool]):
     }
     """
 
-    YES: ClassVar[str]
-    """The id of the yes button."""
-    NO: ClassVar[str]
-    """The id of the no button."""
-    YES_LABEL: ClassVar[str]
-    """What the yes button says (with its key)."""
+    PREFIX: ClassVar[str]
+    """The buttons' ids are `PREFIX-yes` and `PREFIX-no`."""
+    YES_NAME: ClassVar[str]
+    """What yes does: the yes key's name, and the yes button's label with `(y)`."""
+    YES_KEYS: ClassVar[str] = "y"
+    """The keys that say yes."""
     YES_VARIANT: ClassVar[ButtonVariant] = "warning"
-    NO_LABEL: ClassVar[str] = "Cancel (n)"
-    """What the no button says (with its key)."""
+    NO_NAME: ClassVar[str] = "Cancel"
+    """The no keys' name, and the no button's label with `(n)`."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Give a question its keys: `YES_KEYS` say yes, `n` and Esc say no."""
+        if "YES_NAME" in cls.__dict__:
+            cls.BINDINGS = [
+                Binding(cls.YES_KEYS, "confirm", cls.YES_NAME),
+                Binding("n,escape", "cancel", cls.NO_NAME),
+            ]
+        super().__init_subclass__(**kwargs)
 
     def compose(self) -> ComposeResult:
         """Build the child widgets: the question, the buttons, the footnote."""
@@ -84,9 +94,11 @@ class _Question(ModalScreen[bool]):
             yield from self.question()
             with Horizontal(classes="question-buttons"):
                 yield Button(
-                    Content(self.YES_LABEL), id=self.YES, variant=self.YES_VARIANT
+                    Content(f"{self.YES_NAME} (y)"),
+                    id=f"{self.PREFIX}-yes",
+                    variant=self.YES_VARIANT,
                 )
-                yield Button(Content(self.NO_LABEL), id=self.NO)
+                yield Button(Content(f"{self.NO_NAME} (n)"), id=f"{self.PREFIX}-no")
             yield from self.footnote()
 
     def question(self) -> ComposeResult:
@@ -99,12 +111,12 @@ class _Question(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         """Start on the no button."""
-        self.query_one(f"#{self.NO}", Button).focus()
+        self.query_one(f"#{self.PREFIX}-no", Button).focus()
 
     @on(Button.Pressed)
     def _button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == self.YES)
+        self.dismiss(event.button.id == f"{self.PREFIX}-yes")
 
     def action_confirm(self) -> None:
         """Say yes."""
@@ -126,13 +138,8 @@ class ConfirmDeleteScreen(_Question):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "confirm", "Delete"),
-        Binding("n,escape", "cancel", "Cancel"),
-    ]
-    YES = "confirm-yes"
-    NO = "confirm-no"
-    YES_LABEL = "Delete (y)"
+    PREFIX = "confirm"
+    YES_NAME = "Delete"
     YES_VARIANT = "error"
 
     def __init__(self, label: str) -> None:
@@ -170,13 +177,8 @@ class ConfirmFolderScreen(_Question):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "confirm", "Resume there"),
-        Binding("n,escape", "cancel", "Cancel"),
-    ]
-    YES = "folder-yes"
-    NO = "folder-no"
-    YES_LABEL = "Resume there (y)"
+    PREFIX = "folder"
+    YES_NAME = "Resume there"
 
     def __init__(
         self, label: str, folder: Path, listed: str, project: Path, home: Path
@@ -248,14 +250,10 @@ class ConfirmQuitScreen(_Question):
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y,ctrl+q", "confirm", "Quit"),
-        Binding("n,escape", "cancel", "Stay"),
-    ]
-    YES = "quit-yes"
-    NO = "quit-no"
-    YES_LABEL = "Quit (y)"
-    NO_LABEL = "Stay (n)"
+    PREFIX = "quit"
+    YES_NAME = "Quit"
+    YES_KEYS = "y,ctrl+q"
+    NO_NAME = "Stay"
 
     def __init__(self, reasons: Sequence[str]) -> None:
         super().__init__()
@@ -283,13 +281,8 @@ class ConfirmRevertTurnScreen(_Question):
         count: How many files the turn changed.
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "confirm", "Revert"),
-        Binding("n,escape", "cancel", "Cancel"),
-    ]
-    YES = "revert-yes"
-    NO = "revert-no"
-    YES_LABEL = "Revert (y)"
+    PREFIX = "revert"
+    YES_NAME = "Revert"
     YES_VARIANT = "error"
 
     def __init__(self, count: int) -> None:
