@@ -22,21 +22,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
-from acp_tui.changes import ChangeSet, FileChange, Snapshot, diff, snapshot
-from acp_tui.changes.revert import (
-    Baseline,
-    RevertRefused,
-    Undo,
-    capture,
-    revert_file,
-    revert_hunk,
-    revert_turn,
-    undo,
-)
 from acp_tui.client.review_prompt import ReviewComment
+
+if TYPE_CHECKING:
+    from acp_tui.changes import ChangeSet, FileChange, Snapshot
+    from acp_tui.changes.revert import Baseline, RevertRefused, Undo
+
+# acp_tui.changes (and the diff parser, unidiff, under it) is imported where a
+# turn is snapshotted, diffed or reverted: `acp-tui print` builds a runner too,
+# and never reviews (tests/test_print_import_cost.py).
 
 __all__ = ["SNAPSHOT_WAIT", "HunkKey", "RevertRefused", "TurnChanges", "TurnReview"]
 
@@ -180,6 +178,8 @@ class TurnChanges:
             log.exception("could not diff the turn's directories")
             return None
         if self._late:
+            from acp_tui.changes import ChangeSet
+
             changes = ChangeSet(changes.files, (*changes.notices, _LATE))
         review = TurnReview(turn, snap, changes, baseline, running)
         self.review = review
@@ -198,15 +198,19 @@ class TurnChanges:
     def _current(self) -> TurnReview:
         review = self.review
         if review is None:
-            raise RevertRefused("no turn's changes to revert")
+            raise _refused("no turn's changes to revert")
         return review
 
     async def revert_hunk(self, change: FileChange, index: int) -> Undo:
         """Revert one hunk (`RevertRefused` says why not)."""
+        from acp_tui.changes.revert import revert_hunk
+
         return await self._revert(partial(revert_hunk, change, index))
 
     async def revert_file(self, change: FileChange) -> Undo:
         """Revert one file as a whole."""
+        from acp_tui.changes.revert import revert_file
+
         review = self._current()
         return await self._revert(
             partial(revert_file, change, review.snapshot, review.baseline)
@@ -214,6 +218,8 @@ class TurnChanges:
 
     async def revert_turn(self) -> Undo:
         """Revert every file of the turn (all or nothing)."""
+        from acp_tui.changes.revert import revert_turn
+
         review = self._current()
         return await self._revert(
             partial(revert_turn, review.changes, review.snapshot, review.baseline)
@@ -222,7 +228,9 @@ class TurnChanges:
     async def undo(self) -> Undo:
         """Undo the last revert (until the next turn starts)."""
         if not self.state.undos:
-            raise RevertRefused("nothing to undo")
+            raise _refused("nothing to undo")
+        from acp_tui.changes.revert import undo
+
         record = self.state.undos[-1]
         redo = await anyio.to_thread.run_sync(partial(undo, record))
         self.state.undos.pop()
@@ -268,5 +276,30 @@ class _Pending:
 
 
 def _diff_and_capture(snap: Snapshot) -> tuple[ChangeSet, Baseline]:
+    from acp_tui.changes import diff
+    from acp_tui.changes.revert import capture
+
     changes = diff(snap)
     return changes, capture(changes)
+
+
+def snapshot(directories: Sequence[Path]) -> Snapshot:
+    """`acp_tui.changes.snapshot`, imported when first used."""
+    from acp_tui.changes import snapshot as take
+
+    return take(directories)
+
+
+def _refused(reason: str) -> RevertRefused:
+    from acp_tui.changes.revert import RevertRefused
+
+    return RevertRefused(reason)
+
+
+def __getattr__(name: str) -> object:
+    """`RevertRefused`, re-exported, without importing the changes up front."""
+    if name == "RevertRefused":
+        from acp_tui.changes.revert import RevertRefused
+
+        return RevertRefused
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

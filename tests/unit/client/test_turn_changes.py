@@ -78,7 +78,7 @@ async def test_a_slow_snapshot_does_not_hold_the_turn_back(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     release = threading.Event()
-    real = turn_changes.snapshot  # type: ignore[attr-defined]
+    real = turn_changes.snapshot
 
     def slow(directories: list[Path]) -> Snapshot:
         assert release.wait(10)
