@@ -11,6 +11,7 @@ interrupted turn; a permission dialog open at the drop closes with a note.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -308,3 +309,86 @@ async def test_a_permission_dialog_open_at_the_drop_closes_with_a_note(
                 "permission request" in text and "can no longer be answered" in text
                 for text in banners(app)
             ), banners(app)
+
+
+class CuttingProxy:
+    """A loopback TCP proxy to the bridge whose connections can be cut (reset),
+    as a network failure would: the bridge keeps the agent for its grace period."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.port = 0
+        self.writers: list[asyncio.StreamWriter] = []
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> None:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = int(self.server.sockets[0].getsockname()[1])
+
+    async def _serve(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        self.writers += [writer, up_writer]
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(OSError, ConnectionError):
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    def cut(self) -> None:
+        for writer in self.writers:
+            writer.transport.abort()
+        self.writers.clear()
+
+    def close(self) -> None:
+        self.cut()
+        if self.server is not None:
+            self.server.close()
+
+
+async def test_a_cut_within_the_grace_period_reconnects_to_the_same_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "client"))
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    with running_bridge(tmp_path) as bridge:
+        proxy = CuttingProxy(int(bridge.base.rsplit(":", 1)[1].split("/")[0]))
+        await proxy.start()
+        base = f"http://127.0.0.1:{proxy.port}/acp"
+        try:
+            app = remote_app(base, tmp_path, "websocket", "2")
+            async with app.run_test(size=SIZE) as pilot:
+                pane = app.active_pane
+                await wait(pilot, lambda: app.store is not None)
+                await pilot.press(*"/markdown", "enter")
+                await wait(
+                    pilot,
+                    lambda: app.store is not None and app.store.state.turns_ended == 1,
+                )
+                [agent] = bridge.agents()
+                old = app.store
+                proxy.cut()
+                await wait(
+                    pilot,
+                    lambda: (
+                        app.store is not old and pane.standing is Standing.CONNECTED
+                    ),
+                )
+                store = app.store
+                assert store is not None
+                assert old is not None
+                assert store.session_id == old.session_id
+                said = [(m.role, m.text[:40]) for m in store.messages()]
+                assert [text for role, text in said if role == "user"] == [
+                    "/markdown"
+                ], said
+                assert len(set(said)) == len(said), said
+                # The new connection took the old agent over: one process, the same.
+                await wait(pilot, lambda: bridge.agents() == [agent])
+        finally:
+            proxy.close()
