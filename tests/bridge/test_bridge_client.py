@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
 import pytest
 from textual.pilot import Pilot
 
-from acp_tui.cli import main
 from acp_tui.protocol.remote.target import RemoteTarget
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.app import AcpTuiApp, make_app
@@ -35,6 +33,9 @@ from acp_tui.ui.widgets.conversation_entries import Banner
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.status_bar import StatusBar
 from tests.bridge.harness import TOKEN, Bridge, running_bridge
+from tests.bridge.harness import _readline as read_line
+from tests.interop.test_app_peers import wait_long
+from tests.interop.test_remote_pysdk import agent_text, run_print
 
 pytestmark = pytest.mark.subprocess
 
@@ -62,29 +63,6 @@ def configure(home: Path, base: str) -> None:
     config = home / "config"
     config.mkdir(parents=True, exist_ok=True)
     (config / "config.toml").write_text("\n".join(lines) + "\n")
-
-
-def run_print(
-    capsys: pytest.CaptureFixture[str], agent: str, cwd: Path, *args: str
-) -> tuple[int, dict[str, Any] | None, str]:
-    code = main(
-        [
-            *("print", "--agent", agent, "--cwd", str(cwd)),
-            *("--format", "json", "--timeout", "60", *args),
-        ]
-    )
-    captured = capsys.readouterr()
-    document = json.loads(captured.out) if captured.out.strip() else None
-    return code, document, captured.err
-
-
-def agent_text(document: dict[str, Any]) -> str:
-    return "".join(
-        block.get("text", "")
-        for message in document["messages"]
-        if message["role"] == "agent"
-        for block in message["content"]
-    )
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -131,8 +109,7 @@ def test_print_with_a_bare_url_takes_the_token_from_the_environment(
 
 def test_the_bridge_prints_a_command_to_paste(tmp_path: Path) -> None:
     with running_bridge(tmp_path, extra=()) as bridge:
-        assert bridge.process.stdout is not None
-        line = bridge.process.stdout.readline()
+        line = read_line(bridge.process, 10)
     token = bridge.banner[1].split("token: ", 1)[1].strip()
     assert line.strip() == (
         f"acp-tui bridge: connect with: ACP_TUI_REMOTE_TOKEN={token} "
@@ -175,11 +152,7 @@ def remote_app(base: str, tmp_path: Path, profile: str, version: str) -> AcpTuiA
 async def wait(
     pilot: Pilot[None], condition: Callable[[], bool], seconds: float = 30.0
 ) -> None:
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not met in time")
+    await wait_long(pilot, condition, seconds)
 
 
 def messages(app: AcpTuiApp) -> list[str]:
