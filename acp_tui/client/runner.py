@@ -19,7 +19,9 @@ Two ways to use it:
 * `await runner.serve(request)`: the app's long-lived connection: open the
   session, then send the prompts queued in `runner.prompts`, one turn at a time,
   until the agent goes away or the run is stopped. Every failure is reported
-  (`RunnerPort.run_failed`), never raised; a restart is another `serve()`.
+  (`RunnerPort.run_failed`), never raised; a restart is another `serve()`. A
+  remote agent's dropped connection is connected again and its session resumed
+  (`client/reconnect.py`; `RunnerPort.reconnecting` says each attempt).
 
 Where the agent may reach: the client is given the runner's roots (by default
 `settings.cwd`, the project, and `settings.additional_directories`), and every
