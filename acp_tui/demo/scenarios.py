@@ -52,9 +52,7 @@ COMMANDS: Final = (
     Command("read", "Read and search files (tool calls with locations)"),
     Command("edit", "Edit a file: a diff with a git patch"),
     Command("files", "Delete, move and binary changes: diffs without a patch"),
-    Command(
-        "changes", "Files changed by an edit and a shell command: review them (f6)"
-    ),
+    Command("changes", "Files changed by an edit and a shell command: review them (f6)"),
     Command("run", "Run a command in a terminal (add `long` for a slow one)"),
     Command("stream", "Tool-call content streamed in pieces, then replaced"),
     Command("permission", "Ask permission for an edit and for a command"),
