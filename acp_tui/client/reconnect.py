@@ -25,6 +25,7 @@ from acp_tui.protocol.remote.target import RemoteConnectError
 from acp_tui.protocol.transport import ConnectionClosed
 
 if TYPE_CHECKING:
+    from acp_tui.client.runner import RunnerPort
     from acp_tui.store.store import SessionStore
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "drop_notes",
     "is_drop",
     "may_retry",
+    "report_drop",
 ]
 
 FIRST_DELAY: Final = 0.5
@@ -119,3 +121,25 @@ def drop_notes(store: SessionStore | None, reason: str, *, in_turn: bool) -> lis
                 "to the agent dropped."
             )
     return notes
+
+
+def report_drop(
+    port: RunnerPort, store: SessionStore | None, prompt_id: int | None, reason: str
+) -> None:
+    """Tell the front end what the drop cost (`drop_notes`), in the conversation.
+
+    The interrupted turn as its prompt's failure (else a note), then each
+    question that can no longer be answered.
+    """
+    from acp_tui.client.runner import RunFailure
+
+    busy = prompt_id is not None or (store is not None and store.state.is_busy)
+    notes = drop_notes(store, reason, in_turn=busy)
+    if busy:
+        turn_note = notes.pop(0)
+        if prompt_id is not None:
+            port.prompt_failed(prompt_id, turn_note)
+        else:
+            port.run_failed(RunFailure(turn_note, restartable=False))
+    for note in notes:
+        port.run_failed(RunFailure(note, restartable=False))

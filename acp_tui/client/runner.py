@@ -641,20 +641,10 @@ class ClientRunner:
 
     def _report_drop(self, reason: str) -> None:
         """Say what a dropped connection cost (the turn, unanswerable dialogs)."""
-        from acp_tui.client.reconnect import drop_notes
+        from acp_tui.client.reconnect import report_drop
 
-        store = self.store
         prompt_id, self._turn_open = self._turn_open, None
-        busy = store is not None and store.state.is_busy
-        notes = drop_notes(store, reason, in_turn=prompt_id is not None or busy)
-        if notes and (prompt_id is not None or busy):
-            turn_note = notes.pop(0)
-            if prompt_id is not None:
-                self.port.prompt_failed(prompt_id, turn_note)
-            else:
-                self.port.run_failed(RunFailure(turn_note, restartable=False))
-        for note in notes:
-            self.port.run_failed(RunFailure(note, restartable=False))
+        report_drop(self.port, self.store, prompt_id, reason)
 
     def retry_now(self) -> bool:
         """End the wait before the next reconnect attempt; False if none waits."""
