@@ -86,6 +86,10 @@ SESSION_SCOPED: Final = frozenset(
 CONNECTION_ROUTED: Final = frozenset({"session/new", "session/load"})
 """Requests answered on the connection stream although they name a session."""
 
+ATTACHING: Final = frozenset({"session/load", "session/resume"})
+"""Requests that may come without `Acp-Session-Id` (a reconnecting client):
+answered on the connection stream then."""
+
 
 def build_app(options: BridgeOptions, instance: str) -> ASGIApp:
     """The bridge's ASGI app: guard, then the `/acp` routes."""
@@ -241,7 +245,10 @@ class _Endpoint:
         route: str | None = None
         if facts.kind in ("request", "notification"):
             scoped = facts.method in SESSION_SCOPED or facts.session_id is not None
-            if scoped and not header_session:
+            # A session being attached to is not one of this connection yet:
+            # its id is in the params (the Python SDK refuses the header then).
+            attaching = facts.method in ATTACHING and not header_session
+            if scoped and not header_session and not attaching:
                 return _text(400, "Acp-Session-Id is missing")
             if (
                 header_session
@@ -249,7 +256,7 @@ class _Endpoint:
                 and header_session != facts.session_id
             ):
                 return _text(400, "Acp-Session-Id does not match params.sessionId")
-            if facts.method not in CONNECTION_ROUTED:
+            if facts.method not in CONNECTION_ROUTED and not attaching:
                 route = header_session or facts.session_id
         self._registry().maybe_adopt(link, facts)
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import shlex
 import socket
 import sys
 from typing import Final, TextIO
@@ -37,6 +38,20 @@ def check_listen(options: BridgeOptions, allow_remote: bool) -> str | None:
             "if you mean it (and put TLS in front: see the README)"
         )
     return None
+
+
+def client_command(
+    options: BridgeOptions, shown: str, port: int, token_generated: bool
+) -> str:
+    """A ready-to-paste `acp-tui` command line that connects to this bridge.
+
+    The token goes in `ACP_TUI_REMOTE_TOKEN` (`client.remote_agents`); one the
+    user gave is not repeated. A wildcard address is shown as loopback.
+    """
+    if options.host in ("0.0.0.0", "::"):
+        shown = "127.0.0.1"
+    token = shlex.quote(options.token) if token_generated else "<your token>"
+    return f"ACP_TUI_REMOTE_TOKEN={token} acp-tui --agent http://{shown}:{port}/acp"
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -120,6 +135,8 @@ def run_bridge(
             "acp-tui bridge: token: as given (--token or ACP_TUI_BRIDGE_TOKEN)",
             file=out,
         )
+    paste = client_command(options, shown, port, token_generated)
+    print(f"acp-tui bridge: connect with: {paste}", file=out)
     out.flush()
     try:
         server.run(sockets=[sock])

@@ -614,7 +614,9 @@ def resolve_agent(
     if not key:
         raise AgentSpecError("--agent is empty: give an agent name or a command line")
     if is_remote_url(key):
-        target = RemoteTarget(key)
+        from acp_tui.client.remote_agents import adhoc_target
+
+        target = adhoc_target(key)
         return ResolvedAgent(AgentCommand((key,), remote=target), "command", None)
     try:
         argv = _split_command(value)

@@ -8,11 +8,16 @@
 
 `url` excludes `command`, `args`, `env` and `cwd` (nothing is started). The
 token's variable is read when connecting, so the token never sits in the file.
+
+A URL given directly (`--agent http://…/acp`, no table) takes its token from
+`ACP_TUI_REMOTE_TOKEN` when that is set (`adhoc_target`): what `acp-tui bridge`
+prints to paste.
 Standard library only (the transports come with `acp-tui[remote]`).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from typing import Final, cast
@@ -23,10 +28,13 @@ from acp_tui.protocol.remote.target import (
     is_remote_url,
 )
 
-__all__ = ["REMOTE_KEYS", "remote_target"]
+__all__ = ["REMOTE_KEYS", "TOKEN_VARIABLE", "adhoc_target", "remote_target"]
 
 REMOTE_KEYS: Final = frozenset({"url", "headers", "token_env", "transport"})
 """The keys of an `[agents.NAME]` table that name a remote agent."""
+
+TOKEN_VARIABLE: Final = "ACP_TUI_REMOTE_TOKEN"
+"""The token of a URL agent given on the command line (sent as a bearer token)."""
 
 _LOCAL_ONLY: Final = ("command", "args", "env", "cwd")
 _ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -82,3 +90,14 @@ def _url_problem(target: RemoteTarget) -> str | None:
     if problem is None or problem.startswith("refusing plain"):
         return None
     return problem
+
+
+def adhoc_target(url: str, environ: Mapping[str, str] | None = None) -> RemoteTarget:
+    """The remote agent of a URL given on the command line (no config table).
+
+    Its token is `ACP_TUI_REMOTE_TOKEN`'s value, if that is set (read again
+    when connecting, so it never sits in the command line).
+    """
+    env = os.environ if environ is None else environ
+    token_env = TOKEN_VARIABLE if env.get(TOKEN_VARIABLE) else None
+    return RemoteTarget(url, token_env=token_env)

@@ -19,7 +19,9 @@ Two ways to use it:
 * `await runner.serve(request)`: the app's long-lived connection: open the
   session, then send the prompts queued in `runner.prompts`, one turn at a time,
   until the agent goes away or the run is stopped. Every failure is reported
-  (`RunnerPort.run_failed`), never raised; a restart is another `serve()`.
+  (`RunnerPort.run_failed`), never raised; a restart is another `serve()`. A
+  remote agent's dropped connection is connected again and its session resumed
+  (`client/reconnect.py`; `RunnerPort.reconnecting` says each attempt).
 
 Where the agent may reach: the client is given the runner's roots (by default
 `settings.cwd`, the project, and `settings.additional_directories`), and every
@@ -70,6 +72,7 @@ if TYPE_CHECKING:
     from acp_tui.client.launch import AgentLauncher
     from acp_tui.client.ports import ElicitationPrompter, PermissionPrompter
     from acp_tui.client.prompt_content import PromptCapabilities
+    from acp_tui.client.reconnect import Reconnecting
     from acp_tui.client.session import AcpClient, SessionFeatures, SessionSummary
     from acp_tui.client.session_admin import ArchiveFilter, ForkSource, SessionStatus
     from acp_tui.client.tracked_session import StoreFactory
@@ -233,6 +236,10 @@ class RunnerPort(Protocol):
         """The agent cannot be used, or did not honour a cancel."""
         ...
 
+    def reconnecting(self, attempt: Reconnecting) -> None:
+        """A remote agent's connection dropped: it is tried again (`reconnect`)."""
+        ...
+
     def login_in_terminal(
         self, command: AgentCommand, choice: AuthChoice, then: SessionRequest
     ) -> None:
@@ -272,6 +279,10 @@ class SilentPort:
     def run_failed(self, failure: RunFailure) -> None:
         """Logged."""
         log.info("the agent failed: %s", failure.message)
+
+    def reconnecting(self, attempt: Reconnecting) -> None:
+        """Logged."""
+        log.info("%s (%s)", attempt.status(), attempt.reason)
 
     def login_in_terminal(
         self, command: AgentCommand, choice: AuthChoice, then: SessionRequest
@@ -389,6 +400,10 @@ class ClientRunner:
         """Set when the current turn ends (or the connection does)."""
         self._handshake_done = False
         """The agent completed `initialize` in the current `serve` (it speaks ACP)."""
+        self._turn_open: int | None = None
+        """The prompt whose turn runs, until it ends (set at a drop: interrupted)."""
+        self._retry_now = anyio.Event()
+        """Set to end the wait before the next reconnect attempt."""
         self._resend: tuple[int, str] | None = None
         """A prompt refused for want of a login, sent first on the next connection
         (the user chose a terminal login, which reconnects)."""
@@ -555,12 +570,7 @@ class ClientRunner:
         self._handshake_done = False
         try:
             with self._scope:
-                # The agent boots while `_serve` imports the client stack.
-                await self.launcher.start_early()
-                try:
-                    await self._serve(request)
-                finally:
-                    await self.launcher.discard_early()
+                await self._serve_reconnecting(request)
         except LoginInTerminal as login:
             self._login_in_terminal(login)
         except AuthCancelled as declined:
@@ -586,6 +596,62 @@ class ClientRunner:
             self.in_turn = False
             self.cancelling = False
             self._turn_ended.set()
+
+    async def _serve_reconnecting(self, request: SessionRequest) -> None:
+        """`_serve`, connected again after a remote agent's drop (`reconnect`)."""
+        from acp_tui.client import reconnect
+
+        attempt = 0
+        while True:
+            self._handshake_done = False
+            try:
+                # The agent boots while `_serve` imports the client stack.
+                await self.launcher.start_early()
+                try:
+                    await self._serve(request)
+                finally:
+                    await self.launcher.discard_early()
+                return
+            except Exception as error:
+                if self._handshake_done and self.store is not None:
+                    attempt = 0  # it was connected: a new drop
+                first = attempt == 0
+                if (
+                    self.settings.command.remote is None
+                    or self.store is None
+                    or not (reconnect.is_drop(error) if first else True)
+                    or not reconnect.may_retry(error)
+                    or attempt >= reconnect.MAX_ATTEMPTS
+                ):
+                    raise
+                reason = str(error) or type(error).__name__
+                if first:
+                    self._report_drop(reason)
+                attempt += 1
+                delay = reconnect.backoff_delay(attempt)
+                self.port.reconnecting(
+                    reconnect.Reconnecting(
+                        attempt, reconnect.MAX_ATTEMPTS, delay, reason
+                    )
+                )
+                self._retry_now = anyio.Event()
+                with anyio.move_on_after(delay):
+                    await self._retry_now.wait()
+                request = self.restart_request()
+
+    def _report_drop(self, reason: str) -> None:
+        """Say what a dropped connection cost (the turn, unanswerable dialogs)."""
+        from acp_tui.client.reconnect import report_drop
+
+        prompt_id, self._turn_open = self._turn_open, None
+        report_drop(self.port, self.store, prompt_id, reason)
+
+    def retry_now(self) -> bool:
+        """End the wait before the next reconnect attempt; False if none waits."""
+        if self._retry_now.is_set() or self._scope is None:
+            return False
+        self._retry_now.set()
+        return True
 
     async def _serve(self, request: SessionRequest) -> None:
         async with self.connect():
@@ -813,6 +879,7 @@ class ClientRunner:
             if store is None:  # pragma: no cover - a session is open by now
                 continue
             self.in_turn = True
+            self._turn_open = prompt_id
             self._turn_ended = anyio.Event()
             self.port.prompt_started(prompt_id, text)
             try:
@@ -843,6 +910,7 @@ class ClientRunner:
                 self.in_turn = False
                 self.cancelling = False
                 self._turn_ended.set()
+            self._turn_open = None  # still set if the connection dropped
             await self.turn_changes.end()
 
     async def cancel(self) -> None:

@@ -46,6 +46,7 @@ from acp_tui.ui.messages import (
     AgentConnected,
     AgentFailed,
     AgentNotice,
+    AgentReconnecting,
     PromptEnded,
     PromptStarted,
     SessionStarted,
@@ -56,6 +57,7 @@ from acp_tui.ui.widgets.path_lines import session_paths
 if TYPE_CHECKING:
     from acp_tui.client.auth import AuthChoice
     from acp_tui.client.connection import ClientFeatures, Connection
+    from acp_tui.client.reconnect import Reconnecting
     from acp_tui.protocol.dispatcher import Diagnostic
 
 __all__ = [
@@ -148,6 +150,9 @@ class _TabPort:
                 retry=failure.retry,
             )
         )
+
+    def reconnecting(self, attempt: Reconnecting) -> None:
+        self.target.post_message(AgentReconnecting(attempt))
 
     def login_in_terminal(
         self, command: AgentCommand, choice: AuthChoice, then: SessionRequest

@@ -17,6 +17,7 @@ from acp_tui.store.store import SessionStore
 
 if TYPE_CHECKING:
     from acp_tui.client.connection import AgentIdentity
+    from acp_tui.client.reconnect import Reconnecting
     from acp_tui.protocol.transport import AgentCommand
     from acp_tui.ui.agent_runner import SessionRequest
 
@@ -24,6 +25,7 @@ __all__ = [
     "AgentConnected",
     "AgentFailed",
     "AgentNotice",
+    "AgentReconnecting",
     "PromptEnded",
     "PromptStarted",
     "SessionStarted",
@@ -130,6 +132,16 @@ class AgentNotice(Message):
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
+
+
+class AgentReconnecting(Message):
+    """A remote agent's connection dropped: the next attempt, when, and why."""
+
+    bubble = False
+
+    def __init__(self, attempt: Reconnecting) -> None:
+        super().__init__()
+        self.attempt = attempt
 
 
 class TerminalLoginRequested(Message):

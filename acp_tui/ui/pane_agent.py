@@ -23,7 +23,7 @@ import anyio
 from textual import work
 
 from acp_tui.ui.attention_hook import AttentionEvent
-from acp_tui.ui.messages import AgentConnected, AgentFailed
+from acp_tui.ui.messages import AgentConnected, AgentFailed, AgentReconnecting
 from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.widgets.crash_banner import CrashBanner
 from acp_tui.ui.widgets.start_view import StartView
@@ -58,6 +58,9 @@ class Standing(Enum):
     STOPPED_RESTARTABLE = "agent stopped (ctrl+r restarts)"
     """The agent stopped, and a restart may help
     (`acp_tui.client.runner.restart_may_help`)."""
+    RECONNECTING = "reconnecting…"
+    """A remote agent's connection dropped; it is being connected again (the
+    status line says which attempt, and when)."""
     TRANSCRIPT = "saved transcript (read only)"
     """A saved transcript is shown instead of a session."""
 
@@ -193,6 +196,14 @@ class PaneAgent(PanePart):
                 return
         self._refresh_status()
 
+    def on_agent_reconnecting(self, message: AgentReconnecting) -> None:
+        """The connection dropped: say which attempt comes, and when."""
+        if not self._live:
+            return
+        self._stand(Standing.RECONNECTING)
+        self._status.phase = message.attempt.status()
+        self._refresh_status()
+
     def on_crash_banner_restart_pressed(
         self, message: CrashBanner.RestartPressed
     ) -> None:
@@ -201,5 +212,11 @@ class PaneAgent(PanePart):
         self.action_restart_agent()
 
     def action_restart_agent(self) -> None:
-        """Restart the agent and resume the current session."""
+        """Restart the agent and resume the current session.
+
+        While a dropped remote connection waits for its next attempt, that
+        attempt is made now instead.
+        """
+        if self.standing is Standing.RECONNECTING and self.runner.retry_now():
+            return
         self._start_agent(self.runner.restart_request(), "Restarting")

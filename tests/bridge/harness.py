@@ -69,14 +69,16 @@ class Bridge:
         return sorted(children(self.process.pid))
 
 
-def bridge_argv(extra: Sequence[str], agent: Sequence[str] = DEMO) -> list[str]:
+def bridge_argv(
+    extra: Sequence[str], agent: Sequence[str] = DEMO, listen: str = "127.0.0.1:0"
+) -> list[str]:
     return [
         sys.executable,
         "-m",
         "acp_tui",
         "bridge",
         "--listen",
-        "127.0.0.1:0",
+        listen,
         *extra,
         "--",
         *agent,
@@ -89,6 +91,7 @@ def running_bridge(
     extra: Sequence[str] = ("--token", TOKEN),
     agent: Sequence[str] = DEMO,
     env: dict[str, str] | None = None,
+    listen: str = "127.0.0.1:0",
 ) -> Iterator[Bridge]:
     """The bridge, started and ready; stopped with SIGTERM (bounded) at the end."""
     root = str(Path(acp_tui.__file__).resolve().parents[1])
@@ -102,7 +105,7 @@ def running_bridge(
     }
     with open(tmp_path / "bridge.stderr", "w") as stderr:
         process = subprocess.Popen(
-            bridge_argv(extra, agent),
+            bridge_argv(extra, agent, listen),
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,

@@ -22,6 +22,7 @@ import acp_tui
 from acp_tui.client.auth import AuthChoice, is_auth_required
 from acp_tui.client.connection import Connection
 from acp_tui.client.ports import PermissionPolicy
+from acp_tui.client.reconnect import Reconnecting
 from acp_tui.client.runner import (
     AgentSettings,
     ClientRunner,
@@ -71,6 +72,9 @@ class RecordingPort:
     def run_failed(self, failure: RunFailure) -> None:
         self.reports.append(("run_failed", (failure.message, failure.restartable)))
         self.failed.set()
+
+    def reconnecting(self, attempt: Reconnecting) -> None:
+        self.reports.append(("reconnecting", (attempt.attempt, attempt.delay)))
 
     def login_in_terminal(
         self, command: AgentCommand, choice: AuthChoice, then: SessionRequest
