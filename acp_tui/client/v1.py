@@ -386,6 +386,17 @@ class V1Translator:
 # -- the v1 dialect ---------------------------------------------------------------
 
 
+class _V1Model:
+    """A v1 wire model named in a class body, looked up in `v1` on first use."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: object, owner: type | None = None) -> type[Any]:
+        model: type[Any] = getattr(v1, self.name)
+        return model
+
+
 class V1Dialect(AgentAsks, ResultReads, SteeringExtension):
     """ACP v1 (https://agentclientprotocol.com/protocol/): see `dialect.Dialect`."""
 
@@ -397,11 +408,13 @@ class V1Dialect(AgentAsks, ResultReads, SteeringExtension):
     replay_method: Final = "session/load"
     batches: Final = False
     answer_note: Final = "a v1-only agent"
-    ELICITATION_REQUEST = v1.CreateElicitationRequest
-    ELICITATION_RESPONSE = v1.CreateElicitationResponse
-    NEW_SESSION_RESPONSE = v1.NewSessionResponse
-    LIST_SESSIONS_RESPONSE = v1.ListSessionsResponse
-    SET_CONFIG_OPTION_RESPONSE = v1.SetSessionConfigOptionResponse
+    # Looked up when first used: the v1 models load lazily (protocol/schema), and
+    # a v2 session never builds them (tests/unit/protocol/test_schema_lazy.py).
+    ELICITATION_REQUEST = _V1Model("CreateElicitationRequest")
+    ELICITATION_RESPONSE = _V1Model("CreateElicitationResponse")
+    NEW_SESSION_RESPONSE = _V1Model("NewSessionResponse")
+    LIST_SESSIONS_RESPONSE = _V1Model("ListSessionsResponse")
+    SET_CONFIG_OPTION_RESPONSE = _V1Model("SetSessionConfigOptionResponse")
 
     def __init__(self, result: v1.InitializeResponse) -> None:
         self.result = result
