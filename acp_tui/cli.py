@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from acp_tui import __version__
+from acp_tui.sigint import release_sigint, sigint_held
 from acp_tui.ui.serve import DEFAULT_HOST, DEFAULT_PORT
 
 if TYPE_CHECKING:
@@ -327,6 +328,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "print":
+        with sigint_held():
+            return _dispatch(parser, args)
+    return _dispatch(parser, args)
+
+
+def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     settings = _load_config()
     if settings is None:
         return EXIT_USAGE
@@ -638,7 +646,12 @@ def _headless(
         answers=getattr(args, "answers", None),
     )
     if args.command == "print":
-        result: int = anyio.run(run_print, options, sys.stdout, sys.stderr)
+
+        async def print_turn() -> int:
+            release_sigint()  # now the event loop takes ctrl+c (see sigint_held)
+            return await run_print(options, sys.stdout, sys.stderr)
+
+        result: int = anyio.run(print_turn)
         return result
     listing = functools.partial(
         list_sessions,
