@@ -14,6 +14,7 @@ ALLOWED_BELOW_FRONT_ENDS = {
     "acp_tui.client.agents",  # resolving --agent NAME to a command line
     "acp_tui.config",  # the config file's defaults for the arguments
     "acp_tui.safe_text",  # its own usage messages
+    "acp_tui.sigint",  # ctrl+c held back while `print` starts
     "acp_tui.storage.paths",  # where the log goes
     "acp_tui.storage.private_files",
     "acp_tui.protocol.transport",  # AgentCommand, the parsed --agent
