@@ -180,6 +180,8 @@ def test_a_certificate_for_another_host_fails_even_with_the_ca(
     assert_tls_refusal(code, document, err)
     assert "127.0.0.1" in err
     assert "mismatch" in err.lower()
+    assert "certificate is for another host name" in err
+    assert "--cacert" not in err  # the CA was given: not the advice here
 
 
 class VersionRecorder:
