@@ -205,12 +205,15 @@ class HttpStream:
             return
         self._closing = True
         connection_id = self._connection_id
+        # The event streams end first: over HTTP/2, httpcore lets one waiter
+        # at a time read the connection, and with two streams waiting the
+        # DELETE's answer could sit unread until more data came (its bound).
+        self._tasks.cancel_scope.cancel()
         with anyio.CancelScope(shield=True):
             if connection_id is not None and self._ended is None:
                 with anyio.move_on_after(DELETE_TIMEOUT), suppress(httpx.HTTPError):
                     headers = {CONNECTION_HEADER: connection_id}
                     await self._client.delete(self._url, headers=headers)
-            self._tasks.cancel_scope.cancel()
             self._inbox.close()
 
     # -- POST ---------------------------------------------------------------------

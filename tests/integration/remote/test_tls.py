@@ -88,10 +88,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def run_print(
     capsys: pytest.CaptureFixture[str], agent: str, cwd: Path, *args: str
 ) -> tuple[int, dict[str, Any] | None, str]:
-    code = main(
-        ["print", "--agent", agent, "--cwd", str(cwd), "--format", "json"]
-        + ["--timeout", "30", *args, "hi"]
-    )
+    argv = ["print", "--agent", agent, "--cwd", str(cwd), "--format", "json"]
+    code = main([*argv, "--timeout", "30", *args, "hi"])
     captured = capsys.readouterr()
     document = json.loads(captured.out) if captured.out.strip() else None
     return code, document, captured.err

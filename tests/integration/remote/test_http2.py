@@ -1,0 +1,85 @@
+"""Streamable HTTP over HTTP/2, negotiated by ALPN (`tests/fakes/h2_server.py`).
+
+The client's httpx transport offers h2 by ALPN; against a TLS server that
+selects it, one turn (initialize, both event streams, `session/new`, a prompt
+with its chunks, the DELETE) runs over a single HTTP/2 connection, with the
+RFD's headers. The HTTP/1.1 fallback over TLS is in `test_tls.py`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+import pytest
+
+from acp_tui.protocol.remote.http import DELETE_TIMEOUT, HttpStream
+from acp_tui.protocol.remote.open import open_remote
+from acp_tui.protocol.remote.target import RemoteTarget
+from tests.fakes.h2_server import H2Server, serve_h2
+from tests.fakes.pki import OPENSSL_MISSING, Pki, make_pki
+from tests.fakes.remote_server import CONNECTION, SESSION
+from tests.integration.remote.test_transports import (
+    BOUND,
+    INITIALIZE,
+    NEW,
+    PROMPT,
+    receive_json,
+)
+
+pytestmark = [
+    pytest.mark.subprocess,  # openssl makes the certificates
+    pytest.mark.skipif(OPENSSL_MISSING is not None, reason=str(OPENSSL_MISSING)),
+]
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
+    return make_pki(tmp_path_factory.mktemp("pki"))
+
+
+async def test_a_turn_over_http2_negotiated_by_alpn(pki: Pki) -> None:
+    server = H2Server()
+    async with serve_h2(server, pki.cert, pki.key) as port:
+        target = RemoteTarget(
+            f"https://localhost:{port}/acp", transport="http", cacert=pki.ca
+        )
+        async with open_remote(target) as stream:
+            assert isinstance(stream, HttpStream)
+            await stream.send(INITIALIZE)
+            initialized = await receive_json(stream)
+            assert initialized["result"]["agentInfo"] == {"name": "scripted"}
+            await stream.send(NEW)
+            assert (await receive_json(stream))["result"] == {"sessionId": SESSION}
+            await stream.send(PROMPT)
+            seen = [await receive_json(stream) for _ in range(3)]
+            closing = time.monotonic()
+        closed = time.monotonic() - closing
+        with anyio.fail_after(BOUND):
+            await server.deleted.wait()
+    texts = [m["params"]["update"]["content"]["text"] for m in seen[:2]]
+    assert texts == ["one ", "two"]
+    assert seen[2] == {"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}
+    # The DELETE's answer was read, not waited out to its bound: over HTTP/2
+    # with both event streams open, httpcore's one reader at a time stalled it.
+    assert closed < DELETE_TIMEOUT / 2
+    assert server.alpn == ["h2"]
+    assert server.prefaces == 1  # one HTTP/2 connection carried everything
+    methods = [
+        (seen.method, (seen.body or {}).get("method")) for seen in server.requests
+    ]
+    assert methods == [
+        ("POST", "initialize"),
+        ("GET", None),
+        ("POST", "session/new"),
+        ("GET", None),
+        ("POST", "session/prompt"),
+        ("DELETE", None),
+    ]
+    gets = [seen.headers for seen in server.requests if seen.method == "GET"]
+    assert [g.get("acp-session-id") for g in gets] == [None, SESSION]
+    assert all(g["accept"] == "text/event-stream" for g in gets)
+    later = server.requests[1:]
+    assert all(r.headers["acp-connection-id"] == CONNECTION for r in later)
+    assert all(r.headers[":scheme"] == "https" for r in server.requests)
+    assert all(r.headers[":path"] == "/acp" for r in server.requests)
