@@ -11,7 +11,11 @@ Streamable HTTP just enough for one turn:
 * GET with `Acp-Session-Id`: the session's event stream;
 * POST `session/prompt`: 202, `H2Server.updates` as chunks on the session's
   stream, then the result there;
-* POST of anything else (notifications, responses): 202; DELETE: 202.
+* POST of another request: 404; of anything else (notifications, responses):
+  202; DELETE: 202.
+
+`python -m tests.fakes.h2_server CERT KEY` serves one on a free port and
+prints `PORT n`.
 
 What it saw is recorded: `prefaces` (HTTP/2 connection prefaces read),
 `alpn` (the protocol each TLS connection selected) and `requests`
@@ -23,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -120,6 +125,14 @@ class H2Server:
                 {"content-type": "application/json", "acp-connection-id": CONNECTION},
                 json.dumps(result).encode(),
             )
+            return
+        if (
+            rpc not in (None, "session/new", "session/prompt")
+            and request_id is not None
+        ):
+            error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601}}
+            headers = {"content-type": "application/json"}
+            protocol.respond(stream_id, 404, headers, json.dumps(error).encode())
             return
         protocol.respond(stream_id, 202)
         if rpc == "session/new":
@@ -256,3 +269,19 @@ async def serve_h2(server: H2Server, cert: Path, key: Path) -> AsyncIterator[int
     finally:
         listener.close()
         await asyncio.wait_for(listener.wait_closed(), 10)
+
+
+def main() -> None:
+    """Serve an `H2Server` with `CERTFILE KEYFILE` (argv); print `PORT n`."""
+    cert, key = (Path(arg) for arg in sys.argv[1:3])
+
+    async def run() -> None:
+        async with serve_h2(H2Server(), cert, key) as port:
+            print(f"PORT {port}", flush=True)
+            await asyncio.Event().wait()
+
+    asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main()

@@ -5,13 +5,16 @@ selects it, one turn (initialize, both event streams, `session/new`, a
 notification, a prompt with its chunks, the DELETE) runs over HTTP/2 with the
 RFD's headers: the POSTs on one connection, the event streams on another. A
 POST answered 202 with nothing after it is not held until more data comes,
-and closing does not wait out the DELETE's bound. The HTTP/1.1 fallback over
-TLS is in `test_tls.py`.
+and closing does not wait out the DELETE's bound. `acp-tui print` runs a turn
+against the same server in its own process. The HTTP/1.1 fallback over TLS is
+in `test_tls.py`.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import anyio
 import pytest
@@ -22,6 +25,7 @@ from acp_tui.protocol.remote.target import RemoteTarget
 from tests.fakes.h2_server import H2Server, serve_h2
 from tests.fakes.pki import OPENSSL_MISSING, Pki, make_pki
 from tests.fakes.remote_server import CONNECTION, SESSION
+from tests.integration.remote.test_tls import agent_text, pinned, run_print, serve_tls
 from tests.integration.remote.test_transports import (
     BOUND,
     INITIALIZE,
@@ -89,3 +93,26 @@ async def test_a_turn_over_http2_negotiated_by_alpn(pki: Pki) -> None:
     assert all(r.headers["acp-connection-id"] == CONNECTION for r in later)
     assert all(r.headers[":scheme"] == "https" for r in server.requests)
     assert all(r.headers[":path"] == "/acp" for r in server.requests)
+
+
+@pytest.fixture(scope="module")
+def h2_port(pki: Pki) -> Iterator[int]:
+    """`tests/fakes/h2_server.py` in its own process."""
+    yield from serve_tls(pki.cert, pki.key, "tests.fakes.h2_server")
+
+
+def test_print_over_http2(
+    pki: Pki,
+    h2_port: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`acp-tui print` against the HTTP/2-only server: a whole turn, exit 0."""
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path))
+    agent = pinned(tmp_path, f"https://localhost:{h2_port}/acp", "http")
+    code, document, err = run_print(capsys, agent, tmp_path, "--cacert", str(pki.ca))
+    assert code == 0, err
+    assert document is not None
+    assert document["stopReason"] == "end_turn"
+    assert agent_text(document) == "one two"

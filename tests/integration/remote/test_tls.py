@@ -48,9 +48,12 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
     return make_pki(tmp_path_factory.mktemp("pki"))
 
 
-def _serve(cert: Path, key: Path) -> Iterator[int]:
+def serve_tls(
+    cert: Path, key: Path, module: str = "tests.fakes.remote_server"
+) -> Iterator[int]:
+    """Run `python -m MODULE CERT KEY`; yield the port it prints."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.remote_server", str(cert), str(key)],
+        [sys.executable, "-m", module, str(cert), str(key)],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -71,13 +74,13 @@ def _serve(cert: Path, key: Path) -> Iterator[int]:
 @pytest.fixture(scope="module")
 def port(pki: Pki) -> Iterator[int]:
     """The scripted server with the certificate for 127.0.0.1 and localhost."""
-    yield from _serve(pki.cert, pki.key)
+    yield from serve_tls(pki.cert, pki.key)
 
 
 @pytest.fixture(scope="module")
 def other_port(pki: Pki) -> Iterator[int]:
     """The scripted server with a certificate for other.example only."""
-    yield from _serve(pki.other_cert, pki.other_key)
+    yield from serve_tls(pki.other_cert, pki.other_key)
 
 
 @pytest.fixture(autouse=True)
