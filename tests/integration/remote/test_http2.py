@@ -25,7 +25,7 @@ from acp_tui.protocol.remote.target import RemoteTarget
 from tests.fakes.h2_server import H2Server, serve_h2
 from tests.fakes.pki import OPENSSL_MISSING, Pki, make_pki
 from tests.fakes.remote_server import CONNECTION, SESSION
-from tests.integration.remote.test_tls import agent_text, pinned, run_print, serve_tls
+from tests.integration.remote.test_tls import pinned, run_print, serve_tls
 from tests.integration.remote.test_transports import (
     BOUND,
     INITIALIZE,
@@ -34,6 +34,7 @@ from tests.integration.remote.test_transports import (
     line,
     receive_json,
 )
+from tests.interop.test_remote_pysdk import agent_text
 
 NOTHING_AFTER = 2.0
 """Seconds a POST answered 202, with nothing after it, may take."""

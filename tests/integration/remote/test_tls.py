@@ -13,8 +13,6 @@ a server without ALPN h2 (uvicorn speaks HTTP/1.1 only) works on HTTP/1.1.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,19 +25,20 @@ from acp_tui.protocol.remote.open import open_remote
 from acp_tui.protocol.remote.target import RemoteConnectError, RemoteTarget
 from tests.fakes.pki import OPENSSL_MISSING, Pki, make_pki
 from tests.fakes.remote_server import ScriptedServer, serve
+from tests.fakes.spawn import spawned
 from tests.integration.remote.test_transports import (
     INITIALIZE,
     NEW,
     PROMPT,
     receive_json,
 )
+from tests.interop.test_remote_pysdk import agent_text
 
 pytestmark = [
     pytest.mark.subprocess,
     pytest.mark.skipif(OPENSSL_MISSING is not None, reason=str(OPENSSL_MISSING)),
 ]
 
-REPO = Path(__file__).resolve().parents[3]
 BOUND = 10.0
 
 
@@ -52,23 +51,8 @@ def serve_tls(
     cert: Path, key: Path, module: str = "tests.fakes.remote_server"
 ) -> Iterator[int]:
     """Run `python -m MODULE CERT KEY`; yield the port it prints."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", module, str(cert), str(key)],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()  # bounded by the server's own start
-        assert line.startswith("PORT "), line
-        yield int(line.split()[1])
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        if process.stdout is not None:
-            process.stdout.close()
+    with spawned(module, str(cert), str(key)) as (port, _):
+        yield port
 
 
 @pytest.fixture(scope="module")
@@ -106,15 +90,6 @@ def pinned(tmp_path: Path, url: str, transport: str) -> str:
         f'[agents.remote]\nurl = "{url}"\ntransport = "{transport}"\n'
     )
     return "remote"
-
-
-def agent_text(document: dict[str, Any]) -> str:
-    return "".join(
-        block.get("text", "")
-        for message in document["messages"]
-        if message["role"] == "agent"
-        for block in message["content"]
-    )
 
 
 def assert_tls_refusal(code: int, document: dict[str, Any] | None, err: str) -> None:
