@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import socket
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
@@ -259,8 +260,11 @@ def _transport_of(websocket: WebSocket) -> asyncio.Transport | None:
 
 
 @asynccontextmanager
-async def serve(app: Any) -> AsyncIterator[int]:
-    """Run `app` on 127.0.0.1 in this event loop; yields the port."""
+async def serve(app: Any, **uvicorn_options: Any) -> AsyncIterator[int]:
+    """Run `app` on 127.0.0.1 in this event loop; yields the port.
+
+    `uvicorn_options` go to `uvicorn.Config` (e.g. `ssl_certfile`, `ssl_keyfile`).
+    """
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
@@ -271,6 +275,7 @@ async def serve(app: Any) -> AsyncIterator[int]:
         ws="websockets-sansio",
         lifespan="off",
         ws_max_size=1 << 30,
+        **uvicorn_options,
     )
     server = uvicorn.Server(config)
     server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
@@ -289,10 +294,15 @@ async def serve(app: Any) -> AsyncIterator[int]:
 
 
 def main() -> None:
-    """Serve a default `ScriptedServer` on a free loopback port; print `PORT n`."""
+    """Serve a default `ScriptedServer` on a free loopback port; print `PORT n`.
+
+    With two arguments, `CERTFILE KEYFILE`, it serves TLS (https and wss).
+    """
+    tls = sys.argv[1:3]
+    options = {"ssl_certfile": tls[0], "ssl_keyfile": tls[1]} if tls else {}
 
     async def run() -> None:
-        async with serve(ScriptedServer()) as port:
+        async with serve(ScriptedServer(), **options) as port:
             print(f"PORT {port}", flush=True)
             await asyncio.Event().wait()
 

@@ -15,7 +15,8 @@ streams feed one bounded inbox that `receive()` reads.
   (and on the reply to a request that came for one). Cookies are kept (the
   `httpx` client's jar) and sent on every request. `aclose()` sends DELETE.
 * **HTTP/2** when TLS negotiates it (ALPN), HTTP/1.1 otherwise (plain http,
-  servers without h2): never a failure by itself.
+  servers without h2): never a failure by itself. The event streams may use
+  a client (a connection) of their own, `events_client`: see `http_stream`.
 * **Keepalive.** An event stream silent for `IDLE_TIMEOUT` seconds (servers
   send a comment every 15 s) is a dead connection: the stream ends with
   `ConnectionClosed` saying so.
@@ -116,9 +117,11 @@ class HttpStream:
         max_line_bytes: int,
         idle_timeout: float,
         on_refused: Callable[[RemoteConnectError], None] | None = None,
+        events_client: httpx.AsyncClient | None = None,
     ) -> None:
         self._on_refused = on_refused
         self._client = client
+        self._events_client = client if events_client is None else events_client
         self._tasks = tasks
         self._url = url
         self._max = max_line_bytes
@@ -354,9 +357,10 @@ class HttpStream:
             headers[SESSION_HEADER] = session
         which = "the connection's" if session is None else f"session {session}'s"
         try:
-            request = self._client.build_request("GET", self._url, headers=headers)
+            events = self._events_client
+            request = events.build_request("GET", self._url, headers=headers)
             try:
-                response = await self._client.send(request, stream=True)
+                response = await events.send(request, stream=True)
             except httpx.HTTPError as error:
                 why = _describe(error)
                 self._end(f"cannot open {which} event stream at {self._url}: {why}")
@@ -522,11 +526,15 @@ async def http_stream(
     max_line_bytes: int,
     idle_timeout: float = IDLE_TIMEOUT,
     on_refused: Callable[[RemoteConnectError], None] | None = None,
+    events_client: httpx.AsyncClient | None = None,
 ) -> AsyncIterator[HttpStream]:
     """An `HttpStream` on `client`; leaving the block DELETEs and stops its readers.
 
     `on_refused` hears why `initialize` could not connect (a refused token, a
-    404, ...), which `send` raises as `ConnectionClosed`.
+    404, ...), which `send` raises as `ConnectionClosed`. `events_client`, when
+    given, carries the event streams (GET) apart from the POSTs: over HTTP/2,
+    httpcore lets one waiter at a time read a connection, and a POST's answer
+    queued behind two waiting event streams stays unread until more data comes.
     """
     async with background_tasks() as tasks:
         stream = HttpStream(
@@ -536,6 +544,7 @@ async def http_stream(
             max_line_bytes=max_line_bytes,
             idle_timeout=idle_timeout,
             on_refused=on_refused,
+            events_client=events_client,
         )
         try:
             yield stream

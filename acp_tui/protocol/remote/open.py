@@ -190,26 +190,36 @@ async def _http(
         from acp_tui.protocol.remote import http
     except ImportError as error:
         raise missing_extra(target.url, error) from None
+    from http.cookiejar import CookieJar
+
     idle = http.IDLE_TIMEOUT if options.idle_timeout is None else options.idle_timeout
-    try:
-        client = httpx.AsyncClient(
+    jar = CookieJar()  # shared: the POSTs' and the event streams' clients
+
+    def new_client() -> httpx.AsyncClient:
+        return httpx.AsyncClient(
             http2=True,
             verify=context if context is not None else True,
             headers={**headers, "User-Agent": USER_AGENT},
+            cookies=jar,
             timeout=http.client_timeouts(idle),
             trust_env=False,
             follow_redirects=False,
         )
+
+    try:
+        client, events_client = new_client(), new_client()
     except ImportError as error:  # h2, for http2=True
         raise missing_extra(target.url, error) from None
     async with (
         client,
+        events_client,
         http.http_stream(
             client,
             url=target.http_url(),
             max_line_bytes=options.max_line_bytes,
             idle_timeout=idle,
             on_refused=on_refused,
+            events_client=events_client,
         ) as stream,
     ):
         yield stream

@@ -94,6 +94,11 @@ def _explain(url: str, kind: FailureKind, detail: str, status: int | None) -> st
         )
     if kind == "unreachable":
         return f"{where}: {detail}. Check the host name and the network"
+    if kind == "tls" and "mismatch" in detail:
+        return (
+            f"{where}: TLS failed ({detail}). The server's certificate is for "
+            "another host name: connect by a name the certificate lists"
+        )
     if kind == "tls":
         return (
             f"{where}: TLS failed ({detail}). The server's certificate is not "

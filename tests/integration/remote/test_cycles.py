@@ -10,41 +10,24 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from acp_tui.cli import main
+from tests.fakes.spawn import spawned
 
 pytestmark = pytest.mark.subprocess
 
 CYCLES = 50
-REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[int, int]]:
     """The scripted server's (port, pid)."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.fakes.remote_server"],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()  # bounded by the server's own start
-        assert line.startswith("PORT "), line
-        yield int(line.split()[1]), process.pid
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        if process.stdout is not None:
-            process.stdout.close()
+    with spawned("tests.fakes.remote_server") as served:
+        yield served
 
 
 def open_fds() -> set[str]:
