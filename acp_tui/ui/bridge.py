@@ -45,6 +45,12 @@ batches a second in a flood (a terminal's output in 4 KB chunks), and handling
 each costs about a millisecond whatever its size: bench/terminal.py went from
 12-17 to 20-24 MB/s with this."""
 
+REFRESH_FALLBACK: Final = 0.1
+"""Seconds after which a batch handed to `call_after_refresh` is flushed anyway: that
+callback waits for the screen's next refresh, and when nothing else on screen
+changes none may come (the last batch of a turn then sat unshown, seen under load:
+tests/ui/test_conversation.py::test_a_batch_is_shown_without_another_refresh)."""
+
 IDLE_COLLECT_DELAY: Final = 2.0
 """Seconds without store changes before objects tenured while streaming are
 handed back to the collector (`collect_when_idle`)."""
@@ -71,6 +77,9 @@ class StoreBridge:
         self._scheduled = False
         self._last_change = 0.0
         self._idle_timer: Timer | None = None
+        self._fallback: Timer | None = None
+        """Flushes a batch whose `call_after_refresh` did not run (see
+        `REFRESH_FALLBACK`); one at a time."""
         self._unsubscribe: Callable[[], None] | None = store.subscribe(self._on_changes)
 
     def close(self) -> None:
@@ -81,6 +90,9 @@ class StoreBridge:
         if self._idle_timer is not None:
             self._idle_timer.stop()
             self._idle_timer = None
+        if self._fallback is not None:
+            self._fallback.stop()
+            self._fallback = None
 
     def quiet_for(self) -> float:
         """Seconds since the last batch of changes was handed to the target."""
@@ -95,6 +107,14 @@ class StoreBridge:
                 self._scheduled = True
             else:
                 self._scheduled = self.target.call_after_refresh(self._flush)
+                if self._fallback is None:
+                    self._fallback = self.target.set_timer(
+                        REFRESH_FALLBACK, self._flush_late, name="store-batch-late"
+                    )
+
+    def _flush_late(self) -> None:
+        self._fallback = None
+        self._flush()
 
     def _flush(self) -> None:
         self._scheduled = False

@@ -769,3 +769,24 @@ async def test_markdown_keeps_following_the_theme_when_another_tab_closes() -> N
         await pilot.pause()
         await pilot.pause()
         assert markdown._markdown_theme().headings[0].color != dark.color
+
+
+async def test_a_batch_is_shown_without_another_refresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A batch handed to `call_after_refresh` is flushed even if no refresh comes.
+
+    Under load the last batch of a turn could wait for a screen refresh that
+    never came: the conversation then stopped at the user's message.
+    """
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        bridge = StoreBridge(store, app)
+        # As if nothing else were painted: the refresh callback never runs.
+        monkeypatch.setattr(app, "call_after_refresh", lambda *_args: True)
+        try:
+            store.apply(ops.AppendMessageChunk("a1", "agent", text("shown")))
+            await wait_for(pilot, lambda: ("message", "a1") in app.conversation.entries)
+            await wait_for(pilot, lambda: "shown" in view(app, "a1").text)
+        finally:
+            bridge.close()
