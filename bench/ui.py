@@ -26,7 +26,8 @@ bench/ui_agent.py, a fake agent subprocess writing raw JSON lines (v2, or v1 wit
   steal), not working.
 * **Time to first frame**: from building the app to the first frame showing the
   prompt, while the agent still initialises (it answers `initialize` after 2 s).
-  Goal: <= 0.5 s. Also from a cold start (`python` started, imports and all).
+  Goal: <= 0.3 s. Also from a cold start (`python` started, imports and all):
+  goal <= 0.8 s.
 * **Time to interactive after resuming a session of 10,000 updates**: the app
   resumes session `s1` (`--session s1`: v2 `session/resume` from the start, v1
   `session/load`), and the agent replays 10k history updates (user, thought and
@@ -565,10 +566,11 @@ def start_up(protocol: int, repeat: int, updates: int) -> None:
     print(
         f"time to first frame (app built -> prompt painted; agent still "
         f"initialising: {initialising}): {first * 1000:.0f} ms "
-        f"(goal <= 500 ms: {verdict(first <= 0.5)})"
+        f"(goal <= 300 ms: {verdict(first <= 0.3)})"
     )
     print(
-        f"  from a cold start (python started, imports and all): {cold * 1000:.0f} ms\n"
+        f"  from a cold start (python started, imports and all): {cold * 1000:.0f} ms "
+        f"(goal <= 800 ms: {verdict(cold <= 0.8)})\n"
     )
 
     replays = [
