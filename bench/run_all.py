@@ -6,7 +6,9 @@ a tenth of each flood) and bench/long_session.py (one run; its own `--repeat 5`
 gives the spread, and `$ACP_TUI_BENCH_SPEEDUPS` adds its textual-speedups A/B)
 one after the other (never side by side: they would share the CPUs), each as a
 subprocess of this interpreter with options chosen to keep the whole run under
-7 minutes on a slow 2-core machine, and each bounded by a timeout. From each
+7 minutes on a slow 2-core machine, and each bounded by a timeout
+(bench/remote.py too). bench/suite.py, the whole test suite timed, runs only
+when named: `--only suite`. From each
 output it takes the headline figures and prints them in one table: the
 benchmark, the figure, the measured value, its baseline (the reference it is
 compared to, such as `json.loads` or raw pyte, or else the goal itself), the
@@ -571,6 +573,20 @@ def parse_diff(text: str, data: JSONObject | None) -> list[Figure]:
     return rows
 
 
+def parse_suite(text: str, data: JSONObject | None) -> list[Figure]:
+    """bench/suite.py's figure (`--json`): the full suite's wall time."""
+    goal = get(data, "goal_s") or 360.0
+    summary = data.get("summary") if data is not None else None
+    name = "full test suite (uv run pytest), wall time"
+    if isinstance(summary, str) and summary:
+        name += f": {summary}"
+    return [
+        Figure(
+            "suite", name, get(data, "seconds"), "s", goal, "goal", (Goal("<=", goal),)
+        )
+    ]
+
+
 def parse_search(text: str, data: JSONObject | None) -> list[Figure]:
     """bench/search.py's figures (`--json`): frame gap, key to frame, scan, jumps."""
     updates = get(data, "updates")
@@ -778,6 +794,8 @@ class Bench:
     timeout: float
     parse: Parser
     json: bool = False
+    default: bool = True
+    """Run without `--only`; False for one run only when named (the suite)."""
 
 
 # Runtimes on the 2-core development machine, quiet / shared with a test run:
@@ -819,6 +837,10 @@ BENCHES: Final = (
         300,
         parse_long_session,
         json=True,
+    ),
+    # The whole test suite: as long as the suite (minutes), so only by name.
+    Bench(
+        "suite", BENCH_DIR / "suite.py", (), 1200, parse_suite, json=True, default=False
     ),
 )
 
@@ -933,7 +955,7 @@ def run_bench(bench: Bench, python: str = sys.executable) -> Outcome:
 def select(benches: Sequence[Bench], only: Sequence[str] | None) -> list[Bench]:
     """The benchmarks named in `only` (names, or comma-separated lists), in order."""
     if not only:
-        return list(benches)
+        return [bench for bench in benches if bench.default]
     names = {name.strip() for item in only for name in item.split(",") if name.strip()}
     known = {bench.name for bench in benches}
     unknown = sorted(names - known)
