@@ -88,6 +88,29 @@ from acp_tui.protocol.schema._base import (
     WireModel,
     open_union_discriminator,
 )
+
+# Shared with the other version (`common`): exported from here too.
+from acp_tui.protocol.schema.common import (
+    CancelledPermissionOutcome as CancelledPermissionOutcome,
+)
+from acp_tui.protocol.schema.common import Cost as Cost
+from acp_tui.protocol.schema.common import (
+    ElicitationFormCapabilities as ElicitationFormCapabilities,
+)
+from acp_tui.protocol.schema.common import (
+    ElicitationUrlCapabilities as ElicitationUrlCapabilities,
+)
+from acp_tui.protocol.schema.common import EnumOption as EnumOption
+from acp_tui.protocol.schema.common import EnvVariable as EnvVariable
+from acp_tui.protocol.schema.common import HttpHeader as HttpHeader
+from acp_tui.protocol.schema.common import Implementation as Implementation
+from acp_tui.protocol.schema.common import NumberPropertySchema as NumberPropertySchema
+from acp_tui.protocol.schema.common import (
+    SessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities,  # noqa: E501
+)
+from acp_tui.protocol.schema.common import (
+    SessionDeleteCapabilities as SessionDeleteCapabilities,
+)
 from acp_tui.protocol.schema.unstable import AuthStatusCapabilities, Usage
 
 VERSION: Final = 1
@@ -561,11 +584,6 @@ class SessionInfoUpdate(_V1Model):
     """ISO 8601."""
 
 
-class Cost(_V1Model):
-    amount: JSONNumber
-    currency: str
-
-
 class UsageUpdate(_V1Model):
     session_update: Literal["usage_update"] = "usage_update"
     used: UInt64
@@ -644,12 +662,6 @@ class SessionNotification(_V1Model):
 # ---------------------------------------------------------------------------
 
 
-class Implementation(_V1Model):
-    name: str
-    title: Lenient[str | None] = None
-    version: str
-
-
 class FileSystemCapabilities(_V1Model):
     read_text_file: Lenient[StrictBool] = False
     write_text_file: Lenient[StrictBool] = False
@@ -679,14 +691,6 @@ class ClientSessionCapabilities(_V1Model):
 
 class AuthCapabilities(_V1Model):
     terminal: Lenient[StrictBool] = False
-
-
-class ElicitationFormCapabilities(_V1Model):
-    pass
-
-
-class ElicitationUrlCapabilities(_V1Model):
-    pass
 
 
 class ElicitationCapabilities(_V1Model):
@@ -730,14 +734,6 @@ class McpCapabilities(_V1Model):
 
 
 class SessionListCapabilities(_V1Model):
-    pass
-
-
-class SessionDeleteCapabilities(_V1Model):
-    pass
-
-
-class SessionAdditionalDirectoriesCapabilities(_V1Model):
     pass
 
 
@@ -850,16 +846,6 @@ class LogoutResponse(_NullIsEmpty):
 # ---------------------------------------------------------------------------
 # Sessions
 # ---------------------------------------------------------------------------
-
-
-class EnvVariable(_V1Model):
-    name: str
-    value: str
-
-
-class HttpHeader(_V1Model):
-    name: str
-    value: str
 
 
 class McpServerStdio(_V1Model):
@@ -1069,10 +1055,6 @@ class RequestPermissionRequest(_V1Model):
     options: list[PermissionOption]
 
 
-class CancelledPermissionOutcome(_V1Model):
-    outcome: Literal["cancelled"] = "cancelled"
-
-
 class SelectedPermissionOutcome(_V1Model):
     outcome: Literal["selected"] = "selected"
     option_id: PermissionOptionId
@@ -1185,12 +1167,6 @@ class KillTerminalResponse(_NullIsEmpty):
 # ---------------------------------------------------------------------------
 
 
-class EnumOption(_V1Model):
-    const: str
-    title: str
-    description: Lenient[str | None] = None
-
-
 class StringPropertySchema(_V1Model):
     type: Literal["string"] = "string"
     title: Lenient[str | None] = None
@@ -1202,15 +1178,6 @@ class StringPropertySchema(_V1Model):
     default: Lenient[str | None] = None
     enum: list[str] | None = None
     one_of: list[EnumOption] | None = None
-
-
-class NumberPropertySchema(_V1Model):
-    type: Literal["number"] = "number"
-    title: Lenient[str | None] = None
-    description: Lenient[str | None] = None
-    minimum: JSONNumber | None = None
-    maximum: JSONNumber | None = None
-    default: Lenient[JSONNumber | None] = None
 
 
 class IntegerPropertySchema(_V1Model):

@@ -73,13 +73,35 @@ from pydantic import Discriminator, Field, StrictFloat, StrictInt, Tag, model_va
 from acp_tui.protocol.schema._base import (
     MAX_JSON_DEPTH,
     UNKNOWN_TAG,
-    JSONNumber,
     Lenient,
     LenientList,
     MethodSpec,
     SkipInvalid,
     WireModel,
     open_union_discriminator,
+)
+
+# Shared with the other version (`common`): exported from here too.
+from acp_tui.protocol.schema.common import (
+    CancelledPermissionOutcome as CancelledPermissionOutcome,
+)
+from acp_tui.protocol.schema.common import Cost as Cost
+from acp_tui.protocol.schema.common import (
+    ElicitationFormCapabilities as ElicitationFormCapabilities,
+)
+from acp_tui.protocol.schema.common import (
+    ElicitationUrlCapabilities as ElicitationUrlCapabilities,
+)
+from acp_tui.protocol.schema.common import EnumOption as EnumOption
+from acp_tui.protocol.schema.common import EnvVariable as EnvVariable
+from acp_tui.protocol.schema.common import HttpHeader as HttpHeader
+from acp_tui.protocol.schema.common import Implementation as Implementation
+from acp_tui.protocol.schema.common import NumberPropertySchema as NumberPropertySchema
+from acp_tui.protocol.schema.common import (
+    SessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities,  # noqa: E501
+)
+from acp_tui.protocol.schema.common import (
+    SessionDeleteCapabilities as SessionDeleteCapabilities,
 )
 from acp_tui.protocol.schema.unstable import AuthStatusCapabilities, Usage
 
@@ -742,11 +764,6 @@ class SessionInfoUpdate(WireModel):
     updated_at: Lenient[str | None] = None
 
 
-class Cost(WireModel):
-    amount: JSONNumber
-    currency: str
-
-
 class UsageUpdate(WireModel):
     session_update: Literal["usage_update"] = "usage_update"
     used: int = Field(ge=0)
@@ -877,12 +894,6 @@ class UpdateSessionNotification(WireModel):
 # ------------------------------------------------------------------------------------
 
 
-class Implementation(WireModel):
-    name: str
-    title: Lenient[str | None] = None
-    version: str
-
-
 class TerminalAuthCapabilities(WireModel):
     pass
 
@@ -894,14 +905,6 @@ class AuthCapabilities(WireModel):
 
 
 ClientAuthCapabilities = AuthCapabilities
-
-
-class ElicitationFormCapabilities(WireModel):
-    pass
-
-
-class ElicitationUrlCapabilities(WireModel):
-    pass
 
 
 class ElicitationCapabilities(WireModel):
@@ -959,14 +962,6 @@ class McpCapabilities(WireModel):
     http: Lenient[McpHttpCapabilities | None] = None
 
 
-class SessionDeleteCapabilities(WireModel):
-    pass
-
-
-class SessionAdditionalDirectoriesCapabilities(WireModel):
-    pass
-
-
 class SessionCapabilities(WireModel):
     """Present means the baseline session methods all work (no probing)."""
 
@@ -986,11 +981,6 @@ class AgentAuthCapabilities(WireModel):
 class AgentCapabilities(WireModel):
     session: Lenient[SessionCapabilities | None] = None
     auth: Lenient[AgentAuthCapabilities | None] = None
-
-
-class EnvVariable(WireModel):
-    name: str
-    value: str
 
 
 class AuthMethodAgent(WireModel):
@@ -1052,11 +1042,6 @@ class LogoutAuthResponse(WireModel):
 # ------------------------------------------------------------------------------------
 # Sessions
 # ------------------------------------------------------------------------------------
-
-
-class HttpHeader(WireModel):
-    name: str
-    value: str
 
 
 class McpServerHttp(WireModel):
@@ -1297,10 +1282,6 @@ class SelectedPermissionOutcome(WireModel):
     option_id: str
 
 
-class CancelledPermissionOutcome(WireModel):
-    outcome: Literal["cancelled"] = "cancelled"
-
-
 class UnknownPermissionOutcome(WireModel):
     """Never approval."""
 
@@ -1324,12 +1305,6 @@ class RequestPermissionResponse(WireModel):
 # ------------------------------------------------------------------------------------
 
 
-class EnumOption(WireModel):
-    const: str
-    title: str
-    description: Lenient[str | None] = None
-
-
 class StringPropertySchema(WireModel):
     type: Literal["string"] = "string"
     title: Lenient[str | None] = None
@@ -1341,15 +1316,6 @@ class StringPropertySchema(WireModel):
     default: Lenient[str | None] = None
     enum: list[str] | None = Field(default=None, min_length=1)
     one_of: list[EnumOption] | None = Field(default=None, min_length=1)
-
-
-class NumberPropertySchema(WireModel):
-    type: Literal["number"] = "number"
-    title: Lenient[str | None] = None
-    description: Lenient[str | None] = None
-    minimum: JSONNumber | None = None
-    maximum: JSONNumber | None = None
-    default: Lenient[JSONNumber | None] = None
 
 
 class IntegerPropertySchema(WireModel):
