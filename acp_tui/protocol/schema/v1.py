@@ -93,7 +93,12 @@ from acp_tui.protocol.schema._base import (
 from acp_tui.protocol.schema.common import (
     CancelledPermissionOutcome as CancelledPermissionOutcome,
 )
+from acp_tui.protocol.schema.common import CloseSessionRequest as CloseSessionRequest
 from acp_tui.protocol.schema.common import Cost as Cost
+from acp_tui.protocol.schema.common import DeleteSessionRequest as DeleteSessionRequest
+from acp_tui.protocol.schema.common import (
+    ElicitationCapabilities as ElicitationCapabilities,
+)
 from acp_tui.protocol.schema.common import (
     ElicitationFormCapabilities as ElicitationFormCapabilities,
 )
@@ -104,12 +109,20 @@ from acp_tui.protocol.schema.common import EnumOption as EnumOption
 from acp_tui.protocol.schema.common import EnvVariable as EnvVariable
 from acp_tui.protocol.schema.common import HttpHeader as HttpHeader
 from acp_tui.protocol.schema.common import Implementation as Implementation
+from acp_tui.protocol.schema.common import Notice as Notice
 from acp_tui.protocol.schema.common import NumberPropertySchema as NumberPropertySchema
 from acp_tui.protocol.schema.common import (
     SessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities,  # noqa: E501
 )
 from acp_tui.protocol.schema.common import (
     SessionDeleteCapabilities as SessionDeleteCapabilities,
+)
+from acp_tui.protocol.schema.common import SessionId as SessionId
+from acp_tui.protocol.schema.common import SessionInfoUpdate as SessionInfoUpdate
+from acp_tui.protocol.schema.common import UnknownContentBlock as UnknownContentBlock
+from acp_tui.protocol.schema.common import UnknownSessionUpdate as UnknownSessionUpdate
+from acp_tui.protocol.schema.common import (
+    UnknownToolCallContent as UnknownToolCallContent,
 )
 from acp_tui.protocol.schema.unstable import AuthStatusCapabilities, Usage
 
@@ -219,7 +232,6 @@ RequestId: TypeAlias = StrictInt | str | None
 # Scalar `$defs`: ids are opaque strings; open enums are plain strings whose known
 # values are the frozensets above.
 ProtocolVersion: TypeAlias = UInt16
-SessionId: TypeAlias = str
 ToolCallId: TypeAlias = str
 TerminalId: TypeAlias = str
 MessageId: TypeAlias = str
@@ -331,12 +343,6 @@ class EmbeddedResource(_V1Model):
     resource: EmbeddedResourceResource
 
 
-class UnknownContentBlock(_V1Model):
-    """A content block of a type this client does not know; the payload is kept."""
-
-    type: str
-
-
 ContentBlock: TypeAlias = Annotated[
     Annotated[TextContent, Tag("text")]
     | Annotated[ImageContent, Tag("image")]
@@ -371,10 +377,6 @@ class Terminal(_V1Model):
 
     type: Literal["terminal"] = "terminal"
     terminal_id: TerminalId
-
-
-class UnknownToolCallContent(_V1Model):
-    type: str
 
 
 ToolCallContent: TypeAlias = Annotated[
@@ -575,29 +577,11 @@ class ConfigOptionUpdate(_V1Model):
     config_options: RequiredLenientItems[SessionConfigOption]
 
 
-class SessionInfoUpdate(_V1Model):
-    """Omitted: unchanged; `None`: clear."""
-
-    session_update: Literal["session_info_update"] = "session_info_update"
-    title: Lenient[str | None] = None
-    updated_at: Lenient[str | None] = None
-    """ISO 8601."""
-
-
 class UsageUpdate(_V1Model):
     session_update: Literal["usage_update"] = "usage_update"
     used: UInt64
     size: UInt64
     cost: Lenient[Cost | None] = None
-
-
-class Notice(_V1Model):
-    """A live, advisory notice (`session.notices` opt-in). `severity` is open."""
-
-    session_update: Literal["notice"] = "notice"
-    severity: str
-    title: str = Field(min_length=1)
-    description: Lenient[str | None] = None
 
 
 class CompactionUpdate(_V1Model):
@@ -619,12 +603,6 @@ class CompactionSummaryChunk(_V1Model):
     session_update: Literal["compaction_summary_chunk"] = "compaction_summary_chunk"
     compaction_id: str
     content: ContentBlock
-
-
-class UnknownSessionUpdate(_V1Model):
-    """A `_`-prefixed or future update kind; the payload is kept."""
-
-    session_update: str
 
 
 SessionUpdate: TypeAlias = Annotated[
@@ -691,13 +669,6 @@ class ClientSessionCapabilities(_V1Model):
 
 class AuthCapabilities(_V1Model):
     terminal: Lenient[StrictBool] = False
-
-
-class ElicitationCapabilities(_V1Model):
-    """A mode is advertised only by a present, non-null object."""
-
-    form: Lenient[ElicitationFormCapabilities | None] = None
-    url: Lenient[ElicitationUrlCapabilities | None] = None
 
 
 class PlanCapabilities(_V1Model):
@@ -953,10 +924,6 @@ class ListSessionsResponse(_V1Model):
     """Omitted or `None`: no more pages."""
 
 
-class DeleteSessionRequest(_V1Model):
-    session_id: SessionId
-
-
 class DeleteSessionResponse(_NullIsEmpty):
     pass
 
@@ -973,10 +940,6 @@ class ResumeSessionResponse(_NullIsEmpty):
 
     modes: Lenient[SessionModeState | None] = None
     config_options: LenientItemsOrNull[SessionConfigOption] = None
-
-
-class CloseSessionRequest(_V1Model):
-    session_id: SessionId
 
 
 class CloseSessionResponse(_NullIsEmpty):

@@ -85,7 +85,12 @@ from acp_tui.protocol.schema._base import (
 from acp_tui.protocol.schema.common import (
     CancelledPermissionOutcome as CancelledPermissionOutcome,
 )
+from acp_tui.protocol.schema.common import CloseSessionRequest as CloseSessionRequest
 from acp_tui.protocol.schema.common import Cost as Cost
+from acp_tui.protocol.schema.common import DeleteSessionRequest as DeleteSessionRequest
+from acp_tui.protocol.schema.common import (
+    ElicitationCapabilities as ElicitationCapabilities,
+)
 from acp_tui.protocol.schema.common import (
     ElicitationFormCapabilities as ElicitationFormCapabilities,
 )
@@ -96,12 +101,20 @@ from acp_tui.protocol.schema.common import EnumOption as EnumOption
 from acp_tui.protocol.schema.common import EnvVariable as EnvVariable
 from acp_tui.protocol.schema.common import HttpHeader as HttpHeader
 from acp_tui.protocol.schema.common import Implementation as Implementation
+from acp_tui.protocol.schema.common import Notice as Notice
 from acp_tui.protocol.schema.common import NumberPropertySchema as NumberPropertySchema
 from acp_tui.protocol.schema.common import (
     SessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities,  # noqa: E501
 )
 from acp_tui.protocol.schema.common import (
     SessionDeleteCapabilities as SessionDeleteCapabilities,
+)
+from acp_tui.protocol.schema.common import SessionId as SessionId
+from acp_tui.protocol.schema.common import SessionInfoUpdate as SessionInfoUpdate
+from acp_tui.protocol.schema.common import UnknownContentBlock as UnknownContentBlock
+from acp_tui.protocol.schema.common import UnknownSessionUpdate as UnknownSessionUpdate
+from acp_tui.protocol.schema.common import (
+    UnknownToolCallContent as UnknownToolCallContent,
 )
 from acp_tui.protocol.schema.unstable import AuthStatusCapabilities, Usage
 
@@ -184,7 +197,6 @@ class ErrorCode(enum.IntEnum):
     """[Δ2.4]"""
 
 
-SessionId: TypeAlias = str
 MessageId: TypeAlias = str
 ToolCallId: TypeAlias = str
 TerminalId: TypeAlias = str
@@ -309,12 +321,6 @@ class EmbeddedResource(WireModel):
     annotations: Lenient[Annotations | None] = None
 
 
-class UnknownContentBlock(WireModel):
-    """A content block of a type this client does not know; every key is kept."""
-
-    type: str
-
-
 ContentBlockType = Literal["text", "image", "audio", "resource_link", "resource"]
 CONTENT_BLOCK_TYPES: Final = frozenset(get_args(ContentBlockType))
 
@@ -401,10 +407,6 @@ class Terminal(WireModel):
 
     type: Literal["terminal"] = "terminal"
     terminal_id: TerminalId
-
-
-class UnknownToolCallContent(WireModel):
-    type: str
 
 
 ToolCallContentType = Literal["content", "diff", "terminal"]
@@ -758,26 +760,11 @@ class ConfigOptionUpdate(WireModel):
     config_options: LenientList[list[SessionConfigOption]]
 
 
-class SessionInfoUpdate(WireModel):
-    session_update: Literal["session_info_update"] = "session_info_update"
-    title: Lenient[str | None] = None
-    updated_at: Lenient[str | None] = None
-
-
 class UsageUpdate(WireModel):
     session_update: Literal["usage_update"] = "usage_update"
     used: int = Field(ge=0)
     size: int = Field(ge=0)
     cost: Lenient[Cost | None] = None
-
-
-class Notice(WireModel):
-    """[Δ2.4] A live, fire-and-forget toast; not session history."""
-
-    session_update: Literal["notice"] = "notice"
-    severity: str
-    title: str = Field(min_length=1)
-    description: Lenient[str | None] = None
 
 
 class CompactionUpdate(WireModel):
@@ -819,12 +806,6 @@ class SessionMessageChunk(WireModel):
     session_update: Literal["session_message_chunk"] = "session_message_chunk"
     message_id: MessageId
     content: ContentBlock
-
-
-class UnknownSessionUpdate(WireModel):
-    """A session update this client does not know; every key is kept."""
-
-    session_update: str
 
 
 SessionUpdateType = Literal[
@@ -905,11 +886,6 @@ class AuthCapabilities(WireModel):
 
 
 ClientAuthCapabilities = AuthCapabilities
-
-
-class ElicitationCapabilities(WireModel):
-    form: Lenient[ElicitationFormCapabilities | None] = None
-    url: Lenient[ElicitationUrlCapabilities | None] = None
 
 
 class ClientCapabilities(WireModel):
@@ -1142,16 +1118,8 @@ class ResumeSessionResponse(WireModel):
     """[Δ2.4]"""
 
 
-class CloseSessionRequest(WireModel):
-    session_id: SessionId
-
-
 class CloseSessionResponse(WireModel):
     pass
-
-
-class DeleteSessionRequest(WireModel):
-    session_id: SessionId
 
 
 class DeleteSessionResponse(WireModel):
