@@ -1,9 +1,9 @@
 """Wire models that the v1 and v2 schemas define the same way.
 
-`v1` and `v2` import these and export them under the same names (`v1.Cost is
-v2.Cost`), so either version's module still reads as its schema; a definition
-that comes to differ between the versions moves back into both modules. Class
-names are the schema's definition names, as in `v1` and `v2`.
+`v1` and `v2` star-import this module (its `__all__`), so each still exports
+these under the same names (`v1.Cost is v2.Cost`) and reads as its schema. A
+definition that comes to differ between the versions moves back into both
+modules. Class names are the schema's definition names, as in `v1` and `v2`.
 """
 
 from __future__ import annotations

@@ -81,41 +81,8 @@ from acp_tui.protocol.schema._base import (
     open_union_discriminator,
 )
 
-# Shared with the other version (`common`): exported from here too.
-from acp_tui.protocol.schema.common import (
-    CancelledPermissionOutcome as CancelledPermissionOutcome,
-)
-from acp_tui.protocol.schema.common import CloseSessionRequest as CloseSessionRequest
-from acp_tui.protocol.schema.common import Cost as Cost
-from acp_tui.protocol.schema.common import DeleteSessionRequest as DeleteSessionRequest
-from acp_tui.protocol.schema.common import (
-    ElicitationCapabilities as ElicitationCapabilities,
-)
-from acp_tui.protocol.schema.common import (
-    ElicitationFormCapabilities as ElicitationFormCapabilities,
-)
-from acp_tui.protocol.schema.common import (
-    ElicitationUrlCapabilities as ElicitationUrlCapabilities,
-)
-from acp_tui.protocol.schema.common import EnumOption as EnumOption
-from acp_tui.protocol.schema.common import EnvVariable as EnvVariable
-from acp_tui.protocol.schema.common import HttpHeader as HttpHeader
-from acp_tui.protocol.schema.common import Implementation as Implementation
-from acp_tui.protocol.schema.common import Notice as Notice
-from acp_tui.protocol.schema.common import NumberPropertySchema as NumberPropertySchema
-from acp_tui.protocol.schema.common import (
-    SessionAdditionalDirectoriesCapabilities as SessionAdditionalDirectoriesCapabilities,  # noqa: E501
-)
-from acp_tui.protocol.schema.common import (
-    SessionDeleteCapabilities as SessionDeleteCapabilities,
-)
-from acp_tui.protocol.schema.common import SessionId as SessionId
-from acp_tui.protocol.schema.common import SessionInfoUpdate as SessionInfoUpdate
-from acp_tui.protocol.schema.common import UnknownContentBlock as UnknownContentBlock
-from acp_tui.protocol.schema.common import UnknownSessionUpdate as UnknownSessionUpdate
-from acp_tui.protocol.schema.common import (
-    UnknownToolCallContent as UnknownToolCallContent,
-)
+# The models both versions define alike, exported here under their own names.
+from acp_tui.protocol.schema.common import *  # noqa: F403
 from acp_tui.protocol.schema.unstable import AuthStatusCapabilities, Usage
 
 VERSION: Final = 2
