@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import islice
-from typing import AnyStr, TypeVar, overload
+from typing import AnyStr, Generic, TypeVar, overload
 
 __all__ = [
     "ByteLog",
@@ -154,23 +154,65 @@ class TextLog:
         return "".join(self.parts[:n])
 
 
-class BytesSnapshot:
+class _Joined(Generic[AnyStr]):
+    """Chunks `[first:end]` (the first read from `offset`) and a `tail`, immutable.
+
+    The snapshots of the capped logs: the data is joined on first use and cached.
+    """
+
+    __slots__ = ("_chunks", "_end", "_first", "_offset", "_tail", "_value")
+
+    _chunks: list[AnyStr]
+    _tail: AnyStr
+    _value: AnyStr | None
+
+    def __init__(
+        self, chunks: list[AnyStr], first: int, end: int, offset: int, tail: AnyStr
+    ) -> None:
+        self._chunks = chunks
+        self._first = first
+        self._end = end
+        self._offset = offset
+        self._tail = tail
+        self._value = None
+
+    def value(self) -> AnyStr:
+        """Return the retained bytes or text."""
+        if self._value is None:
+            parts = self._chunks[self._first : self._end]
+            if parts and self._offset:
+                parts[0] = parts[0][self._offset :]
+            parts.append(self._tail)
+            self._value = self._tail[:0].join(parts)
+        return self._value
+
+    def _last(self, count: int) -> AnyStr:
+        """The last `count` retained units, joining only the chunks they span."""
+        tail = self._tail
+        if count <= 0:
+            return tail[:0]
+        if self._value is not None:
+            return self._value[-count:]
+        if count <= len(tail):
+            return tail[len(tail) - count :]
+        needed = count - len(tail)
+        parts = _last_of(self._chunks, self._first, self._end, self._offset, needed)
+        parts.append(tail)
+        return tail[:0].join(parts)
+
+
+class BytesSnapshot(_Joined[bytes]):
     """An immutable view of a terminal's retained output at one revision.
 
     The bytes are joined on first use and cached.
     """
 
-    __slots__ = ("_chunks", "_end", "_offset", "_size", "_start", "_tail", "_value")
+    __slots__ = ("_size",)
 
     def __init__(
         self, chunks: list[bytes], start: int, end: int, offset: int, tail: bytes
     ) -> None:
-        self._chunks = chunks
-        self._start = start
-        self._end = end
-        self._offset = offset
-        self._tail = tail
-        self._value: bytes | None = None
+        super().__init__(chunks, start, end, offset, tail)
         self._size: int | None = None
 
     @property
@@ -181,8 +223,8 @@ class BytesSnapshot:
                 self._size = len(self._value)
             else:
                 chunks = self._chunks
-                total = sum(len(chunks[i]) for i in range(self._start, self._end))
-                if self._start < self._end:
+                total = sum(len(chunks[i]) for i in range(self._first, self._end))
+                if self._first < self._end:
                     total -= self._offset
                 self._size = total + len(self._tail)
         return self._size
@@ -193,31 +235,7 @@ class BytesSnapshot:
         A renderer that fed the output so far needs only what arrived since; this
         avoids joining the whole log (up to the store's cap) on every update.
         """
-        if count <= 0:
-            return b""
-        if self._value is not None:
-            return self._value[-count:]
-        tail = self._tail
-        if count <= len(tail):
-            return tail[len(tail) - count :]
-        needed = count - len(tail)
-        parts = _last_of(self._chunks, self._start, self._end, self._offset, needed)
-        parts.append(tail)
-        return b"".join(parts)
-
-    def value(self) -> bytes:
-        """Return the retained bytes."""
-        if self._value is None:
-            start, end = self._start, self._end
-            if start >= end:
-                self._value = self._tail
-            else:
-                parts = self._chunks[start:end]
-                if self._offset:
-                    parts[0] = parts[0][self._offset :]
-                parts.append(self._tail)
-                self._value = b"".join(parts)
-        return self._value
+        return self._last(count)
 
 
 EMPTY_BYTES = BytesSnapshot([], 0, 0, 0, b"")
@@ -359,7 +377,7 @@ _SMALL_MAX = 16 * 1024
 into one chunk (a tail of many tiny chunks keeps few strings)."""
 
 
-class TextSnapshot:
+class TextSnapshot(_Joined[str]):
     """An immutable view of a `TextTail` at one moment.
 
     `start` is the absolute position (in characters of the whole text, head
@@ -368,18 +386,7 @@ class TextSnapshot:
     text is joined on first use and cached.
     """
 
-    __slots__ = (
-        "_chunks",
-        "_end",
-        "_first",
-        "_offset",
-        "_small",
-        "_value",
-        "dropped",
-        "size",
-        "start",
-        "total",
-    )
+    __slots__ = ("dropped", "size", "start", "total")
 
     def __init__(
         self,
@@ -393,41 +400,16 @@ class TextSnapshot:
         total: int,
         dropped: int,
     ) -> None:
-        self._chunks = chunks
-        self._first = first
-        self._end = end
-        self._offset = offset
-        self._small = small
-        self._value: str | None = None
+        super().__init__(chunks, first, end, offset, small)
         self.start = start
         self.total = total
         self.dropped = dropped
         self.size = total - dropped
         """How many characters are retained."""
 
-    def value(self) -> str:
-        """Return the retained text."""
-        if self._value is None:
-            parts = self._chunks[self._first : self._end]
-            if parts and self._offset:
-                parts[0] = parts[0][self._offset :]
-            parts.append(self._small)
-            self._value = "".join(parts)
-        return self._value
-
     def last(self, count: int) -> str:
         """The last `count` retained characters, joining only the chunks they span."""
-        if count <= 0:
-            return ""
-        if self._value is not None:
-            return self._value[-count:]
-        small = self._small
-        if count <= len(small):
-            return small[len(small) - count :]
-        needed = count - len(small)
-        parts = _last_of(self._chunks, self._first, self._end, self._offset, needed)
-        parts.append(small)
-        return "".join(parts)
+        return self._last(count)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TextSnapshot):

@@ -1,5 +1,8 @@
 """Per-version ACP wire models. `v1` and `v2` never import each other.
 
+What both define the same way lives once, in `common` (and `unstable`), and
+each of them exports it under its own name.
+
 `v1` is loaded lazily: importing it gives a module whose body runs on first
 attribute access (`importlib.util.LazyLoader`). Building its ~130 pydantic models
 takes about 0.16 s, and a connection that negotiates v2 (offered first) never

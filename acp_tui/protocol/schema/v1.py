@@ -88,6 +88,9 @@ from acp_tui.protocol.schema._base import (
     WireModel,
     open_union_discriminator,
 )
+
+# The models both versions define alike, exported here under their own names.
+from acp_tui.protocol.schema.common import *  # noqa: F403
 from acp_tui.protocol.schema.unstable import AuthStatusCapabilities, Usage
 
 VERSION: Final = 1
@@ -196,7 +199,6 @@ RequestId: TypeAlias = StrictInt | str | None
 # Scalar `$defs`: ids are opaque strings; open enums are plain strings whose known
 # values are the frozensets above.
 ProtocolVersion: TypeAlias = UInt16
-SessionId: TypeAlias = str
 ToolCallId: TypeAlias = str
 TerminalId: TypeAlias = str
 MessageId: TypeAlias = str
@@ -308,12 +310,6 @@ class EmbeddedResource(_V1Model):
     resource: EmbeddedResourceResource
 
 
-class UnknownContentBlock(_V1Model):
-    """A content block of a type this client does not know; the payload is kept."""
-
-    type: str
-
-
 ContentBlock: TypeAlias = Annotated[
     Annotated[TextContent, Tag("text")]
     | Annotated[ImageContent, Tag("image")]
@@ -348,10 +344,6 @@ class Terminal(_V1Model):
 
     type: Literal["terminal"] = "terminal"
     terminal_id: TerminalId
-
-
-class UnknownToolCallContent(_V1Model):
-    type: str
 
 
 ToolCallContent: TypeAlias = Annotated[
@@ -552,34 +544,11 @@ class ConfigOptionUpdate(_V1Model):
     config_options: RequiredLenientItems[SessionConfigOption]
 
 
-class SessionInfoUpdate(_V1Model):
-    """Omitted: unchanged; `None`: clear."""
-
-    session_update: Literal["session_info_update"] = "session_info_update"
-    title: Lenient[str | None] = None
-    updated_at: Lenient[str | None] = None
-    """ISO 8601."""
-
-
-class Cost(_V1Model):
-    amount: JSONNumber
-    currency: str
-
-
 class UsageUpdate(_V1Model):
     session_update: Literal["usage_update"] = "usage_update"
     used: UInt64
     size: UInt64
     cost: Lenient[Cost | None] = None
-
-
-class Notice(_V1Model):
-    """A live, advisory notice (`session.notices` opt-in). `severity` is open."""
-
-    session_update: Literal["notice"] = "notice"
-    severity: str
-    title: str = Field(min_length=1)
-    description: Lenient[str | None] = None
 
 
 class CompactionUpdate(_V1Model):
@@ -601,12 +570,6 @@ class CompactionSummaryChunk(_V1Model):
     session_update: Literal["compaction_summary_chunk"] = "compaction_summary_chunk"
     compaction_id: str
     content: ContentBlock
-
-
-class UnknownSessionUpdate(_V1Model):
-    """A `_`-prefixed or future update kind; the payload is kept."""
-
-    session_update: str
 
 
 SessionUpdate: TypeAlias = Annotated[
@@ -644,12 +607,6 @@ class SessionNotification(_V1Model):
 # ---------------------------------------------------------------------------
 
 
-class Implementation(_V1Model):
-    name: str
-    title: Lenient[str | None] = None
-    version: str
-
-
 class FileSystemCapabilities(_V1Model):
     read_text_file: Lenient[StrictBool] = False
     write_text_file: Lenient[StrictBool] = False
@@ -679,21 +636,6 @@ class ClientSessionCapabilities(_V1Model):
 
 class AuthCapabilities(_V1Model):
     terminal: Lenient[StrictBool] = False
-
-
-class ElicitationFormCapabilities(_V1Model):
-    pass
-
-
-class ElicitationUrlCapabilities(_V1Model):
-    pass
-
-
-class ElicitationCapabilities(_V1Model):
-    """A mode is advertised only by a present, non-null object."""
-
-    form: Lenient[ElicitationFormCapabilities | None] = None
-    url: Lenient[ElicitationUrlCapabilities | None] = None
 
 
 class PlanCapabilities(_V1Model):
@@ -730,14 +672,6 @@ class McpCapabilities(_V1Model):
 
 
 class SessionListCapabilities(_V1Model):
-    pass
-
-
-class SessionDeleteCapabilities(_V1Model):
-    pass
-
-
-class SessionAdditionalDirectoriesCapabilities(_V1Model):
     pass
 
 
@@ -852,16 +786,6 @@ class LogoutResponse(_NullIsEmpty):
 # ---------------------------------------------------------------------------
 
 
-class EnvVariable(_V1Model):
-    name: str
-    value: str
-
-
-class HttpHeader(_V1Model):
-    name: str
-    value: str
-
-
 class McpServerStdio(_V1Model):
     """v1 stdio servers have no `type` (a `type: "stdio"` is kept as an extra)."""
 
@@ -967,10 +891,6 @@ class ListSessionsResponse(_V1Model):
     """Omitted or `None`: no more pages."""
 
 
-class DeleteSessionRequest(_V1Model):
-    session_id: SessionId
-
-
 class DeleteSessionResponse(_NullIsEmpty):
     pass
 
@@ -987,10 +907,6 @@ class ResumeSessionResponse(_NullIsEmpty):
 
     modes: Lenient[SessionModeState | None] = None
     config_options: LenientItemsOrNull[SessionConfigOption] = None
-
-
-class CloseSessionRequest(_V1Model):
-    session_id: SessionId
 
 
 class CloseSessionResponse(_NullIsEmpty):
@@ -1067,10 +983,6 @@ class RequestPermissionRequest(_V1Model):
     tool_call: ToolCallUpdate
     """A patch of the displayed tool call; agents put the prompt in its `title`."""
     options: list[PermissionOption]
-
-
-class CancelledPermissionOutcome(_V1Model):
-    outcome: Literal["cancelled"] = "cancelled"
 
 
 class SelectedPermissionOutcome(_V1Model):
@@ -1185,12 +1097,6 @@ class KillTerminalResponse(_NullIsEmpty):
 # ---------------------------------------------------------------------------
 
 
-class EnumOption(_V1Model):
-    const: str
-    title: str
-    description: Lenient[str | None] = None
-
-
 class StringPropertySchema(_V1Model):
     type: Literal["string"] = "string"
     title: Lenient[str | None] = None
@@ -1202,15 +1108,6 @@ class StringPropertySchema(_V1Model):
     default: Lenient[str | None] = None
     enum: list[str] | None = None
     one_of: list[EnumOption] | None = None
-
-
-class NumberPropertySchema(_V1Model):
-    type: Literal["number"] = "number"
-    title: Lenient[str | None] = None
-    description: Lenient[str | None] = None
-    minimum: JSONNumber | None = None
-    maximum: JSONNumber | None = None
-    default: Lenient[JSONNumber | None] = None
 
 
 class IntegerPropertySchema(_V1Model):

@@ -73,7 +73,6 @@ from pydantic import Discriminator, Field, StrictFloat, StrictInt, Tag, model_va
 from acp_tui.protocol.schema._base import (
     MAX_JSON_DEPTH,
     UNKNOWN_TAG,
-    JSONNumber,
     Lenient,
     LenientList,
     MethodSpec,
@@ -81,6 +80,9 @@ from acp_tui.protocol.schema._base import (
     WireModel,
     open_union_discriminator,
 )
+
+# The models both versions define alike, exported here under their own names.
+from acp_tui.protocol.schema.common import *  # noqa: F403
 from acp_tui.protocol.schema.unstable import AuthStatusCapabilities, Usage
 
 VERSION: Final = 2
@@ -162,7 +164,6 @@ class ErrorCode(enum.IntEnum):
     """[Δ2.4]"""
 
 
-SessionId: TypeAlias = str
 MessageId: TypeAlias = str
 ToolCallId: TypeAlias = str
 TerminalId: TypeAlias = str
@@ -287,12 +288,6 @@ class EmbeddedResource(WireModel):
     annotations: Lenient[Annotations | None] = None
 
 
-class UnknownContentBlock(WireModel):
-    """A content block of a type this client does not know; every key is kept."""
-
-    type: str
-
-
 ContentBlockType = Literal["text", "image", "audio", "resource_link", "resource"]
 CONTENT_BLOCK_TYPES: Final = frozenset(get_args(ContentBlockType))
 
@@ -379,10 +374,6 @@ class Terminal(WireModel):
 
     type: Literal["terminal"] = "terminal"
     terminal_id: TerminalId
-
-
-class UnknownToolCallContent(WireModel):
-    type: str
 
 
 ToolCallContentType = Literal["content", "diff", "terminal"]
@@ -736,31 +727,11 @@ class ConfigOptionUpdate(WireModel):
     config_options: LenientList[list[SessionConfigOption]]
 
 
-class SessionInfoUpdate(WireModel):
-    session_update: Literal["session_info_update"] = "session_info_update"
-    title: Lenient[str | None] = None
-    updated_at: Lenient[str | None] = None
-
-
-class Cost(WireModel):
-    amount: JSONNumber
-    currency: str
-
-
 class UsageUpdate(WireModel):
     session_update: Literal["usage_update"] = "usage_update"
     used: int = Field(ge=0)
     size: int = Field(ge=0)
     cost: Lenient[Cost | None] = None
-
-
-class Notice(WireModel):
-    """[Δ2.4] A live, fire-and-forget toast; not session history."""
-
-    session_update: Literal["notice"] = "notice"
-    severity: str
-    title: str = Field(min_length=1)
-    description: Lenient[str | None] = None
 
 
 class CompactionUpdate(WireModel):
@@ -802,12 +773,6 @@ class SessionMessageChunk(WireModel):
     session_update: Literal["session_message_chunk"] = "session_message_chunk"
     message_id: MessageId
     content: ContentBlock
-
-
-class UnknownSessionUpdate(WireModel):
-    """A session update this client does not know; every key is kept."""
-
-    session_update: str
 
 
 SessionUpdateType = Literal[
@@ -877,12 +842,6 @@ class UpdateSessionNotification(WireModel):
 # ------------------------------------------------------------------------------------
 
 
-class Implementation(WireModel):
-    name: str
-    title: Lenient[str | None] = None
-    version: str
-
-
 class TerminalAuthCapabilities(WireModel):
     pass
 
@@ -894,19 +853,6 @@ class AuthCapabilities(WireModel):
 
 
 ClientAuthCapabilities = AuthCapabilities
-
-
-class ElicitationFormCapabilities(WireModel):
-    pass
-
-
-class ElicitationUrlCapabilities(WireModel):
-    pass
-
-
-class ElicitationCapabilities(WireModel):
-    form: Lenient[ElicitationFormCapabilities | None] = None
-    url: Lenient[ElicitationUrlCapabilities | None] = None
 
 
 class ClientCapabilities(WireModel):
@@ -959,14 +905,6 @@ class McpCapabilities(WireModel):
     http: Lenient[McpHttpCapabilities | None] = None
 
 
-class SessionDeleteCapabilities(WireModel):
-    pass
-
-
-class SessionAdditionalDirectoriesCapabilities(WireModel):
-    pass
-
-
 class SessionCapabilities(WireModel):
     """Present means the baseline session methods all work (no probing)."""
 
@@ -986,11 +924,6 @@ class AgentAuthCapabilities(WireModel):
 class AgentCapabilities(WireModel):
     session: Lenient[SessionCapabilities | None] = None
     auth: Lenient[AgentAuthCapabilities | None] = None
-
-
-class EnvVariable(WireModel):
-    name: str
-    value: str
 
 
 class AuthMethodAgent(WireModel):
@@ -1052,11 +985,6 @@ class LogoutAuthResponse(WireModel):
 # ------------------------------------------------------------------------------------
 # Sessions
 # ------------------------------------------------------------------------------------
-
-
-class HttpHeader(WireModel):
-    name: str
-    value: str
 
 
 class McpServerHttp(WireModel):
@@ -1157,16 +1085,8 @@ class ResumeSessionResponse(WireModel):
     """[Δ2.4]"""
 
 
-class CloseSessionRequest(WireModel):
-    session_id: SessionId
-
-
 class CloseSessionResponse(WireModel):
     pass
-
-
-class DeleteSessionRequest(WireModel):
-    session_id: SessionId
 
 
 class DeleteSessionResponse(WireModel):
@@ -1297,10 +1217,6 @@ class SelectedPermissionOutcome(WireModel):
     option_id: str
 
 
-class CancelledPermissionOutcome(WireModel):
-    outcome: Literal["cancelled"] = "cancelled"
-
-
 class UnknownPermissionOutcome(WireModel):
     """Never approval."""
 
@@ -1324,12 +1240,6 @@ class RequestPermissionResponse(WireModel):
 # ------------------------------------------------------------------------------------
 
 
-class EnumOption(WireModel):
-    const: str
-    title: str
-    description: Lenient[str | None] = None
-
-
 class StringPropertySchema(WireModel):
     type: Literal["string"] = "string"
     title: Lenient[str | None] = None
@@ -1341,15 +1251,6 @@ class StringPropertySchema(WireModel):
     default: Lenient[str | None] = None
     enum: list[str] | None = Field(default=None, min_length=1)
     one_of: list[EnumOption] | None = Field(default=None, min_length=1)
-
-
-class NumberPropertySchema(WireModel):
-    type: Literal["number"] = "number"
-    title: Lenient[str | None] = None
-    description: Lenient[str | None] = None
-    minimum: JSONNumber | None = None
-    maximum: JSONNumber | None = None
-    default: Lenient[JSONNumber | None] = None
 
 
 class IntegerPropertySchema(WireModel):

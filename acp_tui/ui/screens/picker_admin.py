@@ -18,7 +18,7 @@ memory is marked "open", with its foreground state when reported ("running",
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 from textual.actions import SkipAction
@@ -120,6 +120,15 @@ class PickerAdminKeys(_Screen):
             return False
         return True
 
+    def _failed(self, what: str, exc: BaseException) -> None:
+        """Show that an admin call failed: `what`, then the exception's message."""
+        self._set_status(f"{what}: {describe(exc)}", error=True)
+
+    def _replace(self, summary: SessionSummary, changed: SessionSummary) -> None:
+        """Show `changed` in the listed `summary`'s place."""
+        self.sessions = [changed if s is summary else s for s in self.sessions]
+        self._rebuild()
+
     # ------------------------------------------------------------------ rename
 
     def action_rename_session(self) -> None:
@@ -143,17 +152,12 @@ class PickerAdminKeys(_Screen):
 
     async def _rename(self, summary: SessionSummary, title: str) -> None:
         assert self.admin.rename is not None
-        from dataclasses import replace
-
         try:
             stored = await self.admin.rename(summary.session_id, title)
         except Exception as exc:  # shown to the user; never a traceback
-            said = describe(exc)
-            self._set_status(f"Could not rename the session: {said}", error=True)
+            self._failed("Could not rename the session", exc)
             return
-        renamed = replace(summary, title=stored)
-        self.sessions = [renamed if s is summary else s for s in self.sessions]
-        self._rebuild()
+        self._replace(summary, replace(summary, title=stored))
         self._set_status(f"Renamed to “{printable(stored)}”.")
 
     # ----------------------------------------------------------------- archive
@@ -177,18 +181,13 @@ class PickerAdminKeys(_Screen):
 
     async def _archive(self, summary: SessionSummary, archived: bool) -> None:
         assert self.admin.archive is not None
-        from dataclasses import replace
-
         label = session_label(summary)
         try:
             await self.admin.archive(summary.session_id, archived)
         except Exception as exc:  # shown to the user; never a traceback
-            said = describe(exc)
-            self._set_status(f"Could not archive “{label}”: {said}", error=True)
+            self._failed(f"Could not archive “{label}”", exc)
             return
-        moved = replace(summary, archived=archived)
-        self.sessions = [moved if s is summary else s for s in self.sessions]
-        self._rebuild()
+        self._replace(summary, replace(summary, archived=archived))
         done = "Archived" if archived else "Unarchived"
         hint = " (ctrl+l shows archived sessions)" if archived else ""
         self._set_status(f"{done} “{label}”.{hint}")
