@@ -23,7 +23,7 @@ from pydantic import (
     model_validator,
 )
 
-from acp_tui.protocol.schema import _base, v1, v2
+from acp_tui.protocol.schema import _base, common, v1, v2
 from acp_tui.protocol.schema._base import (
     UNKNOWN_TAG,
     UNSET,
@@ -286,7 +286,7 @@ def test_parsed_models_keep_exactly_what_was_received() -> None:
 def _models() -> list[type[WireModel]]:
     return [
         value
-        for module in (v1, v2)
+        for module in (common, v1, v2)
         for value in vars(module).values()
         if isinstance(value, type)
         and issubclass(value, WireModel)
