@@ -191,6 +191,8 @@ class Emitter:
 
     models: ClassVar[ModuleType]
     """The version's wire models (`protocol.schema.v1` or `v2`)."""
+    status_has_state: ClassVar[bool] = True
+    """Whether a session's status carries its foreground state (v1's has none)."""
 
     def __init__(
         self,

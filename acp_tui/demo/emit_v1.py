@@ -326,6 +326,7 @@ class V1Emitter(Emitter):
 
     version = 1
     models: ClassVar[ModuleType] = v1
+    status_has_state = False
     option = staticmethod(_option)
     command_list = staticmethod(_commands)
 

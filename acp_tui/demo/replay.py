@@ -238,7 +238,7 @@ class _Player:
         """One whole agent message (v1: a chunk, v2: `agent_message`)."""
         block = {"type": "text", "text": text}
         update: Message
-        if self.version == 2:
+        if self.version >= 2:  # v2 and later: whole messages
             update = {
                 "sessionUpdate": "agent_message",
                 "messageId": message_id,

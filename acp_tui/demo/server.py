@@ -535,8 +535,8 @@ class DemoServer:
             result = session_admin.status(self.agent, session_id)
         except SessionNotFound:
             raise _not_found(session_id) from None
-        if self._emitter().version == 1:
-            result.pop("state", None)  # v1's status has no foreground state
+        if not self._emitter().status_has_state:
+            result.pop("state", None)
         return result
 
     # ------------------------------------------------------------- options
