@@ -16,7 +16,9 @@ pytest-xdist starts two workers per CPU (`pytest_xdist_auto_num_workers`; pyproj
 `--maxprocesses 4` caps them), and the slowest files are collected first
 (`pytest_collection_modifyitems`; pyproject's `--dist loadfile
 --no-loadscope-reorder` hands files out in that order), so that no worker is left
-alone with a long file at the end.
+alone with a long file at the end. Before the workers start, the controller
+rewrites the test modules' asserts once for all of them (`pytest_sessionstart`,
+tests/assert_cache.py says why).
 """
 
 import os
@@ -24,7 +26,10 @@ from collections.abc import Sequence
 
 import pytest
 
-pytest.register_assert_rewrite("tests.ui.helpers")
+from tests import assert_cache
+
+REWRITTEN_HELPERS = ("tests.ui.helpers",)
+pytest.register_assert_rewrite(*REWRITTEN_HELPERS)
 
 LOUD_SKIPS = {
     "INTEROP SKIPPED": "INTEROP TESTS SKIPPED",
@@ -86,3 +91,21 @@ def _rank(item: pytest.Item) -> int:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The `SLOW_FIRST` directories first (a stable sort: each file keeps its order)."""
     items.sort(key=_rank)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist starts the workers (its hook is trylast)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under xdist, the controller writes pytest's assert-rewrite cache for the
+    modules the workers will collect, so that each worker reads it instead of
+    rewriting every module again (tests/assert_cache.py)."""
+    config = session.config
+    if not config.pluginmanager.has_plugin("dsession"):  # not xdist's controller
+        return
+    if config.getini("enable_assertion_pass_hook"):
+        return  # `assert_cache` rewrites without the hook
+    root = config.rootpath
+    invoked = config.invocation_params.dir
+    args = [invoked / arg.split("::", 1)[0] for arg in config.args]
+    helpers = [root / (name.replace(".", "/") + ".py") for name in REWRITTEN_HELPERS]
+    files = assert_cache.modules(args, root, config.getini("python_files"), helpers)
+    assert_cache.prepare(files, len(os.sched_getaffinity(0)))
