@@ -16,7 +16,8 @@ under pytest's own name for it (its version is in the name). Anything that does
 not match is ignored by pytest, which then rewrites the module as before: this
 file can make the run faster, never different.
 
-Run as a script (`python tests/assert_cache.py FILE...`) by `prepare`.
+Run as a script (`python -P tests/assert_cache.py FILE...`: `-P`, so that no
+module beside it can stand in for a standard one) by `prepare`.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def prepare(files: Sequence[Path], processes: int) -> None:
     shares = [ordered[i::processes] for i in range(processes)]
     children = [
         subprocess.Popen(
-            [sys.executable, __file__, *map(str, share)],
+            [sys.executable, "-P", __file__, *map(str, share)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
