@@ -17,9 +17,9 @@ pytest-xdist starts two workers per CPU (`pytest_xdist_auto_num_workers`; pyproj
 (`pytest_collection_modifyitems`; pyproject's `--dist loadfile
 --no-loadscope-reorder` hands files out in that order), so that no worker is left
 alone with a long file at the end; test_real_turns.py, minutes of waiting on real
-agents, is handed out one agent at a time (`SplitFileScheduling`). Before the workers start, the controller
-rewrites the test modules' asserts once for all of them (`pytest_sessionstart`,
-tests/assert_cache.py says why).
+agents, is handed out one agent at a time (`SplitFileScheduling`). Before the
+workers start, the controller rewrites the test modules' asserts once for all of
+them (`pytest_sessionstart`; tests/assert_cache.py says why).
 """
 
 import os
