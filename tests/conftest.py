@@ -16,15 +16,23 @@ pytest-xdist starts two workers per CPU (`pytest_xdist_auto_num_workers`; pyproj
 `--maxprocesses 4` caps them), and the slowest files are collected first
 (`pytest_collection_modifyitems`; pyproject's `--dist loadfile
 --no-loadscope-reorder` hands files out in that order), so that no worker is left
-alone with a long file at the end.
+alone with a long file at the end; test_real_turns.py, minutes of waiting on real
+agents, is handed out one agent at a time (`SplitFileScheduling`). Before the
+workers start, the controller rewrites the test modules' asserts once for all of
+them (`pytest_sessionstart`; tests/assert_cache.py says why).
 """
 
 import os
 from collections.abc import Sequence
+from typing import Final
 
 import pytest
+from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
 
-pytest.register_assert_rewrite("tests.ui.helpers")
+from tests import assert_cache
+
+REWRITTEN_HELPERS = ("tests.ui.helpers",)
+pytest.register_assert_rewrite(*REWRITTEN_HELPERS)
 
 LOUD_SKIPS = {
     "INTEROP SKIPPED": "INTEROP TESTS SKIPPED",
@@ -64,7 +72,7 @@ SLOW_FIRST = (
     "tests/fuzz/",
 )
 """Where tests take seconds each (real agents, a browser, floods), scheduled first
-in this order (the real agents' scenes, minutes on one worker, first of all);
+in this order (the real agents' scenes, a minute or more per agent, first of all);
 everything else follows in its usual order."""
 
 
@@ -83,6 +91,55 @@ def _rank(item: pytest.Item) -> int:
     return len(SLOW_FIRST)
 
 
+SPLIT_BY_PARAMETER: Final = ("tests/interop/test_real_turns.py",)
+"""Files whose tests `--dist loadfile` hands out by parameter id (each id a work
+unit, in its file's place) rather than as one unit. test_real_turns.py runs the
+real agents' scenes once per agent (its module fixture keeps them per agent):
+about 210 s on one worker, most of it waiting on the agents (60 s of CPU); so
+each agent's tests now go to a worker of their own, like a file of their own."""
+
+
+def work_unit(nodeid: str) -> str:
+    """The work unit of a test: its file, or its file and parameter id for the
+    `SPLIT_BY_PARAMETER` files."""
+    path = nodeid.split("::", 1)[0]
+    if path in SPLIT_BY_PARAMETER and nodeid.endswith("]") and "[" in nodeid:
+        return f"{path}[{nodeid.rsplit('[', 1)[1]}"
+    return path
+
+
+class SplitFileScheduling(LoadFileScheduling):  # type: ignore[misc]
+    """`--dist loadfile`, with the `SPLIT_BY_PARAMETER` files split by parameter."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return work_unit(nodeid)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """`SplitFileScheduling` for `--dist loadfile` (else xdist's own choice)."""
+    if config.getvalue("dist") == "loadfile":
+        return SplitFileScheduling(config, log)
+    return None
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The `SLOW_FIRST` directories first (a stable sort: each file keeps its order)."""
     items.sort(key=_rank)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist starts the workers (its hook is trylast)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under xdist, the controller writes pytest's assert-rewrite cache for the
+    modules the workers will collect, so that each worker reads it instead of
+    rewriting every module again (tests/assert_cache.py)."""
+    config = session.config
+    if not config.pluginmanager.has_plugin("dsession"):  # not xdist's controller
+        return
+    if config.getini("enable_assertion_pass_hook"):
+        return  # `assert_cache` rewrites without the hook
+    root = config.rootpath
+    invoked = config.invocation_params.dir
+    args = [invoked / arg.split("::", 1)[0] for arg in config.args]
+    helpers = [root / (name.replace(".", "/") + ".py") for name in REWRITTEN_HELPERS]
+    files = assert_cache.modules(args, root, config.getini("python_files"), helpers)
+    assert_cache.prepare(files, len(os.sched_getaffinity(0)))

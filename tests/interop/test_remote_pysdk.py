@@ -12,6 +12,7 @@ whole over both profiles.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +31,18 @@ from tests.interop.test_app_peers import SIZE, wait_long
 pytestmark = [pytest.mark.interop, pytest.mark.subprocess]
 
 PROFILES = ("websocket", "http")
+
+
+@pytest.fixture(scope="module")
+def both_versions() -> Iterator[int]:
+    """One server of both versions (`--versions 1,2`) for this module's tests over
+    each profile and version, on its port. Each test opens its own connection
+    and session, and the agent keeps nothing between connections that these
+    tests read, so they share it (issue 28: each start is ~1.4 s of CPU and
+    ~2.5 s of waiting, 8 times over). Tests whose server differs (a token,
+    `--big`) or that list sessions start their own."""
+    with pysdk_server("--versions", "1,2") as port:
+        yield port
 
 
 def configure(home: Path, port: int, **extra: str) -> None:
@@ -81,16 +94,16 @@ def agent_text(document: dict[str, Any]) -> str:
 def test_print_over_each_profile_and_version(
     profile: str,
     version: str,
+    both_versions: int,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
-    with pysdk_server("--versions", "1,2") as port:
-        configure(tmp_path / "home", port)
-        code, document, err = run_print(
-            capsys, f"remote-{profile}", tmp_path, "--protocol", version, "hello remote"
-        )
+    configure(tmp_path / "home", both_versions)
+    code, document, err = run_print(
+        capsys, f"remote-{profile}", tmp_path, "--protocol", version, "hello remote"
+    )
     assert code == 0, err
     assert document is not None
     assert document["protocolVersion"] == int(version)
@@ -164,31 +177,32 @@ def test_a_64_mib_message_arrives_whole(
 async def test_app_over_each_profile_and_version(
     profile: str,
     version: Literal["1", "2"],
+    both_versions: int,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path / "home"))
-    with pysdk_server("--versions", "1,2") as port:
-        url = f"http://127.0.0.1:{port}/acp"
-        target = RemoteTarget(url, transport=profile)  # type: ignore[arg-type]
-        command = AgentCommand((url,), remote=target)
-        app = make_app(
-            command, target.name(), cwd=tmp_path, choice=version, init_timeout=30.0
+    port = both_versions
+    url = f"http://127.0.0.1:{port}/acp"
+    target = RemoteTarget(url, transport=profile)  # type: ignore[arg-type]
+    command = AgentCommand((url,), remote=target)
+    app = make_app(
+        command, target.name(), cwd=tmp_path, choice=version, init_timeout=30.0
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_long(pilot, lambda: app.store is not None, 30)
+        assert app.store is not None
+        await pilot.press(*"hello app", "enter")
+        await wait_long(
+            pilot,
+            lambda: any(
+                "pysdk heard: hello app" in v.text for v in app.query(MessageView)
+            ),
+            30,
         )
-        async with app.run_test(size=SIZE) as pilot:
-            await wait_long(pilot, lambda: app.store is not None, 30)
-            assert app.store is not None
-            await pilot.press(*"hello app", "enter")
-            await wait_long(
-                pilot,
-                lambda: any(
-                    "pysdk heard: hello app" in v.text for v in app.query(MessageView)
-                ),
-                30,
-            )
-            status = app.query_one(StatusBar)
-            assert f"ACP v{version}" in status.status_text()
-            assert app.is_running
+        status = app.query_one(StatusBar)
+        assert f"ACP v{version}" in status.status_text()
+        assert app.is_running
 
 
 @pytest.mark.parametrize("profile", PROFILES)

@@ -19,6 +19,7 @@ from acp_tui.protocol.transport import AgentCommand
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.session_picker import ConfirmFolderScreen, SessionPickerScreen
+from acp_tui.ui.widgets.prompt_input import PromptInput
 from tests.ui.helpers import wait_for
 from tests.ui.test_app import FAKE_AGENT, SIZE, agent_text, turn_ended
 from tests.ui.test_app_flows import sent
@@ -73,12 +74,23 @@ def fake_app(
     )
 
 
+async def send(pilot: Pilot[None], app: AcpTuiApp, prompt: str) -> None:
+    """Send `prompt`: put it in the prompt box, then press Enter.
+
+    Set, not typed: these tests are about what the agent may reach, and each key
+    Pilot types waits for the app to be idle twice (40 ms at least, far more on
+    a loaded host); the paths under tmp_path are ~80 characters, so typing them
+    took most of this file's minute (issue 28). Typing is tested elsewhere."""
+    app.active_pane.query_one(PromptInput).text = prompt
+    await pilot.press("enter")
+
+
 async def agent_reads(pilot: Pilot[None], app: AcpTuiApp, path: Path) -> str:
     """Prompt "read PATH"; returns what the agent said it got."""
     store = app.store
     assert store is not None
     turns = store.state.turns_ended
-    await pilot.press(*f"read {path}", "enter")
+    await send(pilot, app, f"read {path}")
     marker = f"read {path}: "
     # The store ends the turn before the view shows the last chunk: wait for both.
     await wait_for(
@@ -219,7 +231,7 @@ async def test_git_writes_follow_the_users_setting(
         await wait_for(pilot, lambda: app.store is not None)
         store = app.store
         assert store is not None
-        await pilot.press(*f"write {hook}", "enter")
+        await send(pilot, app, f"write {hook}")
         marker = f"write {hook}: "
         await wait_for(pilot, lambda: turn_ended(app) and marker in agent_text(app))
         said = agent_text(app).rsplit(marker, 1)[1]
