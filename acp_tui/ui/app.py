@@ -441,9 +441,9 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         """Show or hide the plan side panel."""
         self._active.action_toggle_plan()
 
-    def action_toggle_inspector(self) -> None:
+    async def action_toggle_inspector(self) -> None:
         """Show or hide the protocol inspector (the traffic with the agent)."""
-        self._active.action_toggle_inspector()
+        await self._active.action_toggle_inspector()
 
     def action_restart_agent(self) -> None:
         """Restart the agent and resume the current session."""
