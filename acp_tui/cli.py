@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from acp_tui import __version__
 from acp_tui.sigint import release_sigint, sigint_held
-from acp_tui.ui.serve import DEFAULT_HOST, DEFAULT_PORT
+from acp_tui.ui.serve_defaults import DEFAULT_HOST, DEFAULT_PORT
 
 if TYPE_CHECKING:
     from acp_tui.config import McpServerSettings, Settings

@@ -191,7 +191,13 @@ def json_text(value: Any) -> str:
     escapes too (the same JSON value; readable text stays readable).
     """
     text = json.dumps(value, ensure_ascii=False, indent=2)
-    if text.replace("\n", "").isprintable():  # one pass in C: nothing to escape
+    # ASCII (a flag of the string: no scan) holds no control but the ones JSON
+    # escapes, line feeds (the indent's own: those in strings are escaped) and
+    # DEL: one search for DEL then, not a copy of the whole text.
+    if text.isascii():
+        if "\x7f" not in text:
+            return text + "\n"
+    elif text.replace("\n", "").isprintable():  # one pass in C: nothing to escape
         return text + "\n"
     return _UNPRINTABLE_JSON.sub(_json_escape, text) + "\n"
 

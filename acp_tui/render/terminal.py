@@ -25,9 +25,8 @@ the real terminal.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from pyte.screens import Char
 from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
@@ -36,6 +35,9 @@ from rich.text import Text
 from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.store.model import Terminal
 from acp_tui.terminal.emulator import TerminalEmulator, line_tail_offset, tail_offset
+
+if TYPE_CHECKING:  # pyte loads with the first terminal emulated, not with this
+    from pyte.screens import Char
 
 __all__ = [
     "ANSI_COLOURS",

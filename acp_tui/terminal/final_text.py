@@ -32,8 +32,8 @@ from acp_tui.terminal.line_offsets import line_tail_offset
 
 __all__ = ["final_text", "tail_start"]
 
-_SAFE_ESCAPES: Final = re.compile(rb"\x1b(?:\[[0-9;:]*[mKGCDXP@]|\[\?25[hl]|\(B)")
-"""The escape sequences allowed (see the module docstring): each holds one ESC."""
+_UNSAFE_ESCAPE: Final = re.compile(rb"\x1b(?!\[[0-9;:]*[mKGCDXP@]|\[\?25[hl]|\(B)")
+"""An ESC that starts none of the escape sequences allowed (module docstring)."""
 
 _C1: Final = re.compile(rb"\xc2[\x80-\x9f]")
 """A C1 control (such as CSI, U+009B) in its UTF-8 form."""
@@ -50,7 +50,7 @@ def _only_row_local(data: bytes) -> bool:
     escapes = checked.count(0x1B)
     if escapes != len(checked):
         return False  # a control other than ESC
-    if escapes and len(_SAFE_ESCAPES.findall(data)) != escapes:
+    if escapes and _UNSAFE_ESCAPE.search(data) is not None:
         return False  # an ESC that starts no allowed sequence
     return _C1.search(data) is None
 
@@ -96,8 +96,9 @@ def final_text(
     tail = data[start:]
     raw = tail.split(b"\n")
     plain = _without_sgr(tail)
-    for index in range(len(raw) - 1, -1, -1):
-        backwards.append(_line_rows(raw[index], columns, plain[index]))
+    last = len(raw) - 1
+    for index in range(last, -1, -1):
+        backwards.append(_line_rows(raw[index], columns, plain[index], index < last))
         count += len(backwards[-1])
         if count >= wanted:
             break
@@ -110,12 +111,17 @@ def final_text(
 
 _NARROW: Final = (
     "\x20-\x7e\xa1-\xac\xae-\u02ff\u2010-\u2027\u2190-\u21ff\u2500-\u25ff\u270c-\u2727"
+    "\ufffd-\ufffd"
 )
 """Characters one cell wide that draw as themselves: printable ASCII, Latin-1
 and the Latin extensions (not the soft hyphen), general punctuation (dashes,
-quotes, bullets), arrows, box drawing, blocks and geometric shapes, and the
+quotes, bullets), arrows, box drawing, blocks and geometric shapes, the
 dingbats that test runners print (check marks and crosses, not the wide emoji
-around them) (a test checks each against the emulator)."""
+around them), and the replacement character, which the emulator draws for bytes
+that are not UTF-8 (a test checks each against the emulator)."""
+
+_ESCAPED_BYTE: Final = re.compile("[\udc80-\udcff]")
+"""A byte that is not UTF-8, as `_without_sgr` decodes it (surrogateescape)."""
 
 _PLAIN_LINE: Final = re.compile(rf"(?:[{_NARROW}\r]++|\x1b\[[012]?K)*")
 """A line, its SGR taken out, of narrow characters, carriage returns and
@@ -140,12 +146,19 @@ def _without_sgr(tail: bytes) -> list[str]:
     return _SGR.sub("", tail.decode("utf-8", "surrogateescape")).split("\n")
 
 
-def _line_rows(line: bytes, columns: int, plain: str) -> list[str]:
+def _line_rows(line: bytes, columns: int, plain: str, ended: bool = True) -> list[str]:
     """The rows one line (without its line feed) leaves, begun on a blank row.
 
-    `plain`: the line as `_without_sgr` gives it.
+    `plain`: the line as `_without_sgr` gives it. `ended`: a line feed follows the
+    line; then its bytes that are not UTF-8 read as the emulator's decoder reads
+    them (one U+FFFD per bad sequence, which the line feed ends). At the end of
+    the output the decoder may still hold a sequence back: the emulator's business.
     """
-    if _PLAIN_LINE.fullmatch(plain):
+    plain_line = _PLAIN_LINE.fullmatch(plain) is not None
+    if not plain_line and ended and _ESCAPED_BYTE.search(plain) is not None:
+        plain = _SGR.sub("", line.decode("utf-8", "replace"))
+        plain_line = _PLAIN_LINE.fullmatch(plain) is not None
+    if plain_line:
         row = _plain_row(plain, columns)
         if row is not None:
             return [row]

@@ -37,7 +37,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Tabs
+from textual.widgets import Footer, Tabs, TextArea
 
 from acp_tui.client.options import cycle_value
 from acp_tui.client.steering import can_steer
@@ -51,7 +51,7 @@ from acp_tui.storage.history import PromptHistory
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.app_tabs import AppTabs
-from acp_tui.ui.attention_hook import AppAttention, signals_for
+from acp_tui.ui.attention_hook import AppAttention, AttentionEvent, signals_for
 from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
 from acp_tui.ui.gc_policy import tune_garbage_collector
 from acp_tui.ui.pane_agent import SHUTDOWN_WAIT
@@ -155,6 +155,8 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         self._to_warm: list[str] | None = None
         """Languages whose lexers `_warm_lexers` still has to compile (None: not
         started)."""
+        self._warming = False
+        """`_warm_lexers` is scheduled (the session was used)."""
         self.settings = settings
         self.banner: str | None = None
         """Plain text shown as the app starts (see `make_app`)."""
@@ -338,7 +340,27 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
             # first fence) compiled it inside a frame.
             warm_lexer(self._to_warm.pop())
             warm_parser()  # the markdown parser's first parse too (about 20 ms)
+            # The rest wait for the session to be used (`_session_used`): an app
+            # left idle never holds their modules (about 7 MB; issue 28).
+
+    @on(TextArea.Changed)
+    def _session_used(self) -> None:
+        """The session is used: compile the common lexers from now on.
+
+        Text typed into a prompt, or a turn started. They are compiled while the
+        session is quiet (`_warm_lexers`).
+        """
+        if self._to_warm is not None and not self._warming:
+            self._warming = True
             self.set_timer(WARM_QUIET, self._warm_lexers, name="warm-lexers")
+
+    def on_attention_event(self, message: AttentionEvent) -> None:
+        """A turn that starts uses the session.
+
+        Textual calls `AppAttention`'s handler (the signals) after this one.
+        """
+        if message.kind == "started":
+            self._session_used()
 
     # ------------------------------------------------------------ lexer warming
 
@@ -419,9 +441,9 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         """Show or hide the plan side panel."""
         self._active.action_toggle_plan()
 
-    def action_toggle_inspector(self) -> None:
+    async def action_toggle_inspector(self) -> None:
         """Show or hide the protocol inspector (the traffic with the agent)."""
-        self._active.action_toggle_inspector()
+        await self._active.action_toggle_inspector()
 
     def action_restart_agent(self) -> None:
         """Restart the agent and resume the current session."""

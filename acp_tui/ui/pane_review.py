@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from acp_tui.client.turn_changes import TurnReview
 from acp_tui.ui.pane_part import PanePart
-from acp_tui.ui.screens.review import ReviewScreen
 from acp_tui.ui.widgets.prompt_input import PromptInput
 
 __all__ = ["REVIEW_KEY", "PaneReview"]
@@ -53,6 +52,10 @@ class PaneReview(PanePart):
         if changes.review is None and not changes.running:
             self.notify("no turn has run yet: nothing to review", severity="warning")
             return
+        # Imported here: the review (and the changes' modules it reads) is not
+        # needed until it is opened (an idle app's memory; issue 28).
+        from acp_tui.ui.screens.review import ReviewScreen
+
         cwd = self.runner.session_cwd
         self.app.push_screen(ReviewScreen(changes, cwd, self._send_review))
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TextIO
 
+from acp_tui.ui.serve_defaults import DEFAULT_HOST, DEFAULT_PORT
 from acp_tui.ui.serve_guard import ServeGuard, is_loopback
 
 __all__ = [
@@ -43,8 +44,6 @@ __all__ = [
     "served_command",
 ]
 
-DEFAULT_HOST: Final = "127.0.0.1"
-DEFAULT_PORT: Final = 8000
 EXIT_SERVE_FAILED: Final = 2
 """The exit status when the extra is missing or the server cannot start."""
 

@@ -71,7 +71,6 @@ from acp_tui.ui.screens.openers import FullScreenOpener
 from acp_tui.ui.tab_label import Activity, TabLabel
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.crash_banner import CrashBanner
-from acp_tui.ui.widgets.inspector import InspectorPanel
 from acp_tui.ui.widgets.plan_panel import PlanPanel
 from acp_tui.ui.widgets.prompt_completion import parse_commands
 from acp_tui.ui.widgets.prompt_input import PromptInput
@@ -81,6 +80,7 @@ from acp_tui.ui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from acp_tui.storage.drafts import DraftStore
+    from acp_tui.ui.widgets.inspector import InspectorPanel
 
 __all__ = ["Activity", "SessionPane", "TabLabel"]
 
@@ -237,7 +237,7 @@ class SessionPane(
         with Horizontal(id="main"):
             yield Conversation(id="conversation")
             yield PlanPanel(id="plan-panel")
-            yield InspectorPanel(self.runner.traffic, id="inspector")
+            # The inspector is mounted when first opened (`action_toggle_inspector`).
         self._queue_view = PromptQueue(id="prompt-queue")
         yield self._queue_view
         yield PromptInput(
@@ -252,7 +252,6 @@ class SessionPane(
     def on_mount(self) -> None:
         """Hide the side panels; the prompt has the focus."""
         self.query_one(PlanPanel).display = False
-        self.query_one(InspectorPanel).display = False
         # The agent's auth status (`auth/status`, `auth/status_update`).
         self.runner.auth_status.subscribe(self._account_changed)
         self.watch_turn_changes()
@@ -278,8 +277,8 @@ class SessionPane(
         if self.is_attached:
             self._label_may_change()
         if self._live:  # the tab's own focus: the inspector if open, else the prompt
-            inspector = self.query_one(InspectorPanel)
-            if inspector.display:
+            inspector = self._inspector()
+            if inspector is not None and inspector.display:
                 inspector.table.focus()
             else:
                 self.query_one(PromptInput).focus()
@@ -567,10 +566,28 @@ class SessionPane(
         panel = self.query_one(PlanPanel)
         panel.display = not panel.display
 
-    def action_toggle_inspector(self) -> None:
-        """Show or hide the protocol inspector (the traffic with the agent)."""
-        inspector = self.query_one(InspectorPanel)
-        inspector.display = not inspector.display
+    _inspector_panel: InspectorPanel | None = None
+    """The protocol inspector, once it was opened (None before)."""
+
+    def _inspector(self) -> InspectorPanel | None:
+        panel = self._inspector_panel
+        return panel if panel is not None and panel.is_attached else None
+
+    async def action_toggle_inspector(self) -> None:
+        """Show or hide the protocol inspector (the traffic with the agent).
+
+        Mounted when first opened: an idle app never builds its table (nor
+        imports Textual's DataTable; issue 28).
+        """
+        inspector = self._inspector()
+        if inspector is None:
+            from acp_tui.ui.widgets.inspector import InspectorPanel
+
+            inspector = InspectorPanel(self.runner.traffic, id="inspector")
+            self._inspector_panel = inspector
+            await self.query_one("#main").mount(inspector)
+        else:
+            inspector.display = not inspector.display
         if inspector.display:
             inspector.rebuild()
             inspector.table.focus()

@@ -306,9 +306,29 @@ async def test_the_markdown_parser_is_warmed_as_the_session_opens(
     assert warmed == [None]
 
 
-async def test_lexers_are_compiled_once_the_session_is_quiet(tmp_path: Path) -> None:
+async def test_lexers_are_compiled_once_the_session_is_used_and_quiet(
+    tmp_path: Path,
+) -> None:
+    """An idle app compiles Python's lexer only: the others' modules (about
+    7 MB) wait for text typed into the prompt (issue 28: idle RSS)."""
     app = fake_app("v2", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.store is not None)
-        assert app.lexers_to_warm  # not before the session is open and quiet
+        await wait_for(pilot, lambda: app.lexers_to_warm == COMMON_LANGUAGES[1:])
+        bridge = app.runner.bridge
+        assert bridge is not None
+        idle = bridge.quiet_for() + app_module.WARM_QUIET + 5 * app_module.WARM_STEP
+        await wait_for(pilot, lambda: bridge.quiet_for() > idle)
+        assert app.lexers_to_warm == COMMON_LANGUAGES[1:]
+        await pilot.press("h")
+        await wait_for(pilot, lambda: not app.lexers_to_warm)
+
+
+async def test_a_turn_started_without_typing_uses_the_session(tmp_path: Path) -> None:
+    """A prompt sent by the runner (a replay, the benches): its turn starts them."""
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.lexers_to_warm == COMMON_LANGUAGES[1:])
+        app.runner.prompts.put_nowait((1, "hang"))
+        await wait_for(pilot, lambda: app.runner.in_turn)
+        await pilot.press("escape")
         await wait_for(pilot, lambda: not app.lexers_to_warm)

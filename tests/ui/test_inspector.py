@@ -71,7 +71,7 @@ async def click_direction(pilot: Pilot[None], app: AcpTuiApp, expected: str) -> 
 async def test_f5_toggles_the_panel_and_it_lists_the_traffic(tmp_path: Path) -> None:
     app = fake_app("v2", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        assert not panel(app).display
+        assert not app.query(InspectorPanel)  # mounted when first opened
         await quick_turn(pilot, app)
         await show_inspector(pilot, app)
         assert panel(app).table.has_focus

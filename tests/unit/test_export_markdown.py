@@ -334,6 +334,8 @@ def test_json_text_escapes_c1_and_bidi_but_keeps_the_value() -> None:
     assert all(ch.isprintable() or ch == "\n" for ch in out)
     assert "é" in out
     assert json.loads(out) == value
+    # All ASCII: DEL is the one control that JSON leaves raw.
+    assert json_text({"s": "a\x7f"}) == '{\n  "s": "a\\u007f"\n}\n'
 
 
 # --- raw HTML and dangerous links are neutralised ---------------------------------

@@ -70,6 +70,19 @@ def test_progress_bars_colours_and_line_edits_keep_the_tail() -> None:
     assert fast(data) == full(data) == full(data, chunks=37)
 
 
+def read_without_the_emulator(data: bytes, monkeypatch: pytest.MonkeyPatch) -> str:
+    """`data`'s full emulation, which `fast` gives with no line emulated."""
+    expected = full(data)
+
+    def no_emulator(*args: object) -> None:
+        raise AssertionError("a line was emulated")
+
+    monkeypatch.setattr(emulator_module, "TerminalEmulator", no_emulator)
+    assert tail_start(data, LINES, HISTORY) > 0
+    assert fast(data) == expected
+    return expected
+
+
 def test_progress_bars_and_check_marks_are_read_without_the_emulator(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -85,16 +98,31 @@ def test_progress_bars_and_check_marks_are_read_without_the_emulator(
     )
     data = (bar + b"\r\n\x1b[1;32mok \xe2\x9c\x93\x1b[0m\r\nlong line\rshort\r\n") * 40
     data += b"\x1b[31mFAILED \xe2\x9c\x97\x1b[0m\x1b[0K\r\n"
-    expected = full(data)
-
-    def no_emulator(*args: object) -> None:
-        raise AssertionError("a line was emulated")
-
-    monkeypatch.setattr(emulator_module, "TerminalEmulator", no_emulator)
-    assert tail_start(data, LINES, HISTORY) > 0
-    assert fast(data) == expected
+    expected = read_without_the_emulator(data, monkeypatch)
     assert "FAILED \u2717" in expected
     assert "shortline" in expected
+
+
+def test_bytes_that_are_not_utf8_are_read_without_the_emulator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Output cut inside a character (a byte cap, a chunk boundary) stays text.
+
+    The emulator draws one replacement character per bad sequence, as the line
+    feed after it ends the sequence; the plain path reads it the same way.
+    """
+    bar = "\r\u2588\u2588\u2591 40%\x1b[K".encode()
+    data = (bar[:-6] + b"\r\n" + b"x\xe2\x96\xff\xc3y\r\n" + b"ok\n") * 40
+    expected = read_without_the_emulator(data, monkeypatch)
+    assert "x\ufffd\ufffd\ufffdy" in expected
+
+
+def test_a_character_cut_at_the_very_end_is_left_to_the_emulator() -> None:
+    """The decoder may still hold back the last bytes: no line feed ended them."""
+    for end in (b"\xe2\x96", b"\xe2", b"\xff", b"ab\xe2\x96\x88"):
+        data = lines(100) + b"tail " + end
+        assert fast(data) == full(data), end
+        assert fast(data) == full(data, chunks=3), end
 
 
 def test_bare_line_feeds_and_wrapping_lines() -> None:
@@ -141,6 +169,8 @@ SAFE_PIECES: Final = [
     "\u2588\u2591".encode(),
     "\u00e9\u2014".encode(),
     b"\xff",
+    b"\xe2\x96",
+    b"\xc3",
     b"word ",
     b"abcdefghijklmno",
     b"\xe4\xb8\xad",
