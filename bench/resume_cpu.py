@@ -9,7 +9,9 @@ two of them, before and after a change, for an identical result), and with
 `--profile FILE` a cProfile (by CPU time) of the whole command is written.
 
 The UI's bench (bench/long_session.py) measures the app; this one measures the
-client path (dispatcher, dialect, update intake, store) alone, for A/B.
+client path (dispatcher, dialect, update intake, store) alone, for A/B; the
+CPU time from the first update to the last (the replay, with the prompt's few
+chunks after it) is printed too.
 
 Usage: `uv run python bench/resume_cpu.py [--updates N] [--repeat R]
 [--out FILE] [--raw-chunks] [--profile FILE]`
@@ -26,16 +28,45 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from long_session import AGENT, UPDATES, history_file
 
 from acp_tui.cli import main as cli_main
+from acp_tui.client.update_intake import UpdateIntake
 from acp_tui.storage.paths import HOME_ENV_VAR
 
 
-def run_once(history: Path, out: Path | None, raw: bool, profile: str | None) -> float:
+class ReplayClock:
+    """CPU time from the first `session/update` received to the last."""
+
+    def __init__(self) -> None:
+        self.first: float | None = None
+        self.last = 0.0
+        self.updates = 0
+        self._receive = UpdateIntake.receive_now
+
+        def timed(intake: UpdateIntake, params: Any) -> Any:
+            now = time.process_time()
+            if self.first is None:
+                self.first = now
+            self.updates += 1
+            later = self._receive(intake, params)
+            self.last = time.process_time()
+            return later
+
+        UpdateIntake.receive_now = timed  # type: ignore[method-assign]
+
+    @property
+    def seconds(self) -> float:
+        return self.last - (self.first or self.last)
+
+
+def run_once(
+    history: Path, out: Path | None, raw: bool, profile: str | None
+) -> tuple[float, float]:
     argv = [
         "print",
         "--session",
@@ -49,6 +80,7 @@ def run_once(history: Path, out: Path | None, raw: bool, profile: str | None) ->
     ]
     buffer = io.StringIO()
     profiler = cProfile.Profile(time.process_time) if profile else None
+    clock = ReplayClock()
     with tempfile.TemporaryDirectory(prefix="acp-tui-resume-cpu-") as home:
         os.environ[HOME_ENV_VAR] = home
         started = time.process_time()
@@ -59,13 +91,14 @@ def run_once(history: Path, out: Path | None, raw: bool, profile: str | None) ->
         if profiler is not None:
             profiler.disable()
         cpu = time.process_time() - started
+    UpdateIntake.receive_now = clock._receive  # type: ignore[method-assign]
     if profiler is not None and profile is not None:
         profiler.dump_stats(profile)
     if code != 0:
         raise SystemExit(f"print exited {code}")
     if out is not None:
         out.write_text(buffer.getvalue())
-    return cpu
+    return cpu, clock.seconds
 
 
 def main() -> None:
@@ -78,8 +111,12 @@ def main() -> None:
     args = parser.parse_args()
     history = history_file(args.updates)
     for n in range(args.repeat):
-        cpu = run_once(history, args.out, args.raw_chunks, args.profile)
-        print(f"run {n + 1}: the client's CPU {cpu:.2f} s", flush=True)
+        cpu, replay = run_once(history, args.out, args.raw_chunks, args.profile)
+        print(
+            f"run {n + 1}: the client's CPU {cpu:.2f} s, of which {replay:.2f} s "
+            "from the first update received to the last",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
