@@ -16,6 +16,7 @@ Any event loop: the coroutine protocol is delegated as `yield from` does it
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Generator
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 __all__ = ["before_suspending"]
@@ -40,31 +41,27 @@ class before_suspending(Generic[T]):
 
     def __await__(self) -> Generator[Any, Any, T]:
         coro = self._coro
-        try:
-            signal = coro.send(None)
-        except StopIteration as stop:
-            result: T = stop.value
-            return result
-        try:
-            self._hook()
-        except BaseException:
-            coro.close()
-            raise
+        step: Callable[[], Any] = partial(coro.send, None)
+        suspended = False
         while True:
+            try:
+                signal = step()
+            except StopIteration as stop:
+                result: T = stop.value
+                return result
+            if not suspended:
+                suspended = True
+                try:
+                    self._hook()
+                except BaseException:
+                    coro.close()
+                    raise
             try:
                 sent = yield signal
             except GeneratorExit:
                 coro.close()
                 raise
             except BaseException as error:  # thrown in: cancellation, mostly
-                try:
-                    signal = coro.throw(error)
-                except StopIteration as stop:
-                    thrown: T = stop.value
-                    return thrown
+                step = partial(coro.throw, error)
             else:
-                try:
-                    signal = coro.send(sent)
-                except StopIteration as stop:
-                    value: T = stop.value
-                    return value
+                step = partial(coro.send, sent)

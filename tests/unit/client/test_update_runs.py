@@ -104,15 +104,23 @@ def replay(store: SessionStore, version: int, updates: list[Any]) -> None:
             )
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-async def test_a_buffered_run_of_chunks_is_one_store_batch(version: int) -> None:
-    updates = [chunk(version, f"w{n} ") for n in range(200)]
+async def buffered(
+    version: int, updates: list[Any]
+) -> tuple[SessionStore, list[Sequence[Change]]]:
+    """The store after `updates` sent at once, and the batches it notified."""
     batches: list[Sequence[Change]] = []
     async with open_harness(init_for(version)) as h:
         store = await h.new_session()
         store.subscribe(batches.append)
         await h.peer.endpoint.send_raw(b"".join(update_line(u) for u in updates))
         await h.peer.sync()
+    return store, batches
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_a_buffered_run_of_chunks_is_one_store_batch(version: int) -> None:
+    updates = [chunk(version, f"w{n} ") for n in range(200)]
+    store, batches = await buffered(version, updates)
     assert texts(store) == [("agent", "".join(f"w{n} " for n in range(200)))]
     assert sum(len(batch) for batch in batches) == 200
     assert len(batches) < 10  # one per update before
@@ -174,12 +182,7 @@ async def test_user_chunks_and_other_updates_keep_their_order(version: int) -> N
         updates[8]["messageId"] = "u2"
         for update in updates[9:]:
             update["messageId"] = "m2"
-    batches: list[Sequence[Change]] = []
-    async with open_harness(init_for(version)) as h:
-        store = await h.new_session()
-        store.subscribe(batches.append)
-        await h.peer.endpoint.send_raw(b"".join(update_line(u) for u in updates))
-        await h.peer.sync()
+    store, batches = await buffered(version, updates)
     # user, 3 agent, tool, 3 thought, user, 3 agent: runs of 3 chunks are one batch
     assert [len(batch) for batch in batches][1::2] == [3, 3, 3]
     assert len(batches) == 6
