@@ -34,7 +34,7 @@ Invariants:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Final
 
@@ -86,8 +86,20 @@ class UpdateIntake:
         self._pending_session: TrackedSession | None = None
 
     def batch_through(self, dispatcher: Dispatcher) -> None:
-        """Keep runs of chunks pending until `dispatcher` lets anything else run."""
+        """Keep runs of chunks pending until `dispatcher` lets anything else run.
+
+        Its `session/update`s come here at once (`Dispatcher.notification_now`),
+        its other notifications go on to its `on_notification`.
+        """
         self._dispatcher = dispatcher
+        others = dispatcher.on_notification
+
+        def now(method: str, params: Any) -> Awaitable[None] | None:
+            if method == "session/update":
+                return self.receive_now(params)
+            return others(method, params)
+
+        dispatcher.notification_now = now
 
     def flush(self) -> None:
         """Apply the pending chunk ops (see the module docstring)."""

@@ -282,6 +282,13 @@ class Dispatcher:
         Unset, a line costs nothing more."""
         self._last_method = ""
         """The method of the last plain notification handled."""
+        self.notification_now: Callable[[str, Any], Awaitable[None] | None] | None = (
+            None
+        )
+        """Takes plain notifications (exactly `jsonrpc`, `method`, `params`) in
+        place of `on_notification`, at once: it returns what is left to await
+        (None: nothing), so most notifications cost no coroutine. Its failure is
+        reported as `on_notification`'s."""
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -536,7 +543,16 @@ class Dispatcher:
                 if method != self._last_method:
                     self._before_others()
                     self._last_method = method
-                await self._notify_handler(method, data["params"])
+                now = self.notification_now
+                if now is None:
+                    await self._notify_handler(method, data["params"])
+                    return
+                try:  # (no coroutine per notification)
+                    later = now(method, data["params"])
+                    if later is not None:
+                        await later
+                except Exception as error:
+                    self._handler_failed(method, error)
                 return
         self._before_others()
         message = parse_message(data)
@@ -598,11 +614,14 @@ class Dispatcher:
         try:
             await self.on_notification(method, params)
         except Exception as error:
-            log.exception("notification handler failed for %s", method)
-            self._report(
-                "notification_error",
-                f"could not handle {method}: {type(error).__name__}: {error}",
-            )
+            self._handler_failed(method, error)
+
+    def _handler_failed(self, method: str, error: Exception) -> None:
+        log.exception("notification handler failed for %s", method)
+        self._report(
+            "notification_error",
+            f"could not handle {method}: {type(error).__name__}: {error}",
+        )
 
     def _cancel_inbound(self, params: Any) -> None:
         request_id = params.get("requestId") if isinstance(params, dict) else None

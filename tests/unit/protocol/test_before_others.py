@@ -218,3 +218,47 @@ def test_a_plain_notification_is_what_parse_message_says(data: Any) -> None:
         and isinstance(data["params"], dict)
     )
     assert plain == expected
+
+
+async def test_notification_now_takes_plain_notifications_at_once() -> None:
+    diagnostics: list[Diagnostic] = []
+    client_end, agent_end = memory_pair()
+    taken: list[tuple[str, Any]] = []
+    awaited: list[Any] = []
+
+    async def on_notification(method: str, params: Any) -> None:
+        taken.append(("on_notification", params))
+
+    async def later(params: Any) -> None:
+        await anyio.lowlevel.checkpoint()
+        awaited.append(params["n"])
+
+    def now(method: str, params: Any) -> Any:
+        taken.append(("now", params))
+        if params.get("n") == 2:
+            return later(params)
+        if params.get("n") == 3:
+            raise LookupError("handler failed")
+        return None
+
+    dispatcher = Dispatcher(
+        client_end, on_notification=on_notification, on_diagnostic=diagnostics.append
+    )
+    dispatcher.notification_now = now
+    by_position = b'{"jsonrpc":"2.0","method":"x/n","params":[4]}'
+    with anyio.fail_after(BOUND):
+        async with client_end, agent_end, dispatcher.running():
+            lines = [note(1), note(2), note(3), by_position, note(5), b""]
+            await agent_end.send_raw(b"\n".join(lines))
+            while len(taken) < 5:
+                await anyio.lowlevel.checkpoint()
+    assert taken == [
+        ("now", {"n": 1}),
+        ("now", {"n": 2}),
+        ("now", {"n": 3}),
+        ("on_notification", [4]),  # not the plain shape: the usual way
+        ("now", {"n": 5}),
+    ]
+    assert awaited == [2]
+    assert [d.kind for d in diagnostics] == ["notification_error"]
+    assert "handler failed" in diagnostics[0].message
