@@ -57,7 +57,7 @@ class ReplayClock:
             self.last = time.process_time()
             return later
 
-        UpdateIntake.receive_now = timed  # type: ignore[method-assign]
+        UpdateIntake.receive_now = timed  # type: ignore[method-assign,assignment]
 
     @property
     def seconds(self) -> float:
