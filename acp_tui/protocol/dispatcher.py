@@ -36,6 +36,11 @@ Invariants:
   them, except in a notification's params at the paths the owner named
   (`long_text_paths`): its handler takes the text in pieces (the client keeps
   only the ends of a huge message chunk, never building it whole).
+* Work a notification handler left pending (`before_others`) is done before
+  anything else can see it: before the read loop suspends, before any other kind
+  of line or another method's notification is handled, and when the loop ends.
+  The common notification shape (exactly `jsonrpc`, `method`, `params`) is taken
+  without `parse_message`, and by `notification_now` when set.
 """
 
 from __future__ import annotations
