@@ -176,6 +176,7 @@ class AcpClient:
     def attach(self, connection: Connection) -> None:
         """Use this negotiated connection."""
         self._connection = connection
+        self._updates.batch_through(connection.dispatcher)
 
     @property
     def connection(self) -> Connection:

@@ -19,12 +19,22 @@ Invariants:
   UI) running between them.
 * **Bad updates are reported, never raised.** A malformed update is logged and
   told to `on_diagnostic`; the connection goes on.
+* **A run of chunks is applied at once, before anything else sees the store.**
+  Once `batch_through(dispatcher)` wired it, the ops of an agent or thought
+  message's chunk (most of a stream, nearly all of a replayed session) are kept
+  pending and applied together, in one store batch (one journal write, one
+  change notification): when any other update comes (first), when
+  `MAX_PENDING_OPS` are pending, and when the dispatcher is about to let
+  anything else run (`Dispatcher.before_others`: before its read loop suspends,
+  before another kind of line or notification). The store's content is the same
+  as with one batch per update, in the same order. Chunks of a user message are
+  applied at once: marking them reads the store.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Final
 
@@ -33,7 +43,7 @@ from pydantic import ValidationError
 from acp_tui.client.long_text import holds_long_text, put_back, set_aside
 from acp_tui.client.subagents import Child, ChildSessions, HasDialect, Notifier
 from acp_tui.client.tracked_session import TrackedSession
-from acp_tui.protocol.dispatcher import Diagnostic, yield_to_busy_loop
+from acp_tui.protocol.dispatcher import Diagnostic, Dispatcher, yield_to_busy_loop
 from acp_tui.protocol.framing import LongText
 from acp_tui.store import ops
 
@@ -43,6 +53,9 @@ log = logging.getLogger(__name__)
 
 MAX_EARLY_UPDATES: Final = 10_000
 """Updates held for a session id whose `session/new` response is still pending."""
+
+MAX_PENDING_OPS: Final = 4096
+"""Ops of streamed chunks kept pending at most (see the module docstring)."""
 
 
 class UpdateIntake:
@@ -67,6 +80,38 @@ class UpdateIntake:
         self._on_diagnostic = on_diagnostic
         self._early: dict[str, list[Any]] = {}
         self._pending_new = 0
+        self._dispatcher: Dispatcher | None = None
+        self._pending: list[ops.Op] = []
+        """Chunk ops not applied yet, all of `_pending_session`'s."""
+        self._pending_session: TrackedSession | None = None
+
+    def batch_through(self, dispatcher: Dispatcher) -> None:
+        """Keep runs of chunks pending until `dispatcher` lets anything else run.
+
+        Its `session/update`s come here at once (`Dispatcher.notification_now`),
+        its other notifications go on to its `on_notification`.
+        """
+        self._dispatcher = dispatcher
+        others = dispatcher.on_notification
+
+        def now(method: str, params: Any) -> Awaitable[None] | None:
+            if method == "session/update":
+                return self.receive_now(params)
+            return others(method, params)
+
+        dispatcher.notification_now = now
+
+    def flush(self) -> None:
+        """Apply the pending chunk ops (see the module docstring)."""
+        session = self._pending_session
+        if session is None:
+            return
+        operations = self._pending
+        self._pending = []
+        self._pending_session = None
+        if self._dispatcher is not None:
+            self._dispatcher.before_others = None
+        session.store.apply_many(operations)
 
     @contextmanager
     def new_session_pending(self) -> Iterator[None]:
@@ -81,6 +126,7 @@ class UpdateIntake:
 
     def opened(self, session: TrackedSession) -> None:
         """Apply the updates held for a session that has just opened."""
+        self.flush()
         for params in self._early.pop(session.store.session_id, []):
             self._apply_held(session, params)
 
@@ -105,6 +151,7 @@ class UpdateIntake:
         if session is None and isinstance(session_id, str):
             child = self._child(session_id)
         if child is not None:
+            self.flush()
             return self._receive_child(child, params)
         if session is None:
             if isinstance(session_id, str) and self._pending_new:
@@ -117,6 +164,7 @@ class UpdateIntake:
         if holds_long_text(params):
             params, long_text = set_aside(params)
             if long_text is not None:
+                self.flush()
                 return self._apply_long(session, params, long_text)
         operations = self._translated(params, session)
         if operations is None:
@@ -124,11 +172,27 @@ class UpdateIntake:
         if len(operations) == 1 and type(operations[0]) is ops.AppendMessageChunk:
             # A streamed chunk, most updates: no file write to guard, no
             # subagent to note (`_apply` and `note` would pass it through).
+            if self._dispatcher is not None and operations[0].role != "user":
+                self._keep(session, session.origins.mark(operations))
+                return None
+            self.flush()  # (marking a user message's chunk reads the store)
             session.store.apply_many(session.origins.mark(operations))
             return None
+        self.flush()
         self._apply(session, operations)
         self.children.note(session, (), operations)
         return None
+
+    def _keep(self, session: TrackedSession, operations: Sequence[ops.Op]) -> None:
+        """Keep a chunk's ops pending (applied at once if the run is long)."""
+        if session is not self._pending_session:
+            self.flush()
+            self._pending_session = session
+            assert self._dispatcher is not None
+            self._dispatcher.before_others = self.flush  # (unset by `flush`)
+        self._pending.extend(operations)
+        if len(self._pending) >= MAX_PENDING_OPS:
+            self.flush()
 
     async def _receive_child(self, child: Child, params: Any) -> None:
         """A subagent session's update, into its root session's store."""
@@ -167,6 +231,7 @@ class UpdateIntake:
         The current work's unfinished tool calls, and every running subagent;
         the children the agent lets the client cancel get a `session/cancel`.
         """
+        self.flush()
         marks = session.unfinished_work_tool_calls()
         return marks + await self.children.cancel(session, dispatcher)
 
@@ -205,6 +270,7 @@ class UpdateIntake:
         try:
             return session.translator.translate(params)
         except ValidationError as error:
+            self.flush()  # (reported after the updates before it are applied)
             self._malformed(params, error)
             return None
 

@@ -36,6 +36,11 @@ Invariants:
   them, except in a notification's params at the paths the owner named
   (`long_text_paths`): its handler takes the text in pieces (the client keeps
   only the ends of a huge message chunk, never building it whole).
+* Work a notification handler left pending (`before_others`) is done before
+  anything else can see it: before the read loop suspends, before any other kind
+  of line or another method's notification is handled, and when the loop ends.
+  The common notification shape (exactly `jsonrpc`, `method`, `params`) is taken
+  without `parse_message`, and by `notification_now` when set.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ import anyio.abc
 import anyio.lowlevel
 from pydantic import BaseModel, ValidationError
 
+from acp_tui.protocol.before_suspending import before_suspending
 from acp_tui.protocol.framing import (
     LONG_LINE_BYTES,
     DecodeError,
@@ -271,6 +277,23 @@ class Dispatcher:
         """At most this many cancelled ids are remembered."""
         self.cancelled_reply_window = CANCELLED_REPLY_WINDOW
         """Seconds a cancelled id's answer is expected."""
+        self.before_others: Callable[[], None] | None = None
+        """Set by a notification handler that left work pending: called (once,
+        and unset) before anything but that handler may see what it did: before
+        the read loop suspends (waiting for a line, or letting the rest of the
+        loop run), before any other kind of line is handled or a notification
+        of another method, and when the loop ends (`client.update_intake`
+        applies a run of updates at once). A failure is reported, never raised.
+        Unset, a line costs nothing more."""
+        self._last_method = ""
+        """The method of the last plain notification handled."""
+        self.notification_now: Callable[[str, Any], Awaitable[None] | None] | None = (
+            None
+        )
+        """Takes plain notifications (exactly `jsonrpc`, `method`, `params`) in
+        place of `on_notification`, at once: it returns what is left to await
+        (None: nothing), so most notifications cost no coroutine. Its failure is
+        reported as `on_notification`'s."""
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -288,7 +311,7 @@ class Dispatcher:
                 slice_started = time.monotonic()
                 while True:
                     try:
-                        line = await self._stream.receive()
+                        line = await self._receive()
                     except (anyio.EndOfStream, anyio.ClosedResourceError):
                         break
                     except (anyio.BrokenResourceError, ConnectionClosed) as error:
@@ -306,6 +329,7 @@ class Dispatcher:
                     if time.monotonic() - slice_started > READ_SLICE:
                         # A flooding agent's lines are all buffered, so reading
                         # never waits; let the rest of the loop (the UI) run.
+                        self._before_others()
                         await yield_to_busy_loop()
                         slice_started = time.monotonic()
                 # Fail our pending requests now, before waiting for the handler
@@ -315,7 +339,29 @@ class Dispatcher:
                 task_group.cancel_scope.cancel()
         finally:
             self._task_group = None
+            self._before_others()
             self._shut(reason)
+
+    def _receive(self) -> Awaitable[Line | OversizedLine]:
+        """The next line: `before_others` is called first if reading must wait."""
+        if self.before_others is None:
+            return self._stream.receive()
+        return before_suspending(self._stream.receive(), self._before_others)
+
+    def _before_others(self) -> None:
+        """Call `before_others` (see its docstring), reporting a failure."""
+        hook = self.before_others
+        if hook is None:
+            return
+        self.before_others = None
+        try:
+            hook()
+        except Exception as error:
+            log.exception("a notification handler's pending work failed")
+            self._report(
+                "notification_error",
+                f"could not handle a notification: {type(error).__name__}: {error}",
+            )
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[Dispatcher]:
@@ -465,6 +511,7 @@ class Dispatcher:
 
     async def _handle_line(self, line: Line | OversizedLine) -> None:
         if isinstance(line, OversizedLine):
+            self._before_others()
             self._report(
                 "oversized_line",
                 f"discarded a line of {line.size} bytes (limit {line.limit})",
@@ -478,20 +525,41 @@ class Dispatcher:
         if len(line) >= LONG_LINE_BYTES:
             if line.isspace():
                 return
+            self._before_others()
             data = await self._decode_long(line)
         elif not line.strip():
             return
         else:
             data = decode_line(line)
         if isinstance(data, DecodeError):
+            self._before_others()
             self._report("parse_error", f"unreadable line ({data.message})", line)
             await self._send_reply(
                 error_response(None, RpcError(PARSE_ERROR, "Parse error", data.message))
             )
             return
         if isinstance(data, list):
+            self._before_others()
             await self._handle_batch(data, line)
             return
+        if _plain_notification(data):  # most lines: what parse_message would say
+            method = data["method"]
+            if method != CANCEL_REQUEST and not method.startswith("$/"):
+                if method != self._last_method:
+                    self._before_others()
+                    self._last_method = method
+                now = self.notification_now
+                if now is None:
+                    await self._notify_handler(method, data["params"])
+                    return
+                try:  # (no coroutine per notification)
+                    later = now(method, data["params"])
+                    if later is not None:
+                        await later
+                except Exception as error:
+                    self._handler_failed(method, error)
+                return
+        self._before_others()
         message = parse_message(data)
         if isinstance(message, InvalidMessage):
             self._report("invalid_message", f"invalid message ({message.reason})", line)
@@ -544,14 +612,21 @@ class Dispatcher:
         if message.method.startswith("$/"):
             log.debug("ignoring protocol notification %s", message.method)
             return
+        await self._notify_handler(message.method, message.params)
+
+    async def _notify_handler(self, method: str, params: Any) -> None:
+        """Hand a notification to `on_notification` (its failure is reported)."""
         try:
-            await self.on_notification(message.method, message.params)
+            await self.on_notification(method, params)
         except Exception as error:
-            log.exception("notification handler failed for %s", message.method)
-            self._report(
-                "notification_error",
-                f"could not handle {message.method}: {type(error).__name__}: {error}",
-            )
+            self._handler_failed(method, error)
+
+    def _handler_failed(self, method: str, error: Exception) -> None:
+        log.exception("notification handler failed for %s", method)
+        self._report(
+            "notification_error",
+            f"could not handle {method}: {type(error).__name__}: {error}",
+        )
 
     def _cancel_inbound(self, params: Any) -> None:
         request_id = params.get("requestId") if isinstance(params, dict) else None
@@ -704,6 +779,25 @@ class Dispatcher:
                 self.on_diagnostic(diagnostic)
             except Exception:
                 log.exception("diagnostic handler failed")
+
+
+_NOTIFICATION_KEYS: Final = frozenset({"jsonrpc", "method", "params"})
+
+
+def _plain_notification(data: Any) -> bool:
+    """Whether `data` is exactly `{"jsonrpc": "2.0", "method": str, "params": {}}`.
+
+    The common shape of a notification (every streamed update), taken without
+    `parse_message`, which classifies such data as `Notification(method, params)`
+    too (a test checks); anything else goes through it.
+    """
+    return (
+        type(data) is dict
+        and data.keys() == _NOTIFICATION_KEYS
+        and data["jsonrpc"] == "2.0"
+        and type(data["method"]) is str
+        and type(data["params"]) is dict
+    )
 
 
 def _invalid_error(message: InvalidMessage) -> RpcError:

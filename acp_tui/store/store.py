@@ -462,6 +462,9 @@ class SessionStore:
 
         self._timeline: list[tuple[TimelineKind, str]] = []
         self._timeline_view: tuple[tuple[TimelineKind, str], ...] | None = ()
+        self._timeline_shown: list[tuple[TimelineKind, str]] | None = []
+        """`timeline()`'s entries, kept as entries are added (None: to filter
+        again), so a long session's view is copied, not filtered, per entry."""
         self._timeline_revision = 0
         self._subagents = Subagents(
             self._subagent_store_for, lambda i: self._add_to_timeline("subagent", i)
@@ -588,7 +591,13 @@ class SessionStore:
         return self._revision
 
     def _add_to_timeline(self, kind: TimelineKind, entity_id: str) -> None:
-        self._timeline.append((kind, entity_id))
+        entry = (kind, entity_id)
+        self._timeline.append(entry)
+        shown = self._timeline_shown
+        if shown is not None and (
+            kind != "terminal" or entity_id not in self._terminal_refs
+        ):
+            shown.append(entry)
         self._timeline_view = None
         self._timeline_revision += 1
 
@@ -618,6 +627,7 @@ class SessionStore:
 
     def _timeline_changed(self) -> None:
         self._timeline_view = None
+        self._timeline_shown = None
         self._timeline_revision += 1
 
     # --- messages ---------------------------------------------------------
@@ -1264,13 +1274,15 @@ class SessionStore:
         """
         view = self._timeline_view
         if view is None:
-            refs = self._terminal_refs
-            view = tuple(
-                entry
-                for entry in self._timeline
-                if entry[0] != "terminal" or entry[1] not in refs
-            )
-            self._timeline_view = view
+            shown = self._timeline_shown
+            if shown is None:
+                refs = self._terminal_refs
+                shown = self._timeline_shown = [
+                    entry
+                    for entry in self._timeline
+                    if entry[0] != "terminal" or entry[1] not in refs
+                ]
+            view = self._timeline_view = tuple(shown)
         return view
 
     @property

@@ -13,7 +13,8 @@ Invariants:
 * The policy is process-wide and applied at most once; `restore` undoes exactly
   what `tune` did (thresholds, callback, frozen objects).
 * Memory stays bounded when a session never idles: past `TENURED_LIMIT` frozen
-  objects a collection runs anyway.
+  objects, or a quarter of the heap the last collection left (`tenured_limit`),
+  a collection runs anyway.
 * Textual's strips no longer hold themselves (`strip_cycles`), installed with
   the policy: they were most of the garbage it had to free.
 """
@@ -27,11 +28,13 @@ from acp_tui.ui.strip_cycles import break_strip_cycles
 
 __all__ = [
     "FULL_COLLECTION_THRESHOLD",
+    "HEAP_SHARE",
     "IDLE_COLLECT_GROWTH",
     "TENURED_LIMIT",
     "collect_if_over_limit",
     "collect_when_idle",
     "restore_garbage_collector",
+    "tenured_limit",
     "tune_garbage_collector",
 ]
 
@@ -61,9 +64,26 @@ collection took 0.5-0.9 s of CPU without a frame. At 100,000 they come about
 four times as often and take 0.25-0.35 s: most of that is walking what is alive,
 so 50,000 made them twice as frequent for nearly the same pause."""
 
+HEAP_SHARE: Final = 4
+"""The limit grows with the heap: past `TENURED_LIMIT`, a forced collection waits
+for a quarter (1 / `HEAP_SHARE`) of the objects frozen by the last one.
+
+A forced collection walks the whole heap, so with a fixed limit its cost per
+tenured object grew with the session: at the end of a resumed session of 100,000
+updates (bench/long_session.py) each one walked the whole resumed session, as
+often as a fresh session's walked its small heap. Proportional to the heap, the
+cost per object tenured stays about the same in both, and what is frozen but
+dead stays bounded by a share of what is alive (CPython 3.12's own rule for
+full collections is the same quarter)."""
+
 RECHECK_GROWTH: Final = TENURED_LIMIT // 4
 """Objects tenured after an exact count that found the bound overshot before it is
 counted again (see `_Collector.check_at`)."""
+
+
+def tenured_limit(frozen: int) -> int:
+    """Objects tenured that force a collection, after one left `frozen` frozen."""
+    return max(TENURED_LIMIT, frozen // HEAP_SHARE)
 
 
 class _Collector:
@@ -79,6 +99,8 @@ class _Collector:
         too). `gc.get_freeze_count()` is exact but walks the whole frozen list,
         tens of milliseconds with a big heap: it is only asked when this bound
         passes `TENURED_LIMIT`, and then replaces it."""
+        self.limit = TENURED_LIMIT
+        """`tenured_limit` of the heap frozen by the last idle or forced collection."""
         self.check_at = TENURED_LIMIT
         """`tenured` past which the exact count is asked again. When it says the
         bound overshot (frozen objects died), asking again at the next full
@@ -102,7 +124,7 @@ class _Collector:
         gc.freeze()
         self.baseline = gc.get_freeze_count()
         self.tenured = 0
-        self.check_at = TENURED_LIMIT
+        self.limit = self.check_at = TENURED_LIMIT
         gc.callbacks.append(self._after_collection)
         self._threshold = gc.get_threshold()
         young, middle, _ = self._threshold
@@ -132,8 +154,8 @@ class _Collector:
             gc.freeze()
             if self.tenured > self.check_at:
                 self.tenured = gc.get_freeze_count() - self.baseline
-                self.over_limit = self.tenured > TENURED_LIMIT
-                self.check_at = max(TENURED_LIMIT, self.tenured + RECHECK_GROWTH)
+                self.over_limit = self.tenured > self.limit
+                self.check_at = max(self.limit, self.tenured + RECHECK_GROWTH)
 
     def collect(self) -> None:
         self.collecting = True
@@ -145,7 +167,7 @@ class _Collector:
         gc.freeze()
         self.baseline = gc.get_freeze_count()
         self.tenured = 0
-        self.check_at = TENURED_LIMIT
+        self.limit = self.check_at = tenured_limit(self.baseline)
         self.over_limit = False
 
 

@@ -1,0 +1,233 @@
+"""A run of streamed chunks reaches the store as one batch, before anything else.
+
+`UpdateIntake` keeps the ops of agent and thought chunks pending while the
+dispatcher reads lines that are already buffered, and applies them at once
+(one store batch: one journal write, one change notification) before the
+dispatcher lets anything else run or handles another kind of line. The store
+ends exactly as with one batch per update.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from acp_tui.client import update_intake
+from acp_tui.protocol import dispatcher
+from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.store.changes import Change
+from acp_tui.store.store import SessionStore
+from tests.unit.client.peer import ScriptedPrompter, open_harness, v1_init, v2_init
+
+VERSIONS = [pytest.param(1, id="v1"), pytest.param(2, id="v2")]
+OPTIONS = [
+    {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+    {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+]
+
+
+@pytest.fixture(autouse=True)
+def _long_read_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slow first update (a model compiled) must not end a read slice early."""
+    monkeypatch.setattr(dispatcher, "READ_SLICE", 60.0)
+
+
+def init_for(version: int) -> dict[str, Any]:
+    return v1_init() if version == 1 else v2_init({})
+
+
+def chunk(version: int, words: str, kind: str = "agent_message_chunk") -> Any:
+    update: dict[str, Any] = {
+        "sessionUpdate": kind,
+        "content": {"type": "text", "text": words},
+    }
+    if version == 2:
+        update["messageId"] = {"agent_message_chunk": "m1"}.get(kind, "t1")
+    return update
+
+
+def tool_call(version: int, tool_call_id: str) -> Any:
+    return {
+        "sessionUpdate": "tool_call" if version == 1 else "tool_call_update",
+        "toolCallId": tool_call_id,
+        "title": f"Tool {tool_call_id}",
+        "status": "pending",
+    }
+
+
+def permission(version: int, tool_call_id: str) -> Any:
+    if version == 1:
+        return {
+            "sessionId": "s1",
+            "toolCall": {"toolCallId": tool_call_id},
+            "options": OPTIONS,
+        }
+    return {
+        "sessionId": "s1",
+        "title": "Run?",
+        "subject": {"type": "tool_call", "toolCall": {"toolCallId": tool_call_id}},
+        "options": OPTIONS,
+    }
+
+
+def line(message: Any) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+def update_line(update: Any) -> bytes:
+    params = {"sessionId": "s1", "update": update}
+    return line({"jsonrpc": "2.0", "method": "session/update", "params": params})
+
+
+def texts(store: SessionStore) -> list[tuple[str, str]]:
+    return [(m.role, m.text) for m in store.messages()]
+
+
+def replay(store: SessionStore, version: int, updates: list[Any]) -> None:
+    """The updates applied one batch each (what the store got before)."""
+    from acp_tui.client import v1, v2
+
+    if version == 1:
+        translator1 = v1.V1Translator(store)
+        for update in updates:
+            store.apply_many(
+                translator1.translate({"sessionId": "s1", "update": update})
+            )
+    else:
+        translator2 = v2.V2Translator()
+        for update in updates:
+            store.apply_many(
+                translator2.translate({"sessionId": "s1", "update": update})
+            )
+
+
+async def buffered(
+    version: int, updates: list[Any]
+) -> tuple[SessionStore, list[Sequence[Change]]]:
+    """The store after `updates` sent at once, and the batches it notified."""
+    batches: list[Sequence[Change]] = []
+    async with open_harness(init_for(version)) as h:
+        store = await h.new_session()
+        store.subscribe(batches.append)
+        await h.peer.endpoint.send_raw(b"".join(update_line(u) for u in updates))
+        await h.peer.sync()
+    return store, batches
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_a_buffered_run_of_chunks_is_one_store_batch(version: int) -> None:
+    updates = [chunk(version, f"w{n} ") for n in range(200)]
+    store, batches = await buffered(version, updates)
+    assert texts(store) == [("agent", "".join(f"w{n} " for n in range(200)))]
+    assert sum(len(batch) for batch in batches) == 200
+    assert len(batches) < 10  # one per update before
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_the_run_is_in_the_store_before_a_request_is_served(
+    version: int,
+) -> None:
+    seen: list[list[tuple[str, str]]] = []
+    stores: list[SessionStore] = []
+
+    def answer(request: object) -> str:
+        seen.append(texts(stores[0]))
+        return "allow"
+
+    updates = [chunk(version, "thinking ", "agent_thought_chunk")] * 3
+    updates += [tool_call(version, "tc1"), *[chunk(version, "a ")] * 5]
+    batches: list[Sequence[Change]] = []
+    async with open_harness(init_for(version), prompter=ScriptedPrompter(answer)) as h:
+        store = await h.new_session()
+        stores.append(store)
+        store.subscribe(batches.append)
+        request = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "session/request_permission",
+            "params": permission(version, "tc1"),
+        }
+        await h.peer.endpoint.send_raw(
+            b"".join(update_line(u) for u in updates) + line(request)
+        )
+        response = await h.peer.expect_response(7)
+        await h.peer.sync()
+    assert response["result"]["outcome"]["optionId"] == "allow"
+    assert seen == [[("thought", "thinking " * 3), ("agent", "a " * 5)]]
+    # the thoughts, the tool call, the agent's chunks; then the request's
+    assert len(batches[:3]) == 3
+    assert [len(batch) for batch in batches[:3]] == [3, 1, 5]
+    expected = SessionStore("s1", cwd=store.cwd)
+    replay(expected, version, updates)
+    timeline = [entry for entry in store.timeline() if entry[0] != "permission"]
+    assert timeline == list(expected.timeline())
+    assert texts(store) == texts(expected)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_user_chunks_and_other_updates_keep_their_order(version: int) -> None:
+    updates = [
+        chunk(version, "hi ", "user_message_chunk"),
+        *[chunk(version, "hello ")] * 3,
+        tool_call(version, "tc1"),
+        *[chunk(version, "more ", "agent_thought_chunk")] * 3,
+        chunk(version, "again ", "user_message_chunk"),
+        *[chunk(version, "bye ")] * 3,
+    ]
+    if version == 2:
+        updates[0]["messageId"] = "u1"
+        updates[8]["messageId"] = "u2"
+        for update in updates[9:]:
+            update["messageId"] = "m2"
+    store, batches = await buffered(version, updates)
+    # user, 3 agent, tool, 3 thought, user, 3 agent: runs of 3 chunks are one batch
+    assert [len(batch) for batch in batches][1::2] == [3, 3, 3]
+    assert len(batches) == 6
+    expected = SessionStore("s1", cwd=store.cwd)
+    replay(expected, version, updates)
+    assert list(store.timeline()) == list(expected.timeline())
+    assert texts(store) == texts(expected)
+
+
+async def test_a_long_run_is_applied_in_bounded_batches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(update_intake, "MAX_PENDING_OPS", 16)
+    batches: list[Sequence[Change]] = []
+    async with open_harness(init_for(2)) as h:
+        store = await h.new_session()
+        store.subscribe(batches.append)
+        await h.peer.endpoint.send_raw(
+            b"".join(update_line(chunk(2, "x")) for _ in range(100))
+        )
+        await h.peer.sync()
+    assert max(len(batch) for batch in batches) <= 16
+    assert texts(store) == [("agent", "x" * 100)]
+
+
+async def test_a_failing_batch_is_reported_once_and_the_connection_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    failures = [RpcError(1, "boom")]
+
+    async with open_harness(init_for(2)) as h:
+        store = await h.new_session()
+        apply_many = store.apply_many
+
+        def failing(ops: Any) -> tuple[Change, ...]:
+            if failures:
+                raise failures.pop()
+            return apply_many(ops)
+
+        monkeypatch.setattr(store, "apply_many", failing)
+        await h.peer.endpoint.send_raw(
+            update_line(chunk(2, "lost ")) + update_line(chunk(2, "with it "))
+        )
+        await h.peer.sync()
+        await h.peer.update("s1", chunk(2, "kept"))
+        await h.peer.sync()
+    assert texts(store) == [("agent", "kept")]
+    assert [d.kind for d in h.diagnostics] == ["notification_error"]
