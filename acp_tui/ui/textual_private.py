@@ -116,6 +116,16 @@ RELIANCES: Final = (
         "the CSS base chain follows the first DOM class among the bases",
     ),
     Reliance(
+        "Message._stop_propagation",
+        "acp_tui.ui.widgets.prompt_input.PromptInput._run_own_binding",
+        "whether a handler took the key (stopped it, or prevented its default)",
+    ),
+    Reliance(
+        "DOMNode._bindings",
+        "acp_tui.ui.widgets.prompt_input.PromptInput._run_own_binding",
+        "the prompt's own bindings, run as the app would once the key bubbled up",
+    ),
+    Reliance(
         "TextArea._on_key",
         "acp_tui.ui.widgets.prompt_input.PromptInput",
         "Enter submits, the newline keys insert; other keys go to the base",

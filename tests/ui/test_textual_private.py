@@ -15,6 +15,7 @@ from textual.app import App
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.driver import Driver
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -93,6 +94,24 @@ def display_property() -> None:
     assert display.fset is not None, "DOMNode.display has no setter"
 
 
+def message_flags() -> None:
+    """A new message has `_stop_propagation` and `_no_default_action`, both False,
+    and `stop()` / `prevent_default()` set them."""
+    message = Message()
+    assert message._stop_propagation is False, "Message._stop_propagation changed"
+    assert message._no_default_action is False, "Message._no_default_action changed"
+    message.stop()
+    message.prevent_default()
+    assert message._stop_propagation
+    assert message._no_default_action
+
+
+def node_bindings() -> None:
+    """`DOMNode._bindings` maps a key to the node's bindings (`key_to_bindings`)."""
+    bindings = TextArea()._bindings.key_to_bindings.get("backspace", [])
+    assert [b.action for b in bindings] == ["delete_left"], bindings
+
+
 CHECKS: dict[str, Callable[[], None]] = {
     "Widget._scroll_update": method(Widget, "_scroll_update", ["virtual_size"]),
     "Widget._anchored": widget_attribute("_anchored", False),
@@ -121,6 +140,8 @@ CHECKS: dict[str, Callable[[], None]] = {
     "Strip.divide": method(Strip, "divide", ["cuts"]),
     "DOMNode.display": display_property,
     "App._driver": app_driver,
+    "Message._stop_propagation": message_flags,
+    "DOMNode._bindings": node_bindings,
 }
 
 
