@@ -126,6 +126,23 @@ RELIANCES: Final = (
         "the prompt's own bindings, run as the app would once the key bubbled up",
     ),
     Reliance(
+        "Widget._repaint_required",
+        "acp_tui.ui.widgets.prompt_input.PromptInput._paint_now",
+        "a widget's pending repaint, layout and scroll, before its queue hands "
+        "them to the screen",
+    ),
+    Reliance(
+        "Screen._dirty_widgets",
+        "acp_tui.ui.widgets.prompt_input.PromptInput._paint_now",
+        "the widgets the next frame repaints (as `Screen._on_update` adds them), "
+        "and `Screen._compositor`, which holds the widgets on screen",
+    ),
+    Reliance(
+        "Screen._on_timer_update",
+        "acp_tui.ui.widgets.prompt_input.PromptInput._paint_now",
+        "paint a frame now (what the screen's update timer calls; Pilot does too)",
+    ),
+    Reliance(
         "TextArea._on_key",
         "acp_tui.ui.widgets.prompt_input.PromptInput",
         "Enter submits, the newline keys insert; other keys go to the base",

@@ -1,10 +1,13 @@
-"""Keys typed in the prompt are handled without waiting for the panes around it.
+"""Keys typed in the prompt are handled, and shown, without waiting for the
+message queues of the panes around it or of the screen.
 
 While the agent streams, the session pane's message queue is busy applying
 batches of changes (it awaits the mounts of new cards). A key the prompt does
 not take itself (Backspace, Delete, the arrows) used to bubble up through that
-queue before its binding ran, so it waited behind the batch. Here the prompt's
-container holds its queue on purpose: the prompt's own keys still act at once.
+queue before its binding ran, so it waited behind the batch; and the frame
+showing any key waited for the screen's queue and its next update. Here a
+queue is held on purpose: the prompt's own keys still act, and are painted, at
+once.
 """
 
 from __future__ import annotations
@@ -13,10 +16,13 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
+from rich.console import RenderableType
 from textual import events, on
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
+from textual.message_pump import MessagePump
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from acp_tui.ui.widgets.prompt_input import PromptInput
 
@@ -39,24 +45,27 @@ async def wait_for(
     raise AssertionError("condition not met in time")
 
 
-class HeldPane(Vertical):
-    """A container whose message queue can be held (as a busy session pane's is)."""
+class Hold:
+    """Holds a node's message queue (as a busy pane's is) until released."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, node: MessagePump) -> None:
         self.release = asyncio.Event()
         self.held = False
-        self.keys_seen: list[str] = []
-
-    def hold(self) -> None:
-        """Hold the queue until `release` is set."""
 
         async def wait() -> None:
             self.held = True
             await self.release.wait()
             self.held = False
 
-        self.call_later(wait)
+        node.call_later(wait)
+
+
+class HeldPane(Vertical):
+    """The prompt's container; notes the keys that bubble up to it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.keys_seen: list[str] = []
 
     def on_key(self, event: events.Key) -> None:
         self.keys_seen.append(event.key)
@@ -85,17 +94,16 @@ def press(app: App[None], key: str, character: str | None = None) -> None:
 
 
 @asynccontextmanager
-async def held(app: HeldApp, pilot: Pilot[None]) -> AsyncIterator[HeldPane]:
-    """The pane around the prompt, its queue held (released on the way out)."""
-    pane = app.query_one(HeldPane)
-    pane.hold()
+async def held(node: MessagePump, pilot: Pilot[None]) -> AsyncIterator[Hold]:
+    """`node`'s queue held (released on the way out)."""
+    hold = Hold(node)
     try:
-        await wait_for(pilot, lambda: pane.held, 5.0)
-        yield pane
+        await wait_for(pilot, lambda: hold.held, 5.0)
+        yield hold
     finally:
-        pane.release.set()
-    await wait_for(pilot, lambda: not pane.held, 5.0)
-    await pilot.pause()  # the pane's queue, and what it let through, ran
+        hold.release.set()
+    await wait_for(pilot, lambda: not hold.held, 5.0)
+    await pilot.pause()  # the queue, and what it let through, ran
 
 
 async def test_editing_keys_act_while_the_pane_around_the_prompt_is_busy() -> None:
@@ -103,7 +111,8 @@ async def test_editing_keys_act_while_the_pane_around_the_prompt_is_busy() -> No
     async with app.run_test(size=SIZE) as pilot:
         prompt = app.query_one(PromptInput)
         prompt.insert("abc")
-        async with held(app, pilot) as pane:
+        pane = app.query_one(HeldPane)
+        async with held(pane, pilot) as hold:
             press(app, "backspace")
             await wait_for(pilot, lambda: prompt.text == "ab", 3.0)
             press(app, "left")
@@ -111,7 +120,7 @@ async def test_editing_keys_act_while_the_pane_around_the_prompt_is_busy() -> No
             await wait_for(pilot, lambda: prompt.text == "a", 3.0)
             press(app, "x", "x")
             await wait_for(pilot, lambda: prompt.text == "ax", 3.0)
-            assert pane.held  # all of it while the pane's queue was held
+            assert hold.held  # all of it while the pane's queue was held
         # Each key acted once: none ran again when the pane let it through.
         assert prompt.text == "ax"
         assert pane.keys_seen == []
@@ -122,7 +131,7 @@ async def test_ctrl_c_copies_the_selection_while_the_pane_is_busy() -> None:
     async with app.run_test(size=SIZE) as pilot:
         prompt = app.query_one(PromptInput)
         prompt.insert("hello world")
-        async with held(app, pilot):
+        async with held(app.query_one(HeldPane), pilot):
             press(app, "shift+home")
             await wait_for(pilot, lambda: prompt.selected_text == "hello world", 3.0)
             press(app, "ctrl+c")
@@ -137,3 +146,26 @@ async def test_keys_the_prompt_does_not_bind_still_bubble_up() -> None:
         press(app, "f9")
         pane = app.query_one(HeldPane)
         await wait_for(pilot, lambda: pane.keys_seen == ["f9"], 3.0)
+
+
+async def test_a_typed_key_is_painted_while_the_screen_queue_is_held() -> None:
+    """The frame showing a key does not wait for the screen's queue."""
+    app = HeldApp()
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = app.query_one(PromptInput)
+        await pilot.pause()
+        painted: list[str] = []
+        """The prompt's text at each frame painted."""
+        display = app._display
+
+        def counted(screen: Screen[object], renderable: RenderableType | None) -> None:
+            display(screen, renderable)
+            if renderable is not None:
+                painted.append(prompt.text)
+
+        app._display = counted  # type: ignore[method-assign]
+        async with held(app.screen, pilot):
+            press(app, "x", "x")
+            await wait_for(pilot, lambda: "x" in painted, 3.0)
+            press(app, "backspace")
+            await wait_for(pilot, lambda: painted[-1] == "", 3.0)

@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.driver import Driver
 from textual.message import Message
+from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -112,6 +113,23 @@ def node_bindings() -> None:
     assert [b.action for b in bindings] == ["delete_left"], bindings
 
 
+def refresh_flags() -> None:
+    """A new widget has no pending repaint, layout or scroll; `refresh` sets one."""
+    widget = Widget()
+    for name in ("_repaint_required", "_layout_required", "_scroll_required"):
+        assert getattr(widget, name, None) is False, f"Widget.{name} changed"
+
+
+def screen_dirty_widgets() -> None:
+    """`Screen._dirty_widgets` is a set; `Screen._on_update` adds to it what is in
+    `Screen._compositor` (which answers `in`)."""
+    screen = Screen[None]()
+    assert isinstance(screen._dirty_widgets, set), "Screen._dirty_widgets changed"
+    assert screen not in screen._compositor
+    source = inspect.getsource(Screen._on_update)
+    assert "self._dirty_widgets.add(widget)" in source, "Screen._on_update changed"
+
+
 CHECKS: dict[str, Callable[[], None]] = {
     "Widget._scroll_update": method(Widget, "_scroll_update", ["virtual_size"]),
     "Widget._anchored": widget_attribute("_anchored", False),
@@ -142,6 +160,9 @@ CHECKS: dict[str, Callable[[], None]] = {
     "App._driver": app_driver,
     "Message._stop_propagation": message_flags,
     "DOMNode._bindings": node_bindings,
+    "Widget._repaint_required": refresh_flags,
+    "Screen._dirty_widgets": screen_dirty_widgets,
+    "Screen._on_timer_update": method(Screen, "_on_timer_update", []),
 }
 
 

@@ -298,6 +298,31 @@ class PromptInput(TextArea):
         if await self._run_own_binding(event):
             event.stop()
             event.prevent_default()
+        if event._stop_propagation:
+            self._paint_now()
+
+    def _paint_now(self) -> None:
+        """Paint the key just handled now, not at the screen's next update.
+
+        Textual hands a repaint to the screen as a message once this widget's
+        queue is empty, and the screen paints once its own queue is empty, at
+        its update timer's next tick: three turns of the event loop, and while
+        the agent streams a turn of the loop holds a batch of changes, the
+        layout and the mounts of new cards (20-50 ms from the edit to its
+        frame). When the key only needs the prompt repainted (no layout, no
+        scroll), this does what that message would (`Screen._on_update`) and
+        paints at once; the frame takes the place of the timer's next one.
+        """
+        if not self._repaint_required or not self.is_attached:
+            return
+        if self._layout_required or self._scroll_required:
+            return  # the usual way: the screen lays out first
+        screen = self.screen
+        if not screen.is_current or self not in screen._compositor:
+            return
+        self._repaint_required = False
+        screen._dirty_widgets.add(self)
+        screen._on_timer_update()
 
     async def _run_own_binding(self, event: events.Key) -> bool:
         """Run the prompt's own binding for `event` here; whether one ran.
