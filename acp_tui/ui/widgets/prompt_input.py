@@ -322,6 +322,7 @@ class PromptInput(TextArea):
             return
         self._repaint_required = False
         screen._dirty_widgets.add(self)
+        screen.check_idle()  # as `Screen._on_update`: the timer, if not painted now
         screen._on_timer_update()
 
     async def _run_own_binding(self, event: events.Key) -> bool:
