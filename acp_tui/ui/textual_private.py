@@ -116,6 +116,33 @@ RELIANCES: Final = (
         "the CSS base chain follows the first DOM class among the bases",
     ),
     Reliance(
+        "Message._stop_propagation",
+        "acp_tui.ui.widgets.prompt_input.PromptInput._run_own_binding",
+        "whether a handler took the key (stopped it, or prevented its default)",
+    ),
+    Reliance(
+        "DOMNode._bindings",
+        "acp_tui.ui.widgets.prompt_input.PromptInput._run_own_binding",
+        "the prompt's own bindings, run as the app would once the key bubbled up",
+    ),
+    Reliance(
+        "Widget._repaint_required",
+        "acp_tui.ui.widgets.prompt_input.PromptInput._paint_now",
+        "a widget's pending repaint, layout and scroll, before its queue hands "
+        "them to the screen",
+    ),
+    Reliance(
+        "Screen._dirty_widgets",
+        "acp_tui.ui.widgets.prompt_input.PromptInput._paint_now",
+        "the widgets the next frame repaints (as `Screen._on_update` adds them), "
+        "and `Screen._compositor`, which holds the widgets on screen",
+    ),
+    Reliance(
+        "Screen._on_timer_update",
+        "acp_tui.ui.widgets.prompt_input.PromptInput._paint_now",
+        "paint a frame now (what the screen's update timer calls; Pilot does too)",
+    ),
+    Reliance(
         "TextArea._on_key",
         "acp_tui.ui.widgets.prompt_input.PromptInput",
         "Enter submits, the newline keys insert; other keys go to the base",

@@ -15,6 +15,8 @@ from textual.app import App
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.driver import Driver
+from textual.message import Message
+from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -93,6 +95,41 @@ def display_property() -> None:
     assert display.fset is not None, "DOMNode.display has no setter"
 
 
+def message_flags() -> None:
+    """A new message has `_stop_propagation` and `_no_default_action`, both False,
+    and `stop()` / `prevent_default()` set them."""
+    message = Message()
+    assert message._stop_propagation is False, "Message._stop_propagation changed"
+    assert message._no_default_action is False, "Message._no_default_action changed"
+    message.stop()
+    message.prevent_default()
+    assert message._stop_propagation
+    assert message._no_default_action
+
+
+def node_bindings() -> None:
+    """`DOMNode._bindings` maps a key to the node's bindings (`key_to_bindings`)."""
+    bindings = TextArea()._bindings.key_to_bindings.get("backspace", [])
+    assert [b.action for b in bindings] == ["delete_left"], bindings
+
+
+def refresh_flags() -> None:
+    """A new widget has no pending repaint, layout or scroll; `refresh` sets one."""
+    widget = Widget()
+    for name in ("_repaint_required", "_layout_required", "_scroll_required"):
+        assert getattr(widget, name, None) is False, f"Widget.{name} changed"
+
+
+def screen_dirty_widgets() -> None:
+    """`Screen._dirty_widgets` is a set; `Screen._on_update` adds to it what is in
+    `Screen._compositor` (which answers `in`)."""
+    screen = Screen[None]()
+    assert isinstance(screen._dirty_widgets, set), "Screen._dirty_widgets changed"
+    assert screen not in screen._compositor
+    source = inspect.getsource(Screen._on_update)
+    assert "self._dirty_widgets.add(widget)" in source, "Screen._on_update changed"
+
+
 CHECKS: dict[str, Callable[[], None]] = {
     "Widget._scroll_update": method(Widget, "_scroll_update", ["virtual_size"]),
     "Widget._anchored": widget_attribute("_anchored", False),
@@ -121,6 +158,11 @@ CHECKS: dict[str, Callable[[], None]] = {
     "Strip.divide": method(Strip, "divide", ["cuts"]),
     "DOMNode.display": display_property,
     "App._driver": app_driver,
+    "Message._stop_propagation": message_flags,
+    "DOMNode._bindings": node_bindings,
+    "Widget._repaint_required": refresh_flags,
+    "Screen._dirty_widgets": screen_dirty_widgets,
+    "Screen._on_timer_update": method(Screen, "_on_timer_update", []),
 }
 
 

@@ -166,6 +166,8 @@ class MarkdownView(PaintStyle, Widget, can_focus=False):
         self._layout_width = -1
         """The first line of each block in `_layout_blocks`."""
         self._lines: list[tuple[Strip, str]] = []
+        self._relayout_asked = True
+        """An append asked for a layout that has not run yet (`_relaid_out`)."""
         self._notice_rows = range(0)
         """The rows of `_lines` that hold the notice."""
         self.renders = 0
@@ -234,7 +236,33 @@ class MarkdownView(PaintStyle, Widget, can_focus=False):
             self.document.append(fragment)
         else:
             self._open_window(fragment)
+        self._relaid_out()
+
+    def _relaid_out(self) -> None:
+        """Lay out again after an append: a repaint only, if the height stays.
+
+        The view's height is all the layout needs of it, and a layout is of the
+        whole screen: while an agent streams, most appends lengthen the last
+        line, and laying the screen out again for each held up every frame
+        (and a key typed meanwhile). The lines are drawn now, at the width laid
+        out last (what `get_content_height` or `render_line` would do), unless
+        a layout is asked for already: appends before the next frame then cost
+        no more than they did.
+        """
+        width = self._layout_width
+        rows = len(self._lines)
         self._layout_width = -1
+        if (
+            not self._relayout_asked
+            and width > 0
+            and width == self.size.width
+            and self.is_attached
+        ):
+            self._layout(width)
+            if len(self._lines) == rows:
+                self.refresh()
+                return
+        self._relayout_asked = True
         self.refresh(layout=True)
 
     def note_gap(self, chars: int) -> None:
@@ -502,6 +530,7 @@ class MarkdownView(PaintStyle, Widget, can_focus=False):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """The lines of all blocks at `width`."""
+        self._relayout_asked = False
         self._layout(width)
         return len(self._lines)
 

@@ -62,6 +62,11 @@ DRAFT_DELAY: Final = 0.5
 
 _NEWLINE_KEYS: Final = frozenset({"shift+enter", "ctrl+j"})
 
+_DROPDOWN_KEYS: Final = frozenset({"up", "down", "tab", "escape", "enter"})
+"""Keys the completion dropdown may take after the prompt's own handlers ran (see
+`PromptCompletion`): their bindings run the usual way, once the key has bubbled
+up to the app."""
+
 Scroll: TypeAlias = Literal["page_up", "page_down", "top", "end"]
 """How the prompt asks the conversation to scroll."""
 
@@ -290,6 +295,55 @@ class PromptInput(TextArea):
             self.insert("\n")
             return
         await super()._on_key(event)
+        if await self._run_own_binding(event):
+            event.stop()
+            event.prevent_default()
+        if event._stop_propagation:
+            self._paint_now()
+
+    def _paint_now(self) -> None:
+        """Paint the key just handled now, not at the screen's next update.
+
+        Textual hands a repaint to the screen as a message once this widget's
+        queue is empty, and the screen paints once its own queue is empty, at
+        its update timer's next tick: three turns of the event loop, and while
+        the agent streams a turn of the loop holds a batch of changes, the
+        layout and the mounts of new cards (20-50 ms from the edit to its
+        frame). When the key only needs the prompt repainted (no layout, no
+        scroll), this does what that message would (`Screen._on_update`) and
+        paints at once; the frame takes the place of the timer's next one.
+        """
+        if not self._repaint_required or not self.is_attached:
+            return
+        if self._layout_required or self._scroll_required:
+            return  # the usual way: the screen lays out first
+        screen = self.screen
+        if not screen.is_current or self not in screen._compositor:
+            return
+        self._repaint_required = False
+        screen._dirty_widgets.add(self)
+        screen.check_idle()  # as `Screen._on_update`: the timer, if not painted now
+        screen._on_timer_update()
+
+    async def _run_own_binding(self, event: events.Key) -> bool:
+        """Run the prompt's own binding for `event` here; whether one ran.
+
+        Textual runs a focused widget's bindings only once the key has bubbled
+        up to the app, through the message queue of every container on the way:
+        while the session pane awaited the mounts of a batch of streamed
+        changes, Backspace, Delete and the arrows waited with it (100-200 ms
+        while the agent streamed). The prompt's bindings come first in that
+        search anyway (the app's priority bindings ran before the key got
+        here), so running them now changes nothing but when.
+        """
+        if event.key in _DROPDOWN_KEYS or event.is_printable:
+            return False
+        if event._stop_propagation or event._no_default_action:
+            return False  # a handler (ours, the base's) took the key
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
+        return False
 
     def action_cursor_up(self, select: bool = False) -> None:
         """Move up; on the first line, recall the previous history entry."""
