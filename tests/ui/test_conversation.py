@@ -486,7 +486,6 @@ async def test_only_the_newest_entries_are_mounted_and_scrolling_up_mounts_more(
                 pilot,
                 lambda count=count: conversation.earlier_count < count,  # type: ignore[misc]
             )
-            await wait_for(pilot, lambda: conversation.scroll_y > 0)
         await wait_for(pilot, lambda: not hint.display)
         order = [w.message.message_id for w in conversation.query(MessageView)]
         # From the first entry on, in order; entries far below the view were
