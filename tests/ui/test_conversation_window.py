@@ -145,23 +145,11 @@ async def test_a_removed_entry_while_scrolled_up_leaves_the_view_in_place() -> N
         await wait_for(pilot, lambda: conversation.detached)
         shown = visible(conversation)
         # A terminal of its own appears at the end, then moves into a tool call.
-        await show(
-            app,
-            store,
-            ops.PatchTerminal("t1", command="make", cwd="/p"),
-            ops.UpsertMessage("late", "agent", content=[text("late")]),
-        )
+        late = ops.UpsertMessage("late", "agent", content=[text("late")])
+        await show(app, store, ops.PatchTerminal("t1", command="make"), late)
         assert ("terminal", "t1") in store.timeline()
-        await show(
-            app,
-            store,
-            ops.PatchToolCall(
-                "c1",
-                title="Build",
-                kind="execute",
-                content=[{"type": "terminal", "terminalId": "t1"}],
-            ),
-        )
+        terminal = {"type": "terminal", "terminalId": "t1"}
+        await show(app, store, ops.PatchToolCall("c1", title="B", content=[terminal]))
         await wait_for(pilot, lambda: ("terminal", "t1") not in store.timeline())
         await pilot.pause()
         # Still where the user was, still away from the end (the old code
