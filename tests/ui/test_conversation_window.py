@@ -157,3 +157,43 @@ async def test_a_removed_entry_while_scrolled_up_leaves_the_view_in_place() -> N
         assert conversation.detached
         assert visible(conversation) == shown
         assert not conversation.following
+
+
+async def test_a_tool_call_below_a_detached_window_is_revealed() -> None:
+    app = WindowApp()
+    async with app.run_test(size=SIZE) as pilot:
+        store = app.store
+        conversation = await long_history(pilot, app)
+        await page_until(pilot, conversation, -1, lambda: at_top(conversation))
+        await wait_for(pilot, lambda: conversation.detached)
+        await show(app, store, ops.PatchToolCall("c1", title="Edit", status="pending"))
+        assert ("tool_call", "c1") not in conversation.entries
+        # A permission dialog about it shows its card behind it.
+        assert await conversation.reveal(("tool_call", "c1"))
+        card = conversation.entries[("tool_call", "c1")]
+        await wait_for(
+            pilot,
+            lambda: conversation.region.y <= card.region.y < conversation.region.bottom,
+        )
+
+
+async def test_the_focused_card_stays_mounted_however_far_the_view_goes() -> None:
+    app = WindowApp()
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = await long_history(pilot, app)
+        long = ops.UpsertMessage("long", "user", content=[text("word " * 20_000)])
+        await show(app, app.store, long)
+        await wait_for(pilot, lambda: ("message", "long") in conversation.entries)
+        card = conversation.entries[("message", "long")]
+        await wait_for(pilot, lambda: card.focusable)  # a long message: focusable
+        conversation.page(-1)
+        await wait_for(pilot, lambda: not conversation.following)
+        card.focus()
+        await wait_for(pilot, lambda: card.has_focus)
+        await page_until(pilot, conversation, -1, lambda: at_top(conversation))
+        await wait_for(pilot, lambda: visible(conversation)[:1] == ["u0"])
+        # Unmounting it would move the focus, and the view with it.
+        assert card.is_attached
+        assert card.has_focus
+        assert not conversation.following
+        assert visible(conversation)[:1] == ["u0"]

@@ -106,6 +106,16 @@ class Jumping(Following):
         self.show_card(widget, fraction)
         return widget
 
+    async def reveal(self, key: Key) -> bool:
+        """Scroll an entry into view; one after a detached window moves it there.
+
+        A permission request about a tool call that arrived while the user was
+        reading far above (its card not mounted) shows that card behind it.
+        """
+        if self._end is not None and key in self._keys[self._end :]:
+            return await self.jump_to(key) is not None
+        return await super().reveal(key)
+
     def show_card(self, widget: Widget, fraction: float = 0.0) -> None:
         """Scroll a mounted card into view after the next layout.
 

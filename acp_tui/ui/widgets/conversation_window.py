@@ -14,11 +14,12 @@ scrolls away from the tail, the window becomes two-sided and bounded:
   (a card costs a few milliseconds to mount, a tool call with a diff more), so
   no single frame does much: the mounted set never has to be laid out all at
   once.
-* **Bounded.** When nothing is to be mounted, the entries entirely farther than
-  `KEEP_SCREENS` screens from the view are unmounted, above and below (at most
-  `STEP_UNMOUNT` per step). Unmounting below stops the window before the end of
-  the timeline: it is then *detached* (as after a jump, `Jumping`): new
-  entries are counted by `LaterEntries`, not mounted far below the view.
+* **Bounded.** The entries entirely farther than `KEEP_SCREENS` screens from
+  the view are unmounted, above and below (at most `STEP_UNMOUNT` per step;
+  never the card holding the focus, nor those between it and the view).
+  Unmounting below stops the window before the end of the timeline: it is
+  then *detached* (as after a jump, `Jumping`): new entries are counted by
+  `LaterEntries`, not mounted far below the view.
 * **The view stays put.** Whatever changes above the view (entries mounted or
   unmounted there, a card growing), the first card visible stays where it was
   on screen: `arrange` moves the scroll offset by however far that card moved,
@@ -236,10 +237,12 @@ class Windowing(Jumping):
     ) -> bool:
         """Unmount the entries far from the view; True if more may be far."""
         keep = self.KEEP_SCREENS * screen
+        focused = self.screen.focused
+        held = set(focused.ancestors_with_self) if focused is not None else set()
         doomed: list[Widget] = []
         first = self._first
         for key, widget in mounted[:-1]:
-            if len(doomed) >= self.STEP_UNMOUNT:
+            if len(doomed) >= self.STEP_UNMOUNT or widget in held:
                 break
             if widget.virtual_region_with_margin.bottom >= top - keep:
                 break
@@ -248,7 +251,7 @@ class Windowing(Jumping):
             first = self._keys.index(key, first) + 1
         end: int | None = None
         for key, widget in reversed(mounted[len(doomed) + 1 :]):
-            if len(doomed) >= self.STEP_UNMOUNT:
+            if len(doomed) >= self.STEP_UNMOUNT or widget in held:
                 break
             if widget.virtual_region_with_margin.y <= bottom + keep:
                 break
