@@ -66,6 +66,14 @@ def at_top(conversation: Conversation) -> bool:
     return conversation.earlier_count == 0 and conversation.scroll_y == 0
 
 
+async def paged_to_the_top(pilot: Pilot[None], app: WindowApp) -> Conversation:
+    """The long history, paged up to its first entry: the window is detached."""
+    conversation = await long_history(pilot, app)
+    await page_until(pilot, conversation, -1, lambda: at_top(conversation))
+    await wait_for(pilot, lambda: conversation.detached)
+    return conversation
+
+
 async def test_paging_to_the_top_keeps_a_bounded_window_and_shows_the_first() -> None:
     app = WindowApp()
     async with app.run_test(size=SIZE) as pilot:
@@ -140,9 +148,7 @@ async def test_a_removed_entry_while_scrolled_up_leaves_the_view_in_place() -> N
     app = WindowApp()
     async with app.run_test(size=SIZE) as pilot:
         store = app.store
-        conversation = await long_history(pilot, app)
-        await page_until(pilot, conversation, -1, lambda: at_top(conversation))
-        await wait_for(pilot, lambda: conversation.detached)
+        conversation = await paged_to_the_top(pilot, app)
         shown = visible(conversation)
         # A terminal of its own appears at the end, then moves into a tool call.
         late = ops.UpsertMessage("late", "agent", content=[text("late")])
@@ -162,11 +168,9 @@ async def test_a_removed_entry_while_scrolled_up_leaves_the_view_in_place() -> N
 async def test_a_tool_call_below_a_detached_window_is_revealed() -> None:
     app = WindowApp()
     async with app.run_test(size=SIZE) as pilot:
-        store = app.store
-        conversation = await long_history(pilot, app)
-        await page_until(pilot, conversation, -1, lambda: at_top(conversation))
-        await wait_for(pilot, lambda: conversation.detached)
-        await show(app, store, ops.PatchToolCall("c1", title="Edit", status="pending"))
+        conversation = await paged_to_the_top(pilot, app)
+        edit = ops.PatchToolCall("c1", title="Edit", status="pending")
+        await show(app, app.store, edit)
         assert ("tool_call", "c1") not in conversation.entries
         # A permission dialog about it shows its card behind it.
         assert await conversation.reveal(("tool_call", "c1"))

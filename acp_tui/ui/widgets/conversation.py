@@ -178,7 +178,6 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
         """Index in `_keys` of the oldest mounted entry (the rest are mounted)."""
         self._timeline_revision = -1
         self._earlier = EarlierEntries()
-        self._loading = False
         self._last_mount = 0.0
         self._sync_timer: Timer | None = None
         self._window = asyncio.Lock()
@@ -458,7 +457,6 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
         Args:
             count: How many entries to mount (fewer if there are fewer).
         """
-        self._loading = False
         async with self._window:
             await self._load_earlier(count)
 
