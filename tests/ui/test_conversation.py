@@ -37,6 +37,7 @@ from acp_tui.ui.widgets.conversation import (
     QueuedPrompt,
     StandaloneTerminal,
 )
+from acp_tui.ui.widgets.conversation_jump import LaterEntries
 from acp_tui.ui.widgets.markdown_styles import MarkdownStyles
 from acp_tui.ui.widgets.markdown_view import MarkdownView
 from acp_tui.ui.widgets.message_view import MessageView
@@ -485,11 +486,12 @@ async def test_only_the_newest_entries_are_mounted_and_scrolling_up_mounts_more(
                 pilot,
                 lambda count=count: conversation.earlier_count < count,  # type: ignore[misc]
             )
-            await wait_for(pilot, lambda: conversation.scroll_y > 0)
-        assert len(conversation.entries) == 80
-        assert not hint.display
+        await wait_for(pilot, lambda: not hint.display)
         order = [w.message.message_id for w in conversation.query(MessageView)]
-        assert order == [f"u{n}" for n in range(80)]
+        # From the first entry on, in order; entries far below the view were
+        # unmounted on the way up (tests/ui/test_conversation_window.py).
+        assert order == [f"u{n}" for n in range(len(order))]
+        assert len(order) < 80
 
 
 async def test_following_the_tail_unmounts_old_entries() -> None:
@@ -513,18 +515,34 @@ async def test_scrolled_up_view_keeps_its_entries() -> None:
     async with app.run_test(size=SIZE) as pilot:
         conversation = app.conversation
         await show(app, store, *user_turns(20))
-        await pilot.pause()
+        await wait_for(pilot, lambda: conversation.max_scroll_y >= 2)
         conversation.scroll_to(y=2, animate=False)
         await wait_for(pilot, lambda: not conversation.following)
-        mounted = set(conversation.entries)
-        earlier = conversation.earlier_count
+        await pilot.pause()
+        shown = {
+            key: widget.region.y
+            for key, widget in conversation.entries.items()
+            if widget.region.height
+        }
+        assert shown
         for n in range(20, 50):
             await show(app, store, *user_turns(n + 1)[n:])
+        later = conversation.query_one(LaterEntries)
+        await wait_for(pilot, lambda: later.display)
+        # What was on screen stays mounted, and where it was: new output below
+        # does not move the view.
+        assert {
+            key: conversation.entries[key].region.y
+            for key in shown
+            if key in conversation.entries
+        } == shown
+        # The new entries far below the view get no widget until the user
+        # comes back to them.
+        assert ("message", "u49") not in conversation.entries
+        assert conversation.new_output_below
+        conversation.jump_to_end()
         await wait_for(pilot, lambda: ("message", "u49") in conversation.entries)
-        assert mounted <= set(conversation.entries)
-        # Nothing was unmounted (earlier entries may still have been mounted
-        # above, to fill the screen, which lowers the count).
-        assert conversation.earlier_count <= earlier
+        await wait_for(pilot, lambda: conversation.following)
 
 
 async def test_reset_removes_the_entries_and_keeps_banners() -> None:

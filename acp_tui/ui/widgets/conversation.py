@@ -25,8 +25,11 @@ the end of the timeline (bench/ui.py measures the effect):
 * New entries are mounted at most every `MOUNT_INTERVAL` seconds (the batches in
   between only update mounted widgets), so a flood of entries is mounted a few
   times a second rather than on every frame.
-* Scrolling to the top (or clicking the hint above the oldest entry) mounts the
-  `LOAD_BATCH` entries before it and keeps the view where it was.
+* Once the user scrolls away from the tail the window is two-sided and bounded
+  (`Windowing`, in `acp_tui.ui.widgets.conversation_window`): a few entries
+  per frame are mounted as the view nears either side of it, entries far above
+  or below the view are unmounted, and the view never moves by itself. Clicking
+  the hint above the oldest entry mounts the `LOAD_BATCH` entries before it.
 
 The store keeps everything, so an unmounted entry is rebuilt from its newest
 snapshot when it is mounted again.
@@ -65,6 +68,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.layout import DockArrangeResult
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -85,6 +89,7 @@ from acp_tui.ui.widgets.conversation_follow import (
     NewOutputBelow,
 )
 from acp_tui.ui.widgets.conversation_jump import Jumping, LaterEntries
+from acp_tui.ui.widgets.conversation_window import Windowing
 from acp_tui.ui.widgets.markdown_styles import MarkdownStyles
 
 __all__ = [
@@ -113,7 +118,7 @@ def _estimated_height(store: SessionStore, key: Key, width: int) -> float:
     return 4.0
 
 
-class Conversation(Jumping, Following, PlainBackground, VerticalScroll):
+class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScroll):
     """Shows a session's timeline; follows the tail unless scrolled up.
 
     Args:
@@ -173,7 +178,6 @@ class Conversation(Jumping, Following, PlainBackground, VerticalScroll):
         """Index in `_keys` of the oldest mounted entry (the rest are mounted)."""
         self._timeline_revision = -1
         self._earlier = EarlierEntries()
-        self._loading = False
         self._last_mount = 0.0
         self._sync_timer: Timer | None = None
         self._window = asyncio.Lock()
@@ -184,9 +188,12 @@ class Conversation(Jumping, Following, PlainBackground, VerticalScroll):
         """Index in `_keys` after the last mounted entry when the window stops
         before the end (after a jump: `Jumping`); None: it reaches the end."""
         self._later = LaterEntries()
-        self._loading_later = False
         self._follow_after_focus = False
         """Focus came in while the view followed: follow again when it leaves."""
+        self._balancing = False
+        """A balance step of the window is due (`Windowing`)."""
+        self._arranged: DockArrangeResult | None = None
+        """The last arrangement of the cards (`Windowing.arrange`)."""
 
     # ------------------------------------------------------------ state
 
@@ -279,8 +286,10 @@ class Conversation(Jumping, Following, PlainBackground, VerticalScroll):
             self._sync_timer = None
         self._timeline_revision = store.timeline_revision
         keys: list[Key] = [key for key in store.timeline() if key[0] in SHOWN_KINDS]
-        if self._end is not None and await self._detached_sync(keys):
-            return set()  # away from the end (a jump): new entries are counted
+        if self.entries and (self._end is not None or not self.following):
+            if await self._sync_away(keys):
+                return set()  # away from the tail: new entries are counted
+            await self._leave_window()  # not an append: rebuild at the end
         known = len(self._keys)
         if keys[:known] != self._keys:
             kept = await self._drop_removed(keys)
@@ -329,6 +338,8 @@ class Conversation(Jumping, Following, PlainBackground, VerticalScroll):
         ]
         widgets = [self.entries.pop(key) for _, key in gone if key in self.entries]
         self._first -= sum(1 for index, _ in gone if index < self._first)
+        if self._end is not None:
+            self._end -= sum(1 for index, _ in gone if index < self._end)
         self._keys = kept
         if widgets:
             await self.remove_children(widgets)
@@ -367,7 +378,9 @@ class Conversation(Jumping, Following, PlainBackground, VerticalScroll):
 
     def _mounted_widgets(self) -> list[tuple[Key, Widget]]:
         entries = self.entries
-        return [(k, entries[k]) for k in self._keys[self._first :] if k in entries]
+        return [
+            (k, entries[k]) for k in self._keys[self._first : self._end] if k in entries
+        ]
 
     async def _trim(self) -> None:
         """Unmount the oldest entries beyond the window (only while following)."""
@@ -431,29 +444,19 @@ class Conversation(Jumping, Following, PlainBackground, VerticalScroll):
             self.call_after_refresh(self._request_fill)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        """Mount earlier entries when the user scrolls to the top."""
+        """Back at the end: the marker goes (`Windowing` mounts what is near)."""
         super().watch_scroll_y(old_value, new_value)
         if self._below.display and self.following:
             self._below.display = False  # back at the end: following again
-        if (
-            new_value <= 0 < old_value
-            and self._first
-            and not self.following
-            and not self._loading
-        ):
-            self._loading = True
-            self.call_later(self.load_earlier)
 
     async def load_earlier(self, count: int | None = None) -> None:
         """Mount the `count` (default `LOAD_BATCH`) entries before the oldest one.
 
-        The view keeps showing what it showed: the scroll offset grows by the
-        height of what was added above.
+        The view keeps showing what it showed (`Windowing.arrange`).
 
         Args:
             count: How many entries to mount (fewer if there are fewer).
         """
-        self._loading = False
         async with self._window:
             await self._load_earlier(count)
 
@@ -462,25 +465,12 @@ class Conversation(Jumping, Following, PlainBackground, VerticalScroll):
         if store is None or not self._first:
             return
         start = max(0, self._first - (count or self.LOAD_BATCH))
-        mounted = self._mounted_widgets()
-        anchor = mounted[0][1] if mounted else None
-        offset = anchor.virtual_region.y - self.scroll_y if anchor is not None else 0
         widgets = self._build(store, self._keys[start : self._first])
         self._first = start
         if widgets:
             await self.mount_all(widgets, after=self._earlier)
         self._earlier.show_count(start)
-        if anchor is not None and not self.following:
-
-            def keep_view() -> None:
-                if anchor.is_attached:
-                    self.scroll_to(
-                        y=anchor.virtual_region.y - offset,
-                        animate=False,
-                        immediate=True,
-                    )
-
-            self.call_after_refresh(keep_view)
+        self._request_balance()
 
     async def reset(self) -> None:
         """Remove every timeline entry: a new store follows (another session).

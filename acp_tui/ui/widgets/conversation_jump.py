@@ -10,9 +10,11 @@ reaches the end (`conversation` explains why). `jump_to(key)` shows any entry:
   few entries around the target are mounted (`JUMP_BEFORE`, `JUMP_AFTER`), so a
   jump costs the same on a session of ten or ten thousand entries. Unless that
   window reaches the end, the view is *detached*: new entries get no widget,
-  `LaterEntries` below the window says how many follow (scrolling to the bottom
-  or clicking it mounts the next ones), and going to the end (End, ctrl+end,
-  the "new output below" marker) mounts the newest entries and follows again.
+  `LaterEntries` below the window says how many follow (scrolling down mounts
+  the next ones as they come near, `Windowing`; clicking it mounts a batch),
+  and going to the end (End, ctrl+end, the "new output below" marker) mounts
+  the newest entries and follows again. Scrolling up far from the tail
+  detaches the window the same way (`Windowing` unmounts what is far below).
 """
 
 from __future__ import annotations
@@ -59,7 +61,6 @@ class Jumping(Following):
         _earlier: EarlierEntries
         _later: LaterEntries
         _timeline_revision: int
-        _loading_later: bool
         LOAD_BATCH: ClassVar[int]
 
         @property
@@ -69,6 +70,7 @@ class Jumping(Following):
         def _build(self, store: SessionStore, keys: Sequence[Key]) -> list[Widget]: ...
         async def _unmount_timeline(self) -> None: ...
         async def _sync_timeline(self, store: SessionStore) -> set[Key]: ...
+        def _request_balance(self) -> None: ...
 
     @property
     def detached(self) -> bool:
@@ -104,6 +106,16 @@ class Jumping(Following):
         self.show_card(widget, fraction)
         return widget
 
+    async def reveal(self, key: Key) -> bool:
+        """Scroll an entry into view; one after a detached window moves it there.
+
+        A permission request about a tool call that arrived while the user was
+        reading far above (its card not mounted) shows that card behind it.
+        """
+        if self._end is not None and key in self._keys[self._end :]:
+            return await self.jump_to(key) is not None
+        return await super().reveal(key)
+
     def show_card(self, widget: Widget, fraction: float = 0.0) -> None:
         """Scroll a mounted card into view after the next layout.
 
@@ -138,29 +150,19 @@ class Jumping(Following):
             await self.mount_all(widgets, after=self._earlier)
         self._earlier.show_count(first)
         self._later.show_count(len(self._keys) - end if self._end else 0)
+        self._request_balance()  # fill the screen around it (`Windowing`)
 
-    async def _detached_sync(self, keys: Sequence[Key]) -> bool:
-        """The timeline changed while detached: True if still detached.
-
-        Appended entries are only counted; any other change goes back to the
-        end (the window is rebuilt there by the caller).
-        """
-        known = len(self._keys)
-        if list(keys[:known]) == self._keys and self._end is not None:
-            self._keys = list(keys)
-            self._later.show_count(len(keys) - self._end)
-            return True
+    async def _leave_window(self) -> None:
+        """Unmount the window and follow: the caller rebuilds it at the end."""
         await self._unmount_timeline()
         self._keys = []
         self._first = 0
         self._end = None
         self._later.show_count(0)
         self.anchor()
-        return False
 
     async def load_later(self, count: int | None = None) -> None:
         """Mount the `count` (default `LOAD_BATCH`) entries after a detached window."""
-        self._loading_later = False
         async with self._window:
             store = self.store
             end = self._end
@@ -179,19 +181,22 @@ class Jumping(Following):
             self._end = stop if stop < len(self._keys) else None
             self._later.show_count(len(self._keys) - stop)
         if self._end is None:  # the end is mounted: following may resume
-            self.anchor(True)
+            self._reach_end()
 
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        """Mount later entries when the user scrolls to a detached window's bottom."""
-        super().watch_scroll_y(old_value, new_value)
-        if (
-            self._end is not None
-            and new_value >= self.max_scroll_y
-            and new_value > old_value
-            and not self._loading_later
-        ):
-            self._loading_later = True
-            self.call_later(self.load_later)
+    def _reach_end(self) -> None:
+        """The window reaches the end again: scrolling to the bottom follows.
+
+        The view stays where it is (anchoring scrolls to the end; the scroll
+        back releases the anchor until the user reaches the bottom), and so
+        does the "new output below" marker (following for that instant would
+        hide it).
+        """
+        y = self.scroll_y
+        marker = self._below.display
+        self.anchor(True)
+        self.scroll_to(y=y, animate=False, immediate=True)
+        if not self.following:
+            self._below.display = marker
 
     def jump_to_end(self) -> None:
         """Go to the end and follow; a detached window is moved there first."""
@@ -204,16 +209,12 @@ class Jumping(Following):
         async with self._window:
             store = self.store
             if self._end is not None and store is not None:
-                await self._detached_sync(())
+                await self._leave_window()
                 self._timeline_revision = -1
                 await self._sync_timeline(store)
         self.jump_to_end()
 
     def _follow_if_at_end(self) -> None:
-        """Paging down to a detached window's bottom mounts the next entries."""
-        if self._end is not None:
-            if self.scroll_target_y >= self.max_scroll_y and not self._loading_later:
-                self._loading_later = True
-                self.call_later(self.load_later)
-            return
-        super()._follow_if_at_end()
+        """Paging down a detached window: `Windowing` mounts the next entries."""
+        if self._end is None:
+            super()._follow_if_at_end()
