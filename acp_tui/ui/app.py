@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import anyio
 from rich.console import RenderableType
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import Provider
@@ -53,7 +53,11 @@ from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.app_tabs import AppTabs
 from acp_tui.ui.attention_hook import AppAttention, AttentionEvent, signals_for
 from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
-from acp_tui.ui.gc_policy import tune_garbage_collector
+from acp_tui.ui.gc_policy import (
+    collect_if_quiet,
+    note_activity,
+    tune_garbage_collector,
+)
 from acp_tui.ui.pane_agent import SHUTDOWN_WAIT
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.confirm import ConfirmQuitScreen
@@ -78,6 +82,10 @@ WARM_QUIET = 0.2
 
 WARM_STEP = 0.02
 """Seconds between two lexers compiled ahead of use (frames and keys in between)."""
+
+QUIET_COLLECT_SECONDS = 2.0
+"""Seconds without input or store changes before what was frozen is collected
+(`gc_policy.collect_if_quiet`; asked every half of it)."""
 
 
 class AcpTuiApp(AppTabs, AppAttention, App[None]):
@@ -324,6 +332,12 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         """
         self._panes[0].start()
 
+    async def on_event(self, event: events.Event) -> None:
+        """Note the user's input for the garbage-collector policy, then as usual."""
+        if isinstance(event, events.InputEvent):
+            note_activity()  # no collection's pause while the user acts
+        await super().on_event(event)
+
     # ------------------------------------------------ process-wide start-up work
 
     @on(SessionPane.Opened)
@@ -332,6 +346,13 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         message.stop()
         if self.tune_gc:
             tune_garbage_collector()  # the start-up heap is loaded by now
+            # What is dropped without store changes (cards unmounted as the
+            # user scrolls a long session) is collected once all is quiet.
+            self.set_interval(
+                QUIET_COLLECT_SECONDS / 2,
+                lambda: collect_if_quiet(QUIET_COLLECT_SECONDS),
+                name="quiet-collect",
+            )
         if self._to_warm is None:
             self._to_warm = list(reversed(COMMON_LANGUAGES))
             # The most common fence's lexer at once (50-80 ms here), before any

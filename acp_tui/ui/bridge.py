@@ -26,7 +26,11 @@ from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.store.changes import Change
 from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
-from acp_tui.ui.gc_policy import collect_if_over_limit, collect_when_idle
+from acp_tui.ui.gc_policy import (
+    collect_if_over_limit,
+    collect_when_idle,
+    note_activity,
+)
 from acp_tui.ui.messages import SessionUpdated
 from acp_tui.ui.screens.permission import PermissionScreen
 
@@ -123,6 +127,7 @@ class StoreBridge:
         changes, self._pending = self._pending, []
         self.target.post_message(SessionUpdated(self.store, changes))
         collect_if_over_limit()
+        note_activity()
         self._last_change = time.monotonic()
         if self._idle_timer is None:
             self._idle_timer = self.target.set_timer(

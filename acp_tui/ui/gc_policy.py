@@ -22,6 +22,7 @@ Invariants:
 from __future__ import annotations
 
 import gc
+import time
 from typing import Final
 
 from acp_tui.ui.strip_cycles import break_strip_cycles
@@ -32,7 +33,9 @@ __all__ = [
     "IDLE_COLLECT_GROWTH",
     "TENURED_LIMIT",
     "collect_if_over_limit",
+    "collect_if_quiet",
     "collect_when_idle",
+    "note_activity",
     "restore_garbage_collector",
     "tenured_limit",
     "tune_garbage_collector",
@@ -152,7 +155,11 @@ class _Collector:
             # counting them costs about what the collection just walked.
             self.tenured += len(gc.get_objects(generation=2))
             gc.freeze()
-            if self.tenured > self.check_at:
+            # Once over the limit, a collection is due anyway: counting again
+            # would walk the frozen list after every full collection until it
+            # runs (up to 0.2 s each in a long session scrolled without new
+            # output: bench/long_session.py's paging).
+            if self.tenured > self.check_at and not self.over_limit:
                 self.tenured = gc.get_freeze_count() - self.baseline
                 self.over_limit = self.tenured > self.limit
                 self.check_at = max(self.limit, self.tenured + RECHECK_GROWTH)
@@ -241,3 +248,31 @@ def collect_if_over_limit() -> bool:
         return False
     _collector.collect()
     return True
+
+
+_last_activity = time.monotonic()
+
+
+def note_activity() -> None:
+    """Note that something happened which a collection's pause would hold up.
+
+    The user's input, or a batch of store changes handed to the screen.
+    """
+    global _last_activity
+    _last_activity = time.monotonic()
+
+
+def collect_if_quiet(quiet_for: float) -> bool:
+    """`collect_when_idle` once nothing was noted for `quiet_for` seconds.
+
+    `StoreBridge` collects after its store has been quiet for a while; this is
+    for what happens without store changes: a user scrolling a long session
+    back and forth mounts and drops cards, which become frozen garbage until
+    a collection hands them back (the app asks every few seconds).
+
+    Returns:
+        Whether a collection ran.
+    """
+    if time.monotonic() - _last_activity < quiet_for:
+        return False
+    return collect_when_idle()

@@ -8,6 +8,7 @@ exact count says not (frozen objects died), the next count waits until another
 
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -73,3 +74,46 @@ def test_over_the_limit_is_still_seen(monkeypatch: pytest.MonkeyPatch) -> None:
     for _ in range(gc_policy.RECHECK_GROWTH // 1_000 + 1):
         collector._after_collection("stop", {"generation": 2})
     assert collector.over_limit
+
+
+def test_once_over_the_limit_the_frozen_list_is_not_walked_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A user scrolling a long session without new output: no store batch asks
+    # for the forced collection, and every full collection tenures more. The
+    # exact count (a walk of the whole frozen list) is not asked again.
+    fake = patched_gc(monkeypatch)
+    fake.frozen = gc_policy.TENURED_LIMIT * 2
+    collector = gc_policy._Collector()
+    collector.tenured = gc_policy.TENURED_LIMIT
+    collector._after_collection("stop", {"generation": 2})
+    assert collector.over_limit
+    asked = fake.counted
+    for _ in range(200):
+        collector._after_collection("stop", {"generation": 2})
+    assert collector.over_limit
+    assert fake.counted == asked
+
+
+def test_collect_if_quiet_waits_for_no_activity(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    now = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    collected: list[bool] = []
+
+    def idle_collect() -> bool:
+        collected.append(True)
+        return True
+
+    monkeypatch.setattr(gc_policy, "collect_when_idle", idle_collect)
+    gc_policy.note_activity()
+    now[0] += 1.9
+    assert not gc_policy.collect_if_quiet(2.0)
+    gc_policy.note_activity()  # a key, a scroll, a batch of store changes
+    now[0] += 1.9
+    assert not gc_policy.collect_if_quiet(2.0)
+    assert collected == []
+    now[0] += 0.2
+    assert gc_policy.collect_if_quiet(2.0)
+    assert collected == [True]
