@@ -193,6 +193,12 @@ RELIANCES: Final = (
         "extend the property: render what came while hidden when shown",
     ),
     Reliance(
+        "Compositor._arrange_root",
+        "acp_tui.ui.widgets.conversation_window.Windowing.arrange",
+        "the compositor calls a container's `arrange`, then reads its scroll "
+        "offset: an override may move the offset with the first visible card",
+    ),
+    Reliance(
         "Server._make_app",
         "acp_tui.ui.serve_server.GuardedServer",
         "serve the aiohttp app textual-serve makes, behind the guard",

@@ -11,6 +11,7 @@ import inspect
 from collections.abc import Callable
 
 import pytest
+from textual._compositor import Compositor
 from textual.app import App
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
@@ -130,6 +131,12 @@ def screen_dirty_widgets() -> None:
     assert "self._dirty_widgets.add(widget)" in source, "Screen._on_update changed"
 
 
+def arrange_then_scroll_offset() -> None:
+    source = inspect.getsource(Compositor._arrange_root)
+    arranged = source.index(".arrange(")
+    assert "scroll_offset" in source[arranged:], "scroll offset not read after arrange"
+
+
 CHECKS: dict[str, Callable[[], None]] = {
     "Widget._scroll_update": method(Widget, "_scroll_update", ["virtual_size"]),
     "Widget._anchored": widget_attribute("_anchored", False),
@@ -154,6 +161,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "AutoComplete._rebuild_options": method(
         AutoComplete, "_rebuild_options", ["target_state", "search_string"]
     ),
+    "Compositor._arrange_root": arrange_then_scroll_offset,
     "Server._make_app": method(Server, "_make_app", [], coroutine=True),
     "Strip.divide": method(Strip, "divide", ["cuts"]),
     "DOMNode.display": display_property,
