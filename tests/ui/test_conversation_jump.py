@@ -43,15 +43,23 @@ async def test_a_jump_far_back_mounts_a_few_entries_there() -> None:
         assert later.display
         # Every entry is mounted, counted above or counted below (the window
         # may have grown around the view since).
-        assert later.count == 500 - conversation.earlier_count - len(
-            conversation.entries
+        await wait_for(  # the window may still be mounting around the view
+            pilot,
+            lambda: (
+                later.count
+                == 500 - conversation.earlier_count - len(conversation.entries)
+            ),
         )
         # New entries while detached are counted, not mounted.
         await show(app, store, *user_turns(502)[500:])
         await pilot.pause()
         assert ("message", "u501") not in conversation.entries
-        assert later.count == 502 - conversation.earlier_count - len(
-            conversation.entries
+        await wait_for(  # the window may still be mounting around the view
+            pilot,
+            lambda: (
+                later.count
+                == 502 - conversation.earlier_count - len(conversation.entries)
+            ),
         )
         # Going to the end mounts the newest entries and follows again.
         conversation.jump_to_end()
