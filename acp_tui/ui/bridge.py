@@ -6,9 +6,9 @@
 * `ModalPermissionPrompter` answers the client's permission requests with a modal
   `PermissionScreen`, shown through a `DialogHost` (the session's tab, which
   holds the dialog back while another tab is on screen).
-* After `IDLE_COLLECT_DELAY` seconds without store changes, `StoreBridge`
-  calls `gc_policy.collect_when_idle`, which frees what the app's collector
-  policy held back while the session streamed.
+* After `IDLE_COLLECT_DELAY` seconds without store changes or input,
+  `StoreBridge` calls `gc_policy.collect_if_quiet`, which frees what the app's
+  collector policy held back while the session streamed.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.gc_policy import (
     collect_if_over_limit,
-    collect_when_idle,
+    collect_if_quiet,
     note_activity,
 )
 from acp_tui.ui.messages import SessionUpdated
@@ -65,8 +65,8 @@ class StoreBridge:
 
     When the process has tuned the garbage collector (`tune_garbage_collector`,
     which the app does for a real run, once its session is open), the bridge
-    calls `collect_when_idle` after the store has not changed for
-    `IDLE_COLLECT_DELAY` seconds. The policy is process-wide, so it is opt-in:
+    collects (`collect_if_quiet`) after neither the store nor the user's input
+    has changed for `IDLE_COLLECT_DELAY` seconds. The policy is process-wide, so it is opt-in:
     tests and embedders keep Python's default collector.
 
     Args:
@@ -142,7 +142,10 @@ class StoreBridge:
             )
             return
         self._idle_timer = None
-        collect_when_idle()
+        # Quiet input too: a user paging through what just arrived would get
+        # the collection's pause in the middle (0.2 s in a resumed long
+        # session); the app collects once all is quiet instead.
+        collect_if_quiet(IDLE_COLLECT_DELAY)
 
 
 class DialogHost(Protocol):

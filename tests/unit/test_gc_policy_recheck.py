@@ -117,3 +117,33 @@ def test_collect_if_quiet_waits_for_no_activity(
     now[0] += 0.2
     assert gc_policy.collect_if_quiet(2.0)
     assert collected == [True]
+
+
+def test_the_bridge_does_not_collect_while_the_user_acts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The store has been quiet for a while (a resume ended), but the user pages
+    # through it: the collection's pause waits until input is quiet too.
+    from acp_tui.store.store import SessionStore
+    from acp_tui.ui import bridge as bridge_module
+
+    class Target:
+        def set_timer(self, *args: object, **kwargs: object) -> None:
+            return None
+
+    collected: list[bool] = []
+
+    def idle_collect() -> bool:
+        collected.append(True)
+        return True
+
+    monkeypatch.setattr(gc_policy, "collect_when_idle", idle_collect)
+    store_bridge = bridge_module.StoreBridge(SessionStore("s"), Target())  # type: ignore[arg-type]
+    store_bridge._last_change = time.monotonic() - 10  # the store: quiet
+    gc_policy.note_activity()  # a key, just now
+    store_bridge._check_idle()
+    assert collected == []
+    monkeypatch.setattr(gc_policy, "_last_activity", time.monotonic() - 10)
+    store_bridge._check_idle()
+    assert collected == [True]
+    store_bridge.close()
