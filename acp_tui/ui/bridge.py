@@ -66,8 +66,8 @@ class StoreBridge:
     When the process has tuned the garbage collector (`tune_garbage_collector`,
     which the app does for a real run, once its session is open), the bridge
     collects (`collect_if_quiet`) after neither the store nor the user's input
-    has changed for `IDLE_COLLECT_DELAY` seconds. The policy is process-wide, so it is opt-in:
-    tests and embedders keep Python's default collector.
+    has changed for `IDLE_COLLECT_DELAY` seconds. The policy is process-wide, so
+    it is opt-in: tests and embedders keep Python's default collector.
 
     Args:
         store: The store to follow.
