@@ -8,10 +8,13 @@ messages, whether they pass strict schema validation.
 
 Invariants:
 
-* **Cheap on the wire path.** Recording a line only stores it with its times;
-  it is parsed and matched when a reader first asks (the inspector, only while
-  shown), and schema validation (`TrafficEntry.problem`) runs only when someone
-  asks for it, and is cached.
+* **Cheap on the wire path.** Recording a line only stores it with its times,
+  as one tuple of untracked values (no `TrafficEntry` yet: a resumed session
+  of 100,000 updates made as many entries, which outlived the young
+  collections and were tenured by the app's collector policy, bringing a full
+  collection of the heap forward); it becomes an entry, parsed and matched, when
+  a reader first asks (the inspector, only while shown), and schema validation
+  (`TrafficEntry.problem`) runs only when someone asks for it, and is cached.
 * **Bounded.** At most `max_entries` entries and `max_bytes` bytes of lines, and
   as many unanswered requests.
 * **Latency** is measured from a request to the response with the same id going
@@ -31,7 +34,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeAlias
 
 from acp_tui.protocol.framing import DecodeError, Line, OversizedLine, decode_line
 from acp_tui.protocol.jsonrpc import id_key
@@ -63,6 +66,10 @@ Direction = Literal["in", "out"]
 DirectionFilter = Literal["in", "out", "both"]
 
 _UNCHECKED: Final[Any] = object()
+
+_Recorded: TypeAlias = tuple[Line | OversizedLine, Direction, float, float, int]
+"""A line not made an entry yet: (the line without its newline, or the
+`OversizedLine`; direction; wall-clock time; monotonic time; connection)."""
 
 
 @dataclass(slots=True, eq=False)
@@ -161,13 +168,14 @@ class TrafficLog:
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self._entries: deque[TrafficEntry] = deque()
+        """The entries made (parsed), oldest first; `_recorded` follow them."""
+        self._recorded: deque[_Recorded] = deque()
+        """The lines recorded since a reader last asked, oldest first."""
         self._bytes = 0
         self._clock = clock
         self._monotonic = monotonic
         self._total = 0
         self._connection = 0
-        self._parsed = 0
-        """The index of the next entry to parse."""
         self._parsing_connection = 0
         self._pending: dict[tuple[Direction, Any], TrafficEntry] = {}
         """Unanswered requests by (their direction, id key)."""
@@ -185,7 +193,7 @@ class TrafficLog:
         return self._version
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._entries) + len(self._recorded)
 
     def entries(self) -> list[TrafficEntry]:
         """The entries kept, oldest first."""
@@ -223,39 +231,72 @@ class TrafficLog:
         self.record("out", line)
 
     def record(self, direction: Direction, line: Line | OversizedLine) -> None:
-        """Add one line (never raises; blank lines are skipped)."""
+        """Add one line (never raises; blank lines are skipped).
+
+        The line is kept as it is, with its times (see the module docstring).
+        """
+        if isinstance(line, OversizedLine):
+            size = 0  # (not kept: no bytes to count)
+        else:
+            if line.endswith(b"\n"):
+                line = line[:-1]
+            if not line or line.isspace():  # (stops at the first other byte)
+                return
+            size = len(line)
+        recorded = self._recorded
+        recorded.append(
+            (line, direction, self._clock(), self._monotonic(), self._connection)
+        )
+        self._total += 1
+        self._bytes += size
+        if (
+            len(recorded) + len(self._entries) > self.max_entries
+            or self._bytes > self.max_bytes
+        ):
+            self._drop_oldest()
+
+    def _drop_oldest(self) -> None:
+        """Drop the oldest entries past the bounds (the newest is always kept)."""
+        entries, recorded = self._entries, self._recorded
+        while len(entries) + len(recorded) > 1 and (
+            len(entries) + len(recorded) > self.max_entries
+            or self._bytes > self.max_bytes
+        ):
+            if entries:
+                gone = entries.popleft()
+                if gone.line is not None:
+                    self._bytes -= gone.size
+            else:
+                line = recorded.popleft()[0]
+                if not isinstance(line, OversizedLine):
+                    self._bytes -= len(line)
+
+    def _entry(self, index: int, recorded: _Recorded) -> TrafficEntry:
+        """The entry of a recorded line (not parsed yet)."""
+        line, direction, seen_at, seen, connection = recorded
         if isinstance(line, OversizedLine):
             entry = TrafficEntry(
-                self._total,
+                index,
                 direction,
-                self._clock(),
+                seen_at,
                 line.size,
                 None,
                 raw=f"a line of {line.size} bytes (over the limit, not kept)",
             )
         else:
-            if line.endswith(b"\n"):
-                line = line[:-1]
-            if not line or line.isspace():  # (no stripped copy of a big line)
-                return
-            entry = TrafficEntry(self._total, direction, self._clock(), len(line), line)
-        entry.seen = self._monotonic()
-        entry.connection = self._connection
-        self._entries.append(entry)
-        self._total += 1
-        if entry.line is not None:
-            self._bytes += entry.size
-        while len(self._entries) > 1 and (
-            len(self._entries) > self.max_entries or self._bytes > self.max_bytes
-        ):
-            gone = self._entries.popleft()
-            if gone.line is not None:
-                self._bytes -= gone.size
+            entry = TrafficEntry(index, direction, seen_at, len(line), line)
+        entry.seen = seen
+        entry.connection = connection
+        return entry
 
     def _parse(self) -> None:
-        """Parse and match the entries recorded since the last call, in order."""
-        first = self._total - len(self._entries)
-        for entry in islice(self._entries, max(self._parsed - first, 0), None):
+        """Make entries of the lines recorded since the last call, in order."""
+        recorded = self._recorded
+        if not recorded:
+            return
+        first = self._total - len(recorded)
+        for offset, line in enumerate(recorded):
+            entry = self._entry(first + offset, line)
             if entry.connection != self._parsing_connection:
                 self._parsing_connection = entry.connection
                 self._pending.clear()
@@ -269,7 +310,8 @@ class TrafficLog:
                     entry.data = decoded
                     if isinstance(decoded, dict):
                         self._classify(entry, decoded)
-        self._parsed = self._total
+            self._entries.append(entry)
+        recorded.clear()
 
     def _classify(self, entry: TrafficEntry, message: dict[str, Any]) -> None:
         method = message.get("method")

@@ -16,10 +16,9 @@ Any event loop: the coroutine protocol is delegated as `yield from` does it
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Generator
-from functools import partial
 from typing import Any, Generic, TypeVar
 
-__all__ = ["before_suspending"]
+__all__ = ["before_suspending", "suspended"]
 
 T = TypeVar("T")
 
@@ -41,27 +40,62 @@ class before_suspending(Generic[T]):
 
     def __await__(self) -> Generator[Any, Any, T]:
         coro = self._coro
-        step: Callable[[], Any] = partial(coro.send, None)
-        suspended = False
+        try:
+            signal = coro.send(None)
+        except StopIteration as stop:
+            result: T = stop.value
+            return result
+        return (yield from suspended(coro, signal, self._hook).__await__())
+
+
+class suspended(Generic[T]):
+    """The rest of a coroutine stepped by hand, which suspended with `signal`.
+
+    `coro.send(None)` ran the coroutine up to its first suspension point, which
+    gave `signal` (what it yields to the event loop); awaiting this calls `hook`,
+    then hands `signal` to the event loop and goes on as `await coro` would have.
+    Stepping by hand first costs nothing more when the coroutine finishes without
+    suspending (the dispatcher's read of a line already buffered: most lines).
+
+    Args:
+        coro: The coroutine, suspended once.
+        signal: What its first step yielded.
+        hook: Called first; an exception it raises propagates (and `coro` is
+            closed).
+    """
+
+    __slots__ = ("_coro", "_hook", "_signal")
+
+    def __init__(
+        self, coro: Coroutine[Any, Any, T], signal: Any, hook: Callable[[], None]
+    ) -> None:
+        self._coro = coro
+        self._signal = signal
+        self._hook = hook
+
+    def __await__(self) -> Generator[Any, Any, T]:
+        coro = self._coro
+        try:
+            self._hook()
+        except BaseException:
+            coro.close()
+            raise
+        signal = self._signal
         while True:
-            try:
-                signal = step()
-            except StopIteration as stop:
-                result: T = stop.value
-                return result
-            if not suspended:
-                suspended = True
-                try:
-                    self._hook()
-                except BaseException:
-                    coro.close()
-                    raise
             try:
                 sent = yield signal
             except GeneratorExit:
                 coro.close()
                 raise
             except BaseException as error:  # thrown in: cancellation, mostly
-                step = partial(coro.throw, error)
+                try:
+                    signal = coro.throw(error)
+                except StopIteration as stop:
+                    thrown: T = stop.value
+                    return thrown
             else:
-                step = partial(coro.send, sent)
+                try:
+                    signal = coro.send(sent)
+                except StopIteration as stop:
+                    result: T = stop.value
+                    return result

@@ -60,7 +60,7 @@ import anyio.abc
 import anyio.lowlevel
 from pydantic import BaseModel, ValidationError
 
-from acp_tui.protocol.before_suspending import before_suspending
+from acp_tui.protocol.before_suspending import suspended
 from acp_tui.protocol.framing import (
     LONG_LINE_BYTES,
     DecodeError,
@@ -309,16 +309,29 @@ class Dispatcher:
             async with anyio.create_task_group() as task_group:
                 self._task_group = task_group
                 slice_started = time.monotonic()
+                receive = self._stream.receive
                 while True:
                     try:
-                        line = await self._receive()
+                        # Stepped by hand: a line already buffered (most lines)
+                        # costs no awaitable of ours (`suspended` otherwise).
+                        reading = receive()
+                        try:
+                            signal = reading.send(None)
+                        except StopIteration as stop:
+                            line = stop.value
+                        else:
+                            line = await suspended(
+                                reading, signal, self._before_others
+                            )
                     except (anyio.EndOfStream, anyio.ClosedResourceError):
                         break
                     except (anyio.BrokenResourceError, ConnectionClosed) as error:
                         reason = f"the connection broke: {error}"
                         break
                     try:
-                        await self._handle_line(line)
+                        later = self._handle_now(line)
+                        if later is not None:
+                            await later
                     except Exception as error:  # a bug here must not end the session
                         log.exception("failed to handle a line from the agent")
                         self._report(
@@ -341,12 +354,6 @@ class Dispatcher:
             self._task_group = None
             self._before_others()
             self._shut(reason)
-
-    def _receive(self) -> Awaitable[Line | OversizedLine]:
-        """The next line: `before_others` is called first if reading must wait."""
-        if self.before_others is None:
-            return self._stream.receive()
-        return before_suspending(self._stream.receive(), self._before_others)
 
     def _before_others(self) -> None:
         """Call `before_others` (see its docstring), reporting a failure."""
@@ -509,6 +516,47 @@ class Dispatcher:
 
     # ------------------------------------------------------------------- inbound
 
+    def _handle_now(self, line: Line | OversizedLine) -> Awaitable[None] | None:
+        """Handle a line now; what is left to await (None: nothing).
+
+        A plain notification (most lines) is handled here, costing no coroutine
+        unless its handler leaves one; any other line goes to `_handle_line`.
+        """
+        if type(line) is not bytes or len(line) >= LONG_LINE_BYTES:
+            return self._handle_line(line)
+        data = decode_line(line)
+        if (  # `_plain_notification`, inline: this runs for every line
+            type(data) is not dict
+            or data.keys() != _NOTIFICATION_KEYS
+            or data["jsonrpc"] != "2.0"
+            or type(method := data["method"]) is not str
+            or type(params := data["params"]) is not dict
+            or method == CANCEL_REQUEST
+            or method.startswith("$/")
+        ):
+            if isinstance(data, DecodeError) and (not line or line.isspace()):
+                return None  # a blank line
+            return self._handle_data(line, data)
+        if method != self._last_method:
+            self._before_others()
+            self._last_method = method
+        now = self.notification_now
+        if now is None:
+            return self._notify_handler(method, params)
+        try:  # (no coroutine per notification)
+            later = now(method, params)
+        except Exception as error:
+            self._handler_failed(method, error)
+            return None
+        return None if later is None else self._handler_awaited(method, later)
+
+    async def _handler_awaited(self, method: str, later: Awaitable[None]) -> None:
+        """What `notification_now` left to await (its failure is reported)."""
+        try:
+            await later
+        except Exception as error:
+            self._handler_failed(method, error)
+
     async def _handle_line(self, line: Line | OversizedLine) -> None:
         if isinstance(line, OversizedLine):
             self._before_others()
@@ -531,6 +579,10 @@ class Dispatcher:
             return
         else:
             data = decode_line(line)
+        await self._handle_data(line, data)
+
+    async def _handle_data(self, line: Line, data: Any) -> None:
+        """Handle a line decoded as `data` (or the `DecodeError` it gave)."""
         if isinstance(data, DecodeError):
             self._before_others()
             self._report("parse_error", f"unreadable line ({data.message})", line)

@@ -14,7 +14,7 @@ from json.encoder import encode_basestring_ascii
 
 from acp_tui.store.ops import AppendMessageChunk
 
-__all__ = ["plain_chunk_line"]
+__all__ = ["ChunkLines", "plain_chunk_line"]
 
 
 def plain_chunk_line(op: object) -> bytes | None:
@@ -39,3 +39,47 @@ def plain_chunk_line(op: object) -> bytes | None:
         f'{{"op":"AppendMessageChunk","message_id":{encode(message_id)},'
         f'"role":{encode(role)},"block":{{"type":"text","text":{encode(text)}}}}}'
     ).encode("ascii")
+
+
+class ChunkLines:
+    """`plain_chunk_line` for a run of chunks, each message's head encoded once.
+
+    A streamed message is hundreds of chunks of one message id and role: the
+    line's head (`{"op":"AppendMessageChunk","message_id":...,"role":...,
+    "block":{"type":"text","text":`) is kept for the last message, so a chunk
+    costs one string encoding; the lines are text (ASCII), encoded together by
+    the caller (`TranscriptWriter`). Same bytes as `plain_chunk_line` (a test
+    compares them).
+    """
+
+    __slots__ = ("_head", "_message_id", "_role")
+
+    def __init__(self) -> None:
+        self._message_id: object = None
+        self._role: object = None
+        self._head = ""
+
+    def line(self, op: AppendMessageChunk, limit: int) -> str | None:
+        """The line of a plain text chunk shorter than `limit`; None otherwise.
+
+        `op` is an `AppendMessageChunk` (the caller checked its type).
+        """
+        block = op.block
+        if type(block) is not dict or len(block) != 2 or next(iter(block)) != "type":
+            return None
+        text = block.get("text")
+        if block["type"] != "text" or type(text) is not str or len(text) >= limit:
+            return None
+        message_id = op.message_id
+        role = op.role
+        if message_id != self._message_id or role != self._role:
+            if type(message_id) is not str or type(role) is not str:
+                return None
+            encode = encode_basestring_ascii
+            self._head = (
+                f'{{"op":"AppendMessageChunk","message_id":{encode(message_id)},'
+                f'"role":{encode(role)},"block":{{"type":"text","text":'
+            )
+            self._message_id = message_id
+            self._role = role
+        return self._head + encode_basestring_ascii(text) + "}}"

@@ -41,9 +41,16 @@ before that op existed simply have no marks.
 
 Invariants:
 
-* The writer appends once per `apply` / `apply_many` call, with one `os.write` on
-  a file it keeps open until `close_transcript` (or until it is collected), so an
-  app crash loses nothing already applied (no fsync: an OS crash may). The one
+* The writer appends the lines of the `apply` / `apply_many` calls made while
+  the event loop does not turn with one `os.write` (`os.writev`) once it turns
+  (`acp_tui.storage.write_behind`: a replay applies thousands of batches a
+  second), on a file it keeps open until `close_transcript` (or until it is
+  collected); without a running loop, once per call. So an app crash that
+  unwinds (an exception, a handled signal: the held lines are written at exit)
+  loses nothing already applied; a process killed outright may lose what was
+  applied since the loop last turned (a couple of milliseconds of messages:
+  before, nothing); no fsync: an OS crash may lose more. A run of plain text
+  chunks is encoded as one piece of text (`chunk_lines.ChunkLines`). The other
   exception: a message chunk's text of `LONG_LINE_CHARS` or more (what a store
   keeps of a huge chunk, megabytes) is encoded and written on a thread
   (`acp_tui.storage.spool`), and the lines after it queue behind it until it is
@@ -92,13 +99,14 @@ from pathlib import Path
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from acp_tui.storage import paths
-from acp_tui.storage.chunk_lines import plain_chunk_line
+from acp_tui.storage.chunk_lines import ChunkLines, plain_chunk_line
 from acp_tui.storage.private_files import (
     make_private_dir,
     open_private,
     replace_privately,
 )
 from acp_tui.storage.spool import Line, LineSpool, LongLine
+from acp_tui.storage.write_behind import flush_held, hold
 from acp_tui.store.journal import (
     RECORD_FORMAT,
     JournaledStore,
@@ -401,17 +409,34 @@ class TranscriptWriter:
         self._errors = 0
         self._fd: int | None = None
         self._spool = LineSpool(self._spool_failed)
+        self._chunk_lines = ChunkLines()
         self._summary_written = 0.0
         self._finalizer: weakref.finalize[[int], TranscriptWriter] | None = None
 
     def __call__(self, store: SessionStore, ops: Sequence[Op]) -> None:
         """Journal the ops of one apply call (before they apply to `store`)."""
         lines: list[Line] = []
+        plain: list[str] = []
+        """A run of plain text chunks' lines, encoded together."""
         max_message_chars = store.max_message_chars
-        note = self._summary.note
+        limit = min(LONG_LINE_CHARS, max_message_chars + 1)
+        summary = self._summary
+        note = summary.note
+        noted = summary.message_ids
+        chunk_line = self._chunk_lines.line
         for op in ops:
+            if type(op) is AppendMessageChunk:
+                text_line = chunk_line(op, limit)
+                if text_line is not None:  # the streaming case: no cap, no long line
+                    plain.append(text_line)
+                    if op.role == "user" or (op.message_id, op.role) not in noted:
+                        note(op)
+                    continue
+            if plain:
+                lines.append("\n".join(plain).encode("ascii"))
+                plain = []
             if _plain_chunk(op, max_message_chars):
-                # No cap, no long line to set aside; most often plain text.
+                # No cap, no long line to set aside (not text, or odd text).
                 line = plain_chunk_line(op) or self._line(op, plain=True)
                 if line is not None:
                     lines.append(line)
@@ -421,17 +446,18 @@ class TranscriptWriter:
                     if line is not None:
                         lines.append(line)
             note(op)
+        if plain:
+            lines.append("\n".join(plain).encode("ascii"))
         if not self._started:
             self._pending.extend(lines)
-            if not self._summary.message_ids and len(self._pending) < PENDING_LINES:
+            if not summary.message_ids and len(self._pending) < PENDING_LINES:
                 return
             header = {"open": self._header.to_json()}
             lines = [_record(header), *self._pending]
             self._pending = []
             self._started = True
         if lines:
-            self._write(lines)
-        summary = self._summary
+            hold(self._write, lines)
         if summary.dirty and (
             summary.urgent
             or time.monotonic() - self._summary_written >= SUMMARY_INTERVAL
@@ -530,6 +556,7 @@ class TranscriptWriter:
 
     def wait_written(self, timeout: float) -> bool:
         """Wait until every line given is written; False if `timeout` passed."""
+        flush_held()
         return self._spool.wait(timeout)
 
     def _open(self) -> int:
@@ -549,6 +576,7 @@ class TranscriptWriter:
         """
         if self._summary.dirty and self._started:
             self._write_summary()
+        flush_held()
         self._close_file()
         if not self._spool.wait(CLOSE_WAIT):
             log.warning("transcript %s: still being written", self._path)
