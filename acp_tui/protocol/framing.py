@@ -25,6 +25,7 @@ Invariants:
 
 from __future__ import annotations
 
+import collections
 import json
 import secrets
 from collections.abc import Awaitable, Callable, Collection, Generator, Sequence
@@ -61,6 +62,9 @@ that never writes a newline cannot exhaust memory."""
 
 _READ_SIZE: Final = 1024 * 1024
 """Bytes asked of the stream per read: large reads keep 64 MiB lines to ~64 reads."""
+
+SPLIT_BYTES: Final = 2 * _READ_SIZE
+"""Bytes of whole lines the reader splits at once, at most (`LineReader._split`)."""
 
 LONG_LINE_BYTES: Final = 4 * 1024 * 1024
 """A line at least this long is handed over without a copy (the reader's buffer)
@@ -131,9 +135,13 @@ class LineReader:
         self._scanned = 0  # bytes of _buffer already known to hold no newline
         self._discarding = 0  # >0 while skipping the rest of an oversized line
         self._eof = False
+        self._ready: collections.deque[bytes] = collections.deque()
+        """Lines split off the buffer at once, not returned yet (`_split`)."""
 
     async def receive(self) -> Line | OversizedLine:
         """Return the next line or `OversizedLine`; raise `anyio.EndOfStream` at EOF."""
+        if self._ready:
+            return self._ready.popleft()
         while True:
             newline = self._buffer.find(b"\n", self._scanned)
             if newline >= 0:
@@ -159,6 +167,28 @@ class LineReader:
                 self._eof = True
                 continue
             self._buffer += chunk
+            if not self._discarding and (line := self._split()) is not None:
+                return line
+
+    def _split(self) -> bytes | None:
+        """Split the buffer's whole lines at once, if they are all short; the first.
+
+        A read holds hundreds of short lines (a replayed session's updates):
+        one split of them all costs a fraction of finding and taking each (the
+        read loop's floor, bench/long_session.py). Only when every line is under
+        the limit and the lines are under `SPLIT_BYTES` together; otherwise (a
+        long or oversized line among them) `receive` takes them one at a time.
+        """
+        buffer = self._buffer
+        last = buffer.rfind(b"\n", 0, min(SPLIT_BYTES, self._max + 1))
+        if last < 0:
+            return None
+        with memoryview(buffer) as view:
+            lines = bytes(view[:last]).split(b"\n")
+        del buffer[: last + 1]
+        self._scanned = 0
+        self._ready.extend(lines[1:])
+        return lines[0]
 
     def _take(self, newline: int) -> Line:
         """The line ending at `newline`, taken out of the buffer with one copy.
