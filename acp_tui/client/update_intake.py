@@ -46,6 +46,7 @@ from acp_tui.client.tracked_session import TrackedSession
 from acp_tui.protocol.dispatcher import Diagnostic, Dispatcher, yield_to_busy_loop
 from acp_tui.protocol.framing import LongText
 from acp_tui.store import ops
+from acp_tui.store.ops import AppendMessageChunk
 
 __all__ = ["MAX_EARLY_UPDATES", "UpdateIntake"]
 
@@ -161,19 +162,30 @@ class UpdateIntake:
                 return None
             log.info("update for unknown session %r ignored", session_id)
             return None
-        if holds_long_text(params):
+        update = params.get("update")
+        content = update.get("content") if type(update) is dict else None
+        if type(content) is dict and holds_long_text(params):
             params, long_text = set_aside(params)
             if long_text is not None:
                 self.flush()
                 return self._apply_long(session, params, long_text)
-        operations = self._translated(params, session)
-        if operations is None:
+        try:  # (`_translated`, inline: this runs for every update)
+            operations = session.translator.translate(params)
+        except ValidationError as error:
+            self.flush()  # (reported after the updates before it are applied)
+            self._malformed(params, error)
             return None
-        if len(operations) == 1 and type(operations[0]) is ops.AppendMessageChunk:
+        if len(operations) == 1 and type(op := operations[0]) is AppendMessageChunk:
             # A streamed chunk, most updates: no file write to guard, no
             # subagent to note (`_apply` and `note` would pass it through).
-            if self._dispatcher is not None and operations[0].role != "user":
-                self._keep(session, session.origins.mark(operations))
+            if self._dispatcher is not None and op.role != "user":
+                marked = session.origins.mark(operations)
+                if session is self._pending_session and len(marked) == 1:
+                    self._pending.append(marked[0])  # (`_keep`'s common case)
+                    if len(self._pending) >= MAX_PENDING_OPS:
+                        self.flush()
+                else:
+                    self._keep(session, marked)
                 return None
             self.flush()  # (marking a user message's chunk reads the store)
             session.store.apply_many(session.origins.mark(operations))
