@@ -320,9 +320,7 @@ class Dispatcher:
                         except StopIteration as stop:
                             line = stop.value
                         else:
-                            line = await suspended(
-                                reading, signal, self._before_others
-                            )
+                            line = await suspended(reading, signal, self._before_others)
                     except (anyio.EndOfStream, anyio.ClosedResourceError):
                         break
                     except (anyio.BrokenResourceError, ConnectionClosed) as error:

@@ -167,8 +167,8 @@ class LineReader:
                 self._eof = True
                 continue
             self._buffer += chunk
-            if not self._discarding and (line := self._split()) is not None:
-                return line
+            if not self._discarding and (first := self._split()) is not None:
+                return first
 
     def _split(self) -> bytes | None:
         """Split the buffer's whole lines at once, if they are all short; the first.

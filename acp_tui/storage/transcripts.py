@@ -588,6 +588,10 @@ class TranscriptWriter:
             self._finalizer = None
 
     def _write_summary(self) -> None:
+        # The lines first (rare: a title, or every `SUMMARY_INTERVAL`): the
+        # summary never counts what the file does not hold yet, and the first
+        # one finds the directory the file's opening made.
+        flush_held()
         summary = self._summary
         summary.dirty = False
         summary.urgent = False

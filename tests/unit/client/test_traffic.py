@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -300,3 +301,32 @@ def test_our_response_is_checked_against_the_agents_request() -> None:
     assert "content missing" in wrong.problem
     assert stray.problem is not None
     assert "answers no request the agent sent" in stray.problem
+
+
+def test_recording_leaves_nothing_for_the_garbage_collector() -> None:
+    """A line is kept as untracked values until a reader asks: a flood of lines
+    (a replayed session) tenures no objects the collector walks."""
+    log = TrafficLog()
+    lines = [line({**CHUNK, "n": n}) for n in range(1000)]
+    gc.collect()
+    before = len(gc.get_objects())
+    for each in lines:
+        log.received(each)
+    gc.collect()  # (a tuple of untracked values is untracked when collected)
+    assert len(gc.get_objects()) - before < 50
+    assert [entry.data["n"] for entry in log.entries()] == list(range(1000))
+    assert len(gc.get_objects()) - before >= 1000  # entries once read
+
+
+def test_the_byte_budget_counts_lines_not_read_yet() -> None:
+    log = TrafficLog(max_bytes=250)
+    log.record("in", line({**CHUNK, "n": 0}))
+    assert [entry.data["n"] for entry in log.entries()] == [0]  # an entry now
+    for n in range(1, 4):
+        log.record("in", line({**CHUNK, "n": n}))  # about 150 bytes each
+    log.record("in", OversizedLine(10**9, 1024))  # counts no bytes
+    assert len(log) == 2
+    assert [entry.size for entry in log.entries()] == [
+        len(line({**CHUNK, "n": 3})) - 1,
+        10**9,
+    ]

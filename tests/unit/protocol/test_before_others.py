@@ -9,11 +9,14 @@ common notification shape skips `parse_message`, with the same result.
 from __future__ import annotations
 
 import json
+import sys
+import types
 from typing import Any
 
 import anyio
 import pytest
 
+from acp_tui.protocol import before_suspending as before_suspending_module
 from acp_tui.protocol import dispatcher as dispatcher_module
 from acp_tui.protocol.before_suspending import before_suspending
 from acp_tui.protocol.dispatcher import Diagnostic, Dispatcher
@@ -262,3 +265,39 @@ async def test_notification_now_takes_plain_notifications_at_once() -> None:
     assert awaited == [2]
     assert [d.kind for d in diagnostics] == ["notification_error"]
     assert "handler failed" in diagnostics[0].message
+
+
+async def test_a_buffered_plain_notification_costs_one_call_of_the_dispatcher(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Reading a buffered line and handing it to `notification_now` (a replayed
+    session's 100,000 updates) takes no awaitable of the dispatcher's own and
+    no helper: one call of its code per line, even with work left pending."""
+    monkeypatch.setattr(dispatcher_module, "READ_SLICE", 60.0)
+    client_end, agent_end = memory_pair()
+    dispatcher = Dispatcher(client_end)
+    ours = {dispatcher_module.__file__, before_suspending_module.__file__}
+    calls: list[str] = []
+    seen: list[int] = []
+
+    def profile(frame: types.FrameType, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code.co_filename in ours:
+            calls.append(frame.f_code.co_name)
+
+    def now(method: str, params: Any) -> None:
+        seen.append(params["n"])
+        dispatcher.before_others = lambda: None  # work left pending
+        if len(seen) == 1:
+            sys.setprofile(profile)
+        elif len(seen) == 101:
+            sys.setprofile(None)
+
+    dispatcher.notification_now = now
+    with anyio.fail_after(BOUND):
+        async with client_end, agent_end, dispatcher.running():
+            await agent_end.send_raw(b"\n".join([*map(note, range(101)), b""]))
+            while len(seen) < 101:
+                await anyio.lowlevel.checkpoint()
+    sys.setprofile(None)
+    assert seen == list(range(101))
+    assert len(calls) == 100, calls[:10]

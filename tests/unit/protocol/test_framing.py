@@ -219,3 +219,41 @@ def test_printable_turns_other_spaces_into_spaces_and_drops_joiners() -> None:
 def test_printable_output_is_always_printable(text: str) -> None:
     shown = printable(text)
     assert shown.isprintable()
+
+
+async def test_the_short_lines_of_a_read_are_split_off_at_once() -> None:
+    """A read of 500 short lines (a replayed session's updates) is split in one
+    go: after the first line, the buffer holds only the unterminated rest."""
+    lines = [b'{"n":%d}' % n for n in range(500)]
+    stream = ChunkStream([b"\n".join(lines) + b"\npart", b"ial\n"])
+    reader = LineReader(stream)  # type: ignore[arg-type]
+    with anyio.fail_after(5):
+        assert await reader.receive() == lines[0]
+    assert bytes(reader._buffer) == b"part"
+    rest = await read_all(reader)
+    assert rest == [*lines[1:], b"partial"]
+    assert all(type(line) is bytes for line in rest)
+
+
+@given(
+    st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=30),
+    st.lists(st.integers(min_value=1, max_value=64), min_size=1, max_size=8),
+    st.integers(min_value=1, max_value=50),
+)
+async def test_lines_split_at_once_are_the_lines_found_one_by_one(
+    lines: list[bytes], cuts: list[int], limit: int
+) -> None:
+    """Whatever the reads and the limit: each line whole, or an `OversizedLine`."""
+    data = b"".join(line + b"\n" for line in lines)
+    chunks = []
+    position = 0
+    for cut in cuts * (len(data) // sum(cuts) + 1):
+        if position >= len(data):
+            break
+        chunks.append(data[position : position + cut])
+        position += cut
+    read = await read_all(LineReader(ChunkStream(chunks), max_line_bytes=limit))  # type: ignore[arg-type]
+    assert read == [
+        line if len(line) <= limit else OversizedLine(size=len(line), limit=limit)
+        for line in lines
+    ]
