@@ -33,6 +33,7 @@ import asyncio
 import atexit
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Final
 
@@ -58,7 +59,6 @@ class _Held:
         self.scheduled = False
         self.thread: int | None = None
         """The thread whose loop the flush is scheduled on."""
-        self.at_exit = False
 
 
 _held = _Held()
@@ -91,9 +91,6 @@ def hold(write: Writer, lines: list[Line]) -> None:
         held.scheduled = True
         held.thread = _thread()
         loop.call_soon(flush_held)
-        if not held.at_exit:
-            held.at_exit = True
-            atexit.register(flush_held)
 
 
 def flush_held() -> None:
@@ -110,6 +107,14 @@ def flush_held() -> None:
                 write(lines)
             except Exception:  # a writer reports its own I/O errors: a bug
                 log.exception("held transcript lines not written")
+
+
+# At exit, the held lines are written before the transcripts' files are closed:
+# those close in `weakref.finalize`'s exit hook (`TranscriptWriter._open`), and
+# exit hooks run last registered first, so that hook is registered (by a
+# finalizer of its own) before this one.
+weakref.finalize(_held, int)
+atexit.register(flush_held)
 
 
 def _thread() -> int:

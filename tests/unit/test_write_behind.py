@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -222,3 +224,39 @@ def test_chunk_lines_are_plain_chunk_lines(chunks: list[tuple[str, str, Any]]) -
 )
 def test_chunk_lines_leave_anything_else(block: dict[str, Any]) -> None:
     assert ChunkLines().line(AppendMessageChunk("m", "agent", block), 11) is None
+
+
+EXIT_SCRIPT = """
+import asyncio, sys
+from acp_tui.storage.transcripts import journaled_store
+from acp_tui.store import AppendMessageChunk, UpsertMessage
+
+store = journaled_store("fake", "s1", cwd="/work", how="new", protocol_version=2)
+store.apply_many([UpsertMessage("a0", "agent", content=[])])
+loop = asyncio.new_event_loop()
+
+def apply() -> None:  # held, and the loop stops before it turns again
+    for n in range(int(sys.argv[1])):
+        store.apply_many([AppendMessageChunk("a0", "agent", {"type": "text", "text": str(n)})])
+    loop.stop()
+
+loop.call_soon(apply)
+loop.run_forever()
+"""
+
+
+@pytest.mark.subprocess
+def test_lines_held_when_the_process_exits_are_written(tmp_path: Path) -> None:
+    """The loop never turned again: the exit writes them (before the file closes)."""
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT_SCRIPT, "50"],
+        env={**os.environ, "ACP_TUI_HOME": str(tmp_path / "home")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "cannot write" not in done.stderr
+    records = [json.loads(line) for line in body(transcript_file("fake", "s1"))]
+    assert [r["block"]["text"] for r in records[1:]] == [str(n) for n in range(50)]
