@@ -77,8 +77,8 @@ Invariants:
   tightened when it is next opened), summaries 0600 (`replace_privately`), and the
   directories acp-tui creates 0700 (`acp_tui.storage.private_files`).
 
-This module imports the standard library, `acp_tui.storage.paths`,
-`acp_tui.storage.private_files` and `acp_tui.store` only.
+This module imports the standard library, `acp_tui.storage` (its paths,
+private files, spool, chunk lines and held lines) and `acp_tui.store` only.
 """
 
 from __future__ import annotations
