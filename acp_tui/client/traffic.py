@@ -16,7 +16,8 @@ Invariants:
   a reader first asks (the inspector, only while shown), and schema validation
   (`TrafficEntry.problem`) runs only when someone asks for it, and is cached.
 * **Bounded.** At most `max_entries` entries and `max_bytes` bytes of lines, and
-  as many unanswered requests.
+  as many unanswered requests (between two reads, up to `SLACK` more lines are
+  held: the oldest are dropped in one go, not one per line).
 * **Latency** is measured from a request to the response with the same id going
   the other way (ours answered by the agent, the agent's answered by us); both
   entries carry it, and the response names the request's method.
@@ -45,6 +46,7 @@ from acp_tui.safe_text import printable
 __all__ = [
     "MAX_BYTES",
     "MAX_ENTRIES",
+    "SLACK",
     "DirectionFilter",
     "TrafficEntry",
     "TrafficLog",
@@ -60,6 +62,10 @@ MAX_ENTRIES: Final = 2000
 
 MAX_BYTES: Final = 32 * 1024 * 1024
 """Bytes of lines kept by default (the oldest entries are dropped first)."""
+
+SLACK: Final = 256
+"""Lines recorded past `max_entries` before the oldest are dropped (all at once,
+not one per line); a reader never sees them."""
 
 Direction = Literal["in", "out"]
 """`in`: agent to client; `out`: client to agent."""
@@ -196,6 +202,7 @@ class TrafficLog:
         return self._version
 
     def __len__(self) -> int:
+        self._drop_oldest()
         return len(self._entries) + len(self._recorded)
 
     def entries(self) -> list[TrafficEntry]:
@@ -236,7 +243,7 @@ class TrafficLog:
             self._total += 1
             self._bytes += len(line)
             if (
-                len(recorded) + len(self._entries) > self.max_entries
+                len(recorded) + len(self._entries) > self.max_entries + SLACK
                 or self._bytes > self.max_bytes
             ):
                 self._drop_oldest()
@@ -267,7 +274,7 @@ class TrafficLog:
         self._total += 1
         self._bytes += size
         if (
-            len(recorded) + len(self._entries) > self.max_entries
+            len(recorded) + len(self._entries) > self.max_entries + SLACK
             or self._bytes > self.max_bytes
         ):
             self._drop_oldest()
@@ -308,6 +315,7 @@ class TrafficLog:
 
     def _parse(self) -> None:
         """Make entries of the lines recorded since the last call, in order."""
+        self._drop_oldest()
         recorded = self._recorded
         if not recorded:
             return

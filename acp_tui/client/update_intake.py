@@ -40,7 +40,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from acp_tui.client.long_text import holds_long_text, put_back, set_aside
+from acp_tui.client.long_text import put_back, set_aside
 from acp_tui.client.subagents import Child, ChildSessions, HasDialect, Notifier
 from acp_tui.client.tracked_session import TrackedSession
 from acp_tui.protocol.dispatcher import Diagnostic, Dispatcher, yield_to_busy_loop
@@ -164,7 +164,8 @@ class UpdateIntake:
             return None
         update = params.get("update")
         content = update.get("content") if type(update) is dict else None
-        if type(content) is dict and holds_long_text(params):
+        if type(content) is dict and isinstance(content.get("text"), LongText):
+            # (`holds_long_text`, inline: this runs for every chunk)
             params, long_text = set_aside(params)
             if long_text is not None:
                 self.flush()

@@ -237,7 +237,8 @@ loop = asyncio.new_event_loop()
 
 def apply() -> None:  # held, and the loop stops before it turns again
     for n in range(int(sys.argv[1])):
-        store.apply_many([AppendMessageChunk("a0", "agent", {"type": "text", "text": str(n)})])
+        chunk = {"type": "text", "text": str(n)}
+        store.apply_many([AppendMessageChunk("a0", "agent", chunk)])
     loop.stop()
 
 loop.call_soon(apply)

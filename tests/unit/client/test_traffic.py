@@ -8,7 +8,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
+
 from acp_tui.client.traffic import (
+    SLACK,
     TrafficLog,
     filter_entries,
     format_latency,
@@ -330,3 +333,26 @@ def test_the_byte_budget_counts_lines_not_read_yet() -> None:
         len(line({**CHUNK, "n": 3})) - 1,
         10**9,
     ]
+
+
+def test_a_full_log_drops_its_oldest_lines_in_batches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not one drop per line once full (a replay's 100,000 lines), and a reader
+    still sees only the newest `max_entries`."""
+    log = TrafficLog(max_entries=100)
+    drops: list[int] = []
+    drop = log._drop_oldest
+
+    def counted() -> None:
+        drops.append(log.total)
+        drop()
+
+    monkeypatch.setattr(log, "_drop_oldest", counted)
+    for n in range(100 + 10 * SLACK):
+        log.received(line({**CHUNK, "n": n}))
+    assert len(drops) <= 10
+    assert len(log) == 100
+    assert [entry.data["n"] for entry in log.entries()] == list(
+        range(10 * SLACK, 100 + 10 * SLACK)
+    )
