@@ -35,7 +35,9 @@ FAST = [
     _params({"sessionUpdate": "state_update", "state": "running"}),
     _params({"sessionUpdate": "state_update", "state": "requires_action"}),
     _params({"sessionUpdate": "state_update", "state": "idle"}),
-    _params({"state": "idle", "stopReason": "end_turn", "sessionUpdate": "state_update"}),
+    _params(
+        {"state": "idle", "stopReason": "end_turn", "sessionUpdate": "state_update"}
+    ),
     _params(
         {
             "sessionUpdate": "tool_call_update",
