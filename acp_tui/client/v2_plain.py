@@ -1,4 +1,4 @@
-"""Plain v2 state, terminal and tool-call updates translated without the models.
+"""Plain v2 state, terminal, tool-call and command updates, without the models.
 
 `v2_chunks.fast_chunk_ops` takes the chunks; a stream's other commonest updates
 are the turn's `state_update`s and a tool call's plain `tool_call_update`s and
@@ -19,7 +19,12 @@ very ops (`tests/unit/client/test_v2_plain.py` checks both against
 * `{"sessionUpdate": "tool_call_update", "toolCallId": str, "title"?, "kind"?,
   "status"?: str | null, "content"?: null | [blocks]}`, each block exactly
   `{"type": "terminal", "terminalId": str}` or `{"type": "content", "content":
-  {"type": "text", "text": str}}` → `PatchToolCall`.
+  {"type": "text", "text": str}}` → `PatchToolCall`;
+* `{"sessionUpdate": "available_commands_update", "availableCommands": [...]}`,
+  each command exactly `{"type"?: str, "name": str, "description": str,
+  "input"?: null | {"type": "text", "hint": str}}` → `SetAvailableCommands`
+  (the update an agent sends as a session opens: the app left idle builds no
+  `session/update` model either, about 1 MB).
 
 Anything else (another key, a `_meta`, snake_case keys, a bool for an int, an
 unknown state) is None and takes the models' path, so validation errors and
@@ -45,6 +50,9 @@ _EXIT_KEYS: Final = ("exitCode", "signal")
 _TOOL_CALL_KEYS: Final = ("title", "kind", "status", "content")
 _TERMINAL_BLOCK_KEYS: Final = frozenset({"type", "terminalId"})
 _CONTENT_BLOCK_KEYS: Final = frozenset({"type", "content"})
+_COMMANDS_KEYS: Final = frozenset({"sessionUpdate", "availableCommands"})
+_COMMAND_KEYS: Final = ("type", "name", "description", "input")
+_INPUT_KEYS: Final = frozenset({"type", "hint"})
 
 
 class _NotPlain(Exception):
@@ -151,10 +159,48 @@ def _tool_call(update: dict[str, Any]) -> list[ops.Op]:
     ]
 
 
+def _command_input(value: Any) -> JSONObject | None:
+    if value is None:
+        return None
+    if type(value) is not dict or value.keys() != _INPUT_KEYS:
+        raise _NotPlain
+    hint = value["hint"]
+    if value["type"] != "text" or type(hint) is not str:
+        raise _NotPlain
+    return {"type": "text", "hint": hint}
+
+
+def _command(entry: Any) -> JSONObject:
+    if type(entry) is not dict:
+        raise _NotPlain
+    command = {key: entry[key] for key in _COMMAND_KEYS if key in entry}
+    if len(command) != len(entry):
+        raise _NotPlain
+    if type(command.get("name")) is not str:
+        raise _NotPlain
+    if type(command.get("description")) is not str:
+        raise _NotPlain
+    if "type" in command and type(command["type"]) is not str:
+        raise _NotPlain
+    if "input" in command:
+        command["input"] = _command_input(command["input"])
+    return command  # (the models' key order)
+
+
+def _commands(update: dict[str, Any]) -> list[ops.Op] | None:
+    if update.keys() != _COMMANDS_KEYS:
+        return None
+    entries = update["availableCommands"]
+    if type(entries) is not list:
+        return None
+    return [ops.SetAvailableCommands([_command(entry) for entry in entries])]
+
+
 _PLAIN: Final[dict[str, Callable[[dict[str, Any]], list[ops.Op] | None]]] = {
     "state_update": _state,
     "terminal_update": _terminal,
     "tool_call_update": _tool_call,
+    "available_commands_update": _commands,
 }
 
 

@@ -72,6 +72,18 @@ FAST = [
             "exitStatus": {"signal": None, "exitCode": 0},
         }
     ),
+    _params(
+        {
+            "availableCommands": [
+                {"name": "help", "description": "List"},
+                {"input": {"hint": "a topic", "type": "text"}, "name": "plan"}
+                | {"description": "Plans", "type": "command"},
+                {"name": "x", "description": "", "input": None},
+            ],
+            "sessionUpdate": "available_commands_update",
+        }
+    ),
+    _params({"sessionUpdate": "available_commands_update", "availableCommands": []}),
 ]
 """Params the fast path takes (the shapes of `bench/print.py`'s stream among them)."""
 
@@ -82,6 +94,7 @@ MALFORMED: list[Any] = [
     _params({"sessionUpdate": "tool_call_update", "toolCallId": 5}),
     _params({"sessionUpdate": "terminal_update", "terminalId": None}),
     _params({"sessionUpdate": "terminal_update", "command": "ls"}),
+    _params({"sessionUpdate": "available_commands_update"}),
     {"sessionId": 1, "update": {"sessionUpdate": "state_update", "state": "idle"}},
 ]
 """Params the models reject: left to them, so the error is theirs."""
@@ -159,7 +172,24 @@ _VALID_BLOCKS = st.one_of(
         }
     ),
 )
+_COMMAND = st.fixed_dictionaries(
+    {"name": _mostly(_TEXT), "description": _mostly(_TEXT)},
+    optional={
+        "type": _mostly(_TEXT),
+        "input": _mostly(
+            st.one_of(
+                st.none(),
+                st.fixed_dictionaries(
+                    {"type": _mostly(st.just("text")), "hint": _mostly(_TEXT)},
+                    optional={"_meta": st.just({})},
+                ),
+            )
+        ),
+        "_meta": st.just({}),
+    },
+)
 _VALUES = {
+    "availableCommands": _mostly(st.lists(_mostly(_COMMAND), max_size=3)),
     "state": st.sampled_from(["running", "requires_action", "idle", "x"]),
     "stopReason": _mostly(_TEXT),
     "stop_reason": _SCALARS,
@@ -197,11 +227,13 @@ _OPTIONAL = {
     "tool_call_update": ["title", "kind", "status", "content"],
     "terminal_update": ["command", "cwd", "exitStatus"],
     "terminal_output_chunk": [],
+    "available_commands_update": [],
 }
 _REQUIRED = {
     "state_update": {"state": _VALUES["state"]},
     "tool_call_update": {"toolCallId": _VALUES["toolCallId"]},
     "terminal_update": {"terminalId": _VALUES["terminalId"]},
+    "available_commands_update": {"availableCommands": _VALUES["availableCommands"]},
 }
 
 
