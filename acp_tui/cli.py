@@ -626,7 +626,6 @@ def _headless(
     import anyio
 
     from acp_tui.frontends.print_turn import PrintOptions, run_print
-    from acp_tui.frontends.sessions import list_sessions
 
     _setup_logging()
     options = PrintOptions(
@@ -658,6 +657,8 @@ def _headless(
         with turn():  # (start-up ran without collections: `print_gc`)
             result: int = anyio.run(print_turn)
         return result
+    from acp_tui.frontends.sessions import list_sessions  # (not `print`'s)
+
     listing = functools.partial(
         list_sessions,
         archived=args.archived,

@@ -33,7 +33,8 @@ built = sorted(
     name for name, value in vars(v2).items()
     if isinstance(value, type) and getattr(value, "__pydantic_complete__", False)
 )
-print(json.dumps({"code": code, "document": document, "built": built}))
+result = {"code": code, "document": document, "built": built}
+print(json.dumps({**result, "modules": sorted(sys.modules)}))
 """
 
 
@@ -79,3 +80,14 @@ def test_the_document_is_the_models_one(tmp_path: Path) -> None:
     assert document["state"] == "idle"
     assert document["toolCalls"][0]["status"] == "completed"
     assert document["terminals"][0]["exitStatus"] == {"exitCode": 0}
+
+
+@pytest.mark.subprocess
+def test_print_leaves_the_sessions_listing_alone(tmp_path: Path) -> None:
+    modules = _print(tmp_path, "fast")["modules"]
+    assert isinstance(modules, list)
+    assert "acp_tui.frontends.print_turn" in modules
+    assert not set(modules) & {
+        "acp_tui.frontends.sessions",
+        "acp_tui.client.session_admin",
+    }
