@@ -326,11 +326,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command == "print":
-        with sigint_held():
-            return _dispatch(parser, args)
+    from acp_tui.frontends.print_gc import start_without_collections
+
+    with start_without_collections():  # `print`'s start-up (`print_gc`)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command == "print":
+            with sigint_held():
+                return _dispatch(parser, args)
     return _dispatch(parser, args)
 
 
@@ -623,7 +626,6 @@ def _headless(
     import anyio
 
     from acp_tui.frontends.print_turn import PrintOptions, run_print
-    from acp_tui.frontends.sessions import list_sessions
 
     _setup_logging()
     options = PrintOptions(
@@ -646,13 +648,17 @@ def _headless(
         answers=getattr(args, "answers", None),
     )
     if args.command == "print":
+        from acp_tui.frontends.print_gc import turn
 
         async def print_turn() -> int:
             release_sigint()  # now the event loop takes ctrl+c (see sigint_held)
             return await run_print(options, sys.stdout, sys.stderr)
 
-        result: int = anyio.run(print_turn)
+        with turn():  # (start-up ran without collections: `print_gc`)
+            result: int = anyio.run(print_turn)
         return result
+    from acp_tui.frontends.sessions import list_sessions  # (not `print`'s)
+
     listing = functools.partial(
         list_sessions,
         archived=args.archived,

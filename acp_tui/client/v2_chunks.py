@@ -17,7 +17,9 @@ path, so validation errors read exactly as before:
   models' key order);
 * `{"sessionId": str, "update": {"sessionUpdate": "terminal_output_chunk",
   "terminalId": str, "data": str}}` → `AppendTerminalOutput`, or, for invalid
-  base64, the same ops as `client.v2`'s translation (it is asked for them).
+  base64, the same ops as `client.v2`'s translation (it is asked for them);
+* plain `state_update`s, `terminal_update`s and `tool_call_update`s: the ops of
+  `client.v2_plain.plain_update_ops`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any, Final
 
 from acp_tui.client._wire import CHUNK_ROLES, decode_base64
 from acp_tui.client.chunk_shapes import plain_update, text_block
+from acp_tui.client.v2_plain import plain_update_ops
 from acp_tui.store import ops
 
 __all__ = ["fast_chunk_ops"]
@@ -38,7 +41,7 @@ _TERMINAL_KEYS: Final = frozenset({"sessionUpdate", "terminalId", "data"})
 def fast_chunk_ops(
     params: Any, bad_base64: Callable[[str], list[ops.Op]]
 ) -> list[ops.Op] | None:
-    """The ops of a plain text chunk or a terminal output chunk; None: any other.
+    """The ops of a plain chunk or plain update (module docstring); None: any other.
 
     Args:
         params: A `session/update`'s params, as `json.loads` gave them.
@@ -66,4 +69,4 @@ def fast_chunk_ops(
         if decoded is None:
             return bad_base64(terminal_id)
         return [ops.AppendTerminalOutput(terminal_id, decoded)]
-    return None
+    return plain_update_ops(kind, update)

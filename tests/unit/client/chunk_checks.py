@@ -18,3 +18,15 @@ def assert_same_error(
     with pytest.raises(ValidationError) as reference:
         validate(params)
     assert caught.value.errors() == reference.value.errors()
+
+
+def without_models(
+    model: Any, translate: Callable[[Any], object], params: Any, monkeypatch: Any
+) -> object:
+    """`translate(params)`, failing the test if `model.model_validate` is called."""
+
+    def no_models(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the models were built")
+
+    monkeypatch.setattr(model, "model_validate", no_models)
+    return translate(params)
