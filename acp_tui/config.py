@@ -39,7 +39,6 @@ adds: a directory an agent reports (say, a listed session's `cwd`) never is one.
 
 from __future__ import annotations
 
-import difflib
 import tomllib
 from collections.abc import Collection, Iterable
 from pathlib import Path
@@ -89,6 +88,8 @@ def unknown_keys_message(keys: Iterable[str], allowed: Collection[str]) -> str:
     """
     parts: list[str] = []
     lost = False
+    import difflib  # only for this message: off every start's path
+
     for key in keys:
         close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
         if close:
