@@ -76,6 +76,7 @@ class PanePrompts(PanePart):
 
     async def on_prompt_started(self, message: PromptStarted) -> None:
         """A prompt went out: shown as sending until the agent shows it back."""
+        await self._updates_applied()  # the batches before it first
         self.post_message(AttentionEvent(self, "started"))
         if self._unsent.pop(message.prompt_id, None) is not None:
             self._save_queued()
@@ -98,6 +99,7 @@ class PanePrompts(PanePart):
 
     async def on_prompt_ended(self, message: PromptEnded) -> None:
         """The prompt's turn is over: it is no longer shown as being sent."""
+        await self._updates_applied()  # the batches before it first
         self.post_message(AttentionEvent(self, "ended"))
         if not self._live:
             return
