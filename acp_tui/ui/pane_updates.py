@@ -20,7 +20,8 @@ one task (`_apply_pending`):
 * **Following the tail** is the conversation's own (the batch is applied
   exactly as before, only not in the pane's queue).
 
-An error in the task is the app's, as one in a handler is.
+An error in the task is the app's, as one in a handler is (unless the pane was
+closing: its widgets were going).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class PaneUpdates(PanePart):
     """The task applying them (None: none runs)."""
 
     if TYPE_CHECKING:  # the pane's
+        closing: bool
 
         async def _apply_batch(
             self, store: SessionStore, changes: Sequence[Change]
@@ -83,8 +85,9 @@ class PaneUpdates(PanePart):
                 await self._apply_batch(store, changes)
         except asyncio.CancelledError:
             raise
-        except Exception as error:  # raised in the pane's queue, as a handler's
-            self.call_later(_raise, error)
+        except Exception as error:
+            if self._live and not self.closing:  # else the widgets were going
+                self.call_later(_raise, error)  # in the pane's queue: the app's
         finally:
             self._applying = None
 

@@ -55,10 +55,7 @@ from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.commands import with_local_commands
-from acp_tui.ui.messages import (
-    AgentNotice,
-    SessionStarted,
-)
+from acp_tui.ui.messages import AgentNotice, SessionStarted
 from acp_tui.ui.pane_agent import PaneAgent, Standing
 from acp_tui.ui.pane_cancel_one import PaneCancelOne
 from acp_tui.ui.pane_dialogs import PaneDialogs
