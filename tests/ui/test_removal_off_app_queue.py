@@ -13,30 +13,24 @@ import asyncio
 
 import pytest
 from textual import events
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 
 from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
-from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.message_view import MessageView
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from tests.ui.helpers import wait_for
+from tests.ui.test_conversation import ConversationApp
 
 SIZE = (80, 24)
 
 
-class ConversationAndPrompt(App[None]):
-    def __init__(self) -> None:
-        super().__init__()
-        register_themes(self, dirs=[])
-        self.theme = "acp-dark"
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return theme_variable_defaults(self.current_theme)
+class ConversationAndPrompt(ConversationApp):
+    """`test_conversation`'s conversation alone, with a prompt under it."""
 
     def compose(self) -> ComposeResult:
-        yield Conversation(id="conversation")
+        yield from super().compose()
         yield PromptInput(id="prompt")
 
     def on_mount(self) -> None:
