@@ -215,7 +215,8 @@ RELIANCES: Final = (
     ),
     Reliance(
         "MessagePump._next_callbacks",
-        "acp_tui.ui.textual_private.remove_awaited (the conversation's removals)",
+        "acp_tui.ui.textual_private.remove_awaited (the conversation's removals, "
+        "and the pane's of prompts shown as sending)",
         "take a removal the caller awaits off the app's queue",
     ),
     Reliance(

@@ -517,8 +517,10 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
 
     async def remove_queued(self, prompt_id: int | None = None) -> None:
         """Remove a pending prompt (all sending ones when `prompt_id` is None)."""
-        for widget in self.query_children(QueuedPrompt):
-            if widget.prompt_id == prompt_id or (
-                prompt_id is None and widget.state == "sending"
-            ):
-                await widget.remove()
+        gone = [
+            widget
+            for widget in self.query_children(QueuedPrompt)
+            if widget.prompt_id == prompt_id
+            or (prompt_id is None and widget.state == "sending")
+        ]
+        await remove_awaited(self, gone)
