@@ -3,6 +3,11 @@
 Each tab (`acp_tui.ui.session_pane.SessionPane`) runs its own agent, and these
 messages are posted straight to it. None of them bubbles: a batch, a failure or a
 notice of one session must never reach the app or another tab.
+
+(`bubble=False` is a class keyword: Textual's `Message.__init_subclass__` sets
+`bubble` from it, True by default, over a `bubble = False` in the class body.
+Written so, every batch went on up through the screen's and the app's queues,
+ahead of the keys typed after it.)
 """
 
 from __future__ import annotations
@@ -34,10 +39,8 @@ __all__ = [
 ]
 
 
-class AgentConnected(Message):
+class AgentConnected(Message, bubble=False):
     """`initialize` succeeded: the agent and the negotiated protocol version."""
-
-    bubble = False
 
     def __init__(
         self,
@@ -52,20 +55,16 @@ class AgentConnected(Message):
         """Why earlier protocol offers were abandoned (v2 -> v1 fallback)."""
 
 
-class SessionStarted(Message):
+class SessionStarted(Message, bubble=False):
     """A session is open; its store is ready to render."""
-
-    bubble = False
 
     def __init__(self, store: SessionStore) -> None:
         super().__init__()
         self.store = store
 
 
-class SessionUpdated(Message):
+class SessionUpdated(Message, bubble=False):
     """The store changed: every change since the last refresh, in order."""
-
-    bubble = False
 
     def __init__(self, store: SessionStore, changes: Sequence[Change]) -> None:
         super().__init__()
@@ -73,10 +72,8 @@ class SessionUpdated(Message):
         self.changes = tuple(changes)
 
 
-class PromptStarted(Message):
+class PromptStarted(Message, bubble=False):
     """A queued prompt was taken from the queue and sent to the agent."""
-
-    bubble = False
 
     def __init__(self, prompt_id: int, text: str) -> None:
         super().__init__()
@@ -84,7 +81,7 @@ class PromptStarted(Message):
         self.text = text
 
 
-class PromptEnded(Message):
+class PromptEnded(Message, bubble=False):
     """A prompt's turn ended normally: the prompt is no longer being sent.
 
     (A v2 agent shows a prompt back with `user_message`; one that did not, and a
@@ -92,17 +89,13 @@ class PromptEnded(Message):
     shown as "sending".)
     """
 
-    bubble = False
-
     def __init__(self, prompt_id: int) -> None:
         super().__init__()
         self.prompt_id = prompt_id
 
 
-class AgentFailed(Message):
+class AgentFailed(Message, bubble=False):
     """The agent could not be used (or a prompt failed): show a banner."""
-
-    bubble = False
 
     def __init__(
         self,
@@ -124,30 +117,24 @@ class AgentFailed(Message):
         """The prompt that failed (the agent refused it), if that is the failure."""
 
 
-class AgentNotice(Message):
+class AgentNotice(Message, bubble=False):
     """Something the user should know that is not a failure of the agent."""
-
-    bubble = False
 
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
 
 
-class AgentReconnecting(Message):
+class AgentReconnecting(Message, bubble=False):
     """A remote agent's connection dropped: the next attempt, when, and why."""
-
-    bubble = False
 
     def __init__(self, attempt: Reconnecting) -> None:
         super().__init__()
         self.attempt = attempt
 
 
-class TerminalLoginRequested(Message):
+class TerminalLoginRequested(Message, bubble=False):
     """Run the agent's login command in the terminal, then reconnect."""
-
-    bubble = False
 
     def __init__(
         self, command: AgentCommand, method_name: str, request: SessionRequest

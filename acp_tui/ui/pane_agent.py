@@ -166,6 +166,7 @@ class PaneAgent(PanePart):
 
     async def on_agent_failed(self, message: AgentFailed) -> None:
         """Show a banner; the conversation stays and the app keeps running."""
+        await self._updates_applied()  # the batches before it first
         if message.restartable or message.prompt_id is not None:
             self.post_message(AttentionEvent(self, "failed"))  # no turn runs on
         if not self._live:

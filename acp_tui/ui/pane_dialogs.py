@@ -357,6 +357,7 @@ class PaneDialogs(PanePart):
         if not self._live:
             return False
         store = loaded.store
+        await self._updates_applied()  # the batches before it first
         if self._rendered_store is not None:
             await self._conversation.reset()
         self._rendered_store = store

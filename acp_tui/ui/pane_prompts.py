@@ -38,6 +38,7 @@ from acp_tui.ui.messages import PromptEnded, PromptStarted
 from acp_tui.ui.pane_agent import Standing
 from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.saved_files import save_text
+from acp_tui.ui.textual_private import remove_awaited
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.prompt_queue import PromptQueue
 from acp_tui.ui.widgets.start_view import StartView
@@ -76,6 +77,7 @@ class PanePrompts(PanePart):
 
     async def on_prompt_started(self, message: PromptStarted) -> None:
         """A prompt went out: shown as sending until the agent shows it back."""
+        await self._updates_applied()  # the batches before it first
         self.post_message(AttentionEvent(self, "started"))
         if self._unsent.pop(message.prompt_id, None) is not None:
             self._save_queued()
@@ -98,12 +100,17 @@ class PanePrompts(PanePart):
 
     async def on_prompt_ended(self, message: PromptEnded) -> None:
         """The prompt's turn is over: it is no longer shown as being sent."""
+        await self._updates_applied()  # the batches before it first
         self.post_message(AttentionEvent(self, "ended"))
         if not self._live:
             return
-        for pending in self._conversation.pending_prompts():
-            if pending.prompt_id == message.prompt_id and pending.state == "sending":
-                await pending.remove()
+        conversation = self._conversation
+        ended = [
+            pending
+            for pending in conversation.pending_prompts()
+            if pending.prompt_id == message.prompt_id and pending.state == "sending"
+        ]
+        await remove_awaited(conversation, ended)
 
     async def _settle_sent_prompts(self, changes: Sequence[Change]) -> None:
         """Drop "sending" prompts once the agent has shown them or finished."""
@@ -120,9 +127,9 @@ class PanePrompts(PanePart):
             for change in changes
         )
         if acknowledged:  # shown back by the agent: no longer pending or lost
-            for pending in self._conversation.pending_prompts():
-                if pending.state != "queued":
-                    await pending.remove()
+            conversation = self._conversation
+            shown = [p for p in conversation.pending_prompts() if p.state != "queued"]
+            await remove_awaited(conversation, shown)
         elif not self.runner.in_turn:
             await self._conversation.remove_queued(None)
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -50,14 +51,11 @@ from acp_tui.client.errors import describe_rpc_error
 from acp_tui.display_paths import display_path, user_home
 from acp_tui.safe_text import printable
 from acp_tui.storage.history import PromptHistory
+from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.commands import with_local_commands
-from acp_tui.ui.messages import (
-    AgentNotice,
-    SessionStarted,
-    SessionUpdated,
-)
+from acp_tui.ui.messages import AgentNotice, SessionStarted
 from acp_tui.ui.pane_agent import PaneAgent, Standing
 from acp_tui.ui.pane_cancel_one import PaneCancelOne
 from acp_tui.ui.pane_dialogs import PaneDialogs
@@ -66,6 +64,7 @@ from acp_tui.ui.pane_prompts import PanePrompts, QueueShown
 from acp_tui.ui.pane_review import REVIEW_KEY, PaneReview
 from acp_tui.ui.pane_search import PaneSearch
 from acp_tui.ui.pane_steering import PaneSteering
+from acp_tui.ui.pane_updates import PaneUpdates
 from acp_tui.ui.screens.config import ConfigChoice
 from acp_tui.ui.screens.openers import FullScreenOpener
 from acp_tui.ui.tab_label import Activity, TabLabel
@@ -95,6 +94,7 @@ class SessionPane(
     PaneCancelOne,
     PaneReview,
     PaneSearch,
+    PaneUpdates,
     Widget,
 ):
     """One session with its own agent: conversation, panels, prompt and status.
@@ -404,6 +404,7 @@ class SessionPane(
 
     async def on_session_started(self, message: SessionStarted) -> None:
         """A session is open: render its store (all of it, after a replay)."""
+        await self._updates_applied()  # the batches before it first
         store = message.store
         if self._rendered_store is not None and self._rendered_store is not store:
             await self._conversation.reset()
@@ -454,17 +455,14 @@ class SessionPane(
             commands=tuple(c.name for c in parse_commands(store.commands)),
         )
 
-    async def on_session_updated(self, message: SessionUpdated) -> None:
-        """Apply one coalesced batch of store changes."""
-        store = message.store
-        if store is not self.store or store is not self._rendered_store:
-            return  # a batch from a session we switched away from
-        if not self._live:
-            return  # closing or quitting: the widgets are going
-        await self._conversation.apply_changes(store, message.changes)
-        self.search_changes(message.changes)
+    async def _apply_batch(
+        self, store: SessionStore, changes: Sequence[Change]
+    ) -> None:
+        """Apply one coalesced batch of store changes (`PaneUpdates` calls it)."""
+        await self._conversation.apply_changes(store, changes)
+        self.search_changes(changes)
         await self._place_steer_notes()
-        kinds = {change.kind for change in message.changes}
+        kinds = {change.kind for change in changes}
         if "plan" in kinds:
             self.query_one(PlanPanel).update_plans(store.plans())
         if "commands" in kinds:
@@ -484,7 +482,7 @@ class SessionPane(
                 self._end_welcome()
             await self._report_turn_error(store)
         if kinds & {"message", "state"}:
-            await self._settle_sent_prompts(message.changes)
+            await self._settle_sent_prompts(changes)
         if self._live:
             self._refresh_status()
 

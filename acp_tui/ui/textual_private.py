@@ -42,6 +42,12 @@ The reliances:
 * `App._driver` and `Driver.write(data)`: `attention_hook` writes its
   notification and progress sequences to the terminal (`write_to_terminal`), as
   Textual's own `App.copy_to_clipboard` writes OSC 52.
+* `MessagePump._next_callbacks` (what `call_next` appends to, as an
+  `events.Callback` of a `functools.partial`): `App._prune` has the app await
+  every removal of widgets after its next message, so the app's queue, where
+  every key comes in, waited until the removed cards' tasks had ended (50-60 ms
+  for a few cards while the agent streams). The conversation awaits its
+  removals itself, and takes them off the app's queue (`remove_awaited`).
 * `Strip.divide(cuts)` caching `[self]` in the strip at its own length (a cycle):
   `strip_cycles.break_strip_cycles` replaces the method, process-wide, so that
   one case is not cached.
@@ -49,10 +55,13 @@ The reliances:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Final
 
 from textual.app import App
+from textual.await_remove import AwaitRemove
 from textual.geometry import Size
 from textual.widget import Widget
 
@@ -61,6 +70,7 @@ __all__ = [
     "Reliance",
     "has_border_titles",
     "is_following",
+    "remove_awaited",
     "scroll_update",
     "write_to_terminal",
 ]
@@ -204,6 +214,12 @@ RELIANCES: Final = (
         "serve the aiohttp app textual-serve makes, behind the guard",
     ),
     Reliance(
+        "MessagePump._next_callbacks",
+        "acp_tui.ui.textual_private.remove_awaited (the conversation's removals, "
+        "and the pane's of prompts shown as sending)",
+        "take a removal the caller awaits off the app's queue",
+    ),
+    Reliance(
         "App._driver",
         "acp_tui.ui.attention_hook.AttentionHook",
         "write notification and progress sequences to the terminal",
@@ -232,3 +248,24 @@ def write_to_terminal(app: App[Any], data: str) -> None:
     driver = app._driver
     if driver is not None and data:
         driver.write(data)
+
+
+def remove_awaited(parent: Widget, widgets: Sequence[Widget]) -> AwaitRemove:
+    """Remove `widgets` from `parent`; the caller must await the result.
+
+    As `parent.remove_children(widgets)`, except that the app's message queue
+    does not wait for the removal (Textual has the app await it after its next
+    message): the keys typed meanwhile come in through that queue. Awaiting the
+    result, as the caller must, waits for the widgets to be gone and lays the
+    parent out again, as the app would have.
+    """
+    removal = parent.remove_children(widgets)
+    pending = parent.app._next_callbacks
+    pending[:] = [
+        callback
+        for callback in pending
+        if not (
+            isinstance(callback.callback, partial) and callback.callback.func is removal
+        )
+    ]
+    return removal

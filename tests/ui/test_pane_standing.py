@@ -118,14 +118,17 @@ async def test_the_batches_of_a_turn_leave_the_queue_alone(
         show(self, entries, note=note, steering=steering)
 
     batches: list[int] = []
-    updated = SessionPane.on_session_updated
+    # Patched where it is defined: Textual calls the handler of every class on
+    # the way up that defines one.
+    owner = next(c for c in SessionPane.__mro__ if "on_session_updated" in vars(c))
+    updated = owner.on_session_updated  # type: ignore[attr-defined]
 
-    async def counted_batch(self: SessionPane, message: SessionUpdated) -> None:
+    def counted_batch(self: SessionPane, message: SessionUpdated) -> None:
         batches.append(len(message.changes))
-        await updated(self, message)
+        updated(self, message)
 
     monkeypatch.setattr(PromptQueue, "show", counted_show)
-    monkeypatch.setattr(SessionPane, "on_session_updated", counted_batch)
+    monkeypatch.setattr(owner, "on_session_updated", counted_batch)
     app = fake_app("v2-full", tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 from textual._compositor import Compositor
@@ -131,6 +132,20 @@ def screen_dirty_widgets() -> None:
     assert "self._dirty_widgets.add(widget)" in source, "Screen._on_update changed"
 
 
+def next_callbacks() -> None:
+    """`App._prune` has the app await a removal after its next message: an
+    `events.Callback` of a partial of the `AwaitRemove`, in `_next_callbacks`."""
+    app = App[None]()
+    removal = app._prune(Widget())
+    callbacks = app._next_callbacks
+    assert isinstance(callbacks, list), "MessagePump._next_callbacks changed"
+    assert [
+        callback.callback.func
+        for callback in callbacks
+        if isinstance(callback.callback, partial)
+    ] == [removal], "App._prune no longer awaits the removal after the next message"
+
+
 def arrange_then_scroll_offset() -> None:
     source = inspect.getsource(Compositor._arrange_root)
     arranged = source.index(".arrange(")
@@ -171,6 +186,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "Widget._repaint_required": refresh_flags,
     "Screen._dirty_widgets": screen_dirty_widgets,
     "Screen._on_timer_update": method(Screen, "_on_timer_update", []),
+    "MessagePump._next_callbacks": next_callbacks,
 }
 
 

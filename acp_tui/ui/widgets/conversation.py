@@ -74,6 +74,7 @@ from textual.widget import Widget
 
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
+from acp_tui.ui.textual_private import remove_awaited
 from acp_tui.ui.widgets._paint import PlainBackground
 from acp_tui.ui.widgets.conversation_cards import SHOWN_KINDS, make_card, update_cards
 from acp_tui.ui.widgets.conversation_entries import (
@@ -342,7 +343,7 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
             self._end -= sum(1 for index, _ in gone if index < self._end)
         self._keys = kept
         if widgets:
-            await self.remove_children(widgets)
+            await remove_awaited(self, widgets)
         self._earlier.show_count(self._first)
         return len(kept)
 
@@ -405,14 +406,14 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
         if first == self._first:
             return
         self._first = first
-        await self.remove_children(doomed)
+        await remove_awaited(self, doomed)
         self._earlier.show_count(first)
 
     async def _unmount_timeline(self) -> None:
         widgets = list(self.entries.values())
         self.entries.clear()
         if widgets:
-            await self.remove_children(widgets)
+            await remove_awaited(self, widgets)
 
     def _request_fill(self) -> None:
         """After a layout: fill the screen, from this widget's own message loop.
@@ -516,8 +517,10 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
 
     async def remove_queued(self, prompt_id: int | None = None) -> None:
         """Remove a pending prompt (all sending ones when `prompt_id` is None)."""
-        for widget in self.query_children(QueuedPrompt):
-            if widget.prompt_id == prompt_id or (
-                prompt_id is None and widget.state == "sending"
-            ):
-                await widget.remove()
+        gone = [
+            widget
+            for widget in self.query_children(QueuedPrompt)
+            if widget.prompt_id == prompt_id
+            or (prompt_id is None and widget.state == "sending")
+        ]
+        await remove_awaited(self, gone)
