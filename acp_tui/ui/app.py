@@ -26,6 +26,7 @@ import asyncio
 import functools
 import itertools
 import logging
+import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -82,6 +83,11 @@ WARM_QUIET = 0.2
 
 WARM_STEP = 0.02
 """Seconds between two lexers compiled ahead of use (frames and keys in between)."""
+
+WARM_INPUT_QUIET = 1.0
+"""Seconds without input (keys, mouse) before a Pygments lexer is compiled ahead
+of use: a compile takes 10-60 ms (the filename index 60-200 ms), and a key typed
+meanwhile waits for it. Typing goes on while the store is quiet."""
 
 QUIET_COLLECT_SECONDS = 2.0
 """Seconds without input or store changes before what was frozen is collected
@@ -164,6 +170,8 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         """Languages whose lexers `_warm_lexers` still has to compile (None: not
         started)."""
         self._warming = False
+        self._last_input = time.monotonic()
+        """When the user last pressed a key or used the mouse (`on_event`)."""
         """`_warm_lexers` is scheduled (the session was used)."""
         self.settings = settings
         self.banner: str | None = None
@@ -336,6 +344,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         """Note the user's input for the garbage-collector policy, then as usual."""
         if isinstance(event, events.InputEvent):
             note_activity()  # no collection's pause while the user acts
+            self._last_input = time.monotonic()  # nor a lexer's compile
         await super().on_event(event)
 
     # ------------------------------------------------ process-wide start-up work
@@ -397,7 +406,8 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
 
         The first code fence of a language would otherwise stall a frame while
         its lexer compiles (see `render.highlight`); one per step, and only after
-        `WARM_QUIET` seconds without store changes in any tab, and never while a
+        `WARM_QUIET` seconds without store changes in any tab and
+        `WARM_INPUT_QUIET` seconds without input, and never while a
         turn runs or a prompt waits (a turn may pause longer), so no streaming
         frame waits.
         """
@@ -409,6 +419,12 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
             quiet = 0.0
         if quiet < WARM_QUIET:
             self.set_timer(WARM_QUIET - quiet, self._warm_lexers, name="warm-lexers")
+            return
+        typed = time.monotonic() - self._last_input
+        if typed < WARM_INPUT_QUIET:
+            self.set_timer(
+                WARM_INPUT_QUIET - typed, self._warm_lexers, name="warm-lexers"
+            )
             return
         warm_lexer(self._to_warm.pop())
         self.set_timer(WARM_STEP, self._warm_lexers, name="warm-lexers")

@@ -332,3 +332,21 @@ async def test_a_turn_started_without_typing_uses_the_session(tmp_path: Path) ->
         await wait_for(pilot, lambda: app.runner.in_turn)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.lexers_to_warm)
+
+
+async def test_no_lexer_is_compiled_while_the_user_types(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typing goes on while the store is quiet: a compile (10-60 ms, the filename
+    index up to 200 ms) would hold back the echo of the next key."""
+    monkeypatch.setattr(app_module, "WARM_INPUT_QUIET", 60.0)
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.lexers_to_warm == COMMON_LANGUAGES[1:])
+        await pilot.press("h")
+        bridge = app.runner.bridge
+        assert bridge is not None
+        idle = bridge.quiet_for() + app_module.WARM_QUIET + 5 * app_module.WARM_STEP
+        await wait_for(pilot, lambda: bridge.quiet_for() > idle)
+        assert app.lexers_to_warm == COMMON_LANGUAGES[1:]
+        # (With input quiet too they are compiled: the test above.)
