@@ -17,11 +17,26 @@ pytest-xdist starts two workers per CPU (`pytest_xdist_auto_num_workers`; pyproj
 (`pytest_collection_modifyitems`; pyproject's `--dist loadfile
 --no-loadscope-reorder` hands files out in that order), so that no worker is left
 alone with a long file at the end; test_real_turns.py, minutes of waiting on real
-agents, is handed out one agent at a time (`SplitFileScheduling`). Before the
+agents, is handed out one agent at a time (`SplitFileScheduling`). The slow files
+that mostly wait (real agents, a browser, the bridge: a third of a core each) are
+handed out in turn with the ones that compute (`WAITING`, `interleaved`), so that
+the two cores stay busy from the start rather than four workers waiting on agents
+together for the first minutes. Before the
 workers start, the controller rewrites the test modules' asserts once for all of
 them (`pytest_sessionstart`; tests/assert_cache.py says why).
+
+A test process's full garbage collections (`pytest_configure`): a worker keeps
+every collected test and the modules of all the apps it ran, and Python's default
+collects all of it every 10 younger collections: about 0.2 s each in a UI worker,
+growing as the worker goes on, 20% of its CPU time (tests/ui/test_app.py alone:
+22 full collections, 3.1 s of 15.4 s). Every 100 younger collections instead
+(4 full collections, 1.1 s of 12.7 s there; about 25 MB more at the peak). The
+garbage is the same and still collected, later; a test that needs it gone calls
+`gc.collect()` itself, as before; subprocesses (agents, `acp-tui` commands) are
+not pytest and keep Python's default.
 """
 
+import gc
 import os
 from collections.abc import Sequence
 from typing import Final
@@ -68,12 +83,29 @@ SLOW_FIRST = (
     "tests/interop/test_real_turns.py",
     "tests/interop/",
     "tests/serve/",
+    "tests/bridge/",
     "tests/faults/",
     "tests/fuzz/",
 )
 """Where tests take seconds each (real agents, a browser, floods), scheduled first
 in this order (the real agents' scenes, a minute or more per agent, first of all);
 everything else follows in its usual order."""
+
+WAITING = ("tests/interop/", "tests/serve/", "tests/bridge/")
+"""Slow files whose tests mostly wait on other processes: real agents, Chromium,
+`acp-tui bridge` (tests/interop: 443 s of test time for 145 s of CPU, the bridge
+175 s for 45 s). `interleaved` hands them out in turn with the rest."""
+
+
+FULL_COLLECTION_EVERY = 100
+"""Younger (generation 1) collections between two full ones in a test process
+(Python's default: 10). See the module docstring."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Full garbage collections less often in this test process (see above)."""
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
@@ -122,9 +154,23 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     return None
 
 
+def interleaved(units: Sequence[str]) -> list[str]:
+    """The work units in turn: one that waits (`WAITING`), one that does not, and
+    so on while both last; the others keep their order after them."""
+    waiting = [unit for unit in units if unit.startswith(WAITING)]
+    other = [unit for unit in units if not unit.startswith(WAITING)]
+    paired = [unit for pair in zip(waiting, other, strict=False) for unit in pair]
+    shorter = min(len(waiting), len(other))
+    return paired + waiting[shorter:] + other[shorter:]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The `SLOW_FIRST` directories first (a stable sort: each file keeps its order)."""
+    """The `SLOW_FIRST` directories first (a stable sort: each file keeps its order),
+    the work units that wait handed out in turn with the others (`interleaved`)."""
     items.sort(key=_rank)
+    units = list(dict.fromkeys(work_unit(item.nodeid) for item in items))
+    order = {unit: index for index, unit in enumerate(interleaved(units))}
+    items.sort(key=lambda item: order[work_unit(item.nodeid)])
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist starts the workers (its hook is trylast)

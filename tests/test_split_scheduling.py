@@ -1,8 +1,12 @@
-"""`--dist loadfile` with test_real_turns.py split by agent (issue 28)."""
+"""`--dist loadfile` with test_real_turns.py split by agent, the files that wait
+handed out in turn with the others, and the test processes' garbage collection
+(issue 28)."""
 
 from __future__ import annotations
 
-from tests.conftest import work_unit
+import gc
+
+from tests.conftest import FULL_COLLECTION_EVERY, interleaved, work_unit
 
 REAL_TURNS = "tests/interop/test_real_turns.py"
 
@@ -19,3 +23,30 @@ def test_other_files_stay_whole() -> None:
     path = "tests/ui/test_app.py"
     assert work_unit(f"{path}::test_a[v1]") == work_unit(f"{path}::test_b[v2]") == path
     assert work_unit(f"{path}::TestClass::test_c") == path
+
+
+def test_the_files_that_wait_are_handed_out_in_turn_with_the_others() -> None:
+    units = [
+        f"{REAL_TURNS}[claude-v1]",
+        f"{REAL_TURNS}[opencode-v1]",
+        "tests/interop/test_peers.py",
+        "tests/bridge/test_bridge_client.py",
+        "tests/faults/test_app_faults.py",
+        "tests/fuzz/test_replay.py",
+        "tests/ui/test_app.py",
+    ]
+    assert interleaved(units) == [
+        f"{REAL_TURNS}[claude-v1]",
+        "tests/faults/test_app_faults.py",
+        f"{REAL_TURNS}[opencode-v1]",
+        "tests/fuzz/test_replay.py",
+        "tests/interop/test_peers.py",
+        "tests/ui/test_app.py",
+        "tests/bridge/test_bridge_client.py",
+    ]
+    assert interleaved(units[4:]) == units[4:]  # nothing waits: the usual order
+
+
+def test_a_test_process_collects_its_whole_heap_less_often() -> None:
+    """The worker's full collections (tests/conftest.py, `pytest_configure`)."""
+    assert gc.get_threshold()[2] == FULL_COLLECTION_EVERY > 10

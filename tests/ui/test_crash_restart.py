@@ -32,9 +32,13 @@ def offers_restart(banner: CrashBanner) -> bool:
 
 
 def banner_shown(app: AcpTuiApp) -> bool:
-    """A crash banner is mounted with its children (the restart button among them
-    if offered): a banner just mounted has not composed them yet."""
-    return any(banner.children for banner in app.query(CrashBanner))
+    """A crash banner is mounted with its last child: the restart button if
+    offered, else the hint. A banner just mounted has not composed them yet, and
+    the button, inside a `Horizontal`, comes a step after the banner's own
+    children (a loaded 4-worker run saw the text but not yet the button)."""
+    return any(
+        list(banner.query("#restart, #crash-hint")) for banner in app.query(CrashBanner)
+    )
 
 
 def crashed(app: AcpTuiApp) -> CrashBanner:
