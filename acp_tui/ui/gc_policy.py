@@ -25,7 +25,7 @@ import gc
 import time
 from typing import Final
 
-from acp_tui.ui.strip_cycles import break_strip_cycles
+from acp_tui.ui.strip_cycles import break_strip_cycles, make_strip_caches_lazy
 
 __all__ = [
     "FULL_COLLECTION_THRESHOLD",
@@ -124,6 +124,7 @@ class _Collector:
             return
         self.tuned = True
         break_strip_cycles()
+        make_strip_caches_lazy()
         gc.freeze()
         self.baseline = gc.get_freeze_count()
         self.tenured = 0
