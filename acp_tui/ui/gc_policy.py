@@ -5,7 +5,10 @@ pydantic's schema models and the client loaded the heap is large, and a stream
 makes tens of thousands of short-lived objects a second, so Python's default
 policy paused the app for 100-250 ms without a frame (bench/ui.py).
 `tune_garbage_collector` (called once a session is open) freezes what is alive
-and keeps full collections small and frequent; `collect_when_idle` (called by
+and keeps full collections small: they walk what survived young collections
+since the last one (its probation), and what survives them is frozen;
+`collect_if_over_limit` (after each batch of store changes) runs one once
+`PROBATION_LIMIT` objects wait. `collect_when_idle` (called by
 `StoreBridge` once the session is quiet) hands back what was frozen and collects
 it in one go; `restore_garbage_collector` undoes it all (tests, embedding).
 
@@ -31,6 +34,7 @@ __all__ = [
     "FULL_COLLECTION_THRESHOLD",
     "HEAP_SHARE",
     "IDLE_COLLECT_GROWTH",
+    "PROBATION_LIMIT",
     "TENURED_LIMIT",
     "collect_if_over_limit",
     "collect_if_quiet",
@@ -41,16 +45,27 @@ __all__ = [
     "tune_garbage_collector",
 ]
 
-FULL_COLLECTION_THRESHOLD: Final = 1
+FULL_COLLECTION_THRESHOLD: Final = 20
 """Python's third collection threshold (its default: 10): a full collection comes
-after every `FULL_COLLECTION_THRESHOLD + 1` young (generation 1) collections.
+by itself after every `FULL_COLLECTION_THRESHOLD + 1` young (generation 1)
+collections; while a session streams, `collect_if_over_limit` runs one sooner,
+once `PROBATION_LIMIT` objects wait in generation 2.
 
-With what survives a full collection frozen (see `tune_garbage_collector`) a full
-collection walks only what survived since the previous one, so more frequent
-ones are shorter for the same total: in bench/ui.py's paced turn, about 25,000
-objects and 7-10 ms each at 4 (the largest single cost in its slowest frames),
-about 12,000 and 2-4.5 ms at 1, the total unchanged (about 120 ms over 5 s). At
-10, 25-60 ms each; 100-250 ms at 50 without the freezing."""
+A full collection walks generation 2, what survived the young collections since
+the previous one (what survives it is frozen, see `tune_garbage_collector`).
+That is a probation: an object frozen is walked again only by a collection of
+the whole heap (`collect`), so what dies soon after it was made (a message's
+markdown blocks as they are redrawn, the strips of lines drawn once) should die
+in generation 2. At 1 (a full collection every other young one: 2-4.5 ms each,
+about 12,000 objects) the probation was short: of the 206,000 objects a forced
+collection of bench/ui.py's paced turn walked, 39,000 were dead, and 100,000
+frozen objects brought that collection on while the turn streamed, a pause of
+110 ms (the largest gap between its frames)."""
+
+PROBATION_LIMIT: Final = 40_000
+"""Objects in generation 2 (survivors of young collections, not yet frozen) past
+which `collect_if_over_limit` runs a full collection of them: about 20 ms, as
+it walks these, not the frozen heap."""
 
 IDLE_COLLECT_GROWTH: Final = 20_000
 """Objects tenured since the last idle collection that make one worthwhile."""
@@ -113,6 +128,9 @@ class _Collector:
         another `RECHECK_GROWTH` objects were tenured."""
         self.over_limit = False
         """More than `TENURED_LIMIT` objects were tenured: collect soon."""
+        self.on_probation = 0
+        """Objects in generation 2, counted after each young (generation 1)
+        collection (`gc.get_objects(generation=2)`: it walks only that)."""
         self.collecting = False
         """`collect` runs: the callback leaves the full collection it makes alone
         (it would list every object of the heap, the frozen start-up heap
@@ -148,7 +166,10 @@ class _Collector:
     def _after_collection(self, phase: str, info: dict[str, int]) -> None:
         if self.collecting:
             return  # `collect` freezes what survives and counts afresh itself
-        if phase == "stop" and info.get("generation") == 2:
+        if phase == "stop" and info.get("generation") == 1:
+            self.on_probation = len(gc.get_objects(generation=2))
+        elif phase == "stop" and info.get("generation") == 2:
+            self.on_probation = 0
             # Everything still tracked just survived a full collection: it is
             # alive. Tenure it, so the next full collection walks only what was
             # allocated since (its garbage and its survivors). Those survivors
@@ -165,6 +186,10 @@ class _Collector:
                 self.over_limit = self.tenured > self.limit
                 self.check_at = max(self.limit, self.tenured + RECHECK_GROWTH)
 
+    def collect_probation(self) -> None:
+        """Collect what is not frozen (`_after_collection` freezes what survives)."""
+        gc.collect(2)
+
     def collect(self) -> None:
         self.collecting = True
         try:
@@ -177,6 +202,7 @@ class _Collector:
         self.tenured = 0
         self.limit = self.check_at = tenured_limit(self.baseline)
         self.over_limit = False
+        self.on_probation = 0
 
 
 _collector = _Collector()
@@ -195,10 +221,13 @@ def tune_garbage_collector() -> None:
     * `gc.freeze()` leaves everything alive now (the start-up heap) out of later
       collections.
     * After every full collection what survived it (all of it alive) is frozen
-      too, so a full collection walks only what was allocated since the previous
-      one, and full collections come more often (`FULL_COLLECTION_THRESHOLD`),
-      each with less to walk and free: measured about 10 ms each instead of
-      75-250 ms.
+      too, so a full collection walks only what survived young collections
+      since the previous one. While a session streams, `collect_if_over_limit`
+      runs one once `PROBATION_LIMIT` objects wait in generation 2 (about
+      15-30 ms each, bench/ui.py's paced turn); Python's own comes after
+      `FULL_COLLECTION_THRESHOLD` young ones otherwise. Waiting in generation
+      2 is a probation: what dies in a cycle in the meantime is freed there,
+      not frozen until the next collection of the whole heap.
     * Objects frozen while alive that die later (a widget unmounted after the
       collection that froze it) are only freed by `collect_when_idle`: once the
       session has been quiet for a while and enough was frozen, everything is
@@ -238,17 +267,22 @@ def collect_when_idle() -> bool:
 
 
 def collect_if_over_limit() -> bool:
-    """Collect now if over `TENURED_LIMIT` objects were frozen since the last time.
+    """Collect what `TENURED_LIMIT` or `PROBATION_LIMIT` says is due now.
+
+    Past `TENURED_LIMIT` objects frozen since the last time, the whole heap;
+    else, past `PROBATION_LIMIT` objects in generation 2, that generation.
 
     Busy or not: `StoreBridge` asks after each batch it hands over.
 
     Returns:
-        Whether a collection ran.
+        Whether a collection of the whole heap ran.
     """
-    if not _collector.over_limit:
-        return False
-    _collector.collect()
-    return True
+    if _collector.over_limit:
+        _collector.collect()
+        return True
+    if _collector.tuned and _collector.on_probation > PROBATION_LIMIT:
+        _collector.collect_probation()
+    return False
 
 
 _last_activity = time.monotonic()
