@@ -45,7 +45,7 @@ __all__ = [
     "tune_garbage_collector",
 ]
 
-FULL_COLLECTION_THRESHOLD: Final = 20
+FULL_COLLECTION_THRESHOLD: Final = 8
 """Python's third collection threshold (its default: 10): a full collection comes
 by itself after every `FULL_COLLECTION_THRESHOLD + 1` young (generation 1)
 collections; while a session streams, `collect_if_over_limit` runs one sooner,
@@ -60,7 +60,10 @@ in generation 2. At 1 (a full collection every other young one: 2-4.5 ms each,
 about 12,000 objects) the probation was short: of the 206,000 objects a forced
 collection of bench/ui.py's paced turn walked, 39,000 were dead, and 100,000
 frozen objects brought that collection on while the turn streamed, a pause of
-110 ms (the largest gap between its frames)."""
+110 ms (the largest gap between its frames). At 8, the probation of that turn
+is about what `PROBATION_LIMIT` makes it (9 young collections, 40,000-45,000
+objects), and a full collection still comes when no batch asks for one (a user
+scrolling a long session)."""
 
 PROBATION_LIMIT: Final = 40_000
 """Objects in generation 2 (survivors of young collections, not yet frozen) past
