@@ -82,20 +82,27 @@ class FakeGc:
         return 0
 
 
+def tuned_collector(
+    monkeypatch: pytest.MonkeyPatch, fake: FakeGc
+) -> gc_policy._Collector:
+    """The process's collector, tuned, over `fake` as `gc`."""
+    names = ("get_objects", "collect", "unfreeze", "freeze", "get_freeze_count")
+    monkeypatch.setattr(
+        gc_policy,
+        "gc",
+        SimpleNamespace(**{name: getattr(fake, name) for name in names}),
+    )
+    collector = gc_policy._Collector()
+    collector.tuned = True
+    monkeypatch.setattr(gc_policy, "_collector", collector)
+    return collector
+
+
 def test_a_full_generation_2_is_collected_without_walking_the_frozen_heap(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     fake = FakeGc(in_generation_2=gc_policy.PROBATION_LIMIT + 1)
-    monkeypatch.setattr(gc_policy, "gc", SimpleNamespace(
-        get_objects=fake.get_objects,
-        collect=fake.collect,
-        unfreeze=fake.unfreeze,
-        freeze=fake.freeze,
-        get_freeze_count=fake.get_freeze_count,
-    ))  # fmt: skip
-    collector = gc_policy._Collector()
-    collector.tuned = True
-    monkeypatch.setattr(gc_policy, "_collector", collector)
+    collector = tuned_collector(monkeypatch, fake)
     collector._after_collection("stop", {"generation": 1})  # a young collection
     assert collector.on_probation == gc_policy.PROBATION_LIMIT + 1
     assert not gc_policy.collect_if_over_limit()
@@ -110,12 +117,7 @@ def test_a_full_generation_2_is_collected_without_walking_the_frozen_heap(
 
 def test_below_the_limit_nothing_is_collected(monkeypatch: pytest.MonkeyPatch) -> None:
     fake = FakeGc(in_generation_2=gc_policy.PROBATION_LIMIT)
-    monkeypatch.setattr(gc_policy, "gc", SimpleNamespace(
-        get_objects=fake.get_objects, collect=fake.collect
-    ))  # fmt: skip
-    collector = gc_policy._Collector()
-    collector.tuned = True
-    monkeypatch.setattr(gc_policy, "_collector", collector)
+    collector = tuned_collector(monkeypatch, fake)
     collector._after_collection("stop", {"generation": 1})
     assert not gc_policy.collect_if_over_limit()
     assert fake.calls == []
