@@ -171,8 +171,11 @@ class _Collector:
             return  # `collect` freezes what survives and counts afresh itself
         if phase == "stop" and info.get("generation") == 1:
             self.on_probation = len(gc.get_objects(generation=2))
+            if self.on_probation > PROBATION_LIMIT:
+                self._full_collection_due(True)
         elif phase == "stop" and info.get("generation") == 2:
             self.on_probation = 0
+            self._full_collection_due(False)
             # Everything still tracked just survived a full collection: it is
             # alive. Tenure it, so the next full collection walks only what was
             # allocated since (its garbage and its survivors). Those survivors
@@ -188,6 +191,19 @@ class _Collector:
                 self.tenured = gc.get_freeze_count() - self.baseline
                 self.over_limit = self.tenured > self.limit
                 self.check_at = max(self.limit, self.tenured + RECHECK_GROWTH)
+
+    def _full_collection_due(self, due: bool) -> None:
+        """Whether Python's next collection after a young one is a full one.
+
+        Not due: after `FULL_COLLECTION_THRESHOLD` young ones again. No batch
+        of store changes asks `collect_if_over_limit` while a user scrolls a
+        long session, and the cards mounted and dropped meanwhile fill
+        generation 2: this keeps its full collections as short as while
+        streaming.
+        """
+        if self._threshold is not None:
+            young, middle, _ = self._threshold
+            gc.set_threshold(young, middle, 0 if due else FULL_COLLECTION_THRESHOLD)
 
     def collect_probation(self) -> None:
         """Collect what is not frozen (`_after_collection` freezes what survives)."""
@@ -206,6 +222,7 @@ class _Collector:
         self.limit = self.check_at = tenured_limit(self.baseline)
         self.over_limit = False
         self.on_probation = 0
+        self._full_collection_due(False)
 
 
 _collector = _Collector()

@@ -81,16 +81,19 @@ class FakeGc:
     def get_freeze_count(self) -> int:
         return 0
 
+    def set_threshold(self, *thresholds: int) -> None:
+        self.thresholds = thresholds
+
 
 def tuned_collector(
     monkeypatch: pytest.MonkeyPatch, fake: FakeGc
 ) -> gc_policy._Collector:
     """The process's collector, tuned, over `fake` as `gc`."""
-    names = ("get_objects", "collect", "unfreeze", "freeze", "get_freeze_count")
+    names = "get_objects collect unfreeze freeze get_freeze_count set_threshold"
     monkeypatch.setattr(
         gc_policy,
         "gc",
-        SimpleNamespace(**{name: getattr(fake, name) for name in names}),
+        SimpleNamespace(**{name: getattr(fake, name) for name in names.split()}),
     )
     collector = gc_policy._Collector()
     collector.tuned = True
@@ -121,3 +124,18 @@ def test_below_the_limit_nothing_is_collected(monkeypatch: pytest.MonkeyPatch) -
     collector._after_collection("stop", {"generation": 1})
     assert not gc_policy.collect_if_over_limit()
     assert fake.calls == []
+
+
+def test_without_batches_python_runs_the_full_collection_when_it_is_due(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A user scrolling a long session: no batch asks `collect_if_over_limit`, so
+    Python's next collection after a young one is made a full one, of
+    generation 2 only, as soon as `PROBATION_LIMIT` objects wait there."""
+    fake = FakeGc(in_generation_2=gc_policy.PROBATION_LIMIT + 1)
+    collector = tuned_collector(monkeypatch, fake)
+    collector._threshold = (700, 10, 10)
+    collector._after_collection("stop", {"generation": 1})
+    assert fake.thresholds == (700, 10, 0)  # a full collection next
+    collector._after_collection("stop", {"generation": 2})
+    assert fake.thresholds == (700, 10, gc_policy.FULL_COLLECTION_THRESHOLD)
