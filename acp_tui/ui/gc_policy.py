@@ -39,6 +39,8 @@ __all__ = [
     "HEAP_SHARE",
     "IDLE_COLLECT_GROWTH",
     "PROBATION_LIMIT",
+    "QUIET_PROBATION_LIMIT",
+    "STREAMING_WINDOW",
     "TENURED_LIMIT",
     "collect_if_over_limit",
     "collect_if_quiet",
@@ -73,6 +75,20 @@ PROBATION_LIMIT: Final = 40_000
 """Objects in generation 2 (survivors of young collections, not yet frozen) past
 which `collect_if_over_limit` runs a full collection of them: about 20 ms, as
 it walks these, not the frozen heap."""
+
+QUIET_PROBATION_LIMIT: Final = 12_000
+"""`PROBATION_LIMIT` when no batch of store changes came for `STREAMING_WINDOW`
+seconds: a user scrolling a long session, whose frames take 30-40 ms each, to
+which a full collection of 40,000 objects added 22-26 ms of CPU
+(bench/long_session.py's paging: largest gaps 175-222 ms against 102-215 ms
+before the probation); of 12,000, about what the policy's full collections
+walked before it (the same paging: 69-85 ms against 77-99 ms, one run each in
+turn on a quieter machine). Nothing streams then, so a shorter probation
+freezes little that dies soon."""
+
+STREAMING_WINDOW: Final = 1.0
+"""Seconds after a batch of store changes (`collect_if_over_limit`) during which
+the session counts as streaming (`PROBATION_LIMIT`)."""
 
 IDLE_COLLECT_GROWTH: Final = 20_000
 """Objects tenured since the last idle collection that make one worthwhile."""
@@ -138,6 +154,8 @@ class _Collector:
         self.on_probation = 0
         """Objects in generation 2, counted after each young (generation 1)
         collection (`gc.get_objects(generation=2)`: it walks only that)."""
+        self.last_batch = -STREAMING_WINDOW
+        """`time.monotonic()` of the last `collect_if_over_limit`."""
         self.collecting = False
         """`collect` runs: the callback leaves the full collection it makes alone
         (it would list every object of the heap, the frozen start-up heap
@@ -175,7 +193,9 @@ class _Collector:
             return  # `collect` freezes what survives and counts afresh itself
         if phase == "stop" and info.get("generation") == 1:
             self.on_probation = len(gc.get_objects(generation=2))
-            if self.on_probation > PROBATION_LIMIT:
+            streaming = time.monotonic() - self.last_batch < STREAMING_WINDOW
+            limit = PROBATION_LIMIT if streaming else QUIET_PROBATION_LIMIT
+            if self.on_probation > limit:
                 self._full_collection_due(True)
         elif phase == "stop" and info.get("generation") == 2:
             self.on_probation = 0
@@ -303,6 +323,7 @@ def collect_if_over_limit() -> bool:
     Returns:
         Whether a collection of the whole heap ran.
     """
+    _collector.last_batch = time.monotonic()
     if _collector.over_limit:
         _collector.collect()
         return True

@@ -45,6 +45,7 @@ def test_a_cycle_that_dies_after_young_collections_is_freed_while_streaming(
     cycle = Cycle()
     ref = weakref.ref(cycle)
     frozen = gc.get_freeze_count()
+    gc_policy.collect_if_over_limit()  # a batch of store changes: streaming
     # Objects kept alive while a session streams: young collections run and
     # move what survives them (the cycle too) to generation 2.
     kept = [[] for _ in range(30_000)]  # type: ignore[var-annotated]
@@ -139,3 +140,19 @@ def test_without_batches_python_runs_the_full_collection_when_it_is_due(
     assert fake.thresholds == (700, 10, 0)  # a full collection next
     collector._after_collection("stop", {"generation": 2})
     assert fake.thresholds == (700, 10, gc_policy.FULL_COLLECTION_THRESHOLD)
+
+
+def test_with_no_batch_the_probation_is_shorter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A user scrolling a long session: frames are long already, so the full
+    collection comes at `QUIET_PROBATION_LIMIT` objects, a shorter pause."""
+    fake = FakeGc(in_generation_2=gc_policy.QUIET_PROBATION_LIMIT + 1)
+    collector = tuned_collector(monkeypatch, fake)
+    collector._threshold = (700, 10, 10)
+    gc_policy.collect_if_over_limit()  # a batch: the session streams
+    collector._after_collection("stop", {"generation": 1})
+    assert not hasattr(fake, "thresholds")  # not due while streaming
+    collector.last_batch -= gc_policy.STREAMING_WINDOW  # no batch for a while
+    collector._after_collection("stop", {"generation": 1})
+    assert fake.thresholds == (700, 10, 0)
