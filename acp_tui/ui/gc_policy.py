@@ -5,7 +5,10 @@ pydantic's schema models and the client loaded the heap is large, and a stream
 makes tens of thousands of short-lived objects a second, so Python's default
 policy paused the app for 100-250 ms without a frame (bench/ui.py).
 `tune_garbage_collector` (called once a session is open) freezes what is alive
-and keeps full collections small and frequent; `collect_when_idle` (called by
+and keeps full collections small: they walk what survived young collections
+since the last one (its probation), and what survives them is frozen;
+`collect_if_over_limit` (after each batch of store changes) runs one once
+`PROBATION_LIMIT` objects wait. `collect_when_idle` (called by
 `StoreBridge` once the session is quiet) hands back what was frozen and collects
 it in one go; `restore_garbage_collector` undoes it all (tests, embedding).
 
@@ -15,8 +18,12 @@ Invariants:
 * Memory stays bounded when a session never idles: past `TENURED_LIMIT` frozen
   objects, or a quarter of the heap the last collection left (`tenured_limit`),
   a collection runs anyway.
-* Textual's strips no longer hold themselves (`strip_cycles`), installed with
-  the policy: they were most of the garbage it had to free.
+* Nothing is frozen before it survived a full collection of generation 2 (its
+  probation), and no such collection walks the frozen heap: only `collect`
+  (idle, or past `TENURED_LIMIT`) does.
+* Textual's strips no longer hold themselves and make their caches on first
+  use (`strip_cycles`), installed with the policy: they were most of the
+  garbage it had to free, and of what a stream leaves alive.
 """
 
 from __future__ import annotations
@@ -25,12 +32,15 @@ import gc
 import time
 from typing import Final
 
-from acp_tui.ui.strip_cycles import break_strip_cycles
+from acp_tui.ui.strip_cycles import break_strip_cycles, make_strip_caches_lazy
 
 __all__ = [
     "FULL_COLLECTION_THRESHOLD",
     "HEAP_SHARE",
     "IDLE_COLLECT_GROWTH",
+    "PROBATION_LIMIT",
+    "QUIET_PROBATION_LIMIT",
+    "STREAMING_WINDOW",
     "TENURED_LIMIT",
     "collect_if_over_limit",
     "collect_if_quiet",
@@ -41,16 +51,44 @@ __all__ = [
     "tune_garbage_collector",
 ]
 
-FULL_COLLECTION_THRESHOLD: Final = 1
+FULL_COLLECTION_THRESHOLD: Final = 8
 """Python's third collection threshold (its default: 10): a full collection comes
-after every `FULL_COLLECTION_THRESHOLD + 1` young (generation 1) collections.
+by itself after every `FULL_COLLECTION_THRESHOLD + 1` young (generation 1)
+collections; while a session streams, `collect_if_over_limit` runs one sooner,
+once `PROBATION_LIMIT` objects wait in generation 2.
 
-With what survives a full collection frozen (see `tune_garbage_collector`) a full
-collection walks only what survived since the previous one, so more frequent
-ones are shorter for the same total: in bench/ui.py's paced turn, about 25,000
-objects and 7-10 ms each at 4 (the largest single cost in its slowest frames),
-about 12,000 and 2-4.5 ms at 1, the total unchanged (about 120 ms over 5 s). At
-10, 25-60 ms each; 100-250 ms at 50 without the freezing."""
+A full collection walks generation 2, what survived the young collections since
+the previous one (what survives it is frozen, see `tune_garbage_collector`).
+That is a probation: an object frozen is walked again only by a collection of
+the whole heap (`collect`), so what dies soon after it was made (a message's
+markdown blocks as they are redrawn, the strips of lines drawn once) should die
+in generation 2. At 1 (a full collection every other young one: 2-4.5 ms each,
+about 12,000 objects) the probation was short: of the 206,000 objects a forced
+collection of bench/ui.py's paced turn walked, 39,000 were dead, and 100,000
+frozen objects brought that collection on while the turn streamed, a pause of
+110 ms (the largest gap between its frames). At 8, the probation of that turn
+is about what `PROBATION_LIMIT` makes it (9 young collections, 40,000-45,000
+objects), and a full collection still comes when no batch asks for one (a user
+scrolling a long session)."""
+
+PROBATION_LIMIT: Final = 40_000
+"""Objects in generation 2 (survivors of young collections, not yet frozen) past
+which `collect_if_over_limit` runs a full collection of them: about 20 ms, as
+it walks these, not the frozen heap."""
+
+QUIET_PROBATION_LIMIT: Final = 12_000
+"""`PROBATION_LIMIT` when no batch of store changes came for `STREAMING_WINDOW`
+seconds: a user scrolling a long session, whose frames take 30-40 ms each, to
+which a full collection of 40,000 objects added 22-26 ms of CPU
+(bench/long_session.py's paging: largest gaps 175-222 ms against 102-215 ms
+before the probation); of 12,000, about what the policy's full collections
+walked before it (the same paging: 69-85 ms against 77-99 ms, one run each in
+turn on a quieter machine). Nothing streams then, so a shorter probation
+freezes little that dies soon."""
+
+STREAMING_WINDOW: Final = 1.0
+"""Seconds after a batch of store changes (`collect_if_over_limit`) during which
+the session counts as streaming (`PROBATION_LIMIT`)."""
 
 IDLE_COLLECT_GROWTH: Final = 20_000
 """Objects tenured since the last idle collection that make one worthwhile."""
@@ -113,6 +151,11 @@ class _Collector:
         another `RECHECK_GROWTH` objects were tenured."""
         self.over_limit = False
         """More than `TENURED_LIMIT` objects were tenured: collect soon."""
+        self.on_probation = 0
+        """Objects in generation 2, counted after each young (generation 1)
+        collection (`gc.get_objects(generation=2)`: it walks only that)."""
+        self.last_batch = -STREAMING_WINDOW
+        """`time.monotonic()` of the last `collect_if_over_limit`."""
         self.collecting = False
         """`collect` runs: the callback leaves the full collection it makes alone
         (it would list every object of the heap, the frozen start-up heap
@@ -124,6 +167,7 @@ class _Collector:
             return
         self.tuned = True
         break_strip_cycles()
+        make_strip_caches_lazy()
         gc.freeze()
         self.baseline = gc.get_freeze_count()
         self.tenured = 0
@@ -147,7 +191,15 @@ class _Collector:
     def _after_collection(self, phase: str, info: dict[str, int]) -> None:
         if self.collecting:
             return  # `collect` freezes what survives and counts afresh itself
-        if phase == "stop" and info.get("generation") == 2:
+        if phase == "stop" and info.get("generation") == 1:
+            self.on_probation = len(gc.get_objects(generation=2))
+            streaming = time.monotonic() - self.last_batch < STREAMING_WINDOW
+            limit = PROBATION_LIMIT if streaming else QUIET_PROBATION_LIMIT
+            if self.on_probation > limit:
+                self._full_collection_due(True)
+        elif phase == "stop" and info.get("generation") == 2:
+            self.on_probation = 0
+            self._full_collection_due(False)
             # Everything still tracked just survived a full collection: it is
             # alive. Tenure it, so the next full collection walks only what was
             # allocated since (its garbage and its survivors). Those survivors
@@ -164,6 +216,23 @@ class _Collector:
                 self.over_limit = self.tenured > self.limit
                 self.check_at = max(self.limit, self.tenured + RECHECK_GROWTH)
 
+    def _full_collection_due(self, due: bool) -> None:
+        """Whether Python's next collection after a young one is a full one.
+
+        Not due: after `FULL_COLLECTION_THRESHOLD` young ones again. No batch
+        of store changes asks `collect_if_over_limit` while a user scrolls a
+        long session, and the cards mounted and dropped meanwhile fill
+        generation 2: this keeps its full collections as short as while
+        streaming.
+        """
+        if self._threshold is not None:
+            young, middle, _ = self._threshold
+            gc.set_threshold(young, middle, 0 if due else FULL_COLLECTION_THRESHOLD)
+
+    def collect_probation(self) -> None:
+        """Collect what is not frozen (`_after_collection` freezes what survives)."""
+        gc.collect(2)
+
     def collect(self) -> None:
         self.collecting = True
         try:
@@ -176,6 +245,8 @@ class _Collector:
         self.tenured = 0
         self.limit = self.check_at = tenured_limit(self.baseline)
         self.over_limit = False
+        self.on_probation = 0
+        self._full_collection_due(False)
 
 
 _collector = _Collector()
@@ -194,21 +265,26 @@ def tune_garbage_collector() -> None:
     * `gc.freeze()` leaves everything alive now (the start-up heap) out of later
       collections.
     * After every full collection what survived it (all of it alive) is frozen
-      too, so a full collection walks only what was allocated since the previous
-      one, and full collections come more often (`FULL_COLLECTION_THRESHOLD`),
-      each with less to walk and free: measured about 10 ms each instead of
-      75-250 ms.
+      too, so a full collection walks only what survived young collections
+      since the previous one. While a session streams, `collect_if_over_limit`
+      runs one once `PROBATION_LIMIT` objects wait in generation 2 (about
+      15-30 ms each, bench/ui.py's paced turn); Python's own comes after
+      `FULL_COLLECTION_THRESHOLD` young ones otherwise. Waiting in generation
+      2 is a probation: what dies in a cycle in the meantime is freed there,
+      not frozen until the next collection of the whole heap.
     * Objects frozen while alive that die later (a widget unmounted after the
       collection that froze it) are only freed by `collect_when_idle`: once the
       session has been quiet for a while and enough was frozen, everything is
       handed back to the collector and collected in one go, when a pause shows
       no stalled frame. A session that never idles gets that collection once
-      `TENURED_LIMIT` objects were frozen (at bench/ui.py's stress pace, ten
-      times a fast model's, about every 8 s).
+      `TENURED_LIMIT` objects were frozen (bench/ui.py's paced turn of 5,000
+      chunks, ten times a fast model's pace, no longer reaches it: its 110-150
+      ms were the largest gap between its frames).
 
     * Textual's strips no longer hold themselves (`strip_cycles`): every line
       the compositor drew was cyclic garbage, most of what those forced
-      collections had to free.
+      collections had to free; and they make their seven caches on first use,
+      so a strip a widget keeps is 4 objects for the collector, not 11.
 
     Only the first call per process acts.
     """
@@ -237,17 +313,23 @@ def collect_when_idle() -> bool:
 
 
 def collect_if_over_limit() -> bool:
-    """Collect now if over `TENURED_LIMIT` objects were frozen since the last time.
+    """Collect what `TENURED_LIMIT` or `PROBATION_LIMIT` says is due now.
+
+    Past `TENURED_LIMIT` objects frozen since the last time, the whole heap;
+    else, past `PROBATION_LIMIT` objects in generation 2, that generation.
 
     Busy or not: `StoreBridge` asks after each batch it hands over.
 
     Returns:
-        Whether a collection ran.
+        Whether a collection of the whole heap ran.
     """
-    if not _collector.over_limit:
-        return False
-    _collector.collect()
-    return True
+    _collector.last_batch = time.monotonic()
+    if _collector.over_limit:
+        _collector.collect()
+        return True
+    if _collector.tuned and _collector.on_probation > PROBATION_LIMIT:
+        _collector.collect_probation()
+    return False
 
 
 _last_activity = time.monotonic()

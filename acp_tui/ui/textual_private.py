@@ -51,6 +51,9 @@ The reliances:
 * `Strip.divide(cuts)` caching `[self]` in the strip at its own length (a cycle):
   `strip_cycles.break_strip_cycles` replaces the method, process-wide, so that
   one case is not cached.
+* `Strip.__slots__` and what `Strip.__init__` sets:
+  `strip_cycles.make_strip_caches_lazy` replaces `__init__` with one that leaves
+  the seven caches unset, made on first use (`Strip.__getattr__`).
 """
 
 from __future__ import annotations
@@ -93,6 +96,11 @@ RELIANCES: Final = (
         "Strip.divide",
         "acp_tui.ui.strip_cycles.break_strip_cycles",
         "replaced so a strip divided at its own length holds no cycle",
+    ),
+    Reliance(
+        "Strip.__slots__",
+        "acp_tui.ui.strip_cycles.make_strip_caches_lazy",
+        "a strip's caches are made on first use, not with the strip",
     ),
     Reliance(
         "Widget._scroll_update",

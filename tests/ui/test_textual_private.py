@@ -27,6 +27,7 @@ from textual.widgets._collapsible import CollapsibleTitle
 from textual_autocomplete import AutoComplete
 from textual_serve.server import Server
 
+from acp_tui.ui import strip_cycles
 from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.textual_private import RELIANCES, Reliance
 from acp_tui.ui.widgets.conversation import Conversation
@@ -152,6 +153,16 @@ def arrange_then_scroll_offset() -> None:
     assert "scroll_offset" in source[arranged:], "scroll offset not read after arrange"
 
 
+def strip_slots() -> None:
+    """`Strip`'s slots are those `_strip_init` sets or leaves to `__getattr__`, and
+    Textual's `__init__` makes each cache at the size `LAZY_CACHE_SIZES` gives."""
+    assert set(Strip.__slots__) == strip_cycles._SLOTS, "Strip.__slots__ changed"
+    made = Strip.__new__(Strip)
+    strip_cycles.TEXTUAL_STRIP_INIT(made, [])
+    for name, size in strip_cycles.LAZY_CACHE_SIZES.items():
+        assert object.__getattribute__(made, name)._maxsize == size, name
+
+
 CHECKS: dict[str, Callable[[], None]] = {
     "Widget._scroll_update": method(Widget, "_scroll_update", ["virtual_size"]),
     "Widget._anchored": widget_attribute("_anchored", False),
@@ -179,6 +190,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "Compositor._arrange_root": arrange_then_scroll_offset,
     "Server._make_app": method(Server, "_make_app", [], coroutine=True),
     "Strip.divide": method(Strip, "divide", ["cuts"]),
+    "Strip.__slots__": strip_slots,
     "DOMNode.display": display_property,
     "App._driver": app_driver,
     "Message._stop_propagation": message_flags,

@@ -1,0 +1,158 @@
+"""What survives young collections waits in generation 2 before it is frozen.
+
+Frozen objects are walked again only by a collection of the whole heap (the
+frozen start-up heap included: about 110 ms in bench/ui.py's paced turn, its
+largest gap between frames). So the policy freezes only what survived a full
+collection of generation 2, run by `collect_if_over_limit` once
+`PROBATION_LIMIT` objects wait there: what dies in a cycle soon after it was
+made (redrawn blocks, lines drawn once) is freed by that collection, which
+walks generation 2 only, and never brings on a collection of the whole heap.
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from acp_tui.ui import gc_policy
+
+
+class Cycle:
+    """An object in a reference cycle: only the cyclic collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+@pytest.fixture
+def tuned_gc() -> Iterator[None]:
+    gc_policy.tune_garbage_collector()
+    try:
+        yield
+    finally:
+        gc_policy.restore_garbage_collector()
+
+
+@pytest.mark.usefixtures("tuned_gc")
+def test_a_cycle_that_dies_after_young_collections_is_freed_while_streaming(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cycle = Cycle()
+    ref = weakref.ref(cycle)
+    frozen = gc.get_freeze_count()
+    gc_policy.collect_if_over_limit()  # a batch of store changes: streaming
+    # Objects kept alive while a session streams: young collections run and
+    # move what survives them (the cycle too) to generation 2.
+    kept = [[] for _ in range(30_000)]  # type: ignore[var-annotated]
+    del cycle
+    monkeypatch.setattr(gc_policy, "PROBATION_LIMIT", 0, raising=False)
+    assert not gc_policy.collect_if_over_limit()  # not a collection of the heap
+    assert ref() is None  # freed, not frozen until the session idles
+    # What survived is frozen: the next collection of generation 2 does not
+    # walk it again.
+    assert gc.get_freeze_count() - frozen >= len(kept)
+    assert len(gc.get_objects(generation=2)) < 1_000
+
+
+class FakeGc:
+    """`gc` as the policy sees it; records what it is asked to do."""
+
+    def __init__(self, in_generation_2: int) -> None:
+        self.in_generation_2 = in_generation_2
+        self.calls: list[str] = []
+
+    def get_objects(self, generation: int | None = None) -> list[Any]:
+        return [None] * self.in_generation_2
+
+    def collect(self, generation: int = 2) -> int:
+        self.calls.append(f"collect({generation})")
+        return 0
+
+    def unfreeze(self) -> None:
+        self.calls.append("unfreeze")
+
+    def freeze(self) -> None:
+        self.calls.append("freeze")
+
+    def get_freeze_count(self) -> int:
+        return 0
+
+    def set_threshold(self, *thresholds: int) -> None:
+        self.thresholds = thresholds
+
+
+def tuned_collector(
+    monkeypatch: pytest.MonkeyPatch, fake: FakeGc
+) -> gc_policy._Collector:
+    """The process's collector, tuned, over `fake` as `gc`."""
+    names = "get_objects collect unfreeze freeze get_freeze_count set_threshold"
+    monkeypatch.setattr(
+        gc_policy,
+        "gc",
+        SimpleNamespace(**{name: getattr(fake, name) for name in names.split()}),
+    )
+    collector = gc_policy._Collector()
+    collector.tuned = True
+    monkeypatch.setattr(gc_policy, "_collector", collector)
+    return collector
+
+
+def test_a_full_generation_2_is_collected_without_walking_the_frozen_heap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake = FakeGc(in_generation_2=gc_policy.PROBATION_LIMIT + 1)
+    collector = tuned_collector(monkeypatch, fake)
+    collector._after_collection("stop", {"generation": 1})  # a young collection
+    assert collector.on_probation == gc_policy.PROBATION_LIMIT + 1
+    assert not gc_policy.collect_if_over_limit()
+    assert fake.calls == ["collect(2)"]  # the frozen heap stays frozen
+    collector._after_collection("stop", {"generation": 2})
+    assert collector.on_probation == 0
+    assert fake.calls[-1] == "freeze"  # what survived it
+    fake.calls.clear()
+    assert not gc_policy.collect_if_over_limit()
+    assert fake.calls == []
+
+
+def test_below_the_limit_nothing_is_collected(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeGc(in_generation_2=gc_policy.PROBATION_LIMIT)
+    collector = tuned_collector(monkeypatch, fake)
+    collector._after_collection("stop", {"generation": 1})
+    assert not gc_policy.collect_if_over_limit()
+    assert fake.calls == []
+
+
+def test_without_batches_python_runs_the_full_collection_when_it_is_due(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A user scrolling a long session: no batch asks `collect_if_over_limit`, so
+    Python's next collection after a young one is made a full one, of
+    generation 2 only, as soon as `PROBATION_LIMIT` objects wait there."""
+    fake = FakeGc(in_generation_2=gc_policy.PROBATION_LIMIT + 1)
+    collector = tuned_collector(monkeypatch, fake)
+    collector._threshold = (700, 10, 10)
+    collector._after_collection("stop", {"generation": 1})
+    assert fake.thresholds == (700, 10, 0)  # a full collection next
+    collector._after_collection("stop", {"generation": 2})
+    assert fake.thresholds == (700, 10, gc_policy.FULL_COLLECTION_THRESHOLD)
+
+
+def test_with_no_batch_the_probation_is_shorter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A user scrolling a long session: frames are long already, so the full
+    collection comes at `QUIET_PROBATION_LIMIT` objects, a shorter pause."""
+    fake = FakeGc(in_generation_2=gc_policy.QUIET_PROBATION_LIMIT + 1)
+    collector = tuned_collector(monkeypatch, fake)
+    collector._threshold = (700, 10, 10)
+    gc_policy.collect_if_over_limit()  # a batch: the session streams
+    collector._after_collection("stop", {"generation": 1})
+    assert not hasattr(fake, "thresholds")  # not due while streaming
+    collector.last_batch -= gc_policy.STREAMING_WINDOW  # no batch for a while
+    collector._after_collection("stop", {"generation": 1})
+    assert fake.thresholds == (700, 10, 0)
