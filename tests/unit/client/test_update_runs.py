@@ -231,3 +231,46 @@ async def test_a_failing_batch_is_reported_once_and_the_connection_goes_on(
         await h.peer.sync()
     assert texts(store) == [("agent", "kept")]
     assert [d.kind for d in h.diagnostics] == ["notification_error"]
+
+
+def announce(child: str) -> Any:
+    return {
+        "sessionUpdate": "subagent_update",
+        "sessionId": child,
+        "title": f"Child {child}",
+        "state": {"state": "running"},
+    }
+
+
+def child_line(child: str, update: Any) -> bytes:
+    params = {"sessionId": child, "update": update}
+    return line({"jsonrpc": "2.0", "method": "session/update", "params": params})
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+async def test_subagents_streaming_in_parallel_are_one_run(version: int) -> None:
+    """Their chunks interleave: each was a store batch of its own (bench/ui.py's
+    20 parallel subagents took 1.8x one agent's time)."""
+    children = [f"c{n}" for n in range(4)]
+    batches: list[Sequence[Change]] = []
+    async with open_harness(init_for(version)) as h:
+        store = await h.new_session()
+        await h.peer.endpoint.send_raw(
+            b"".join(update_line(announce(c)) for c in children)
+        )
+        await h.peer.sync()
+        store.subscribe(batches.append)
+        await h.peer.endpoint.send_raw(
+            b"".join(
+                child_line(c, chunk(version, f"{c}w{n} "))
+                for n in range(50)
+                for c in children
+            )
+        )
+        await h.peer.sync()
+    for c in children:
+        own = store.subagent_store(c)
+        assert own is not None
+        assert texts(own) == [("agent", "".join(f"{c}w{n} " for n in range(50)))]
+    assert sum(len(batch) for batch in batches) == 200
+    assert len(batches) < 10  # one per update before
