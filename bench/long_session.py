@@ -422,7 +422,7 @@ def measure(
             [sys.executable, __file__, "--child", kind, json.dumps(params)],
             capture_output=True,
             text=True,
-            timeout=CHILD_TIMEOUT,
+            timeout=CHILD_TIMEOUT + 2 * float(params.get("scroll_budget", 0)),
             env=env,
             check=False,
         )

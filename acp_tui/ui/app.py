@@ -65,6 +65,7 @@ from acp_tui.ui.screens.confirm import ConfirmQuitScreen
 from acp_tui.ui.screens.help import KEYS_BEYOND_ACTIONS, KeyHelpScreen
 from acp_tui.ui.session_commands import session_commands
 from acp_tui.ui.session_pane import SessionPane
+from acp_tui.ui.styles_cache_release import release_styles_caches
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.context_meter import logout_entry
 
@@ -159,6 +160,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         tune_gc: bool = False,
         attention: AttentionSettings | None = None,
     ) -> None:
+        release_styles_caches()  # (removed widgets' lines: styles_cache_release)
         super().__init__()
         self.attention = signals_for(attention)
         self._running_panes = set()

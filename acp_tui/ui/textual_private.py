@@ -51,6 +51,10 @@ The reliances:
 * `Strip.divide(cuts)` caching `[self]` in the strip at its own length (a cycle):
   `strip_cycles.break_strip_cycles` replaces the method, process-wide, so that
   one case is not cached.
+* `StylesCache.get_inner_outer`, an `lru_cache` on a method that is not a
+  classmethod (its cache keeps 1,024 widgets' rendered lines alive):
+  `styles_cache_release.release_styles_caches` replaces it, process-wide, with
+  one cached by its two colours.
 * `Strip.__slots__` and what `Strip.__init__` sets:
   `strip_cycles.make_strip_caches_lazy` replaces `__init__` with one that leaves
   the seven caches unset, made on first use (`Strip.__getattr__`).
@@ -96,6 +100,11 @@ RELIANCES: Final = (
         "Strip.divide",
         "acp_tui.ui.strip_cycles.break_strip_cycles",
         "replaced so a strip divided at its own length holds no cycle",
+    ),
+    Reliance(
+        "StylesCache.get_inner_outer",
+        "acp_tui.ui.styles_cache_release.release_styles_caches",
+        "replaced so removed widgets' lines are not kept alive by its cache",
     ),
     Reliance(
         "Strip.__slots__",

@@ -13,6 +13,7 @@ from functools import partial
 
 import pytest
 from textual._compositor import Compositor
+from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
@@ -27,7 +28,7 @@ from textual.widgets._collapsible import CollapsibleTitle
 from textual_autocomplete import AutoComplete
 from textual_serve.server import Server
 
-from acp_tui.ui import strip_cycles
+from acp_tui.ui import strip_cycles, styles_cache_release
 from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.textual_private import RELIANCES, Reliance
 from acp_tui.ui.widgets.conversation import Conversation
@@ -163,6 +164,21 @@ def strip_slots() -> None:
         assert object.__getattribute__(made, name)._maxsize == size, name
 
 
+def styles_cache_inner_outer() -> None:
+    """Textual's method: an `lru_cache` over a function of (cls, two colours);
+    if it became a classmethod (fixed), `release_styles_caches` is not needed."""
+    original = styles_cache_release._textual_inner_outer or vars(StylesCache).get(
+        "get_inner_outer"
+    )
+    wrapped = getattr(original, "__wrapped__", original)
+    assert callable(wrapped), "StylesCache.get_inner_outer changed"
+    assert list(inspect.signature(wrapped).parameters) == [
+        "cls",
+        "base_background",
+        "background",
+    ], "StylesCache.get_inner_outer changed"
+
+
 CHECKS: dict[str, Callable[[], None]] = {
     "Widget._scroll_update": method(Widget, "_scroll_update", ["virtual_size"]),
     "Widget._anchored": widget_attribute("_anchored", False),
@@ -191,6 +207,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "Server._make_app": method(Server, "_make_app", [], coroutine=True),
     "Strip.divide": method(Strip, "divide", ["cuts"]),
     "Strip.__slots__": strip_slots,
+    "StylesCache.get_inner_outer": styles_cache_inner_outer,
     "DOMNode.display": display_property,
     "App._driver": app_driver,
     "Message._stop_propagation": message_flags,

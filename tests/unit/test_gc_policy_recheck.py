@@ -147,3 +147,35 @@ def test_the_bridge_does_not_collect_while_the_user_acts(
     store_bridge._check_idle()
     assert collected == [True]
     store_bridge.close()
+
+
+def test_past_the_limit_collect_if_quiet_collects_while_the_user_acts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A user paging through a long session without pausing: no store batch
+    # asks for the forced collection, and the quiet one waited for a pause
+    # that never came (3.4 GB after 11,439 pages: bench/long_session.py).
+    fake = patched_gc(monkeypatch)
+    fake.frozen = gc_policy.TENURED_LIMIT * 2
+    collector = gc_policy._Collector()
+    collector.tenured = gc_policy.TENURED_LIMIT
+    collector._after_collection("stop", {"generation": 2})
+    assert collector.over_limit
+    collected: list[bool] = []
+    monkeypatch.setattr(collector, "collect", lambda: collected.append(True))
+    monkeypatch.setattr(gc_policy, "_collector", collector)
+    gc_policy.note_activity()  # a key this instant
+    assert gc_policy.collect_if_quiet(2.0)
+    assert collected == [True]
+
+
+def test_under_the_limit_collect_if_quiet_still_waits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    collector = gc_policy._Collector()
+    collected: list[bool] = []
+    monkeypatch.setattr(collector, "collect", lambda: collected.append(True))
+    monkeypatch.setattr(gc_policy, "_collector", collector)
+    gc_policy.note_activity()
+    assert not gc_policy.collect_if_quiet(2.0)
+    assert collected == []
