@@ -18,8 +18,9 @@ Invariants:
 * Memory stays bounded when a session never idles, and when the user never
   stops: past `TENURED_LIMIT` frozen objects, or a quarter of the heap the last
   collection left (`tenured_limit`), a collection runs anyway, at the next
-  batch of store changes (`collect_if_over_limit`) or the next periodic check
-  (`collect_if_quiet`).
+  batch of store changes (`collect_if_over_limit`); with no batch and no pause
+  in the user's input, at the periodic check past `ACTIVE_LIMIT_FACTOR` times
+  that (`collect_if_quiet`).
 * Nothing is frozen before it survived a full collection of generation 2 (its
   probation), and no such collection walks the frozen heap: only `collect`
   (idle, or past `TENURED_LIMIT`) does.
@@ -37,6 +38,7 @@ from typing import Final
 from acp_tui.ui.strip_cycles import break_strip_cycles, make_strip_caches_lazy
 
 __all__ = [
+    "ACTIVE_LIMIT_FACTOR",
     "FULL_COLLECTION_THRESHOLD",
     "HEAP_SHARE",
     "IDLE_COLLECT_GROWTH",
@@ -118,6 +120,12 @@ often as a fresh session's walked its small heap. Proportional to the heap, the
 cost per object tenured stays about the same in both, and what is frozen but
 dead stays bounded by a share of what is alive (CPython 3.12's own rule for
 full collections is the same quarter)."""
+
+ACTIVE_LIMIT_FACTOR: Final = 4
+"""While the user acts without pause and no store batch comes (paging through a
+long session), the whole heap is collected only past this many times the
+tenured limit (`collect_if_quiet`): memory stays bounded, and the pause (0.2-0.5 s
+in such a session) comes a quarter as often."""
 
 RECHECK_GROWTH: Final = TENURED_LIMIT // 4
 """Objects tenured after an exact count that found the bound overshot before it is
@@ -354,16 +362,21 @@ def collect_if_quiet(quiet_for: float) -> bool:
     back and forth mounts and drops cards, which become frozen garbage until
     a collection hands them back (the app asks every few seconds).
 
-    Past the limit (`TENURED_LIMIT`, or the heap share) it collects at once,
-    quiet or not: without store batches nothing else would, and a user paging
-    through a long session without pausing piled up frozen garbage without
-    bound (bench/long_session.py, 11,439 pages scrolled with no pause: 3.4 GB).
-    In such a session a collection of the whole heap takes about 50-60 ms.
+    Past `ACTIVE_LIMIT_FACTOR` times the limit (`TENURED_LIMIT`, or the heap
+    share) it collects at once, quiet or not: without store batches nothing
+    else would, and a user paging through a long session without a pause of
+    `quiet_for` seconds would pile up frozen garbage without bound. Not at the
+    limit itself: in a long session paged without pause a collection of the
+    whole heap takes 0.2-0.5 s, and at the limit one came every 6 s
+    (bench/long_session.py).
 
     Returns:
         Whether a collection ran.
     """
-    if _collector.over_limit:
+    if (
+        _collector.over_limit
+        and _collector.tenured > ACTIVE_LIMIT_FACTOR * _collector.limit
+    ):
         _collector.collect()
         return True
     if time.monotonic() - _last_activity < quiet_for:

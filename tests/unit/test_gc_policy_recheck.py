@@ -165,6 +165,11 @@ def test_past_the_limit_collect_if_quiet_collects_while_the_user_acts(
     monkeypatch.setattr(collector, "collect", lambda: collected.append(True))
     monkeypatch.setattr(gc_policy, "_collector", collector)
     gc_policy.note_activity()  # a key this instant
+    assert not gc_policy.collect_if_quiet(2.0)  # just past the limit: not yet
+    collector.tenured = gc_policy.ACTIVE_LIMIT_FACTOR * collector.limit
+    for _ in range(gc_policy.RECHECK_GROWTH // 1_000 + 1):  # more tenured
+        collector._after_collection("stop", {"generation": 2})
+    gc_policy.note_activity()
     assert gc_policy.collect_if_quiet(2.0)
     assert collected == [True]
 
