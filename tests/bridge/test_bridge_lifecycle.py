@@ -165,6 +165,11 @@ async def test_50_connections_leak_no_process_and_no_descriptor(tmp_path: Path) 
             if cycle == 1:
                 baseline = fd_count(bridge.process.pid)
         assert baseline is not None
+        # The last connection's sockets close after its agent is gone (seen
+        # under a loaded CI run): a leak never gets back to the baseline.
+        with anyio.move_on_after(GONE_TIMEOUT):
+            while fd_count(bridge.process.pid) > baseline:  # noqa: ASYNC110
+                await anyio.sleep(0.05)
         assert fd_count(bridge.process.pid) <= baseline
 
 
