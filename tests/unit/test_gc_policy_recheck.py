@@ -46,6 +46,16 @@ def patched_gc(monkeypatch: pytest.MonkeyPatch) -> FakeGc:
     return fake
 
 
+def over_the_limit(monkeypatch: pytest.MonkeyPatch) -> tuple[FakeGc, Any]:
+    """A collector whose exact count just said the limit passed (2x frozen)."""
+    fake = patched_gc(monkeypatch)
+    fake.frozen = gc_policy.TENURED_LIMIT * 2
+    collector = gc_policy._Collector()
+    collector.tenured = gc_policy.TENURED_LIMIT
+    collector._after_collection("stop", {"generation": 2})
+    return fake, collector
+
+
 def test_exact_count_is_not_asked_after_every_collection(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -82,11 +92,7 @@ def test_once_over_the_limit_the_frozen_list_is_not_walked_again(
     # A user scrolling a long session without new output: no store batch asks
     # for the forced collection, and every full collection tenures more. The
     # exact count (a walk of the whole frozen list) is not asked again.
-    fake = patched_gc(monkeypatch)
-    fake.frozen = gc_policy.TENURED_LIMIT * 2
-    collector = gc_policy._Collector()
-    collector.tenured = gc_policy.TENURED_LIMIT
-    collector._after_collection("stop", {"generation": 2})
+    fake, collector = over_the_limit(monkeypatch)
     assert collector.over_limit
     asked = fake.counted
     for _ in range(200):
@@ -155,11 +161,7 @@ def test_past_the_limit_collect_if_quiet_collects_while_the_user_acts(
     # A user paging through a long session without pausing: no store batch
     # asks for the forced collection, and the quiet one waited for a pause
     # that never came (3.4 GB after 11,439 pages: bench/long_session.py).
-    fake = patched_gc(monkeypatch)
-    fake.frozen = gc_policy.TENURED_LIMIT * 2
-    collector = gc_policy._Collector()
-    collector.tenured = gc_policy.TENURED_LIMIT
-    collector._after_collection("stop", {"generation": 2})
+    _, collector = over_the_limit(monkeypatch)
     assert collector.over_limit
     collected: list[bool] = []
     monkeypatch.setattr(collector, "collect", lambda: collected.append(True))
