@@ -43,6 +43,7 @@ __all__ = [
     "HEAP_SHARE",
     "IDLE_COLLECT_GROWTH",
     "PROBATION_LIMIT",
+    "QUIET_KEPT_LIMIT",
     "QUIET_PROBATION_LIMIT",
     "STREAMING_WINDOW",
     "TENURED_LIMIT",
@@ -89,6 +90,23 @@ before the probation); of 12,000, about what the policy's full collections
 walked before it (the same paging: 69-85 ms against 77-99 ms, one run each in
 turn on a quieter machine). Nothing streams then, so a shorter probation
 freezes little that dies soon."""
+
+QUIET_KEPT_LIMIT: Final = 60_000
+"""Objects a full collection leaves on probation (not frozen) while nothing
+streams; past it, they are frozen.
+
+A user paging through a long session mounts cards and drops them a few pages
+later: about 650 objects of cyclic garbage a page (bench/long_session.py's
+resumed session of 100,000 updates), and 15,000-36,000 objects survive each
+full collection, most of them the cards on screen. Frozen after each full
+collection, as while streaming, nearly all of that became garbage that only a
+collection of the whole heap frees: 340,000 objects every 10 s of paging, each
+such collection a pause of 0.6-1.4 s. Left on probation, it dies in generation
+2; a full collection walks what is kept too, so this bounds its pause. At
+30,000, what survived passed the bound every few collections and was frozen
+with the cards (frozen objects grew by 4,000 a second). What outgrows 60,000
+(caches filling up: about 12 objects a page) is frozen with the cards alive at
+that moment, a window's worth of frozen garbage every couple of thousand pages."""
 
 STREAMING_WINDOW: Final = 1.0
 """Seconds after a batch of store changes (`collect_if_over_limit`) during which
@@ -166,6 +184,9 @@ class _Collector:
         collection (`gc.get_objects(generation=2)`: it walks only that)."""
         self.last_batch = -STREAMING_WINDOW
         """`time.monotonic()` of the last `collect_if_over_limit`."""
+        self.kept = 0
+        """Objects left on probation (not frozen) by the last full collection,
+        which ran while nothing streamed (see `QUIET_PROBATION_LIMIT`)."""
         self.collecting = False
         """`collect` runs: the callback leaves the full collection it makes alone
         (it would list every object of the heap, the frozen start-up heap
@@ -203,13 +224,26 @@ class _Collector:
             return  # `collect` freezes what survives and counts afresh itself
         if phase == "stop" and info.get("generation") == 1:
             self.on_probation = len(gc.get_objects(generation=2))
-            streaming = time.monotonic() - self.last_batch < STREAMING_WINDOW
-            limit = PROBATION_LIMIT if streaming else QUIET_PROBATION_LIMIT
+            if self.streaming():
+                limit = PROBATION_LIMIT
+            else:
+                limit = self.kept + QUIET_PROBATION_LIMIT
             if self.on_probation > limit:
                 self._full_collection_due(True)
         elif phase == "stop" and info.get("generation") == 2:
             self.on_probation = 0
             self._full_collection_due(False)
+            if not self.streaming():
+                # Nothing streams (a user paging through a long session): what
+                # survived stays on probation, up to `QUIET_KEPT_LIMIT`. The
+                # cards alive now are dropped a few pages later; frozen, they
+                # would be garbage only a collection of the whole heap frees
+                # (0.6-1.4 s in a resumed session of 100,000 updates, every
+                # 10 s of paging).
+                self.kept = len(gc.get_objects(generation=2))
+                if self.kept <= QUIET_KEPT_LIMIT:
+                    return
+            self.kept = 0
             # Everything still tracked just survived a full collection: it is
             # alive. Tenure it, so the next full collection walks only what was
             # allocated since (its garbage and its survivors). Those survivors
@@ -225,6 +259,10 @@ class _Collector:
                 self.tenured = gc.get_freeze_count() - self.baseline
                 self.over_limit = self.tenured > self.limit
                 self.check_at = max(self.limit, self.tenured + RECHECK_GROWTH)
+
+    def streaming(self) -> bool:
+        """Whether a batch of store changes came within `STREAMING_WINDOW`."""
+        return time.monotonic() - self.last_batch < STREAMING_WINDOW
 
     def _full_collection_due(self, due: bool) -> None:
         """Whether Python's next collection after a young one is a full one.
@@ -255,7 +293,7 @@ class _Collector:
         self.tenured = 0
         self.limit = self.check_at = tenured_limit(self.baseline)
         self.over_limit = False
-        self.on_probation = 0
+        self.on_probation = self.kept = 0
         self._full_collection_due(False)
 
 

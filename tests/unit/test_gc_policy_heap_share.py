@@ -8,6 +8,7 @@ walked all of it as often as in a fresh session. The limit is now the larger of
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 from typing import Any
 
@@ -46,6 +47,7 @@ def collector_after_collect(
     ))  # fmt: skip
     collector = gc_policy._Collector()
     collector.collect()  # what a forced or idle collection leaves
+    collector.last_batch = math.inf  # a session streaming: survivors are frozen
     return collector, fake
 
 

@@ -8,6 +8,7 @@ exact count says not (frozen objects died), the next count waits until another
 
 from __future__ import annotations
 
+import math
 import time
 from types import SimpleNamespace
 from typing import Any
@@ -46,10 +47,21 @@ def patched_gc(monkeypatch: pytest.MonkeyPatch) -> FakeGc:
     return fake
 
 
+def streaming_collector() -> gc_policy._Collector:
+    """A collector that saw a batch of store changes just now (and so freezes
+    what survives each full collection)."""
+    collector = gc_policy._Collector()
+    collector.last_batch = math.inf  # however long the test takes
+    return collector
+
+
 def over_the_limit(monkeypatch: pytest.MonkeyPatch) -> tuple[FakeGc, Any]:
-    """A collector whose exact count just said the limit passed (2x frozen)."""
+    """A collector whose exact count just said the limit passed (2x frozen),
+    without store batches: its collections keep more than `QUIET_KEPT_LIMIT`
+    (caches filling up), so what survives them is frozen."""
     fake = patched_gc(monkeypatch)
     fake.frozen = gc_policy.TENURED_LIMIT * 2
+    fake.survivors = gc_policy.QUIET_KEPT_LIMIT + 1_000
     collector = gc_policy._Collector()
     collector.tenured = gc_policy.TENURED_LIMIT
     collector._after_collection("stop", {"generation": 2})
@@ -63,7 +75,7 @@ def test_exact_count_is_not_asked_after_every_collection(
     # 1,000 survivors (the running bound), but most die, so the exact count
     # stays at 90% of the limit.
     fake = patched_gc(monkeypatch)
-    collector = gc_policy._Collector()
+    collector = streaming_collector()
     collector.tenured = gc_policy.TENURED_LIMIT  # the bound has just reached it
     collections = 100
     for _ in range(collections):
@@ -76,7 +88,7 @@ def test_exact_count_is_not_asked_after_every_collection(
 
 def test_over_the_limit_is_still_seen(monkeypatch: pytest.MonkeyPatch) -> None:
     fake = patched_gc(monkeypatch)
-    collector = gc_policy._Collector()
+    collector = streaming_collector()
     collector.tenured = gc_policy.TENURED_LIMIT
     collector._after_collection("stop", {"generation": 2})
     assert not collector.over_limit
@@ -161,7 +173,7 @@ def test_past_the_limit_collect_if_quiet_collects_while_the_user_acts(
     # A user paging through a long session without pausing: no store batch
     # asks for the forced collection, and the quiet one waited for a pause
     # that never came (3.4 GB after 11,439 pages: bench/long_session.py).
-    _, collector = over_the_limit(monkeypatch)
+    fake, collector = over_the_limit(monkeypatch)
     assert collector.over_limit
     collected: list[bool] = []
     monkeypatch.setattr(collector, "collect", lambda: collected.append(True))
@@ -169,7 +181,7 @@ def test_past_the_limit_collect_if_quiet_collects_while_the_user_acts(
     gc_policy.note_activity()  # a key this instant
     assert not gc_policy.collect_if_quiet(2.0)  # just past the limit: not yet
     collector.tenured = gc_policy.ACTIVE_LIMIT_FACTOR * collector.limit
-    for _ in range(gc_policy.RECHECK_GROWTH // 1_000 + 1):  # more tenured
+    for _ in range(gc_policy.RECHECK_GROWTH // fake.survivors + 1):  # more tenured
         collector._after_collection("stop", {"generation": 2})
     gc_policy.note_activity()
     assert gc_policy.collect_if_quiet(2.0)
