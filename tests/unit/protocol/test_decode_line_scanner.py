@@ -22,8 +22,10 @@ _VALUES = st.recursive(
     | st.integers()
     | st.floats(allow_nan=False)
     | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=12,
 )
 _AROUND = st.sampled_from(["", " ", "\t", "\r", "  \r", "x", ",1", "}", "\ufeff", "]"])
@@ -53,7 +55,19 @@ def test_any_line_decodes_as_json_loads_does(
 
 @pytest.mark.parametrize(
     "text",
-    ["", " ", "{", '{"a": 1', '{"a": 1}}', "[1,]", "nul", "-Infinity", "-", '"\\x"', "1 2"],
+    [
+        "",
+        " ",
+        "{",
+        '{"a": 1',
+        '{"a": 1}}',
+        "[1,]",
+        "nul",
+        "-Infinity",
+        "-",
+        '"\\x"',
+        "1 2",
+    ],
 )
 def test_bad_and_odd_lines_give_json_loads_answer(text: str) -> None:
     assert _got(text.encode()) == _expected(text)

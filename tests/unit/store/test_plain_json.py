@@ -70,7 +70,9 @@ def test_the_copy_is_the_generic_one(value: object) -> None:
 
 
 def test_the_copy_is_plain_and_its_keys_are_plain_strings() -> None:
-    block = MappingProxyType({_Text("type"): "text", "n": (1, MappingProxyType({}))})
+    block: MappingProxyType[str, object] = MappingProxyType(
+        {_Text("type"): "text", "n": (1, MappingProxyType({}))}
+    )
     copy = plain_json(ContentView([block]))
     assert copy == [{"type": "text", "n": [1, {}]}]
     assert isinstance(copy, list)
