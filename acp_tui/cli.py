@@ -630,8 +630,9 @@ def _headless(
     if args.command == "print":
         from acp_tui.frontends.print_answers import read_answers
         from acp_tui.frontends.print_early import agent_started_early
-        from acp_tui.frontends.print_gc import turn
+        from acp_tui.frontends.print_gc import exit_without_collection, turn
 
+        exit_without_collection()  # (`print_gc`)
         try:
             read_answers(getattr(args, "answers", None))
             answers_read = True
