@@ -9,13 +9,11 @@ the agent's process was started.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-AGENT = Path(__file__).resolve().parent.parent / "fakes" / "plain_stream_agent.py"
+from tests.integration.print_probe import run_probe
 
 PROBE = """
 import io, json, sys
@@ -33,14 +31,7 @@ print(json.dumps({"code": code, "spawns": spawns, "document": document}))
 
 
 def _print(tmp_path: Path, *args: str) -> tuple[dict[str, object], str]:
-    completed = subprocess.run(
-        [sys.executable, "-c", PROBE, f"{sys.executable} {AGENT} 50", *args],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-        env={"ACP_TUI_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
-    )
+    completed = run_probe(PROBE, tmp_path, *args)
     result: dict[str, object] = json.loads(completed.stdout.splitlines()[-1])
     return result, completed.stderr
 

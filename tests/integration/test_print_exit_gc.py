@@ -9,13 +9,11 @@ collector as the process exits.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-AGENT = Path(__file__).resolve().parent.parent / "fakes" / "plain_stream_agent.py"
+from tests.integration.print_probe import run_probe
 
 PROBE = """
 import atexit, gc, io, json, os, sys
@@ -34,14 +32,7 @@ sys.stdout.flush()
 
 @pytest.mark.subprocess
 def test_print_exits_with_its_heap_frozen(tmp_path: Path) -> None:
-    completed = subprocess.run(
-        [sys.executable, "-c", PROBE, f"{sys.executable} {AGENT} 50"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-        env={"ACP_TUI_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
-    )
+    completed = run_probe(PROBE, tmp_path)
     ran, at_exit = (json.loads(line) for line in completed.stdout.splitlines()[-2:])
     assert ran == {"code": 0, "stop": "end_turn"}, completed.stderr
     assert at_exit["frozen"] > 10_000  # the whole heap: no collection scans it
