@@ -35,6 +35,7 @@ from acp_tui.ui.serve_defaults import DEFAULT_HOST, DEFAULT_PORT
 
 if TYPE_CHECKING:
     from acp_tui.config import McpServerSettings, Settings
+    from acp_tui.frontends.print_turn import PrintOptions
     from acp_tui.protocol.transport import AgentCommand
 
 __all__ = ["build_parser", "main"]
@@ -625,10 +626,57 @@ def _headless(
 
     import anyio
 
-    from acp_tui.frontends.print_turn import PrintOptions, run_print
-
     _setup_logging()
-    options = PrintOptions(
+    if args.command == "print":
+        from acp_tui.frontends.print_answers import read_answers
+        from acp_tui.frontends.print_early import agent_started_early
+        from acp_tui.frontends.print_gc import exit_without_collection, turn
+
+        exit_without_collection()  # (`print_gc`)
+        try:
+            read_answers(getattr(args, "answers", None))
+            answers_read = True
+        except ValueError:  # (said by run_print: no agent started for it)
+            answers_read = False
+
+        async def print_turn() -> int:
+            release_sigint()  # now the event loop takes ctrl+c (see sigint_held)
+            # The agent boots while the client stack is imported (`print_early`).
+            async with agent_started_early(
+                command, name, start=answers_read
+            ) as launcher:
+                from acp_tui.frontends.print_turn import run_print
+
+                options = _print_options(args, name, command, mcp_servers)
+                with turn():  # (start-up ran without collections: `print_gc`)
+                    return await run_print(
+                        options, sys.stdout, sys.stderr, launcher=launcher
+                    )
+
+        result: int = anyio.run(print_turn)
+        return result
+    options = _print_options(args, name, command, mcp_servers)
+    from acp_tui.frontends.sessions import list_sessions  # (not `print`'s)
+
+    listing = functools.partial(
+        list_sessions,
+        archived=args.archived,
+        rename=tuple(args.rename) if args.rename else None,
+    )
+    result = anyio.run(listing, options, sys.stdout, sys.stderr)
+    return result
+
+
+def _print_options(
+    args: argparse.Namespace,
+    name: str,
+    command: AgentCommand,
+    mcp_servers: dict[str, McpServerSettings],
+) -> PrintOptions:
+    """`print`'s and `sessions`' options (imports `print_turn`: the client stack)."""
+    from acp_tui.frontends.print_turn import PrintOptions
+
+    return PrintOptions(
         command=command,
         name=name,
         prompt=getattr(args, "prompt", ""),
@@ -647,25 +695,6 @@ def _headless(
         elicitation=getattr(args, "elicitation", "decline"),
         answers=getattr(args, "answers", None),
     )
-    if args.command == "print":
-        from acp_tui.frontends.print_gc import turn
-
-        async def print_turn() -> int:
-            release_sigint()  # now the event loop takes ctrl+c (see sigint_held)
-            return await run_print(options, sys.stdout, sys.stderr)
-
-        with turn():  # (start-up ran without collections: `print_gc`)
-            result: int = anyio.run(print_turn)
-        return result
-    from acp_tui.frontends.sessions import list_sessions  # (not `print`'s)
-
-    listing = functools.partial(
-        list_sessions,
-        archived=args.archived,
-        rename=tuple(args.rename) if args.rename else None,
-    )
-    result = anyio.run(listing, options, sys.stdout, sys.stderr)
-    return result
 
 
 def _probe(name: str, command: AgentCommand, args: argparse.Namespace) -> int:

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeAlias, TypeV
 
 from acp_tui.client.elicitation_form import answer_text
 from acp_tui.client.plan_documents import plan_document
+from acp_tui.export_json import json_text
 from acp_tui.export_reports import REPORT_MARKDOWN
 from acp_tui.safe_text import printable
 from acp_tui.store.model import (
@@ -181,39 +182,6 @@ def session_document(
     if not raw_chunks:
         _join_messages(document["messages"])
     return document
-
-
-def json_text(value: Any) -> str:
-    r"""`value` as indented JSON that is safe to show on a terminal (ends in `\n`).
-
-    `json.dumps` escapes the C0 controls but, with `ensure_ascii=False`, writes
-    C1 controls, bidi overrides and lone surrogates raw: those become `\u`
-    escapes too (the same JSON value; readable text stays readable).
-    """
-    text = json.dumps(value, ensure_ascii=False, indent=2)
-    # ASCII (a flag of the string: no scan) holds no control but the ones JSON
-    # escapes, line feeds (the indent's own: those in strings are escaped) and
-    # DEL: one search for DEL then, not a copy of the whole text.
-    if text.isascii():
-        if "\x7f" not in text:
-            return text + "\n"
-    elif text.replace("\n", "").isprintable():  # one pass in C: nothing to escape
-        return text + "\n"
-    return _UNPRINTABLE_JSON.sub(_json_escape, text) + "\n"
-
-
-_UNPRINTABLE_JSON: Final = re.compile(r"[^\n -~]")
-
-
-def _json_escape(match: re.Match[str]) -> str:
-    char = match.group()
-    if char.isprintable():
-        return char
-    code = ord(char)
-    if code > 0xFFFF:  # a UTF-16 surrogate pair, as JSON spells it
-        code -= 0x10000
-        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
-    return f"\\u{code:04x}"
 
 
 def export_text(

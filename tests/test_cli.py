@@ -250,7 +250,9 @@ def test_the_demo_agent_opens_its_sessions_in_its_scratch_project(
 
     seen: list[headless.PrintOptions] = []
 
-    async def run_print(options: headless.PrintOptions, *_: object) -> int:
+    async def run_print(
+        options: headless.PrintOptions, *_: object, **__: object
+    ) -> int:
         seen.append(options)
         return 0
 
@@ -279,7 +281,9 @@ def test_allow_git_writes_from_the_config_reaches_the_app_and_print(
 
     seen: list[headless.PrintOptions] = []
 
-    async def run_print(options: headless.PrintOptions, *_: object) -> int:
+    async def run_print(
+        options: headless.PrintOptions, *_: object, **__: object
+    ) -> int:
         seen.append(options)
         return 0
 

@@ -2,7 +2,8 @@
 
 Its import time was a third of printing a 20,000-chunk turn (bench/print.py):
 the terminal emulator (pyte, wcwidth's tables) is loaded only for output that
-needs it, and the wire models are built when first used, not at import.
+needs it, the wire models are built when first used, not at import, and so is
+the table of media types (`@` mentions' files: it reads the system's files).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ PROBE = (
     "import sys; import acp_tui.frontends.print_turn; "
     "from acp_tui.protocol.schema import v2; "
     "print(' '.join(sorted(sys.modules))); "
-    "print(v2.UpdateSessionNotification.__pydantic_complete__)"
+    "print(v2.UpdateSessionNotification.__pydantic_complete__); "
+    "import mimetypes; print(mimetypes.inited)"
 )
 
 
@@ -51,3 +53,8 @@ def test_print_leaves_the_diff_parser_to_markdown_exports(loaded: list[str]) -> 
 @pytest.mark.subprocess
 def test_the_wire_models_are_built_when_first_used(loaded: list[str]) -> None:
     assert loaded[1] == "False"
+
+
+@pytest.mark.subprocess
+def test_the_media_types_table_is_built_when_first_used(loaded: list[str]) -> None:
+    assert loaded[2] == "False"

@@ -343,6 +343,9 @@ class ClientRunner:
             session's own directory).
         wrappers: Wrap the agent's stream factory, innermost first (the
             `--record` file, if any, goes around them all).
+        launcher: Starts `settings.command` (default: made when first needed):
+            one the front end already started the agent with
+            (`AgentLauncher.start_early`).
     """
 
     def __init__(
@@ -357,6 +360,7 @@ class ClientRunner:
         store_factory: StoreFactory | None = None,
         roots: Sequence[Path] | None = None,
         wrappers: Sequence[StreamWrapper] = (),
+        launcher: AgentLauncher | None = None,
     ) -> None:
         self.settings = settings
         self.port = port
@@ -391,7 +395,7 @@ class ClientRunner:
         """What each turn changed in the session's directories (the review)."""
         self._told_directories = False
         """The front end was told the agent does not take additional directories."""
-        self._launcher: AgentLauncher | None = None
+        self._launcher = launcher
         self._recorder: Recorder | None = None
         """Records every connection of this runner (`AgentSettings.record`)."""
         self._scope: anyio.CancelScope | None = None

@@ -14,15 +14,23 @@ more, over all of them, in each full collection of the turn (another 15-20 ms of
   runs `print` in-process (the tests) keeps its collector as it was.
 
 A collector the caller had turned off stays off.
+
+* `exit_without_collection()` freezes everything once more when the process
+  exits (an `atexit` hook): the interpreter's own collections at shutdown then
+  skip the whole heap (the turn's store included), which took about 60 ms of
+  every `print` run's exit. Objects are still freed as their modules are
+  cleared, and every `atexit` hook and `weakref.finalize` still runs; only
+  garbage cycles left at exit are not collected (the process is ending).
 """
 
 from __future__ import annotations
 
+import atexit
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["start_without_collections", "turn"]
+__all__ = ["exit_without_collection", "start_without_collections", "turn"]
 
 _held = False
 """Whether `start_without_collections` turned the collector off (it was on)."""
@@ -57,3 +65,15 @@ def turn() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
+
+
+_exit_frozen = False
+"""Whether `exit_without_collection` registered its hook."""
+
+
+def exit_without_collection() -> None:
+    """At the process's exit, freeze every object first (module docstring)."""
+    global _exit_frozen
+    if not _exit_frozen:
+        _exit_frozen = True
+        atexit.register(gc.freeze)

@@ -41,7 +41,7 @@ import anyio
 from acp_tui.client.connection import ClientFeatures, Connection
 from acp_tui.client.elicitation_form import answer_text
 from acp_tui.client.errors import AgentError, describe_rpc_error
-from acp_tui.client.launch import AGENT_FAILURES
+from acp_tui.client.launch import AGENT_FAILURES, AgentLauncher
 from acp_tui.client.plan_documents import PlanDocument, plan_document
 from acp_tui.client.ports import ElicitationPolicy, PermissionPolicy
 from acp_tui.client.runner import (
@@ -55,6 +55,7 @@ from acp_tui.client.session import AcpClient
 from acp_tui.config import McpServerSettings
 from acp_tui.display_paths import PathDisplay
 from acp_tui.export import json_text, session_document, terminal_text
+from acp_tui.frontends.print_answers import read_answers
 from acp_tui.frontends.print_reports import ReportLines
 from acp_tui.frontends.usage_line import usage_line
 from acp_tui.protocol.dispatcher import Diagnostic
@@ -140,6 +141,7 @@ class PrintRun(SilentPort):
         *,
         sessions_only: bool = False,
         answers: Sequence[dict[str, Any]] = (),
+        launcher: AgentLauncher | None = None,
     ) -> None:
         self.options = options
         self.out = out
@@ -179,6 +181,7 @@ class PrintRun(SilentPort):
                     elicitation_url=True,
                 ),
                 store_factory=transcript_store_factory(options.name),
+                launcher=launcher,
             )
         self.connection: Connection | None = None
         self.store: SessionStore | None = None
@@ -231,14 +234,24 @@ class PrintRun(SilentPort):
         )
 
 
-async def run_print(options: PrintOptions, out: TextIO, err: TextIO) -> int:
-    """Run one turn; returns the exit code. Never raises for agent failures."""
+async def run_print(
+    options: PrintOptions,
+    out: TextIO,
+    err: TextIO,
+    *,
+    launcher: AgentLauncher | None = None,
+) -> int:
+    """Run one turn; returns the exit code. Never raises for agent failures.
+
+    `launcher`: one that may already have started `options.command`
+    (`print_early`); by default the agent is started when connecting.
+    """
     try:
         answers = read_answers(options.answers)
     except ValueError as error:
         print(printable(f"acp-tui: {error}"), file=err, flush=True)
         return EXIT_USAGE
-    run = PrintRun(options, out, err, answers=answers)
+    run = PrintRun(options, out, err, answers=answers, launcher=launcher)
     try:
         code = await _run(run)
     except AGENT_FAILURES as error:
@@ -364,41 +377,6 @@ class _Never:
     async def __anext__(self) -> int:
         await anyio.sleep_forever()
         raise StopAsyncIteration
-
-
-def read_answers(path: Path | None) -> list[dict[str, Any]]:
-    """The form answers of `--answers`: a JSON object, or a list of objects.
-
-    Raises:
-        ValueError: The file cannot be read, or is not such JSON (said why).
-    """
-    if path is None:
-        return []
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"cannot read the answers in {path}: {error}") from None
-    answers = value if isinstance(value, list) else [value]
-    if not answers or not all(isinstance(answer, dict) for answer in answers):
-        raise ValueError(
-            f"{path}: the answers must be a JSON object, or a list of objects"
-        )
-    for number, answer in enumerate(answers, 1):
-        for name, item in answer.items():
-            if not _answer_value(item):
-                raise ValueError(
-                    f"{path}: answer {number}: {name!r} is {json.dumps(item)[:60]}, "
-                    "but an answer is text, a number, true/false or a list of "
-                    "strings"
-                )
-    return answers
-
-
-def _answer_value(value: object) -> bool:
-    """Whether `value` can answer a form field (a wire `ElicitationContentValue`)."""
-    if isinstance(value, list):
-        return all(isinstance(item, str) for item in value)
-    return isinstance(value, str | int | float | bool)
 
 
 def write_stderr_tail(tail: Sequence[str], err: TextIO) -> None:

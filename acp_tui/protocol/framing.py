@@ -227,12 +227,29 @@ class LineReader:
         raise anyio.EndOfStream
 
 
+_scan_once: Final[Callable[[str, int], tuple[Any, int]]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+"""`json.loads`'s scanner: (value, end) of the JSON value at an index."""
+
+
 def decode_line(line: Line) -> Any | DecodeError:
-    """Parse one line as JSON. Returns the value, or a `DecodeError` (never raises)."""
+    """Parse one line as JSON. Returns the value, or a `DecodeError` (never raises).
+
+    A line that is one JSON value and nothing else (every line an agent writes
+    with `json.dumps`) is read by the C scanner that `json.loads` ends in, called
+    directly: without `json.loads`'s two Python frames and two whitespace
+    searches, a stream of 20,000 small lines decodes in about three quarters of
+    the time. Anything else (blanks around the value, extra data, no value at
+    all) goes through `json.loads`, which gives the same value or the same error.
+    """
     try:
         # Decode first: ACP is UTF-8, and `json.loads(bytes)` would also sniff for
         # UTF-16/32 on every line, which costs more than the decode itself.
-        return json.loads(line.decode("utf-8"))
+        text = line.decode("utf-8")
+        try:
+            value, end = _scan_once(text, 0)
+        except StopIteration:  # no value at the start: json.loads says why
+            return json.loads(text)
+        return value if end == len(text) else json.loads(text)
     except UnicodeDecodeError as error:
         return DecodeError(f"invalid UTF-8 at byte {error.start}", bytes(line))
     except ValueError as error:  # json.JSONDecodeError and friends

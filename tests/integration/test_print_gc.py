@@ -10,13 +10,11 @@ when start-up's objects are frozen.)
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-AGENT = Path(__file__).resolve().parent.parent / "fakes" / "plain_stream_agent.py"
+from tests.integration.print_probe import run_probe
 
 PROBE = """
 import gc, io, json, sys
@@ -49,14 +47,7 @@ print(json.dumps(seen))
 
 @pytest.mark.subprocess
 def test_print_starts_without_collections_and_freezes_them(tmp_path: Path) -> None:
-    completed = subprocess.run(
-        [sys.executable, "-c", PROBE, f"{sys.executable} {AGENT} 50"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-        env={"ACP_TUI_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
-    )
+    completed = run_probe(PROBE, tmp_path)
     seen = json.loads(completed.stdout.splitlines()[-1])
     assert seen["code"] == 0, completed.stderr
     assert seen["collections"] == 0  # none while the command started
