@@ -11,7 +11,7 @@ records the CPU time its own process spent in it (`time.process_time()`: the
 test process's threads; the agents and other subprocesses it starts are not
 counted) as the `cpu_seconds` user property (it reaches the xdist controller
 with the report), and the run ends with the `SLOWEST_BY_CPU` tests by CPU time,
-each with its wall time, and the sums of both.
+each with its wall time, then the sums of both by directory and in all.
 """
 
 from __future__ import annotations
@@ -52,13 +52,28 @@ def cpu_times(reports: Iterable[object]) -> list[tuple[float, float, str]]:
     return found
 
 
+def directory(nodeid: str) -> str:
+    """The directory a test's file is in, as pytest names it (`tests/ui/`)."""
+    path = nodeid.split("::", 1)[0]
+    return path.rpartition("/")[0] + "/"
+
+
 def summary_lines(
     times: list[tuple[float, float, str]], count: int = SLOWEST_BY_CPU
 ) -> list[str]:
-    """The summary: the `count` largest CPU times, then the sums."""
+    """The summary: the `count` largest CPU times, the sums by directory (most
+    CPU first), then the sums of all."""
     lines = [
         f"{cpu:7.2f}s cpu {wall:7.2f}s wall  {nodeid}"
         for cpu, wall, nodeid in sorted(times, reverse=True)[:count]
+    ]
+    sums: dict[str, tuple[float, float]] = {}
+    for cpu, wall, nodeid in times:
+        cpu_in, wall_in = sums.get(directory(nodeid), (0.0, 0.0))
+        sums[directory(nodeid)] = (cpu_in + cpu, wall_in + wall)
+    lines += [
+        f"{cpu:7.1f}s cpu {wall:7.1f}s wall  {name}"
+        for name, (cpu, wall) in sorted(sums.items(), key=lambda s: -s[1][0])
     ]
     cpu_sum = sum(cpu for cpu, _, _ in times)
     wall_sum = sum(wall for _, wall, _ in times)

@@ -85,10 +85,16 @@ def test_only_calls_with_a_cpu_time_are_listed_with_their_wall_time() -> None:
 
 
 def test_the_summary_lists_the_most_cpu_first_then_the_sums() -> None:
-    times = [(1.5, 4.0, "a"), (2.25, 3.0, "c"), (0.75, 0.5, "d")]
+    a, c, d = "tests/ui/test_a.py::t[1]", "tests/test_c.py::t", "tests/ui/d.py::t"
+    times = [(1.5, 4.0, a), (2.0, 3.0, c), (1.1, 0.5, d)]
     lines = summary_lines(times, count=2)
-    assert [line.split()[-1] for line in lines[:2]] == ["c", "a"]
-    assert lines[0].split()[:4] == ["2.25s", "cpu", "3.00s", "wall"]
-    assert lines[2].split()[:5] == ["4.5s", "cpu", "7.5s", "wall", "in"]
-    assert " 3 test calls " in lines[2]
-    assert len(lines) == 3
+    assert [line.split()[-1] for line in lines[:2]] == [c, a]
+    assert lines[0].split()[:4] == ["2.00s", "cpu", "3.00s", "wall"]
+    # by directory, most CPU first
+    assert [line.split() for line in lines[2:4]] == [
+        ["2.6s", "cpu", "4.5s", "wall", "tests/ui/"],
+        ["2.0s", "cpu", "3.0s", "wall", "tests/"],
+    ]
+    assert lines[4].split()[:5] == ["4.6s", "cpu", "7.5s", "wall", "in"]
+    assert " 3 test calls " in lines[4]
+    assert len(lines) == 5
