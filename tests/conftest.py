@@ -34,6 +34,10 @@ growing as the worker goes on, 20% of its CPU time (tests/ui/test_app.py alone:
 garbage is the same and still collected, later; a test that needs it gone calls
 `gc.collect()` itself, as before; subprocesses (agents, `acp-tui` commands) are
 not pytest and keep Python's default.
+
+Each test's CPU time is recorded beside its wall time, and the run ends with the
+slowest tests by CPU time (tests/cpu_times.py): on 2 cores shared by 4 workers,
+wall time says as much about a test's neighbours as about the test.
 """
 
 import gc
@@ -44,7 +48,8 @@ from typing import Final
 import pytest
 from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
 
-from tests import assert_cache
+from tests import assert_cache, cpu_times
+from tests.cpu_times import pytest_runtest_call  # noqa: F401 (a hook)
 
 REWRITTEN_HELPERS = ("tests.ui.helpers",)
 pytest.register_assert_rewrite(*REWRITTEN_HELPERS)
@@ -64,6 +69,7 @@ def _skip_reason(report: pytest.TestReport) -> str | None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    cpu_times.write_summary(terminalreporter)  # the slowest tests by CPU time
     found: dict[str, set[str]] = {}
     for report in terminalreporter.stats.get("skipped", []):
         reason = _skip_reason(report)

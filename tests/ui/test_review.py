@@ -25,6 +25,7 @@ from tests.ui.helpers import wait_for
 from tests.ui.test_app import FAKE_AGENT, SIZE, agent_text
 from tests.ui.test_app_flows import sent
 from tests.ui.test_markup_injection import palette_text
+from tests.ui.test_session_roots import send
 
 pytestmark = pytest.mark.subprocess
 
@@ -61,7 +62,7 @@ def review_app(project: Path) -> AcpTuiApp:
 async def write_turn(pilot: Pilot[None], app: AcpTuiApp, path: Path) -> None:
     """Prompt "write PATH" and wait until the turn's change set is in."""
     await wait_for(pilot, lambda: app.store is not None)
-    await pilot.press(*f"write {path}", "enter")
+    await send(pilot, app, f"write {path}")  # set, not typed: a ~80-character path
     changes = app._active.runner.turn_changes
     await wait_for(
         pilot,
