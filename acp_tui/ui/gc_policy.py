@@ -43,8 +43,8 @@ __all__ = [
     "HEAP_SHARE",
     "IDLE_COLLECT_GROWTH",
     "PROBATION_LIMIT",
+    "QUIET_FULL_COLLECTION_THRESHOLD",
     "QUIET_KEPT_LIMIT",
-    "QUIET_PROBATION_LIMIT",
     "STREAMING_WINDOW",
     "TENURED_LIMIT",
     "collect_if_over_limit",
@@ -81,15 +81,19 @@ PROBATION_LIMIT: Final = 40_000
 which `collect_if_over_limit` runs a full collection of them: about 20 ms, as
 it walks these, not the frozen heap."""
 
-QUIET_PROBATION_LIMIT: Final = 12_000
-"""`PROBATION_LIMIT` when no batch of store changes came for `STREAMING_WINDOW`
-seconds: a user scrolling a long session, whose frames take 30-40 ms each, to
-which a full collection of 40,000 objects added 22-26 ms of CPU
-(bench/long_session.py's paging: largest gaps 175-222 ms against 102-215 ms
-before the probation); of 12,000, about what the policy's full collections
-walked before it (the same paging: 69-85 ms against 77-99 ms, one run each in
-turn on a quieter machine). Nothing streams then, so a shorter probation
-freezes little that dies soon."""
+QUIET_FULL_COLLECTION_THRESHOLD: Final = 1
+"""`FULL_COLLECTION_THRESHOLD` when no batch of store changes came for
+`STREAMING_WINDOW` seconds (a user paging through a long session): a full
+collection after every second young one, as soon as Python's own rule allows it
+(what was promoted since the last one is at least a quarter of what that one
+left; at most `QUIET_KEPT_LIMIT` is left unfrozen, so each walks at most
+about 75,000 objects).
+
+Counting generation 2 after each young collection, as while streaming, walked
+what is kept unfrozen then: 4.2 ms a count for 49,000 objects scattered in
+memory, 1.6 s of CPU in 30 s of paging (bench/long_session.py). The threshold
+costs nothing. At 12,000 objects counted, the full collections came about as
+often (every 2.5 young ones in that paging)."""
 
 QUIET_KEPT_LIMIT: Final = 60_000
 """Objects a full collection leaves on probation (not frozen) while nothing
@@ -186,7 +190,7 @@ class _Collector:
         """`time.monotonic()` of the last `collect_if_over_limit`."""
         self.kept = 0
         """Objects left on probation (not frozen) by the last full collection,
-        which ran while nothing streamed (see `QUIET_PROBATION_LIMIT`)."""
+        which ran while nothing streamed (see `QUIET_KEPT_LIMIT`)."""
         self.collecting = False
         """`collect` runs: the callback leaves the full collection it makes alone
         (it would list every object of the heap, the frozen start-up heap
@@ -223,12 +227,11 @@ class _Collector:
         if self.collecting:
             return  # `collect` freezes what survives and counts afresh itself
         if phase == "stop" and info.get("generation") == 1:
+            if not self.streaming():
+                self._full_collection_due(False)  # (not counted: see the limit)
+                return
             self.on_probation = len(gc.get_objects(generation=2))
-            if self.streaming():
-                limit = PROBATION_LIMIT
-            else:
-                limit = self.kept + QUIET_PROBATION_LIMIT
-            if self.on_probation > limit:
+            if self.on_probation > PROBATION_LIMIT:
                 self._full_collection_due(True)
         elif phase == "stop" and info.get("generation") == 2:
             self.on_probation = 0
@@ -267,15 +270,21 @@ class _Collector:
     def _full_collection_due(self, due: bool) -> None:
         """Whether Python's next collection after a young one is a full one.
 
-        Not due: after `FULL_COLLECTION_THRESHOLD` young ones again. No batch
-        of store changes asks `collect_if_over_limit` while a user scrolls a
-        long session, and the cards mounted and dropped meanwhile fill
-        generation 2: this keeps its full collections as short as while
-        streaming.
+        Not due: after `FULL_COLLECTION_THRESHOLD` young ones again while a
+        session streams, after `QUIET_FULL_COLLECTION_THRESHOLD` ones while
+        nothing does. No batch of store changes asks `collect_if_over_limit`
+        while a user scrolls a long session, and the cards mounted and dropped
+        meanwhile fill generation 2: this keeps its full collections short.
         """
         if self._threshold is not None:
             young, middle, _ = self._threshold
-            gc.set_threshold(young, middle, 0 if due else FULL_COLLECTION_THRESHOLD)
+            if due:
+                full = 0
+            elif self.streaming():
+                full = FULL_COLLECTION_THRESHOLD
+            else:
+                full = QUIET_FULL_COLLECTION_THRESHOLD
+            gc.set_threshold(young, middle, full)
 
     def collect_probation(self) -> None:
         """Collect what is not frozen (`_after_collection` freezes what survives)."""

@@ -60,17 +60,14 @@ def test_past_the_kept_limit_a_quiet_collection_freezes(
     fake = FakeGc(in_generation_2=gc_policy.QUIET_KEPT_LIMIT)
     collector = tuned_collector(monkeypatch, fake)
     collector._threshold = (700, 10, 10)
+    collector.last_batch = -math.inf  # no batch for a long while
     collector._after_collection("stop", {"generation": 2})
     assert "freeze" not in fake.calls
     assert collector.kept == gc_policy.QUIET_KEPT_LIMIT
-    # The next full collection is due once the probation grew past what is kept.
-    fake.in_generation_2 += gc_policy.QUIET_PROBATION_LIMIT
-    collector._after_collection("stop", {"generation": 1})
-    assert fake.thresholds == (700, 10, gc_policy.FULL_COLLECTION_THRESHOLD)
-    fake.in_generation_2 += 1
-    collector._after_collection("stop", {"generation": 1})
-    assert fake.thresholds == (700, 10, 0)
+    # The next full collection: Python's own rule, soon.
+    assert fake.thresholds == (700, 10, gc_policy.QUIET_FULL_COLLECTION_THRESHOLD)
     # Caches filling up: past the limit, what survives is frozen.
+    fake.in_generation_2 += 1
     collector._after_collection("stop", {"generation": 2})
     assert fake.calls[-1] == "freeze"
     assert collector.kept == 0
