@@ -40,7 +40,8 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from acp_tui.client.long_text import put_back, set_aside
+from acp_tui.client.dialect import SessionTranslator
+from acp_tui.client.long_text import holds_long_text, put_back, set_aside
 from acp_tui.client.subagents import Child, ChildSessions, HasDialect, Notifier
 from acp_tui.client.tracked_session import TrackedSession
 from acp_tui.protocol.dispatcher import Diagnostic, Dispatcher, yield_to_busy_loop
@@ -216,16 +217,11 @@ class UpdateIntake:
         each chunk was a store batch of its own (20 subagents streaming 10,000
         chunks took 1.8x one agent's time; bench/ui.py).
         """
-        update = params.get("update")
-        content = update.get("content") if type(update) is dict else None
-        if type(content) is dict and isinstance(content.get("text"), LongText):
+        if holds_long_text(params):
             self.flush()
             return self._receive_child(child, params)  # (a long text, in steps)
-        try:
-            operations = child.translator.translate(params)
-        except ValidationError as error:
-            self.flush()  # (reported after the updates before it are applied)
-            self._malformed(params, error)
+        operations = self._translated(params, child.translator)
+        if operations is None:
             return None
         if (
             self._dispatcher is not None
@@ -285,7 +281,7 @@ class UpdateIntake:
     def _apply_held(self, session: TrackedSession, params: Any) -> None:
         """Apply an update held before its session opened (nothing set aside yet)."""
         params, long_text = set_aside(params)
-        operations = self._translated(params, session)
+        operations = self._translated(params, session.translator)
         if operations is None:
             return
         if long_text is not None:
@@ -303,7 +299,7 @@ class UpdateIntake:
         each op of it (a huge chunk's head, then its tail: megabytes each) are
         steps of their own, the rest of the loop (the UI) running between them.
         """
-        operations = self._translated(params, session)
+        operations = self._translated(params, session.translator)
         if operations is None:
             return
         await yield_to_busy_loop()
@@ -312,10 +308,12 @@ class UpdateIntake:
             await yield_to_busy_loop()
             self._apply(session, [op])
 
-    def _translated(self, params: Any, session: TrackedSession) -> list[ops.Op] | None:
+    def _translated(
+        self, params: Any, translator: SessionTranslator
+    ) -> list[ops.Op] | None:
         """The store ops of one `session/update` (None: malformed, reported)."""
         try:
-            return session.translator.translate(params)
+            return translator.translate(params)
         except ValidationError as error:
             self.flush()  # (reported after the updates before it are applied)
             self._malformed(params, error)
