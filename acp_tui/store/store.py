@@ -136,7 +136,14 @@ from acp_tui.store.subagents import Subagent, Subagents
 
 if TYPE_CHECKING:
     from acp_tui.store.child_store import ChildStore
-from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, plain_json
+from acp_tui.store.values import (
+    UNSET,
+    JSONObject,
+    JSONValue,
+    Patch,
+    fields_json,
+    plain_json,
+)
 
 __all__ = [
     "BLOCK_COST",
@@ -200,6 +207,18 @@ def _patched_meta(
 
 
 _plain = plain_json
+
+_INFO_KEYS: Final = {"title": "title", "updated_at": "updatedAt", "meta": "_meta"}
+"""The document's keys of `SessionInfo` (`to_json`; unset ones are left out)."""
+_TURN_USAGE_KEYS: Final = {
+    "total": "totalTokens",
+    "input": "inputTokens",
+    "output": "outputTokens",
+    "thought": "thoughtTokens",
+    "cached_read": "cachedReadTokens",
+    "cached_write": "cachedWriteTokens",
+}
+"""The document's keys of `TurnUsage` (`to_json`; unreported ones are left out)."""
 
 
 def _block_cost(block: JSONObject) -> int:
@@ -1361,7 +1380,7 @@ class SessionStore:
             "configOptions": _plain(self._config_wire),
             "commands": _plain(self._commands),
             "usage": None if self._usage is None else self._usage_json(self._usage),
-            "info": self._info_json(self._session_info),
+            "info": fields_json(self._session_info, _INFO_KEYS),
             "permissions": [self._permission_json(p) for p in self.permissions()],
             "unknownUpdates": _plain(self._unknown_updates),
             "state": state.state,
@@ -1370,7 +1389,7 @@ class SessionStore:
         if state.error is not None:
             out["error"] = _plain(state.error)
         if self._turn_usage is not None:  # left out when none, like elicitations
-            out["turnUsage"] = self._turn_usage_json(self._turn_usage)
+            out["turnUsage"] = fields_json(self._turn_usage, _TURN_USAGE_KEYS)
         out.update(self._reports.to_json())  # keys left out when empty, likewise
         if len(self._subagents):  # left out when none: older documents read the same
             out["subagents"] = self._subagents.to_json()
@@ -1476,33 +1495,6 @@ class SessionStore:
             out["cost"] = _plain(usage.cost)
         if usage.meta is not None:
             out["_meta"] = _plain(usage.meta)
-        return out
-
-    @staticmethod
-    def _turn_usage_json(usage: TurnUsage) -> dict[str, JSONValue]:
-        out: dict[str, JSONValue] = {
-            "totalTokens": usage.total,
-            "inputTokens": usage.input,
-            "outputTokens": usage.output,
-        }
-        for key, value in (
-            ("thoughtTokens", usage.thought),
-            ("cachedReadTokens", usage.cached_read),
-            ("cachedWriteTokens", usage.cached_write),
-        ):
-            if value is not None:
-                out[key] = value
-        return out
-
-    @staticmethod
-    def _info_json(info: SessionInfo) -> dict[str, JSONValue]:
-        out: dict[str, JSONValue] = {}
-        if info.title is not None:
-            out["title"] = info.title
-        if info.updated_at is not None:
-            out["updatedAt"] = info.updated_at
-        if info.meta is not None:
-            out["_meta"] = _plain(info.meta)
         return out
 
     @staticmethod
