@@ -32,6 +32,7 @@ from acp_tui.client.steering import (
     answer_from,
     steer_params,
 )
+from acp_tui.client.subagent_wire import subagent_ops
 from acp_tui.config import McpServerSettings
 from acp_tui.protocol.schema import unstable
 from acp_tui.protocol.schema._base import MAX_JSON_DEPTH, json_nested_deeper, to_wire
@@ -46,6 +47,7 @@ __all__ = [
     "SteeringExtension",
     "agent_identity",
     "auth_status",
+    "commands_ops",
     "decode_base64",
     "elicitation_capabilities",
     "elicitation_create",
@@ -62,6 +64,8 @@ __all__ = [
     "too_deep_notice",
     "tool_call_patch",
     "turn_usage",
+    "unknown_update_ops",
+    "usage_ops",
 ]
 
 _T = TypeVar("_T")
@@ -418,6 +422,29 @@ def session_info_ops(update: Any) -> list[ops.Op]:
             meta=patch(update, "meta"),
         )
     ]
+
+
+def usage_ops(update: Any) -> list[ops.Op]:
+    """The op for a `usage_update` (the same fields in v1 and v2)."""
+    return [
+        ops.PatchUsage(
+            used=update.used,
+            size=update.size,
+            cost=patch(update, "cost", json_object),
+            meta=patch(update, "meta"),
+        )
+    ]
+
+
+def commands_ops(update: Any) -> list[ops.Op]:
+    """The op for an `available_commands_update` (the whole list, v1 and v2)."""
+    return [ops.SetAvailableCommands(json_list(update.available_commands))]
+
+
+def unknown_update_ops(update: Any) -> list[ops.Op]:
+    """An update kind the dialect does not map: a subagent's, or kept raw."""
+    raw = to_wire(update)
+    return subagent_ops(raw) or [ops.RecordUnknownUpdate(raw)]
 
 
 class AgentAsks:

@@ -50,6 +50,7 @@ from acp_tui.client._wire import (
     ResultReads,
     SteeringExtension,
     agent_identity,
+    commands_ops,
     elicitation_capabilities,
     json_list,
     json_object,
@@ -63,7 +64,9 @@ from acp_tui.client._wire import (
     too_deep_notice,
     tool_call_patch,
     turn_usage,
+    unknown_update_ops,
     unstable_session_features,
+    usage_ops,
 )
 from acp_tui.client._wire_reports import (
     compaction_chunk_ops,
@@ -81,7 +84,6 @@ from acp_tui.client.dialect import (
 )
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.prompt_content import PromptCapabilities
-from acp_tui.client.subagent_wire import subagent_ops
 from acp_tui.client.v1_chunks import fast_text_chunk
 from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v1
@@ -205,11 +207,11 @@ class V1Translator:
             v1.Plan: self._plan,
             v1.PlanUpdate: self._plan_update,
             v1.PlanRemoved: self._plan_removed,
-            v1.AvailableCommandsUpdate: self._commands,
+            v1.AvailableCommandsUpdate: commands_ops,
             v1.CurrentModeUpdate: self._mode,
             v1.ConfigOptionUpdate: self._config,
             v1.SessionInfoUpdate: session_info_ops,
-            v1.UsageUpdate: self._usage,
+            v1.UsageUpdate: usage_ops,
             v1.Notice: notice_ops,
             v1.CompactionUpdate: compaction_ops,
             v1.CompactionSummaryChunk: compaction_chunk_ops,
@@ -221,8 +223,7 @@ class V1Translator:
             return too_deep_notice(update)
         handler = self._handlers.get(type(update))
         if handler is None:
-            raw = to_wire(update)
-            return subagent_ops(raw) or [ops.RecordUnknownUpdate(raw)]
+            return unknown_update_ops(update)
         if type(update) in _segment_breaks():
             # Text after a tool call or plan starts a new message, so it is shown
             # after it (an id-less chunk would otherwise join a message above it).
@@ -293,9 +294,6 @@ class V1Translator:
             raw["_meta"] = update.meta
         return [ops.ReplacePlan(MAIN_PLAN_ID, "items", entries, raw)]
 
-    def _commands(self, update: v1.AvailableCommandsUpdate) -> list[ops.Op]:
-        return [ops.SetAvailableCommands(json_list(update.available_commands))]
-
     def config_options(self, options: Sequence[JSONObject]) -> list[ConfigOption]:
         """The config options to store for this session, version-neutral.
 
@@ -323,16 +321,6 @@ class V1Translator:
                 options[index] = read_option(moved, OPTION_KEYS)
                 return [ops.SetConfigOptions(options)]
         return [ops.RecordUnknownUpdate(to_wire(update))]  # no mode option known
-
-    def _usage(self, update: v1.UsageUpdate) -> list[ops.Op]:
-        return [
-            ops.PatchUsage(
-                used=update.used,
-                size=update.size,
-                cost=patch(update, "cost", to_wire),
-                meta=patch(update, "meta"),
-            )
-        ]
 
     # -- the dialect's per-session side (`dialect.SessionTranslator`) ------------
 

@@ -51,6 +51,7 @@ from acp_tui.client._wire import (
     ResultReads,
     SteeringExtension,
     agent_identity,
+    commands_ops,
     decode_base64,
     elicitation_capabilities,
     json_list,
@@ -64,7 +65,9 @@ from acp_tui.client._wire import (
     too_deep_notice,
     tool_call_patch,
     turn_usage,
+    unknown_update_ops,
     unstable_session_features,
+    usage_ops,
 )
 from acp_tui.client._wire_reports import (
     REPORT_OPT_INS,
@@ -85,7 +88,6 @@ from acp_tui.client.dialect import (
 )
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.prompt_content import PromptCapabilities
-from acp_tui.client.subagent_wire import subagent_ops
 from acp_tui.client.v2_chunks import fast_chunk_ops
 from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v2
@@ -225,10 +227,6 @@ def _state(update: Any) -> list[ops.Op]:
     ]
 
 
-def _commands(update: v2.AvailableCommandsUpdate) -> list[ops.Op]:
-    return [ops.SetAvailableCommands(json_list(update.available_commands))]
-
-
 OPTION_KEYS: Final = OptionKeys(("configId",), ("groupId",))
 """How v2 spells a config option's id and a choice group's id."""
 
@@ -242,22 +240,6 @@ def _config(update: v2.ConfigOptionUpdate) -> list[ops.Op]:
     return [ops.SetConfigOptions(config_options(json_list(update.config_options)))]
 
 
-def _usage(update: v2.UsageUpdate) -> list[ops.Op]:
-    return [
-        ops.PatchUsage(
-            used=update.used,
-            size=update.size,
-            cost=patch(update, "cost", json_object),
-            meta=patch(update, "meta"),
-        )
-    ]
-
-
-def _unknown(update: Any) -> list[ops.Op]:
-    raw = to_wire(update)
-    return subagent_ops(raw) or [ops.RecordUnknownUpdate(raw)]
-
-
 _HANDLERS: Final[dict[type, Callable[[Any], list[ops.Op]]]] = {
     v2.ContentChunk: _chunk,
     v2.UserMessage: _whole("user"),
@@ -269,10 +251,10 @@ _HANDLERS: Final[dict[type, Callable[[Any], list[ops.Op]]]] = {
     v2.PlanRemoved: _plan_removed,
     v2.TerminalUpdate: _terminal,
     v2.TerminalOutputChunk: _terminal_chunk,
-    v2.AvailableCommandsUpdate: _commands,
+    v2.AvailableCommandsUpdate: commands_ops,
     v2.ConfigOptionUpdate: _config,
     v2.SessionInfoUpdate: session_info_ops,
-    v2.UsageUpdate: _usage,
+    v2.UsageUpdate: usage_ops,
     v2.RunningStateUpdate: _state,
     v2.IdleStateUpdate: _state,
     v2.RequiresActionStateUpdate: _state,
@@ -289,7 +271,7 @@ def translate_update(update: Any) -> list[ops.Op]:
     """The store ops for one v2 `SessionUpdate` (never raises for a valid model)."""
     if nested_too_deeply(update):
         return too_deep_notice(update)
-    return _HANDLERS.get(type(update), _unknown)(update)
+    return _HANDLERS.get(type(update), unknown_update_ops)(update)
 
 
 # -- the v2 dialect ---------------------------------------------------------------

@@ -602,9 +602,7 @@ class V1Emitter(Emitter):
                         session_id, _chunk(message.role, entity_id, block)
                     )
             elif kind == "tool_call":
-                call = folded.tool_calls[entity_id]
-                fields = dict(call.fields)
-                fields["content"] = call.content
+                fields = folded.tool_calls[entity_id].whole()
                 await self._update(session_id, self._tool_call(view, entity_id, fields))
             elif kind == "plan" and not plan_sent and last_group is not None:
                 plan_sent = True

@@ -383,9 +383,7 @@ class V2Emitter(Emitter):
                     session_id, _message(entity_id, message.role, message.content)
                 )
             elif kind == "tool_call":
-                call = folded.tool_calls[entity_id]
-                fields = dict(call.fields)
-                fields["content"] = call.content
+                fields = folded.tool_calls[entity_id].whole()
                 await self._update(session_id, _tool_call(entity_id, fields))
             elif kind == "plan":
                 await self._update(session_id, _plan(folded.plans[entity_id]))

@@ -357,6 +357,10 @@ class ToolCallState:
     fields: JSONObject = field(default_factory=dict)
     content: list[JSONObject] = field(default_factory=list)
 
+    def whole(self) -> JSONObject:
+        """Its fields with its content: the one upsert a replay sends."""
+        return {**self.fields, "content": self.content}
+
 
 @dataclass(slots=True)
 class TerminalState:

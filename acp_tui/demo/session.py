@@ -325,19 +325,27 @@ class DemoAgent:
         Raises:
             SessionNotFound: No such session.
         """
-        session = self.sessions.get(session_id)
-        if session is None:
-            record = persist.load(session_id)
-            if record is None:
-                raise SessionNotFound(session_id)
-            try:
-                session = DemoSession.from_record(record)
-            except (KeyError, TypeError, ValueError) as error:
-                log.warning("session %s is damaged: %r", session_id, error)
-                raise SessionNotFound(session_id) from None
-            self.sessions[session_id] = session
+        session = self.sessions[session_id] = self.find(session_id)
         session.workspace.ensure()
         return session
+
+    def find(self, session_id: str) -> DemoSession:
+        """A session by id: the open one, else read from disk (not opened here).
+
+        Raises:
+            SessionNotFound: No such session (or its record is damaged).
+        """
+        session = self.sessions.get(session_id)
+        if session is not None:
+            return session
+        record = persist.load(session_id)
+        if record is None:
+            raise SessionNotFound(session_id)
+        try:
+            return DemoSession.from_record(record)
+        except (KeyError, TypeError, ValueError) as error:
+            log.warning("session %s is damaged: %r", session_id, error)
+            raise SessionNotFound(session_id) from None
 
     def get(self, session_id: str) -> DemoSession:
         """A session opened in this process.

@@ -82,19 +82,6 @@ def _save_archived(ids: set[str]) -> None:
     os.replace(temporary, target)
 
 
-def _source(agent: DemoAgent, session_id: str) -> DemoSession:
-    session = agent.sessions.get(session_id)
-    if session is not None:
-        return session
-    record = persist.load(session_id)
-    if record is None:
-        raise SessionNotFound(session_id)
-    try:
-        return DemoSession.from_record(record)
-    except (KeyError, TypeError, ValueError):
-        raise SessionNotFound(session_id) from None
-
-
 def _up_to(history: list[Event], message_id: str | None) -> list[Event] | None:
     """The history up to and including the message `message_id` (None: all).
 
@@ -129,7 +116,7 @@ def fork(agent: DemoAgent, session_id: str, cwd: str, meta: Any) -> DemoSession:
         SessionNotFound: No such session.
         ValueError: The fork point names no agent message of the session.
     """
-    source = _source(agent, session_id)
+    source = agent.find(session_id)
     point = fork_point(meta)
     history = _up_to(source.history, point)
     if history is None:
@@ -164,7 +151,7 @@ def set_title(agent: DemoAgent, session_id: str, title: str) -> str:
     title = title.strip()
     if not title:
         raise ValueError("the title is empty")
-    session = _source(agent, session_id)
+    session = agent.find(session_id)
     session.title = title
     session.history.append(Info({"title": title}))
     session.save()

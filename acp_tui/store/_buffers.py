@@ -23,6 +23,7 @@ from typing import AnyStr, Generic, TypeVar, overload
 __all__ = [
     "ByteLog",
     "BytesSnapshot",
+    "Cached",
     "ContentView",
     "TextLog",
     "TextSnapshot",
@@ -30,6 +31,29 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+_S = TypeVar("_S")
+
+
+class Cached(Generic[_S]):
+    """Mutable state whose immutable snapshot is built once per change.
+
+    Whoever changes the state sets `snap` to None; `snapshot()` then builds a new
+    one (`_build`) and keeps it until the next change.
+    """
+
+    __slots__ = ("snap",)
+
+    snap: _S | None
+
+    def snapshot(self) -> _S:
+        """The immutable snapshot of the current state (cached until a change)."""
+        snap = self.snap
+        if snap is None:
+            snap = self.snap = self._build()
+        return snap
+
+    def _build(self) -> _S:
+        raise NotImplementedError
 
 
 def _last_of(
@@ -248,7 +272,7 @@ def _is_continuation(byte: int) -> bool:
     return 0x80 <= byte < 0xC0
 
 
-class ByteLog:
+class ByteLog(Cached[BytesSnapshot]):
     """A terminal's output: appendable bytes with a cap that drops the oldest.
 
     Storage is a list of immutable `bytes` chunks (only ever appended to; see the
@@ -265,7 +289,6 @@ class ByteLog:
     __slots__ = (
         "_chunks",
         "_offset",
-        "_snapshot",
         "_start",
         "_tail",
         "cap",
@@ -281,7 +304,7 @@ class ByteLog:
         self._start = 0
         self._offset = 0
         self._tail = bytearray()
-        self._snapshot: BytesSnapshot | None = EMPTY_BYTES
+        self.snap: BytesSnapshot | None = EMPTY_BYTES
         self.size = 0
         self.dropped = 0
 
@@ -291,7 +314,7 @@ class ByteLog:
         self._start = 0
         self._offset = 0
         self._tail = bytearray()
-        self._snapshot = EMPTY_BYTES
+        self.snap = EMPTY_BYTES
         self.size = 0
         self.dropped = 0
         self.append(data)
@@ -301,7 +324,7 @@ class ByteLog:
         n = len(data)
         if not n:
             return
-        self._snapshot = None
+        self.snap = None
         cap = self.cap
         if n >= cap:
             # The new data alone fills the cap: it replaces everything.
@@ -331,19 +354,15 @@ class ByteLog:
             self._drop(self.size - cap)
             self._align()
 
-    def snapshot(self) -> BytesSnapshot:
-        """Return an immutable view of the retained bytes (cached until a change)."""
-        snap = self._snapshot
-        if snap is None:
-            snap = BytesSnapshot(
-                self._chunks,
-                self._start,
-                len(self._chunks),
-                self._offset,
-                bytes(self._tail),
-            )
-            self._snapshot = snap
-        return snap
+    def _build(self) -> BytesSnapshot:
+        """An immutable view of the retained bytes (`snapshot()`)."""
+        return BytesSnapshot(
+            self._chunks,
+            self._start,
+            len(self._chunks),
+            self._offset,
+            bytes(self._tail),
+        )
 
     def _drop(self, count: int) -> None:
         chunks = self._chunks
@@ -431,7 +450,7 @@ class TextSnapshot(_Joined[str]):
         )
 
 
-class TextTail:
+class TextTail(Cached[TextSnapshot]):
     """The last `cap` characters of a text that goes on growing.
 
     The text after a capped message's head (see `SessionStore`): appends are
@@ -447,7 +466,6 @@ class TextTail:
         "_small",
         "_small_len",
         "_small_max",
-        "_snapshot",
         "cap",
         "dropped",
         "start",
@@ -470,7 +488,7 @@ class TextTail:
         self._small_max = min(_SMALL_MAX, max(cap // 4, 64))
         """Small appends are joined into a chunk past this size: well under the
         cap, so dropping the oldest text finds it in the chunks."""
-        self._snapshot: TextSnapshot | None = None
+        self.snap: TextSnapshot | None = None
 
     @property
     def size(self) -> int:
@@ -485,7 +503,7 @@ class TextTail:
         n = len(text) - start
         if n <= 0:
             return
-        self._snapshot = None
+        self.snap = None
         self.total += n
         cap = self.cap
         if n >= cap:
@@ -518,7 +536,7 @@ class TextTail:
         """
         if count <= 0:
             return
-        self._snapshot = None
+        self.snap = None
         self.total += count
         self.dropped = self.total
         self._chunks = []
@@ -527,22 +545,18 @@ class TextTail:
         self._small = []
         self._small_len = 0
 
-    def snapshot(self) -> TextSnapshot:
-        """Return an immutable view of the retained text (cached until a change)."""
-        snap = self._snapshot
-        if snap is None:
-            snap = TextSnapshot(
-                self._chunks,
-                self._first,
-                len(self._chunks),
-                self._offset,
-                "".join(self._small),
-                start=self.start,
-                total=self.total,
-                dropped=self.dropped,
-            )
-            self._snapshot = snap
-        return snap
+    def _build(self) -> TextSnapshot:
+        """An immutable view of the retained text (`snapshot()`)."""
+        return TextSnapshot(
+            self._chunks,
+            self._first,
+            len(self._chunks),
+            self._offset,
+            "".join(self._small),
+            start=self.start,
+            total=self.total,
+            dropped=self.dropped,
+        )
 
     def _gather(self) -> None:
         if self._small:

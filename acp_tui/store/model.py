@@ -25,7 +25,12 @@ from dataclasses import FrozenInstanceError, dataclass, field, fields
 from typing import Any, Final, cast
 
 from acp_tui.store._buffers import EMPTY_BYTES, BytesSnapshot, TextLog, TextSnapshot
-from acp_tui.store.ops import ElicitationFields, MessageOrigin, MessageRole
+from acp_tui.store.ops import (
+    ElicitationFields,
+    MessageOrigin,
+    MessageRole,
+    TurnUsageFields,
+)
 from acp_tui.store.values import JSONObject, JSONValue
 
 __all__ = [
@@ -579,15 +584,12 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
-class TurnUsage:
-    """The token usage of the last turn (end-turn usage; not cumulative)."""
+class TurnUsage(TurnUsageFields):
+    """The token usage of the last turn (end-turn usage; not cumulative).
 
-    total: int
-    input: int
-    output: int
-    thought: int | None = None
-    cached_read: int | None = None
-    cached_write: int | None = None
+    Its fields: `TurnUsageFields`.
+    """
+
     revision: int = field(default=0, compare=False)
 
 

@@ -73,6 +73,7 @@ __all__ = [
     "SetMessageOrigin",
     "SetState",
     "SetTurnUsage",
+    "TurnUsageFields",
     "UpsertMessage",
 ]
 
@@ -350,11 +351,11 @@ class PatchUsage:
 
 
 @dataclass(frozen=True, slots=True)
-class SetTurnUsage:
-    """The token usage of the turn that just ended (unstable end-turn usage).
+class TurnUsageFields:
+    """A turn's token usage (`SetTurnUsage`, `model.TurnUsage`: both).
 
-    v1: the `session/prompt` response's `usage`; v2: the idle `state_update`'s.
-    Replaces the last turn's; `None` fields were not reported.
+    Not an op itself: `SetTurnUsage` carries these fields, and the store's
+    `model.TurnUsage` keeps them. `None` fields were not reported.
     """
 
     total: int
@@ -363,6 +364,15 @@ class SetTurnUsage:
     thought: int | None = None
     cached_read: int | None = None
     cached_write: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SetTurnUsage(TurnUsageFields):
+    """The token usage of the turn that just ended (unstable end-turn usage).
+
+    v1: the `session/prompt` response's `usage`; v2: the idle `state_update`'s.
+    Replaces the last turn's. Its fields: `TurnUsageFields`.
+    """
 
 
 # --- foreground state -------------------------------------------------------

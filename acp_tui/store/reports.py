@@ -22,7 +22,7 @@ revision. Stdlib only, like the rest of the store.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, TypeAlias, TypeVar
 
 from acp_tui.store.changes import Change, ChangeAction, TimelineKind
@@ -33,7 +33,7 @@ from acp_tui.store.ops import (
     PatchCompaction,
     PatchSessionMessage,
 )
-from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, plain_json
+from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, fields_json
 
 __all__ = [
     "REPORT_KINDS",
@@ -333,14 +333,16 @@ class Reports:
         """The document's keys for these entities (each left out when empty)."""
         out: dict[str, JSONValue] = {}
         if self._notices:
-            out["notices"] = [_json(notice, _NOTICE_KEYS) for notice in self._notices]
+            out["notices"] = [
+                fields_json(notice, _NOTICE_KEYS) for notice in self._notices
+            ]
         if self._compactions:
             out["compactions"] = [
-                _json(c, _COMPACTION_KEYS) for c in self.compactions()
+                fields_json(c, _COMPACTION_KEYS) for c in self.compactions()
             ]
         if self._messages:
             out["sessionMessages"] = [
-                _json(m, _MESSAGE_KEYS) for m in self.session_messages()
+                fields_json(m, _MESSAGE_KEYS) for m in self.session_messages()
             ]
         return out
 
@@ -375,14 +377,3 @@ _MESSAGE_KEYS: Final = {
     "content": "content",
     "meta": "_meta",
 }
-
-
-def _json(entity: object, keys: dict[str, str]) -> dict[str, JSONValue]:
-    """An entity as JSON: its fields under their document keys, `None`s left out."""
-    out: dict[str, JSONValue] = {}
-    for spec in fields(entity):  # type: ignore[arg-type]
-        key = keys.get(spec.name)
-        value = getattr(entity, spec.name)
-        if key is not None and value is not None:
-            out[key] = plain_json(list(value) if isinstance(value, tuple) else value)
-    return out

@@ -79,7 +79,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
-from acp_tui.store._buffers import ByteLog, ContentView, TextLog, TextTail
+from acp_tui.store._buffers import ByteLog, Cached, ContentView, TextLog, TextTail
 from acp_tui.store.changes import Change, ChangeAction, TimelineKind
 from acp_tui.store.config import ConfigOption
 from acp_tui.store.model import (
@@ -136,7 +136,14 @@ from acp_tui.store.subagents import Subagent, Subagents
 
 if TYPE_CHECKING:
     from acp_tui.store.child_store import ChildStore
-from acp_tui.store.values import UNSET, JSONObject, JSONValue, Patch, plain_json
+from acp_tui.store.values import (
+    UNSET,
+    JSONObject,
+    JSONValue,
+    Patch,
+    fields_json,
+    plain_json,
+)
 
 __all__ = [
     "BLOCK_COST",
@@ -176,6 +183,9 @@ _NO_CHANGES: Final[_Changes] = ()
 _Request = TypeVar("_Request", Permission, Elicitation)
 """A request of the agent the store keeps until answered."""
 
+_Snap = TypeVar("_Snap")
+"""An entity's snapshot (`Message`, `ToolCall`, `Terminal`)."""
+
 
 def _patched_meta(
     current: JSONObject | None, value: Patch[JSONObject], merge: bool
@@ -197,6 +207,18 @@ def _patched_meta(
 
 
 _plain = plain_json
+
+_INFO_KEYS: Final = {"title": "title", "updated_at": "updatedAt", "meta": "_meta"}
+"""The document's keys of `SessionInfo` (`to_json`; unset ones are left out)."""
+_TURN_USAGE_KEYS: Final = {
+    "total": "totalTokens",
+    "input": "inputTokens",
+    "output": "outputTokens",
+    "thought": "thoughtTokens",
+    "cached_read": "cachedReadTokens",
+    "cached_write": "cachedWriteTokens",
+}
+"""The document's keys of `TurnUsage` (`to_json`; unreported ones are left out)."""
 
 
 def _block_cost(block: JSONObject) -> int:
@@ -242,7 +264,12 @@ def cut_chunk(
     )
 
 
-class _MessageState:
+def _snapshot_of(state: Cached[_Snap] | None) -> _Snap | None:
+    """`state`'s snapshot, or None where there is no such entity."""
+    return None if state is None else state.snapshot()
+
+
+class _MessageState(Cached[Message]):
     __slots__ = (
         "blocks",
         "cost",
@@ -254,7 +281,6 @@ class _MessageState:
         "origin",
         "revision",
         "role",
-        "snap",
         "tail",
         "text",
     )
@@ -277,6 +303,23 @@ class _MessageState:
         """Past the head: the text kept (None while the head has room)."""
         self.cut_blocks = 0
         """Non-text blocks dropped past the head."""
+
+    def _build(self) -> Message:
+        tail = self.tail
+        return Message(
+            self.message_id,
+            self.role,
+            ContentView(self.blocks),
+            self.meta,
+            self.revision,
+            self.text,
+            len(self.text.parts),
+            self.origin,
+            cut_chars=0 if tail is None else tail.dropped,
+            cut_blocks=self.cut_blocks,
+            _tail=None if tail is None else tail.snapshot(),
+            key=self.key,
+        )
 
     def reset(self) -> None:
         """Forget the content (it is about to be replaced)."""
@@ -329,7 +372,7 @@ class _MessageState:
         tail.append(text)
 
 
-class _ToolCallState:
+class _ToolCallState(Cached[ToolCall]):
     __slots__ = (
         "capabilities",
         "content",
@@ -340,7 +383,6 @@ class _ToolCallState:
         "raw_input",
         "raw_output",
         "revision",
-        "snap",
         "status",
         "terminal_refs",
         "title",
@@ -363,8 +405,25 @@ class _ToolCallState:
         self.revision = 0
         self.snap: ToolCall | None = None
 
+    def _build(self) -> ToolCall:
+        return ToolCall(
+            self.tool_call_id,
+            self.title,
+            self.kind,
+            self.status,
+            ContentView(self.content),
+            self.locations,
+            self.raw_input,
+            self.raw_output,
+            self.meta,
+            self.name,
+            self.capabilities,
+            tuple(self.terminal_refs),
+            self.revision,
+        )
 
-class _TerminalState:
+
+class _TerminalState(Cached[Terminal]):
     __slots__ = (
         "capabilities",
         "command",
@@ -377,7 +436,6 @@ class _TerminalState:
         "resets",
         "revision",
         "size",
-        "snap",
         "terminal_id",
     )
 
@@ -395,6 +453,22 @@ class _TerminalState:
         self.in_timeline = False
         self.revision = 0
         self.snap: Terminal | None = None
+
+    def _build(self) -> Terminal:
+        return Terminal(
+            self.terminal_id,
+            self.command,
+            self.cwd,
+            self.exit_status,
+            self.meta,
+            self.size,
+            self.capabilities,
+            self.resets,
+            self.log.dropped,
+            self.revision,
+            self.errors,
+            self.log.snapshot(),
+        )
 
 
 class SessionStore:
@@ -1118,64 +1192,19 @@ class SessionStore:
             if found is None:
                 return None
             key = found
-        state = self._messages.get(key)
-        return None if state is None else self._message_snapshot(state)
+        return _snapshot_of(self._messages.get(key))
 
     def messages(self) -> tuple[Message, ...]:
         """Return every message, in order of first appearance."""
-        return tuple(self._message_snapshot(s) for s in self._messages.values())
-
-    @staticmethod
-    def _message_snapshot(state: _MessageState) -> Message:
-        snap = state.snap
-        if snap is None:
-            snap = Message(
-                state.message_id,
-                state.role,
-                ContentView(state.blocks),
-                state.meta,
-                state.revision,
-                state.text,
-                len(state.text.parts),
-                state.origin,
-                cut_chars=0 if state.tail is None else state.tail.dropped,
-                cut_blocks=state.cut_blocks,
-                _tail=None if state.tail is None else state.tail.snapshot(),
-                key=state.key,
-            )
-            state.snap = snap
-        return snap
+        return tuple(s.snapshot() for s in self._messages.values())
 
     def tool_call(self, tool_call_id: str) -> ToolCall | None:
         """Return a tool call, or `None` if unknown."""
-        state = self._tool_calls.get(tool_call_id)
-        return None if state is None else self._tool_call_snapshot(state)
+        return _snapshot_of(self._tool_calls.get(tool_call_id))
 
     def tool_calls(self) -> tuple[ToolCall, ...]:
         """Return every tool call, in order of first appearance."""
-        return tuple(self._tool_call_snapshot(s) for s in self._tool_calls.values())
-
-    @staticmethod
-    def _tool_call_snapshot(state: _ToolCallState) -> ToolCall:
-        snap = state.snap
-        if snap is None:
-            snap = ToolCall(
-                state.tool_call_id,
-                state.title,
-                state.kind,
-                state.status,
-                ContentView(state.content),
-                state.locations,
-                state.raw_input,
-                state.raw_output,
-                state.meta,
-                state.name,
-                state.capabilities,
-                tuple(state.terminal_refs),
-                state.revision,
-            )
-            state.snap = snap
-        return snap
+        return tuple(s.snapshot() for s in self._tool_calls.values())
 
     def plan(self, plan_id: str) -> Plan | None:
         """Return a plan, or `None` if unknown."""
@@ -1210,33 +1239,11 @@ class SessionStore:
 
     def terminal(self, terminal_id: str) -> Terminal | None:
         """Return a terminal, or `None` if neither its state nor a reference came."""
-        state = self._terminals.get(terminal_id)
-        return None if state is None else self._terminal_snapshot(state)
+        return _snapshot_of(self._terminals.get(terminal_id))
 
     def terminals(self) -> tuple[Terminal, ...]:
         """Return every terminal, in order of first appearance."""
-        return tuple(self._terminal_snapshot(s) for s in self._terminals.values())
-
-    @staticmethod
-    def _terminal_snapshot(state: _TerminalState) -> Terminal:
-        snap = state.snap
-        if snap is None:
-            snap = Terminal(
-                state.terminal_id,
-                state.command,
-                state.cwd,
-                state.exit_status,
-                state.meta,
-                state.size,
-                state.capabilities,
-                state.resets,
-                state.log.dropped,
-                state.revision,
-                state.errors,
-                state.log.snapshot(),
-            )
-            state.snap = snap
-        return snap
+        return tuple(s.snapshot() for s in self._terminals.values())
 
     def terminal_ids_for_tool_call(self, tool_call_id: str) -> tuple[str, ...]:
         """Return the ids of the terminals a tool call's content refers to."""
@@ -1373,7 +1380,7 @@ class SessionStore:
             "configOptions": _plain(self._config_wire),
             "commands": _plain(self._commands),
             "usage": None if self._usage is None else self._usage_json(self._usage),
-            "info": self._info_json(self._session_info),
+            "info": fields_json(self._session_info, _INFO_KEYS),
             "permissions": [self._permission_json(p) for p in self.permissions()],
             "unknownUpdates": _plain(self._unknown_updates),
             "state": state.state,
@@ -1382,7 +1389,7 @@ class SessionStore:
         if state.error is not None:
             out["error"] = _plain(state.error)
         if self._turn_usage is not None:  # left out when none, like elicitations
-            out["turnUsage"] = self._turn_usage_json(self._turn_usage)
+            out["turnUsage"] = fields_json(self._turn_usage, _TURN_USAGE_KEYS)
         out.update(self._reports.to_json())  # keys left out when empty, likewise
         if len(self._subagents):  # left out when none: older documents read the same
             out["subagents"] = self._subagents.to_json()
@@ -1488,33 +1495,6 @@ class SessionStore:
             out["cost"] = _plain(usage.cost)
         if usage.meta is not None:
             out["_meta"] = _plain(usage.meta)
-        return out
-
-    @staticmethod
-    def _turn_usage_json(usage: TurnUsage) -> dict[str, JSONValue]:
-        out: dict[str, JSONValue] = {
-            "totalTokens": usage.total,
-            "inputTokens": usage.input,
-            "outputTokens": usage.output,
-        }
-        for key, value in (
-            ("thoughtTokens", usage.thought),
-            ("cachedReadTokens", usage.cached_read),
-            ("cachedWriteTokens", usage.cached_write),
-        ):
-            if value is not None:
-                out[key] = value
-        return out
-
-    @staticmethod
-    def _info_json(info: SessionInfo) -> dict[str, JSONValue]:
-        out: dict[str, JSONValue] = {}
-        if info.title is not None:
-            out["title"] = info.title
-        if info.updated_at is not None:
-            out["updatedAt"] = info.updated_at
-        if info.meta is not None:
-            out["_meta"] = _plain(info.meta)
         return out
 
     @staticmethod

@@ -14,10 +14,19 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from types import MappingProxyType
 from typing import Final, Literal, TypeAlias, TypeVar, cast
 
-__all__ = ["UNSET", "JSONObject", "JSONValue", "Patch", "Unset", "plain_json"]
+__all__ = [
+    "UNSET",
+    "JSONObject",
+    "JSONValue",
+    "Patch",
+    "Unset",
+    "fields_json",
+    "plain_json",
+]
 
 JSONValue: TypeAlias = (
     "Mapping[str, JSONValue] | Sequence[JSONValue] | str | int | float | bool | None"
@@ -88,3 +97,17 @@ def plain_json(value: object) -> JSONValue:
 _SCALARS: Final = frozenset({str, int, float, bool, type(None)})
 _MAPPINGS: Final = frozenset({dict, MappingProxyType})
 _ARRAYS: Final = frozenset({list, tuple})
+
+
+def fields_json(entity: object, keys: Mapping[str, str]) -> dict[str, JSONValue]:
+    """A dataclass entity as JSON: its fields under their document keys.
+
+    Only the fields `keys` names, in the entity's field order; `None`s are left out.
+    """
+    out: dict[str, JSONValue] = {}
+    for spec in fields(entity):  # type: ignore[arg-type]
+        key = keys.get(spec.name)
+        value = getattr(entity, spec.name)
+        if key is not None and value is not None:
+            out[key] = plain_json(list(value) if isinstance(value, tuple) else value)
+    return out
