@@ -154,6 +154,8 @@ def _write(path: Path, codes: Mapping[_Key, CodeType]) -> None:
 
     with contextlib.suppress(OSError, ValueError):
         path.parent.mkdir(parents=True, exist_ok=True)  # (as Python makes it)
+        if not os.access(path.parent, os.W_OK):  # (an install the user can't write)
+            return
         data = marshal.dumps((_HEADER, dict(codes)))
         replace_privately(path, data, prefix=".print-compiled-")
 
