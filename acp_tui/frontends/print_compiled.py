@@ -24,14 +24,14 @@ the classes and functions made are the ones the text makes; only the compilation
 is skipped. Texts not seen before are compiled as usual, and the file is
 rewritten once at the end when any were added (the first run, a new release).
 
-The file is read only if it was written by this interpreter (`sys.version` and
-`marshal.version` in its header), is owned by the user and writable by no one
-else (it holds code); anything else is ignored (and replaced, where the user may
-write). It holds at most `MAX_ENTRIES` texts (then only those this run used are
-kept). Any failure to read or write it is ignored: it is a cache. Only `print`
-uses it, and only while it runs: the hooks (module attributes that shadow the
-builtins `exec` in `dataclasses` and `compile` in `typing`) are removed when the
-block ends.
+The file is read only if it was written by this interpreter (`sys.version`,
+`marshal.version` and the `-O` level in its header), is owned by the user and
+writable by no one else (it holds code); anything else is ignored (and replaced,
+where the user may write). It holds at most `MAX_ENTRIES` texts (then only those
+this run used are kept). Any failure to read or write it is ignored: it is a
+cache. Only `print` uses it, and only while it runs: the hooks (module
+attributes that shadow the builtins `exec` in `dataclasses` and `compile` in
+`typing`) are removed when the block ends.
 """
 
 from __future__ import annotations
@@ -62,8 +62,10 @@ CACHE_SUFFIX: Final = ".codes"
 MAX_ENTRIES: Final = 20_000
 """Texts kept at most (print's start-up compiles about 1,300 different ones)."""
 
-_HEADER: Final = f"acp-tui compiled code|{sys.version}|{marshal.version}"
-"""What the file starts with: the interpreter whose code objects it holds."""
+_HEADER: Final = (
+    f"acp-tui compiled code|{sys.version}|{marshal.version}|{sys.flags.optimize}"
+)
+"""What the file starts with: the interpreter (and `-O` level) its code is for."""
 
 _Key = tuple[str, str]
 """(mode, source text): `exec` or `eval`, and the text compiled."""
