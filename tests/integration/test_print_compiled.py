@@ -88,24 +88,15 @@ def test_a_second_print_compiles_no_text_its_first_compiled(tmp_path: Path) -> N
     assert not list((tmp_path / "home").rglob("*.codes"))
 
 
-@pytest.mark.subprocess
-def test_print_compiles_as_before_without_bytecode_writing(tmp_path: Path) -> None:
-    env = {
-        "ACP_TUI_HOME": str(tmp_path / "home"),
-        "PATH": "/usr/bin:/bin",
-        "PYTHONPYCACHEPREFIX": str(tmp_path / "bytecode"),
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
-    agent = f"{sys.executable} {AGENT} 5"
-    subprocess.run(
-        [sys.executable, "-m", "acp_tui", "--agent", agent, "print", "go"],
-        capture_output=True,
-        cwd=AGENT.parent.parent.parent,
-        check=True,
-        timeout=60,
-        env=env,
-    )
-    assert not list(tmp_path.rglob("*.codes"))
+def test_nothing_is_written_without_bytecode_writing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # PYTHONDONTWRITEBYTECODE
+    path = tmp_path / "kept.codes"
+    with compiled_code_reused(path) as sources:
+        sources.exec("x = 1", {})
+    assert sources.added == 1
+    assert not path.exists()
 
 
 SOURCE = """
