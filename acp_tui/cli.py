@@ -333,7 +333,10 @@ def _main(argv: Sequence[str] | None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         if args.command == "print":
-            with sigint_held():
+            from acp_tui.frontends.print_compiled import compiled_code_reused
+
+            # (start-up compiles no text it compiled before: `print_compiled`)
+            with sigint_held(), compiled_code_reused():
                 return _dispatch(parser, args)
     return _dispatch(parser, args)
 

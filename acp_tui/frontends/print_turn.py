@@ -54,8 +54,9 @@ from acp_tui.client.runner import (
 from acp_tui.client.session import AcpClient
 from acp_tui.config import McpServerSettings
 from acp_tui.display_paths import PathDisplay
-from acp_tui.export import json_text, session_document, terminal_text
+from acp_tui.export import session_document, terminal_text
 from acp_tui.frontends.print_answers import read_answers
+from acp_tui.frontends.print_json import write_document
 from acp_tui.frontends.print_reports import ReportLines
 from acp_tui.frontends.usage_line import usage_line
 from acp_tui.protocol.dispatcher import Diagnostic
@@ -388,8 +389,11 @@ def write_stderr_tail(tail: Sequence[str], err: TextIO) -> None:
 
 
 def write_json(value: Any, out: TextIO) -> None:
-    """Write `value` as terminal-safe indented JSON (`export.json_text`)."""
-    out.write(json_text(value))
+    """Write `value` as terminal-safe indented JSON (`export.json_text`'s text).
+
+    In parts, never as one string (`print_json`).
+    """
+    write_document(value, out)
 
 
 def _exit_code(run: PrintRun, stop_reason: str | None) -> int:
