@@ -106,3 +106,18 @@ def test_install_wraps_once_and_uninstall_restores_textuals_methods() -> None:
     assert ColorSystem.generate is generate
     if was_installed:
         textual_caches.install()
+
+
+def test_a_stylesheet_whose_variables_change_parses_with_the_new_ones(
+    counted: list[str],
+) -> None:
+    sheet = Stylesheet(variables={"accent": "red"})
+    sheet.add_source(CSS, read_from=("test.tcss", ""))
+    sheet.parse()
+    red = [rule.css for rule in sheet.rules]
+    sheet.set_variables({"accent": "blue"})
+    sheet.parse()
+    blue = [rule.css for rule in sheet.rules]
+    assert counted == [CSS, CSS]
+    assert red == fresh_css_of("red")
+    assert blue == fresh_css_of("blue")

@@ -29,6 +29,7 @@ apps of a process changes nothing an app shows:
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -45,8 +46,27 @@ cache starts again (a test process parses about 100 sources, under a few
 dozen sets of variables, one per theme it shows)."""
 
 _parsed: dict[tuple[object, ...], list[RuleSet]] = {}
+_variables_ids: dict[tuple[tuple[str, str], ...], int] = {}
+_variables_of: weakref.WeakKeyDictionary[Stylesheet, tuple[dict[str, str], int]] = (
+    weakref.WeakKeyDictionary()
+)
 _generated: dict[tuple[object, ...], dict[str, str]] = {}
 _originals: dict[str, Callable[..., Any]] = {}
+
+
+def _variables_id(stylesheet: Stylesheet) -> int:
+    """A number for the stylesheet's variables, the same for equal variables.
+
+    Worked out once per variables object: Textual replaces the object when the
+    variables change (`Stylesheet.set_variables`, which also clears the
+    stylesheet's own cache) and never changes one in place."""
+    variables = stylesheet._variables
+    known = _variables_of.get(stylesheet)
+    if known is not None and known[0] is variables:
+        return known[1]
+    number = _variables_ids.setdefault(tuple(variables.items()), len(_variables_ids))
+    _variables_of[stylesheet] = (variables, number)
+    return number
 
 
 def _parse_rules_shared(
@@ -61,8 +81,14 @@ def _parse_rules_shared(
         tie_breaker: int = 0,
         scope: str = "",
     ) -> list[RuleSet]:
-        variables = tuple(self._variables.items())
-        key = (css, read_from, is_default_rules, tie_breaker, scope, variables)
+        key = (
+            css,
+            read_from,
+            is_default_rules,
+            tie_breaker,
+            scope,
+            _variables_id(self),
+        )
         try:
             return _parsed[key]
         except KeyError:
@@ -70,6 +96,8 @@ def _parse_rules_shared(
         rules = original(self, css, read_from, is_default_rules, tie_breaker, scope)
         if len(_parsed) >= PARSE_LIMIT:
             _parsed.clear()
+            _variables_ids.clear()
+            _variables_of.clear()
         _parsed[key] = rules
         return rules
 
@@ -128,6 +156,8 @@ def uninstall() -> None:
     Stylesheet._parse_rules = _originals.pop("parse")  # type: ignore[method-assign]
     ColorSystem.generate = _originals.pop("generate")  # type: ignore[method-assign]
     _parsed.clear()
+    _variables_ids.clear()
+    _variables_of.clear()
     _generated.clear()
 
 
