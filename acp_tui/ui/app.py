@@ -38,7 +38,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Tabs, TextArea
+from textual.widgets import Tabs, TextArea
 
 from acp_tui.client.options import cycle_value
 from acp_tui.client.steering import can_steer
@@ -68,6 +68,7 @@ from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.styles_cache_release import release_styles_caches
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.context_meter import logout_entry
+from acp_tui.ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from acp_tui.config import AttentionSettings, McpServerSettings

@@ -15,11 +15,11 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from acp_tui.display_paths import AS_SENT, PathDisplay
 from acp_tui.store.values import JSONObject
 from acp_tui.ui.widgets.diff_view import DiffView, diff_document, diff_paths
+from acp_tui.ui.widgets.footer import Footer
 from acp_tui.ui.widgets.frames import ScreenTitle
 from acp_tui.ui.widgets.path_lines import (
     PathLine,

@@ -31,12 +31,13 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from acp_tui.safe_text import printable
 from acp_tui.storage import paths
 from acp_tui.store.model import Message
 from acp_tui.ui.saved_files import save_text
+from acp_tui.ui.widgets.footer import Footer
 
 __all__ = ["EXPORTS_DIR", "MessagePager", "TextPager", "message_pager_text"]
 

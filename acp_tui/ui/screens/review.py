@@ -33,7 +33,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static, Tree
+from textual.widgets import Static, Tree
 
 from acp_tui.changes import FileChange
 from acp_tui.changes.plain import PlainSnapshot
@@ -43,6 +43,7 @@ from acp_tui.client.turn_changes import RevertRefused, TurnChanges, TurnReview
 from acp_tui.safe_text import printable
 from acp_tui.ui.screens.confirm import ConfirmRevertTurnScreen
 from acp_tui.ui.screens.review_comment import CommentScreen
+from acp_tui.ui.widgets.footer import Footer
 from acp_tui.ui.widgets.review_diff import ReviewDiff
 from acp_tui.ui.widgets.review_files import ReviewFiles
 
