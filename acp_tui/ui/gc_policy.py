@@ -27,6 +27,13 @@ Invariants:
 * Textual's strips no longer hold themselves and make their caches on first
   use (`strip_cycles`), installed with the policy: they were most of the
   garbage it had to free, and of what a stream leaves alive.
+* Neither do the compositor's arrangements (`compositor_cycles`) nor the
+  virtual nodes of component classes (`widget_cycles`), installed with it too;
+  and the conversation breaks the cycles of the cards it removes
+  (`widget_cycles.remove_released`). Paging through a long session left about
+  3,200 objects a page for the collector, cards included, frozen with them;
+  now about 70 a page, none of them a card, which reference counting frees
+  when it is removed, frozen or not.
 """
 
 from __future__ import annotations
@@ -35,7 +42,9 @@ import gc
 import time
 from typing import Final
 
+from acp_tui.ui.compositor_cycles import break_arrangement_cycles
 from acp_tui.ui.strip_cycles import break_strip_cycles, make_strip_caches_lazy
+from acp_tui.ui.widget_cycles import break_component_style_cycles
 
 __all__ = [
     "ACTIVE_LIMIT_FACTOR",
@@ -203,6 +212,8 @@ class _Collector:
         self.tuned = True
         break_strip_cycles()
         make_strip_caches_lazy()
+        break_arrangement_cycles()
+        break_component_style_cycles()
         gc.freeze()
         self.baseline = gc.get_freeze_count()
         self.tenured = 0
