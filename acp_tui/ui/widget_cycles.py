@@ -13,16 +13,25 @@ alive when the collector's policy froze what survived (`gc_policy`) became
 frozen garbage that only a collection of the whole heap frees.
 
 * `remove_released(parent, widgets)` removes widgets (as `remove_awaited`) and,
-  once they are gone, breaks those back references in every node of them:
-  reference counting frees each node as soon as nothing else holds it.
-* `break_component_style_cycles()` (process-wide, once) has Textual's styling
-  of component classes break the back references of the virtual nodes it
-  replaces.
+  once they are gone, breaks the cycles in every node of them (and of the
+  scrollbars they made): the styles' back references, and the ring of links of
+  `Widget._box_model_cache` (a Textual `LRUCache`). Reference counting then
+  frees each node as soon as nothing else holds it.
+* `break_component_style_cycles()` (process-wide, once, with the collector
+  policy) has each virtual node kept by its node instead: its styles no longer
+  hold it, and the node keeps the list of its current virtual nodes (their
+  `RenderStyles` hold them weakly), so they die with it, or when the node is
+  styled again.
+
+Measured paging the resumed session of 100,000 updates (100 pages, collector
+off, what `gc.collect()` then finds): 3,175 objects a page before (the cards,
+the compositor's maps, strips), 44-70 after, none of them a node.
 
 Invariants:
-* Only nodes that were removed (or virtual nodes Textual no longer uses) lose
-  their styles' back reference; `Styles.node` is optional in Textual (None
-  for styles not attached to a node), so reading the styles still works.
+* Only removed nodes lose their styles' back reference; `Styles.node` is
+  optional in Textual (None for styles not attached to a node), and reading
+  the styles still works.
+* A virtual node lives as long as its node uses its styles (the node holds it).
 * Installing is idempotent and process-wide (it patches the class).
 """
 
