@@ -125,9 +125,11 @@ Since the conversation breaks the cycles of the cards it removes
 (`widget_cycles`), a dropped card is freed by reference counting, frozen or not,
 and paging leaves about 70 objects a page for the collector (none of them a
 card): what is kept here is mostly alive, walked again by each full collection
-(their largest pause while paging, 50-100 ms with 60,000 kept, 40-50 ms with
-10,000, in the same minutes). Left as it was: a probation still frees the
-cyclic garbage made elsewhere before it is frozen."""
+(65-97 ms, the largest gaps left scrolling the whole resumed session). Kept at
+10,000, those were shorter (35 s of full collections' CPU in the whole-session
+scroll instead of 45 s), but more was frozen and two collections of the whole
+heap came (149 and 303 ms; one of 171 ms at 60,000): the largest gap grew from
+209 to 364 ms. So it stays at 60,000."""
 
 STREAMING_WINDOW: Final = 1.0
 """Seconds after a batch of store changes (`collect_if_over_limit`) during which

@@ -196,7 +196,7 @@ async def test_restyling_component_classes_leaves_no_cycles() -> None:
 
 @pytest.mark.usefixtures("tuned_gc")
 def test_a_strip_cropped_to_its_own_extent_holds_no_cycle() -> None:
-    original = Strip.crop_extend.__wrapped__  # type: ignore[attr-defined]
+    original = getattr(Strip.crop_extend, "__wrapped__", Strip.crop_extend)
     style = Style(color="red")
     strip = Strip([Segment("abc"), Segment("de", style)])
     assert strip.crop_extend(0, 5, None) is strip
