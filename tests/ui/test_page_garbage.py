@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Iterator
 from typing import ClassVar
 
 import pytest
@@ -30,12 +29,16 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from acp_tui.store import ops
-from acp_tui.ui.gc_policy import restore_garbage_collector, tune_garbage_collector
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.diff_view import DiffSegment
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
 from tests.ui.helpers import screen_settled, wait_for
-from tests.ui.test_conversation import SIZE, text
+from tests.ui.test_cards import PATCH
+from tests.ui.test_conversation import (
+    SIZE,
+    text,
+    tuned_gc,  # noqa: F401  (a fixture)
+)
 from tests.ui.test_conversation_window import WindowApp
 
 TURNS = 60
@@ -46,25 +49,6 @@ FOUND_PER_PAGE = 400
 all of them the cycle each arrangement leaves (`compositor_cycles`: 17 objects,
 about 7 arrangements a page); 6,250 before, cards and the compositor's maps
 included."""
-PATCH = (
-    "diff --git /p/app.py /p/app.py\n"
-    "--- /p/app.py\n"
-    "+++ /p/app.py\n"
-    "@@ -1,3 +1,3 @@\n"
-    " def answer():\n"
-    "-    return 41\n"
-    "+    return 42\n"
-)
-
-
-@pytest.fixture
-def tuned_gc() -> Iterator[None]:
-    """The process-wide policy, as a real run installs it; undone afterwards."""
-    tune_garbage_collector()
-    try:
-        yield
-    finally:
-        restore_garbage_collector()
 
 
 def turn(n: int) -> list[ops.Op]:
@@ -84,10 +68,16 @@ def turn(n: int) -> list[ops.Op]:
     ]
 
 
-async def long_history(app: WindowApp) -> Conversation:
+NEWEST = ("tool_call", f"c{TURNS - 1}")
+
+
+async def long_history(pilot: Pilot[None], app: WindowApp) -> Conversation:
+    """The turns shown, the newest card mounted and the view scrollable."""
     conversation = app.conversation
     changes = app.store.apply_many([op for n in range(TURNS) for op in turn(n)])
     await conversation.apply_changes(app.store, changes)
+    await wait_for(pilot, lambda: NEWEST in conversation.entries)
+    await wait_for(pilot, lambda: conversation.max_scroll_y > 0)
     return conversation
 
 
@@ -102,10 +92,7 @@ async def page_up(pilot: Pilot[None], conversation: Conversation, pages: int) ->
 async def test_paging_leaves_little_for_the_collector() -> None:
     app = WindowApp()
     async with app.run_test(size=SIZE) as pilot:
-        conversation = await long_history(app)
-        newest = ("tool_call", f"c{TURNS - 1}")
-        await wait_for(pilot, lambda: newest in conversation.entries)
-        await wait_for(pilot, lambda: conversation.max_scroll_y > 0)
+        conversation = await long_history(pilot, app)
         await page_up(pilot, conversation, 3)  # first-time costs (styles, caches)
         gc.collect()
         gc.disable()
@@ -119,7 +106,7 @@ async def test_paging_leaves_little_for_the_collector() -> None:
             gc.garbage.clear()
             gc.enable()
         # The window moved: the newest cards were dropped on the way up.
-        assert newest not in conversation.entries
+        assert NEWEST not in conversation.entries
         assert conversation.earlier_count > 0
     assert nodes == [], f"nodes left to the collector: {nodes[:10]}"
     assert found < FOUND_PER_PAGE * PAGES, f"{found} objects for the collector"
@@ -129,10 +116,8 @@ async def test_paging_leaves_little_for_the_collector() -> None:
 async def test_a_dropped_card_is_freed_by_reference_counting() -> None:
     app = WindowApp()
     async with app.run_test(size=SIZE) as pilot:
-        conversation = await long_history(app)
-        key = ("tool_call", f"c{TURNS - 1}")
-        await wait_for(pilot, lambda: key in conversation.entries)
-        card = conversation.entries[key]
+        conversation = await long_history(pilot, app)
+        card = conversation.entries[NEWEST]
         assert isinstance(card, ToolCallView)
         await wait_for(pilot, lambda: bool(conversation.query(DiffSegment)))
         parts = [weakref.ref(node) for node in card.walk_children(with_self=True)]
@@ -142,7 +127,7 @@ async def test_a_dropped_card_is_freed_by_reference_counting() -> None:
         gc.disable()
         try:
             await page_up(pilot, conversation, PAGES)
-            assert key not in conversation.entries
+            assert NEWEST not in conversation.entries
             await screen_settled(pilot)
             alive = [ref() for ref in parts if ref() is not None]
             assert alive == [], f"kept for the collector: {alive[:5]}"
