@@ -86,18 +86,18 @@ async def measure(pages: int, key: str) -> None:
             gc.set_debug(0)
             gc.garbage.clear()
             gc.enable()
-        alive = len(gc.get_objects())  # made while paging, still alive
         nodes = sum(1 for value in garbage if isinstance(value, DOMNode))
+        counts = collections.Counter(type_name(value) for value in garbage)
+        del garbage
+        alive = len(gc.get_objects())  # made while paging, still alive
         print(
             f"{pages} x {key}: {found:,} objects for the collector "
             f"({found / pages:,.0f} a page), {nodes} of them nodes; "
             f"{alive:,} made while paging still alive; "
             f"CPU {1000 * cpu / pages:.1f} ms a page (1 s of settling included)"
         )
-        counts = collections.Counter(type_name(value) for value in garbage)
         for name, count in counts.most_common(15):
             print(f"  {count:8,} {name}")
-        del garbage
         await pilot.pause()
 
 
