@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from rich.segment import Segment
+from rich.style import Style
 from textual.cache import FIFOCache
 from textual.strip import Strip
 
@@ -102,6 +103,31 @@ def break_strip_cycles() -> None:
 
     setattr(divide, _MARK, True)
     Strip.divide = divide  # type: ignore[method-assign]
+    _break_crop_extend_cycle()
+
+
+CropExtend = Callable[[Strip, int, int, "Style | None"], Strip]
+
+
+def _break_crop_extend_cycle() -> None:
+    """`Strip.crop_extend` to the strip's own extent returns it uncached.
+
+    Textual caches the result in the strip, and over its own extent (from 0 to
+    its length: every line the compositor crops to a widget as wide as it) the
+    result is the strip itself: a cycle, with the strip's segments.
+    """
+    original: CropExtend = Strip.crop_extend
+    if getattr(original, _MARK, False):
+        return
+
+    @functools.wraps(original)
+    def crop_extend(self: Strip, start: int, end: int, style: Style | None) -> Strip:
+        if start <= 0 and end == self.cell_length:
+            return self  # Textual caches this in `self`: a cycle
+        return original(self, start, end, style)
+
+    setattr(crop_extend, _MARK, True)
+    Strip.crop_extend = crop_extend  # type: ignore[method-assign]
 
 
 def _strip_init(

@@ -55,6 +55,17 @@ The reliances:
   classmethod (its cache keeps 1,024 widgets' rendered lines alive):
   `styles_cache_release.release_styles_caches` replaces it, process-wide, with
   one cached by its two colours.
+* `Compositor._arrange_root`'s nested, recursive `add_widget` (a cycle that
+  holds the map and the set of widgets it returns): `compositor_cycles`
+  returns copies and empties those.
+* `Strip.crop_extend` caching the strip itself at its own extent (a cycle):
+  `strip_cycles.break_strip_cycles` replaces it too.
+* `DOMNode._css_styles`, `DOMNode._inline_styles` (whose `node` holds the node
+  back), `Stylesheet._process_component_classes` (the virtual nodes of
+  `DOMNode._component_styles`), `Widget._box_model_cache` (an `LRUCache`, whose
+  `_cache` holds a ring of lists) and a widget's scrollbars
+  (`_vertical_scrollbar`, `_horizontal_scrollbar`, `_scrollbar_corner`):
+  `widget_cycles` breaks these cycles once a node is removed.
 * `Strip.__slots__` and what `Strip.__init__` sets:
   `strip_cycles.make_strip_caches_lazy` replaces `__init__` with one that leaves
   the seven caches unset, made on first use (`Strip.__getattr__`).
@@ -235,6 +246,41 @@ RELIANCES: Final = (
         "acp_tui.ui.textual_private.remove_awaited (the conversation's removals, "
         "and the pane's of prompts shown as sending)",
         "take a removal the caller awaits off the app's queue",
+    ),
+    Reliance(
+        "Compositor._arrange_root.add_widget",
+        "acp_tui.ui.compositor_cycles.break_arrangement_cycles",
+        "the recursive closure holds the map and set it returns: emptied after "
+        "copying them, so the cycle it leaves holds no arrangement",
+    ),
+    Reliance(
+        "Strip.crop_extend",
+        "acp_tui.ui.strip_cycles.break_strip_cycles",
+        "replaced so a strip cropped to its own extent holds no cycle",
+    ),
+    Reliance(
+        "DOMNode._css_styles",
+        "acp_tui.ui.widget_cycles.release_nodes",
+        "a node's own `Styles` (with `_inline_styles`) hold it back: cleared "
+        "once it is removed",
+    ),
+    Reliance(
+        "Stylesheet._process_component_classes",
+        "acp_tui.ui.widget_cycles.break_component_style_cycles",
+        "the virtual nodes it makes (`DOMNode._component_styles`) are kept by "
+        "their node instead of a cycle with their styles",
+    ),
+    Reliance(
+        "Widget._box_model_cache",
+        "acp_tui.ui.widget_cycles.release_nodes",
+        "a `LRUCache` whose entries (`LRUCache._cache`) are a ring of lists: "
+        "unlinked once the widget is removed",
+    ),
+    Reliance(
+        "Widget._vertical_scrollbar",
+        "acp_tui.ui.widget_cycles.scrollbars",
+        "the scrollbars a widget made (with `_horizontal_scrollbar` and "
+        "`_scrollbar_corner`), released with it",
     ),
     Reliance(
         "App._driver",

@@ -15,7 +15,9 @@ import pytest
 from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
 from textual.app import App
+from textual.cache import LRUCache
 from textual.containers import VerticalScroll
+from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.driver import Driver
 from textual.message import Message
@@ -179,6 +181,56 @@ def styles_cache_inner_outer() -> None:
     ], "StylesCache.get_inner_outer changed"
 
 
+def arrange_root_closure() -> None:
+    """`_arrange_root` fills, with a nested function that calls itself, the map
+    and the set it returns (`compositor_cycles` copies and empties them)."""
+    source = inspect.getsource(Compositor._arrange_root)
+    assert "def add_widget(" in source, "Compositor._arrange_root changed"
+    assert source.count("add_widget(") > 2, "add_widget no longer recursive"
+    assert "return map, widgets" in source, "Compositor._arrange_root changed"
+
+
+def node_styles_hold_the_node() -> None:
+    """A node's own styles hold it (`Styles.node`), and may be cleared."""
+    node = DOMNode()
+    assert node._css_styles.node is node, "DOMNode._css_styles changed"
+    assert node._inline_styles.node is node, "DOMNode._inline_styles changed"
+    assert isinstance(node._component_styles, dict), "_component_styles changed"
+
+
+def component_virtual_nodes() -> None:
+    """Each component class is styled on a virtual `DOMNode`, whose
+    `RenderStyles` goes to `_component_styles` (holding that node weakly)."""
+    method(Stylesheet, "_process_component_classes", ["node"])()
+    source = inspect.getsource(Stylesheet._process_component_classes)
+    assert "DOMNode(classes=component)" in source, "virtual nodes changed"
+    assert "node._component_styles[component] = virtual_node.styles" in source
+
+
+def box_model_cache() -> None:
+    """`Widget._box_model_cache` is an `LRUCache`; its `_cache` maps keys to the
+    links of its ring, lists `[previous, next, key, value]`."""
+    assert isinstance(Widget()._box_model_cache, LRUCache), "_box_model_cache changed"
+    cache: LRUCache[str, int] = LRUCache(4)
+    cache.set("a", 1)
+    cache.set("b", 2)
+    link = cache._cache["a"]
+    assert isinstance(link, list), "LRUCache links changed"
+    assert link[2:] == ["a", 1], "LRUCache links changed"
+    assert link[0] is cache._cache["b"], "LRUCache links changed"
+
+
+def made_scrollbars() -> None:
+    """A widget's scrollbars start unmade, and are not among its children
+    (`Widget.vertical_scrollbar` makes one, in `_vertical_scrollbar`)."""
+    for name in ("_vertical_scrollbar", "_horizontal_scrollbar", "_scrollbar_corner"):
+        widget_attribute(name, None)()
+    source = inspect.getsource(
+        inspect.getattr_static(Widget, "vertical_scrollbar").fget
+    )
+    assert "self._vertical_scrollbar = " in source, "Widget._vertical_scrollbar changed"
+
+
 CHECKS: dict[str, Callable[[], None]] = {
     "Widget._scroll_update": method(Widget, "_scroll_update", ["virtual_size"]),
     "Widget._anchored": widget_attribute("_anchored", False),
@@ -216,6 +268,12 @@ CHECKS: dict[str, Callable[[], None]] = {
     "Screen._dirty_widgets": screen_dirty_widgets,
     "Screen._on_timer_update": method(Screen, "_on_timer_update", []),
     "MessagePump._next_callbacks": next_callbacks,
+    "Compositor._arrange_root.add_widget": arrange_root_closure,
+    "Strip.crop_extend": method(Strip, "crop_extend", ["start", "end", "style"]),
+    "DOMNode._css_styles": node_styles_hold_the_node,
+    "Stylesheet._process_component_classes": component_virtual_nodes,
+    "Widget._box_model_cache": box_model_cache,
+    "Widget._vertical_scrollbar": made_scrollbars,
 }
 
 

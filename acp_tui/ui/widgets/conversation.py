@@ -74,7 +74,7 @@ from textual.widget import Widget
 
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
-from acp_tui.ui.textual_private import remove_awaited
+from acp_tui.ui.widget_cycles import remove_released
 from acp_tui.ui.widgets._paint import PlainBackground
 from acp_tui.ui.widgets.conversation_cards import SHOWN_KINDS, make_card, update_cards
 from acp_tui.ui.widgets.conversation_entries import (
@@ -343,7 +343,7 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
             self._end -= sum(1 for index, _ in gone if index < self._end)
         self._keys = kept
         if widgets:
-            await remove_awaited(self, widgets)
+            await remove_released(self, widgets)
         self._earlier.show_count(self._first)
         return len(kept)
 
@@ -406,14 +406,14 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
         if first == self._first:
             return
         self._first = first
-        await remove_awaited(self, doomed)
+        await remove_released(self, doomed)
         self._earlier.show_count(first)
 
     async def _unmount_timeline(self) -> None:
         widgets = list(self.entries.values())
         self.entries.clear()
         if widgets:
-            await remove_awaited(self, widgets)
+            await remove_released(self, widgets)
 
     def _request_fill(self) -> None:
         """After a layout: fill the screen, from this widget's own message loop.
@@ -523,4 +523,4 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
             if widget.prompt_id == prompt_id
             or (prompt_id is None and widget.state == "sending")
         ]
-        await remove_awaited(self, gone)
+        await remove_released(self, gone)

@@ -42,7 +42,7 @@ from textual.geometry import Size
 from textual.layout import DockArrangeResult
 from textual.widget import Widget
 
-from acp_tui.ui.textual_private import remove_awaited
+from acp_tui.ui.widget_cycles import remove_released
 from acp_tui.ui.widgets.conversation_follow import Key
 from acp_tui.ui.widgets.conversation_jump import Jumping
 
@@ -265,7 +265,7 @@ class Windowing(Jumping):
         self._earlier.show_count(first)
         if end is not None:
             self._stop_before(end)
-        await remove_awaited(self, doomed)
+        await remove_released(self, doomed)
         return True
 
     # ------------------------------------------------------------ the timeline

@@ -396,6 +396,10 @@ class TerminalSegment(Widget):
         """Take the width the layout gives (built before mount, it guessed one)."""
         self.call_after_refresh(self.refit)
 
+    def on_unmount(self) -> None:
+        """Removed: its lines no longer open it (else a cycle: see widget_cycles)."""
+        self._lines.opener = None
+
     def _deepen(self) -> None:
         """The flood is over (or slowed down): a full budget of the tail again."""
         self._settle = None

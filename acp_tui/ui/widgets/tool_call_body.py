@@ -14,6 +14,8 @@ from textual.widget import Widget
 from textual.widgets import Collapsible
 from textual.widgets.collapsible import CollapsibleTitle
 
+from acp_tui.ui.widget_cycles import release_nodes
+
 __all__ = ["QuietTitle", "ToolCallBody"]
 
 
@@ -64,7 +66,9 @@ class ToolCallBody(Collapsible):
         self, *children: Widget, collapsed: bool, title: str = "output"
     ) -> None:
         super().__init__(*children, title=title, collapsed=collapsed)
-        self._title = QuietTitle(label=title, template=self._title)
+        template = self._title
+        self._title = QuietTitle(label=title, template=template)
+        release_nodes([template])  # never mounted: nothing cyclic left of it
         # `Collapsible` sets this class once mounted, which restyles the whole
         # body a second time (the cost of a card's mount, measured: about half of
         # the body's share). Set before mounting, the styles include it at once
