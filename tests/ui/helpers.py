@@ -41,12 +41,20 @@ async def wait_for(
     """Let the app run until `condition` holds (for about `bound` seconds at most).
 
     The app runs `STEP` seconds between two looks; before every `SETTLE_EVERY`th
-    look it first handles what it has queued (`Pilot.pause`).
+    look it first handles what it has queued (`Pilot.pause`). Once the condition
+    holds, the app handles what it has queued before this returns, as it had
+    before every look when each wait was a `Pilot.pause`: what a test does next
+    meets no handler still pending from before (a message posted with the state
+    the condition saw, such as the pane's `SessionStarted` with the store).
     """
+    settled = True
     for look in range(round(bound / STEP)):
         if condition():
+            if not settled:
+                await pilot.pause()
             return
-        if look % SETTLE_EVERY == SETTLE_EVERY - 1:
+        settled = look % SETTLE_EVERY == SETTLE_EVERY - 1
+        if settled:
             await pilot.pause(STEP)
         else:
             await asyncio.sleep(STEP)
