@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any, Final
 
-__all__ = ["json_text"]
+__all__ = ["json_text", "terminal_safe"]
 
 
 def json_text(value: Any) -> str:
@@ -20,10 +20,18 @@ def json_text(value: Any) -> str:
     C1 controls, bidi overrides and lone surrogates raw: those become `\u`
     escapes too (the same JSON value; readable text stays readable).
     """
-    text = json.dumps(value, ensure_ascii=False, indent=2)
+    return terminal_safe(json.dumps(value, ensure_ascii=False, indent=2)) + "\n"
+
+
+def terminal_safe(text: str) -> str:
+    r"""JSON `text` with what a terminal would act on escaped (`json_text`'s rule).
+
+    The escapes are per character, so a text split anywhere and each part made
+    safe gives the same text as the whole made safe (`print_json` writes so).
+    """
     if _json_printable(text):
-        return text + "\n"
-    return _UNPRINTABLE_JSON.sub(_json_escape, text) + "\n"
+        return text
+    return _UNPRINTABLE_JSON.sub(_json_escape, text)
 
 
 _PRINTABLE_PIECE: Final = 1 << 16

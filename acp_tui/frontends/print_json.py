@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any, Final, TextIO
 
-from acp_tui.export_json import _UNPRINTABLE_JSON, _json_escape, _json_printable
+from acp_tui.export_json import terminal_safe
 
 __all__ = ["ALONE", "write_document"]
 
@@ -29,17 +29,15 @@ ALONE: Final = 1 << 16
 def write_document(value: Any, out: TextIO) -> None:
     r"""`export.json_text(value)` written to `out` in parts (module docstring)."""
     pieces = list(json.JSONEncoder(ensure_ascii=False, indent=2).iterencode(value))
-    lengths = list(map(len, pieces))
     start = 0
-    if lengths and max(lengths) >= ALONE:
-        for alone in [n for n, length in enumerate(lengths) if length >= ALONE]:
-            _write(out, "".join(pieces[start:alone]))
-            _write(out, pieces[alone])
-            start = alone + 1
+    for n, piece in enumerate(pieces):
+        if len(piece) >= ALONE:
+            _write(out, "".join(pieces[start:n]))
+            _write(out, piece)
+            start = n + 1
     _write(out, "".join(pieces[start:]) + "\n")
 
 
 def _write(out: TextIO, text: str) -> None:
     if text:
-        printable = _json_printable(text)
-        out.write(text if printable else _UNPRINTABLE_JSON.sub(_json_escape, text))
+        out.write(terminal_safe(text))
