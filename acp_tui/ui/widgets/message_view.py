@@ -125,6 +125,10 @@ class MessageView(Widget):
         &.-agent > MarkdownView { margin: 0; padding: 0 1; }
         &.-thought { color: $text-muted; }
         & Collapsible { margin: 0; }
+        /* A collapsed thought is its one title row: real agents think
+           before most answers, and Textual's border and bottom padding
+           made each closed thought three rows. */
+        & Collapsible.-collapsed { border-top: none; padding-bottom: 0; }
     }
     """
 
