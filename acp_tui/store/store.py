@@ -1353,7 +1353,9 @@ class SessionStore:
     # --- export -----------------------------------------------------------
 
     def to_json(
-        self, terminal_text: Callable[[Terminal], str | None] | None = None
+        self,
+        terminal_text: Callable[[Terminal], str | None] | None = None,
+        content: Callable[[Sequence[JSONObject]], list[JSONValue]] | None = None,
     ) -> dict[str, JSONValue]:
         """Return a JSON-ready snapshot of the session (plain dicts and lists).
 
@@ -1363,6 +1365,9 @@ class SessionStore:
         Args:
             terminal_text: If given, called for each terminal; a string result is
                 added as the terminal's `text` (the emulator's rendering).
+            content: If given, what each message's content (its head's blocks)
+                becomes instead of a plain copy; it must return new objects only.
+                A truncated message's tail block follows what it returns.
 
         Returns:
             The snapshot, ready for `json.dumps`.
@@ -1371,7 +1376,9 @@ class SessionStore:
         out: dict[str, JSONValue] = {
             "sessionId": self._session_id,
             "timeline": [{"kind": k, "id": i} for k, i in self.timeline()],
-            "messages": [self._message_json(m) for m in self.messages()],
+            "messages": [
+                self._message_json(m, content or _plain) for m in self.messages()
+            ],
             "toolCalls": [self._tool_call_json(t) for t in self.tool_calls()],
             "plans": [self._plan_json(p) for p in self._plans.values()],
             "terminals": [
@@ -1402,20 +1409,22 @@ class SessionStore:
         return out
 
     @staticmethod
-    def _message_json(message: Message) -> dict[str, JSONValue]:
+    def _message_json(
+        message: Message, content: Callable[[Sequence[JSONObject]], JSONValue]
+    ) -> dict[str, JSONValue]:
         out: dict[str, JSONValue] = {
             "messageId": message.message_id,
             "role": message.role,
-            "content": _plain(message.content),
+            "content": content(message.content),
         }
         if message.key and message.key != message.message_id:
             out["key"] = message.key  # what the timeline names it by
         tail = message.tail
         if tail is not None:
             # Past the head only text is kept: one text block, and what was cut.
-            content = out["content"]
-            assert isinstance(content, list)
-            content.append({"type": "text", "text": tail})
+            blocks = out["content"]
+            assert isinstance(blocks, list)
+            blocks.append({"type": "text", "text": tail})
             out["truncated"] = {
                 "cutChars": message.cut_chars,
                 "cutBlocks": message.cut_blocks,
