@@ -48,6 +48,14 @@ directory, kept between runs; Node checks each entry against its source and
 version. claude-agent-acp's Node process: 0.40 s of CPU a start without it,
 0.34 s with it; gemini-cli's two: 1.55 s, 1.22 s. What the agents do is the same.
 
+With those four workers the run is bound by the 2 cores, not by waiting
+(`bench/suite.py --cpu`, a full run on 2 cores, December 2026): its processes used
+about 630-700 s of CPU (the test processes about 60%, the rest the agents and
+commands they start: claude-agent-acp 60 s, the demo agent 55 s, opencode 40 s,
+fake agents 15 s, `acp-tui` runs and the bridge 15 s), and on average 3.1 of their
+threads ran or waited to run; tests/interop alone, with four workers, 1.8. More
+workers or another order cannot make such a run much shorter; less CPU can.
+
 Each test's CPU time is recorded beside its wall time, and the run ends with the
 slowest tests by CPU time (tests/cpu_times.py): on 2 cores shared by 4 workers,
 wall time says as much about a test's neighbours as about the test.
