@@ -1,12 +1,20 @@
 """`--dist loadfile` with test_real_turns.py split by agent, the files that wait
 handed out in turn with the others, and the test processes' garbage collection
-(issue 28)."""
+(issue 28), and the Node agents' shared code cache."""
 
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 
-from tests.conftest import FULL_COLLECTION_EVERY, interleaved, work_unit
+from tests.conftest import (
+    FULL_COLLECTION_EVERY,
+    NODE_COMPILE_CACHE,
+    interleaved,
+    work_unit,
+)
 
 REAL_TURNS = "tests/interop/test_real_turns.py"
 
@@ -50,3 +58,16 @@ def test_the_files_that_wait_are_handed_out_in_turn_with_the_others() -> None:
 def test_a_test_process_collects_its_whole_heap_less_often() -> None:
     """The worker's full collections (tests/conftest.py, `pytest_configure`)."""
     assert gc.get_threshold()[2] == FULL_COLLECTION_EVERY > 10
+
+
+def test_the_processes_the_tests_start_share_a_node_code_cache() -> None:
+    """tests/conftest.py's `pytest_configure` (unless one was set already)."""
+    cache = os.environ.get(NODE_COMPILE_CACHE)
+    assert cache, "pytest_configure sets it, to node_compile_cache() by default"
+    child = subprocess.run(
+        [sys.executable, "-c", f"import os; print(os.environ[{NODE_COMPILE_CACHE!r}])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert child.stdout.strip() == cache
