@@ -4,6 +4,7 @@ just as it begins."""
 from __future__ import annotations
 
 import os
+import select
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,25 @@ def running(pid: int) -> bool:
     except OSError:
         return not Path("/proc").is_dir()
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def ends_within(pid: int, seconds: float = 10.0) -> bool:
+    """Whether `pid` ends within `seconds` (it need not be our child).
+
+    A process killed by a signal sent to its group is gone only once the kernel
+    has scheduled it to exit: on a loaded machine, a moment after `killpg`
+    returns. The wait is on the process itself (a pidfd turns readable when it
+    exits) and bounded: a process that never ends fails the test.
+    """
+    try:
+        handle = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        readable, _, _ = select.select([handle], [], [], seconds)
+    finally:
+        os.close(handle)
+    return bool(readable) or not running(pid)
 
 
 async def spawned_while_cancelled(

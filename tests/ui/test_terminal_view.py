@@ -231,11 +231,15 @@ async def test_a_long_flood_follows_a_short_tail_then_deepens(
         assert view.feed.fed_bytes - fed <= FLOOD_BUDGET
         assert view.plain_text.endswith("line 999")
         short = view.feed.row_count
-        # The flood stops: after the settle delay the card emulates a full
-        # budget of the tail again, so the scrollback is as deep as before.
-        monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 0.05)
+        # Still a flood on the third: the settle delay (60 s here) has not passed.
         await apply(pilot, app, ops.AppendTerminalOutput("term", chunk))
         assert view.feed.shallow
+        # The flood stops: after the settle delay the card emulates a full
+        # budget of the tail again, so the scrollback is as deep as before. (A
+        # short delay set before the last chunk: set before the third, a loaded
+        # machine could pass it before the assertion above.)
+        monkeypatch.setattr(terminal_view, "SETTLE_DELAY", 0.05)
+        await apply(pilot, app, ops.AppendTerminalOutput("term", chunk))
         await wait_for(pilot, lambda: not view.feed.shallow)
         assert view.feed.row_count >= 2 * short
         assert view.plain_text.endswith("line 999")
