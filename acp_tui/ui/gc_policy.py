@@ -111,7 +111,9 @@ about 70 objects a page for the collector, none of them a card. Kept, those
 (median), up to 100 ms and more, the largest gaps scrolling the whole session;
 frozen, the collections take 6 ms, and what paging freezes that dies later is
 about 9,000 objects in 40 s of paging (what the collection of the whole heap
-then freed)."""
+then freed). Scrolling the whole session top to bottom
+(bench/long_session.py --scroll-budget 400, back to back on an idle machine):
+largest gap 169 -> 82 ms, median 25 -> 24 ms, RSS after it 174 -> 193 MB."""
 
 STREAMING_WINDOW: Final = 1.0
 """Seconds after a batch of store changes (`collect_if_over_limit`) during which
