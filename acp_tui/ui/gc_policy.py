@@ -33,7 +33,8 @@ Invariants:
   (`widget_cycles.remove_released`). Paging through a long session left about
   3,200 objects a page for the collector, cards included, frozen with them;
   now about 70 a page, none of them a card, which reference counting frees
-  when it is removed, frozen or not.
+  when it is removed, frozen or not. So what survives a full collection is
+  frozen whether a session streams or not (`QUIET_FULL_COLLECTION_THRESHOLD`).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ __all__ = [
     "IDLE_COLLECT_GROWTH",
     "PROBATION_LIMIT",
     "QUIET_FULL_COLLECTION_THRESHOLD",
-    "QUIET_KEPT_LIMIT",
+    "RECOUNT_INTERVAL",
     "STREAMING_WINDOW",
     "TENURED_LIMIT",
     "collect_if_over_limit",
@@ -95,41 +96,24 @@ QUIET_FULL_COLLECTION_THRESHOLD: Final = 1
 `STREAMING_WINDOW` seconds (a user paging through a long session): a full
 collection after every second young one, as soon as Python's own rule allows it
 (what was promoted since the last one is at least a quarter of what that one
-left; at most `QUIET_KEPT_LIMIT` is left unfrozen, so each walks at most
-about 75,000 objects).
+left). What survives it is frozen, as while streaming, so each walks what
+survived the young collections since the last one: 6 ms (median) paging
+through bench/long_session.py's resumed session.
 
-Counting generation 2 after each young collection, as while streaming, walked
-what is kept unfrozen then: 4.2 ms a count for 49,000 objects scattered in
-memory, 1.6 s of CPU in 30 s of paging (bench/long_session.py). The threshold
-costs nothing. At 12,000 objects counted, the full collections came about as
-often (every 2.5 young ones in that paging)."""
-
-QUIET_KEPT_LIMIT: Final = 60_000
-"""Objects a full collection leaves on probation (not frozen) while nothing
-streams; past it, they are frozen.
-
-A user paging through a long session mounts cards and drops them a few pages
-later: about 650 objects of cyclic garbage a page (bench/long_session.py's
-resumed session of 100,000 updates), and 15,000-36,000 objects survive each
-full collection, most of them the cards on screen. Frozen after each full
-collection, as while streaming, nearly all of that became garbage that only a
-collection of the whole heap frees: 340,000 objects every 10 s of paging, each
-such collection a pause of 0.6-1.4 s. Left on probation, it dies in generation
-2; a full collection walks what is kept too, so this bounds its pause. At
-30,000, what survived passed the bound every few collections and was frozen
-with the cards (frozen objects grew by 4,000 a second). What outgrows 60,000
-(caches filling up: about 12 objects a page) is frozen with the cards alive at
-that moment, a window's worth of frozen garbage every couple of thousand pages.
-
-Since the conversation breaks the cycles of the cards it removes
-(`widget_cycles`), a dropped card is freed by reference counting, frozen or not,
-and paging leaves about 70 objects a page for the collector (none of them a
-card): what is kept here is mostly alive, walked again by each full collection
-(65-97 ms, the largest gaps left scrolling the whole resumed session). Kept at
-10,000, those were shorter (35 s of full collections' CPU in the whole-session
-scroll instead of 45 s), but more was frozen and two collections of the whole
-heap came (149 and 303 ms; one of 171 ms at 60,000): the largest gap grew from
-209 to 364 ms. So it stays at 60,000."""
+Paging used to leave thousands of objects a page in cycles (the cards dropped,
+their styles, the compositor's maps), so what survived these collections while
+nothing streamed was kept unfrozen (up to 60,000 objects): frozen, the cards on
+screen became garbage only a collection of the whole heap frees. Since the
+conversation breaks the cycles of the cards it removes (`widget_cycles`), a
+dropped card is freed by reference counting, frozen or not, and paging leaves
+about 70 objects a page for the collector, none of them a card. Kept, those
+60,000 objects were walked again by every full collection: 30-40 ms each
+(median), up to 100 ms and more, the largest gaps scrolling the whole session;
+frozen, the collections take 6 ms, and what paging freezes that dies later is
+about 9,000 objects in 40 s of paging (what the collection of the whole heap
+then freed). Scrolling the whole session top to bottom
+(bench/long_session.py --scroll-budget 400, back to back on an idle machine):
+largest gap 169 -> 82 ms, median 25 -> 24 ms, RSS after it 174 -> 193 MB."""
 
 STREAMING_WINDOW: Final = 1.0
 """Seconds after a batch of store changes (`collect_if_over_limit`) during which
@@ -172,6 +156,17 @@ RECHECK_GROWTH: Final = TENURED_LIMIT // 4
 """Objects tenured after an exact count that found the bound overshot before it is
 counted again (see `_Collector.check_at`)."""
 
+RECOUNT_INTERVAL: Final = 10.0
+"""While nothing streams, the least seconds between two exact counts of the
+frozen objects (`collect_if_quiet`; each walks the whole frozen list, 20-35 ms
+at the end of a resumed long session).
+
+Every full collection freezes what survives it, mostly cards on screen that
+reference counting frees a few pages later, so the running bound (`tenured`)
+grows by about 15,000 objects a second of paging while the frozen heap barely
+does. Asked whenever that bound passed `RECHECK_GROWTH` more, the exact count
+came every couple of seconds, a pause of its own in a frame."""
+
 
 def tenured_limit(frozen: int) -> int:
     """Objects tenured that force a collection, after one left `frozen` frozen."""
@@ -207,9 +202,8 @@ class _Collector:
         collection (`gc.get_objects(generation=2)`: it walks only that)."""
         self.last_batch = -STREAMING_WINDOW
         """`time.monotonic()` of the last `collect_if_over_limit`."""
-        self.kept = 0
-        """Objects left on probation (not frozen) by the last full collection,
-        which ran while nothing streamed (see `QUIET_KEPT_LIMIT`)."""
+        self.counted_at = -RECOUNT_INTERVAL
+        """`time.monotonic()` of the last exact count (`recount`)."""
         self.collecting = False
         """`collect` runs: the callback leaves the full collection it makes alone
         (it would list every object of the heap, the frozen start-up heap
@@ -257,17 +251,6 @@ class _Collector:
         elif phase == "stop" and info.get("generation") == 2:
             self.on_probation = 0
             self._full_collection_due(False)
-            if not self.streaming():
-                # Nothing streams (a user paging through a long session): what
-                # survived stays on probation, up to `QUIET_KEPT_LIMIT`. The
-                # cards alive now are dropped a few pages later; frozen, they
-                # would be garbage only a collection of the whole heap frees
-                # (0.6-1.4 s in a resumed session of 100,000 updates, every
-                # 10 s of paging).
-                self.kept = len(gc.get_objects(generation=2))
-                if self.kept <= QUIET_KEPT_LIMIT:
-                    return
-            self.kept = 0
             # Everything still tracked just survived a full collection: it is
             # alive. Tenure it, so the next full collection walks only what was
             # allocated since (its garbage and its survivors). Those survivors
@@ -277,12 +260,26 @@ class _Collector:
             gc.freeze()
             # Once over the limit, a collection is due anyway: counting again
             # would walk the frozen list after every full collection until it
-            # runs (up to 0.2 s each in a long session scrolled without new
-            # output: bench/long_session.py's paging).
-            if self.tenured > self.check_at and not self.over_limit:
-                self.tenured = gc.get_freeze_count() - self.baseline
-                self.over_limit = self.tenured > self.limit
-                self.check_at = max(self.limit, self.tenured + RECHECK_GROWTH)
+            # runs. While nothing streams (a user paging through a long session)
+            # `collect_if_quiet` counts, at most every `RECOUNT_INTERVAL`: what
+            # is frozen then is mostly the cards on screen, which die a few
+            # pages later, so the bound overshoots by far.
+            if (
+                self.tenured > self.check_at
+                and not self.over_limit
+                and (self.streaming())
+            ):
+                self.recount()
+
+    def recount(self) -> None:
+        """Count what was frozen since the last idle collection exactly.
+
+        A walk of the whole frozen list (`gc.get_freeze_count`).
+        """
+        self.counted_at = time.monotonic()
+        self.tenured = gc.get_freeze_count() - self.baseline
+        self.over_limit = self.tenured > self.limit
+        self.check_at = max(self.limit, self.tenured + RECHECK_GROWTH)
 
     def streaming(self) -> bool:
         """Whether a batch of store changes came within `STREAMING_WINDOW`."""
@@ -323,7 +320,7 @@ class _Collector:
         self.tenured = 0
         self.limit = self.check_at = tenured_limit(self.baseline)
         self.over_limit = False
-        self.on_probation = self.kept = 0
+        self.on_probation = 0
         self._full_collection_due(False)
 
 
@@ -427,26 +424,36 @@ def collect_if_quiet(quiet_for: float) -> bool:
 
     `StoreBridge` collects after its store has been quiet for a while; this is
     for what happens without store changes: a user scrolling a long session
-    back and forth mounts and drops cards, which become frozen garbage until
-    a collection hands them back (the app asks every few seconds).
+    back and forth mounts and drops cards, some of which become frozen garbage
+    until a collection hands them back (the app asks every second or so).
 
     Past `ACTIVE_LIMIT_FACTOR` times the limit (`TENURED_LIMIT`, or the heap
-    share) it collects at once, quiet or not: without store batches nothing
-    else would, and a user paging through a long session without a pause of
-    `quiet_for` seconds would pile up frozen garbage without bound. Not at the
-    limit itself: in a long session paged without pause a collection of the
-    whole heap takes 0.2-0.5 s, and at the limit one came every 6 s
-    (bench/long_session.py).
+    share) of objects frozen since the last collection of the whole heap, it
+    collects at once, quiet or not: without store batches nothing else would,
+    and a user paging through a long session without a pause of `quiet_for`
+    seconds would pile up frozen garbage without bound. Not at the limit
+    itself: in a long session paged without pause a collection of the whole
+    heap takes 0.1-0.5 s, and the live heap alone grows past the limit (Textual's
+    caches filling up: about 90,000 objects in 40 s of paging). The running
+    bound (`tenured`) overshoots by far while the user pages (each full
+    collection freezes the cards on screen, freed by reference counting a few
+    pages later), so past it the frozen objects are counted exactly, at most
+    every `RECOUNT_INTERVAL` seconds, and that count decides.
 
     Returns:
         Whether a collection ran.
     """
+    collector = _collector
+    bound = ACTIVE_LIMIT_FACTOR * collector.limit
     if (
-        _collector.over_limit
-        and _collector.tenured > ACTIVE_LIMIT_FACTOR * _collector.limit
+        collector.tuned
+        and collector.tenured > bound
+        and time.monotonic() - collector.counted_at >= RECOUNT_INTERVAL
     ):
-        _collector.collect()
-        return True
+        collector.recount()
+        if collector.tenured > bound:
+            collector.collect()
+            return True
     if time.monotonic() - _last_activity < quiet_for:
         return False
     return collect_when_idle()

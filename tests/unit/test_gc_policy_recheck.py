@@ -56,15 +56,15 @@ def streaming_collector() -> gc_policy._Collector:
 
 
 def over_the_limit(monkeypatch: pytest.MonkeyPatch) -> tuple[FakeGc, Any]:
-    """A collector whose exact count just said the limit passed (2x frozen),
-    without store batches: its collections keep more than `QUIET_KEPT_LIMIT`
-    (caches filling up), so what survives them is frozen."""
+    """A collector whose exact count just said the limit passed (2x frozen) at
+    the end of a stream; no store batch since (a user paging)."""
     fake = patched_gc(monkeypatch)
     fake.frozen = gc_policy.TENURED_LIMIT * 2
-    fake.survivors = gc_policy.QUIET_KEPT_LIMIT + 1_000
-    collector = gc_policy._Collector()
+    collector = streaming_collector()
+    collector.tuned = True
     collector.tenured = gc_policy.TENURED_LIMIT
     collector._after_collection("stop", {"generation": 2})
+    collector.last_batch = -math.inf
     return fake, collector
 
 
@@ -173,6 +173,8 @@ def test_past_the_limit_collect_if_quiet_collects_while_the_user_acts(
     # A user paging through a long session without pausing: no store batch
     # asks for the forced collection, and the quiet one waited for a pause
     # that never came (3.4 GB after 11,439 pages: bench/long_session.py).
+    now = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
     fake, collector = over_the_limit(monkeypatch)
     assert collector.over_limit
     collected: list[bool] = []
@@ -180,12 +182,48 @@ def test_past_the_limit_collect_if_quiet_collects_while_the_user_acts(
     monkeypatch.setattr(gc_policy, "_collector", collector)
     gc_policy.note_activity()  # a key this instant
     assert not gc_policy.collect_if_quiet(2.0)  # just past the limit: not yet
-    collector.tenured = gc_policy.ACTIVE_LIMIT_FACTOR * collector.limit
-    for _ in range(gc_policy.RECHECK_GROWTH // fake.survivors + 1):  # more tenured
+    bound = gc_policy.ACTIVE_LIMIT_FACTOR * collector.limit
+    fake.frozen = bound + 1  # the frozen heap grew past the bound
+    for _ in range(bound // fake.survivors + 1):  # more tenured
         collector._after_collection("stop", {"generation": 2})
+    now[0] += gc_policy.RECOUNT_INTERVAL
     gc_policy.note_activity()
     assert gc_policy.collect_if_quiet(2.0)
     assert collected == [True]
+
+
+def test_while_the_user_acts_the_exact_count_decides_and_waits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Paging freezes the cards on screen after every full collection, and
+    reference counting frees them a few pages later: the running bound passes
+    `ACTIVE_LIMIT_FACTOR` times the limit long before the frozen heap does
+    (the live heap grows too: Textual's caches filling up). The exact count
+    decides, and it is asked at most every `RECOUNT_INTERVAL` seconds."""
+    now = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    fake, collector = over_the_limit(monkeypatch)  # 2x the limit frozen
+    collected: list[bool] = []
+    monkeypatch.setattr(collector, "collect", lambda: collected.append(True))
+    monkeypatch.setattr(gc_policy, "_collector", collector)
+    bound = gc_policy.ACTIVE_LIMIT_FACTOR * collector.limit
+    fake.survivors = 20_000  # the cards on screen, frozen at each collection
+    for _ in range(bound // fake.survivors + 1):
+        collector._after_collection("stop", {"generation": 2})
+    assert collector.tenured > bound
+    now[0] += gc_policy.RECOUNT_INTERVAL
+    asked = fake.counted
+    gc_policy.note_activity()  # a key this instant
+    assert not gc_policy.collect_if_quiet(2.0)
+    assert fake.counted == asked + 1
+    assert collector.tenured == fake.frozen  # the exact count
+    for _ in range(bound // fake.survivors + 1):  # the bound overshoots again
+        collector._after_collection("stop", {"generation": 2})
+    now[0] += gc_policy.RECOUNT_INTERVAL / 2
+    gc_policy.note_activity()
+    assert not gc_policy.collect_if_quiet(2.0)
+    assert fake.counted == asked + 1  # not counted again so soon
+    assert collected == []
 
 
 def test_under_the_limit_collect_if_quiet_still_waits(

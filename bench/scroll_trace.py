@@ -1,0 +1,341 @@
+"""What fills the longest frame gaps while paging through the resumed long session.
+
+Resumes bench/long_session.py's session of 100,000 updates in the headless app
+(the collector policy installed, as a real run; with `--stream`, after the
+warm-up and measured turns long_session.py streams first), then scrolls it
+(long_session.py's `scroll`: PageUp to the top, PageDown to the end, each
+bounded by `--budget` seconds) while it records:
+
+* every garbage collection: its generation, when it started, its length
+  (`gc.callbacks`, `time.perf_counter`) and what it freed;
+* the main thread's stack every `SAMPLE_INTERVAL` seconds (`SIGALRM`; a
+  collection holds its handler off, so it shows as a hole in the samples).
+
+Printed: the collections by generation (count, total and largest), then each
+gap between frames over `--over` ms with the collections that fall in it and
+the stack lines sampled most in it.
+
+Figures only: nothing is asserted.
+
+Usage: `uv run python bench/scroll_trace.py [--budget S] [--over MS] [--stream]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import gc
+import itertools
+import os
+import signal
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any, Final
+
+from long_agent import LAST_TEXT
+from long_session import (
+    SIZE,
+    STREAM_TURNS,
+    UPDATES,
+    agent,
+    history_file,
+    scroll,
+    stream_turn,
+    warm_up,
+)
+from ui import Frames, replayed
+
+from acp_tui.storage.paths import HOME_ENV_VAR
+from acp_tui.ui import gc_policy
+from acp_tui.ui.agent_runner import SessionRequest
+from acp_tui.ui.app import make_app
+from acp_tui.ui.widgets.conversation import Conversation
+
+SAMPLE_INTERVAL: Final = 0.003
+STACK_DEPTH: Final = 40
+
+
+@dataclass
+class Collection:
+    generation: int
+    start: float
+    seconds: float
+    cpu: float
+    collected: int
+    callbacks: float
+    """Seconds the callbacks after it took (the policy's: counts, a freeze)."""
+
+
+class Recorder:
+    """The collections and the main thread's sampled stacks, timestamped."""
+
+    def __init__(self) -> None:
+        self.collections: list[Collection] = []
+        self.samples: list[tuple[float, tuple[str, ...]]] = []
+        self._started = self._started_cpu = self._collected = 0.0
+
+    def start(self) -> None:
+        gc.callbacks.insert(0, self._on_gc_start)
+        gc.callbacks.append(self._on_gc_stop)
+        signal.signal(signal.SIGALRM, self._sample)
+        signal.setitimer(signal.ITIMER_REAL, SAMPLE_INTERVAL, SAMPLE_INTERVAL)
+
+    def stop(self) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        gc.callbacks.remove(self._on_gc_start)
+        gc.callbacks.remove(self._on_gc_stop)
+
+    def _on_gc_start(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            self._started_cpu = time.process_time()
+        else:
+            self._collected = time.perf_counter()
+
+    def _on_gc_stop(self, phase: str, info: dict[str, int]) -> None:
+        # Last in `gc.callbacks`: the policy's own callback (a freeze, a count)
+        # is inside the time measured.
+        if phase == "stop":
+            now = time.perf_counter()
+            self.collections.append(
+                Collection(
+                    info["generation"],
+                    self._started,
+                    self._collected - self._started,
+                    time.process_time() - self._started_cpu,
+                    info.get("collected", 0),
+                    now - self._collected,
+                )
+            )
+
+    def _sample(self, signum: int, frame: FrameType | None) -> None:
+        # A signal's handler runs in the main thread, between two of its
+        # bytecodes: `frame` is what it runs (a thread reading another's
+        # frames crashed this interpreter). A collection holds it off, so a
+        # collection shows as a hole in the samples.
+        self.samples.append((time.perf_counter(), stack(frame)))
+
+
+def stack(frame: FrameType | None) -> tuple[str, ...]:
+    lines: list[str] = []
+    while frame is not None and len(lines) < STACK_DEPTH:
+        code = frame.f_code
+        where = code.co_filename.rsplit("site-packages/", 1)[-1]
+        where = where.rsplit("/acp_tui/", 1)[-1]
+        lines.append(f"{where}:{frame.f_lineno} {code.co_name}")
+        frame = frame.f_back
+    return tuple(lines)
+
+
+def policy_state() -> str:
+    c = gc_policy._collector
+    return (
+        f"frozen {gc.get_freeze_count():,} (baseline {c.baseline:,}, tenured "
+        f"{c.tenured:,}, limit {c.limit:,}, over {c.over_limit}), in generation 2 "
+        f"{len(gc.get_objects(generation=2)):,}"
+    )
+
+
+def watch_whole_heap(start: float) -> None:
+    """Print the policy's state before and after each collection of the heap."""
+    c = gc_policy._collector
+    original = c.collect
+
+    def collect() -> None:
+        print(
+            f"collection of the heap at {time.perf_counter() - start:.1f} s: "
+            f"{policy_state()}"
+        )
+        began = time.perf_counter()
+        original()
+        print(f"  took {1000 * (time.perf_counter() - began):.0f} ms: {policy_state()}")
+
+    c.collect = collect  # type: ignore[method-assign]
+    print(f"scroll starts: {policy_state()}")
+
+
+def census() -> collections.Counter[str]:
+    """The tracked objects by type, frozen ones included (they stay frozen)."""
+    gc.unfreeze()
+    try:
+        return collections.Counter(type_name(o) for o in gc.get_objects())
+    finally:
+        gc.freeze()
+
+
+def type_name(value: object) -> str:
+    kind = type(value)
+    return f"{kind.__module__.rsplit('.', 1)[-1]}.{kind.__qualname__}"
+
+
+def holders(before: collections.Counter[str]) -> None:
+    """Who holds a sample of the objects of the types that grew most."""
+    gc.unfreeze()
+    try:
+        everything = gc.get_objects()
+        for name in ("geometry.Region", "builtins.tuple", "builtins.list"):
+            found = [o for o in everything if type_name(o) == name][-300:]
+            held: collections.Counter[str] = collections.Counter()
+            for value in found:
+                for referrer in gc.get_referrers(value):
+                    if referrer is found or referrer is everything:
+                        continue
+                    label = type_name(referrer)
+                    if isinstance(referrer, dict):
+                        owners = [
+                            type_name(o)
+                            for o in gc.get_referrers(referrer)
+                            if o is not everything
+                        ][:2]
+                        label += f" of {owners}"
+                    elif isinstance(referrer, (tuple, list)):
+                        owners = [
+                            type_name(o)
+                            for o in gc.get_referrers(referrer)
+                            if o is not everything and o is not found
+                        ][:2]
+                        label += f" in {owners}"
+                    held[label] += 1
+            print(f"  {name} (the last {len(found)}) held by:")
+            for label, count in held.most_common(8):
+                print(f"    {count:5} {label}")
+    finally:
+        gc.freeze()
+
+
+def report(
+    recorder: Recorder,
+    frames: Frames,
+    start: float,
+    end: float,
+    over: float,
+) -> None:
+    by_generation: dict[int, list[Collection]] = collections.defaultdict(list)
+    for c in recorder.collections:
+        if start <= c.start <= end:
+            by_generation[c.generation].append(c)
+    for generation, made in sorted(by_generation.items()):
+        lengths = [c.seconds * 1000 for c in made]
+        after = [c.callbacks * 1000 for c in made]
+        cpu = [c.cpu * 1000 for c in made]
+        print(
+            f"generation {generation}: {len(made)} collections, "
+            f"{sum(lengths) / 1000:.2f} s in all, median "
+            f"{statistics.median(lengths):.1f} ms, largest {max(lengths):.1f} ms; "
+            f"callbacks {sum(after) / 1000:.2f} s, largest {max(after):.1f} ms; "
+            f"CPU with them {sum(cpu) / 1000:.2f} s, largest {max(cpu):.1f} ms"
+        )
+    points = [(start, 0.0)] + [
+        (t, c)
+        for t, c in zip(frames.times, frames.cpu, strict=True)
+        if start < t <= end
+    ]
+    gaps = [(b - a, cb - ca, a, b) for (a, ca), (b, cb) in itertools.pairwise(points)]
+    gaps = gaps[1:]  # the first has no CPU time at its start
+    print(
+        f"{len(gaps)} gaps: largest {max(gaps)[0] * 1000:.0f} ms, median "
+        f"{statistics.median(g[0] for g in gaps) * 1000:.0f} ms; over {over:g} ms: "
+        f"{sum(1 for g in gaps if g[0] * 1000 > over)}; largest CPU in one "
+        f"{max(g[1] for g in gaps) * 1000:.0f} ms; over {over:g} ms of CPU: "
+        f"{sum(1 for g in gaps if g[1] * 1000 > over)}"
+    )
+    long = sorted((g for g in gaps if g[1] * 1000 > over), reverse=True)
+    for gap, gap_cpu, a, b in long[:20]:
+        inside = [c for c in recorder.collections if a <= c.start <= b]
+        gc_ms = sum(c.seconds for c in inside) * 1000
+        print(
+            f"\n-- gap {gap * 1000:.0f} ms ({gap_cpu * 1000:.0f} ms CPU) at "
+            f"{a - start:.1f} s; collections {gc_ms:.0f} ms: "
+            + ", ".join(
+                f"gen{c.generation} {c.seconds * 1000:.1f} ms + "
+                f"{c.callbacks * 1000:.1f} ms (freed {c.collected})"
+                for c in inside
+                if c.seconds + c.callbacks > 0.001
+            )
+        )
+        samples = [s for t, s in recorder.samples if a <= t <= b]
+        ours: collections.Counter[str] = collections.Counter()
+        leaves: collections.Counter[str] = collections.Counter()
+        for sample in samples:
+            leaves[" < ".join(sample[:3])] += 1
+            for line in set(sample):
+                if line.startswith("ui/") or "_compositor" in line:
+                    ours[line] += 1
+        print(f"   {len(samples)} samples; innermost:")
+        for line, count in leaves.most_common(6):
+            print(f"   {count:4} {line}")
+        print("   ours and the compositor's:")
+        for line, count in ours.most_common(8):
+            print(f"   {count:4} {line}")
+
+
+async def measure(budget: float, over: float, stream: bool, census_too: bool) -> None:
+    os.environ[HOME_ENV_VAR] = tempfile.mkdtemp(prefix="acp-tui-trace-home-")
+    app = make_app(
+        agent(history_file(UPDATES)),
+        "bench",
+        cwd=Path(tempfile.mkdtemp(prefix="acp-tui-trace-cwd-")),
+        init_timeout=30.0,
+        tune_gc=True,
+        request=SessionRequest("resume", "s1"),
+    )
+    frames = Frames(app)
+    recorder = Recorder()
+    async with app.run_test(headless=True, size=SIZE) as pilot:
+        await replayed(app, frames, LAST_TEXT)
+        await asyncio.sleep(1.0)
+        if stream:
+            await warm_up(app)
+            for turn in range(STREAM_TURNS):
+                await stream_turn(app, frames, f"t{turn}")
+        before = census() if census_too else None
+        recorder.start()
+        watch_whole_heap(start := time.perf_counter())
+        cpu = time.process_time()
+        figures = await scroll(app, frames, budget)
+        end = time.perf_counter() - 1.0  # scroll settles for a second
+        recorder.stop()
+        print(
+            f"scrolled {figures.pages_up} up (top {figures.reached_top}), "
+            f"{figures.pages_down} down (end {figures.reached_end}): largest gap "
+            f"{figures.max_gap_ms:.0f} ms, median {figures.median_gap_ms:.0f} ms, "
+            f"RSS after {figures.rss_mb:.0f} MB, CPU {time.process_time() - cpu:.1f} s"
+        )
+        print(f"at the end: {policy_state()}")
+        conversation = app.query_one(Conversation)
+        print(
+            f"conversation: following {conversation.following}, scroll_y "
+            f"{conversation.scroll_y} of {conversation.max_scroll_y}, earlier "
+            f"{conversation.earlier_count}, {len(conversation.entries)} mounted, "
+            f"{len(app.store.timeline()) if app.store is not None else 0} entries"
+        )
+        if before is not None:
+            gc.collect()
+            grown = census()
+            grown.subtract(before)
+            print(f"alive after a collection, grown while scrolling: {grown.total():,}")
+            for name, count in grown.most_common(25):
+                print(f"  {count:8,} {name}")
+            holders(before)
+        report(recorder, frames, start, end, over)
+        await pilot.pause()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budget", type=float, default=60.0)
+    parser.add_argument("--over", type=float, default=50.0)
+    parser.add_argument("--stream", action="store_true")
+    parser.add_argument("--census", action="store_true", help="what grew, by type")
+    args: Any = parser.parse_args()
+    asyncio.run(measure(args.budget, args.over, args.stream, args.census))
+
+
+if __name__ == "__main__":
+    main()
