@@ -106,6 +106,27 @@ async def test_paging_back_down_reaches_the_tail_and_follows_again() -> None:
         assert not conversation.new_output_below
 
 
+async def test_page_down_at_the_end_keeps_following() -> None:
+    """PageDown with nothing below: the view still follows, and new output shows.
+
+    Textual scrolls a page after the next refresh and releases the anchor then;
+    the check for the end ran before it, so the view stopped following at the
+    very end and no later PageDown (nothing left to scroll) brought it back.
+    """
+    app = WindowApp()
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = await long_history(pilot, app)
+        await wait_for(pilot, lambda: conversation.following)
+        for _ in range(3):
+            conversation.page(1)
+            await pilot.pause()
+            await screen_settled(pilot)
+            assert conversation.following
+        await show(app, app.store, *user_turns(ENTRIES + 1)[ENTRIES:])
+        await wait_for(pilot, lambda: visible(conversation)[-1:] == [f"u{ENTRIES}"])
+        assert not conversation.new_output_below
+
+
 async def test_entries_mounted_above_do_not_move_the_view_in_any_frame() -> None:
     app = WindowApp()
     async with app.run_test(size=SIZE) as pilot:

@@ -166,7 +166,12 @@ class Following(_Scroll):
             self.scroll_page_up(animate=False)
         else:
             self.scroll_page_down(animate=False)
-            self._follow_if_at_end()
+            # After the scroll, which Textual makes after the next refresh and
+            # which releases the anchor then: checked now, a page down at the
+            # very end followed, and the scroll that came after released it
+            # again with nothing left to move, so no scroll ever restored it
+            # (bench/long_session.py: 23-42 s of PageDown at the end, no frame).
+            self.call_after_refresh(self._follow_if_at_end)
 
     def to_top(self) -> None:
         """Go to the oldest mounted entry (scrolling on mounts earlier ones)."""
