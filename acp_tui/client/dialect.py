@@ -52,6 +52,7 @@ __all__ = [
     "SessionMethod",
     "SessionSummary",
     "SessionTranslator",
+    "TextChunk",
 ]
 
 
@@ -151,12 +152,25 @@ SessionMethod: TypeAlias = Literal["sessions", "list", "replay", "close", "delet
 Lists: TypeAlias = tuple[list[ConfigOption] | None, list[JSONObject] | None]
 """A setup response's config options (neutral) and commands (None: not reported)."""
 
+TextChunk: TypeAlias = tuple[str, ops.MessageRole, str]
+"""A plain text chunk's message id, role and text (`SessionTranslator.text_chunk`)."""
+
 
 class SessionTranslator(Protocol):
     """One session's side of the dialect: its updates and setup responses."""
 
     def translate(self, params: Any) -> list[ops.Op]:
         """The store ops for a `session/update`'s params (validated here)."""
+
+    def text_chunk(self, params: Any) -> TextChunk | None:
+        """A plain text chunk's message id, role and text, where it is one.
+
+        Where not None, `translate(params)` is exactly `[AppendMessageChunk(id,
+        role, {"type": "text", "text": text})]` and changes nothing in the
+        translator (the intake then gathers the text into a run,
+        `ops.AppendMessageTexts`, without asking `translate`). None: ask
+        `translate` (any other update, or a chunk the dialect must see).
+        """
 
     def new_lists(self, result: object) -> Lists:
         """The lists of a parsed `session/new` result (`Dialect.parse_new`)."""

@@ -167,6 +167,14 @@ class MessageOrigins:
 
     # --- the ops of one update ---------------------------------------------------
 
+    def needs_no_mark(self, message_id: str) -> bool:
+        """Whether a chunk of the agent or thought message `message_id` needs no mark.
+
+        True once the message was seen (`mark` passes its chunks through): its
+        chunks may be applied without asking `mark`.
+        """
+        return message_id in self._agent_messages
+
     def mark(self, operations: Sequence[Op]) -> Sequence[Op]:
         """Return `operations` with the marks they call for.
 

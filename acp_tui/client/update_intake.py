@@ -29,6 +29,12 @@ Invariants:
   before another kind of line or notification). The store's content is the same
   as with one batch per update, in the same order. Chunks of a user message are
   applied at once: marking them reads the store.
+* **A run of plain text chunks is one op.** A chunk the translator names a
+  plain text chunk (`SessionTranslator.text_chunk`) of an agent or thought
+  message seen before (no mark to decide) costs no op: its text joins the
+  pending run of its message (`ops.AppendMessageTexts`), which the store
+  applies and the journal writes as the chunks one by one (the same content,
+  changes and lines), without a call per chunk.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from acp_tui.client.tracked_session import TrackedSession
 from acp_tui.protocol.dispatcher import Diagnostic, Dispatcher, yield_to_busy_loop
 from acp_tui.protocol.framing import LongText
 from acp_tui.store import ops
-from acp_tui.store.ops import AppendMessageChunk
+from acp_tui.store.ops import AppendMessageChunk, AppendMessageTexts, MessageRole
 
 __all__ = ["MAX_EARLY_UPDATES", "UpdateIntake"]
 
@@ -86,6 +92,11 @@ class UpdateIntake:
         self._pending: list[ops.Op] = []
         """Chunk ops not applied yet, all of `_pending_session`'s."""
         self._pending_session: TrackedSession | None = None
+        self._texts: list[str] | None = None
+        """The run of plain text chunks after `_pending` (`_texts_id`'s, of
+        `_texts_role`), not made an op yet (`_end_texts`)."""
+        self._texts_id = ""
+        self._texts_role: MessageRole = "agent"
 
     def batch_through(self, dispatcher: Dispatcher) -> None:
         """Keep runs of chunks pending until `dispatcher` lets anything else run.
@@ -108,6 +119,7 @@ class UpdateIntake:
         session = self._pending_session
         if session is None:
             return
+        self._end_texts()
         operations = self._pending
         self._pending = []
         self._pending_session = None
@@ -162,6 +174,28 @@ class UpdateIntake:
                 return None
             log.info("update for unknown session %r ignored", session_id)
             return None
+        if self._dispatcher is not None:
+            chunk = session.translator.text_chunk(params)
+            if (
+                chunk is not None
+                and chunk[1] != "user"
+                and session.origins.needs_no_mark(chunk[0])
+            ):
+                # A chunk of a message seen before (most updates): its text
+                # joins the run (`_texts`), no op made for it.
+                message_id, role, text = chunk
+                texts = self._texts
+                if (
+                    texts is None
+                    or session is not self._pending_session
+                    or message_id != self._texts_id
+                    or role != self._texts_role
+                ):
+                    texts = self._start_texts(session, message_id, role)
+                texts.append(text)
+                if len(texts) + len(self._pending) >= MAX_PENDING_OPS:
+                    self.flush()
+                return None
         update = params.get("update")
         content = update.get("content") if type(update) is dict else None
         if type(content) is dict and isinstance(content.get("text"), LongText):
@@ -182,6 +216,7 @@ class UpdateIntake:
             if self._dispatcher is not None and op.role != "user":
                 marked = session.origins.mark(operations)
                 if session is self._pending_session and len(marked) == 1:
+                    self._end_texts()
                     self._pending.append(marked[0])  # (`_keep`'s common case)
                     if len(self._pending) >= MAX_PENDING_OPS:
                         self.flush()
@@ -203,9 +238,30 @@ class UpdateIntake:
             self._pending_session = session
             assert self._dispatcher is not None
             self._dispatcher.before_others = self.flush  # (unset by `flush`)
+        else:
+            self._end_texts()
         self._pending.extend(operations)
         if len(self._pending) >= MAX_PENDING_OPS:
             self.flush()
+
+    def _start_texts(
+        self, session: TrackedSession, message_id: str, role: MessageRole
+    ) -> list[str]:
+        """A new run of text chunks of this message, after what is pending."""
+        self._keep(session, ())  # (ends the run before, or flushes another session's)
+        texts: list[str] = []
+        self._texts = texts
+        self._texts_id = message_id
+        self._texts_role = role
+        return texts
+
+    def _end_texts(self) -> None:
+        """The run of text chunks made one op, pending (`ops.AppendMessageTexts`)."""
+        texts = self._texts
+        if texts is not None:
+            self._texts = None
+            op = AppendMessageTexts(self._texts_id, self._texts_role, texts)
+            self._pending.append(op)
 
     def _receive_child_now(
         self, child: Child, params: Any

@@ -81,6 +81,7 @@ from acp_tui.client.dialect import (
     PermissionAsk,
     SessionFeatures,
     SessionMethod,
+    TextChunk,
 )
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.prompt_content import PromptCapabilities
@@ -331,6 +332,10 @@ class V1Translator:
             return self._chunk_ops(*fast)
         notification = v1.SessionNotification.model_validate(params)
         return self.translate_update(notification.update)
+
+    def text_chunk(self, params: Any) -> TextChunk | None:
+        """None: a v1 chunk's message is the translator's to decide (`translate`)."""
+        return None
 
     def new_lists(self, result: object) -> Lists:
         """A `session/new` result's options (with its modes), and no commands."""

@@ -85,10 +85,11 @@ from acp_tui.client.dialect import (
     PermissionAsk,
     SessionFeatures,
     SessionMethod,
+    TextChunk,
 )
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.prompt_content import PromptCapabilities
-from acp_tui.client.v2_chunks import fast_chunk_ops
+from acp_tui.client.v2_chunks import fast_chunk_ops, plain_text_chunk
 from acp_tui.protocol.jsonrpc import METHOD_NOT_FOUND, RpcError
 from acp_tui.protocol.schema import v2
 from acp_tui.protocol.schema._base import to_wire
@@ -287,6 +288,10 @@ class V2Translator:
             return fast
         notification = v2.UpdateSessionNotification.model_validate(params)
         return translate_update(notification.update)
+
+    def text_chunk(self, params: Any) -> TextChunk | None:
+        """A plain text chunk's id, role and text (`v2_chunks.plain_text_chunk`)."""
+        return plain_text_chunk(params)
 
     def new_lists(self, result: object) -> Lists:
         """The config options and commands of a `session/new` result."""

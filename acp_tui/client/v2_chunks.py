@@ -32,10 +32,12 @@ from acp_tui.client.chunk_shapes import plain_update, text_block
 from acp_tui.client.v2_plain import plain_update_ops
 from acp_tui.store import ops
 
-__all__ = ["fast_chunk_ops"]
+__all__ = ["fast_chunk_ops", "plain_text_chunk"]
 
 _CHUNK_KEYS: Final = frozenset({"sessionUpdate", "messageId", "content"})
 _TERMINAL_KEYS: Final = frozenset({"sessionUpdate", "terminalId", "data"})
+_PARAMS_KEYS: Final = frozenset({"sessionId", "update"})
+_TEXT_KEYS: Final = frozenset({"type", "text"})
 
 
 def fast_chunk_ops(
@@ -70,3 +72,35 @@ def fast_chunk_ops(
             return bad_base64(terminal_id)
         return [ops.AppendTerminalOutput(terminal_id, decoded)]
     return plain_update_ops(kind, update)
+
+
+def plain_text_chunk(params: Any) -> tuple[str, ops.MessageRole, str] | None:
+    """A plain text chunk's message id, role and text; None for any other params.
+
+    Exactly the chunks `fast_chunk_ops` gives one `AppendMessageChunk` of a
+    `{"type": "text", "text": ...}` block for (the first shape of the module
+    docstring), in one function: this runs for every chunk of a stream.
+    """
+    if type(params) is not dict or params.keys() != _PARAMS_KEYS:
+        return None
+    update = params["update"]
+    if (
+        type(update) is not dict
+        or update.keys() != _CHUNK_KEYS
+        or type(params["sessionId"]) is not str
+    ):
+        return None
+    content = update["content"]
+    if (
+        type(content) is not dict
+        or content.keys() != _TEXT_KEYS
+        or content["type"] != "text"
+    ):
+        return None
+    kind = update["sessionUpdate"]
+    role = CHUNK_ROLES.get(kind) if type(kind) is str else None
+    message_id = update["messageId"]
+    text = content["text"]
+    if role is None or type(message_id) is not str or type(text) is not str:
+        return None
+    return message_id, role, text

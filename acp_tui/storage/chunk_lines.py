@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from json.encoder import encode_basestring_ascii
 
-from acp_tui.store.ops import AppendMessageChunk
+from acp_tui.store.ops import AppendMessageChunk, AppendMessageTexts
 
 __all__ = ["ChunkLines", "plain_chunk_line"]
 
@@ -70,8 +70,29 @@ class ChunkLines:
         text = block.get("text")
         if block["type"] != "text" or type(text) is not str or len(text) >= limit:
             return None
-        message_id = op.message_id
-        role = op.role
+        head = self._head_of(op.message_id, op.role)
+        if head is None:
+            return None
+        return head + encode_basestring_ascii(text) + "}}"
+
+    def lines(self, op: AppendMessageTexts, limit: int) -> list[str] | None:
+        """`line` of each chunk of a run, in order; None if any is not plain.
+
+        Each text must be exactly a `str` shorter than `limit`.
+        """
+        texts = op.texts
+        if not all(type(text) is str for text in texts):
+            return None
+        if texts and max(map(len, texts)) >= limit:
+            return None
+        head = self._head_of(op.message_id, op.role)
+        if head is None:
+            return None
+        encode = encode_basestring_ascii
+        return [head + encode(text) + "}}" for text in texts]
+
+    def _head_of(self, message_id: object, role: object) -> str | None:
+        """The line's head for a chunk of this message (kept for the last one)."""
         if message_id != self._message_id or role != self._role:
             if type(message_id) is not str or type(role) is not str:
                 return None
@@ -82,4 +103,4 @@ class ChunkLines:
             )
             self._message_id = message_id
             self._role = role
-        return self._head + encode_basestring_ascii(text) + "}}"
+        return self._head

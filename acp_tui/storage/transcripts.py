@@ -92,7 +92,7 @@ import os
 import secrets
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -116,6 +116,7 @@ from acp_tui.store.journal import (
 from acp_tui.store.model import block_text
 from acp_tui.store.ops import (
     AppendMessageChunk,
+    AppendMessageTexts,
     AppendTerminalOutput,
     CutMessageText,
     Op,
@@ -423,8 +424,9 @@ class TranscriptWriter:
         summary = self._summary
         note = summary.note
         noted = summary.message_ids
-        chunk_line = self._chunk_lines.line
-        for op in ops:
+        chunk_lines = self._chunk_lines
+        chunk_line = chunk_lines.line
+        for op in _runs_expanded(ops, chunk_lines, limit, plain, noted, note):
             if type(op) is AppendMessageChunk:
                 text_line = chunk_line(op, limit)
                 if text_line is not None:  # the streaming case: no cap, no long line
@@ -434,7 +436,7 @@ class TranscriptWriter:
                     continue
             if plain:
                 lines.append("\n".join(plain).encode("ascii"))
-                plain = []
+                plain.clear()  # (the same list: `_runs_expanded` adds to it)
             if _plain_chunk(op, max_message_chars):
                 # No cap, no long line to set aside (not text, or odd text).
                 line = plain_chunk_line(op) or self._line(op, plain=True)
@@ -625,6 +627,37 @@ def close_transcript(store: SessionStore) -> None:
     """
     if isinstance(store, JournaledStore) and isinstance(store.sink, TranscriptWriter):
         store.sink.close()
+
+
+def _runs_expanded(
+    ops: Sequence[Op],
+    chunk_lines: ChunkLines,
+    limit: int,
+    plain: list[str],
+    noted: Mapping[tuple[str, str], None],
+    note: Callable[[Op], None],
+) -> Iterator[Op]:
+    """`ops`, but for the runs of text chunks (`AppendMessageTexts`) journaled here.
+
+    A run of an agent or thought message whose texts are plain (each shorter
+    than `limit`) has its lines added to `plain` (one per chunk, the bytes
+    `TranscriptWriter` writes for each of its chunks), and is noted by its
+    first chunk (the summary notes no more of a message that is not the
+    user's); any other run is given as its chunks, one by one.
+    """
+    for op in ops:
+        if type(op) is not AppendMessageTexts:
+            yield op
+            continue
+        lines = None if op.role == "user" else chunk_lines.lines(op, limit)
+        if lines is None:
+            yield from op.chunks()
+            continue
+        if lines:
+            plain += lines
+            if (op.message_id, op.role) not in noted:
+                first = {"type": "text", "text": op.texts[0]}
+                note(AppendMessageChunk(op.message_id, op.role, first))
 
 
 def _plain_chunk(op: Op, max_message_chars: int) -> bool:

@@ -121,6 +121,10 @@ _CHECKS: Final[dict[str, tuple[str, Callable[[object], bool]]]] = {
         "a list of JSON objects",
         lambda v: isinstance(v, list) and all(_is_object(i) for i in v),
     ),
+    "Sequence[str]": (
+        "a list of strings",
+        lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
+    ),
     "Op": ("a store op record", _is_object),
     "Sequence[ConfigOption]": (
         "a list of JSON objects (config option records)",

@@ -42,6 +42,7 @@ __all__ = [
     "AddPermission",
     "AppendCompactionSummary",
     "AppendMessageChunk",
+    "AppendMessageTexts",
     "AppendSessionMessageChunk",
     "AppendTerminalOutput",
     "AppendToolCallContent",
@@ -125,6 +126,31 @@ class AppendMessageChunk:
     message_id: str
     role: MessageRole
     block: JSONObject
+
+
+@dataclass(frozen=True, slots=True)
+class AppendMessageTexts:
+    """A run of plain text chunks of one message, in order (a batch of chunks).
+
+    Means exactly `AppendMessageChunk(message_id, role, {"type": "text", "text":
+    text})` for each `text` of `texts`, in order: the store ends the same, with
+    the same changes (one per text), and a journal writes the same lines (one
+    chunk each). The client's intake gathers a streamed run of plain text chunks
+    into one (`client.update_intake`): a run costs no op, no block and no store
+    or journal call per chunk. Each text is exactly a `str`.
+    """
+
+    message_id: str
+    role: MessageRole
+    texts: Sequence[str]
+
+    def chunks(self) -> list[AppendMessageChunk]:
+        """The run as the `AppendMessageChunk`s it stands for, in order."""
+        message_id, role = self.message_id, self.role
+        return [
+            AppendMessageChunk(message_id, role, {"type": "text", "text": text})
+            for text in self.texts
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -623,6 +649,7 @@ class AppendSessionMessageChunk:
 Op: TypeAlias = (
     UpsertMessage
     | AppendMessageChunk
+    | AppendMessageTexts
     | CutMessageText
     | SetMessageOrigin
     | PatchToolCall

@@ -102,6 +102,7 @@ from acp_tui.store.ops import (
     AddElicitation,
     AddPermission,
     AppendMessageChunk,
+    AppendMessageTexts,
     AppendTerminalOutput,
     AppendToolCallContent,
     CancelUnfinishedToolCalls,
@@ -230,6 +231,10 @@ def _block_cost(block: JSONObject) -> int:
         elif isinstance(value, Mapping):  # an embedded resource's text or blob
             cost += sum(len(v) for v in value.values() if isinstance(v, str))
     return cost
+
+
+_TEXT_BLOCK_COST: Final = BLOCK_COST + len("text")
+"""`_block_cost` of a plain text block, besides its text (its `"type"`'s value)."""
 
 
 def kept_ends(max_message_chars: int, size: int) -> tuple[int, int] | None:
@@ -361,6 +366,28 @@ class _MessageState(Cached[Message]):
             tail.append(text)
         else:
             self.cut_blocks += 1
+
+    def add_texts(
+        self, texts: Sequence[str], budget: int, tail_cap: int
+    ) -> list[JSONObject]:
+        """`add` a plain text block for each of `texts`, in order; the blocks.
+
+        A run that fits the head whole is added in one step (every block of it
+        fits where it comes, as the costs only add up); else block by block.
+        """
+        blocks: list[JSONObject] = [{"type": "text", "text": text} for text in texts]
+        if self.tail is None:
+            chars = sum(map(len, texts))
+            cost = self.cost + len(texts) * _TEXT_BLOCK_COST + chars
+            if cost <= budget:
+                self.blocks += blocks
+                self.text.parts += texts
+                self.cost = cost
+                self.head_chars += chars
+                return blocks
+        for block in blocks:
+            self.add(block, budget, tail_cap)
+        return blocks
 
     def cut(self, omitted: int, text: str, budget: int, tail_cap: int) -> None:
         """Close the head, leave out `omitted` characters, then keep `text`."""
@@ -551,6 +578,7 @@ class SessionStore:
         self._handlers: dict[type, Callable[[Any], _Changes]] = {
             UpsertMessage: self._upsert_message,
             AppendMessageChunk: self._append_message_chunk,
+            AppendMessageTexts: self._append_message_texts,
             CutMessageText: self._cut_message_text,
             SetMessageOrigin: self._set_message_origin,
             PatchToolCall: self._patch_tool_call,
@@ -761,6 +789,26 @@ class SessionStore:
         state.revision = self._revision
         state.snap = None
         return (Change("message", key, action, block),)
+
+    def _append_message_texts(self, op: AppendMessageTexts) -> _Changes:
+        """`_append_message_chunk` for each text of the run (`AppendMessageTexts`)."""
+        texts = op.texts
+        if not texts:
+            return _NO_CHANGES
+        key = self._message_keys.get((op.message_id, op.role))
+        added = key is None
+        if key is None:
+            key, state = self._message(op.message_id, op.role)
+        else:
+            state = self._messages[key]
+        blocks = state.add_texts(texts, self._head_budget, self._tail_cap)
+        self._revision += len(blocks)
+        state.revision = self._revision
+        state.snap = None
+        changes = [Change("message", key, "appended", block) for block in blocks]
+        if added:
+            changes[0] = Change("message", key, "added", blocks[0])
+        return tuple(changes)
 
     def _cut_message_text(self, op: CutMessageText) -> _Changes:
         known = (op.message_id, op.role) in self._message_keys

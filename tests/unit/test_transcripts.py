@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_tui.client.session import SessionOpening
@@ -44,7 +44,13 @@ from acp_tui.store import (
 from acp_tui.store import store as store_module
 from acp_tui.store.config import ANY_KEYS, ConfigOption, read_options
 from acp_tui.store.journal import JournaledStore
-from acp_tui.store.ops import AddPermission, InSubagent, PatchSubagent, SetMessageOrigin
+from acp_tui.store.ops import (
+    AddPermission,
+    AppendMessageTexts,
+    InSubagent,
+    PatchSubagent,
+    SetMessageOrigin,
+)
 
 
 def neutral(options: list[Any]) -> list[ConfigOption]:
@@ -755,3 +761,60 @@ def test_lines_cut_short_by_the_kernel_are_finished_in_order(
     assert [r["block"]["text"] for r in records] == [f"{n} " for n in range(1_500)]
     assert calls
     assert max(calls) <= spool._IOV_MAX
+
+
+RUN_TEXTS = st.text(alphabet='ab"\\\u00e9\n\ud800', max_size=12)
+RUN_OPS = st.one_of(
+    st.builds(
+        AppendMessageTexts,
+        st.sampled_from(["m1", "m2"]),
+        st.sampled_from(["user", "agent", "thought"]),
+        st.lists(RUN_TEXTS, max_size=5),
+    ),
+    st.builds(
+        AppendMessageChunk,
+        st.sampled_from(["m1", "m2"]),
+        st.sampled_from(["user", "agent"]),
+        RUN_TEXTS.map(text),
+    ),
+    st.just(SetState("running")),
+)
+_stores = iter(range(1_000_000))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(RUN_OPS, max_size=4), max_size=6), st.sampled_from([8, None]))
+def test_a_run_of_chunks_is_journaled_as_its_chunks(
+    batches: list[list[Any]], cap: int | None
+) -> None:
+    """The same lines (after the header) and summary as its chunks one by one,
+    with chunks longer than the store keeps (cut) and user messages (titles);
+    the file rebuilds the live store (of the default cap: the rebuilt one's)."""
+    n = next(_stores)
+    runs = open_store(f"r{n}", max_message_chars=cap)
+    chunks = open_store(f"c{n}", max_message_chars=cap)
+    for batch in batches:
+        runs.apply_many(batch)
+        chunks.apply_many(
+            [
+                c
+                for op in batch
+                for c in (op.chunks() if isinstance(op, AppendMessageTexts) else [op])
+            ]
+        )
+    close_transcript(runs)
+    close_transcript(chunks)
+    paths = transcript_file("fake", f"r{n}"), transcript_file("fake", f"c{n}")
+    if not paths[1].exists():
+        assert not paths[0].exists()
+        return
+    written = [p.read_bytes().splitlines()[1:] for p in paths]
+    assert written[0] == written[1]
+    summaries = [json.loads(transcripts._summary_file(p).read_bytes()) for p in paths]
+    for summary in summaries:
+        del summary["sessionId"], summary["time"]
+    assert summaries[0] == summaries[1]
+    loaded = read_transcript(paths[0])  # (into a store of the default cap)
+    assert loaded is not None
+    if cap is None:
+        assert loaded.store.to_json() == runs.to_json()

@@ -10,6 +10,7 @@ ends exactly as with one batch per update.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 from acp_tui.client import update_intake
 from acp_tui.protocol import dispatcher
 from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.store import ops
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from tests.unit.client.peer import ScriptedPrompter, open_harness, v1_init, v2_init
@@ -274,3 +276,66 @@ async def test_subagents_streaming_in_parallel_are_one_run(version: int) -> None
         assert texts(own) == [("agent", "".join(f"{c}w{n} " for n in range(50)))]
     assert sum(len(batch) for batch in batches) == 200
     assert len(batches) < 10  # one per update before
+
+
+def mixed_updates(seed: int) -> list[Any]:
+    """v2 updates: runs of plain chunks of several messages and roles, broken by
+    chunks that are not plain, user chunks and other updates."""
+    rng = random.Random(seed)
+    updates: list[Any] = []
+    for _ in range(300):
+        kind = rng.choice(["agent", "agent", "agent", "thought", "user", "odd", "tool"])
+        words = rng.choice(["a ", "b\n", "\u00e9 ", '"q" ', ""])
+        if kind == "tool":
+            updates.append(tool_call(2, rng.choice(["tc1", "tc2"])))
+            continue
+        update = chunk(2, words, f"{'agent' if kind == 'odd' else kind}_message_chunk")
+        update["messageId"] = rng.choice(["m1", "m2", "m3"])
+        if kind == "odd":  # not a plain chunk: the models' path
+            update["content"] = rng.choice(
+                [
+                    {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+                    {"type": "text", "text": words, "_meta": {"x": 1}},
+                ]
+            )
+        updates.append(update)
+    return updates
+
+
+@pytest.mark.parametrize("seed", range(4))
+async def test_runs_of_plain_chunks_end_as_their_chunks(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The intake gathers runs of plain text chunks (`AppendMessageTexts`): the
+    store, and every change told, are as with an op per chunk (the translator
+    asked for each); the messages are as with each update applied on its own
+    (but the marks of the user messages the agent wrote, which only the
+    client makes)."""
+    from acp_tui.client import v2
+
+    updates = mixed_updates(seed)
+    runs: list[list[str]] = []
+    real = ops.AppendMessageTexts
+
+    def run(message_id: str, role: Any, texts: list[str]) -> Any:
+        runs.append(texts)
+        return real(message_id, role, texts)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(update_intake, "AppendMessageTexts", run)
+        store, batches = await buffered(2, updates)
+    assert sum(map(len, runs)) > 50  # (runs were gathered)
+    with monkeypatch.context() as patched:
+        patched.setattr(v2.V2Translator, "text_chunk", lambda self, params: None)
+        chunked, chunk_batches = await buffered(2, updates)
+    assert store.to_json() == chunked.to_json()
+    assert store.messages() == chunked.messages()
+    assert [m.revision for m in store.messages()] == [
+        m.revision for m in chunked.messages()
+    ]
+    assert [c for b in batches for c in b] == [c for b in chunk_batches for c in b]
+    expected = SessionStore("s1", cwd=store.cwd)
+    replay(expected, 2, updates)
+    messages: Any = store.to_json()["messages"]
+    without_marks = [{k: v for k, v in m.items() if k != "origin"} for m in messages]
+    assert without_marks == expected.to_json()["messages"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import copy
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 
@@ -12,6 +13,7 @@ from acp_tui.client import v2 as dialect
 from acp_tui.client.v2 import V2Translator, translate_update
 from acp_tui.client.v2_chunks import fast_chunk_ops
 from acp_tui.protocol.schema import v2
+from acp_tui.store import ops
 from tests.unit.client.chunk_checks import assert_same_error
 
 
@@ -106,3 +108,34 @@ def test_malformed_chunks_still_fail_validation_as_before(params: Any) -> None:
     assert_same_error(
         V2Translator().translate, v2.UpdateSessionNotification.model_validate, params
     )
+
+
+@pytest.mark.parametrize("params", FAST + SLOW + MALFORMED)
+def test_a_plain_text_chunk_is_what_fast_chunk_ops_makes_of_it(params: Any) -> None:
+    """`text_chunk` names exactly the chunks the fast path gives one plain text
+    block for (the intake gathers those into runs, never asking `translate`)."""
+    chunk = V2Translator().text_chunk(copy.deepcopy(params))
+    fast = fast_chunk_ops(copy.deepcopy(params), lambda terminal_id: [])
+    if chunk is None:
+        plain = (
+            fast is not None
+            and len(fast) == 1
+            and isinstance(fast[0], ops.AppendMessageChunk)
+            and list(fast[0].block.items()) == [("type", "text"), ("text", ANY)]
+        )
+        assert not plain
+        return
+    message_id, role, text = chunk
+    block = {"type": "text", "text": text}
+    assert fast == [ops.AppendMessageChunk(message_id, role, block)]
+    assert V2Translator().translate(copy.deepcopy(params)) == fast
+
+
+def test_text_chunks_are_found_for_every_chunk_role() -> None:
+    found = [V2Translator().text_chunk(p) for p in FAST[:4]]
+    assert found == [
+        ("m1", "agent", "hi \u00e9 \ud800"),
+        ("m1", "user", "hi \u00e9 \ud800"),
+        ("m1", "thought", "hi \u00e9 \ud800"),
+        ("m1", "agent", "hi \u00e9 \ud800"),
+    ]

@@ -16,6 +16,7 @@ from acp_tui.store import (
     AddElicitation,
     AddPermission,
     AppendMessageChunk,
+    AppendMessageTexts,
     AppendTerminalOutput,
     AppendToolCallContent,
     CancelUnfinishedToolCalls,
@@ -77,6 +78,7 @@ SAMPLES: list[Any] = [
     UpsertMessage("m2", "thought"),
     AppendMessageChunk("m1", "agent", {"type": "image", "data": "AAAA"}),
     CutMessageText("m1", "agent", 12_345, "the end"),
+    AppendMessageTexts("m1", "thought", ["one ", "two \u00e9\n", ""]),
     PatchToolCall(
         "t1",
         title="Run",
