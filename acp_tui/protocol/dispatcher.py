@@ -310,22 +310,34 @@ class Dispatcher:
                 self._task_group = task_group
                 slice_started = time.monotonic()
                 receive = self._stream.receive
+                # A line split off already (most lines of a flood) costs no
+                # coroutine where the stream tells it (`receive_ready`).
+                ready: Callable[[], Line | None] | None = getattr(
+                    self._stream, "receive_ready", None
+                )
                 while True:
-                    try:
-                        # Stepped by hand: a line already buffered (most lines)
-                        # costs no awaitable of ours (`suspended` otherwise).
-                        reading = receive()
+                    line: Line | OversizedLine | None = (
+                        None if ready is None else ready()
+                    )
+                    if line is None:
                         try:
-                            signal = reading.send(None)
-                        except StopIteration as stop:
-                            line = stop.value
-                        else:
-                            line = await suspended(reading, signal, self._before_others)
-                    except (anyio.EndOfStream, anyio.ClosedResourceError):
-                        break
-                    except (anyio.BrokenResourceError, ConnectionClosed) as error:
-                        reason = f"the connection broke: {error}"
-                        break
+                            # Stepped by hand: a line already buffered costs no
+                            # awaitable of ours (`suspended` otherwise).
+                            reading = receive()
+                            try:
+                                signal = reading.send(None)
+                            except StopIteration as stop:
+                                line = stop.value
+                            else:
+                                line = await suspended(
+                                    reading, signal, self._before_others
+                                )
+                        except (anyio.EndOfStream, anyio.ClosedResourceError):
+                            break
+                        except (anyio.BrokenResourceError, ConnectionClosed) as error:
+                            reason = f"the connection broke: {error}"
+                            break
+                    assert line is not None  # (read, or the loop was left)
                     try:
                         later = self._handle_now(line)
                         if later is not None:

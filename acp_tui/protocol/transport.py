@@ -278,6 +278,10 @@ class MemoryEndpoint(AsyncResource):
         """
         return await self._reader.receive()
 
+    def receive_ready(self) -> Line | None:
+        """The next line if it is read already, without waiting; else None."""
+        return self._reader.receive_ready()
+
     async def send(self, line: bytes) -> None:
         r"""Send one `\n`-terminated line to the other end.
 
@@ -663,6 +667,14 @@ class StdioTransport:
         if self._reader is None:
             raise RuntimeError("the transport has not been started")
         return await self._reader.receive()
+
+    def receive_ready(self) -> Line | None:
+        """The next line if it is read already, without waiting; else None.
+
+        (`LineReader.receive_ready`: the dispatcher's read loop asks this first.)
+        """
+        reader = self._reader
+        return None if reader is None else reader.receive_ready()
 
     async def send(self, line: bytes) -> None:
         r"""Write one `\n`-terminated line to the agent's stdin.

@@ -257,3 +257,18 @@ async def test_lines_split_at_once_are_the_lines_found_one_by_one(
         line if len(line) <= limit else OversizedLine(size=len(line), limit=limit)
         for line in lines
     ]
+
+
+async def test_lines_split_off_already_are_ready_without_waiting() -> None:
+    """`receive_ready` gives the lines a read split off, in order, then None
+    (the next read is `receive`'s); mixed with `receive`, no line is lost."""
+    stream = ChunkStream([b"a\nb\nc\nd", b"e\nf\n"])
+    reader = LineReader(stream)  # type: ignore[arg-type]
+    assert reader.receive_ready() is None  # nothing read yet
+    assert await reader.receive() == b"a"
+    assert stream.reads == 1
+    assert reader.receive_ready() == b"b"
+    assert reader.receive_ready() == b"c"
+    assert reader.receive_ready() is None  # "d" waits for its newline
+    assert stream.reads == 1
+    assert await read_all(reader) == [b"de", b"f"]
