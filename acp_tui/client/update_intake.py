@@ -34,7 +34,8 @@ Invariants:
   message seen before (no mark to decide) costs no op: its text joins the
   pending run of its message (`ops.AppendMessageTexts`), which the store
   applies and the journal writes as the chunks one by one (the same content,
-  changes and lines), without a call per chunk.
+  changes and lines), without a call per chunk. A terminal's output
+  (`AppendTerminalOutput`) is kept pending as a chunk is.
 """
 
 from __future__ import annotations
@@ -53,7 +54,12 @@ from acp_tui.client.tracked_session import TrackedSession
 from acp_tui.protocol.dispatcher import Diagnostic, Dispatcher, yield_to_busy_loop
 from acp_tui.protocol.framing import LongText
 from acp_tui.store import ops
-from acp_tui.store.ops import AppendMessageChunk, AppendMessageTexts, MessageRole
+from acp_tui.store.ops import (
+    AppendMessageChunk,
+    AppendMessageTexts,
+    AppendTerminalOutput,
+    MessageRole,
+)
 
 __all__ = ["MAX_EARLY_UPDATES", "UpdateIntake"]
 
@@ -225,6 +231,15 @@ class UpdateIntake:
                 return None
             self.flush()  # (marking a user message's chunk reads the store)
             session.store.apply_many(session.origins.mark(operations))
+            return None
+        if (
+            self._dispatcher is not None
+            and len(operations) == 1
+            and type(operations[0]) is AppendTerminalOutput
+        ):
+            # A terminal's output joins the run too: no file write to guard,
+            # no subagent to note, and marking it reads nothing of the store.
+            self._keep(session, session.origins.mark(operations))
             return None
         self.flush()
         self._apply(session, operations)

@@ -9,6 +9,7 @@ ends exactly as with one batch per update.
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 from collections.abc import Sequence
@@ -278,16 +279,43 @@ async def test_subagents_streaming_in_parallel_are_one_run(version: int) -> None
     assert len(batches) < 10  # one per update before
 
 
+def terminal_output(terminal_id: str, text: str) -> Any:
+    data = base64.b64encode(text.encode()).decode()
+    return {
+        "sessionUpdate": "terminal_output_chunk",
+        "terminalId": terminal_id,
+        "data": data,
+    }
+
+
+async def test_a_terminals_output_joins_the_run() -> None:
+    updates = [chunk(2, "a ")] * 3
+    updates += [terminal_output("t1", f"line {n}\n") for n in range(20)]
+    updates += [chunk(2, "b ")] * 3
+    store, batches = await buffered(2, updates)
+    assert sum(len(batch) for batch in batches) == 26
+    assert len(batches) < 5  # one per update before
+    terminal = store.terminal("t1")
+    assert terminal is not None
+    assert terminal.output == "".join(f"line {n}\n" for n in range(20)).encode()
+    assert texts(store) == [("agent", "a a a b b b ")]
+
+
 def mixed_updates(seed: int) -> list[Any]:
     """v2 updates: runs of plain chunks of several messages and roles, broken by
     chunks that are not plain, user chunks and other updates."""
     rng = random.Random(seed)
     updates: list[Any] = []
     for _ in range(300):
-        kind = rng.choice(["agent", "agent", "agent", "thought", "user", "odd", "tool"])
+        kind = rng.choice(
+            ["agent", "agent", "agent", "thought", "user", "odd", "tool", "term"]
+        )
         words = rng.choice(["a ", "b\n", "\u00e9 ", '"q" ', ""])
         if kind == "tool":
             updates.append(tool_call(2, rng.choice(["tc1", "tc2"])))
+            continue
+        if kind == "term":
+            updates.append(terminal_output(rng.choice(["t1", "t2"]), words))
             continue
         update = chunk(2, words, f"{'agent' if kind == 'odd' else kind}_message_chunk")
         update["messageId"] = rng.choice(["m1", "m2", "m3"])
