@@ -168,8 +168,12 @@ class SessionTranslator(Protocol):
         Where not None, `translate(params)` is exactly `[AppendMessageChunk(id,
         role, {"type": "text", "text": text})]` and changes nothing in the
         translator (the intake then gathers the text into a run,
-        `ops.AppendMessageTexts`, without asking `translate`). None: ask
-        `translate` (any other update, or a chunk the dialect must see).
+        `ops.AppendMessageTexts`, without asking `translate`), and the params
+        and every object in them have exactly the keys of that shape, nesting
+        down to the content's `text`: params that differ only in that string
+        are the same chunk with that text (the intake reads only the text of
+        such lines, `protocol.text_shapes`). None: ask `translate` (any other
+        update, or a chunk the dialect must see).
         """
 
     def new_lists(self, result: object) -> Lists:

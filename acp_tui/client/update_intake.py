@@ -34,7 +34,9 @@ Invariants:
   message seen before (no mark to decide) costs no op: its text joins the
   pending run of its message (`ops.AppendMessageTexts`), which the store
   applies and the journal writes as the chunks one by one (the same content,
-  changes and lines), without a call per chunk. A terminal's output
+  changes and lines), without a call per chunk. The dispatcher reads only the
+  text of a line that repeats such a chunk's line but for its text
+  (`Dispatcher.learn_text_shape`, `protocol.text_shapes`). A terminal's output
   (`AppendTerminalOutput`) is kept pending as a chunk is.
 """
 
@@ -119,6 +121,7 @@ class UpdateIntake:
             return others(method, params)
 
         dispatcher.notification_now = now
+        dispatcher.notification_text = self._text_again
 
     def flush(self) -> None:
         """Apply the pending chunk ops (see the module docstring)."""
@@ -190,17 +193,13 @@ class UpdateIntake:
                 # A chunk of a message seen before (most updates): its text
                 # joins the run (`_texts`), no op made for it.
                 message_id, role, text = chunk
-                texts = self._texts
-                if (
-                    texts is None
-                    or session is not self._pending_session
-                    or message_id != self._texts_id
-                    or role != self._texts_role
-                ):
-                    texts = self._start_texts(session, message_id, role)
-                texts.append(text)
-                if len(texts) + len(self._pending) >= MAX_PENDING_OPS:
-                    self.flush()
+                self._add_text(session, message_id, role, text)
+                # The next lines that repeat this one but for its text come to
+                # `_text_again` (the dispatcher reads only their text).
+                self._dispatcher.learn_text_shape = (
+                    "text",
+                    (session, message_id, role),
+                )
                 return None
         update = params.get("update")
         content = update.get("content") if type(update) is dict else None
@@ -258,6 +257,38 @@ class UpdateIntake:
         self._pending.extend(operations)
         if len(self._pending) >= MAX_PENDING_OPS:
             self.flush()
+
+    def _add_text(
+        self, session: TrackedSession, message_id: str, role: MessageRole, text: str
+    ) -> None:
+        """Add a plain text chunk of a message seen before to its run."""
+        texts = self._texts
+        if (
+            texts is None
+            or session is not self._pending_session
+            or message_id != self._texts_id
+            or role != self._texts_role
+        ):
+            texts = self._start_texts(session, message_id, role)
+        texts.append(text)
+        if len(texts) + len(self._pending) >= MAX_PENDING_OPS:
+            self.flush()
+
+    def _text_again(self, token: Any, text: str) -> bool:
+        """A chunk that repeats a learnt one but for its text (`receive_now`'s).
+
+        `token` is what `receive_now` gave with the learnt line: its session,
+        message id and role. The chunk is that message's, as long as the
+        session is still open under its id (False: the dispatcher reads the
+        line whole; `receive_now` decides).
+        """
+        session: TrackedSession
+        role: MessageRole
+        session, message_id, role = token
+        if self._sessions.get(session.store.session_id) is not session:
+            return False
+        self._add_text(session, message_id, role, text)
+        return True
 
     def _start_texts(
         self, session: TrackedSession, message_id: str, role: MessageRole

@@ -90,6 +90,7 @@ from acp_tui.protocol.jsonrpc import (
     error_response,
     parse_message,
 )
+from acp_tui.protocol.text_shapes import TextShape
 from acp_tui.protocol.transport import ConnectionClosed, MessageStream
 
 __all__ = [
@@ -294,6 +295,20 @@ class Dispatcher:
         place of `on_notification`, at once: it returns what is left to await
         (None: nothing), so most notifications cost no coroutine. Its failure is
         reported as `on_notification`'s."""
+        self.notification_text: Callable[[Any, str], bool] | None = None
+        """Takes a plain notification that repeats a learnt one but for its last
+        string (`protocol.text_shapes`): the token `learn_text_shape` gave, and
+        the string. True: taken (as `notification_now` would have taken the whole
+        line, with nothing left to await); False: the line takes the general
+        path, as if this were unset. Its failure is reported as
+        `on_notification`'s."""
+        self.learn_text_shape: tuple[str, Any] | None = None
+        """Set by `notification_now`, while it takes a line, to `(key, token)`:
+        the line ends in the string of `key` (the last member of its innermost
+        object), and a later line that repeats it but for that string goes to
+        `notification_text` with `token`. Each such request replaces the shape
+        learnt before (none, where the line does not end so)."""
+        self._text_shape: TextShape | None = None
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -534,6 +549,11 @@ class Dispatcher:
         """
         if type(line) is not bytes or len(line) >= LONG_LINE_BYTES:
             return self._handle_line(line)
+        shape = self._text_shape
+        if shape is not None and (text := shape.text(line)) is not None:
+            taken = self._repeated(shape, text)
+            if taken is not False:
+                return None
         data = decode_line(line)
         if (  # `_plain_notification`, inline: this runs for every line
             type(data) is not dict
@@ -553,12 +573,34 @@ class Dispatcher:
         now = self.notification_now
         if now is None:
             return self._notify_handler(method, params)
+        self.learn_text_shape = None
         try:  # (no coroutine per notification)
             later = now(method, params)
         except Exception as error:
             self._handler_failed(method, error)
             return None
+        if (learn := self.learn_text_shape) is not None:
+            self.learn_text_shape = None
+            self._text_shape = TextShape.learn(line, learn[0], method, learn[1])
         return None if later is None else self._handler_awaited(method, later)
+
+    def _repeated(self, shape: TextShape, text: str) -> bool | None:
+        """A line of the learnt shape, to `notification_text` (False: not taken).
+
+        None: taken, and it failed (reported).
+        """
+        take = self.notification_text
+        if take is None:
+            return False
+        method = shape.method
+        if method != self._last_method:  # (as `_handle_now` does on the whole line)
+            self._before_others()
+            self._last_method = method
+        try:
+            return take(shape.token, text) or False
+        except Exception as error:
+            self._handler_failed(method, error)
+            return None
 
     async def _handler_awaited(self, method: str, later: Awaitable[None]) -> None:
         """What `notification_now` left to await (its failure is reported)."""

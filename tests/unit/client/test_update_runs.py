@@ -367,3 +367,74 @@ async def test_runs_of_plain_chunks_end_as_their_chunks(
     messages: Any = store.to_json()["messages"]
     without_marks = [{k: v for k, v in m.items() if k != "origin"} for m in messages]
     assert without_marks == expected.to_json()["messages"]
+
+
+def raw_chunk(text: str, session: str = "s1", message: str = "m1") -> bytes:
+    """A compact chunk line, as a Node agent writes it."""
+    params = {
+        "sessionId": session,
+        "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": message,
+            "content": {"type": "text", "text": text},
+        },
+    }
+    value = {"jsonrpc": "2.0", "method": "session/update", "params": params}
+    return json.dumps(value, separators=(",", ":")).encode() + b"\n"
+
+
+def repeated_lines() -> bytes:
+    """Chunk lines that repeat each other but for their text, broken by lines
+    that differ elsewhere, end otherwise or are not valid."""
+    lines = [raw_chunk(f'w{n} \u00e9\\ "q"') for n in range(30)]
+    lines.insert(5, raw_chunk("other session", session="s9"))
+    lines.insert(8, raw_chunk("another message", message="m2"))
+    lines.insert(12, raw_chunk("cr").replace(b"}}}}\n", b"}}}}\r\n"))
+    lines.insert(14, raw_chunk("bad").replace(b'"bad"', b'"b\\qd"'))  # bad escape
+    lines.insert(16, raw_chunk("two").replace(b'"two"', b'"two","x":"y"'))
+    lines.insert(18, raw_chunk("ctl").replace(b'"ctl"', b'"c\x01l"'))
+    lines.insert(20, raw_chunk("utf").replace(b'"utf"', b'"\xff"'))
+    lines.insert(22, update_line(chunk(2, "spaced ")))
+    lines.insert(24, update_line(tool_call(2, "tc1")))
+    return b"".join(lines)
+
+
+async def test_lines_repeating_a_chunk_are_read_by_their_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The dispatcher reads only the text of a line that repeats a chunk's
+    (`Dispatcher.learn_text_shape`): the store, its changes and the problems
+    reported are as with every line read whole."""
+    taken: list[str] = []
+    real = update_intake.UpdateIntake._text_again
+
+    def spied(self: Any, token: Any, text: str) -> bool:
+        took = real(self, token, text)
+        if took:
+            taken.append(text)
+        return took
+
+    async def run() -> tuple[SessionStore, list[Sequence[Change]], list[Any]]:
+        batches: list[Sequence[Change]] = []
+        async with open_harness(init_for(2)) as h:
+            store = await h.new_session()
+            store.subscribe(batches.append)
+            await h.peer.endpoint.send_raw(repeated_lines())
+            await h.peer.sync()
+        diagnostics = [(d.kind, d.message) for d in h.diagnostics]
+        return store, batches, diagnostics
+
+    with monkeypatch.context() as patched:
+        patched.setattr(update_intake.UpdateIntake, "_text_again", spied)
+        store, batches, diagnostics = await run()
+    assert len(taken) > 20
+    with monkeypatch.context() as patched:
+        patched.setattr(update_intake.UpdateIntake, "_text_again", lambda *args: False)
+        whole, whole_batches, whole_diagnostics = await run()
+    assert store.to_json() == whole.to_json()
+    assert [c for b in batches for c in b] == [c for b in whole_batches for c in b]
+    assert diagnostics == whole_diagnostics
+    assert [kind for kind, _ in diagnostics] == ["parse_error"] * 3
+    message = store.message("m1")
+    assert message is not None
+    assert message.text.startswith('w0 \u00e9\\ "q"w1 ')

@@ -301,3 +301,63 @@ async def test_a_buffered_plain_notification_costs_one_call_of_the_dispatcher(
     sys.setprofile(None)
     assert seen == list(range(101))
     assert len(calls) == 100, calls[:10]
+
+
+async def test_a_line_repeating_a_learnt_one_goes_to_notification_text() -> None:
+    """A handler that asks for a line's shape gets the lines that repeat it but
+    for their last string as that string and its token; refused (False), the
+    line is read whole; a failure is reported as the handler's; a line of
+    another shape, or another method, is read whole and keeps the order, and
+    before_others runs when the method changes, as for a whole line."""
+    diagnostics: list[Diagnostic] = []
+    client_end, agent_end = memory_pair()
+    seen: list[Any] = []
+
+    def now(method: str, params: Any) -> None:
+        seen.append(("now", method, params["content"]["text"]))
+        if params["content"]["text"] != "no":
+            dispatcher.learn_text_shape = ("text", method)
+        dispatcher.before_others = lambda: seen.append("before")
+
+    def again(token: Any, text: str) -> bool:
+        if text == "boom":
+            raise LookupError("handler failed")
+        if text == "refused":
+            return False
+        seen.append(("again", token, text))
+        return True
+
+    def chunk(method: str, text: str) -> bytes:
+        params = {"content": {"type": "text", "text": text}}
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        return json.dumps(message, separators=(",", ":")).encode()
+
+    dispatcher = Dispatcher(client_end, on_diagnostic=diagnostics.append)
+    dispatcher.notification_now = now
+    dispatcher.notification_text = again
+    lines = [
+        chunk("a", "1"),
+        chunk("a", "2"),
+        chunk("a", "refused"),
+        chunk("a", "boom"),
+        chunk("b", "3"),  # another method: read whole, learnt
+        chunk("a", "no"),  # shape b: read whole (and learns nothing)
+        chunk("b", "4"),
+        b"",
+    ]
+    with anyio.fail_after(BOUND):
+        async with client_end, agent_end, dispatcher.running():
+            await agent_end.send_raw(b"\n".join(lines))
+            while len([s for s in seen if s != "before"]) < 6:
+                await anyio.lowlevel.checkpoint()
+    assert [s for s in seen if s != "before"] == [
+        ("now", "a", "1"),
+        ("again", "a", "2"),
+        ("now", "a", "refused"),
+        ("now", "b", "3"),
+        ("now", "a", "no"),
+        ("again", "b", "4"),
+    ]
+    assert seen.count("before") >= 3  # (method a -> b -> a -> b)
+    assert [d.kind for d in diagnostics] == ["notification_error"]
+    assert "handler failed" in diagnostics[0].message
