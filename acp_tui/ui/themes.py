@@ -21,6 +21,7 @@ it is reported as an error message naming the file, and logged.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import tomllib
@@ -327,17 +328,31 @@ def _flat_colour(generated: dict[str, str], key: str, background: bool) -> str:
     colour: their base colour is used instead (for a background, the theme's own
     background, so text stays readable).
     """
-    value = generated[key]
+    return _flattened(generated[key], generated["background"], background)
+
+
+@functools.lru_cache(maxsize=1024)
+def _flattened(value: str, backdrop: str, background: bool) -> str:
+    """`_flat_colour` of `value` over the theme background `backdrop`.
+
+    Kept per process (a pure function of its arguments): `register_themes` asks
+    it about 300 times per app, each of Textual's 20-odd stock themes once per
+    token, and `Color.parse` caches only what parses. Each value that does not
+    parse (an ANSI theme's `ansi_green 50%`) made it raise again and look for a
+    suggestion among the colour names (`difflib`). `register_themes` for a
+    second app in a process (the tests boot hundreds): 2.6 ms before, 0.6 ms
+    with this; for the first, 14.5 ms before, 13.7 ms with it.
+    """
     try:
         colour = Color.parse(value)
     except ColorParseError:
         if background:
-            return generated["background"]
+            return backdrop
         return value.split()[0]
     if colour.a >= 1 or colour.ansi is not None:
         return value
     try:
-        return (Color.parse(generated["background"]) + colour).hex
+        return (Color.parse(backdrop) + colour).hex
     except ColorParseError:
         return value
 
