@@ -130,8 +130,16 @@ class Windowing(Jumping):
         self.set_reactive(Widget.scroll_y, float(y))
         self.set_reactive(Widget.scroll_target_y, float(y))
         if self.show_vertical_scrollbar:
-            self.vertical_scrollbar.position = y
+            # Not here: the scrollbar's refresh asks where it is on screen, and
+            # in the middle of the compositor's arrangement (which calls this)
+            # that arranges the whole screen once more first: 2-6 ms a frame
+            # that mounts a card above the view. After it, as a scroll would.
+            self.call_later(self._move_scrollbar)
         return result
+
+    def _move_scrollbar(self) -> None:
+        if self.is_attached and self.show_vertical_scrollbar:
+            self.vertical_scrollbar.position = self.scroll_y
 
     # ------------------------------------------------------------ balancing
 
