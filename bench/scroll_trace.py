@@ -13,11 +13,19 @@ bounded by `--budget` seconds) while it records:
 
 Printed: the collections by generation (count, total and largest), then each
 gap between frames over `--over` ms with the collections that fall in it and
-the stack lines sampled most in it.
+the stack lines sampled most in it. Two more views of the long gaps:
+
+* `--phases`: the app's CPU time in each gap by part of a frame (arranging the
+  screen, painting it, registering and styling new widgets, composing them,
+  laying out markdown, building cards), each timed inclusively;
+* `--profile-over MS`: a cProfile of the gaps over MS ms of CPU (the profiler
+  roughly doubles it), printed by cumulative and own time, and saved with
+  `--profile-out FILE` (for `pstats`: callers, callees).
 
 Figures only: nothing is asserted.
 
-Usage: `uv run python bench/scroll_trace.py [--budget S] [--over MS] [--stream]`
+Usage: `uv run python bench/scroll_trace.py [--budget S] [--over MS] [--stream]
+[--phases | --profile-over MS [--profile-out FILE]]`
 """
 
 from __future__ import annotations
