@@ -13,11 +13,19 @@ bounded by `--budget` seconds) while it records:
 
 Printed: the collections by generation (count, total and largest), then each
 gap between frames over `--over` ms with the collections that fall in it and
-the stack lines sampled most in it.
+the stack lines sampled most in it. Two more views of the long gaps:
+
+* `--phases`: the app's CPU time in each gap by part of a frame (arranging the
+  screen, painting it, registering and styling new widgets, composing them,
+  laying out markdown, building cards), each timed inclusively;
+* `--profile-over MS`: a cProfile of the gaps over MS ms of CPU (the profiler
+  roughly doubles it), printed by cumulative and own time, and saved with
+  `--profile-out FILE` (for `pstats`: callers, callees).
 
 Figures only: nothing is asserted.
 
-Usage: `uv run python bench/scroll_trace.py [--budget S] [--over MS] [--stream]`
+Usage: `uv run python bench/scroll_trace.py [--budget S] [--over MS] [--stream]
+[--phases | --profile-over MS [--profile-out FILE]]`
 """
 
 from __future__ import annotations
@@ -25,9 +33,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import cProfile
 import gc
 import itertools
 import os
+import pstats
 import signal
 import statistics
 import tempfile
@@ -120,6 +130,135 @@ class Recorder:
         # frames crashed this interpreter). A collection holds it off, so a
         # collection shows as a hole in the samples.
         self.samples.append((time.perf_counter(), stack(frame)))
+
+
+class GapProfiler:
+    """A profile (cProfile) of the gaps between frames over `over` ms of CPU.
+
+    Profiling runs from frame to frame; at each frame the profile of the gap
+    just ended is kept (added to `kept`) if the gap took over `over` ms of this
+    process's CPU time (profiled: the profiler itself roughly doubles it), and
+    dropped otherwise. So `kept` says what the long gaps did, function by
+    function, without the many short ones diluting it.
+    """
+
+    def __init__(self, frames: Frames, over: float) -> None:
+        self.frames = frames
+        self.over = over / 1000
+        self.kept: pstats.Stats | None = None
+        self.gaps = 0
+        self._profile: cProfile.Profile | None = None
+        self._cpu = 0.0
+
+    def start(self) -> None:
+        self.frames.on_frame = self._on_frame
+        self._begin()
+
+    def stop(self) -> None:
+        self.frames.on_frame = None
+        if self._profile is not None:
+            self._profile.disable()
+            self._profile = None
+
+    def _begin(self) -> None:
+        self._profile = cProfile.Profile()
+        self._cpu = time.process_time()
+        self._profile.enable()
+
+    def _on_frame(self, now: float) -> None:
+        profile = self._profile
+        if profile is None:
+            return
+        profile.disable()
+        if time.process_time() - self._cpu > self.over:
+            self.gaps += 1
+            if self.kept is None:
+                self.kept = pstats.Stats(profile)
+            else:
+                self.kept.add(profile)
+        self._begin()
+
+    def report(self, lines: int, dump: str | None) -> None:
+        print(f"\nprofile of the {self.gaps} gaps over {self.over * 1000:g} ms of CPU")
+        if self.kept is not None:
+            if dump:
+                self.kept.dump_stats(dump)
+            self.kept.sort_stats("cumulative").print_stats(lines)
+            self.kept.sort_stats("tottime").print_stats(lines)
+
+
+class Phases:
+    """This process's CPU time in a few parts of a frame, gap by gap.
+
+    Wraps synchronous methods (each timed inclusively, once however deeply it
+    recurses) and snapshots the totals at each frame: what the longest gaps
+    spent arranging, painting, composing, styling, laying out markdown.
+    """
+
+    def __init__(self, frames: Frames) -> None:
+        self.frames = frames
+        self.totals: dict[str, float] = collections.defaultdict(float)
+        self.at_frames: list[tuple[float, dict[str, float]]] = []
+        self._undo: list[tuple[object, str, object]] = []
+
+    def wrap(self, owner: object, name: str, label: str) -> None:
+        original = getattr(owner, name)
+        totals = self.totals
+        depth = [0]
+
+        def timed(*args: object, **kwargs: object) -> object:
+            if depth[0]:
+                return original(*args, **kwargs)
+            depth[0] += 1
+            began = time.process_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                totals[label] += time.process_time() - began
+                depth[0] -= 1
+
+        self._undo.append((owner, name, original))
+        setattr(owner, name, timed)
+
+    def start(self) -> None:
+        from textual import widget
+        from textual._compositor import Compositor
+        from textual.app import App
+        from textual.css.stylesheet import Stylesheet
+
+        from acp_tui.ui.widgets.markdown_view import MarkdownView
+
+        self.wrap(Compositor, "_arrange_root", "arrange")
+        self.wrap(Compositor, "_render_chops", "paint")
+        self.wrap(App, "_register", "register")
+        self.wrap(Stylesheet, "apply", "css")
+        self.wrap(widget, "compose", "compose")
+        self.wrap(MarkdownView, "_layout", "markdown")
+        self.wrap(Conversation, "_build", "build")
+        self.frames.on_frame = self._on_frame
+
+    def stop(self) -> None:
+        self.frames.on_frame = None
+        for owner, name, original in reversed(self._undo):
+            setattr(owner, name, original)
+
+    def _on_frame(self, now: float) -> None:
+        self.at_frames.append((now, dict(self.totals)))
+
+    def in_gap(self, a: float, b: float) -> str:
+        """The parts' CPU time between the frames at `a` and `b`."""
+        before = after = None
+        for t, totals in self.at_frames:
+            if t <= a:
+                before = totals
+            if t <= b:
+                after = totals
+        if before is None or after is None:
+            return ""
+        return ", ".join(
+            f"{k} {1000 * (after.get(k, 0.0) - before.get(k, 0.0)):.0f}"
+            for k in sorted(after)
+        )
 
 
 def stack(frame: FrameType | None) -> tuple[str, ...]:
@@ -215,6 +354,7 @@ def report(
     start: float,
     end: float,
     over: float,
+    phases: Phases | None = None,
 ) -> None:
     by_generation: dict[int, list[Collection]] = collections.defaultdict(list)
     for c in recorder.collections:
@@ -259,6 +399,8 @@ def report(
                 if c.seconds + c.callbacks > 0.001
             )
         )
+        if phases is not None:
+            print(f"   parts, ms of CPU: {phases.in_gap(a, b)}")
         samples = [s for t, s in recorder.samples if a <= t <= b]
         ours: collections.Counter[str] = collections.Counter()
         leaves: collections.Counter[str] = collections.Counter()
@@ -275,7 +417,15 @@ def report(
             print(f"   {count:4} {line}")
 
 
-async def measure(budget: float, over: float, stream: bool, census_too: bool) -> None:
+async def measure(
+    budget: float,
+    over: float,
+    stream: bool,
+    census_too: bool,
+    profile_over: float | None,
+    profile_out: str | None,
+    with_phases: bool,
+) -> None:
     os.environ[HOME_ENV_VAR] = tempfile.mkdtemp(prefix="acp-tui-trace-home-")
     app = make_app(
         agent(history_file(UPDATES)),
@@ -295,12 +445,22 @@ async def measure(budget: float, over: float, stream: bool, census_too: bool) ->
             for turn in range(STREAM_TURNS):
                 await stream_turn(app, frames, f"t{turn}")
         before = census() if census_too else None
+        profiler = GapProfiler(frames, profile_over) if profile_over else None
+        if profiler is not None:
+            profiler.start()
+        phases = Phases(frames) if with_phases and profiler is None else None
+        if phases is not None:
+            phases.start()
         recorder.start()
         watch_whole_heap(start := time.perf_counter())
         cpu = time.process_time()
         figures = await scroll(app, frames, budget)
         end = time.perf_counter() - 1.0  # scroll settles for a second
         recorder.stop()
+        if profiler is not None:
+            profiler.stop()
+        if phases is not None:
+            phases.stop()
         print(
             f"scrolled {figures.pages_up} up (top {figures.reached_top}), "
             f"{figures.pages_down} down (end {figures.reached_end}): largest gap "
@@ -323,7 +483,9 @@ async def measure(budget: float, over: float, stream: bool, census_too: bool) ->
             for name, count in grown.most_common(25):
                 print(f"  {count:8,} {name}")
             holders(before)
-        report(recorder, frames, start, end, over)
+        report(recorder, frames, start, end, over, phases)
+        if profiler is not None:
+            profiler.report(60, profile_out)
         await pilot.pause()
 
 
@@ -333,8 +495,28 @@ def main() -> None:
     parser.add_argument("--over", type=float, default=50.0)
     parser.add_argument("--stream", action="store_true")
     parser.add_argument("--census", action="store_true", help="what grew, by type")
+    parser.add_argument(
+        "--profile-over",
+        type=float,
+        metavar="MS",
+        help="profile (cProfile) the gaps over MS ms of CPU, profiler included",
+    )
+    parser.add_argument("--profile-out", metavar="FILE", help="that profile's stats")
+    parser.add_argument(
+        "--phases", action="store_true", help="CPU time by part of a frame, per gap"
+    )
     args: Any = parser.parse_args()
-    asyncio.run(measure(args.budget, args.over, args.stream, args.census))
+    asyncio.run(
+        measure(
+            args.budget,
+            args.over,
+            args.stream,
+            args.census,
+            args.profile_over,
+            args.profile_out,
+            args.phases,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ turned as PageUp/PageDown from the prompt turn them (`Conversation.page`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.pilot import Pilot
 
 from acp_tui.store import ops
@@ -147,6 +149,44 @@ async def test_entries_mounted_above_do_not_move_the_view_in_any_frame() -> None
         assert conversation.earlier_count < before
         # Every frame laid out since showed the card where it was.
         assert set(seen) == {where}
+
+
+async def test_entries_mounted_above_arrange_the_screen_once_per_layout() -> None:
+    """Keeping the view in place moves the scrollbar after the arrangement.
+
+    Moved in it, the scrollbar's refresh asked the compositor where it is, and
+    with the map being remade that arranged the whole screen once more inside
+    the arrangement (a frame's cost, each frame that mounts cards above).
+    """
+    app = WindowApp()
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = await long_history(pilot, app)
+        conversation.page(-1)
+        await wait_for(pilot, lambda: not conversation.following)
+        await screen_settled(pilot)
+        compositor = app.screen._compositor
+        original = compositor._arrange_root
+        depth = 0
+        deepest = 0
+
+        def arrange_root(*args: Any, **kwargs: Any) -> Any:
+            nonlocal depth, deepest
+            depth += 1
+            deepest = max(deepest, depth)
+            try:
+                return original(*args, **kwargs)
+            finally:
+                depth -= 1
+
+        compositor._arrange_root = arrange_root  # type: ignore[method-assign]
+        before = conversation.earlier_count
+        y = conversation.scroll_y
+        await conversation.load_earlier()
+        await screen_settled(pilot)
+        assert conversation.earlier_count < before
+        assert conversation.scroll_y > y  # the view stayed: the offset moved
+        assert deepest == 1
+        assert conversation.vertical_scrollbar.position == conversation.scroll_y
 
 
 async def test_a_jump_far_back_then_paging_down_to_the_end_stays_bounded() -> None:

@@ -440,6 +440,44 @@ async def test_unknown_patch_format_is_shown_raw_with_the_changes() -> None:
         ]
 
 
+class TwoDiffsApp(DiffApp):
+    """Three `DiffView`s, the third on another background (none focused)."""
+
+    AUTO_FOCUS = None
+    CSS = """
+    DiffView { height: 1fr; }
+    #other { background: red; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield DiffView(self.document, id="first")
+        yield DiffView(self.document, id="second")
+        yield DiffView(self.document, id="other")
+
+
+async def test_views_styled_alike_share_one_palette_read_once() -> None:
+    app = TwoDiffsApp(document())
+    async with app.run_test(size=(100, 30)) as pilot:
+        first, second, other = app.query(DiffView).results()
+        shared = first.shared_palette()
+        assert shared == first.palette()
+        assert second.shared_palette() is shared
+        # Another background (its ancestors' blend): a palette of its own.
+        assert other.shared_palette() == other.palette()
+        assert other.shared_palette() != shared
+        # Focused, the view is tinted: its own palette too.
+        second.focus()
+        await pilot.pause()
+        assert second.shared_palette() is not shared
+        assert second.shared_palette() == second.palette()
+        # Another theme parses the rules anew: read again, with its colours.
+        app.theme = "acp-light"
+        await pilot.pause()
+        light = first.shared_palette()
+        assert light == first.palette()
+        assert light.added_bg != shared.added_bg
+
+
 async def test_theme_change_repaints_with_the_new_colours() -> None:
     app = DiffApp(document())
     async with app.run_test(size=(100, 30)) as pilot:

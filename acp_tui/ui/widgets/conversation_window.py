@@ -13,7 +13,9 @@ scrolls away from the tail, the window becomes two-sided and bounded:
   entries one at a time, at most `STEP_ENTRIES` and for about `STEP_SECONDS`
   (a card costs a few milliseconds to mount, a tool call with a diff more), so
   no single frame does much: the mounted set never has to be laid out all at
-  once.
+  once. A card costs more in the frame after its step than in the step itself
+  (its first layout: markdown wrapped, box models; styles; its first paint if
+  it is in view), which the step's clock does not see: so one card a step.
 * **Bounded.** The entries entirely farther than `KEEP_SCREENS` screens from
   the view are unmounted, above and below (at most `STEP_UNMOUNT` per step;
   never the card holding the focus, nor those between it and the view).
@@ -70,8 +72,13 @@ class Windowing(Jumping):
     KEEP_SCREENS: ClassVar[float] = 4.0
     """Entries entirely farther than this many screens from the view are
     unmounted (while not following)."""
-    STEP_ENTRIES: ClassVar[int] = 3
-    """The most entries one balance step mounts."""
+    STEP_ENTRIES: ClassVar[int] = 1
+    """The most entries one balance step mounts. Paging the resumed session of
+    100,000 updates (bench/scroll_trace.py --phases, 40 s each way, back to
+    back): gaps between frames over 50 ms of the app's CPU 57 with 3, 12 with
+    1. The whole session (bench/long_session.py --scroll-budget 400, idle
+    machine) still pages through: top in 275 s and end in 286 s, against 212 s
+    and 229 s with 3."""
     STEP_SECONDS: ClassVar[float] = 0.015
     """A balance step mounts no further entry once it has taken this long."""
     STEP_UNMOUNT: ClassVar[int] = 24
@@ -125,8 +132,16 @@ class Windowing(Jumping):
         self.set_reactive(Widget.scroll_y, float(y))
         self.set_reactive(Widget.scroll_target_y, float(y))
         if self.show_vertical_scrollbar:
-            self.vertical_scrollbar.position = y
+            # Not here: the scrollbar's refresh asks where it is on screen, and
+            # in the middle of the compositor's arrangement (which calls this)
+            # that arranges the whole screen once more first: 2-6 ms a frame
+            # that mounts a card above the view. After it, as a scroll would.
+            self.call_later(self._move_scrollbar)
         return result
+
+    def _move_scrollbar(self) -> None:
+        if self.is_attached and self.show_vertical_scrollbar:
+            self.vertical_scrollbar.position = self.scroll_y
 
     # ------------------------------------------------------------ balancing
 

@@ -200,6 +200,15 @@ def _colour(style: Style, background: bool = False) -> str | None:
     return colour.get_truecolor().hex
 
 
+SHARED_PALETTES: Final = 32
+"""Palettes kept for sharing (`DiffView.shared_palette`); kept anew beyond that."""
+
+_PALETTES: dict[
+    tuple[type[DiffView], frozenset[str], Style], tuple[object, DiffPalette]
+] = {}
+"""The shared palettes by view class, classes and style, with the stylesheet
+rules they were read with."""
+
 CACHED_ROWS: Final = 2_000
 """Painted rows kept (a few screens); the cache starts over beyond that."""
 
@@ -333,8 +342,31 @@ class DiffView(ScrollView, can_focus=True):
         if self.document is None:
             return None
         if self._painter is None or self._painter.document is not self.document:
-            self._painter = DiffPainter(self.document, self.palette())
+            self._painter = DiffPainter(self.document, self.shared_palette())
         return self._painter
+
+    def shared_palette(self) -> DiffPalette:
+        """`palette()`, shared by the diff views that get the same one.
+
+        Reading the fifteen component styles walks the view's ancestors for
+        each (their backgrounds blend): 2-5 ms, the largest part of a card's
+        first paint of its diff, when paging brings a diff card into view. What
+        they depend on is the stylesheet's rules (a theme or CSS change parses
+        them anew, into a new list), the view's class and classes, and what its
+        ancestors make of its own style (`rich_style`: their backgrounds,
+        tints, colours and text styles, blended), so views that agree on those
+        share the palette, computed once.
+        """
+        rules = self.app.stylesheet.rules
+        key = (type(self), self.classes, self.rich_style)
+        known = _PALETTES.get(key)
+        if known is not None and known[0] is rules:
+            return known[1]
+        palette = self.palette()
+        if len(_PALETTES) >= SHARED_PALETTES:
+            _PALETTES.clear()
+        _PALETTES[key] = (rules, palette)
+        return palette
 
     def palette(self) -> DiffPalette:
         """The colours of the current theme, from the component classes."""
