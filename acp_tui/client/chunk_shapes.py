@@ -10,7 +10,7 @@ from typing import Any, Final
 
 from acp_tui.store.values import JSONObject
 
-__all__ = ["plain_update", "text_block"]
+__all__ = ["plain_text", "plain_update", "text_block"]
 
 _PARAMS_KEYS: Final = frozenset({"sessionId", "update"})
 _TEXT_KEYS: Final = frozenset({"type", "text"})
@@ -32,11 +32,17 @@ def text_block(content: Any) -> JSONObject | None:
     `{"type": "text", "text": str}` (keys in any order) gives a fresh
     `{"type": "text", "text": ...}`.
     """
+    text = plain_text(content)
+    return None if text is None else {"type": "text", "text": text}
+
+
+def plain_text(content: Any) -> str | None:
+    """The text of exactly a plain text block (`{"type": "text", "text": str}`)."""
     if (
         type(content) is not dict
         or content.keys() != _TEXT_KEYS
         or content["type"] != "text"
-        or type(content["text"]) is not str
     ):
         return None
-    return {"type": "text", "text": content["text"]}
+    text = content["text"]
+    return text if type(text) is str else None

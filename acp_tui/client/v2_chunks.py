@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from acp_tui.client._wire import CHUNK_ROLES, decode_base64
-from acp_tui.client.chunk_shapes import plain_update, text_block
+from acp_tui.client.chunk_shapes import plain_text, plain_update, text_block
 from acp_tui.client.v2_plain import plain_update_ops
 from acp_tui.store import ops
 
@@ -36,8 +36,6 @@ __all__ = ["fast_chunk_ops", "plain_text_chunk"]
 
 _CHUNK_KEYS: Final = frozenset({"sessionUpdate", "messageId", "content"})
 _TERMINAL_KEYS: Final = frozenset({"sessionUpdate", "terminalId", "data"})
-_PARAMS_KEYS: Final = frozenset({"sessionId", "update"})
-_TEXT_KEYS: Final = frozenset({"type", "text"})
 
 
 def fast_chunk_ops(
@@ -79,28 +77,16 @@ def plain_text_chunk(params: Any) -> tuple[str, ops.MessageRole, str] | None:
 
     Exactly the chunks `fast_chunk_ops` gives one `AppendMessageChunk` of a
     `{"type": "text", "text": ...}` block for (the first shape of the module
-    docstring), in one function: this runs for every chunk of a stream.
+    docstring), without copying the block: the intake gathers the texts
+    (`ops.AppendMessageTexts`).
     """
-    if type(params) is not dict or params.keys() != _PARAMS_KEYS:
-        return None
-    update = params["update"]
-    if (
-        type(update) is not dict
-        or update.keys() != _CHUNK_KEYS
-        or type(params["sessionId"]) is not str
-    ):
-        return None
-    content = update["content"]
-    if (
-        type(content) is not dict
-        or content.keys() != _TEXT_KEYS
-        or content["type"] != "text"
-    ):
+    update = plain_update(params)
+    if update is None or update.keys() != _CHUNK_KEYS:
         return None
     kind = update["sessionUpdate"]
     role = CHUNK_ROLES.get(kind) if type(kind) is str else None
     message_id = update["messageId"]
-    text = content["text"]
-    if role is None or type(message_id) is not str or type(text) is not str:
+    text = plain_text(update["content"])
+    if role is None or type(message_id) is not str or text is None:
         return None
     return message_id, role, text
