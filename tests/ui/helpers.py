@@ -36,7 +36,10 @@ QUIET = 0.1
 
 
 async def wait_for(
-    pilot: Pilot[Any], condition: Callable[[], bool], bound: float = 10.0
+    pilot: Pilot[Any],
+    condition: Callable[[], bool],
+    bound: float = 10.0,
+    describe: Callable[[], str] | None = None,
 ) -> None:
     """Let the app run until `condition` holds (for about `bound` seconds at most).
 
@@ -46,6 +49,7 @@ async def wait_for(
     before every look when each wait was a `Pilot.pause`: what a test does next
     meets no handler still pending from before (a message posted with the state
     the condition saw, such as the pane's `SessionStarted` with the store).
+    If it never holds, the failure says what `describe` returns then.
     """
     settled = True
     for look in range(round(bound / STEP)):
@@ -59,7 +63,8 @@ async def wait_for(
         else:
             await asyncio.sleep(STEP)
             pilot.app.screen._on_timer_update()  # as `Pilot.pause` ends
-    raise AssertionError("condition not met in time")
+    state = f": {describe()}" if describe is not None else ""
+    raise AssertionError(f"condition not met in time{state}")
 
 
 async def screen_settled(pilot: Pilot[Any], bound: float = 10.0) -> None:

@@ -11,6 +11,7 @@ import gc
 import math
 import weakref
 from collections.abc import Iterator, Sequence
+from types import SimpleNamespace
 
 import pytest
 from textual.app import App, ComposeResult
@@ -86,6 +87,18 @@ async def show(
     changes = store.apply_many(operations)
     await app.conversation.apply_changes(store, changes)
     return changes
+
+
+def window_state(app: ConversationApp) -> str:
+    """What a failed wait on the conversation's window reports."""
+    c = app.conversation
+    return (
+        f"following={c.following} first={c._first} end={c._end} "
+        f"balancing={c._balancing} entries={len(c.entries)} "
+        f"scroll_y={c.scroll_y} max_scroll_y={c.max_scroll_y} "
+        f"height={c.scrollable_content_region.height} focused={app.screen.focused} "
+        f"anchored={c._anchored} released={c._anchor_released}"
+    )
 
 
 def view(app: ConversationApp, message_id: str) -> MessageView:
@@ -496,7 +509,11 @@ async def test_only_the_newest_entries_are_mounted_and_scrolling_up_mounts_more(
         # Entries far below the view are unmounted on the way up (tests/ui/
         # test_conversation_window.py), over frames as the window balances: on a
         # loaded machine the last of them can still be mounted when the hint goes.
-        await wait_for(pilot, lambda: len(conversation.query(MessageView)) < 80)
+        await wait_for(
+            pilot,
+            lambda: len(conversation.query(MessageView)) < 80,
+            describe=lambda: window_state(app),
+        )
         order = [w.message.message_id for w in conversation.query(MessageView)]
         # From the first entry on, in order.
         assert order == [f"u{n}" for n in range(len(order))]
@@ -630,7 +647,11 @@ async def test_bridge_coalesces_a_burst_into_one_batch() -> None:
 async def test_bridge_hands_over_at_most_one_batch_per_interval(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(bridge, "BATCH_INTERVAL", 1.0)
+    monkeypatch.setattr(bridge, "BATCH_INTERVAL", 3.0)
+    # The bridge's clock stands still: however long a loaded machine takes
+    # between the first batch and the next changes, they come "soon after" it
+    # and wait for the whole interval (Textual's timer still runs in real time).
+    monkeypatch.setattr(bridge, "time", SimpleNamespace(monotonic=lambda: 1000.0))
     app, store = ConversationApp(), SessionStore("s")
     async with app.run_test(size=SIZE) as pilot:
         handler = StoreBridge(store, app)
