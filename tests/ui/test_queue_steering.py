@@ -238,13 +238,16 @@ async def test_the_demos_slow_turn_takes_a_prompt_sent_now(
     from tests.ui.test_elicitation_wiring import demo_app
 
     monkeypatch.setenv("ACP_TUI_DEMO_DELAY", "0")
+    # The turn's steps last 3x their usual least time (9 s in all): on a loaded
+    # machine the prompt was still being queued when a 3 s turn ended.
+    monkeypatch.setenv("ACP_TUI_DEMO_FLOOR", "3")
     app = demo_app(tmp_path, version)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.store is not None, bound=30)
         await pilot.press(*"/slow", "enter")
         await wait_for(pilot, lambda: app.runner.in_turn)
-        # Set, not typed: the turn lasts 3 s, and Pilot pauses after each key
-        # (on a loaded machine, typing it took most of the turn).
+        # Set, not typed: Pilot pauses after each key (on a loaded machine,
+        # typing it took most of the turn).
         app.active_pane.query_one(PromptInput).text = "mind the tests"
         await pilot.press("enter")
         await wait_for(pilot, lambda: queue(app).steering)
@@ -252,7 +255,7 @@ async def test_the_demos_slow_turn_takes_a_prompt_sent_now(
         await wait_for(
             pilot, lambda: notes(app) == ["sent now: injected into the running turn"]
         )
-        await wait_for(pilot, lambda: not app.runner.in_turn)
+        await wait_for(pilot, lambda: not app.runner.in_turn, bound=30)
         shown = texts(app.store)
         steered = shown.index(("user", "mind the tests"))
         heard = [
