@@ -72,13 +72,16 @@ async def screen_settled(pilot: Pilot[Any], bound: float = 10.0) -> None:
 
     Animations finish first; then the screen counts as settled once the same
     picture has been on it for `QUIET` seconds (any change starts that over).
+    The bound counts looks, `STEP` seconds apart at least, as `wait_for` does:
+    on a loaded machine each look takes longer (a screenshot, a frame), and a
+    screen still changing for good reason (a window balancing one card a
+    frame, its scrollbar moving) gets as many looks as on an idle one.
     """
     await pilot.wait_for_scheduled_animations()
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + bound
     picture = pilot.app.export_screenshot()
     since = loop.time()
-    while loop.time() < deadline:
+    for _ in range(round(bound / STEP)):
         await pilot.pause(STEP)
         now = pilot.app.export_screenshot()
         if now != picture:
