@@ -409,7 +409,11 @@ class UpdateIntake:
         ):
             lane.texts.append(text)
         else:
-            if lane is not None or order is None:  # (a run per top subagent)
+            if (  # (a run per top subagent; a batch is one session's)
+                lane is not None
+                or order is None
+                or child.root is not self._pending_session
+            ):
                 self._pending_for(child.root)  # (ends the stretch)
                 order = self._order = []
                 self._pending.append(InterleavedTexts(self._runs, order))

@@ -604,3 +604,31 @@ async def test_interleaved_subagents_make_an_op_per_lane(
         assert own is not None
         assert texts(own) == [("agent", "".join(f"{c}w{n} " for n in range(50)))]
     assert sum(len(batch) for batch in batches) == 200
+
+
+async def test_two_sessions_subagents_interleaved_stay_in_their_sessions() -> None:
+    """A batch is one session's: subagents of two sessions streaming in turn
+    each get their own chunks."""
+    async with open_harness(init_for(2)) as h:
+        first = await h.new_session("s1")
+        second = await h.new_session("s2")
+        params = {"sessionId": "s2", "update": announce("d0")}
+        await h.peer.endpoint.send_raw(
+            update_line(announce("c0"))
+            + line({"jsonrpc": "2.0", "method": "session/update", "params": params})
+        )
+        await h.peer.sync()
+        await h.peer.endpoint.send_raw(
+            b"".join(
+                raw_chunk(f"{c}w{n} ", c, f"{c}-m")
+                for n in range(20)
+                for c in ("c0", "d0")
+            )
+        )
+        await h.peer.sync()
+    for store, child in ((first, "c0"), (second, "d0")):
+        own = store.subagent_store(child)
+        assert own is not None
+        assert texts(own) == [("agent", "".join(f"{child}w{n} " for n in range(20)))]
+    assert first.subagent_store("d0") is None
+    assert second.subagent_store("c0") is None
