@@ -38,6 +38,15 @@ Invariants:
   text of a line that repeats such a chunk's line but for its text
   (`Dispatcher.learn_text_shape`, `protocol.text_shapes`). A terminal's output
   (`AppendTerminalOutput`) is kept pending as a chunk is.
+* **So is a subagent's.** Subagents streaming in parallel interleave their
+  chunks: a stretch of subagents' plain text chunks (of their messages, not
+  the user's) is one op, `ops.InterleavedTexts`, a run per subagent (an
+  `ops.InSubagent` of `ops.AppendMessageTexts`) and the order the chunks came
+  in. The store applies each run at once and tells the changes in that order,
+  the journal writes the chunks' lines in that order: the same content,
+  revisions, changes and lines as the chunks one by one. The stretch ends with
+  anything else kept pending, and when a subagent goes on with another
+  message, or one inside it streams too (a run per subagent of the root).
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Final
 
 from pydantic import ValidationError
@@ -60,6 +70,7 @@ from acp_tui.store.ops import (
     AppendMessageChunk,
     AppendMessageTexts,
     AppendTerminalOutput,
+    InterleavedTexts,
     MessageRole,
 )
 
@@ -72,6 +83,19 @@ MAX_EARLY_UPDATES: Final = 10_000
 
 MAX_PENDING_OPS: Final = 4096
 """Ops of streamed chunks kept pending at most (see the module docstring)."""
+
+
+@dataclass(slots=True)
+class _Lane:
+    """A subagent's run in the stretch of subagents' chunks (`UpdateIntake`)."""
+
+    child: Child
+    message: tuple[str, MessageRole]
+    """The message id and role of its chunks."""
+    texts: list[str]
+    """Its texts (its `AppendMessageTexts`'s, still growing)."""
+    index: int
+    """Its index in the stretch's runs."""
 
 
 class UpdateIntake:
@@ -105,6 +129,16 @@ class UpdateIntake:
         `_texts_role`), not made an op yet (`_end_texts`)."""
         self._texts_id = ""
         self._texts_role: MessageRole = "agent"
+        self._lanes: dict[str, _Lane] = {}
+        """The runs of the stretch of subagents' chunks (`_order`'s), by the
+        root's subagent they are in (a run per subagent of the root: the store
+        applies them at once, `ops.InterleavedTexts`)."""
+        self._runs: list[ops.Op] = []
+        """Those runs, in `_pending`'s last op (`ops.InterleavedTexts`)."""
+        self._order: list[int] | None = None
+        """That op's order (None: no stretch is open)."""
+        self._lane_chunks = 0
+        """Subagents' chunks pending."""
 
     def batch_through(self, dispatcher: Dispatcher) -> None:
         """Keep runs of chunks pending until `dispatcher` lets anything else run.
@@ -129,6 +163,7 @@ class UpdateIntake:
         if session is None:
             return
         self._end_texts()
+        self._lane_chunks = 0
         operations = self._pending
         self._pending = []
         self._pending_session = None
@@ -247,6 +282,13 @@ class UpdateIntake:
 
     def _keep(self, session: TrackedSession, operations: Sequence[ops.Op]) -> None:
         """Keep a chunk's ops pending (applied at once if the run is long)."""
+        self._pending_for(session)
+        self._pending.extend(operations)
+        if len(self._pending) + self._lane_chunks >= MAX_PENDING_OPS:
+            self.flush()
+
+    def _pending_for(self, session: TrackedSession) -> None:
+        """Make `session` the pending one (another's applied), its run ended."""
         if session is not self._pending_session:
             self.flush()
             self._pending_session = session
@@ -254,9 +296,6 @@ class UpdateIntake:
             self._dispatcher.before_others = self.flush  # (unset by `flush`)
         else:
             self._end_texts()
-        self._pending.extend(operations)
-        if len(self._pending) >= MAX_PENDING_OPS:
-            self.flush()
 
     def _add_text(
         self, session: TrackedSession, message_id: str, role: MessageRole, text: str
@@ -271,7 +310,7 @@ class UpdateIntake:
         ):
             texts = self._start_texts(session, message_id, role)
         texts.append(text)
-        if len(texts) + len(self._pending) >= MAX_PENDING_OPS:
+        if len(texts) + len(self._pending) + self._lane_chunks >= MAX_PENDING_OPS:
             self.flush()
 
     def _text_again(self, token: Any, text: str) -> bool:
@@ -302,12 +341,20 @@ class UpdateIntake:
         return texts
 
     def _end_texts(self) -> None:
-        """The run of text chunks made one op, pending (`ops.AppendMessageTexts`)."""
+        """The run of text chunks made one op, pending (`ops.AppendMessageTexts`).
+
+        And the stretch of subagents' chunks ends: what is pending next comes
+        after it.
+        """
         texts = self._texts
         if texts is not None:
             self._texts = None
             op = AppendMessageTexts(self._texts_id, self._texts_role, texts)
             self._pending.append(op)
+        if self._order is not None:
+            self._order = None
+            self._runs = []
+            self._lanes.clear()
 
     def _receive_child_now(
         self, child: Child, params: Any
@@ -317,8 +364,15 @@ class UpdateIntake:
         A subagent's streamed chunk joins the root's pending run, as the root's
         own do: subagents streaming in parallel interleave their chunks, so
         each chunk was a store batch of its own (20 subagents streaming 10,000
-        chunks took 1.8x one agent's time; bench/ui.py).
+        chunks took 1.8x one agent's time; bench/ui.py). A plain text chunk
+        joins its lane's run (`_add_lane_text`).
         """
+        if self._dispatcher is not None:
+            chunk = child.translator.text_chunk(params)
+            if chunk is not None and chunk[1] != "user":
+                message_id, role, text = chunk
+                self._add_lane_text(child, message_id, role, text)
+                return None
         if holds_long_text(params):
             self.flush()
             return self._receive_child(child, params)  # (a long text, in steps)
@@ -338,6 +392,39 @@ class UpdateIntake:
         child.root.store.apply_many(child.wrap(operations))
         self.children.note(child.root, child.path, operations)
         return None
+
+    def _add_lane_text(
+        self, child: Child, message_id: str, role: MessageRole, text: str
+    ) -> None:
+        """A subagent's plain text chunk joins the stretch (module docstring)."""
+        order = self._order
+        top = child.path[0]
+        lane = self._lanes.get(top) if order is not None else None
+        message = (message_id, role)
+        if (
+            order is not None
+            and lane is not None
+            and lane.child is child
+            and lane.message == message
+        ):
+            lane.texts.append(text)
+        else:
+            if (  # (a run per top subagent; a batch is one session's)
+                lane is not None
+                or order is None
+                or child.root is not self._pending_session
+            ):
+                self._pending_for(child.root)  # (ends the stretch)
+                order = self._order = []
+                self._pending.append(InterleavedTexts(self._runs, order))
+            lane = _Lane(child, message, [text], len(self._runs))
+            run = AppendMessageTexts(message_id, role, lane.texts)
+            self._runs.extend(child.wrap((run,)))
+            self._lanes[top] = lane
+        order.append(lane.index)
+        self._lane_chunks += 1
+        if self._lane_chunks + len(self._pending) >= MAX_PENDING_OPS:
+            self.flush()
 
     async def _receive_child(self, child: Child, params: Any) -> None:
         """A subagent session's update, into its root session's store."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from json.encoder import encode_basestring_ascii
 
-from acp_tui.store.ops import AppendMessageChunk, AppendMessageTexts
+from acp_tui.store.ops import AppendMessageChunk, AppendMessageTexts, InSubagent, Op
 
 __all__ = ["ChunkLines", "plain_chunk_line"]
 
@@ -75,10 +75,13 @@ class ChunkLines:
             return None
         return head + encode_basestring_ascii(text) + "}}"
 
-    def lines(self, op: AppendMessageTexts, limit: int) -> list[str] | None:
+    def lines(
+        self, op: AppendMessageTexts, limit: int, before: str = "", after: str = ""
+    ) -> list[str] | None:
         """`line` of each chunk of a run, in order; None if any is not plain.
 
-        Each text must be exactly a `str` shorter than `limit`.
+        Each text must be exactly a `str` shorter than `limit`. Each line is
+        given between `before` and `after` (`lines_in_subagent`).
         """
         texts = op.texts
         if not all(type(text) is str for text in texts):
@@ -89,7 +92,31 @@ class ChunkLines:
         if head is None:
             return None
         encode = encode_basestring_ascii
-        return [head + encode(text) + "}}" for text in texts]
+        head = before + head
+        end = "}}" + after
+        return [head + encode(text) + end for text in texts]
+
+    def lines_in_subagent(self, op: InSubagent, limit: int) -> list[str] | None:
+        """`lines` of the run of text chunks an `InSubagent` holds, however nested.
+
+        Each line is what `encode_op` writes for one chunk of the run in its
+        subagent (`InSubagent` of `AppendMessageChunk`); None if any chunk is
+        not plain, or `op` holds no run.
+        """
+        encode = encode_basestring_ascii
+        opening: list[str] = []
+        inner: Op = op
+        while type(inner) is InSubagent:
+            subagent_id = inner.subagent_id
+            if type(subagent_id) is not str:
+                return None
+            opening.append(
+                f'{{"op":"InSubagent","subagent_id":{encode(subagent_id)},"inner":'
+            )
+            inner = inner.inner
+        if type(inner) is not AppendMessageTexts:
+            return None
+        return self.lines(inner, limit, "".join(opening), "}" * len(opening))
 
     def _head_of(self, message_id: object, role: object) -> str | None:
         """The line's head for a chunk of this message (kept for the last one)."""

@@ -92,6 +92,7 @@ import os
 import secrets
 import time
 import weakref
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -119,6 +120,8 @@ from acp_tui.store.ops import (
     AppendMessageTexts,
     AppendTerminalOutput,
     CutMessageText,
+    InSubagent,
+    InterleavedTexts,
     Op,
     PatchSessionInfo,
     PatchTerminal,
@@ -126,6 +129,7 @@ from acp_tui.store.ops import (
     UpsertMessage,
 )
 from acp_tui.store.store import SessionStore, cut_chunk, kept_ends
+from acp_tui.store.subagents import texts_in_subagent
 from acp_tui.store.values import UNSET
 
 __all__ = [
@@ -643,11 +647,30 @@ def _runs_expanded(
     than `limit`) has its lines added to `plain` (one per chunk, the bytes
     `TranscriptWriter` writes for each of its chunks), and is noted by its
     first chunk (the summary notes no more of a message that is not the
-    user's); any other run is given as its chunks, one by one.
+    user's); any other run is given as its chunks, one by one. So is a
+    subagent's run (`InSubagent` of `AppendMessageTexts`): its chunks' lines
+    in `plain` (the summary notes no subagent's op), else its chunks, each in
+    its subagent; and subagents' runs interleaved (`InterleavedTexts`), their
+    lines in the order the chunks came (`_interleaved_lines`).
     """
     for op in ops:
         if type(op) is not AppendMessageTexts:
-            yield op
+            if type(op) is InterleavedTexts:
+                interleaved = _interleaved_lines(op, chunk_lines, limit)
+                if interleaved is None:
+                    yield from op.chunks()
+                else:
+                    plain += interleaved
+                continue
+            if type(op) is not InSubagent or texts_in_subagent(op) is None:
+                yield op
+                continue
+            # A subagent's run: its chunks' lines (the summary notes none).
+            in_subagent = chunk_lines.lines_in_subagent(op, limit)
+            if in_subagent is None:
+                yield from _chunks_in_subagent(op)
+            else:
+                plain += in_subagent
             continue
         lines = None if op.role == "user" else chunk_lines.lines(op, limit)
         if lines is None:
@@ -658,6 +681,51 @@ def _runs_expanded(
             if (op.message_id, op.role) not in noted:
                 first = {"type": "text", "text": op.texts[0]}
                 note(AppendMessageChunk(op.message_id, op.role, first))
+
+
+def _interleaved_lines(
+    op: InterleavedTexts, chunk_lines: ChunkLines, limit: int
+) -> list[str] | None:
+    """The lines of subagents' runs of plain chunks, in the order they came.
+
+    None where a run is the session's own (noted in the summary), holds a text
+    that is not plain, or `order` does not name each run's texts exactly.
+    """
+    runs: list[list[str]] = []
+    for run in op.runs:
+        lines = (
+            chunk_lines.lines_in_subagent(run, limit)
+            if type(run) is InSubagent
+            else None
+        )
+        if lines is None:
+            return None
+        runs.append(lines)
+    order = op.order
+    counts = Counter(order)
+    if len(order) != sum(map(len, runs)) or any(
+        counts[index] != len(lines) for index, lines in enumerate(runs)
+    ):
+        return None
+    each = [iter(lines) for lines in runs]
+    return [next(each[index]) for index in order]
+
+
+def _chunks_in_subagent(op: InSubagent) -> list[Op]:
+    """The chunks of the run of text chunks `op` holds, each in its subagent."""
+    path: list[str] = []
+    inner: Op = op
+    while type(inner) is InSubagent:
+        path.append(inner.subagent_id)
+        inner = inner.inner
+    assert type(inner) is AppendMessageTexts
+    chunks: list[Op] = []
+    for chunk in inner.chunks():
+        wrapped: Op = chunk
+        for subagent_id in reversed(path):
+            wrapped = InSubagent(subagent_id, wrapped)
+        chunks.append(wrapped)
+    return chunks
 
 
 def _plain_chunk(op: Op, max_message_chars: int) -> bool:

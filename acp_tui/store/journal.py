@@ -126,6 +126,17 @@ _CHECKS: Final[dict[str, tuple[str, Callable[[object], bool]]]] = {
         lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
     ),
     "Op": ("a store op record", _is_object),
+    "Sequence[Op]": (
+        "a list of store op records",
+        lambda v: isinstance(v, list) and all(_is_object(i) for i in v),
+    ),
+    "Sequence[int]": (
+        "a list of integers",
+        lambda v: (
+            isinstance(v, list)
+            and all(isinstance(i, int) and not isinstance(i, bool) for i in v)
+        ),
+    ),
     "Sequence[ConfigOption]": (
         "a list of JSON objects (config option records)",
         lambda v: isinstance(v, list) and all(_is_object(i) for i in v),
@@ -171,7 +182,7 @@ assert all(f.name != "op" for specs in _FIELDS.values() for f in specs)
 # --- encoding -----------------------------------------------------------------
 
 
-_CONVERTED: Final = frozenset({"bytes", "Sequence[ConfigOption]", "Op"})
+_CONVERTED: Final = frozenset({"bytes", "Sequence[ConfigOption]", "Op", "Sequence[Op]"})
 """Field kinds whose values `_shallow_record` converts (the others are held)."""
 
 _HELD: Final[dict[type[Any], tuple[str, ...]]] = {
@@ -206,6 +217,8 @@ def _shallow_record(op: Op) -> dict[str, object]:
             record[spec.name] = [option_to_record(option) for option in value]
         elif spec.kind == "Op":  # a subagent's op, nested
             record[spec.name] = _shallow_record(value)
+        elif spec.kind == "Sequence[Op]":  # runs of text chunks, interleaved
+            record[spec.name] = [_shallow_record(op) for op in value]
         else:
             record[spec.name] = value
     return record
@@ -327,9 +340,12 @@ def _decode_field(op_name: str, spec: _Field, value: object) -> object:
             return [option_from_record(option) for option in value]
         except ValueError as error:
             raise ValueError(f"{op_name}.{spec.name}: {error}") from None
-    if spec.kind == "Op":
+    if spec.kind in ("Op", "Sequence[Op]"):  # (nested ops: a subagent's, runs)
         try:
-            return op_from_record(value)
+            if spec.kind == "Op":
+                return op_from_record(value)
+            assert isinstance(value, list)
+            return [op_from_record(op) for op in value]
         except ValueError as error:
             raise ValueError(f"{op_name}.{spec.name}: {error}") from None
     if spec.kind == "bytes":

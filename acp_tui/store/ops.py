@@ -51,6 +51,7 @@ __all__ = [
     "CutMessageText",
     "ElicitationFields",
     "InSubagent",
+    "InterleavedTexts",
     "MarkCancelling",
     "MessageOrigin",
     "MessageRole",
@@ -552,6 +553,56 @@ class InSubagent:
     inner: Op
 
 
+@dataclass(frozen=True, slots=True)
+class InterleavedTexts:
+    """Runs of text chunks of several stores, interleaved as they came.
+
+    Each of `runs` is a run of text chunks (`AppendMessageTexts`) of the
+    session's own or, in `InSubagent`s however nested, of a subagent's; `order`
+    names, chunk by chunk in the order they came, the run it is the next text
+    of. Means exactly those chunks in that order (`chunks`): the stores end the
+    same, with the same changes in the same order, and a journal writes the
+    same lines. The client's intake gathers subagents streaming in parallel so
+    (`client.update_intake`): a run costs one op, not one per chunk. A store
+    applies each run at once where that is the same: the runs are of stores
+    that exist already (no subagent is announced by them), no two in one
+    subagent of the store (or both its own), and `order` names each run as
+    many times as it has texts; else chunk by chunk.
+    """
+
+    runs: Sequence[Op]
+    order: Sequence[int]
+
+    def chunks(self) -> list[Op]:
+        """The chunks, in `order` (each in its subagents, as its run is).
+
+        An index past its run's texts (or of no run) names no chunk; texts
+        `order` does not name are not chunks.
+        """
+        queues: list[list[Op]] = []
+        for run in self.runs:
+            path: list[str] = []
+            inner = run
+            while type(inner) is InSubagent:
+                path.append(inner.subagent_id)
+                inner = inner.inner
+            chunks: list[Op] = []
+            if type(inner) is AppendMessageTexts:
+                for chunk in inner.chunks():
+                    op: Op = chunk
+                    for subagent_id in reversed(path):
+                        op = InSubagent(subagent_id, op)
+                    chunks.append(op)
+            chunks.reverse()
+            queues.append(chunks)
+        ordered: list[Op] = []
+        for index in self.order:
+            queue = queues[index] if 0 <= index < len(queues) else None
+            if queue:
+                ordered.append(queue.pop())
+        return ordered
+
+
 # --- other records ----------------------------------------------------------
 
 
@@ -681,5 +732,6 @@ Op: TypeAlias = (
     | AppendSessionMessageChunk
     | PatchSubagent
     | InSubagent
+    | InterleavedTexts
 )
 """Every store operation."""

@@ -73,7 +73,7 @@ from __future__ import annotations
 import base64
 import logging
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
@@ -109,6 +109,7 @@ from acp_tui.store.ops import (
     CompleteElicitation,
     CutMessageText,
     InSubagent,
+    InterleavedTexts,
     MarkCancelling,
     MessageOrigin,
     MessageRole,
@@ -133,7 +134,7 @@ from acp_tui.store.ops import (
     UpsertMessage,
 )
 from acp_tui.store.reports import Reports
-from acp_tui.store.subagents import Subagent, Subagents
+from acp_tui.store.subagents import Subagent, Subagents, texts_in_subagent
 
 if TYPE_CHECKING:
     from acp_tui.store.child_store import ChildStore
@@ -606,6 +607,7 @@ class SessionStore:
             **self._reports.handlers(),
             PatchSubagent: self._subagents.patch,
             InSubagent: self._subagents.apply_inner,
+            InterleavedTexts: self._interleaved_texts,
         }
 
     # --- applying ops -----------------------------------------------------
@@ -809,6 +811,56 @@ class SessionStore:
         if added:
             changes[0] = Change("message", key, "added", blocks[0])
         return tuple(changes)
+
+    def _interleaved_texts(self, op: InterleavedTexts) -> _Changes:
+        """Each run at once, where that is the same (`ops.InterleavedTexts`).
+
+        Runs of different stores change nothing of each other's (a subagent's
+        op changes only the subagent's store, once it exists), and a run tells
+        a change per text: so the changes, each run's in turn, are dealt back
+        in `order`. A subagent's store tells its listeners at once, though (and
+        so do the subagents around it): no two runs may be in one subagent of
+        this store (its listeners would hear them grouped). Else the chunks are
+        applied one by one, in order.
+        """
+        runs = op.runs
+        order = op.order
+        if not self._runs_apart(runs, order):
+            return tuple(
+                change for chunk in op.chunks() for change in self._handled(chunk)
+            )
+        changes = [iter(self._handled(run)) for run in runs]
+        return tuple(next(changes[index]) for index in order)
+
+    def _runs_apart(self, runs: Sequence[Op], order: Sequence[int]) -> bool:
+        """Whether the runs may be applied each at once (`_interleaved_texts`).
+
+        They are of stores that exist, no two of them in one subagent of this
+        store (or both this store's), and `order` names each as many times as
+        it has texts.
+        """
+        counts = Counter(order)
+        tops: set[str | None] = set()
+        """This store's subagents that hold a run's store (None: this store)."""
+        for index, run in enumerate(runs):
+            texts = texts_in_subagent(run)
+            if texts is None or counts.pop(index, 0) != len(texts.texts):
+                return False
+            top = run.subagent_id if type(run) is InSubagent else None
+            store: SessionStore | None = self
+            inner = run
+            while type(inner) is InSubagent:
+                store = store.subagent_store(inner.subagent_id) if store else None
+                inner = inner.inner
+            if store is None or top in tops:
+                return False
+            tops.add(top)
+        return not counts
+
+    def _handled(self, op: Op) -> _Changes:
+        """`op` applied (no listener told)."""
+        handler = self._handlers.get(type(op)) or self._handler_for(type(op))
+        return handler(op) if handler is not None else _NO_CHANGES
 
     def _cut_message_text(self, op: CutMessageText) -> _Changes:
         known = (op.message_id, op.role) in self._message_keys

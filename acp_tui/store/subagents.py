@@ -8,6 +8,12 @@ status (`"running"`, `"waiting"`, `"done"`, `"failed"`, `"cancelled"`,
 `SessionStore` keeps them in a
 `Subagents` book and journals them like any op (`ops.PatchSubagent`,
 `ops.InSubagent`), so a transcript replays them. Stdlib only.
+
+A run of a subagent's text chunks (`InSubagent` of `AppendMessageTexts`, nested
+as deep as the subagent is: `texts_in_subagent`) is applied as its chunks one by
+one would be: the subagent's store changes the same, with the same revisions,
+and the parent tells a `subagent` change per chunk (each with that chunk's
+change inside), not one for the run.
 """
 
 from __future__ import annotations
@@ -17,13 +23,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from acp_tui.store.changes import Change
-from acp_tui.store.ops import InSubagent, PatchSubagent
+from acp_tui.store.ops import AppendMessageTexts, InSubagent, Op, PatchSubagent
 from acp_tui.store.values import UNSET, JSONValue
 
 if TYPE_CHECKING:
     from acp_tui.store.child_store import ChildStore
 
-__all__ = ["ENDED", "Subagent", "Subagents"]
+__all__ = ["ENDED", "Subagent", "Subagents", "texts_in_subagent"]
 
 ENDED: Final = frozenset({"done", "failed", "cancelled"})
 """The statuses that end a subagent's work."""
@@ -60,6 +66,16 @@ class Subagent:
             return None
         end = self.ended_ms if self.ended_ms is not None else now_ms
         return max(0, end - self.started_ms)
+
+
+def texts_in_subagent(op: Op) -> AppendMessageTexts | None:
+    """The run of text chunks an `InSubagent` holds (however nested), or None.
+
+    `op` itself where it is a run (`AppendMessageTexts`).
+    """
+    while type(op) is InSubagent:
+        op = op.inner
+    return op if type(op) is AppendMessageTexts else None
 
 
 class _Entry:
@@ -151,6 +167,9 @@ class Subagents:
 
     def apply_inner(self, op: InSubagent) -> tuple[Change, ...]:
         """Apply an `InSubagent` to the subagent's own store."""
+        run = texts_in_subagent(op.inner)
+        if run is not None:
+            return self._apply_run(op, run)
         entry, added = self._entry(op.subagent_id, None)
         inner = entry.store.apply_here(op.inner)
         if not inner and not added:
@@ -163,6 +182,24 @@ class Subagents:
                 inner=inner,
             ),
         )
+
+    def _apply_run(self, op: InSubagent, run: AppendMessageTexts) -> tuple[Change, ...]:
+        """`apply_inner` of a run of text chunks: a change per chunk, as they would.
+
+        An empty run changes nothing (no subagent created), as no chunk would.
+        """
+        if not run.texts:
+            return ()
+        subagent_id = op.subagent_id
+        entry, added = self._entry(subagent_id, None)
+        inner = entry.store.apply_here(op.inner)
+        changes = [
+            Change("subagent", subagent_id, "appended", inner=(change,))
+            for change in inner
+        ]
+        if added:  # (a change per text: `SessionStore._append_message_texts`)
+            changes[0] = Change("subagent", subagent_id, "added", inner=(inner[0],))
+        return tuple(changes)
 
     def to_json(self) -> list[JSONValue]:
         """Each subagent as JSON, with its own session's document."""

@@ -164,3 +164,49 @@ async def test_hostile_subagent_names_stay_text() -> None:
         screen = app.screen
         assert isinstance(screen, SubagentScreen)
         assert_inert_lines(screen.title_text(), app)
+
+
+async def test_the_status_line_keeps_its_height_right_and_lays_out_only_to_change_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Redrawing a status line whose lines still fit (20 lanes streaming redraw
+    theirs often) asks for no layout; one that wraps, or fits again, does: its
+    height is always its text's."""
+    store = SessionStore("p")
+    store.apply(ops.PatchSubagent("c1", title="Short", status="running", at_ms=0))
+    app = LanesApp(store)
+    layouts: list[bool] = []
+    real = LaneHeader.refresh
+
+    def spied(
+        self: LaneHeader, *args: object, layout: bool = False, **kw: object
+    ) -> object:
+        layouts.append(layout)
+        return real(self, *args, layout=layout, **kw)  # type: ignore[arg-type]
+
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        lane = app.query_one(SubagentLane)
+        header = lane.query_one(LaneHeader)
+        assert header.size.height == 2
+        lane.refresh_header()  # (the width is known now)
+        await pilot.pause()
+        monkeypatch.setattr(LaneHeader, "refresh", spied)
+        lane.refresh_header()
+        await pilot.pause()
+        assert layouts
+        assert True not in layouts
+        assert header.size.height == 2
+        store.apply(ops.PatchSubagent("c1", title="Long " * 30))
+        del layouts[:]
+        lane.refresh_header()
+        await pilot.pause()
+        assert True in layouts
+        assert header.size.height > 3
+        store.apply(ops.PatchSubagent("c1", title="Short again"))
+        del layouts[:]
+        lane.refresh_header()
+        await pilot.pause()
+        assert True in layouts
+        assert header.size.height == 2
+        assert "Short again" in str(header.render())

@@ -10,9 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_tui.storage import transcripts
-from acp_tui.storage.chunk_lines import plain_chunk_line
+from acp_tui.storage.chunk_lines import ChunkLines, plain_chunk_line
 from acp_tui.store.journal import encode_op, op_from_record
-from acp_tui.store.ops import AppendMessageChunk, AppendTerminalOutput
+from acp_tui.store.ops import (
+    AppendMessageChunk,
+    AppendMessageTexts,
+    AppendTerminalOutput,
+    InSubagent,
+)
 
 HARD = [
     "",
@@ -82,3 +87,35 @@ def test_the_transcript_writes_chunks_without_the_general_encoder(
     loaded = transcripts.read_transcript(transcripts.transcript_file("agent", "s1"))
     assert loaded is not None
     assert loaded.store.message("m1") == store.message("m1")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(HARD) | st.text(), max_size=4),
+    st.lists(st.sampled_from(HARD) | st.text(), min_size=1, max_size=3),
+    st.sampled_from(HARD) | st.text(),
+)
+def test_a_subagents_run_has_its_chunks_lines(
+    texts: list[str], path: list[str], message_id: str
+) -> None:
+    """Each chunk's line in its subagent(s), as `encode_op` writes it."""
+    run = AppendMessageTexts(message_id, "agent", texts)
+    op: Any = run
+    wrapped: list[Any] = list(run.chunks())
+    for subagent_id in reversed(path):
+        op = InSubagent(subagent_id, op)
+        wrapped = [InSubagent(subagent_id, chunk) for chunk in wrapped]
+    lines = ChunkLines().lines_in_subagent(op, 1 << 30)
+    assert lines == [encode_op(chunk) for chunk in wrapped]
+
+
+def test_a_subagents_run_with_a_long_or_odd_text_has_no_lines() -> None:
+    chunk_lines = ChunkLines()
+    long = InSubagent("a", AppendMessageTexts("m", "agent", ["x", "y" * 10]))
+    assert chunk_lines.lines_in_subagent(long, 10) is None
+    odd = InSubagent("a", AppendMessageTexts("m", "agent", ["x", 5]))  # type: ignore[list-item]
+    assert chunk_lines.lines_in_subagent(odd, 10) is None
+    other = InSubagent(
+        "a", AppendMessageChunk("m", "agent", {"type": "text", "text": "x"})
+    )
+    assert chunk_lines.lines_in_subagent(other, 10) is None

@@ -48,6 +48,7 @@ from acp_tui.store.ops import (
     AddPermission,
     AppendMessageTexts,
     InSubagent,
+    InterleavedTexts,
     PatchSubagent,
     SetMessageOrigin,
 )
@@ -818,3 +819,129 @@ def test_a_run_of_chunks_is_journaled_as_its_chunks(
     assert loaded is not None
     if cap is None:
         assert loaded.store.to_json() == runs.to_json()
+
+
+def in_subagent(path: tuple[str, ...], op: Any) -> Any:
+    for subagent_id in reversed(path):
+        op = InSubagent(subagent_id, op)
+    return op
+
+
+LANE_PATHS = st.sampled_from([("a",), ("b",), ("a", "c"), ('q"\u00e9',)])
+LANE_RUNS = st.builds(
+    in_subagent,
+    st.one_of(LANE_PATHS, st.just(())),
+    st.builds(
+        AppendMessageTexts,
+        st.sampled_from(["m1", "m2"]),
+        st.sampled_from(["user", "agent", "thought"]),
+        st.lists(RUN_TEXTS, max_size=4),
+    ),
+)
+
+
+@st.composite
+def interleaved_runs(draw: st.DrawFn) -> InterleavedTexts:
+    """Subagents' runs (the session's own too), their chunks shuffled; or any
+    order at all."""
+    runs = draw(st.lists(LANE_RUNS, max_size=4))
+    order = [i for i, run in enumerate(runs) for _ in chunk_at_a_time(run)]
+    order = draw(st.permutations(order))
+    if draw(st.integers(0, 4)) == 0:
+        order = draw(st.lists(st.integers(-1, len(runs)), max_size=8))
+    return InterleavedTexts(runs, order)
+
+
+LANE_OPS = st.one_of(
+    st.builds(in_subagent, LANE_PATHS, RUN_OPS),
+    st.builds(in_subagent, LANE_PATHS, RUN_OPS),
+    interleaved_runs(),
+    interleaved_runs(),
+    RUN_OPS,
+    st.builds(
+        in_subagent,
+        LANE_PATHS,
+        st.builds(  # long enough for a line of its own (`LONG_LINE_CHARS`)
+            AppendMessageTexts,
+            st.just("m1"),
+            st.just("agent"),
+            st.lists(st.sampled_from(["x", "y" * transcripts.LONG_LINE_CHARS])),
+        ),
+    ),
+)
+
+
+def chunk_at_a_time(op: Any) -> list[Any]:
+    """`op`'s runs, if any, as their chunks (each in its subagent)."""
+    if isinstance(op, InterleavedTexts):
+        return op.chunks()
+    path: list[str] = []
+    inner = op
+    while isinstance(inner, InSubagent):
+        path.append(inner.subagent_id)
+        inner = inner.inner
+    if not isinstance(inner, AppendMessageTexts):
+        return [op]
+    return [in_subagent(tuple(path), chunk) for chunk in inner.chunks()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(LANE_OPS, max_size=5), max_size=6), st.sampled_from([8, None]))
+def test_a_subagents_run_of_chunks_is_journaled_as_its_chunks(
+    batches: list[list[Any]], cap: int | None
+) -> None:
+    """A subagent's run (`InSubagent` of `AppendMessageTexts`, nested too, long
+    texts too), and runs interleaved (`InterleavedTexts`, the session's own
+    too), write the same lines as their chunks one by one, each in its
+    subagent, in order; the summary is the same, and the file rebuilds the
+    live store."""
+    n = next(_stores)
+    runs = open_store(f"lr{n}", max_message_chars=cap)
+    chunks = open_store(f"lc{n}", max_message_chars=cap)
+    for batch in batches:
+        runs.apply_many(batch)
+        chunks.apply_many([c for op in batch for c in chunk_at_a_time(op)])
+    close_transcript(runs)
+    close_transcript(chunks)
+    paths = transcript_file("fake", f"lr{n}"), transcript_file("fake", f"lc{n}")
+    if not paths[1].exists():
+        assert not paths[0].exists()
+        return
+    written = [p.read_bytes().splitlines()[1:] for p in paths]
+    assert written[0] == written[1]
+    assert not any(b"Texts" in line for line in written[0])
+    summaries = [json.loads(transcripts._summary_file(p).read_bytes()) for p in paths]
+    for summary in summaries:
+        del summary["sessionId"], summary["time"]
+    assert summaries[0] == summaries[1]
+    loaded = read_transcript(paths[0])
+    assert loaded is not None
+    if cap is None:
+        assert loaded.store.to_json() == runs.to_json()
+
+
+def test_interleaved_runs_whose_order_miscounts_are_journaled_as_their_chunks() -> None:
+    """An order that names a run more times than it has texts (and another
+    fewer) is its chunks as `InterleavedTexts.chunks` says: no more, no less."""
+    op = InterleavedTexts(
+        [
+            InSubagent("a", AppendMessageTexts("m1", "agent", ["a1"])),
+            InSubagent("b", AppendMessageTexts("m1", "agent", ["b1", "b2"])),
+        ],
+        [0, 0, 1],
+    )
+    runs, chunks = open_store("miscount-r"), open_store("miscount-c")
+    for store in (runs, chunks):
+        converse(store)  # (a transcript is written once it has a message)
+        store.apply_many([PatchSubagent("a"), PatchSubagent("b")])
+    runs.apply_many([op])
+    chunks.apply_many(op.chunks())
+    assert len(op.chunks()) == 2
+    close_transcript(runs)
+    close_transcript(chunks)
+    written = [
+        transcript_file("fake", name).read_bytes().splitlines()[1:]
+        for name in ("miscount-r", "miscount-c")
+    ]
+    assert written[0] == written[1]
+    assert runs.to_json()["subagents"] == chunks.to_json()["subagents"]

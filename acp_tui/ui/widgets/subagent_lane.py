@@ -22,6 +22,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar, Final
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -130,6 +131,8 @@ class SubagentLane(Widget):
         self._header_timer: Timer | None = None
         self._ticker: Timer | None = None
         self._last_header = 0.0
+        self._fit_width: int | None = None
+        """The width the status line's text last fitted unwrapped (None: not)."""
         self.full_screen_at = (0, 0)
         """Where "f: full screen" is on the status line's second row."""
 
@@ -173,7 +176,15 @@ class SubagentLane(Widget):
         status = subagent.status if subagent is not None else "unknown"
         for name in ("failed", "done", "cancelled"):
             self.set_class(status == name, f"-{name}")
-        self._header.update(self.header_text())
+        text = self.header_text()
+        # Its height is its lines' count while each fits the width: the same
+        # as before, no layout then (20 lanes streaming redraw theirs often).
+        width = self._header.content_size.width
+        fits = width > 0 and all(
+            cell_len(line) <= width for line in text.plain.split("\n")
+        )
+        self._header.update(text, layout=not (fits and self._fit_width == width))
+        self._fit_width = width if fits else None
         if subagent is not None and not subagent.running and self._ticker is not None:
             self._ticker.stop()
             self._ticker = None

@@ -438,3 +438,197 @@ async def test_lines_repeating_a_chunk_are_read_by_their_text(
     message = store.message("m1")
     assert message is not None
     assert message.text.startswith('w0 \u00e9\\ "q"w1 ')
+
+
+LANES = ["c0", "c1", "c2", "c3", "g0"]
+"""The subagents of `lane_updates`: four children of s1, and g0 of c0."""
+
+
+def lane_updates(seed: int) -> list[bytes]:
+    """Lines of subagents streaming in parallel: runs of plain chunks of several
+    messages and roles, interleaved, broken by chunks that are not plain, user
+    chunks, tool calls, the parent's own chunks and lines that are not JSON."""
+    rng = random.Random(seed)
+    lines: list[bytes] = []
+    current = dict.fromkeys([*LANES, "s1"], ("agent", "m1"))
+    for _ in range(400):
+        kind = rng.choice(["plain"] * 100 + ["user", "odd", "tool", "root", "broken"])
+        words = rng.choice(["a ", "b\n", "\u00e9 ", '"q" ', ""])
+        lane = rng.choice([*LANES[:4] * 4, "g0"])
+        if kind == "broken":
+            lines.append(b'{"jsonrpc":"2.0","method":"session/update","params":{\n')
+            continue
+        if kind == "tool":
+            lines.append(child_line(lane, tool_call(2, rng.choice(["tc1", "tc2"]))))
+            continue
+        if rng.random() < 0.1:  # the lane goes on with another message
+            current[lane] = (rng.choice(["agent", "thought"]), rng.choice(["m1", "m2"]))
+        role, message_id = current[lane] if kind != "user" else ("user", "u1")
+        kinds = {"thought": "agent_thought_chunk"}
+        update = chunk(2, words, kinds.get(role, f"{role}_message_chunk"))
+        update["messageId"] = message_id
+        if kind == "odd":  # not a plain chunk: the models' path
+            update["content"] = rng.choice(
+                [
+                    {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+                    {"type": "text", "text": words, "_meta": {"x": 1}},
+                ]
+            )
+        if kind == "root":
+            lines.append(update_line(update))
+        else:
+            lines.append(
+                raw_chunk(words, lane, update["messageId"])
+                if kind == "plain" and role == "agent" and rng.random() < 0.5
+                else child_line(lane, update)
+            )
+    return lines
+
+
+async def lanes_streamed(
+    lines: list[bytes],
+) -> tuple[SessionStore, list[Sequence[Change]], list[list[ops.Op]], list[Any]]:
+    """The store after `lines`, the changes it told, the op batches it was given
+    and the problems reported."""
+    batches: list[Sequence[Change]] = []
+    given: list[list[ops.Op]] = []
+    async with open_harness(init_for(2)) as h:
+        store = await h.new_session()
+        await h.peer.endpoint.send_raw(
+            b"".join(update_line(announce(c)) for c in LANES[:4])
+            + child_line("c0", announce("g0"))
+        )
+        await h.peer.sync()
+        store.subscribe(batches.append)
+        apply_many = store.apply_many
+
+        def recorded(operations: Any) -> tuple[Change, ...]:
+            given.append(list(operations))
+            return apply_many(given[-1])
+
+        store.apply_many = recorded  # type: ignore[method-assign,assignment]
+        await h.peer.endpoint.send_raw(b"".join(lines))
+        await h.peer.sync()
+    return store, batches, given, [(d.kind, d.message) for d in h.diagnostics]
+
+
+def lane_state(store: SessionStore) -> Any:
+    """Every store's messages with their revisions, and the subagents'."""
+    inner = {}
+    for subagent in store.subagents():
+        own = store.subagent_store(subagent.subagent_id)
+        assert own is not None
+        inner[subagent.subagent_id] = lane_state(own)
+    messages = [(m.key, m.revision, m.text) for m in store.messages()]
+    return messages, inner
+
+
+def journaled(given: list[list[ops.Op]], session_id: str) -> list[bytes]:
+    """The transcript lines (but its header) of the op batches, applied in turn."""
+    from acp_tui.storage import transcripts
+
+    store = transcripts.journaled_store(
+        "fake", session_id, cwd="/work", how="new", protocol_version=2
+    )
+    for batch in given:
+        store.apply_many(batch)
+    transcripts.close_transcript(store)
+    path = transcripts.transcript_file("fake", session_id)
+    return path.read_bytes().splitlines()[1:]
+
+
+def lane_runs(given: list[list[ops.Op]]) -> list[ops.AppendMessageTexts]:
+    """The subagents' runs of text chunks in the op batches."""
+    from acp_tui.store.subagents import texts_in_subagent
+
+    return [
+        run
+        for batch in given
+        for op in batch
+        if isinstance(op, ops.InterleavedTexts)
+        for each in op.runs
+        if (run := texts_in_subagent(each)) is not None
+    ]
+
+
+@pytest.mark.parametrize("seed", range(4))
+async def test_subagents_runs_of_plain_chunks_end_as_their_chunks(
+    seed: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """Subagents' interleaved plain text chunks are a run per subagent in one op
+    (`InterleavedTexts`): every store (the subagents', nested too) ends as with
+    an op per chunk, with the same revisions; the changes are the same, in the
+    same order; so are the problems reported, and the transcript is byte for
+    byte the same."""
+    from acp_tui.client import v2
+
+    monkeypatch.setenv("ACP_TUI_HOME", str(tmp_path))
+    lines = lane_updates(seed)
+    apart: list[bool] = []
+    real = SessionStore._runs_apart
+
+    def spied(self: SessionStore, runs: Any, order: Any) -> bool:
+        apart.append(real(self, runs, order))
+        return apart[-1]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(SessionStore, "_runs_apart", spied)
+        store, batches, given, problems = await lanes_streamed(lines)
+    assert apart
+    assert all(apart)  # each run at once, never chunk by chunk
+    runs = lane_runs(given)
+    assert sum(len(run.texts) for run in runs) > 1.5 * len(runs) > 60
+    with monkeypatch.context() as patched:
+        patched.setattr(v2.V2Translator, "text_chunk", lambda self, params: None)
+        chunked, chunk_batches, chunk_given, chunk_problems = await lanes_streamed(
+            lines
+        )
+    assert not lane_runs(chunk_given)
+    assert store.to_json() == chunked.to_json()
+    assert lane_state(store) == lane_state(chunked)
+    assert [c for b in batches for c in b] == [c for b in chunk_batches for c in b]
+    assert problems == chunk_problems
+    assert "parse_error" in [kind for kind, _ in problems]
+    assert journaled(given, "runs") == journaled(chunk_given, "chunks")
+
+
+async def test_interleaved_subagents_make_an_op_per_lane(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Four subagents' interleaved chunks: a batch is a run per subagent."""
+    lines = [raw_chunk(f"{c}w{n} ", c, f"{c}-m") for n in range(50) for c in LANES[:4]]
+    store, batches, given, _ = await lanes_streamed(lines)
+    assert sum(map(len, given)) <= 4 * len(given)
+    for c in LANES[:4]:
+        own = store.subagent_store(c)
+        assert own is not None
+        assert texts(own) == [("agent", "".join(f"{c}w{n} " for n in range(50)))]
+    assert sum(len(batch) for batch in batches) == 200
+
+
+async def test_two_sessions_subagents_interleaved_stay_in_their_sessions() -> None:
+    """A batch is one session's: subagents of two sessions streaming in turn
+    each get their own chunks."""
+    async with open_harness(init_for(2)) as h:
+        first = await h.new_session("s1")
+        second = await h.new_session("s2")
+        params = {"sessionId": "s2", "update": announce("d0")}
+        await h.peer.endpoint.send_raw(
+            update_line(announce("c0"))
+            + line({"jsonrpc": "2.0", "method": "session/update", "params": params})
+        )
+        await h.peer.sync()
+        await h.peer.endpoint.send_raw(
+            b"".join(
+                raw_chunk(f"{c}w{n} ", c, f"{c}-m")
+                for n in range(20)
+                for c in ("c0", "d0")
+            )
+        )
+        await h.peer.sync()
+    for store, child in ((first, "c0"), (second, "d0")):
+        own = store.subagent_store(child)
+        assert own is not None
+        assert texts(own) == [("agent", "".join(f"{child}w{n} " for n in range(20)))]
+    assert first.subagent_store("d0") is None
+    assert second.subagent_store("c0") is None

@@ -51,6 +51,7 @@ from acp_tui.store.journal import (
 )
 from acp_tui.store.ops import (
     InSubagent,
+    InterleavedTexts,
     MarkCancelling,
     PatchSubagent,
     RemovePlan,
@@ -183,6 +184,13 @@ SAMPLES: list[Any] = [
     PatchSubagent("c1"),
     InSubagent("c1", AppendTerminalOutput("t", b"\x00\xff")),
     InSubagent("c1", InSubagent("g1", SetState("running"))),
+    InterleavedTexts(
+        [
+            InSubagent("c1", AppendMessageTexts("m1", "agent", ["a", "b"])),
+            AppendMessageTexts("m1", "thought", ["c"]),
+        ],
+        [0, 1, 0],
+    ),
     RemovePlan("main"),
     MarkCancelling("tool_call", "t1"),
     MarkCancelling("terminal", "term", cancelling=False),
