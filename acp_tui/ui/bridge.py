@@ -122,6 +122,11 @@ class StoreBridge:
 
     def _flush(self) -> None:
         self._scheduled = False
+        if self._fallback is not None:
+            # Its batch goes now: left running, it would hand over the changes
+            # that come next before their interval is up.
+            self._fallback.stop()
+            self._fallback = None
         if not self._pending:
             return
         changes, self._pending = self._pending, []

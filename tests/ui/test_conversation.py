@@ -680,6 +680,32 @@ async def test_bridge_hands_over_at_most_one_batch_per_interval(
             handler.close()
 
 
+async def test_the_first_batchs_fallback_does_not_hand_over_later_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The timer that flushes a batch whose refresh never came (REFRESH_FALLBACK)
+    goes with that batch: changes made after it went out, within the interval,
+    still wait for the interval (it flushed them early, seen under load)."""
+    monkeypatch.setattr(bridge, "BATCH_INTERVAL", 3.0)
+    monkeypatch.setattr(bridge, "REFRESH_FALLBACK", 0.2)
+    monkeypatch.setattr(bridge, "time", SimpleNamespace(monotonic=lambda: 1000.0))
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        handler = StoreBridge(store, app)
+        try:
+            store.apply(ops.AppendMessageChunk("a1", "agent", text("first ")))
+            # Seen as soon as the batch is posted: before the fallback is due.
+            await wait_for(pilot, lambda: bool(handler.quiet_for() == 0.0))
+            store.apply(ops.AppendMessageChunk("a1", "agent", text("second")))
+            marked: list[bool] = []
+            app.set_timer(0.5, lambda: marked.append(True))  # the fallback is past
+            await wait_for(pilot, lambda: bool(marked))
+            assert app.batches == 1
+            await wait_for(pilot, lambda: app.batches == 2)
+        finally:
+            handler.close()
+
+
 @pytest.mark.parametrize("entries", [1, 30])
 async def test_a_full_store_renders_its_newest_entry(entries: int) -> None:
     app, store = ConversationApp(), SessionStore("s")
