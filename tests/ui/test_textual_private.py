@@ -190,6 +190,19 @@ def arrange_root_closure() -> None:
     assert "return map, widgets" in source, "Compositor._arrange_root changed"
 
 
+def full_map_flag() -> None:
+    """`reflow` arranges every widget and stores that map as `_full_map`;
+    `full_map` arranges again while `_full_map_invalidated` is set."""
+    assert Compositor()._full_map_invalidated is True, "_full_map_invalidated changed"
+    reflow = inspect.getsource(
+        getattr(Compositor.reflow, "__wrapped__", Compositor.reflow)
+    )
+    assert "self._arrange_root(parent, size, visible_only=False)" in reflow
+    assert "self._full_map = map" in reflow, "Compositor.reflow changed"
+    full_map = inspect.getsource(inspect.getattr_static(Compositor, "full_map").fget)
+    assert "if self._full_map_invalidated:" in full_map, "Compositor.full_map changed"
+
+
 def node_styles_hold_the_node() -> None:
     """A node's own styles hold it (`Styles.node`), and may be cleared."""
     node = DOMNode()
@@ -269,6 +282,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "Screen._on_timer_update": method(Screen, "_on_timer_update", []),
     "MessagePump._next_callbacks": next_callbacks,
     "Compositor._arrange_root.add_widget": arrange_root_closure,
+    "Compositor._full_map_invalidated": full_map_flag,
     "Strip.crop_extend": method(Strip, "crop_extend", ["start", "end", "style"]),
     "DOMNode._css_styles": node_styles_hold_the_node,
     "Stylesheet._process_component_classes": component_virtual_nodes,
