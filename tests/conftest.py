@@ -37,7 +37,9 @@ not pytest and keep Python's default.
 
 The apps a test process boots (each Pilot test its own) share what each would
 compute alike, the parsed CSS and the theme colours (tests/textual_caches.py,
-`pytest_configure`): about 0.04 s of CPU of each boot's 0.26 s.
+`pytest_configure`): about 0.04 s of CPU of each boot's 0.26 s. They keep the
+compositor's full map after a layout pass, as `AcpTuiApp` does
+(`acp_tui.ui.compositor_map`), whatever app hosts the widgets under test.
 
 Node agents (claude-agent-acp, gemini-cli, codex-acp's launcher, the TypeScript
 SDK peer under Node 22) start about 45 times a run, each compiling the same
@@ -71,6 +73,7 @@ from typing import Final
 import pytest
 from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
 
+from acp_tui.ui.compositor_map import keep_full_map_after_reflow
 from tests import assert_cache, cpu_times, textual_caches
 from tests.cpu_times import pytest_runtest_call  # noqa: F401 (a hook)
 
@@ -142,11 +145,13 @@ def node_compile_cache() -> Path:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Full garbage collections less often in this test process, the apps it
-    boots share their parsed CSS and theme colours, and the Node agents it
-    starts share a code cache, unless one is set already (see above)."""
+    boots share their parsed CSS and theme colours and keep the compositor's
+    full map as the app does, and the Node agents it starts share a code
+    cache, unless one is set already (see above)."""
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
     textual_caches.install()
+    keep_full_map_after_reflow()  # as `AcpTuiApp` does, for every app tests host
     os.environ.setdefault(NODE_COMPILE_CACHE, str(node_compile_cache()))
 
 

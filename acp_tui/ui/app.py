@@ -54,6 +54,7 @@ from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.app_tabs import AppTabs
 from acp_tui.ui.attention_hook import AppAttention, AttentionEvent, signals_for
 from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
+from acp_tui.ui.compositor_map import keep_full_map_after_reflow
 from acp_tui.ui.gc_policy import (
     collect_if_quiet,
     note_activity,
@@ -162,6 +163,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         attention: AttentionSettings | None = None,
     ) -> None:
         release_styles_caches()  # (removed widgets' lines: styles_cache_release)
+        keep_full_map_after_reflow()  # (one arrangement a layout: compositor_map)
         super().__init__()
         self.attention = signals_for(attention)
         self._running_panes = set()

@@ -58,6 +58,13 @@ The reliances:
 * `Compositor._arrange_root`'s nested, recursive `add_widget` (a cycle that
   holds the map and the set of widgets it returns): `compositor_cycles`
   returns copies and empties those.
+* `Compositor._full_map_invalidated`, the flag that the full map of widgets is
+  out of date, which `Compositor.reflow` leaves set when it has just made that
+  map: `compositor_map` clears it after the pass.
+* `DOMNode._reactive_connect` (what `data_bind` bound, before the node is
+  mounted) and a reactive left alone at mount once set (`set_reactive`): the
+  footer gives each key bound to its `compact` that value and class before the
+  key is mounted (`Footer._settle_compact`), so no watcher restyles it.
 * `Strip.crop_extend` caching the strip itself at its own extent (a cycle):
   `strip_cycles.break_strip_cycles` replaces it too.
 * `DOMNode._css_styles`, `DOMNode._inline_styles` (whose `node` holds the node
@@ -252,6 +259,18 @@ RELIANCES: Final = (
         "acp_tui.ui.compositor_cycles.break_arrangement_cycles",
         "the recursive closure holds the map and set it returns: emptied after "
         "copying them, so the cycle it leaves holds no arrangement",
+    ),
+    Reliance(
+        "Compositor._full_map_invalidated",
+        "acp_tui.ui.compositor_map.keep_full_map_after_reflow",
+        "`reflow` stores the full map it arranged but leaves it marked out of "
+        "date: marked up to date after the pass",
+    ),
+    Reliance(
+        "DOMNode._reactive_connect",
+        "acp_tui.ui.widgets.footer.Footer._settle_compact",
+        "a key bound to the footer's `compact` gets that value and its class "
+        "before it is mounted, so no watcher restyles it",
     ),
     Reliance(
         "Strip.crop_extend",

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
 from textual.widget import Widget
 from textual.widgets import Button
+from textual.widgets import Footer as TextualFooter
 from textual.widgets._footer import FooterKey
 
 from acp_tui.ui.widgets.footer import Footer
@@ -94,3 +97,59 @@ async def test_a_key_disabled_since_is_shown_disabled() -> None:
                 for k in app.query(FooterKey)
             ),
         )
+
+
+class TextualKeys(Keys):
+    """The same keys under Textual's own footer."""
+
+    def compose(self) -> ComposeResult:
+        yield Plain("one", id="one")
+        yield Plain("two", id="two")
+        yield WithKey(id="extra")
+        yield TextualFooter()
+
+
+def key_looks(app: App[None]) -> list[tuple[str, bool, tuple[str, ...], str]]:
+    """Each key: its key, `compact`, classes, and the padding of its parts."""
+    return [
+        (
+            key.key,
+            key.compact,
+            tuple(sorted(key.classes)),
+            str(key.get_component_styles("footer-key--description").padding),
+        )
+        for key in app.query(FooterKey)
+    ]
+
+
+async def shown_after_a_rebuild(
+    app: Keys, compact: bool
+) -> tuple[list[tuple[str, bool, tuple[str, ...], str]], list[str]]:
+    """How the keys look once a focus move rebuilt them, and the keys bound to
+    the footer's `compact` (all but the command palette's) restyled meanwhile."""
+    async with app.run_test() as pilot:
+        app.query_one(TextualFooter).compact = compact
+        restyled: list[str] = []
+        update_styles = app.update_styles
+
+        def noted(node: DOMNode, animate: bool = True) -> None:
+            if isinstance(node, FooterKey) and not node.has_class("-command-palette"):
+                restyled.append(node.key)
+            update_styles(node, animate)
+
+        app.update_styles = noted  # type: ignore[method-assign]
+        app.set_focus(app.query_one("#extra"))
+        await wait_for(pilot, lambda: "Extra" in descriptions(app))
+        await pilot.pause()
+        return key_looks(app), restyled
+
+
+@pytest.mark.parametrize("compact", [False, True])
+async def test_keys_are_mounted_unrestyled_and_look_as_textuals(compact: bool) -> None:
+    ours, restyled = await shown_after_a_rebuild(Keys(), compact)
+    textuals, textual_restyled = await shown_after_a_rebuild(TextualKeys(), compact)
+    assert ours == textuals
+    assert {compact} == {look[1] for look in ours if look[0] != "ctrl+p"}
+    # the keys had the footer's `compact`, and its class, before they were mounted
+    assert restyled == []
+    assert textual_restyled  # (Textual's: restyled as each is mounted)

@@ -21,12 +21,14 @@ from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.driver import Driver
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Collapsible, TextArea
 from textual.widgets._collapsible import CollapsibleTitle
+from textual.widgets._footer import FooterKey
 from textual_autocomplete import AutoComplete
 from textual_serve.server import Server
 
@@ -190,6 +192,32 @@ def arrange_root_closure() -> None:
     assert "return map, widgets" in source, "Compositor._arrange_root changed"
 
 
+def full_map_flag() -> None:
+    """`reflow` arranges every widget and stores that map as `_full_map`;
+    `full_map` arranges again while `_full_map_invalidated` is set."""
+    assert Compositor()._full_map_invalidated is True, "_full_map_invalidated changed"
+    reflow = inspect.getsource(
+        getattr(Compositor.reflow, "__wrapped__", Compositor.reflow)
+    )
+    assert "self._arrange_root(parent, size, visible_only=False)" in reflow
+    assert "self._full_map = map" in reflow, "Compositor.reflow changed"
+    full_map = inspect.getsource(inspect.getattr_static(Compositor, "full_map").fget)
+    assert "if self._full_map_invalidated:" in full_map, "Compositor.full_map changed"
+
+
+def reactive_connect() -> None:
+    """`data_bind` notes its bindings in `_reactive_connect` (None before any),
+    a reactive already set is left alone as its node mounts, and a footer key's
+    `compact` watcher only sets its class."""
+    assert DOMNode()._reactive_connect is None, "DOMNode._reactive_connect changed"
+    bind = inspect.getsource(DOMNode.data_bind)
+    assert "self._reactive_connect[name] = (parent, reactive)" in bind
+    initialize = inspect.getsource(Reactive._initialize_reactive)
+    assert "if hasattr(obj, internal_name):" in initialize, "reactive init changed"
+    watch = inspect.getsource(FooterKey._watch_compact)
+    assert watch.strip().endswith('self.set_class(compact, "-compact")'), watch
+
+
 def node_styles_hold_the_node() -> None:
     """A node's own styles hold it (`Styles.node`), and may be cleared."""
     node = DOMNode()
@@ -269,6 +297,8 @@ CHECKS: dict[str, Callable[[], None]] = {
     "Screen._on_timer_update": method(Screen, "_on_timer_update", []),
     "MessagePump._next_callbacks": next_callbacks,
     "Compositor._arrange_root.add_widget": arrange_root_closure,
+    "Compositor._full_map_invalidated": full_map_flag,
+    "DOMNode._reactive_connect": reactive_connect,
     "Strip.crop_extend": method(Strip, "crop_extend", ["start", "end", "style"]),
     "DOMNode._css_styles": node_styles_hold_the_node,
     "Stylesheet._process_component_classes": component_virtual_nodes,
