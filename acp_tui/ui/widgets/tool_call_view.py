@@ -46,7 +46,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Collapsible, Static
+from textual.widgets import Static
 
 from acp_tui.client.cancel_one import CancelKind
 from acp_tui.store.model import Elicitation, Permission, ToolCall, terminal_ref
@@ -153,6 +153,7 @@ class ToolCallView(Widget):
         & .tool-segment.-changes { color: $text-muted; }
         & .tool-segment.-terminal { background: $surface; }
         & .tool-raw { color: $text-muted; height: auto; }
+        & .tool-raw.-empty { display: none; }
         &.-in_progress { border-left: outer $tool-running; }
         &.-completed { border-left: outer $tool-completed; }
         &.-failed { border-left: outer $tool-failed; }
@@ -177,8 +178,9 @@ class ToolCallView(Widget):
         """How paths are shown (relative to the session's directory)."""
         self._header = Static(classes="tool-header")
         self._locations = PathLines(classes="tool-locations")
-        self._raw = Static(classes="tool-raw")
-        self._raw.display = False
+        self._raw = Static(classes="tool-raw -empty")
+        """The raw input and output; hidden by its `-empty` class, not `display`
+        (see `ToolCallBody`)."""
         self._locations.display = False
         self._header_key: (
             tuple[tuple[str, str | None, str, str | None], bool] | None
@@ -197,7 +199,7 @@ class ToolCallView(Widget):
         self._segment_factories: list[Callable[[], Widget]] = []
         self._sync_scheduled = False
         self._contents: Widget | None = None
-        """The body's container, once composed (new segments are mounted in it)."""
+        """The body, once composed (new segments are mounted in it)."""
         self.renders = 0
         """How many parts were re-rendered so far (for tests and benchmarks)."""
         # The first snapshot, rendered before mounting: no second pass.
@@ -299,7 +301,7 @@ class ToolCallView(Widget):
     def content_text(self) -> str:
         """The content as plain text (segments, then raw input/output if shown)."""
         parts = [cast(SegmentView, w).plain_text for w in self._segment_widgets]
-        if self._raw.display:
+        if self._raw_shown:
             parts.append(static_plain(self._raw))
         return "\n".join(parts)
 
@@ -317,11 +319,13 @@ class ToolCallView(Widget):
         self.tool_call = tool_call
         self._sync()
 
+    @property
+    def _raw_shown(self) -> bool:
+        return not self._raw.has_class("-empty")
+
     def _find_contents(self) -> Widget | None:
         if self._contents is None and self._body.is_mounted:
-            for child in self._body.children:
-                if isinstance(child, Collapsible.Contents):
-                    self._contents = child
+            self._contents = self._body
         return self._contents
 
     def _sync(self) -> None:
@@ -503,7 +507,7 @@ class ToolCallView(Widget):
                     lines.append(f"output: {compact_json(raw_output)}")
         text = "\n".join(lines)
         self._raw.update(Content(text))
-        self._raw.display = bool(lines)
+        self._raw.set_class(not lines, "-empty", update=self._raw.is_attached)
         self._raw_lines = text.count("\n") + 1
 
     def action_toggle_raw(self) -> None:
@@ -520,10 +524,10 @@ class ToolCallView(Widget):
 
     def _body_state(self, tool_call: ToolCall) -> tuple[bool, str, bool]:
         """Whether the body shows, its title, and whether the card would fold it."""
-        has_content = bool(self._segments) or bool(self._raw.display)
+        has_content = bool(self._segments) or self._raw_shown
         if not has_content:
             return False, "output", False
-        lines = sum(self._segment_lines) + (self._raw_lines if self._raw.display else 0)
+        lines = sum(self._segment_lines) + (self._raw_lines if self._raw_shown else 0)
         kinds = {segment.kind for segment in self._segments}
         labels = dict.fromkeys(SEGMENT_LABELS[s.kind] for s in self._segments)
         label = ", ".join(labels) if labels else "input/output"
