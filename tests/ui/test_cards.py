@@ -960,3 +960,34 @@ async def test_a_collapsed_body_hides_its_parts_the_raw_input_too(
         body.collapsed = True
         await wait_for(pilot, lambda: raw.region.height == 0)
         assert not raw.display
+
+
+async def test_the_raw_view_is_made_only_when_there_is_raw_to_show(
+    store: SessionStore,
+) -> None:
+    """A card with content shows no raw input: it has no widget for it (one
+    widget fewer to mount) until `r` asks for it, which adds it after the
+    segments; `r` again hides it, and new segments still go before it."""
+    store.apply(
+        ops.PatchToolCall(
+            "t1", content=[text_item("body")], raw_input={"url": "https://x.test"}
+        )
+    )
+    app = CardsApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.card("t1")
+        body = card.query_one(ToolCallBody)
+        assert not card.query(".tool-raw")
+        assert card.content_text == "body"
+        card.action_toggle_raw()
+        await wait_for(pilot, lambda: bool(card.query(".tool-raw")))
+        raw = card.query_one(".tool-raw", Static)
+        assert list(body.children)[-1] is raw
+        assert card.content_text == 'body\ninput: {\n  "url": "https://x.test"\n}'
+        await wait_for(pilot, lambda: raw.region.height == 3)
+        card.action_toggle_raw()
+        await wait_for(pilot, lambda: raw.region.height == 0)
+        assert card.content_text == "body"
+        await apply(pilot, app, ops.AppendToolCallContent("t1", diff_item(PATCH)))
+        await wait_for(pilot, lambda: len(body.children) == 4)
+        assert list(body.children)[-1] is raw

@@ -92,11 +92,20 @@ class ToolCallBody(Collapsible):
         self.user_toggled = False
         """Whether the user opened or closed it (then the card stops deciding)."""
         self._quiet_scrolls = 0
+        self._composed = False
 
     def compose(self) -> ComposeResult:
         """The title, then the parts (no `Contents` container between)."""
+        self._composed = True
         yield self._title
         yield from self._contents_list
+
+    def add_part(self, part: Widget) -> None:
+        """Add a part after the others, composed or mounted as they are."""
+        if self._composed:
+            self.mount(part)
+        else:
+            self._contents_list.append(part)
 
     def on_collapsible_title_toggle(self, event: CollapsibleTitle.Toggle) -> None:
         """The user clicked the title or pressed Enter on it."""

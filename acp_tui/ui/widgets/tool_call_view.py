@@ -178,9 +178,12 @@ class ToolCallView(Widget):
         """How paths are shown (relative to the session's directory)."""
         self._header = Static(classes="tool-header")
         self._locations = PathLines(classes="tool-locations")
-        self._raw = Static(classes="tool-raw -empty")
-        """The raw input and output; hidden by its `-empty` class, not `display`
-        (see `ToolCallBody`)."""
+        self._body_made = False
+        self._raw: Static | None = None
+        """The raw input and output, made the first time there is any to show
+        (most cards never show it: it shows only without other content, or on
+        `r`); then hidden by its `-empty` class, not `display` (see
+        `ToolCallBody`)."""
         self._locations.display = False
         self._header_key: (
             tuple[tuple[str, str | None, str, str | None], bool] | None
@@ -208,9 +211,11 @@ class ToolCallView(Widget):
         self._sync_segments(tool_call)
         self._sync_raw(tool_call)
         has_content, title, collapse = self._body_state(tool_call)
+        raw: list[Widget] = [] if self._raw is None else [self._raw]
         self._body = ToolCallBody(
-            *self._segment_widgets, self._raw, collapsed=collapse, title=title
+            *self._segment_widgets, *raw, collapsed=collapse, title=title
         )
+        self._body_made = True
         self._body.display = has_content
         self._permissions = self._own_permissions()
         self._permission_views: dict[tuple[str, str], _RecordView] = {
@@ -301,7 +306,7 @@ class ToolCallView(Widget):
     def content_text(self) -> str:
         """The content as plain text (segments, then raw input/output if shown)."""
         parts = [cast(SegmentView, w).plain_text for w in self._segment_widgets]
-        if self._raw_shown:
+        if self._raw is not None and self._raw_shown:
             parts.append(static_plain(self._raw))
         return "\n".join(parts)
 
@@ -321,7 +326,7 @@ class ToolCallView(Widget):
 
     @property
     def _raw_shown(self) -> bool:
-        return not self._raw.has_class("-empty")
+        return self._raw is not None and not self._raw.has_class("-empty")
 
     def _find_contents(self) -> Widget | None:
         if self._contents is None and self._body.is_mounted:
@@ -447,7 +452,7 @@ class ToolCallView(Widget):
             )
             self.renders += 1
         if new and self._contents is not None:
-            self._contents.mount_all(new, before=self._raw)
+            self._contents.mount_all(new, before=self._raw)  # None: at the end
         if len(widgets) > len(segments):
             for widget in widgets[len(segments) :]:
                 widget.remove()
@@ -506,9 +511,16 @@ class ToolCallView(Widget):
                 if raw_output is not None:
                     lines.append(f"output: {compact_json(raw_output)}")
         text = "\n".join(lines)
-        self._raw.update(Content(text))
-        self._raw.set_class(not lines, "-empty", update=self._raw.is_attached)
         self._raw_lines = text.count("\n") + 1
+        view = self._raw
+        if view is None:
+            if not lines:
+                return
+            view = self._raw = Static(classes="tool-raw")
+            if self._body_made:  # else the body is made with it
+                self._body.add_part(view)
+        view.update(Content(text))
+        view.set_class(not lines, "-empty", update=view.is_attached)
 
     def action_toggle_raw(self) -> None:
         """Show the raw input and output as JSON, or the readable summary (`r`)."""
