@@ -220,6 +220,26 @@ class Phases:
         self._undo.append((owner, name, original))
         setattr(owner, name, timed)
 
+    def wrap_paint_by_class(self) -> None:
+        """Time each widget's paint (`StylesCache.render_widget`) by its class."""
+        from textual._styles_cache import StylesCache
+
+        original = StylesCache.render_widget
+        totals = self.totals
+
+        def timed(cache: StylesCache, widget: Any, crop: Any) -> Any:
+            began = time.process_time()
+            try:
+                return original(cache, widget, crop)
+            finally:
+                label = f"paint:{type(widget).__name__}"
+                if label == "paint:ScrollBar":
+                    label += f"<{type(widget.parent).__name__}"
+                totals[label] += time.process_time() - began
+
+        self._undo.append((StylesCache, "render_widget", original))
+        StylesCache.render_widget = timed  # type: ignore[method-assign,assignment]
+
     def start(self) -> None:
         from textual import widget
         from textual._compositor import Compositor
@@ -235,6 +255,7 @@ class Phases:
         self.wrap(widget, "compose", "compose")
         self.wrap(MarkdownView, "_layout", "markdown")
         self.wrap(Conversation, "_build", "build")
+        self.wrap_paint_by_class()
         self.frames.on_frame = self._on_frame
 
     def stop(self) -> None:
@@ -244,6 +265,18 @@ class Phases:
 
     def _on_frame(self, now: float) -> None:
         self.at_frames.append((now, dict(self.totals)))
+
+    def spent(self, a: float, b: float) -> dict[str, float]:
+        """Each part's CPU time between the frames at `a` and `b`."""
+        before = after = None
+        for t, totals in self.at_frames:
+            if t <= a:
+                before = totals
+            if t <= b:
+                after = totals
+        if before is None or after is None:
+            return {}
+        return {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
 
     def in_gap(self, a: float, b: float) -> str:
         """The parts' CPU time between the frames at `a` and `b`."""
@@ -255,10 +288,19 @@ class Phases:
                 after = totals
         if before is None or after is None:
             return ""
-        return ", ".join(
-            f"{k} {1000 * (after.get(k, 0.0) - before.get(k, 0.0)):.0f}"
-            for k in sorted(after)
+        spent = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
+        parts = ", ".join(
+            f"{k} {1000 * v:.0f}" for k, v in sorted(spent.items()) if ":" not in k
         )
+        painted = sorted(
+            ((v, k) for k, v in spent.items() if ":" in k and v >= 0.0005),
+            reverse=True,
+        )
+        if painted:
+            parts += "\n   painted, ms of CPU: " + ", ".join(
+                f"{k.split(':', 1)[1]} {1000 * v:.1f}" for v, k in painted[:8]
+            )
+        return parts
 
 
 def stack(frame: FrameType | None) -> tuple[str, ...]:
@@ -386,6 +428,14 @@ def report(
         f"{sum(1 for g in gaps if g[1] * 1000 > over)}"
     )
     long = sorted((g for g in gaps if g[1] * 1000 > over), reverse=True)
+    if phases is not None and long:
+        summed: collections.Counter[str] = collections.Counter()
+        for _, _, a, b in long:
+            summed.update(phases.spent(a, b))
+        print(
+            f"the {len(long)} gaps over {over:g} ms of CPU, by part (ms of CPU): "
+            + ", ".join(f"{k} {1000 * v:.0f}" for k, v in summed.most_common(16))
+        )
     for gap, gap_cpu, a, b in long[:20]:
         inside = [c for c in recorder.collections if a <= c.start <= b]
         gc_ms = sum(c.seconds for c in inside) * 1000

@@ -56,8 +56,18 @@ COMMON_LANGUAGES: Final = (
 fences first, then the filename index that diffs and file reads use."""
 
 
+_SHARED: dict[type[Lexer], Lexer] = {}
+"""One lexer per class (all made with the same options by `find_lexer`)."""
+
+
 def find_lexer(lookup: Callable[..., Lexer], key: str) -> Lexer | None:
     """A lexer from a Pygments `lookup` that keeps the text as is; None if unknown.
+
+    Every lexer of one class it returns is the same object: a lexer tokenises by
+    its class and options alone, and these are always the same options. So the
+    spans cached per lexer and line (`render.diff.lexer_spans`) serve every file
+    of a language, not just the file whose name found the lexer: paging through
+    a session's diffs of many Python files lexed each line anew for each file.
 
     Args:
         lookup: `get_lexer_by_name` (`key`: an alias) or `get_lexer_for_filename`
@@ -65,9 +75,10 @@ def find_lexer(lookup: Callable[..., Lexer], key: str) -> Lexer | None:
         key: What to look up.
     """
     try:
-        return lookup(key, stripnl=False, ensurenl=False)
+        lexer = lookup(key, stripnl=False, ensurenl=False)
     except (ClassNotFound, ValueError):
         return None
+    return _SHARED.setdefault(type(lexer), lexer)
 
 
 def warm_lexer(language: str) -> bool:

@@ -559,7 +559,13 @@ async def test_a_card_mounts_styled_once(store: SessionStore) -> None:
         assert card.has_class("-completed")
         assert card.collapsed
         assert body.has_class("-collapsed")
-        assert not card.query_one(ToolCallBody.Contents).display
+        assert body.children  # the title and the text
+        assert all(
+            not part.display
+            for part in body.children
+            if not isinstance(part, CollapsibleTitle)
+        )
+        assert card.query_one(CollapsibleTitle).display
         assert all(node is not card and card not in node.ancestors for node in restyled)
 
 
@@ -922,3 +928,66 @@ async def test_a_swapped_segment_is_styled_by_its_classes(store: SessionStore) -
         assert swapped.classes == built.classes == {"tool-segment", "-text"}
         assert swapped.styles.color == built.styles.color
         assert swapped.styles.color != app.card("t1").styles.color  # muted
+
+
+async def test_a_collapsed_body_hides_its_parts_the_raw_input_too(
+    store: SessionStore,
+) -> None:
+    """The body's parts are its own children (no container between them): a
+    collapsed body hides each, the raw input and output included (shown by a
+    class, which the collapsed body's rule overrides, not by an inline display),
+    and expanding it shows them again, indented under the title."""
+    store.apply(
+        ops.PatchToolCall(
+            "t1", kind="fetch", status="completed", raw_input={"url": "https://x.test"}
+        )
+    )
+    app = CardsApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.card("t1")
+        body = card.query_one(ToolCallBody)
+        raw = card.query_one(".tool-raw", Static)
+        title = card.query_one(CollapsibleTitle)
+        assert raw.parent is body
+        assert card.collapsed
+        await pilot.pause()
+        assert not raw.display
+        assert raw.region.height == 0
+        body.collapsed = False
+        await wait_for(pilot, lambda: raw.region.height == 1)
+        assert raw.region.x == title.region.x + 2
+        assert card.content_text == "url: https://x.test"
+        body.collapsed = True
+        await wait_for(pilot, lambda: raw.region.height == 0)
+        assert not raw.display
+
+
+async def test_the_raw_view_is_made_only_when_there_is_raw_to_show(
+    store: SessionStore,
+) -> None:
+    """A card with content shows no raw input: it has no widget for it (one
+    widget fewer to mount) until `r` asks for it, which adds it after the
+    segments; `r` again hides it, and new segments still go before it."""
+    store.apply(
+        ops.PatchToolCall(
+            "t1", content=[text_item("body")], raw_input={"url": "https://x.test"}
+        )
+    )
+    app = CardsApp(store)
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.card("t1")
+        body = card.query_one(ToolCallBody)
+        assert not card.query(".tool-raw")
+        assert card.content_text == "body"
+        card.action_toggle_raw()
+        await wait_for(pilot, lambda: bool(card.query(".tool-raw")))
+        raw = card.query_one(".tool-raw", Static)
+        assert list(body.children)[-1] is raw
+        assert card.content_text == 'body\ninput: {\n  "url": "https://x.test"\n}'
+        await wait_for(pilot, lambda: raw.region.height == 3)
+        card.action_toggle_raw()
+        await wait_for(pilot, lambda: raw.region.height == 0)
+        assert card.content_text == "body"
+        await apply(pilot, app, ops.AppendToolCallContent("t1", diff_item(PATCH)))
+        await wait_for(pilot, lambda: len(body.children) == 4)
+        assert list(body.children)[-1] is raw

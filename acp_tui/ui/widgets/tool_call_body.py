@@ -8,6 +8,7 @@ private details of Textual, named in `acp_tui.ui.textual_private`.
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.content import Content
 from textual.types import AnimationLevel, CallbackType, EasingFunction
 from textual.widget import Widget
@@ -48,7 +49,20 @@ class QuietTitle(CollapsibleTitle):
 
 
 class ToolCallBody(Collapsible):
-    """The card's collapsible content; remembers whether the user toggled it."""
+    """The card's collapsible content; remembers whether the user toggled it.
+
+    Its parts are its own children, after the title, not the children of a
+    `Collapsible.Contents` container: one widget fewer in every card, to mount,
+    style, arrange and paint (each nested container of a card is laid out and
+    painted on its own, and paging through a long session mounts a card in
+    nearly every frame). The container's left padding is each part's left
+    margin, and collapsing hides the parts instead of the container, so the
+    card looks the same. The parts are the card's segments (`.tool-segment`)
+    and its raw input and output (`.tool-raw`), matched by class (a universal
+    selector would be tried on every widget of the app). A part's visibility is
+    its CSS (a class), never its `display` set in code: that is an inline
+    style, which collapsing cannot override.
+    """
 
     DEFAULT_CSS = """
     ToolCallBody {
@@ -57,7 +71,8 @@ class ToolCallBody(Collapsible):
         padding: 0;
         margin: 0;
         &:focus-within { background-tint: transparent; }
-        & > Contents { padding: 0 0 0 2; }
+        & > .tool-segment, & > .tool-raw { margin: 0 0 0 2; }
+        &.-collapsed > .tool-segment, &.-collapsed > .tool-raw { display: none; }
         & CollapsibleTitle { padding: 0; color: $text-muted; }
     }
     """
@@ -77,6 +92,20 @@ class ToolCallBody(Collapsible):
         self.user_toggled = False
         """Whether the user opened or closed it (then the card stops deciding)."""
         self._quiet_scrolls = 0
+        self._composed = False
+
+    def compose(self) -> ComposeResult:
+        """The title, then the parts (no `Contents` container between)."""
+        self._composed = True
+        yield self._title
+        yield from self._contents_list
+
+    def add_part(self, part: Widget) -> None:
+        """Add a part after the others, composed or mounted as they are."""
+        if self._composed:
+            self.mount(part)
+        else:
+            self._contents_list.append(part)
 
     def on_collapsible_title_toggle(self, event: CollapsibleTitle.Toggle) -> None:
         """The user clicked the title or pressed Enter on it."""

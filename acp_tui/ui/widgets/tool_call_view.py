@@ -46,7 +46,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Collapsible, Static
+from textual.widgets import Static
 
 from acp_tui.client.cancel_one import CancelKind
 from acp_tui.store.model import Elicitation, Permission, ToolCall, terminal_ref
@@ -153,6 +153,7 @@ class ToolCallView(Widget):
         & .tool-segment.-changes { color: $text-muted; }
         & .tool-segment.-terminal { background: $surface; }
         & .tool-raw { color: $text-muted; height: auto; }
+        & .tool-raw.-empty { display: none; }
         &.-in_progress { border-left: outer $tool-running; }
         &.-completed { border-left: outer $tool-completed; }
         &.-failed { border-left: outer $tool-failed; }
@@ -177,8 +178,12 @@ class ToolCallView(Widget):
         """How paths are shown (relative to the session's directory)."""
         self._header = Static(classes="tool-header")
         self._locations = PathLines(classes="tool-locations")
-        self._raw = Static(classes="tool-raw")
-        self._raw.display = False
+        self._body_made = False
+        self._raw: Static | None = None
+        """The raw input and output, made the first time there is any to show
+        (most cards never show it: it shows only without other content, or on
+        `r`); then hidden by its `-empty` class, not `display` (see
+        `ToolCallBody`)."""
         self._locations.display = False
         self._header_key: (
             tuple[tuple[str, str | None, str, str | None], bool] | None
@@ -197,7 +202,7 @@ class ToolCallView(Widget):
         self._segment_factories: list[Callable[[], Widget]] = []
         self._sync_scheduled = False
         self._contents: Widget | None = None
-        """The body's container, once composed (new segments are mounted in it)."""
+        """The body, once composed (new segments are mounted in it)."""
         self.renders = 0
         """How many parts were re-rendered so far (for tests and benchmarks)."""
         # The first snapshot, rendered before mounting: no second pass.
@@ -206,9 +211,11 @@ class ToolCallView(Widget):
         self._sync_segments(tool_call)
         self._sync_raw(tool_call)
         has_content, title, collapse = self._body_state(tool_call)
+        raw: list[Widget] = [] if self._raw is None else [self._raw]
         self._body = ToolCallBody(
-            *self._segment_widgets, self._raw, collapsed=collapse, title=title
+            *self._segment_widgets, *raw, collapsed=collapse, title=title
         )
+        self._body_made = True
         self._body.display = has_content
         self._permissions = self._own_permissions()
         self._permission_views: dict[tuple[str, str], _RecordView] = {
@@ -299,7 +306,7 @@ class ToolCallView(Widget):
     def content_text(self) -> str:
         """The content as plain text (segments, then raw input/output if shown)."""
         parts = [cast(SegmentView, w).plain_text for w in self._segment_widgets]
-        if self._raw.display:
+        if self._raw is not None and self._raw_shown:
             parts.append(static_plain(self._raw))
         return "\n".join(parts)
 
@@ -317,11 +324,13 @@ class ToolCallView(Widget):
         self.tool_call = tool_call
         self._sync()
 
+    @property
+    def _raw_shown(self) -> bool:
+        return self._raw is not None and not self._raw.has_class("-empty")
+
     def _find_contents(self) -> Widget | None:
         if self._contents is None and self._body.is_mounted:
-            for child in self._body.children:
-                if isinstance(child, Collapsible.Contents):
-                    self._contents = child
+            self._contents = self._body
         return self._contents
 
     def _sync(self) -> None:
@@ -443,7 +452,7 @@ class ToolCallView(Widget):
             )
             self.renders += 1
         if new and self._contents is not None:
-            self._contents.mount_all(new, before=self._raw)
+            self._contents.mount_all(new, before=self._raw)  # None: at the end
         if len(widgets) > len(segments):
             for widget in widgets[len(segments) :]:
                 widget.remove()
@@ -502,9 +511,16 @@ class ToolCallView(Widget):
                 if raw_output is not None:
                     lines.append(f"output: {compact_json(raw_output)}")
         text = "\n".join(lines)
-        self._raw.update(Content(text))
-        self._raw.display = bool(lines)
         self._raw_lines = text.count("\n") + 1
+        view = self._raw
+        if view is None:
+            if not lines:
+                return
+            view = self._raw = Static(classes="tool-raw")
+            if self._body_made:  # else the body is made with it
+                self._body.add_part(view)
+        view.update(Content(text))
+        view.set_class(not lines, "-empty", update=view.is_attached)
 
     def action_toggle_raw(self) -> None:
         """Show the raw input and output as JSON, or the readable summary (`r`)."""
@@ -520,10 +536,10 @@ class ToolCallView(Widget):
 
     def _body_state(self, tool_call: ToolCall) -> tuple[bool, str, bool]:
         """Whether the body shows, its title, and whether the card would fold it."""
-        has_content = bool(self._segments) or bool(self._raw.display)
+        has_content = bool(self._segments) or self._raw_shown
         if not has_content:
             return False, "output", False
-        lines = sum(self._segment_lines) + (self._raw_lines if self._raw.display else 0)
+        lines = sum(self._segment_lines) + (self._raw_lines if self._raw_shown else 0)
         kinds = {segment.kind for segment in self._segments}
         labels = dict.fromkeys(SEGMENT_LABELS[s.kind] for s in self._segments)
         label = ", ".join(labels) if labels else "input/output"
