@@ -203,6 +203,12 @@ RELIANCES: Final = (
         "replace the title widget before it is composed",
     ),
     Reliance(
+        "Collapsible._contents_list",
+        "acp_tui.ui.widgets.tool_call_body.ToolCallBody",
+        "the parts given before it is composed, which it composes as its own "
+        "children (no Contents container between)",
+    ),
+    Reliance(
         "App._register",
         "acp_tui.ui.widgets.tool_call_view._set_classes",
         "a widget is styled when it is mounted",

@@ -26,7 +26,7 @@ from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Collapsible, TextArea
+from textual.widgets import Collapsible, Static, TextArea
 from textual.widgets._collapsible import CollapsibleTitle
 from textual.widgets._footer import FooterKey
 from textual_autocomplete import AutoComplete
@@ -87,6 +87,14 @@ def collapsible_title() -> None:
     assert isinstance(Collapsible(title="x")._title, CollapsibleTitle)
     assert isinstance(ToolCallBody(collapsed=True)._title, QuietTitle)
     assert "self._title" in inspect.getsource(Collapsible.compose)
+
+
+def collapsible_contents_list() -> None:
+    """`Collapsible._contents_list` holds the children it was given, which its
+    `compose` yields inside its Contents; ours yields them itself."""
+    part = Static("x")
+    assert Collapsible(part)._contents_list == [part]
+    assert "self._contents_list" in inspect.getsource(Collapsible.compose)
 
 
 def app_driver() -> None:
@@ -269,6 +277,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "TextArea._on_key": method(TextArea, "_on_key", ["event"], coroutine=True),
     "CollapsibleTitle._update_label": method(CollapsibleTitle, "_update_label", []),
     "Collapsible._title": collapsible_title,
+    "Collapsible._contents_list": collapsible_contents_list,
     "App._register": method(
         App, "_register", ["parent", "widgets", "before", "after", "cache"]
     ),
