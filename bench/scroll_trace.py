@@ -280,15 +280,7 @@ class Phases:
 
     def in_gap(self, a: float, b: float) -> str:
         """The parts' CPU time between the frames at `a` and `b`."""
-        before = after = None
-        for t, totals in self.at_frames:
-            if t <= a:
-                before = totals
-            if t <= b:
-                after = totals
-        if before is None or after is None:
-            return ""
-        spent = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
+        spent = self.spent(a, b)
         parts = ", ".join(
             f"{k} {1000 * v:.0f}" for k, v in sorted(spent.items()) if ":" not in k
         )
