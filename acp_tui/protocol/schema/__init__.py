@@ -45,7 +45,15 @@ _load_lazily(f"{__name__}.v1")
 
 
 def wire_models(version: int) -> ModuleType:
-    """The wire-model module of `version` (1 or 2; v1 loads on first use)."""
-    from acp_tui.protocol.schema import v1, v2
+    """The wire-model module of `version` (1 or 2; v1 loads on first use).
 
-    return v1 if version == 1 else v2
+    Only that version's module is imported: a v1 peer (the demo agent answering
+    a v1 client) never builds the v2 models.
+    """
+    if version == 1:
+        from acp_tui.protocol.schema import v1
+
+        return v1
+    from acp_tui.protocol.schema import v2
+
+    return v2
