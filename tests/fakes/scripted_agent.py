@@ -174,7 +174,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
 
 from tests.fakes.agent_subagents import subagents_turn
 
@@ -182,6 +181,10 @@ try:
     from tests.fakes import agent_cards
 except ImportError:  # run as a script: this directory is on the path
     import agent_cards  # type: ignore[no-redef, import-not-found]
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (agent.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCENARIO = sys.argv[1] if len(sys.argv) > 1 else "v2"
 RECORD = os.environ.get("FAKE_AGENT_RECORD")
