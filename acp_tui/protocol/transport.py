@@ -72,7 +72,6 @@ from acp_tui.protocol.framing import (
     OversizedLine,
 )
 from acp_tui.storage import paths
-from acp_tui.storage.private_files import open_private, prune_files
 
 if TYPE_CHECKING:
     from acp_tui.protocol.remote.target import RemoteTarget
@@ -421,6 +420,10 @@ def _cap_line(line: str) -> str:
 
 def _open_log(directory: Path, name: str, pid: int) -> tuple[Path, BinaryIO]:
     """Create a fresh private log file for one agent run, and prune older logs."""
+    # Imported here: it brings `logging.handlers` (and `pickle`), which a process
+    # that never starts an agent (the demo agent: issue 28, start-up CPU) skips.
+    from acp_tui.storage.private_files import open_private, prune_files
+
     safe_name = _UNSAFE_NAME_CHARS.sub("_", name).strip("._") or "agent"
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     path = directory / f"agent-{safe_name}-{stamp}-{pid}.log"

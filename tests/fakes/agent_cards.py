@@ -32,9 +32,13 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
 
-Up = Callable[[dict[str, Any]], None]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (agent.py)
+if TYPE_CHECKING:
+    from typing import Any
+
+    Up = Callable[[dict[str, Any]], None]
+
 
 OPTIONS = [
     {"optionId": "yes", "name": "Allow", "kind": "allow_once"},

@@ -25,9 +25,12 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
-from typing import Any
 
-Up = Callable[[dict[str, Any]], None]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (agent.py)
+if TYPE_CHECKING:
+    from typing import Any
+
+    Up = Callable[[dict[str, Any]], None]
 
 
 def _text(value: str) -> dict[str, Any]:

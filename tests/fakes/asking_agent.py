@@ -18,7 +18,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (agent.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 OUT = sys.stdout.buffer
 ASK_ID = "ask-1"

@@ -34,7 +34,10 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (agent.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "ok"
 OUT = sys.stdout.buffer

@@ -77,7 +77,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Final
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (agent.py)
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 BEFORE: Final = "Before the fault. "
 AFTER: Final = "After the fault."

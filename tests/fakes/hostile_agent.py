@@ -27,14 +27,19 @@ Like `agent.py`, it imports nothing from acp_tui.
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
-from typing import Any, Final
 
 if __name__ == "__main__":  # run as a script: the checkout is not on the path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    sys.path.insert(
+        0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    )
 
-from tests.fakes import agent as base  # (after the path is set)
+from tests.fakes import scripted_agent as base  # (after the path is set)
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (agent.py)
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 JS_LINK: Final = "[link='javascript:alert(1)']js-link[/link]"
 CLICK: Final = "[@click=app.quit]click-quit[/]"
@@ -182,7 +187,7 @@ _auth_methods = base.auth_methods
 
 
 def install() -> None:
-    """Put the hostile names into `agent.py`'s tables and builders."""
+    """Put the hostile names into `scripted_agent.py`'s tables and builders."""
     base.MODES = MODES
     base.V1_MODES = MODES[:2]
     base.MODEL_GROUPS = MODEL_GROUPS

@@ -12,7 +12,10 @@ from __future__ import annotations
 import base64
 import json
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (agent.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def send(message: dict[str, Any]) -> None:

@@ -61,8 +61,8 @@ from acp_tui.ui.widgets.inspector import InspectorPanel
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.start_view import StartView
 from acp_tui.ui.widgets.status_bar import StatusBar
-from tests.fakes import agent as base
 from tests.fakes import hostile_agent as hostile
+from tests.fakes import scripted_agent as base
 from tests.ui.helpers import wait_for
 from tests.ui.test_app import _home
 from tests.ui.test_cards import CardsApp

@@ -26,7 +26,7 @@ from acp_tui.ui.widgets.path_lines import PathLines
 from acp_tui.ui.widgets.permission_view import PermissionView
 from acp_tui.ui.widgets.terminal_view import TerminalSegment
 from acp_tui.ui.widgets.tool_call_view import ToolCallView
-from tests.fakes.agent import FAR_PATH
+from tests.fakes.scripted_agent import FAR_PATH
 from tests.ui.helpers import wait_for
 from tests.ui.test_app import FAKE_AGENT, permission_armed, turn_ended
 

@@ -6,8 +6,6 @@ definition that comes to differ between the versions moves back into both
 modules. Class names are the schema's definition names, as in `v1` and `v2`.
 """
 
-from __future__ import annotations
-
 from typing import Literal, TypeAlias
 
 from pydantic import Field

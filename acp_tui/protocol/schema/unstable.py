@@ -15,8 +15,6 @@ tables (whose tests compare them with the stable `meta.json`): `AGENT_METHODS` a
 Only `v1`, `v2` and the dialects use these models.
 """
 
-from __future__ import annotations
-
 from typing import Final
 
 from pydantic import Field, StrictBool, StrictInt

@@ -53,8 +53,6 @@ Modelling rules specific to v2:
   tags, which must be given when building one.
 """
 
-from __future__ import annotations
-
 import enum
 from collections.abc import Mapping
 from typing import (
