@@ -20,7 +20,8 @@ Invariants:
   collection left (`tenured_limit`), a collection runs anyway, at the next
   batch of store changes (`collect_if_over_limit`); with no batch and no pause
   in the user's input, at the periodic check past `ACTIVE_LIMIT_FACTOR` times
-  that (`collect_if_quiet`).
+  that (`collect_if_quiet`), which walks the frozen heap to count it only once
+  the allocator's memory grew enough to hold that many more objects.
 * Nothing is frozen before it survived a full collection of generation 2 (its
   probation), and no such collection walks the frozen heap: only `collect`
   (idle, or past `TENURED_LIMIT`) does.
@@ -40,7 +41,9 @@ Invariants:
 from __future__ import annotations
 
 import gc
+import sys
 import time
+from collections.abc import Callable
 from typing import Final
 
 from acp_tui.ui.compositor_cycles import break_arrangement_cycles
@@ -168,6 +171,11 @@ does. Asked whenever that bound passed `RECHECK_GROWTH` more, the exact count
 came every couple of seconds, a pause of its own in a frame."""
 
 
+_allocated_blocks: Callable[[], int] = sys.getallocatedblocks
+"""Memory blocks the interpreter's allocator holds (0 where it cannot say): a
+sub-millisecond read, against the 20-60 ms walk of `gc.get_freeze_count`."""
+
+
 def tenured_limit(frozen: int) -> int:
     """Objects tenured that force a collection, after one left `frozen` frozen."""
     return max(TENURED_LIMIT, frozen // HEAP_SHARE)
@@ -204,6 +212,10 @@ class _Collector:
         """`time.monotonic()` of the last `collect_if_over_limit`."""
         self.counted_at = -RECOUNT_INTERVAL
         """`time.monotonic()` of the last exact count (`recount`)."""
+        self.counted = 0
+        """`tenured` as the last exact count (or collection of the heap) left it."""
+        self.counted_blocks = 0
+        """`_allocated_blocks()` then (0: unknown)."""
         self.collecting = False
         """`collect` runs: the callback leaves the full collection it makes alone
         (it would list every object of the heap, the frozen start-up heap
@@ -222,6 +234,7 @@ class _Collector:
         self.baseline = gc.get_freeze_count()
         self.tenured = 0
         self.limit = self.check_at = TENURED_LIMIT
+        self._counted_now()
         gc.callbacks.append(self._after_collection)
         self._threshold = gc.get_threshold()
         young, middle, _ = self._threshold
@@ -280,6 +293,30 @@ class _Collector:
         self.tenured = gc.get_freeze_count() - self.baseline
         self.over_limit = self.tenured > self.limit
         self.check_at = max(self.limit, self.tenured + RECHECK_GROWTH)
+        self._counted_now()
+
+    def _counted_now(self) -> None:
+        self.counted = self.tenured
+        self.counted_blocks = _allocated_blocks()
+
+    def may_have_passed(self, bound: int) -> bool:
+        """Whether the frozen heap may have grown past `bound` since it was counted.
+
+        What is frozen since the last exact count (or collection of the heap)
+        was allocated since, nearly all of it, and is still alive: the memory
+        blocks the allocator holds grew by at least that much, less what died
+        (`_allocated_blocks`). Paging a long session the running bound
+        (`tenured`) passes `ACTIVE_LIMIT_FACTOR` times the limit every few
+        seconds (each full collection freezes the cards on screen, which die a
+        few pages later) while the frozen heap grows by a few hundred objects a
+        second: counted every `RECOUNT_INTERVAL` seconds regardless, each count
+        was 50-60 ms of a frame (bench/scroll_trace.py --stream --budget 300,
+        49 of the 50 gaps with the most CPU). Unknown (no block count): True.
+        """
+        blocks = _allocated_blocks()
+        if not blocks or not self.counted_blocks:
+            return True
+        return self.counted + blocks - self.counted_blocks > bound
 
     def streaming(self) -> bool:
         """Whether a batch of store changes came within `STREAMING_WINDOW`."""
@@ -321,6 +358,7 @@ class _Collector:
         self.limit = self.check_at = tenured_limit(self.baseline)
         self.over_limit = False
         self.on_probation = 0
+        self._counted_now()
         self._full_collection_due(False)
 
 
@@ -438,7 +476,9 @@ def collect_if_quiet(quiet_for: float) -> bool:
     bound (`tenured`) overshoots by far while the user pages (each full
     collection freezes the cards on screen, freed by reference counting a few
     pages later), so past it the frozen objects are counted exactly, at most
-    every `RECOUNT_INTERVAL` seconds, and that count decides.
+    every `RECOUNT_INTERVAL` seconds and only once the memory allocated since
+    the last count could hold that many more (`_Collector.may_have_passed`),
+    and that count decides.
 
     Returns:
         Whether a collection ran.
@@ -449,6 +489,7 @@ def collect_if_quiet(quiet_for: float) -> bool:
         collector.tuned
         and collector.tenured > bound
         and time.monotonic() - collector.counted_at >= RECOUNT_INTERVAL
+        and collector.may_have_passed(bound)
     ):
         collector.recount()
         if collector.tenured > bound:
