@@ -307,13 +307,23 @@ class Phases:
         return parts
 
 
+_LINES: dict[tuple[object, int], str] = {}
+"""Each stack line made once: a sample allocates its tuple only, so the memory
+the policy reads (`sys.getallocatedblocks`) grows little by sampling."""
+
+
 def stack(frame: FrameType | None) -> tuple[str, ...]:
     lines: list[str] = []
     while frame is not None and len(lines) < STACK_DEPTH:
         code = frame.f_code
-        where = code.co_filename.rsplit("site-packages/", 1)[-1]
-        where = where.rsplit("/acp_tui/", 1)[-1]
-        lines.append(f"{where}:{frame.f_lineno} {code.co_name}")
+        line = _LINES.get((code, frame.f_lineno))
+        if line is None:
+            where = code.co_filename.rsplit("site-packages/", 1)[-1]
+            where = where.rsplit("/acp_tui/", 1)[-1]
+            line = _LINES[code, frame.f_lineno] = (
+                f"{where}:{frame.f_lineno} {code.co_name}"
+            )
+        lines.append(line)
         frame = frame.f_back
     return tuple(lines)
 
@@ -413,27 +423,29 @@ def tally_causes(
 ) -> None:
     """The gaps over `over` ms of wall or CPU time, counted by cause."""
     counts: collections.Counter[str] = collections.Counter()
-    cpu: collections.Counter[str] = collections.Counter()
+    cpu: dict[str, float] = collections.defaultdict(float)
     worst: list[tuple[float, float, str]] = []
+    causes: tuple[str, ...] = CAUSES
     long = [g for g in gaps if max(g[0], g[1]) * 1000 > over]
     for gap, gap_cpu, a, b in long:
         spent = phases.spent(a, b)
-        found = {k: spent.get(k, 0.0) * 1000 for k in CAUSES if k in spent}
+        found: dict[str, float] = {
+            k: spent.get(k, 0.0) * 1000 for k in causes if k in spent
+        }
         found["gc"] = 1000 * sum(
             c.cpu for c in recorder.collections if a <= c.start <= b
         )
         if turned is not None and turned <= a <= turned + 2.0:
             found["turn"] = gap_cpu * 1000
         named = [k for k, ms in found.items() if ms >= CAUSE_MS]
-        for k in named or ["frame work only"]:
-            counts[k] += 1
+        counts.update(named or ["frame work only"])
         for k, ms in found.items():
             cpu[k] += ms
         worst.append(
             (
                 gap * 1000,
                 gap_cpu * 1000,
-                ", ".join(f"{k} {found[k]:.0f}" for k in named),
+                ", ".join(f"{k} {found[k]:.0f}" for k in named) or "-",
             )
         )
     print(
@@ -441,10 +453,10 @@ def tally_causes(
         f"{CAUSE_MS:g}+ ms of CPU: "
         + ", ".join(f"{k} {n}" for k, n in counts.most_common())
         + "; their CPU, ms: "
-        + ", ".join(f"{k} {v:.0f}" for k, v in cpu.most_common())
+        + ", ".join(f"{k} {v:.0f}" for k, v in sorted(cpu.items(), key=lambda i: -i[1]))
     )
-    for wall, on_cpu, named in sorted(worst, key=lambda w: -w[1])[:12]:
-        print(f"   {wall:.0f} ms wall, {on_cpu:.0f} ms CPU: {named or '-'}")
+    for wall, on_cpu, label in sorted(worst, key=lambda w: -w[1])[:12]:
+        print(f"   {wall:.0f} ms wall, {on_cpu:.0f} ms CPU: {label}")
 
 
 def report(
