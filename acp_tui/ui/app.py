@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import itertools
 import logging
 import time
@@ -91,6 +92,19 @@ WARM_INPUT_QUIET = 1.0
 """Seconds without input (keys, mouse) before a Pygments lexer is compiled ahead
 of use: a compile takes 10-60 ms (the filename index 60-200 ms), and a key typed
 meanwhile waits for it. Typing goes on while the store is quiet."""
+
+TERMINAL_MODULE = "acp_tui.terminal.sandbox"
+"""What the first terminal emulated imports (pyte with it: about 25 ms)."""
+
+
+def warm_terminal() -> None:
+    """Import the terminal emulator's modules ahead of the first terminal card.
+
+    Paging up a resumed session, the first terminal card imported pyte inside
+    a frame (27 ms of CPU in a gap of 51 ms, bench/scroll_trace.py).
+    """
+    importlib.import_module(TERMINAL_MODULE)
+
 
 QUIET_COLLECT_SECONDS = 2.0
 """Seconds without input or store changes before what was frozen is collected
@@ -175,6 +189,8 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         """Languages whose lexers `_warm_lexers` still has to compile (None: not
         started)."""
         self._warming = False
+        self._terminal_warm = False
+        """`warm_terminal` ran (`_warm_lexers`, its last step)."""
         self._last_input = time.monotonic()
         """When the user last pressed a key or used the mouse (`on_event`)."""
         """`_warm_lexers` is scheduled (the session was used)."""
@@ -409,6 +425,8 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
     def _warm_lexers(self) -> None:
         """Compile one common Pygments lexer while every session is quiet.
 
+        The last step imports the terminal emulator (`warm_terminal`): after
+        the lexers, so their order and timing stay as they were.
         The first code fence of a language would otherwise stall a frame while
         its lexer compiles (see `render.highlight`); one per step, and only after
         `WARM_QUIET` seconds without store changes in any tab and
@@ -416,7 +434,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         turn runs or a prompt waits (a turn may pause longer), so no streaming
         frame waits.
         """
-        if not self._to_warm:
+        if not self._to_warm and self._terminal_warm:
             return
         bridges = [p.runner.bridge for p in self._panes if p.runner.bridge is not None]
         quiet = min((b.quiet_for() for b in bridges), default=WARM_QUIET)
@@ -431,7 +449,11 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
                 WARM_INPUT_QUIET - typed, self._warm_lexers, name="warm-lexers"
             )
             return
-        warm_lexer(self._to_warm.pop())
+        if self._to_warm:
+            warm_lexer(self._to_warm.pop())
+        else:
+            self._terminal_warm = True
+            warm_terminal()
         self.set_timer(WARM_STEP, self._warm_lexers, name="warm-lexers")
 
     # ---------------------------------------- actions (on the tab on screen)
