@@ -57,7 +57,10 @@ from acp_tui.ui.attention_hook import AppAttention, AttentionEvent, signals_for
 from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
 from acp_tui.ui.compositor_map import keep_full_map_after_reflow
 from acp_tui.ui.gc_policy import (
+    collect_deferred,
     collect_if_quiet,
+    defer_quiet_collections,
+    deferred_collection_due,
     note_activity,
     tune_garbage_collector,
 )
@@ -105,6 +108,10 @@ def warm_terminal() -> None:
     """
     importlib.import_module(TERMINAL_MODULE)
 
+
+DEFERRED_COLLECT_CHECK = 0.05
+"""Seconds between two checks for a deferred full collection
+(`gc_policy.defer_quiet_collections`)."""
 
 QUIET_COLLECT_SECONDS = 2.0
 """Seconds without input or store changes before what was frozen is collected
@@ -383,6 +390,12 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
                 lambda: collect_if_quiet(QUIET_COLLECT_SECONDS),
                 name="quiet-collect",
             )
+            # Full collections while nothing streams run after a frame, not
+            # in the frame whose allocations brought them on.
+            defer_quiet_collections()
+            self.set_interval(
+                DEFERRED_COLLECT_CHECK, self._collect_after_frame, name="gc-after"
+            )
         if self._to_warm is None:
             self._to_warm = list(reversed(COMMON_LANGUAGES))
             # The most common fence's lexer at once (50-80 ms here), before any
@@ -393,6 +406,11 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
             warm_parser()  # the markdown parser's first parse too (about 20 ms)
             # The rest wait for the session to be used (`_session_used`): an app
             # left idle never holds their modules (about 7 MB; issue 28).
+
+    def _collect_after_frame(self) -> None:
+        """A full collection due runs once the screen is painted and quiet."""
+        if deferred_collection_due():
+            self.call_after_refresh(collect_deferred)
 
     @on(TextArea.Changed)
     def _session_used(self) -> None:

@@ -60,9 +60,12 @@ __all__ = [
     "RECOUNT_INTERVAL",
     "STREAMING_WINDOW",
     "TENURED_LIMIT",
+    "collect_deferred",
     "collect_if_over_limit",
     "collect_if_quiet",
     "collect_when_idle",
+    "defer_quiet_collections",
+    "deferred_collection_due",
     "note_activity",
     "restore_garbage_collector",
     "tenured_limit",
@@ -216,6 +219,13 @@ class _Collector:
         """`tenured` as the last exact count (or collection of the heap) left it."""
         self.counted_blocks = 0
         """`_allocated_blocks()` then (0: unknown)."""
+        self.deferring = False
+        """The app runs the full collections due while nothing streams, once a
+        frame is painted (`collect_deferred`); Python only past
+        `FULL_COLLECTION_THRESHOLD` young ones."""
+        self.young = 0
+        """Young (generation 1) collections since the last full one while
+        nothing streamed."""
         self.collecting = False
         """`collect` runs: the callback leaves the full collection it makes alone
         (it would list every object of the heap, the frozen start-up heap
@@ -256,6 +266,7 @@ class _Collector:
             return  # `collect` freezes what survives and counts afresh itself
         if phase == "stop" and info.get("generation") == 1:
             if not self.streaming():
+                self.young += 1
                 self._full_collection_due(False)  # (not counted: see the limit)
                 return
             self.on_probation = len(gc.get_objects(generation=2))
@@ -263,6 +274,7 @@ class _Collector:
                 self._full_collection_due(True)
         elif phase == "stop" and info.get("generation") == 2:
             self.on_probation = 0
+            self.young = 0
             self._full_collection_due(False)
             # Everything still tracked just survived a full collection: it is
             # alive. Tenure it, so the next full collection walks only what was
@@ -335,11 +347,20 @@ class _Collector:
             young, middle, _ = self._threshold
             if due:
                 full = 0
-            elif self.streaming():
+            elif self.streaming() or self.deferring:
                 full = FULL_COLLECTION_THRESHOLD
             else:
                 full = QUIET_FULL_COLLECTION_THRESHOLD
             gc.set_threshold(young, middle, full)
+
+    def deferred_due(self) -> bool:
+        """Whether the app should run a full collection now (`collect_deferred`)."""
+        return (
+            self.tuned
+            and self.deferring
+            and self.young > QUIET_FULL_COLLECTION_THRESHOLD
+            and not self.streaming()
+        )
 
     def collect_probation(self) -> None:
         """Collect what is not frozen (`_after_collection` freezes what survives)."""
@@ -443,6 +464,39 @@ def collect_if_over_limit() -> bool:
     if _collector.tuned and _collector.on_probation > PROBATION_LIMIT:
         _collector.collect_probation()
     return False
+
+
+def defer_quiet_collections() -> None:
+    """The app runs the full collections due while nothing streams itself.
+
+    Python starts a collection when an allocation passes its threshold, so the
+    full ones a user paging a long session brings on (every other young one,
+    `QUIET_FULL_COLLECTION_THRESHOLD`) started in the frames that allocate most:
+    those that mount and lay out cards, the longest already (10-40 ms of CPU
+    added to a gap of 40-60 ms, bench/scroll_trace.py). Deferred, Python's own
+    comes only after `FULL_COLLECTION_THRESHOLD` young ones, and the app asks
+    `deferred_collection_due` now and then and runs `collect_deferred` once a
+    frame is painted and the screen has nothing to update.
+    """
+    _collector.deferring = True
+
+
+def deferred_collection_due() -> bool:
+    """Whether a full collection is due that `collect_deferred` would run."""
+    return _collector.deferred_due()
+
+
+def collect_deferred() -> bool:
+    """Run the full collection due (`defer_quiet_collections`), if it still is.
+
+    Returns:
+        Whether it ran (a collection of what is not frozen: its survivors are
+        frozen after, as for Python's own).
+    """
+    if not _collector.deferred_due():
+        return False
+    _collector.collect_probation()
+    return True
 
 
 _last_activity = time.monotonic()
