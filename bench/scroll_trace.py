@@ -40,6 +40,7 @@ import os
 import pstats
 import signal
 import statistics
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -240,6 +241,16 @@ class Phases:
         self._undo.append((StylesCache, "render_widget", original))
         StylesCache.render_widget = timed  # type: ignore[method-assign,assignment]
 
+    def wrap_causes(self) -> None:
+        """Time the one-off and policy work a long gap may hold (`CAUSES`)."""
+        from acp_tui.terminal.emulator import TerminalEmulator
+        from acp_tui.ui import app
+
+        self.wrap(gc_policy._Collector, "recount", "recount")
+        self.wrap(gc_policy._Collector, "collect", "heap")
+        self.wrap(app, "warm_lexer", "warm")
+        self.wrap(TerminalEmulator, "__init__", "terminal")
+
     def start(self) -> None:
         from textual import widget
         from textual._compositor import Compositor
@@ -255,6 +266,7 @@ class Phases:
         self.wrap(widget, "compose", "compose")
         self.wrap(MarkdownView, "_layout", "markdown")
         self.wrap(Conversation, "_build", "build")
+        self.wrap_causes()
         self.wrap_paint_by_class()
         self.frames.on_frame = self._on_frame
 
@@ -295,13 +307,23 @@ class Phases:
         return parts
 
 
+_LINES: dict[tuple[object, int], str] = {}
+"""Each stack line made once: a sample allocates its tuple only, so the memory
+the policy reads (`sys.getallocatedblocks`) grows little by sampling."""
+
+
 def stack(frame: FrameType | None) -> tuple[str, ...]:
     lines: list[str] = []
     while frame is not None and len(lines) < STACK_DEPTH:
         code = frame.f_code
-        where = code.co_filename.rsplit("site-packages/", 1)[-1]
-        where = where.rsplit("/acp_tui/", 1)[-1]
-        lines.append(f"{where}:{frame.f_lineno} {code.co_name}")
+        line = _LINES.get((code, frame.f_lineno))
+        if line is None:
+            where = code.co_filename.rsplit("site-packages/", 1)[-1]
+            where = where.rsplit("/acp_tui/", 1)[-1]
+            line = _LINES[code, frame.f_lineno] = (
+                f"{where}:{frame.f_lineno} {code.co_name}"
+            )
+        lines.append(line)
         frame = frame.f_back
     return tuple(lines)
 
@@ -311,7 +333,7 @@ def policy_state() -> str:
     return (
         f"frozen {gc.get_freeze_count():,} (baseline {c.baseline:,}, tenured "
         f"{c.tenured:,}, limit {c.limit:,}, over {c.over_limit}), in generation 2 "
-        f"{len(gc.get_objects(generation=2)):,}"
+        f"{len(gc.get_objects(generation=2)):,}, blocks {sys.getallocatedblocks():,}"
     )
 
 
@@ -382,6 +404,61 @@ def holders(before: collections.Counter[str]) -> None:
         gc.freeze()
 
 
+CAUSES: Final = ("gc", "recount", "heap", "warm", "terminal", "turn")
+"""What `tally_causes` counts in a long gap: collections (their CPU, the policy's
+callbacks included), the policy's exact count of the frozen heap, a collection
+of the whole heap, a lexer compiled ahead of use, the first terminal emulated
+(pyte imported), the first 2 s after the scroll turned direction."""
+
+CAUSE_MS: Final = 10.0
+"""CPU milliseconds of a cause in a gap that count it as one of the gap's causes."""
+
+
+def tally_causes(
+    recorder: Recorder,
+    phases: Phases,
+    gaps: list[tuple[float, float, float, float]],
+    over: float,
+    turned: float | None,
+) -> None:
+    """The gaps over `over` ms of wall or CPU time, counted by cause."""
+    counts: collections.Counter[str] = collections.Counter()
+    cpu: dict[str, float] = collections.defaultdict(float)
+    worst: list[tuple[float, float, str]] = []
+    causes: tuple[str, ...] = CAUSES
+    long = [g for g in gaps if max(g[0], g[1]) * 1000 > over]
+    for gap, gap_cpu, a, b in long:
+        spent = phases.spent(a, b)
+        found: dict[str, float] = {
+            k: spent.get(k, 0.0) * 1000 for k in causes if k in spent
+        }
+        found["gc"] = 1000 * sum(
+            c.cpu for c in recorder.collections if a <= c.start <= b
+        )
+        if turned is not None and turned <= a <= turned + 2.0:
+            found["turn"] = gap_cpu * 1000
+        named = [k for k, ms in found.items() if ms >= CAUSE_MS]
+        counts.update(named or ["frame work only"])
+        for k, ms in found.items():
+            cpu[k] += ms
+        worst.append(
+            (
+                gap * 1000,
+                gap_cpu * 1000,
+                ", ".join(f"{k} {found[k]:.0f}" for k in named) or "-",
+            )
+        )
+    print(
+        f"causes of the {len(long)} gaps over {over:g} ms (wall or CPU), each with "
+        f"{CAUSE_MS:g}+ ms of CPU: "
+        + ", ".join(f"{k} {n}" for k, n in counts.most_common())
+        + "; their CPU, ms: "
+        + ", ".join(f"{k} {v:.0f}" for k, v in sorted(cpu.items(), key=lambda i: -i[1]))
+    )
+    for wall, on_cpu, label in sorted(worst, key=lambda w: -w[1])[:12]:
+        print(f"   {wall:.0f} ms wall, {on_cpu:.0f} ms CPU: {label}")
+
+
 def report(
     recorder: Recorder,
     frames: Frames,
@@ -389,6 +466,7 @@ def report(
     end: float,
     over: float,
     phases: Phases | None = None,
+    turned: float | None = None,
 ) -> None:
     by_generation: dict[int, list[Collection]] = collections.defaultdict(list)
     for c in recorder.collections:
@@ -428,6 +506,8 @@ def report(
             f"the {len(long)} gaps over {over:g} ms of CPU, by part (ms of CPU): "
             + ", ".join(f"{k} {1000 * v:.0f}" for k, v in summed.most_common(16))
         )
+    if phases is not None:
+        tally_causes(recorder, phases, gaps, over, turned)
     for gap, gap_cpu, a, b in long[:20]:
         inside = [c for c in recorder.collections if a <= c.start <= b]
         gc_ms = sum(c.seconds for c in inside) * 1000
@@ -493,6 +573,18 @@ async def measure(
         phases = Phases(frames) if with_phases and profiler is None else None
         if phases is not None:
             phases.start()
+        turned = None
+        driver = app._driver
+        assert driver is not None
+        process_message = driver.process_message
+
+        def note_turn(message: Any) -> None:
+            nonlocal turned
+            if turned is None and getattr(message, "key", None) == "pagedown":
+                turned = time.perf_counter()
+            process_message(message)
+
+        driver.process_message = note_turn  # type: ignore[method-assign]
         recorder.start()
         watch_whole_heap(start := time.perf_counter())
         cpu = time.process_time()
@@ -525,7 +617,7 @@ async def measure(
             for name, count in grown.most_common(25):
                 print(f"  {count:8,} {name}")
             holders(before)
-        report(recorder, frames, start, end, over, phases)
+        report(recorder, frames, start, end, over, phases, turned)
         if profiler is not None:
             profiler.report(60, profile_out)
         await pilot.pause()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import itertools
 import logging
 import time
@@ -56,7 +57,10 @@ from acp_tui.ui.attention_hook import AppAttention, AttentionEvent, signals_for
 from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
 from acp_tui.ui.compositor_map import keep_full_map_after_reflow
 from acp_tui.ui.gc_policy import (
+    collect_deferred,
     collect_if_quiet,
+    defer_quiet_collections,
+    deferred_collection_due,
     note_activity,
     tune_garbage_collector,
 )
@@ -91,6 +95,23 @@ WARM_INPUT_QUIET = 1.0
 """Seconds without input (keys, mouse) before a Pygments lexer is compiled ahead
 of use: a compile takes 10-60 ms (the filename index 60-200 ms), and a key typed
 meanwhile waits for it. Typing goes on while the store is quiet."""
+
+TERMINAL_MODULE = "acp_tui.terminal.sandbox"
+"""What the first terminal emulated imports (pyte with it: about 25 ms)."""
+
+
+def warm_terminal() -> None:
+    """Import the terminal emulator's modules ahead of the first terminal card.
+
+    Paging up a resumed session, the first terminal card imported pyte inside
+    a frame (27 ms of CPU in a gap of 51 ms, bench/scroll_trace.py).
+    """
+    importlib.import_module(TERMINAL_MODULE)
+
+
+DEFERRED_COLLECT_CHECK = 0.05
+"""Seconds between two checks for a deferred full collection
+(`gc_policy.defer_quiet_collections`)."""
 
 QUIET_COLLECT_SECONDS = 2.0
 """Seconds without input or store changes before what was frozen is collected
@@ -175,6 +196,8 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         """Languages whose lexers `_warm_lexers` still has to compile (None: not
         started)."""
         self._warming = False
+        self._terminal_warm = False
+        """`warm_terminal` ran (`_warm_lexers`, its last step)."""
         self._last_input = time.monotonic()
         """When the user last pressed a key or used the mouse (`on_event`)."""
         """`_warm_lexers` is scheduled (the session was used)."""
@@ -367,6 +390,12 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
                 lambda: collect_if_quiet(QUIET_COLLECT_SECONDS),
                 name="quiet-collect",
             )
+            # Full collections while nothing streams run after a frame, not
+            # in the frame whose allocations brought them on.
+            defer_quiet_collections()
+            self.set_interval(
+                DEFERRED_COLLECT_CHECK, self._collect_after_frame, name="gc-after"
+            )
         if self._to_warm is None:
             self._to_warm = list(reversed(COMMON_LANGUAGES))
             # The most common fence's lexer at once (50-80 ms here), before any
@@ -377,6 +406,11 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
             warm_parser()  # the markdown parser's first parse too (about 20 ms)
             # The rest wait for the session to be used (`_session_used`): an app
             # left idle never holds their modules (about 7 MB; issue 28).
+
+    def _collect_after_frame(self) -> None:
+        """A full collection due runs once the screen is painted and quiet."""
+        if deferred_collection_due():
+            self.call_after_refresh(collect_deferred)
 
     @on(TextArea.Changed)
     def _session_used(self) -> None:
@@ -409,6 +443,8 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
     def _warm_lexers(self) -> None:
         """Compile one common Pygments lexer while every session is quiet.
 
+        The last step imports the terminal emulator (`warm_terminal`): after
+        the lexers, so their order and timing stay as they were.
         The first code fence of a language would otherwise stall a frame while
         its lexer compiles (see `render.highlight`); one per step, and only after
         `WARM_QUIET` seconds without store changes in any tab and
@@ -416,7 +452,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         turn runs or a prompt waits (a turn may pause longer), so no streaming
         frame waits.
         """
-        if not self._to_warm:
+        if not self._to_warm and self._terminal_warm:
             return
         bridges = [p.runner.bridge for p in self._panes if p.runner.bridge is not None]
         quiet = min((b.quiet_for() for b in bridges), default=WARM_QUIET)
@@ -431,7 +467,11 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
                 WARM_INPUT_QUIET - typed, self._warm_lexers, name="warm-lexers"
             )
             return
-        warm_lexer(self._to_warm.pop())
+        if self._to_warm:
+            warm_lexer(self._to_warm.pop())
+        else:
+            self._terminal_warm = True
+            warm_terminal()
         self.set_timer(WARM_STEP, self._warm_lexers, name="warm-lexers")
 
     # ---------------------------------------- actions (on the tab on screen)

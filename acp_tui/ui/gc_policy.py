@@ -20,7 +20,8 @@ Invariants:
   collection left (`tenured_limit`), a collection runs anyway, at the next
   batch of store changes (`collect_if_over_limit`); with no batch and no pause
   in the user's input, at the periodic check past `ACTIVE_LIMIT_FACTOR` times
-  that (`collect_if_quiet`).
+  that (`collect_if_quiet`), which walks the frozen heap to count it only once
+  the allocator's memory grew enough to hold that many more objects.
 * Nothing is frozen before it survived a full collection of generation 2 (its
   probation), and no such collection walks the frozen heap: only `collect`
   (idle, or past `TENURED_LIMIT`) does.
@@ -40,7 +41,9 @@ Invariants:
 from __future__ import annotations
 
 import gc
+import sys
 import time
+from collections.abc import Callable
 from typing import Final
 
 from acp_tui.ui.compositor_cycles import break_arrangement_cycles
@@ -57,9 +60,12 @@ __all__ = [
     "RECOUNT_INTERVAL",
     "STREAMING_WINDOW",
     "TENURED_LIMIT",
+    "collect_deferred",
     "collect_if_over_limit",
     "collect_if_quiet",
     "collect_when_idle",
+    "defer_quiet_collections",
+    "deferred_collection_due",
     "note_activity",
     "restore_garbage_collector",
     "tenured_limit",
@@ -168,6 +174,11 @@ does. Asked whenever that bound passed `RECHECK_GROWTH` more, the exact count
 came every couple of seconds, a pause of its own in a frame."""
 
 
+_allocated_blocks: Callable[[], int] = sys.getallocatedblocks
+"""Memory blocks the interpreter's allocator holds (0 where it cannot say): a
+sub-millisecond read, against the 20-60 ms walk of `gc.get_freeze_count`."""
+
+
 def tenured_limit(frozen: int) -> int:
     """Objects tenured that force a collection, after one left `frozen` frozen."""
     return max(TENURED_LIMIT, frozen // HEAP_SHARE)
@@ -204,6 +215,17 @@ class _Collector:
         """`time.monotonic()` of the last `collect_if_over_limit`."""
         self.counted_at = -RECOUNT_INTERVAL
         """`time.monotonic()` of the last exact count (`recount`)."""
+        self.counted = 0
+        """`tenured` as the last exact count (or collection of the heap) left it."""
+        self.counted_blocks = 0
+        """`_allocated_blocks()` then (0: unknown)."""
+        self.deferring = False
+        """The app runs the full collections due while nothing streams, once a
+        frame is painted (`collect_deferred`); Python only past
+        `FULL_COLLECTION_THRESHOLD` young ones."""
+        self.young = 0
+        """Young (generation 1) collections since the last full one while
+        nothing streamed."""
         self.collecting = False
         """`collect` runs: the callback leaves the full collection it makes alone
         (it would list every object of the heap, the frozen start-up heap
@@ -222,6 +244,7 @@ class _Collector:
         self.baseline = gc.get_freeze_count()
         self.tenured = 0
         self.limit = self.check_at = TENURED_LIMIT
+        self._counted_now()
         gc.callbacks.append(self._after_collection)
         self._threshold = gc.get_threshold()
         young, middle, _ = self._threshold
@@ -243,6 +266,7 @@ class _Collector:
             return  # `collect` freezes what survives and counts afresh itself
         if phase == "stop" and info.get("generation") == 1:
             if not self.streaming():
+                self.young += 1
                 self._full_collection_due(False)  # (not counted: see the limit)
                 return
             self.on_probation = len(gc.get_objects(generation=2))
@@ -250,6 +274,7 @@ class _Collector:
                 self._full_collection_due(True)
         elif phase == "stop" and info.get("generation") == 2:
             self.on_probation = 0
+            self.young = 0
             self._full_collection_due(False)
             # Everything still tracked just survived a full collection: it is
             # alive. Tenure it, so the next full collection walks only what was
@@ -280,6 +305,30 @@ class _Collector:
         self.tenured = gc.get_freeze_count() - self.baseline
         self.over_limit = self.tenured > self.limit
         self.check_at = max(self.limit, self.tenured + RECHECK_GROWTH)
+        self._counted_now()
+
+    def _counted_now(self) -> None:
+        self.counted = self.tenured
+        self.counted_blocks = _allocated_blocks()
+
+    def may_have_passed(self, bound: int) -> bool:
+        """Whether the frozen heap may have grown past `bound` since it was counted.
+
+        What is frozen since the last exact count (or collection of the heap)
+        was allocated since, nearly all of it, and is still alive: the memory
+        blocks the allocator holds grew by at least that much, less what died
+        (`_allocated_blocks`). Paging a long session the running bound
+        (`tenured`) passes `ACTIVE_LIMIT_FACTOR` times the limit every few
+        seconds (each full collection freezes the cards on screen, which die a
+        few pages later) while the frozen heap grows by a few hundred objects a
+        second: counted every `RECOUNT_INTERVAL` seconds regardless, each count
+        was 50-60 ms of a frame (bench/scroll_trace.py --stream --budget 300,
+        49 of the 50 gaps with the most CPU). Unknown (no block count): True.
+        """
+        blocks = _allocated_blocks()
+        if not blocks or not self.counted_blocks:
+            return True
+        return self.counted + blocks - self.counted_blocks > bound
 
     def streaming(self) -> bool:
         """Whether a batch of store changes came within `STREAMING_WINDOW`."""
@@ -298,11 +347,20 @@ class _Collector:
             young, middle, _ = self._threshold
             if due:
                 full = 0
-            elif self.streaming():
+            elif self.streaming() or self.deferring:
                 full = FULL_COLLECTION_THRESHOLD
             else:
                 full = QUIET_FULL_COLLECTION_THRESHOLD
             gc.set_threshold(young, middle, full)
+
+    def deferred_due(self) -> bool:
+        """Whether the app should run a full collection now (`collect_deferred`)."""
+        return (
+            self.tuned
+            and self.deferring
+            and self.young > QUIET_FULL_COLLECTION_THRESHOLD
+            and not self.streaming()
+        )
 
     def collect_probation(self) -> None:
         """Collect what is not frozen (`_after_collection` freezes what survives)."""
@@ -321,6 +379,7 @@ class _Collector:
         self.limit = self.check_at = tenured_limit(self.baseline)
         self.over_limit = False
         self.on_probation = 0
+        self._counted_now()
         self._full_collection_due(False)
 
 
@@ -407,6 +466,39 @@ def collect_if_over_limit() -> bool:
     return False
 
 
+def defer_quiet_collections() -> None:
+    """The app runs the full collections due while nothing streams itself.
+
+    Python starts a collection when an allocation passes its threshold, so the
+    full ones a user paging a long session brings on (every other young one,
+    `QUIET_FULL_COLLECTION_THRESHOLD`) started in the frames that allocate most:
+    those that mount and lay out cards, the longest already (10-40 ms of CPU
+    added to a gap of 40-60 ms, bench/scroll_trace.py). Deferred, Python's own
+    comes only after `FULL_COLLECTION_THRESHOLD` young ones, and the app asks
+    `deferred_collection_due` now and then and runs `collect_deferred` once a
+    frame is painted and the screen has nothing to update.
+    """
+    _collector.deferring = True
+
+
+def deferred_collection_due() -> bool:
+    """Whether a full collection is due that `collect_deferred` would run."""
+    return _collector.deferred_due()
+
+
+def collect_deferred() -> bool:
+    """Run the full collection due (`defer_quiet_collections`), if it still is.
+
+    Returns:
+        Whether it ran (a collection of what is not frozen: its survivors are
+        frozen after, as for Python's own).
+    """
+    if not _collector.deferred_due():
+        return False
+    _collector.collect_probation()
+    return True
+
+
 _last_activity = time.monotonic()
 
 
@@ -438,7 +530,9 @@ def collect_if_quiet(quiet_for: float) -> bool:
     bound (`tenured`) overshoots by far while the user pages (each full
     collection freezes the cards on screen, freed by reference counting a few
     pages later), so past it the frozen objects are counted exactly, at most
-    every `RECOUNT_INTERVAL` seconds, and that count decides.
+    every `RECOUNT_INTERVAL` seconds and only once the memory allocated since
+    the last count could hold that many more (`_Collector.may_have_passed`),
+    and that count decides.
 
     Returns:
         Whether a collection ran.
@@ -449,6 +543,7 @@ def collect_if_quiet(quiet_for: float) -> bool:
         collector.tuned
         and collector.tenured > bound
         and time.monotonic() - collector.counted_at >= RECOUNT_INTERVAL
+        and collector.may_have_passed(bound)
     ):
         collector.recount()
         if collector.tenured > bound:

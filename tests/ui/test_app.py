@@ -323,6 +323,29 @@ async def test_lexers_are_compiled_once_the_session_is_used_and_quiet(
         await wait_for(pilot, lambda: not app.lexers_to_warm)
 
 
+async def test_the_terminal_emulator_is_imported_once_the_session_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyte (about 25 ms) is imported ahead of the first terminal card, in a
+    quiet step after the lexers', not inside the frame that mounts the card;
+    not while the app idles unused (issue 28: idle RSS)."""
+    app = fake_app("v2", tmp_path)
+    warmed: list[tuple[str, ...]] = []
+    monkeypatch.setattr(
+        app_module, "warm_terminal", lambda: warmed.append(app.lexers_to_warm)
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.lexers_to_warm == COMMON_LANGUAGES[1:])
+        bridge = app.runner.bridge
+        assert bridge is not None
+        idle = bridge.quiet_for() + app_module.WARM_QUIET + 5 * app_module.WARM_STEP
+        await wait_for(pilot, lambda: bridge.quiet_for() > idle)
+        assert warmed == []
+        await pilot.press("h")
+        await wait_for(pilot, lambda: bool(warmed))
+    assert warmed == [()]  # after the lexers
+
+
 async def test_a_turn_started_without_typing_uses_the_session(tmp_path: Path) -> None:
     """A prompt sent by the runner (a replay, the benches): its turn starts them."""
     app = fake_app("v2", tmp_path)

@@ -245,3 +245,65 @@ def test_a_quiet_collection_freezes_without_counting_the_frozen_heap(
     collector.last_batch = math.inf
     collector._after_collection("stop", {"generation": 2})
     assert fake.counted == 1
+
+
+def paging_collector(
+    monkeypatch: pytest.MonkeyPatch, fake: FakeGc
+) -> gc_policy._Collector:
+    """A tuned collector, nothing streaming for a long while (a user paging)."""
+    collector = tuned_collector(monkeypatch, fake)
+    collector._threshold = (700, 10, 10)
+    collector.last_batch = -math.inf
+    return collector
+
+
+def test_deferred_a_full_collection_due_waits_for_the_app(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nothing streams: the full collection due after every other young one is
+    the app's to run after a frame (`collect_deferred`), not Python's inside
+    the frame whose allocations brought it on; Python's own comes only after
+    `FULL_COLLECTION_THRESHOLD` young ones (if the app never gets to it)."""
+    fake = FakeGc(in_generation_2=1_000)
+    collector = paging_collector(monkeypatch, fake)
+    gc_policy.defer_quiet_collections()
+    for _ in range(gc_policy.QUIET_FULL_COLLECTION_THRESHOLD):
+        collector._after_collection("stop", {"generation": 1})
+        assert not gc_policy.deferred_collection_due()
+        assert not gc_policy.collect_deferred()
+    collector._after_collection("stop", {"generation": 1})
+    assert fake.thresholds == (700, 10, gc_policy.FULL_COLLECTION_THRESHOLD)
+    assert gc_policy.deferred_collection_due()
+    assert fake.calls == []
+    assert gc_policy.collect_deferred()
+    assert fake.calls == ["collect(2)"]  # what is not frozen
+    collector._after_collection("stop", {"generation": 2})  # that collection
+    assert fake.calls[-1] == "freeze"  # its survivors, as Python's own
+    assert not gc_policy.deferred_collection_due()
+    assert not gc_policy.collect_deferred()
+
+
+def test_deferred_nothing_is_due_while_a_session_streams(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Streaming keeps its own rule (`PROBATION_LIMIT`, `collect_if_over_limit`)."""
+    fake = FakeGc(in_generation_2=1_000)
+    collector = paging_collector(monkeypatch, fake)
+    gc_policy.defer_quiet_collections()
+    for _ in range(gc_policy.QUIET_FULL_COLLECTION_THRESHOLD + 1):
+        collector._after_collection("stop", {"generation": 1})
+    collector.last_batch = math.inf  # a batch of store changes came
+    assert not gc_policy.deferred_collection_due()
+    assert not gc_policy.collect_deferred()
+    assert "collect(2)" not in fake.calls
+
+
+def test_not_deferred_python_runs_the_quiet_full_collections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake = FakeGc(in_generation_2=1_000)
+    collector = paging_collector(monkeypatch, fake)
+    for _ in range(gc_policy.QUIET_FULL_COLLECTION_THRESHOLD + 1):
+        collector._after_collection("stop", {"generation": 1})
+    assert fake.thresholds == (700, 10, gc_policy.QUIET_FULL_COLLECTION_THRESHOLD)
+    assert not gc_policy.deferred_collection_due()

@@ -19,15 +19,27 @@ from acp_tui.ui import gc_policy
 
 
 class FakeGc:
-    """What `_Collector._after_collection` asks of `gc`: fixed survivor counts."""
+    """What `_Collector._after_collection` asks of `gc`: fixed survivor counts.
+
+    And the allocator's block count (`gc_policy._allocated_blocks`): the
+    survivors of each collection listed were allocated since the last one, so
+    it grows by as many, unless `grows` is off (what was frozen died meanwhile).
+    """
 
     def __init__(self, survivors: int, frozen: int) -> None:
         self.survivors = survivors
         self.frozen = frozen
         self.counted = 0
+        self.blocks = 1_000_000
+        self.grows = True
 
     def get_objects(self, generation: int | None = None) -> list[Any]:
+        if self.grows:
+            self.blocks += self.survivors
         return [None] * self.survivors
+
+    def allocated_blocks(self) -> int:
+        return self.blocks
 
     def freeze(self) -> None:
         pass
@@ -44,6 +56,7 @@ def patched_gc(monkeypatch: pytest.MonkeyPatch) -> FakeGc:
         name: getattr(fake, name)
         for name in ("get_objects", "freeze", "get_freeze_count")
     }))  # fmt: skip
+    monkeypatch.setattr(gc_policy, "_allocated_blocks", fake.allocated_blocks)
     return fake
 
 
@@ -236,3 +249,71 @@ def test_under_the_limit_collect_if_quiet_still_waits(
     gc_policy.note_activity()
     assert not gc_policy.collect_if_quiet(2.0)
     assert collected == []
+
+
+def paged_past_the_bound(
+    monkeypatch: pytest.MonkeyPatch, grows: bool
+) -> tuple[FakeGc, gc_policy._Collector, list[bool]]:
+    """A user paging without pause: every full collection freezes the cards on
+    screen (20,000 survivors), the running bound passes `ACTIVE_LIMIT_FACTOR`
+    times the limit, and `RECOUNT_INTERVAL` passed since the last exact count;
+    memory grew with what was frozen (`grows`), or the cards died meanwhile."""
+    now = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    fake, collector = over_the_limit(monkeypatch)  # 2x the limit frozen, counted
+    collected: list[bool] = []
+    monkeypatch.setattr(collector, "collect", lambda: collected.append(True))
+    monkeypatch.setattr(gc_policy, "_collector", collector)
+    bound = gc_policy.ACTIVE_LIMIT_FACTOR * collector.limit
+    fake.survivors = 20_000
+    fake.grows = grows
+    for _ in range(bound // fake.survivors + 1):
+        collector._after_collection("stop", {"generation": 2})
+    assert collector.tenured > bound
+    now[0] += gc_policy.RECOUNT_INTERVAL
+    gc_policy.note_activity()  # a key this instant
+    return fake, collector, collected
+
+
+def test_the_frozen_list_is_not_walked_while_memory_did_not_grow(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The cards frozen by each collection died a few pages later (reference
+    counting): the allocator holds no more blocks than at the last exact count,
+    so the frozen heap cannot have passed the bound. Walking the frozen list to
+    count it (50-60 ms at the end of a paged long session, inside a frame) is
+    skipped, and nothing is collected."""
+    fake, _collector, collected = paged_past_the_bound(monkeypatch, grows=False)
+    asked = fake.counted
+    for _ in range(5):
+        assert not gc_policy.collect_if_quiet(2.0)
+    assert fake.counted == asked
+    assert collected == []
+
+
+def test_the_frozen_list_is_counted_once_memory_could_hold_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake, collector, collected = paged_past_the_bound(monkeypatch, grows=False)
+    bound = gc_policy.ACTIVE_LIMIT_FACTOR * collector.limit
+    asked = fake.counted
+    fake.blocks += bound - collector.counted  # could hold the bound, just not
+    assert not gc_policy.collect_if_quiet(2.0)
+    assert fake.counted == asked
+    fake.blocks += 1
+    fake.frozen = bound + 1  # and the frozen heap did pass it
+    assert gc_policy.collect_if_quiet(2.0)
+    assert fake.counted == asked + 1
+    assert collected == [True]
+
+
+def test_without_a_block_count_the_frozen_list_is_counted_as_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An allocator that cannot say (`PYTHONMALLOC=malloc`: 0 blocks)."""
+    fake, _collector, collected = paged_past_the_bound(monkeypatch, grows=False)
+    monkeypatch.setattr(gc_policy, "_allocated_blocks", lambda: 0)
+    asked = fake.counted
+    assert not gc_policy.collect_if_quiet(2.0)
+    assert fake.counted == asked + 1
+    assert collected == []  # the count: 2x the limit, under the bound
