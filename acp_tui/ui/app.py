@@ -76,6 +76,8 @@ from acp_tui.ui.widgets.context_meter import logout_entry
 from acp_tui.ui.widgets.footer import Footer
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from acp_tui.config import AttentionSettings, McpServerSettings
 
 __all__ = ["SHUTDOWN_WAIT", "AcpTuiApp", "make_app"]
@@ -112,6 +114,11 @@ def warm_terminal() -> None:
 DEFERRED_COLLECT_CHECK = 0.05
 """Seconds between two checks for a deferred full collection
 (`gc_policy.defer_quiet_collections`)."""
+
+DEFER_AFTER_INPUT = 2.0
+"""Seconds after the user's last input that full collections are deferred to
+after a frame; then the check pauses (no wake-ups of an idle app) until the
+next input."""
 
 QUIET_COLLECT_SECONDS = 2.0
 """Seconds without input or store changes before what was frozen is collected
@@ -197,6 +204,9 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         started)."""
         self._warming = False
         self._terminal_warm = False
+        self._gc_after: Timer | None = None
+        """The check for a deferred full collection (`_collect_after_frame`)."""
+        self._gc_after_paused = False
         """`warm_terminal` ran (`_warm_lexers`, its last step)."""
         self._last_input = time.monotonic()
         """When the user last pressed a key or used the mouse (`on_event`)."""
@@ -373,6 +383,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         if isinstance(event, events.InputEvent):
             note_activity()  # no collection's pause while the user acts
             self._last_input = time.monotonic()  # nor a lexer's compile
+            self._defer_collections()  # full ones after the frame
         await super().on_event(event)
 
     # ------------------------------------------------ process-wide start-up work
@@ -390,10 +401,10 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
                 lambda: collect_if_quiet(QUIET_COLLECT_SECONDS),
                 name="quiet-collect",
             )
-            # Full collections while nothing streams run after a frame, not
-            # in the frame whose allocations brought them on.
+            # Full collections while nothing streams and the user acts run
+            # after a frame, not in the frame whose allocations brought them on.
             defer_quiet_collections()
-            self.set_interval(
+            self._gc_after = self.set_interval(
                 DEFERRED_COLLECT_CHECK, self._collect_after_frame, name="gc-after"
             )
         if self._to_warm is None:
@@ -408,9 +419,27 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
             # left idle never holds their modules (about 7 MB; issue 28).
 
     def _collect_after_frame(self) -> None:
-        """A full collection due runs once the screen is painted and quiet."""
+        """A full collection due runs once the screen is painted and quiet.
+
+        `DEFER_AFTER_INPUT` seconds after the user's last input the check
+        pauses and Python collects as without it, until the next input
+        (`_defer_collections`).
+        """
+        if time.monotonic() - self._last_input > DEFER_AFTER_INPUT:
+            defer_quiet_collections(False)
+            if self._gc_after is not None:
+                self._gc_after.pause()
+            self._gc_after_paused = True
+            return
         if deferred_collection_due():
             self.call_after_refresh(collect_deferred)
+
+    def _defer_collections(self) -> None:
+        """The user acts: full collections are the app's again, after a frame."""
+        if self._gc_after_paused and self._gc_after is not None:
+            self._gc_after_paused = False
+            defer_quiet_collections()
+            self._gc_after.resume()
 
     @on(TextArea.Changed)
     def _session_used(self) -> None:

@@ -466,7 +466,7 @@ def collect_if_over_limit() -> bool:
     return False
 
 
-def defer_quiet_collections() -> None:
+def defer_quiet_collections(defer: bool = True) -> None:
     """The app runs the full collections due while nothing streams itself.
 
     Python starts a collection when an allocation passes its threshold, so the
@@ -476,9 +476,12 @@ def defer_quiet_collections() -> None:
     added to a gap of 40-60 ms, bench/scroll_trace.py). Deferred, Python's own
     comes only after `FULL_COLLECTION_THRESHOLD` young ones, and the app asks
     `deferred_collection_due` now and then and runs `collect_deferred` once a
-    frame is painted and the screen has nothing to update.
+    frame is painted and the screen has nothing to update. The app defers only
+    while the user acts (its check would otherwise wake it 20 times a second
+    while it idles): with `defer` False, Python runs them again after
+    `QUIET_FULL_COLLECTION_THRESHOLD` young ones, from the next young one on.
     """
-    _collector.deferring = True
+    _collector.deferring = defer
 
 
 def deferred_collection_due() -> bool:

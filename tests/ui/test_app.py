@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.render.highlight import COMMON_LANGUAGES
 from acp_tui.ui import app as app_module
+from acp_tui.ui import gc_policy
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.screens.permission import PermissionScreen
 from acp_tui.ui.session_pane import SessionPane
@@ -344,6 +346,45 @@ async def test_the_terminal_emulator_is_imported_once_the_session_is_used(
         await pilot.press("h")
         await wait_for(pilot, lambda: bool(warmed))
     assert warmed == [()]  # after the lexers
+
+
+class PausableTimer:
+    """Records pause/resume, as Textual's `Timer` takes them."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def pause(self) -> None:
+        self.calls.append("pause")
+
+    def resume(self) -> None:
+        self.calls.append("resume")
+
+
+def test_deferred_collections_only_while_the_user_acts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check for a full collection to run after a frame (every 50 ms) pauses
+    once the user stopped acting, and Python collects as without it: an idle
+    app is not woken 20 times a second. The next input defers again."""
+    app = fake_app("v2", tmp_path)
+    timer = PausableTimer()
+    monkeypatch.setattr(app, "_gc_after", timer)
+    monkeypatch.setattr(gc_policy._collector, "deferring", True)
+    now = time.monotonic()
+    app._last_input = now - 0.1
+    app._collect_after_frame()
+    assert timer.calls == []
+    assert gc_policy._collector.deferring
+    app._last_input = now - app_module.DEFER_AFTER_INPUT - 0.1
+    app._collect_after_frame()
+    assert timer.calls == ["pause"]
+    assert not gc_policy._collector.deferring
+    app._defer_collections()  # what a key or the mouse calls (`on_event`)
+    assert timer.calls == ["pause", "resume"]
+    assert gc_policy._collector.deferring
+    app._defer_collections()
+    assert timer.calls == ["pause", "resume"]  # once
 
 
 async def test_a_turn_started_without_typing_uses_the_session(tmp_path: Path) -> None:
