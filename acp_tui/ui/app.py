@@ -60,6 +60,7 @@ from acp_tui.ui.gc_policy import (
     note_activity,
     tune_garbage_collector,
 )
+from acp_tui.ui.matched_rules import share_matched_rules
 from acp_tui.ui.pane_agent import SHUTDOWN_WAIT
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.confirm import ConfirmQuitScreen
@@ -164,6 +165,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
     ) -> None:
         release_styles_caches()  # (removed widgets' lines: styles_cache_release)
         keep_full_map_after_reflow()  # (one arrangement a layout: compositor_map)
+        share_matched_rules()  # (a node's CSS matched once per place: matched_rules)
         super().__init__()
         self.attention = signals_for(attention)
         self._running_panes = set()
