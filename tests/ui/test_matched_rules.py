@@ -17,6 +17,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label
 
@@ -186,3 +187,34 @@ async def test_component_classes_get_textuals_rules() -> None:
         assert one.get_component_styles("widened--part").color.rgb == (0, 0, 255)
         assert two.get_component_styles("widened--part").color.rgb == (0, 128, 0)
         assert_textuals(app)
+
+
+class Counting(Label):
+    """A label that counts the times it is told its styles were updated."""
+
+    notified = 0
+
+    def notify_style_update(self) -> None:
+        self.notified += 1
+        super().notify_style_update()
+
+
+class Pushed(Screen[None]):
+    def compose(self) -> ComposeResult:
+        with Vertical(id="outer"):
+            yield Counting("inherits", id="inner")
+
+
+async def test_a_node_restyled_with_the_same_rules_is_told_so_as_before() -> None:
+    """A screen pushed is styled as it mounts and again as it resumes, with the
+    same rules: each node is told its styles were updated both times, as
+    Textual's `replace_rules` tells it (what it inherits may have changed)."""
+    app: App[None] = App()
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(2):  # the second screen's nodes: every rule shared
+            screen = Pushed()
+            await app.push_screen(screen)
+            await pilot.pause()
+            assert screen.query_one("#inner", Counting).notified == 2
+            assert_textuals(app)
+            await app.pop_screen()
