@@ -80,6 +80,10 @@ The reliances:
   (each pseudo-class's check of a node): `matched_rules.share_matched_rules`
   keeps the rules matched for a node, by all it depends on, for the next node
   in the same place.
+* `textual._callback._count_parameters(func)` (how many arguments Textual
+  passes a callback: `len(inspect.signature(func).parameters)`):
+  `callback_arity.count_callback_parameters_by_code` keeps a plain function's
+  count by its code object.
 * `Strip.__slots__` and what `Strip.__init__` sets:
   `strip_cycles.make_strip_caches_lazy` replaces `__init__` with one that leaves
   the seven caches unset, made on first use (`Strip.__getattr__`).
@@ -330,6 +334,11 @@ RELIANCES: Final = (
         "DOMNode._PSEUDO_CLASSES",
         "acp_tui.ui.matched_rules.share_matched_rules",
         "each pseudo-class a node may have, with its check of the node",
+    ),
+    Reliance(
+        "_callback._count_parameters",
+        "acp_tui.ui.callback_arity.count_callback_parameters_by_code",
+        "the number of arguments a callback gets is its signature's parameters",
     ),
     Reliance(
         "App._driver",

@@ -14,6 +14,7 @@ from functools import partial
 from typing import Final
 
 import pytest
+from textual import _callback as callback_module
 from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
 from textual.app import App
@@ -306,6 +307,18 @@ def pseudo_class_checks() -> None:
     assert "PSEUDO_CLASSES[name](self)" in source, "has_pseudo_classes changed"
 
 
+def count_parameters() -> None:
+    """A callback gets as many arguments as `_count_parameters` counts, which
+    is its signature's parameters (the module's `signature`, patchable)."""
+    counter = inspect.unwrap(callback_module._count_parameters)
+    source = inspect.getsource(counter)
+    assert "return len(signature(func).parameters)" in source, source
+    assert vars(callback_module)["signature"] is inspect.signature
+    invoke = inspect.getsource(callback_module._invoke)
+    assert "count_parameters(callback)" in invoke, "textual._callback changed"
+    assert "_count_parameters(" in inspect.getsource(callback_module.count_parameters)
+
+
 def box_model_cache() -> None:
     """`Widget._box_model_cache` is an `LRUCache`; its `_cache` maps keys to the
     links of its ring, lists `[previous, next, key, value]`."""
@@ -379,6 +392,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "Stylesheet.apply": stylesheet_apply,
     "Stylesheet.replace_rules": replace_rules_classmethod,
     "DOMNode._PSEUDO_CLASSES": pseudo_class_checks,
+    "_callback._count_parameters": count_parameters,
 }
 
 
