@@ -38,8 +38,11 @@ not pytest and keep Python's default.
 The apps a test process boots (each Pilot test its own) share what each would
 compute alike, the parsed CSS and the theme colours (tests/textual_caches.py,
 `pytest_configure`): about 0.04 s of CPU of each boot's 0.26 s. They keep the
-compositor's full map after a layout pass, as `AcpTuiApp` does
-(`acp_tui.ui.compositor_map`), whatever app hosts the widgets under test.
+compositor's full map after a layout pass, the CSS rules matched for each
+place a node can have (as every app before matched them), and the number of
+parameters of each callback's code, as `AcpTuiApp` does
+(`acp_tui.ui.compositor_map`, `acp_tui.ui.matched_rules`,
+`acp_tui.ui.callback_arity`), whatever app hosts the widgets under test.
 
 Node agents (claude-agent-acp, gemini-cli, codex-acp's launcher, the TypeScript
 SDK peer under Node 22) start about 45 times a run, each compiling the same
@@ -73,7 +76,9 @@ from typing import Final
 import pytest
 from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped]
 
+from acp_tui.ui.callback_arity import count_callback_parameters_by_code
 from acp_tui.ui.compositor_map import keep_full_map_after_reflow
+from acp_tui.ui.matched_rules import share_matched_rules
 from tests import assert_cache, cpu_times, textual_caches
 from tests.cpu_times import pytest_runtest_call  # noqa: F401 (a hook)
 
@@ -152,6 +157,8 @@ def pytest_configure(config: pytest.Config) -> None:
     gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
     textual_caches.install()
     keep_full_map_after_reflow()  # as `AcpTuiApp` does, for every app tests host
+    share_matched_rules()  # likewise
+    count_callback_parameters_by_code()  # likewise
     os.environ.setdefault(NODE_COMPILE_CACHE, str(node_compile_cache()))
 
 

@@ -54,6 +54,7 @@ from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.app_tabs import AppTabs
 from acp_tui.ui.attention_hook import AppAttention, AttentionEvent, signals_for
+from acp_tui.ui.callback_arity import count_callback_parameters_by_code
 from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
 from acp_tui.ui.compositor_map import keep_full_map_after_reflow
 from acp_tui.ui.gc_policy import (
@@ -64,6 +65,7 @@ from acp_tui.ui.gc_policy import (
     note_activity,
     tune_garbage_collector,
 )
+from acp_tui.ui.matched_rules import share_matched_rules
 from acp_tui.ui.pane_agent import SHUTDOWN_WAIT
 from acp_tui.ui.screens.config import ConfigScreen
 from acp_tui.ui.screens.confirm import ConfirmQuitScreen
@@ -192,6 +194,8 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
     ) -> None:
         release_styles_caches()  # (removed widgets' lines: styles_cache_release)
         keep_full_map_after_reflow()  # (one arrangement a layout: compositor_map)
+        share_matched_rules()  # (a node's CSS matched once per place: matched_rules)
+        count_callback_parameters_by_code()  # (callback_arity)
         super().__init__()
         self.attention = signals_for(attention)
         self._running_panes = set()

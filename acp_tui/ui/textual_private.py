@@ -73,6 +73,17 @@ The reliances:
   `_cache` holds a ring of lists) and a widget's scrollbars
   (`_vertical_scrollbar`, `_horizontal_scrollbar`, `_scrollbar_corner`):
   `widget_cycles` breaks these cycles once a node is removed.
+* `Stylesheet.apply` (it matches a node's rules from the rules whose
+  selectors end in the node's names, by its and its ancestors' types, ids,
+  classes and pseudo-classes, sets four flags from those rules, and hands the
+  rules it worked out to `Stylesheet.replace_rules`) and `DOMNode._PSEUDO_CLASSES`
+  (each pseudo-class's check of a node): `matched_rules.share_matched_rules`
+  keeps the rules matched for a node, by all it depends on, for the next node
+  in the same place.
+* `textual._callback._count_parameters(func)` (how many arguments Textual
+  passes a callback: `len(inspect.signature(func).parameters)`):
+  `callback_arity.count_callback_parameters_by_code` keeps a plain function's
+  count by its code object.
 * `Strip.__slots__` and what `Strip.__init__` sets:
   `strip_cycles.make_strip_caches_lazy` replaces `__init__` with one that leaves
   the seven caches unset, made on first use (`Strip.__getattr__`).
@@ -306,6 +317,28 @@ RELIANCES: Final = (
         "acp_tui.ui.widget_cycles.scrollbars",
         "the scrollbars a widget made (with `_horizontal_scrollbar` and "
         "`_scrollbar_corner`), released with it",
+    ),
+    Reliance(
+        "Stylesheet.apply",
+        "acp_tui.ui.matched_rules.share_matched_rules",
+        "the rules matched for a node depend only on the rules that may apply "
+        "and what their selectors test on the node and its ancestors; they go "
+        "to `replace_rules`",
+    ),
+    Reliance(
+        "Stylesheet.replace_rules",
+        "acp_tui.ui.matched_rules.share_matched_rules",
+        "a classmethod that sets the rules `apply` worked out on the node",
+    ),
+    Reliance(
+        "DOMNode._PSEUDO_CLASSES",
+        "acp_tui.ui.matched_rules.share_matched_rules",
+        "each pseudo-class a node may have, with its check of the node",
+    ),
+    Reliance(
+        "_callback._count_parameters",
+        "acp_tui.ui.callback_arity.count_callback_parameters_by_code",
+        "the number of arguments a callback gets is its signature's parameters",
     ),
     Reliance(
         "App._driver",

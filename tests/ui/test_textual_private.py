@@ -8,15 +8,20 @@ that changes one fails here, loudly, not somewhere downstream.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from functools import partial
+from typing import Final
 
 import pytest
+from textual import _callback as callback_module
 from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.cache import LRUCache
 from textual.containers import VerticalScroll
+from textual.css import match as match_module
+from textual.css import model as model_module
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.driver import Driver
@@ -243,6 +248,77 @@ def component_virtual_nodes() -> None:
     assert "node._component_styles[component] = virtual_node.styles" in source
 
 
+NODE_PRIVATES_APPLY_READS: Final = {
+    "_selector_names",
+    "_has_hover_style",
+    "_has_focus_within",
+    "_has_order_style",
+    "_has_odd_or_even",
+    "_parent",
+    "_id",
+    "_pseudo_classes_cache_key",
+    "_css_type_name",
+}
+"""What of a node `Stylesheet.apply` reads besides its path and classes (the
+last four only for the cache of one update pass, which the shared rules skip)."""
+
+
+def stylesheet_apply() -> None:
+    """`apply` picks the rules by the node's selector names, checks them on the
+    path from the app, sets the four flags, and hands its rules to
+    `replace_rules`; selectors joined with no combinator test the same node."""
+    method(Stylesheet, "apply", ["node", "animate", "cache"])()
+    source = inspect.getsource(inspect.unwrap(Stylesheet.apply))
+    for part in (
+        "rules_map.keys() & node._selector_names",
+        "reversed(self.rules)",
+        "css_path_nodes = node.css_path_nodes",
+        "_check_rule(rule, css_path_nodes)",
+        "node._has_hover_style = ",
+        "node._has_focus_within = ",
+        "node._has_order_style = ",
+        "node._has_odd_or_even = ",
+        "self.replace_rules(node, node_rules, animate=animate)",
+        "self._process_component_classes(node)",
+    ):
+        assert part in source, f"Stylesheet.apply changed: {part}"
+    read = set(re.findall(r"\bnode\.(_\w+)", source))
+    assert read == NODE_PRIVATES_APPLY_READS, f"Stylesheet.apply reads {read}"
+    checks = inspect.getsource(match_module) + inspect.getsource(model_module)
+    assert "node_index + selector.advance" in checks, "selector matching changed"
+    assert "int(next_selector.combinator != SAME)" in checks, "combinators changed"
+    assert "node.has_pseudo_classes(self.pseudo_classes)" in checks
+
+
+def replace_rules_classmethod() -> None:
+    """`replace_rules(node, rules, animate)` is a classmethod."""
+    found = inspect.getattr_static(Stylesheet, "replace_rules")
+    assert isinstance(found, classmethod), "Stylesheet.replace_rules changed"
+    found = inspect.unwrap(found.__func__)
+    params = list(inspect.signature(found).parameters)[1:]
+    assert params == ["node", "rules", "animate"], f"replace_rules{tuple(params)}"
+
+
+def pseudo_class_checks() -> None:
+    """A node's pseudo-classes are its class's `_PSEUDO_CLASSES` checks."""
+    assert DOMNode._PSEUDO_CLASSES == {}, "DOMNode._PSEUDO_CLASSES changed"
+    assert Widget._PSEUDO_CLASSES["focus"](Widget()) is False
+    source = inspect.getsource(DOMNode.has_pseudo_classes)
+    assert "PSEUDO_CLASSES[name](self)" in source, "has_pseudo_classes changed"
+
+
+def count_parameters() -> None:
+    """A callback gets as many arguments as `_count_parameters` counts, which
+    is its signature's parameters (the module's `signature`, patchable)."""
+    counter = inspect.unwrap(callback_module._count_parameters)
+    source = inspect.getsource(counter)
+    assert "return len(signature(func).parameters)" in source, source
+    assert vars(callback_module)["signature"] is inspect.signature
+    invoke = inspect.getsource(callback_module._invoke)
+    assert "count_parameters(callback)" in invoke, "textual._callback changed"
+    assert "_count_parameters(" in inspect.getsource(callback_module.count_parameters)
+
+
 def box_model_cache() -> None:
     """`Widget._box_model_cache` is an `LRUCache`; its `_cache` maps keys to the
     links of its ring, lists `[previous, next, key, value]`."""
@@ -313,6 +389,10 @@ CHECKS: dict[str, Callable[[], None]] = {
     "Stylesheet._process_component_classes": component_virtual_nodes,
     "Widget._box_model_cache": box_model_cache,
     "Widget._vertical_scrollbar": made_scrollbars,
+    "Stylesheet.apply": stylesheet_apply,
+    "Stylesheet.replace_rules": replace_rules_classmethod,
+    "DOMNode._PSEUDO_CLASSES": pseudo_class_checks,
+    "_callback._count_parameters": count_parameters,
 }
 
 
