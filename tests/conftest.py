@@ -12,8 +12,8 @@ summary, and it never imports tests/interop/conftest.py or tests/serve/conftest.
 Where the time goes (issue 28): most of the suite waits rather than computes. Pilot
 sleeps at least 40 ms after every key it types (Textual's idle detection), real
 agents and fake ones take seconds to start and answer, and timeouts run out. So
-pytest-xdist starts two workers per CPU (`pytest_xdist_auto_num_workers`; pyproject's
-`--maxprocesses 4` caps them), and the slowest files are collected first
+pytest-xdist starts three workers per CPU (`pytest_xdist_auto_num_workers`; pyproject's
+`--maxprocesses 6` caps them), and the slowest files are collected first
 (`pytest_collection_modifyitems`; pyproject's `--dist loadfile
 --no-loadscope-reorder` hands files out in that order), so that no worker is left
 alone with a long file at the end; test_real_turns.py, minutes of waiting on real
@@ -53,16 +53,20 @@ directory, kept between runs; Node checks each entry against its source and
 version. claude-agent-acp's Node process: 0.40 s of CPU a start without it,
 0.34 s with it; gemini-cli's two: 1.55 s, 1.22 s. What the agents do is the same.
 
-With those four workers the run is bound by the 2 cores, not by waiting
-(`bench/suite.py --cpu`, a full run on 2 cores, December 2026): its processes used
-about 630-700 s of CPU (the test processes about 60%, the rest the agents and
-commands they start: claude-agent-acp 60 s, the demo agent 55 s, opencode 40 s,
-fake agents 15 s, `acp-tui` runs and the bridge 15 s), and on average 3.1 of their
-threads ran or waited to run; tests/interop alone, with four workers, 1.8. More
-workers or another order cannot make such a run much shorter; less CPU can.
+With four workers the run was mostly bound by the 2 cores (`bench/suite.py
+--cpu`, a full run on 2 cores, December 2026): its processes used about 670-700 s
+of CPU (the test processes about 60%, the rest the agents and commands they start:
+claude-agent-acp 60 s, the demo agent 52 s, opencode 44 s, fake agents 16 s,
+`acp-tui` runs and the bridge 17 s), and on average 2.5 of their threads ran or
+waited to run; yet only 1.6 of the 2 cores were busy on average (669 CPU-s of the
+machine in 415 s): in the UI files the four workers often waited together (Pilot's
+pauses, agents starting). Six workers fill those waits: on the same code, idle
+machine, same hour, 413-415 s with four (two runs) and 376 s with six. Another
+order of the files did not help (at most two waiting files at once: 416 s). Less
+CPU helps as well.
 
 Each test's CPU time is recorded beside its wall time, and the run ends with the
-slowest tests by CPU time (tests/cpu_times.py): on 2 cores shared by 4 workers,
+slowest tests by CPU time (tests/cpu_times.py): on 2 cores shared by 6 workers,
 wall time says as much about a test's neighbours as about the test.
 """
 
@@ -113,7 +117,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             terminalreporter.write_line(reason, red=True)
 
 
-WORKERS_PER_CPU = 2
+WORKERS_PER_CPU = 3
 """`-n auto` workers per CPU: the suite is mostly waiting (see above)."""
 
 SLOW_FIRST = (
@@ -163,7 +167,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto`: two workers per CPU this process may use (xdist's own answer,
+    """`-n auto`: three workers per CPU this process may use (xdist's own answer,
     one per CPU, when `PYTEST_XDIST_AUTO_NUM_WORKERS` says otherwise)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
