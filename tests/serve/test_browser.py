@@ -66,7 +66,11 @@ CHROMIUM_FLAGS: Final = (
     "--disable-component-update",
     "--disable-sync",
     "--disable-dev-shm-usage",
-    "--window-size=1400,900",
+    # Tall enough for the whole demo turn (user message, thought, plan, tool call
+    # and the answer from its heading down): at 900 px the answer's heading
+    # scrolled off once the turn ended, and a poll that missed the frames where
+    # both showed (a loaded machine) failed the round trip.
+    "--window-size=1400,1800",
     # The page links a web font; never leave the machine for it.
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
 )
@@ -267,8 +271,9 @@ def test_a_prompt_round_trip_in_chromium(
     )
 
     # (a) what the browser shows: the user's message and the agent's answer.
+    # Its end state (the turn over), not a frame on the way to it.
     shown = wait_for_screen(
-        driver, served, (REPLY, "Hello from the demo agent"), REPLY_BOUND
+        driver, served, (REPLY, "Hello from the demo agent", "(end_turn)"), REPLY_BOUND
     )
     assert any(line.strip().endswith(PROMPT) for line in shown.splitlines())
 
