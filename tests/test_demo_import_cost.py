@@ -9,41 +9,27 @@ client never loads the private log files of the agent-spawning side (their
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
+from tests.test_idle_import_cost import loaded_after
+
 V1_MODELS = """
-import sys
 from acp_tui.protocol.schema import wire_models
 assert wire_models(1).InitializeResponse.__name__ == "InitializeResponse"
-print(" ".join(sys.modules))
 """
 
-DEMO_SERVER = "import sys; import acp_tui.demo.server; print(' '.join(sys.modules))"
-
-
-def _loaded_after(code: str) -> set[str]:
-    completed = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    return set(completed.stdout.split())
+DEMO_SERVER = "import acp_tui.demo.server"
 
 
 @pytest.mark.subprocess
 def test_the_v1_wire_models_come_without_the_v2_ones() -> None:
-    modules = _loaded_after(V1_MODELS)
+    modules = loaded_after(V1_MODELS)
     assert "acp_tui.protocol.schema.v1" in modules
     assert "acp_tui.protocol.schema.v2" not in modules
 
 
 @pytest.mark.subprocess
 def test_the_demo_agent_leaves_the_agent_log_files_to_the_client() -> None:
-    modules = _loaded_after(DEMO_SERVER)
+    modules = loaded_after(DEMO_SERVER)
     assert "acp_tui.protocol.transport" in modules
     assert not modules & {"acp_tui.storage.private_files", "logging.handlers"}

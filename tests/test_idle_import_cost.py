@@ -13,7 +13,8 @@ import sys
 import pytest
 
 
-def _loaded_after(code: str) -> set[str]:
+def loaded_after(code: str) -> set[str]:
+    """The modules a fresh interpreter holds after running `code`."""
     completed = subprocess.run(
         [sys.executable, "-c", f"{code}\nimport sys; print(' '.join(sys.modules))"],
         capture_output=True,
@@ -26,10 +27,10 @@ def _loaded_after(code: str) -> set[str]:
 
 @pytest.mark.subprocess
 def test_terminal_cards_load_pyte_with_the_first_terminal() -> None:
-    modules = _loaded_after("import acp_tui.render.terminal")
+    modules = loaded_after("import acp_tui.render.terminal")
     assert "acp_tui.terminal.emulator" in modules
     assert not modules & {"pyte", "wcwidth", "acp_tui.terminal.sandbox"}
-    modules = _loaded_after(
+    modules = loaded_after(
         "from acp_tui.terminal.emulator import TerminalEmulator\n"
         "emulator = TerminalEmulator(20, 4)\n"
         "emulator.feed(b'hi')\n"
