@@ -79,7 +79,7 @@ from exhaustion import Probe, Scenario, current_rss, peak_rss
 from idle_cli import idle_rss_mb
 from long_agent import HISTORY_VERSION, LAST_TEXT, build_history
 from textual import events
-from ui import Frames, last_text, replayed, until
+from ui import Frames, describe_waits, last_text, replayed, until, waits_so_far
 
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.storage.paths import HOME_ENV_VAR
@@ -209,6 +209,8 @@ class ScrollFigures:
     shared machine: the rest is time it waited for a CPU)."""
     max_cpu_ms: float
     """The most CPU time within any one gap."""
+    max_gap_waits: str
+    """What the process waited on in the largest gap (`describe_waits`)."""
     seconds_up: float
     seconds_down: float
     rss_mb: float
@@ -330,6 +332,7 @@ async def scroll(app: AcpTuiApp, frames: Frames, budget: float) -> ScrollFigures
 
     start = time.perf_counter()
     start_cpu = time.process_time()
+    start_waits = waits_so_far()
     up, seconds_up, reached_top = await hold("pageup", at_top)
     unmounted = conversation.earlier_count
     down, seconds_down, reached_end = await hold(
@@ -337,11 +340,18 @@ async def scroll(app: AcpTuiApp, frames: Frames, budget: float) -> ScrollFigures
     )
     end = time.perf_counter()
     end_cpu = time.process_time()
-    shown = list(zip(frames.times, frames.cpu, strict=True))
-    points = [(start, start_cpu), *(p for p in shown if start <= p[0] <= end)]
-    points.append((end, end_cpu))
-    spans = [(b - a, cb - ca) for (a, ca), (b, cb) in itertools.pairwise(points)]
-    gaps = [gap for gap, _ in spans]
+    end_waits = waits_so_far()
+    shown = list(zip(frames.times, frames.cpu, frames.waits, strict=True))
+    points = [
+        (start, start_cpu, start_waits),
+        *(p for p in shown if start <= p[0] <= end),
+        (end, end_cpu, end_waits),
+    ]
+    spans = [
+        (b - a, cb - ca, describe_waits(wa, wb))
+        for (a, ca, wa), (b, cb, wb) in itertools.pairwise(points)
+    ]
+    gaps = [gap for gap, _, _ in spans]
     largest = max(spans)
     await asyncio.sleep(SETTLE)
     return ScrollFigures(
@@ -354,7 +364,8 @@ async def scroll(app: AcpTuiApp, frames: Frames, budget: float) -> ScrollFigures
         largest[0] * 1000,
         statistics.median(gaps) * 1000,
         largest[1] * 1000,
-        max(cpu for _, cpu in spans) * 1000,
+        max(cpu for _, cpu, _ in spans) * 1000,
+        largest[2],
         seconds_up,
         seconds_down,
         settled_rss(),
@@ -597,7 +608,8 @@ def main() -> None:
                 f"{s.pages_down} down in {s.seconds_down:.1f} s "
                 f"(end {'reached' if s.reached_end else 'not reached'}); "
                 f"largest frame gap {s.max_gap_ms:,.0f} ms ({s.max_gap_cpu_ms:,.0f} "
-                f"ms of CPU in it; the most in one gap {s.max_cpu_ms:,.0f} ms), "
+                f"ms of CPU in it; {s.max_gap_waits}; "
+                f"the most CPU in one gap {s.max_cpu_ms:,.0f} ms), "
                 f"median {s.median_gap_ms:,.0f} ms; up to {s.mounted_max:,} entries "
                 f"mounted, RSS after {s.rss_mb:,.0f} MB"
             )

@@ -65,6 +65,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -109,6 +110,8 @@ class Frames:
         self.times: list[float] = []
         self.cpu: list[float] = []
         """This process's CPU time (`time.process_time`) at each frame in `times`."""
+        self.waits: list[Waits] = []
+        """What this process had waited on so far, at each frame in `times`."""
         self.awaited: str | None = None
         self.ready: Callable[[], bool] = lambda: False
         self.seen_at: float | None = None
@@ -122,6 +125,7 @@ class Frames:
             now = time.perf_counter()
             self.times.append(now)
             self.cpu.append(time.process_time())
+            self.waits.append(waits_so_far())
             if self.on_frame is not None:
                 self.on_frame(now)
             if (
@@ -146,6 +150,35 @@ class Frames:
         """The longest time without a frame from `start` to the frame at `end`, and
         this process's CPU time in it (`start_cpu`: the CPU time at `start`)."""
         return largest_gap(self.times, self.cpu, start, start_cpu, end)
+
+
+Waits = tuple[int, int, int, int]
+"""Counts of what a process waited on: major page faults (a page read back from
+disk, such as code the kernel had dropped from memory), blocking waits (a read,
+a write, a lock), times it was preempted (a CPU taken from it), and blocks read
+or written by the file system (`getrusage`)."""
+
+
+def waits_so_far() -> Waits:
+    """This process's `Waits` so far (about a microsecond: one system call)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return (
+        usage.ru_majflt,
+        usage.ru_nvcsw,
+        usage.ru_nivcsw,
+        usage.ru_inblock + usage.ru_oublock,
+    )
+
+
+def describe_waits(before: Waits, after: Waits) -> str:
+    """What the process waited on between two `Waits`, in words."""
+    faults, blocked, preempted, blocks = (
+        b - a for a, b in zip(before, after, strict=True)
+    )
+    return (
+        f"{faults} major page faults, {blocked} blocking waits, "
+        f"preempted {preempted} times, {blocks} file-system blocks"
+    )
 
 
 def on_screen(screen: Screen[object], text: str) -> bool:
