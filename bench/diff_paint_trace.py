@@ -21,11 +21,13 @@ import cProfile
 import gc
 import io
 import pstats
+import resource
 import statistics
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from textual.geometry import Region
 from textual.strip import Strip
@@ -44,6 +46,9 @@ class Call:
     rows: int
     compiled: int
     widget: str
+    system: float = 0.0
+    major_faults: int = 0
+    minor_faults: int = 0
     profile: str = ""
 
 
@@ -59,24 +64,24 @@ def _on_gc(phase: str, info: dict[str, int]) -> None:
         _gc_time[0] += time.process_time() - _gc_began[0]
 
 
+_COMPILES = [0]
+"""Pygments lexer classes compiled so far (`RegexLexerMeta.process_tokendef`)."""
+
+
 def _compiled() -> int:
+    return _COMPILES[0]
+
+
+def _count_compiles() -> None:
     from pygments.lexer import RegexLexerMeta
 
-    return sum(
-        1 for cls in _all_subclasses(RegexLexerMeta) if "_tokens" in cls.__dict__
-    )
+    original: Any = RegexLexerMeta.process_tokendef
 
+    def counted(cls: Any, name: str, tokendefs: Any = None) -> Any:
+        _COMPILES[0] += 1
+        return original(cls, name, tokendefs)
 
-def _all_subclasses(meta: type) -> list[type]:
-    from pygments.lexer import Lexer
-
-    found: list[type] = []
-    todo: list[type] = [Lexer]
-    while todo:
-        cls = todo.pop()
-        found.append(cls)
-        todo.extend(cls.__subclasses__())
-    return [c for c in found if isinstance(c, meta)]
+    RegexLexerMeta.process_tokendef = counted  # type: ignore[method-assign]
 
 
 def install(profile_over: float | None) -> None:
@@ -87,6 +92,7 @@ def install(profile_over: float | None) -> None:
         gc_before = _gc_time[0]
         compiled = _compiled()
         profile = cProfile.Profile() if profile_over is not None else None
+        usage = resource.getrusage(resource.RUSAGE_SELF)
         began = time.process_time()
         if profile is not None:
             profile.enable()
@@ -96,12 +102,16 @@ def install(profile_over: float | None) -> None:
             if profile is not None:
                 profile.disable()
             cpu = time.process_time() - began
+            after = resource.getrusage(resource.RUSAGE_SELF)
             call = Call(
                 cpu,
                 _gc_time[0] - gc_before,
                 self.rows_painted - painted,
                 _compiled() - compiled,
                 type(self).__name__,
+                after.ru_stime - usage.ru_stime,
+                after.ru_majflt - usage.ru_majflt,
+                after.ru_minflt - usage.ru_minflt,
             )
             over = profile_over is not None and 1000 * cpu >= profile_over
             if profile is not None and over:
@@ -113,6 +123,7 @@ def install(profile_over: float | None) -> None:
 
     DiffView.render_lines = timed  # type: ignore[method-assign]
     gc.callbacks.append(_on_gc)
+    _count_compiles()
 
 
 def report(slowest: int) -> None:
@@ -130,8 +141,9 @@ def report(slowest: int) -> None:
     for call in sorted(CALLS, key=lambda c: -c.cpu)[:slowest]:
         print(
             f"  {1000 * call.cpu:6.1f} ms CPU, {1000 * call.gc:5.1f} ms of it "
-            f"collecting, {call.rows} rows, {call.compiled} lexer classes compiled "
-            f"({call.widget})"
+            f"collecting, {1000 * call.system:5.1f} ms in the kernel "
+            f"({call.major_faults} major, {call.minor_faults} minor page faults), "
+            f"{call.rows} rows, {call.compiled} lexer classes compiled ({call.widget})"
         )
         if call.profile:
             print(call.profile)
