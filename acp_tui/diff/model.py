@@ -20,6 +20,7 @@ __all__ = [
     "Operation",
     "ParsedPatch",
     "context_folds",
+    "partner",
     "row_pairs",
 ]
 
@@ -74,6 +75,20 @@ class Hunk:
     new_count: int
     section: str
     lines: tuple[DiffLine, ...]
+    kinds: str = field(init=False, repr=False, compare=False)
+    """One character per line: ` ` context, `-` removed, `+` added (lets
+    `partner` find a line's block with string searches, not a walk)."""
+    widest: int = field(init=False, repr=False, compare=False)
+    """Characters of the longest line's text (0 without lines)."""
+
+    def __post_init__(self) -> None:
+        lines = self.lines
+        object.__setattr__(
+            self, "kinds", "".join([_KIND_MARKS[line.kind] for line in lines])
+        )
+        object.__setattr__(
+            self, "widest", max([len(line.text) for line in lines], default=0)
+        )
 
     @property
     def header(self) -> str:
@@ -82,6 +97,9 @@ class Hunk:
         new = _range(self.new_start, self.new_count)
         tail = f" {self.section}" if self.section else ""
         return f"@@ -{old} +{new} @@{tail}"
+
+
+_KIND_MARKS: Final[dict[str, str]] = {"context": " ", "removed": "-", "added": "+"}
 
 
 def _range(start: int, count: int) -> str:
@@ -281,3 +299,58 @@ def row_pairs(lines: tuple[DiffLine, ...]) -> list[tuple[int | None, int | None]
             added.append(index)
     flush()
     return rows
+
+
+_OTHER_MARKS: Final = {" ": ("-", "+"), "-": (" ", "+"), "+": (" ", "-")}
+
+
+def _run_start(kinds: str, index: int, mark: str) -> int:
+    """The first index of the run of `mark` lines that holds `index`."""
+    one, two = _OTHER_MARKS[mark]
+    return 1 + max(kinds.rfind(one, 0, index), kinds.rfind(two, 0, index))
+
+
+def _run_end(kinds: str, index: int, mark: str) -> int:
+    """One past the last index of the run of `mark` lines from `index` on."""
+    one, two = _OTHER_MARKS[mark]
+    end = len(kinds)
+    first, second = kinds.find(one, index), kinds.find(two, index)
+    if 0 <= first < end:
+        end = first
+    if 0 <= second < end:
+        end = second
+    return end
+
+
+def partner(hunk: Hunk, index: int) -> int:
+    """The line a removed or added line faces side by side (-1 if none).
+
+    The pairing of `row_pairs` (a block of removed lines zipped with the added
+    lines right after it), found for one line from the runs around it with
+    string searches in `Hunk.kinds`, so painting a few lines of a long hunk
+    does not pair every line of it.
+
+    Args:
+        hunk: The hunk.
+        index: A line's index in `hunk.lines`.
+
+    Returns:
+        The partner's index, or -1 (context lines, unpaired lines).
+    """
+    kinds = hunk.kinds
+    mark = kinds[index]
+    if mark == "-":
+        start = _run_start(kinds, index, "-")
+        added = _run_end(kinds, index, "-")
+        if added >= len(kinds) or kinds[added] != "+":
+            return -1
+        facing = added + (index - start)
+        return facing if facing < _run_end(kinds, added, "+") else -1
+    if mark == "+":
+        start = _run_start(kinds, index, "+")
+        if start == 0 or kinds[start - 1] != "-":
+            return -1
+        removed = _run_start(kinds, start - 1, "-")
+        facing = removed + (index - start)
+        return facing if facing < start else -1
+    return -1

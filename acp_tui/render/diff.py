@@ -38,6 +38,7 @@ from acp_tui.diff.model import (
     Fold,
     ParsedPatch,
     context_folds,
+    partner,
     row_pairs,
 )
 from acp_tui.diff.parse import check_paths
@@ -455,11 +456,9 @@ class DiffDocument:
     def widest_line(self) -> int:
         """Cells of the widest hunk line (for horizontal scrolling)."""
         if self._widest is None:
-            widest = 0
-            for file in self.files:
-                for hunk in file.hunks:
-                    for line in hunk.lines:
-                        widest = max(widest, len(line.text))
+            widest = max(
+                (hunk.widest for file in self.files for hunk in file.hunks), default=0
+            )
             self._widest = widest + TAB_SIZE
         return self._widest
 
@@ -655,8 +654,6 @@ class DiffPainter:
         self.document = document
         self.palette = palette
         self._roles = frozenset(palette.syntax)
-        self._partners: dict[tuple[int, int], list[int]] = {}
-        """Per hunk: each line's partner for word highlights (-1: none)."""
 
     def row(
         self, row: DiffRow, width: int, layout: DiffLayout, scroll_x: int = 0
@@ -751,19 +748,16 @@ class DiffPainter:
         self, file_index: int, row: DiffRow, side: int
     ) -> tuple[DiffLine, Ranges]:
         """A hunk line and its changed-word ranges (if it has a partner)."""
-        file = self.document.files[file_index]
-        lines = file.hunks[row.hunk].lines
+        hunk = self.document.files[file_index].hunks[row.hunk]
+        lines = hunk.lines
         index = row.old if side == 0 else row.new
         line = lines[index]
         if line.kind == "context":
             return line, ()
-        partners = self._partners.get((file_index, row.hunk))
-        if partners is None:
-            partners = self._partners[(file_index, row.hunk)] = _partners(lines)
-        partner = partners[index]
-        if partner < 0:
+        facing = partner(hunk, index)
+        if facing < 0:
             return line, ()
-        old, new = (index, partner) if line.kind == "removed" else (partner, index)
+        old, new = (index, facing) if line.kind == "removed" else (facing, index)
         ranges = word_diff(display_text(lines[old].text), display_text(lines[new].text))
         return line, ranges[0] if line.kind == "removed" else ranges[1]
 
@@ -876,16 +870,6 @@ class DiffPainter:
             gutter = f"{number if number is not None else '':>{digits}} "
             segments.extend(self._numbered(file.path, line, ranges, gutter, side_width))
         return segments
-
-
-def _partners(lines: tuple[DiffLine, ...]) -> list[int]:
-    """For each hunk line, the line it faces side by side (-1 if none)."""
-    partners = [-1] * len(lines)
-    for old, new in row_pairs(lines):
-        if old is not None and new is not None and old != new:
-            partners[old] = new
-            partners[new] = old
-    return partners
 
 
 def _drop_cells(segments: list[Segment], cells: int) -> list[Segment]:

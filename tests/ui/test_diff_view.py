@@ -3,7 +3,7 @@ the full screen and the permission dialog; SVG snapshots of both layouts."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Protocol
 
 import pytest
@@ -14,6 +14,8 @@ from textual.widgets import Tooltip
 
 from acp_tui.client.ports import PermissionChoice, PermissionRequest
 from acp_tui.diff import parse_patch
+from acp_tui.diff.model import DiffLine, row_pairs
+from acp_tui.render import diff as render_diff
 from acp_tui.render.diff import DiffDocument
 from acp_tui.store import ops
 from acp_tui.store.model import ToolCall
@@ -490,3 +492,47 @@ async def test_theme_change_repaints_with_the_new_colours() -> None:
         painter = app.view._get_painter()
         assert painter is not None
         assert painter.palette == light
+
+
+async def test_a_cards_first_paint_of_a_huge_diff_works_on_the_rows_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    highlighted: list[str] = []
+    paired: list[int] = []
+    highlight = render_diff.highlight_spans
+    pairs = row_pairs
+
+    def counting_highlight(path: str, text: str, roles: Iterable[str]) -> object:
+        highlighted.append(text)
+        return highlight(path, text, roles)
+
+    def counting_pairs(lines: tuple[DiffLine, ...]) -> object:
+        paired.append(len(lines))
+        return pairs(lines)
+
+    monkeypatch.setattr(render_diff, "highlight_spans", counting_highlight)
+    monkeypatch.setattr(render_diff, "row_pairs", counting_pairs)
+    item: JSONObject = {
+        "type": "diff",
+        "patch": {"format": "git_patch", "text": big_patch(6_000)},
+    }
+    store = SessionStore("diff")
+    # Running: a finished card would fold a diff this long.
+    store.apply(
+        ops.PatchToolCall("t1", kind="edit", status="in_progress", content=[item])
+    )
+    app = CardsApp(store, panel=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        (segment,) = app.card("t1").query(DiffSegment)
+        await wait_for(pilot, lambda: segment.rows_painted > 0)
+        await pilot.pause()
+        assert segment.size.height == CARD_MAX_HEIGHT
+        assert len(segment.rows) == 6_002
+        # The rows shown, not the 6,000 lines: each highlighted line is shown,
+        # and no hunk was paired whole for word highlights.
+        assert 0 < segment.rows_painted <= 2 * CARD_MAX_HEIGHT
+        assert 0 < len(highlighted) <= 2 * CARD_MAX_HEIGHT
+        assert set(highlighted) <= {
+            f"value_{n} = {k}" for n in range(30) for k in (n, 2 * n)
+        }
+        assert paired == []
