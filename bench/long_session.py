@@ -216,6 +216,10 @@ class ScrollFigures:
     but not running (`RunDelays`: the machine's, not the app's)."""
     started: float
     """When the first key was sent (`time.perf_counter`)."""
+    waits: str
+    """What the process waited on in the whole scroll (`describe_waits`)."""
+    run_delay_s: float
+    """How long the main thread waited for a CPU in the whole scroll."""
     seconds_up: float
     seconds_down: float
     rss_mb: float
@@ -416,6 +420,8 @@ async def scroll(app: AcpTuiApp, frames: Frames, budget: float) -> ScrollFigures
         largest[2],
         largest[3] * 1000,
         start,
+        describe_waits(start_waits, end_waits),
+        end_delay - start_delay,
         seconds_up,
         seconds_down,
         settled_rss(),
@@ -662,7 +668,8 @@ def main() -> None:
                 f"{s.max_gap_run_delay_ms:,.0f} ms waiting for a CPU; "
                 f"the most CPU in one gap {s.max_cpu_ms:,.0f} ms), "
                 f"median {s.median_gap_ms:,.0f} ms; up to {s.mounted_max:,} entries "
-                f"mounted, RSS after {s.rss_mb:,.0f} MB"
+                f"mounted, RSS after {s.rss_mb:,.0f} MB; in the whole scroll "
+                f"{s.waits}, {s.run_delay_s:.1f} s waiting for a CPU"
             )
         print(f"  load average {load_now()}")
 
