@@ -211,6 +211,15 @@ class ScrollFigures:
     """The most CPU time within any one gap."""
     max_gap_waits: str
     """What the process waited on in the largest gap (`describe_waits`)."""
+    max_gap_run_delay_ms: float
+    """How long the main thread waited for a CPU in the largest gap, runnable
+    but not running (`RunDelays`: the machine's, not the app's)."""
+    started: float
+    """When the first key was sent (`time.perf_counter`)."""
+    waits: str
+    """What the process waited on in the whole scroll (`describe_waits`)."""
+    run_delay_s: float
+    """How long the main thread waited for a CPU in the whole scroll."""
     seconds_up: float
     seconds_down: float
     rss_mb: float
@@ -301,6 +310,44 @@ async def warm_up(app: AcpTuiApp) -> None:
     await asyncio.sleep(SETTLE)
 
 
+SCHEDSTAT: Final = Path("/proc/self/schedstat")
+"""The main thread's scheduler statistics (Linux): time on a CPU, time waiting
+for one (runnable, in a run queue), and time slices, in nanoseconds."""
+
+
+def run_delay() -> float:
+    """Seconds the main thread has waited for a CPU so far (0.0 if unknown)."""
+    try:
+        return int(SCHEDSTAT.read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+class RunDelays:
+    """The main thread's `run_delay` at each frame `frames` records.
+
+    Chained before whatever `frames.on_frame` was; `stop` puts that back.
+    """
+
+    def __init__(self, frames: Frames) -> None:
+        self.frames = frames
+        self.at: dict[float, float] = {}
+        """`run_delay()` at each frame, by the frame's time."""
+        self._previous: Callable[[float], None] | None = None
+
+    def start(self) -> None:
+        self._previous = self.frames.on_frame
+        self.frames.on_frame = self._on_frame
+
+    def stop(self) -> None:
+        self.frames.on_frame = self._previous
+
+    def _on_frame(self, now: float) -> None:
+        self.at[now] = run_delay()
+        if self._previous is not None:
+            self._previous(now)
+
+
 async def scroll(app: AcpTuiApp, frames: Frames, budget: float) -> ScrollFigures:
     """PageUp to the top of the session, then PageDown to the end (bounded)."""
     conversation = app.query_one(Conversation)
@@ -330,9 +377,12 @@ async def scroll(app: AcpTuiApp, frames: Frames, budget: float) -> ScrollFigures
             await asyncio.sleep(0.005)
         return pages, time.perf_counter() - started, reached
 
+    delays = RunDelays(frames)
+    delays.start()
     start = time.perf_counter()
     start_cpu = time.process_time()
     start_waits = waits_so_far()
+    start_delay = run_delay()
     up, seconds_up, reached_top = await hold("pageup", at_top)
     unmounted = conversation.earlier_count
     down, seconds_down, reached_end = await hold(
@@ -341,17 +391,19 @@ async def scroll(app: AcpTuiApp, frames: Frames, budget: float) -> ScrollFigures
     end = time.perf_counter()
     end_cpu = time.process_time()
     end_waits = waits_so_far()
+    end_delay = run_delay()
+    delays.stop()
     shown = list(zip(frames.times, frames.cpu, frames.waits, strict=True))
     points = [
-        (start, start_cpu, start_waits),
-        *(p for p in shown if start <= p[0] <= end),
-        (end, end_cpu, end_waits),
+        (start, start_cpu, start_waits, start_delay),
+        *((t, c, w, delays.at.get(t, 0.0)) for t, c, w in shown if start <= t <= end),
+        (end, end_cpu, end_waits, end_delay),
     ]
     spans = [
-        (b - a, cb - ca, describe_waits(wa, wb))
-        for (a, ca, wa), (b, cb, wb) in itertools.pairwise(points)
+        (b - a, cb - ca, describe_waits(wa, wb), db - da)
+        for (a, ca, wa, da), (b, cb, wb, db) in itertools.pairwise(points)
     ]
-    gaps = [gap for gap, _, _ in spans]
+    gaps = [gap for gap, _, _, _ in spans]
     largest = max(spans)
     await asyncio.sleep(SETTLE)
     return ScrollFigures(
@@ -364,8 +416,12 @@ async def scroll(app: AcpTuiApp, frames: Frames, budget: float) -> ScrollFigures
         largest[0] * 1000,
         statistics.median(gaps) * 1000,
         largest[1] * 1000,
-        max(cpu for _, cpu, _ in spans) * 1000,
+        max(cpu for _, cpu, _, _ in spans) * 1000,
         largest[2],
+        largest[3] * 1000,
+        start,
+        describe_waits(start_waits, end_waits),
+        end_delay - start_delay,
         seconds_up,
         seconds_down,
         settled_rss(),
@@ -608,10 +664,12 @@ def main() -> None:
                 f"{s.pages_down} down in {s.seconds_down:.1f} s "
                 f"(end {'reached' if s.reached_end else 'not reached'}); "
                 f"largest frame gap {s.max_gap_ms:,.0f} ms ({s.max_gap_cpu_ms:,.0f} "
-                f"ms of CPU in it; {s.max_gap_waits}; "
+                f"ms of CPU in it; {s.max_gap_waits}, "
+                f"{s.max_gap_run_delay_ms:,.0f} ms waiting for a CPU; "
                 f"the most CPU in one gap {s.max_cpu_ms:,.0f} ms), "
                 f"median {s.median_gap_ms:,.0f} ms; up to {s.mounted_max:,} entries "
-                f"mounted, RSS after {s.rss_mb:,.0f} MB"
+                f"mounted, RSS after {s.rss_mb:,.0f} MB; in the whole scroll "
+                f"{s.waits}, {s.run_delay_s:.1f} s waiting for a CPU"
             )
         print(f"  load average {load_now()}")
 

@@ -22,6 +22,14 @@ the stack lines sampled most in it. Two more views of the long gaps:
   roughly doubles it), printed by cumulative and own time, and saved with
   `--profile-out FILE` (for `pstats`: callers, callees).
 
+And always the gaps with the most time off the CPU (wall minus this process's
+CPU): what the process waited on in each (major page faults, blocking waits,
+preemptions, file-system blocks: `getrusage` at every frame and every sample),
+the modules imported and files opened in it (audit hooks), its causes as above
+(with `--phases`), and where the samples that saw a page fault or a block
+read were, and the stacks sampled most in it (the samples run on wall-clock
+time, so a wait shows where it waited: `select` is the event loop idle).
+
 Figures only: nothing is asserted.
 
 Usage: `uv run python bench/scroll_trace.py [--budget S] [--over MS] [--stream]
@@ -53,13 +61,15 @@ from long_session import (
     SIZE,
     STREAM_TURNS,
     UPDATES,
+    RunDelays,
     agent,
     history_file,
+    run_delay,
     scroll,
     stream_turn,
     warm_up,
 )
-from ui import Frames, replayed
+from ui import Frames, Waits, describe_waits, replayed, waits_so_far
 
 from acp_tui.storage.paths import HOME_ENV_VAR
 from acp_tui.ui import gc_policy
@@ -83,20 +93,40 @@ class Collection:
 
 
 class Recorder:
-    """The collections and the main thread's sampled stacks, timestamped."""
+    """The collections, the main thread's sampled stacks (with what the process
+    had waited on so far at each), and the imports and file opens, timestamped."""
 
     def __init__(self) -> None:
         self.collections: list[Collection] = []
-        self.samples: list[tuple[float, tuple[str, ...]]] = []
+        self.samples: list[tuple[float, tuple[str, ...], Waits]] = []
+        self.imports: list[tuple[float, str]] = []
+        self.opens: list[tuple[float, str]] = []
         self._started = self._started_cpu = self._collected = 0.0
+        self._auditing = False
 
     def start(self) -> None:
         gc.callbacks.insert(0, self._on_gc_start)
         gc.callbacks.append(self._on_gc_stop)
         signal.signal(signal.SIGALRM, self._sample)
         signal.setitimer(signal.ITIMER_REAL, SAMPLE_INTERVAL, SAMPLE_INTERVAL)
+        if not self._auditing:
+            sys.addaudithook(self._audit)  # (for good: a hook cannot be removed)
+        self._auditing = True
+
+    def _audit(self, event: str, args: tuple[Any, ...]) -> None:
+        if not self._auditing:
+            return
+        if event == "import":
+            self.imports.append((time.perf_counter(), str(args[0])))
+        elif (
+            event == "open"
+            and isinstance(args[0], str)
+            and not args[0].startswith("/proc/")  # (the bench's own: `run_delay`)
+        ):
+            self.opens.append((time.perf_counter(), args[0]))
 
     def stop(self) -> None:
+        self._auditing = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
         gc.callbacks.remove(self._on_gc_start)
@@ -130,7 +160,7 @@ class Recorder:
         # bytecodes: `frame` is what it runs (a thread reading another's
         # frames crashed this interpreter). A collection holds it off, so a
         # collection shows as a hole in the samples.
-        self.samples.append((time.perf_counter(), stack(frame)))
+        self.samples.append((time.perf_counter(), stack(frame), waits_so_far()))
 
 
 class GapProfiler:
@@ -414,6 +444,25 @@ CAUSE_MS: Final = 10.0
 """CPU milliseconds of a cause in a gap that count it as one of the gap's causes."""
 
 
+def causes_in(
+    recorder: Recorder,
+    phases: Phases,
+    a: float,
+    b: float,
+    gap_cpu: float,
+    turned: float | None,
+) -> dict[str, float]:
+    """Each of `CAUSES`' CPU milliseconds between the frames at `a` and `b`."""
+    spent = phases.spent(a, b)
+    found: dict[str, float] = {
+        k: spent.get(k, 0.0) * 1000 for k in CAUSES if k in spent
+    }
+    found["gc"] = 1000 * sum(c.cpu for c in recorder.collections if a <= c.start <= b)
+    if turned is not None and turned <= a <= turned + 2.0:
+        found["turn"] = gap_cpu * 1000
+    return found
+
+
 def tally_causes(
     recorder: Recorder,
     phases: Phases,
@@ -425,18 +474,9 @@ def tally_causes(
     counts: collections.Counter[str] = collections.Counter()
     cpu: dict[str, float] = collections.defaultdict(float)
     worst: list[tuple[float, float, str]] = []
-    causes: tuple[str, ...] = CAUSES
     long = [g for g in gaps if max(g[0], g[1]) * 1000 > over]
     for gap, gap_cpu, a, b in long:
-        spent = phases.spent(a, b)
-        found: dict[str, float] = {
-            k: spent.get(k, 0.0) * 1000 for k in causes if k in spent
-        }
-        found["gc"] = 1000 * sum(
-            c.cpu for c in recorder.collections if a <= c.start <= b
-        )
-        if turned is not None and turned <= a <= turned + 2.0:
-            found["turn"] = gap_cpu * 1000
+        found = causes_in(recorder, phases, a, b, gap_cpu, turned)
         named = [k for k, ms in found.items() if ms >= CAUSE_MS]
         counts.update(named or ["frame work only"])
         for k, ms in found.items():
@@ -457,6 +497,87 @@ def tally_causes(
     )
     for wall, on_cpu, label in sorted(worst, key=lambda w: -w[1])[:12]:
         print(f"   {wall:.0f} ms wall, {on_cpu:.0f} ms CPU: {label}")
+
+
+WAITING_GAPS: Final = 12
+"""How many of the gaps with the most time off the CPU `report_waits` prints."""
+
+
+def report_waits(
+    recorder: Recorder,
+    frames: Frames,
+    delays: RunDelays,
+    start: float,
+    end: float,
+    phases: Phases | None,
+    turned: float | None,
+) -> None:
+    """The gaps with the most time off this process's CPU, and what each waited on.
+
+    Off the CPU: the gap's wall time less the CPU time of all this process's
+    threads in it: waiting for a CPU (runnable, in a run queue: `RunDelays`,
+    the machine's), or asleep: for the disk (a major page fault, a read), or
+    idle (the event loop in `select`, nothing to do).
+    """
+    shown = zip(frames.times, frames.cpu, frames.waits, strict=True)
+    points = [
+        (t, c, w, delays.at.get(t, 0.0)) for t, c, w in shown if start <= t <= end
+    ]
+    if len(points) < 2:
+        return
+    gaps = [
+        (b - a - (cb - ca), b - a, cb - ca, db - da, a, b, wa, wb)
+        for (a, ca, wa, da), (b, cb, wb, db) in itertools.pairwise(points)
+    ]
+    first, last = points[0][2], points[-1][2]
+    faulted = [g for g in gaps if g[7][0] > g[6][0] or g[7][3] > g[6][3]]
+    print(
+        f"\noff the CPU in {len(gaps)} gaps: {sum(g[0] for g in gaps):.1f} s in all "
+        f"(wall {sum(g[1] for g in gaps):.1f} s), of it waiting for a CPU "
+        f"{sum(g[3] for g in gaps):.1f} s; the scroll: "
+        f"{describe_waits(first, last)}; {len(faulted)} gaps with a major fault or "
+        f"a block read, {1000 * sum(g[0] for g in faulted):.0f} ms off the CPU in "
+        f"them, the largest {max((g[1] for g in faulted), default=0) * 1000:.0f} "
+        f"ms wall"
+    )
+    for label, index in (("wall", 1), ("off the CPU", 0), ("waiting for a CPU", 3)):
+        worst = sorted((g[index] for g in gaps), reverse=True)[:8]
+        print(
+            f"  largest by {label}, ms: " + ", ".join(f"{1000 * v:.0f}" for v in worst)
+        )
+    samples = recorder.samples
+    ranked = sorted(gaps, reverse=True)[:WAITING_GAPS]
+    for off, wall, cpu, delay, a, b, wa, wb in ranked:
+        print(
+            f"-- {wall * 1000:.0f} ms wall, {cpu * 1000:.0f} ms CPU, "
+            f"{off * 1000:.0f} ms off it ({delay * 1000:.0f} ms waiting for a "
+            f"CPU), at {a - start:.1f} s: {describe_waits(wa, wb)}"
+        )
+        if phases is not None:
+            found = causes_in(recorder, phases, a, b, cpu, turned)
+            named = [f"{k} {ms:.0f}" for k, ms in found.items() if ms >= 1.0]
+            print(f"   causes, ms of CPU: {', '.join(named) or '-'}")
+        imported = [name for t, name in recorder.imports if a <= t <= b]
+        if imported:
+            print(f"   imported {len(imported)}: {', '.join(imported[:8])}")
+        opened = [Path(name).name for t, name in recorder.opens if a <= t <= b]
+        if opened:
+            print(f"   opened {len(opened)}: {', '.join(opened[:8])}")
+        inside = [i for i, s in enumerate(samples) if a <= s[0] <= b]
+        waited: collections.Counter[str] = collections.Counter()
+        leaves: collections.Counter[str] = collections.Counter()
+        for i in inside:
+            _, lines, waits = samples[i]
+            leaves[" < ".join(lines[:3])] += 1
+            if i and (
+                waits[0] > samples[i - 1][2][0] or waits[3] > samples[i - 1][2][3]
+            ):
+                waited[" < ".join(lines[:4])] += 1
+        print(f"   {len(inside)} samples; innermost:")
+        for line, count in leaves.most_common(4):
+            print(f"   {count:4} {line}")
+        for line, count in waited.most_common(4):
+            print(f"   {count:4} (a fault or block read since the last) {line}")
 
 
 def report(
@@ -523,7 +644,7 @@ def report(
         )
         if phases is not None:
             print(f"   parts, ms of CPU: {phases.in_gap(a, b)}")
-        samples = [s for t, s in recorder.samples if a <= t <= b]
+        samples = [s for t, s, _ in recorder.samples if a <= t <= b]
         ours: collections.Counter[str] = collections.Counter()
         leaves: collections.Counter[str] = collections.Counter()
         for sample in samples:
@@ -574,19 +695,29 @@ async def measure(
         if phases is not None:
             phases.start()
         turned = None
+        keyed = False
         driver = app._driver
         assert driver is not None
         process_message = driver.process_message
 
         def note_turn(message: Any) -> None:
-            nonlocal turned
+            nonlocal turned, keyed
+            if not keyed:  # the first key: a point to measure its gap from
+                keyed = True
+                now = time.perf_counter()
+                frames.times.append(now)
+                frames.cpu.append(time.process_time())
+                frames.waits.append(waits_so_far())
+                delays.at[now] = run_delay()
             if turned is None and getattr(message, "key", None) == "pagedown":
                 turned = time.perf_counter()
             process_message(message)
 
+        delays = RunDelays(frames)
         driver.process_message = note_turn  # type: ignore[method-assign]
+        delays.start()
         recorder.start()
-        watch_whole_heap(start := time.perf_counter())
+        watch_whole_heap(time.perf_counter())
         cpu = time.process_time()
         figures = await scroll(app, frames, budget)
         end = time.perf_counter() - 1.0  # scroll settles for a second
@@ -617,7 +748,10 @@ async def measure(
             for name, count in grown.most_common(25):
                 print(f"  {count:8,} {name}")
             holders(before)
-        report(recorder, frames, start, end, over, phases, turned)
+        delays.stop()
+        # From the first key: before it the app may idle (nothing to paint).
+        report(recorder, frames, figures.started, end, over, phases, turned)
+        report_waits(recorder, frames, delays, figures.started, end, phases, turned)
         if profiler is not None:
             profiler.report(60, profile_out)
         await pilot.pause()

@@ -23,6 +23,7 @@ session: they are the tab on screen's. Opening, closing and switching tabs is th
 from __future__ import annotations
 
 import asyncio
+import enum
 import functools
 import importlib
 import itertools
@@ -45,7 +46,7 @@ from acp_tui.client.options import cycle_value
 from acp_tui.client.steering import can_steer
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.protocol.version import ProtocolChoice
-from acp_tui.render.highlight import COMMON_LANGUAGES, warm_lexer
+from acp_tui.render.highlight import COMMON_LANGUAGES, prefetch_lexers, warm_lexer
 from acp_tui.render.markdown import warm_parser
 from acp_tui.safe_text import printable
 from acp_tui.storage.drafts import DraftStore
@@ -125,6 +126,14 @@ next input."""
 QUIET_COLLECT_SECONDS = 2.0
 """Seconds without input or store changes before what was frozen is collected
 (`gc_policy.collect_if_quiet`; asked every half of it)."""
+
+
+class Prefetch(enum.Enum):
+    """Where the imports ahead of the warm-up steps are (`_prefetch_modules`)."""
+
+    NOT_STARTED = enum.auto()
+    RUNNING = enum.auto()
+    DONE = enum.auto()
 
 
 class AcpTuiApp(AppTabs, AppAttention, App[None]):
@@ -207,6 +216,8 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         """Languages whose lexers `_warm_lexers` still has to compile (None: not
         started)."""
         self._warming = False
+        self._prefetch = Prefetch.NOT_STARTED
+        """The lexers' and the terminal emulator's imports (`_prefetch_modules`)."""
         self._terminal_warm = False
         self._gc_after: Timer | None = None
         """The check for a deferred full collection (`_collect_after_frame`)."""
@@ -483,7 +494,8 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         `WARM_QUIET` seconds without store changes in any tab and
         `WARM_INPUT_QUIET` seconds without input, and never while a
         turn runs or a prompt waits (a turn may pause longer), so no streaming
-        frame waits.
+        frame waits. The first such step only starts the steps' imports in a
+        worker thread (`_prefetch_modules`), so no step waits on the disk.
         """
         if not self._to_warm and self._terminal_warm:
             return
@@ -500,11 +512,34 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
                 WARM_INPUT_QUIET - typed, self._warm_lexers, name="warm-lexers"
             )
             return
+        if self._prefetch is not Prefetch.DONE:
+            if self._prefetch is Prefetch.NOT_STARTED:
+                self._prefetch = Prefetch.RUNNING
+                self.run_worker(
+                    self._prefetch_modules(), name="prefetch-lexers", group="warm"
+                )
+            return  # (`_prefetch_modules` steps on once the imports are done)
         if self._to_warm:
             warm_lexer(self._to_warm.pop())
         else:
             self._terminal_warm = True
             warm_terminal()
+        self.set_timer(WARM_STEP, self._warm_lexers, name="warm-lexers")
+
+    async def _prefetch_modules(self) -> None:
+        """Import what the warm-up steps would import, in a worker thread.
+
+        The steps then compile on the event loop without reading a file: an
+        import reads its `.pyc` files, which the kernel may have dropped from
+        memory since they were last read (`render.highlight`).
+        """
+        try:
+            await asyncio.to_thread(
+                prefetch_lexers, list(self.lexers_to_warm), (TERMINAL_MODULE,)
+            )
+        except Exception:  # the steps import what is left, as without it
+            log.exception("importing the lexers ahead of their compiles failed")
+        self._prefetch = Prefetch.DONE
         self.set_timer(WARM_STEP, self._warm_lexers, name="warm-lexers")
 
     # ---------------------------------------- actions (on the tab on screen)
