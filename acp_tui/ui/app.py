@@ -432,6 +432,12 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
             warm_parser()  # the markdown parser's first parse too (about 20 ms)
             # The rest wait for the session to be used (`_session_used`): an app
             # left idle never holds their modules (about 7 MB; issue 28).
+        store = message.pane.store
+        if store is not None and store.timeline():
+            # A session opened with its history (resumed, loaded) is there to
+            # be read: paged through at once, its first diff card looked up its
+            # lexer by file name and compiled it inside a frame (25-65 ms).
+            self._session_used()
 
     def _collect_after_frame(self) -> None:
         """A full collection due runs once the screen is painted and quiet.

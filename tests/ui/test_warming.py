@@ -3,18 +3,21 @@ ahead of use): off the disk, and out of the user's way."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 from textual import events
 
+from acp_tui.client.runner import SessionRequest
+from acp_tui.protocol.transport import AgentCommand
 from acp_tui.render import highlight
 from acp_tui.render.highlight import COMMON_LANGUAGES
 from acp_tui.ui import app as app_module
-from acp_tui.ui.app import TERMINAL_MODULE, AcpTuiApp
+from acp_tui.ui.app import TERMINAL_MODULE, AcpTuiApp, make_app
 from tests.ui.helpers import wait_for
-from tests.ui.test_app import SIZE, _home, fake_app
+from tests.ui.test_app import FAKE_AGENT, SIZE, _home, fake_app
 
 pytestmark = pytest.mark.subprocess
 
@@ -97,3 +100,44 @@ async def test_the_imports_run_in_a_thread_before_the_compiles(
             *((f"compile {language}", True) for language in COMMON_LANGUAGES[1:]),
         ]
     )
+
+
+async def test_a_session_opened_with_its_history_is_warmed_without_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resumed, it is paged through at once: every common lexer is compiled
+    while it is quiet, before anything is typed (a new session waits for use)."""
+    steps: list[str] = []
+    monkeypatch.setattr(app_module, "warm_lexer", steps.append)
+    monkeypatch.setattr(app_module, "warm_terminal", lambda: steps.append("terminal"))
+    app = make_app(
+        AgentCommand(argv=(sys.executable, str(FAKE_AGENT), "v2-full")),
+        "fake",
+        cwd=tmp_path,
+        init_timeout=10.0,
+        request=SessionRequest("resume", "s-gamma"),
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "terminal" in steps)
+        assert app.store is not None
+        assert app.store.timeline()
+        assert steps == [*COMMON_LANGUAGES, "terminal"]
+
+
+async def test_a_new_session_is_not_warmed_until_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The counterpart: opened empty and left idle, only the first lexer is
+    compiled (an idle app never holds the rest's modules)."""
+    monkeypatch.setattr(app_module, "WARM_QUIET", 0.01)
+    monkeypatch.setattr(app_module, "WARM_INPUT_QUIET", 0.01)
+    steps: list[str] = []
+    monkeypatch.setattr(app_module, "warm_lexer", steps.append)
+    app = fake_app("v2", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.store is not None and steps == ["python"])
+        bridge = app.runner.bridge
+        assert bridge is not None
+        await wait_for(pilot, lambda: bridge.quiet_for() > 0.5)
+        assert steps == ["python"]
+        assert not app.store.timeline()
