@@ -140,4 +140,6 @@ async def test_a_new_session_is_not_warmed_until_used(
         assert bridge is not None
         await wait_for(pilot, lambda: bridge.quiet_for() > 0.5)
         assert steps == ["python"]
-        assert not app.store.timeline()
+        store = app.store
+        assert store is not None
+        assert not store.timeline()
