@@ -2,7 +2,7 @@
 
 A tool-call card shows at most `CARD_MAX_HEIGHT` (24) rows of its diff, so its
 first paint should cost a screenful whatever the patch's size. This builds
-diff items like the long session's (bench/long_agent.py `_patch`: one Python
+diff items like the long session's (bench/long_agent.py `session_patch`: one Python
 file, 3-12 changed lines between context, each in a file of its own name), and
 larger ones (`--lines`), and times, in this process's CPU time:
 
@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from long_agent import session_patch
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.geometry import Region
@@ -71,21 +72,6 @@ PALETTE: Final = DiffPalette(
 )
 
 
-def long_session_patch(path: str, rng: random.Random, lines: int) -> str:
-    """bench/long_agent.py's `_patch`: `lines` changed lines between context."""
-    body = [
-        f"diff --git a/{path} b/{path}",
-        f"--- a/{path}",
-        f"+++ b/{path}",
-        f"@@ -1,{lines * 2} +1,{lines * 2} @@",
-    ]
-    for n in range(lines):
-        body.append(f" def helper_{n}(value):")
-        body.append(f"-    return value + {rng.randint(0, 99)}")
-        body.append(f"+    return value * {rng.randint(0, 99)}")
-    return "\n".join(body) + "\n"
-
-
 def items(count: int, lines: int | None, seed: int) -> list[JSONObject]:
     """`count` diff items, each of a file of its own name.
 
@@ -102,7 +88,7 @@ def items(count: int, lines: int | None, seed: int) -> list[JSONObject]:
                 "changes": [{"operation": "modify", "path": path}],
                 "patch": {
                     "format": "git_patch",
-                    "text": long_session_patch(path, rng, size),
+                    "text": session_patch(path, rng, size),
                 },
             }
         )

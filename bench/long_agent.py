@@ -38,7 +38,7 @@ MESSAGES_PER_TURN: Final = TOOLS_PER_TURN + 1
 WORDS_PER_CHUNK: Final = 8
 
 
-def _patch(path: str, rng: random.Random, lines: int) -> str:
+def session_patch(path: str, rng: random.Random, lines: int) -> str:
     """A git patch of one file: `lines` changed lines between context."""
     body = [
         f"diff --git a/{path} b/{path}",
@@ -180,7 +180,9 @@ def build_history(path: Path, updates: int, seed: int = 20261203) -> dict[str, i
                                 "changes": [{"operation": "modify", "path": file}],
                                 "patch": {
                                     "format": "git_patch",
-                                    "text": _patch(file, rng, rng.randint(3, 12)),
+                                    "text": session_patch(
+                                        file, rng, rng.randint(3, 12)
+                                    ),
                                 },
                             }
                         ],

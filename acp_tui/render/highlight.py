@@ -97,6 +97,10 @@ def find_lexer(lookup: Callable[..., Lexer], key: str) -> Lexer | None:
     return _SHARED.setdefault(type(lexer), lexer)
 
 
+INDEX_PROBE: Final = "warm.txt"
+"""The file name `warm_lexer` looks up for `FILENAME_INDEX`."""
+
+
 def warm_lexer(language: str) -> bool:
     """Instantiate the lexer of `language` so its class compiles its rules.
 
@@ -108,16 +112,12 @@ def warm_lexer(language: str) -> bool:
     """
     try:
         if language == FILENAME_INDEX:
-            get_lexer_for_filename("warm.txt")
+            get_lexer_for_filename(INDEX_PROBE)
         else:
             get_lexer_by_name(language)
     except ClassNotFound:
         return False
     return True
-
-
-INDEX_PROBE: Final = "warm.txt"
-"""The file name `warm_lexer` looks up for `FILENAME_INDEX`."""
 
 
 def lexer_modules(language: str) -> tuple[str, ...]:
