@@ -168,10 +168,19 @@ async def test_sigkill_follows_an_ignored_sigterm(
             assert proc.exit_status == ExitStatus(signal="SIGKILL")
 
 
+KILL_ITSELF_BY_SIGINT: Final = (
+    "import os, signal; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.kill(os.getpid(), signal.SIGINT)"
+)
+"""A command that dies of SIGINT however the test process was started: a shell
+started with SIGINT ignored (pytest run in the background of a script, `cmd &`)
+cannot take it back (POSIX), and `sh -c 'kill -INT $$'` then exited 0."""
+
+
 async def test_exit_by_signal_is_reported_by_name(tmp_path: Path) -> None:
     with anyio.fail_after(BOUND):
         async with await PtyProcess.start(
-            ["sh", "-c", "kill -INT $$"], cwd=tmp_path
+            [sys.executable, "-c", KILL_ITSELF_BY_SIGINT], cwd=tmp_path
         ) as proc:
             assert await proc.wait() == ExitStatus(signal="SIGINT")
 
