@@ -667,6 +667,22 @@ def describe_gc(window: dict[str, Any]) -> str:
     )
 
 
+def describe_turns(turns: Sequence[dict[str, Any]]) -> str:
+    """Each measured turn's rate, the main thread's CPU, frames and wait for a CPU.
+
+    The app paints about 50 frames a second of a turn whatever it streams, and
+    each costs about 9.5 ms of CPU (bench/long_session.py --gc, 2026-12-05): a
+    turn stretched by waiting for a CPU paints more frames and so takes more
+    CPU too. These say whether a slow turn did more work per frame or waited.
+    """
+    return "; ".join(
+        f"{t['rate']:,.0f}/s, CPU {t.get('main_cpu_s', t['cpu_s']):.2f} s, "
+        f"{t.get('frames', 0)} frames, {t.get('run_delay_ms', 0):.0f} ms waiting "
+        f"for a CPU, {t.get('in_turn', {}).get('gc_cpu_ms', 0):.0f} ms of CPU in gc"
+        for t in turns
+    )
+
+
 def print_gc(name: str, run: ChildResult) -> None:
     """Each measured turn's collections (`--gc`)."""
     assert run.stream is not None
@@ -749,6 +765,9 @@ def main() -> None:
             f"{', '.join(f'{r:,.0f}' for r in fresh.stream.rates)}; long "
             f"{', '.join(f'{r:,.0f}' for r in long.stream.rates)})"
         )
+        for name, run in (("fresh", fresh), ("long", long)):
+            assert run.stream is not None
+            print(f"  turns ({name}): {describe_turns(run.stream.turns)}")
         for name, run in (("fresh", fresh), ("long", long)):
             assert run.stream is not None
             echoes = run.stream.echoes_ms
