@@ -51,8 +51,14 @@ machine may be shared, and every figure here is wall-clock time.
 Figures only: nothing is asserted. With `--json FILE`, the figures are written
 as one JSON object (bench/run_all.py reads it).
 
+Each measured turn is also described (`describe_turns`): its rate, the main
+thread's CPU time, the frames painted, the time it waited for a CPU and the CPU
+in garbage collection; `--gc` adds every collection of the turn, with the step
+of the app's policy that ran it (bench/gc_log.py), and the policy's counters
+before it. `--json` keeps all of it per turn (`fresh_turns`, `long_turns`).
+
 Usage: `uv run python bench/long_session.py [--repeat R] [--updates N]
-[--scroll-budget S] [--speedups DIR] [--json FILE]`
+[--scroll-budget S] [--speedups DIR] [--gc] [--json FILE]`
 """
 
 from __future__ import annotations
