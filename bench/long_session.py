@@ -302,6 +302,7 @@ async def stream_turn(
     calibrated = calibrate() if log is not None else 0.0
     start_delay = run_delay()
     start_waits = waits_so_far()
+    start_agent = children_cpu()
     start = time.perf_counter()
     probe.start = start
     start_cpu = time.process_time()
@@ -314,6 +315,7 @@ async def stream_turn(
     assert frames.seen_at is not None
     end = frames.seen_at
     main_cpu = time.thread_time() - start_main
+    end_agent = children_cpu()
     end_delay = run_delay()
     end_waits = waits_so_far()
     probe.stop_typing.set()
@@ -347,6 +349,8 @@ async def stream_turn(
                 "main_cpu_s": main_cpu,
                 "frames": sum(1 for t in frames.times if start < t <= end),
                 "run_delay_ms": (end_delay - start_delay) * 1000,
+                "agent_cpu_s": end_agent[0] - start_agent[0],
+                "agent_run_delay_ms": (end_agent[1] - start_agent[1]) * 1000,
                 "waits": describe_waits(start_waits, end_waits),
                 "calibration_ms": [calibrated, calibrate()],
                 "in_turn": log.window(start, end).summary(),
@@ -389,6 +393,29 @@ def run_delay() -> float:
         return int(SCHEDSTAT.read_text().split()[1]) / 1e9
     except (OSError, IndexError, ValueError):
         return 0.0
+
+
+def children_cpu() -> tuple[float, float]:
+    """CPU seconds used so far by this process's children (the agent), and how
+    long their threads waited for a CPU (0.0, 0.0 if unknown)."""
+    cpu = delay = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        pids = {
+            pid
+            for task in Path("/proc/self/task").iterdir()
+            for pid in (task / "children").read_text().split()
+        }
+    except OSError:
+        return cpu, delay
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu += (int(fields[11]) + int(fields[12])) / tick
+            delay += int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            continue
+    return cpu, delay
 
 
 class RunDelays:
@@ -685,6 +712,8 @@ def describe_turns(turns: Sequence[dict[str, Any]]) -> str:
         f"{t['rate']:,.0f}/s, CPU {t.get('main_cpu_s', t['cpu_s']):.2f} s, "
         f"{t.get('frames', 0)} frames, {t.get('run_delay_ms', 0):.0f} ms waiting "
         f"for a CPU, {t.get('in_turn', {}).get('gc_cpu_ms', 0):.0f} ms of CPU in gc"
+        f" (the agent: CPU {t.get('agent_cpu_s', 0):.2f} s, "
+        f"{t.get('agent_run_delay_ms', 0):.0f} ms waiting for a CPU)"
         for t in turns
     )
 
