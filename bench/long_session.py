@@ -51,8 +51,14 @@ machine may be shared, and every figure here is wall-clock time.
 Figures only: nothing is asserted. With `--json FILE`, the figures are written
 as one JSON object (bench/run_all.py reads it).
 
+Each measured turn is also described (`describe_turns`): its rate, the main
+thread's CPU time, the frames painted, the time it waited for a CPU and the CPU
+in garbage collection; `--gc` adds every collection of the turn, with the step
+of the app's policy that ran it (bench/gc_log.py), and the policy's counters
+before it. `--json` keeps all of it per turn (`fresh_turns`, `long_turns`).
+
 Usage: `uv run python bench/long_session.py [--repeat R] [--updates N]
-[--scroll-budget S] [--speedups DIR] [--json FILE]`
+[--scroll-budget S] [--speedups DIR] [--gc] [--json FILE]`
 """
 
 from __future__ import annotations
@@ -76,6 +82,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from exhaustion import Probe, Scenario, current_rss, peak_rss
+from gc_log import GcLog
 from idle_cli import idle_rss_mb
 from long_agent import HISTORY_VERSION, LAST_TEXT, build_history
 from textual import events
@@ -171,6 +178,11 @@ class StreamFigures:
     shared machine, far steadier than the wall-clock rate."""
     rates: list[float] = field(default_factory=list)
     """Each measured turn's rate, in order (`combine`)."""
+    gc: dict[str, Any] = field(default_factory=dict)
+    """The collections in the turn and in the settle after it (`GcLog`), and the
+    policy's counters before it; per turn in `turns` once combined."""
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    """Each measured turn's rate, CPU time and `gc` (`combine`)."""
 
 
 def combine(turns: Sequence[StreamFigures]) -> StreamFigures:
@@ -190,6 +202,7 @@ def combine(turns: Sequence[StreamFigures]) -> StreamFigures:
         turns[0].rss_mb,
         statistics.median(t.cpu_s for t in turns),
         [t.rate for t in turns],
+        turns=[{"rate": t.rate, "cpu_s": t.cpu_s, **t.gc} for t in turns],
     )
 
 
@@ -242,14 +255,42 @@ class ChildResult:
     speedups: bool = False
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
     notes: list[str] = field(default_factory=list)
+    gc_warm_up: dict[str, Any] = field(default_factory=dict)
+    """The collections from the session on screen to the first measured turn
+    (the warm-up turn and its settle, `GcLog`)."""
 
 
 def settled_rss() -> float:
     return current_rss() / MB
 
 
-async def stream_turn(app: AcpTuiApp, frames: Frames, tag: str) -> StreamFigures:
-    """Stream `STREAM_CHUNKS` chunks while a key is typed every 50 ms."""
+CALIBRATION_ROUNDS: Final = 20_000
+"""Rounds of `calibrate`'s fixed workload (about 10-20 ms of CPU here)."""
+
+
+def calibrate() -> float:
+    """Milliseconds of this thread's CPU a fixed pure-Python workload takes now.
+
+    Taken just before and after each measured turn (outside its timing): the
+    same work takes more CPU time when the machine is slower (other processes
+    sharing the core's caches, the host's other guests), so a turn slow in CPU
+    time with a slow calibration beside it was a slow machine, not more work.
+    """
+    started = time.thread_time()
+    table: dict[int, str] = {}
+    for n in range(CALIBRATION_ROUNDS):
+        table[n % 512] = f"{n:x}"
+        "".join(table[n % 512] for _ in range(4)).split("0")
+    return (time.thread_time() - started) * 1000
+
+
+async def stream_turn(
+    app: AcpTuiApp, frames: Frames, tag: str, log: GcLog | None = None
+) -> StreamFigures:
+    """Stream `STREAM_CHUNKS` chunks while a key is typed every 50 ms.
+
+    With `log`, what the garbage collector did in the turn and in the settle
+    after it (`StreamFigures.gc`)."""
     probe = Probe(app, _TYPIST)
     probe.watch_prompt(app.query_one(PromptInput))
     marker = f"{tag}S{STREAM_CHUNKS}"
@@ -257,9 +298,15 @@ async def stream_turn(app: AcpTuiApp, frames: Frames, tag: str) -> StreamFigures
     frames.watch(awaited, lambda: last_text(app.store, awaited))
     typist = threading.Thread(target=probe.type_keys, daemon=True)
     ended = app.store.state.turns_ended if app.store is not None else 0
+    before = log.state() if log is not None else {}
+    calibrated = calibrate() if log is not None else 0.0
+    start_delay = run_delay()
+    start_waits = waits_so_far()
+    start_agent = children_cpu()
     start = time.perf_counter()
     probe.start = start
     start_cpu = time.process_time()
+    start_main = time.thread_time()
     typist.start()
     app.runner.prompts.put_nowait(
         (1, f"stream chunks={STREAM_CHUNKS} tools={STREAM_TOOLS} marker={marker}")
@@ -267,6 +314,10 @@ async def stream_turn(app: AcpTuiApp, frames: Frames, tag: str) -> StreamFigures
     await until(lambda: frames.seen_at is not None, "the stream on screen")
     assert frames.seen_at is not None
     end = frames.seen_at
+    main_cpu = time.thread_time() - start_main
+    end_agent = children_cpu()
+    end_delay = run_delay()
+    end_waits = waits_so_far()
     probe.stop_typing.set()
     typist.join(1.0)
     grace = time.perf_counter() + 2.0
@@ -279,6 +330,10 @@ async def stream_turn(app: AcpTuiApp, frames: Frames, tag: str) -> StreamFigures
         "the end of the turn",
     )
     await asyncio.sleep(SETTLE)
+    settled = time.perf_counter()
+    end_cpu = next(
+        (c for t, c in zip(frames.times, frames.cpu, strict=True) if t == end), 0.0
+    )
     return StreamFigures(
         end - start,
         STREAM_CHUNKS / (end - start),
@@ -287,6 +342,23 @@ async def stream_turn(app: AcpTuiApp, frames: Frames, tag: str) -> StreamFigures
         late,
         settled_rss(),
         cpu,
+        gc=(
+            {
+                "before": before,
+                "cpu_to_end_s": end_cpu - start_cpu,
+                "main_cpu_s": main_cpu,
+                "frames": sum(1 for t in frames.times if start < t <= end),
+                "run_delay_ms": (end_delay - start_delay) * 1000,
+                "agent_cpu_s": end_agent[0] - start_agent[0],
+                "agent_run_delay_ms": (end_agent[1] - start_agent[1]) * 1000,
+                "waits": describe_waits(start_waits, end_waits),
+                "calibration_ms": [calibrated, calibrate()],
+                "in_turn": log.window(start, end).summary(),
+                "after": log.window(end, settled).summary(),
+            }
+            if log is not None
+            else {}
+        ),
     )
 
 
@@ -321,6 +393,29 @@ def run_delay() -> float:
         return int(SCHEDSTAT.read_text().split()[1]) / 1e9
     except (OSError, IndexError, ValueError):
         return 0.0
+
+
+def children_cpu() -> tuple[float, float]:
+    """CPU seconds used so far by this process's children (the agent), and how
+    long their threads waited for a CPU (0.0, 0.0 if unknown)."""
+    cpu = delay = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        pids = {
+            pid
+            for task in Path("/proc/self/task").iterdir()
+            for pid in (task / "children").read_text().split()
+        }
+    except OSError:
+        return cpu, delay
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu += (int(fields[11]) + int(fields[12])) / tick
+            delay += int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            continue
+    return cpu, delay
 
 
 class RunDelays:
@@ -455,6 +550,8 @@ async def run_child(kind: str, params: dict[str, Any], cwd: Path) -> ChildResult
         return result
 
     history = Path(params["history"]) if kind == "long" else None
+    log = GcLog()
+    log.install()  # before the app tunes its collector
     start = time.perf_counter()
     start_cpu = time.process_time()
     app = make_app(
@@ -484,11 +581,13 @@ async def run_child(kind: str, params: dict[str, Any], cwd: Path) -> ChildResult
         else:
             await until(lambda: app.store is not None, "the session")
             await asyncio.sleep(0.3)
+        warming = time.perf_counter()
         await warm_up(app)
+        result.gc_warm_up = log.window(warming, time.perf_counter()).summary()
         with _Profile(f"{kind}-stream"):
             result.stream = combine(
                 [
-                    await stream_turn(app, frames, f"{kind}{turn}")
+                    await stream_turn(app, frames, f"{kind}{turn}", log)
                     for turn in range(STREAM_TURNS)
                 ]
             )
@@ -578,6 +677,67 @@ def load_now() -> str:
     return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
+def describe_gc(window: dict[str, Any]) -> str:
+    """A `GcWindow.summary()` in one line: counts by kind and path, the steps of
+    5 ms of CPU or more and every collection of the whole heap (CPU times)."""
+    if not window:
+        return "no log"
+    counts = ", ".join(f"{n} {k}" for k, n in sorted(window["counts"].items()))
+    slow = "; ".join(
+        f"{e['what']} by {e['path']} {e['cpu_ms']:.0f} ms"
+        + (
+            f" (callback {e['callback_cpu_ms']:.0f})"
+            if e["callback_cpu_ms"] >= 1
+            else ""
+        )
+        for e in window["slow"]
+    )
+    return (
+        f"{window['gc_cpu_ms']:.0f} ms of CPU in gc ({window['gc_ms']:.0f} ms): "
+        f"{window['young']} gen0"
+        + (f", {counts}" if counts else "")
+        + (f" | slow: {slow}" if slow else "")
+    )
+
+
+def describe_turns(turns: Sequence[dict[str, Any]]) -> str:
+    """Each measured turn's rate, the main thread's CPU, frames and wait for a CPU.
+
+    The app paints about 50 frames a second of a turn whatever it streams, and
+    each costs about 9.5 ms of CPU (bench/long_session.py --gc, 2026-12-05): a
+    turn stretched by waiting for a CPU paints more frames and so takes more
+    CPU too. These say whether a slow turn did more work per frame or waited.
+    """
+    return "; ".join(
+        f"{t['rate']:,.0f}/s, CPU {t.get('main_cpu_s', t['cpu_s']):.2f} s, "
+        f"{t.get('frames', 0)} frames, {t.get('run_delay_ms', 0):.0f} ms waiting "
+        f"for a CPU, {t.get('in_turn', {}).get('gc_cpu_ms', 0):.0f} ms of CPU in gc"
+        f" (the agent: CPU {t.get('agent_cpu_s', 0):.2f} s, "
+        f"{t.get('agent_run_delay_ms', 0):.0f} ms waiting for a CPU)"
+        for t in turns
+    )
+
+
+def print_gc(name: str, run: ChildResult) -> None:
+    """Each measured turn's collections (`--gc`)."""
+    assert run.stream is not None
+    print(f"  gc ({name}) warm-up: {describe_gc(run.gc_warm_up)}")
+    for n, turn in enumerate(run.stream.turns):
+        before = turn.get("before", {})
+        calibration = turn.get("calibration_ms", [0.0, 0.0])
+        print(
+            f"  gc ({name}) turn {n + 1}: {turn['rate']:,.0f}/s, CPU "
+            f"{turn['cpu_s']:.2f} s (to the last chunk on screen "
+            f"{turn.get('cpu_to_end_s', 0):.2f} s, main thread "
+            f"{turn.get('main_cpu_s', 0):.2f} s), {turn.get('frames', 0)} frames, "
+            f"{turn.get('run_delay_ms', 0):.0f} ms waiting for a CPU, calibration "
+            f"{calibration[0]:.1f}/{calibration[1]:.1f} ms; tenured "
+            f"{before.get('tenured', 0):,}/{before.get('limit', 0):,}; "
+            f"in it {describe_gc(turn.get('in_turn', {}))}"
+            f"; after it {describe_gc(turn.get('after', {}))}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1)
@@ -591,6 +751,9 @@ def main() -> None:
     )
     parser.add_argument("--skip", default="", help="parts to skip: idle,ab")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--gc", action="store_true", help="print each turn's garbage collections"
+    )
     parser.add_argument("--profile", metavar="PREFIX", help="cProfile each phase")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -639,6 +802,9 @@ def main() -> None:
         )
         for name, run in (("fresh", fresh), ("long", long)):
             assert run.stream is not None
+            print(f"  turns ({name}): {describe_turns(run.stream.turns)}")
+        for name, run in (("fresh", fresh), ("long", long)):
+            assert run.stream is not None
             echoes = run.stream.echoes_ms
             print(
                 f"  key echo while streaming ({name}): {len(echoes)} keys, p50 "
@@ -651,6 +817,9 @@ def main() -> None:
                     else ""
                 )
             )
+        if args.gc:
+            print_gc("fresh", fresh)
+            print_gc("long", long)
         if long.scroll is not None:
             s = long.scroll
             top = (
@@ -792,6 +961,8 @@ def main() -> None:
             "rss_stream_mb": rss_stream,
             "fresh_rate": [r.stream.rate for r in freshes if r.stream],
             "long_rate": [r.stream.rate for r in longs if r.stream],
+            "fresh_turns": [r.stream.turns for r in freshes if r.stream],
+            "long_turns": [r.stream.turns for r in longs if r.stream],
             "stream_ratio": ratios,
             "echo_p99_ms": echoes_p99,
             "echo_max_ms": echoes_max,
