@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from textual import on
@@ -286,6 +286,39 @@ async def test_dropdown_keys_navigate_and_escape_closes() -> None:
         await wait_for(pilot, lambda: app.escapes == 1)
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.submitted == ["/he"])
+
+
+async def test_typing_plain_text_leaves_the_hidden_dropdown_alone() -> None:
+    """Each keystroke rebuilt the dropdown's list twice, clearing it even when it
+    was empty and stayed so: a refresh of a hidden widget, after which Textual
+    arranged the whole screen again to answer where a widget is."""
+    app = PromptApp(commands=COMMANDS)
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = prompt_of(app)
+        completion = prompt.completion
+        option_list = completion.option_list
+        refreshes = 0
+        refresh = option_list.refresh
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            nonlocal refreshes
+            refreshes += 1
+            return refresh(*args, **kwargs)
+
+        option_list.refresh = counted  # type: ignore[method-assign]
+        await type_text(pilot, "plain words, no token")
+        await pilot.press("backspace", "left", "right")
+        await wait_for(pilot, lambda: prompt.text == "plain words, no toke")
+        assert refreshes == 0
+        assert not completion.is_open
+        # The dropdown still opens on a token, and empties when the token goes.
+        prompt.clear()
+        await type_text(pilot, "/he")
+        await wait_for(pilot, lambda: completion.is_open)
+        assert shown(completion) == ["/help"]
+        await pilot.press("backspace", "backspace", "backspace")
+        await wait_for(pilot, lambda: prompt.text == "" and not completion.is_open)
+        assert option_list.option_count == 0
 
 
 async def test_slash_inside_text_is_not_a_command() -> None:

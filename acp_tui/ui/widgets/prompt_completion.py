@@ -10,7 +10,9 @@ target in a few places only, and this subclass replaces each of them:
 * `_listen_to_messages`: also reacts to `TextArea.Changed` (the base only knows
   `Input.Changed`); key handling (up/down/enter/tab/escape while the dropdown
   is open) is the base's;
-* `apply_completion`: replaces the token under the cursor in the `TextArea`.
+* `apply_completion`: replaces the token under the cursor in the `TextArea`;
+* `_rebuild_options`: leaves an empty list that stays empty alone (no refresh of
+  the hidden dropdown, and so no arrangement of the whole screen, per keystroke).
 
 Everything else (alignment under the cursor, focus and selection watching, the
 option list) is the base class unchanged. The key events reach the dropdown after
@@ -382,6 +384,32 @@ class PromptCompletion(AutoComplete):
             "inside", "inside", Spacing.all(0), area
         )
         self.absolute_offset = Offset(x, top)
+
+    def _rebuild_options(self, target_state: TargetState, search_string: str) -> None:
+        """The base class's rebuild, which leaves an empty list alone.
+
+        Every keystroke rebuilds the list twice (the cursor moved, the text
+        changed), and the base class clears it each time even when it is empty
+        and stays empty, the usual case (no `/` or `@` token). Clearing refreshes
+        the hidden list, and a refresh of a widget that is not on screen makes
+        Textual's compositor drop its map of the screen, so the next question
+        about where a widget is arranged the whole screen again: two
+        arrangements a keystroke, each walking every card mounted in the
+        conversation (about 1.5 ms each with a short conversation, more with
+        a long one), while a session streams as well.
+        """
+        option_list = self.option_list
+        matches = (
+            self._compute_matches(target_state, search_string)
+            if self.target.has_focus
+            else []
+        )
+        if not matches and not option_list.option_count:
+            return  # empty, and it stays so: nothing to refresh
+        option_list.clear_options()
+        if matches:
+            option_list.add_options(matches)
+            option_list.highlighted = 0
 
     def _completion_context(self, state: TargetState) -> CompletionContext | None:
         if self._suppressed is not None and self._suppressed():
