@@ -321,6 +321,28 @@ async def test_typing_plain_text_leaves_the_hidden_dropdown_alone() -> None:
         assert option_list.option_count == 0
 
 
+async def test_a_paragraph_of_a_description_shows_on_one_row() -> None:
+    """claude-agent-acp describes a skill in a paragraph on one line: it wrapped
+    into most of the dropdown's rows. It shows cut, with an ellipsis."""
+    paragraph = "Use this skill whenever you are about to create a chart. " * 6
+    commands: list[JSONObject] = [
+        {"name": "dataviz", "description": paragraph},
+        {"name": "help", "description": "Show help"},
+    ]
+    app = PromptApp(commands=commands)
+    async with app.run_test(size=(120, 24)) as pilot:
+        completion = prompt_of(app).completion
+        await type_text(pilot, "/")
+        await wait_for(pilot, lambda: completion.is_open)
+        texts = shown_text(completion)
+        assert texts[0].startswith("/dataviz  Use this skill whenever")
+        assert texts[0].endswith("…")
+        assert len(texts[0]) < len(paragraph) // 2
+        assert texts[1] == "/help     Show help"
+        option_list = completion.option_list
+        await wait_for(pilot, lambda: option_list.virtual_size.height == 2)
+
+
 async def test_slash_inside_text_is_not_a_command() -> None:
     app = PromptApp(commands=COMMANDS)
     async with app.run_test(size=SIZE) as pilot:

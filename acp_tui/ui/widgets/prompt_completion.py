@@ -218,6 +218,12 @@ def _location(lines: Sequence[str], offset: int) -> Location:
     return (len(lines) - 1, len(lines[-1])) if lines else (0, 0)
 
 
+DESCRIPTION_CELLS: Final = 60
+"""The most cells of a command's description the dropdown shows (with an
+ellipsis): claude-agent-acp describes its skills in a paragraph on one line,
+which wrapped into ten rows of a twelve-row dropdown, one command a screen."""
+
+
 class CompletionItem(DropdownItem):
     """A dropdown entry: what it inserts (`value`) and how it shows.
 
@@ -241,8 +247,9 @@ class CompletionItem(DropdownItem):
             first_line = description.strip().splitlines()[0] if description else ""
             if first_line:
                 padding = " " * (max(width, len(value)) - len(value) + 2)
+                shown = Content(first_line).truncate(DESCRIPTION_CELLS, ellipsis=True)
                 main = Content.assemble(
-                    main, padding, Content(first_line).stylize("$foreground-muted")
+                    main, padding, shown.stylize("$foreground-muted")
                 )
         super().__init__(main)
         self._value = value
