@@ -321,9 +321,40 @@ async def test_typing_plain_text_leaves_the_hidden_dropdown_alone() -> None:
         assert option_list.option_count == 0
 
 
+async def test_a_key_typed_is_painted_once() -> None:
+    """The prompt paints a key at once (`_paint_now`); setting the border's
+    subtitle to the same nothing after every key painted it a second time."""
+    app = PromptApp(commands=COMMANDS)
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = prompt_of(app)
+        prompt.cursor_blink = False
+        await pilot.press("a")
+        frames = 0
+        display = app._display
+
+        def counted(screen: Any, renderable: Any) -> None:
+            nonlocal frames
+            frames += renderable is not None
+            display(screen, renderable)
+
+        app._display = counted  # type: ignore[method-assign]
+        keys = "some words"
+        for key in keys:
+            await pilot.press(key)
+        await wait_for(pilot, lambda: prompt.text == "a" + keys)
+        await pilot.pause()
+        assert frames <= len(keys) + 1
+        # A command's hint still shows, and goes with the command.
+        prompt.clear()
+        await type_text(pilot, "/plan ")
+        await wait_for(pilot, lambda: str(prompt.border_subtitle) == "what to plan")
+        await pilot.press("ctrl+u")
+        await wait_for(pilot, lambda: prompt.text == "" and not prompt.border_subtitle)
+
+
 async def test_a_paragraph_of_a_description_shows_on_one_row() -> None:
     """claude-agent-acp describes a skill in a paragraph on one line: it wrapped
-    into most of the dropdown's rows. It shows cut, with an ellipsis."""
+    into most of the dropdown's rows. It shows cut to fit, with an ellipsis."""
     paragraph = "Use this skill whenever you are about to create a chart. " * 6
     commands: list[JSONObject] = [
         {"name": "dataviz", "description": paragraph},
@@ -334,13 +365,21 @@ async def test_a_paragraph_of_a_description_shows_on_one_row() -> None:
         completion = prompt_of(app).completion
         await type_text(pilot, "/")
         await wait_for(pilot, lambda: completion.is_open)
-        texts = shown_text(completion)
-        assert texts[0].startswith("/dataviz  Use this skill whenever")
-        assert texts[0].endswith("…")
-        assert len(texts[0]) < len(paragraph) // 2
-        assert texts[1] == "/help     Show help"
         option_list = completion.option_list
         await wait_for(pilot, lambda: option_list.virtual_size.height == 2)
+        rows = [strip.text for strip in app.screen._compositor.render_strips()]
+        dataviz = [row[row.index("/dataviz") :] for row in rows if "/dataviz" in row]
+        helps = [row[row.index("/help") :] for row in rows if "/help" in row]
+        assert len(dataviz) == 1
+        assert dataviz[0].startswith("/dataviz  Use this skill whenever")
+        assert "…" in dataviz[0]
+        assert dataviz[0].count("Use this skill") < 6
+        assert len(helps) == 1
+        assert helps[0].startswith("/help     Show help ")
+        # A file's path is not cut: the dropdown is a command list no more.
+        await pilot.press("backspace")
+        await wait_for(pilot, lambda: not completion.is_open)
+        assert not completion.has_class("-commands")
 
 
 async def test_slash_inside_text_is_not_a_command() -> None:

@@ -12,7 +12,8 @@ target in a few places only, and this subclass replaces each of them:
   is open) is the base's;
 * `apply_completion`: replaces the token under the cursor in the `TextArea`;
 * `_rebuild_options`: leaves an empty list that stays empty alone (no refresh of
-  the hidden dropdown, and so no arrangement of the whole screen, per keystroke).
+  the hidden dropdown, and so no arrangement of the whole screen, per keystroke),
+  and shows commands one a row (`-commands`: descriptions cut with an ellipsis).
 
 Everything else (alignment under the cursor, focus and selection watching, the
 option list) is the base class unchanged. The key events reach the dropdown after
@@ -218,12 +219,6 @@ def _location(lines: Sequence[str], offset: int) -> Location:
     return (len(lines) - 1, len(lines[-1])) if lines else (0, 0)
 
 
-DESCRIPTION_CELLS: Final = 60
-"""The most cells of a command's description the dropdown shows (with an
-ellipsis): claude-agent-acp describes its skills in a paragraph on one line,
-which wrapped into ten rows of a twelve-row dropdown, one command a screen."""
-
-
 class CompletionItem(DropdownItem):
     """A dropdown entry: what it inserts (`value`) and how it shows.
 
@@ -247,9 +242,8 @@ class CompletionItem(DropdownItem):
             first_line = description.strip().splitlines()[0] if description else ""
             if first_line:
                 padding = " " * (max(width, len(value)) - len(value) + 2)
-                shown = Content(first_line).truncate(DESCRIPTION_CELLS, ellipsis=True)
                 main = Content.assemble(
-                    main, padding, shown.stylize("$foreground-muted")
+                    main, padding, Content(first_line).stylize("$foreground-muted")
                 )
         super().__init__(main)
         self._value = value
@@ -277,6 +271,10 @@ class PromptCompletion(AutoComplete):
         max-height: 12;
         & AutoCompleteList {
             max-width: 100;
+        }
+        &.-commands AutoCompleteList {
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
         }
     }
     """
@@ -406,6 +404,12 @@ class PromptCompletion(AutoComplete):
         a long one), while a session streams as well.
         """
         option_list = self.option_list
+        # A command shows on one row, its description cut to fit with an
+        # ellipsis: claude-agent-acp describes its skills in a paragraph on one
+        # line, which wrapped into ten of the dropdown's twelve rows. A file's
+        # path still wraps (its end, the file's name, matters most).
+        context = self._completion_context(target_state)
+        self.set_class(context is not None and context.kind == "command", "-commands")
         matches = (
             self._compute_matches(target_state, search_string)
             if self.target.has_focus

@@ -147,6 +147,8 @@ class PromptInput(TextArea):
         self._commands: tuple[SlashCommand, ...] = ()
         self._dismissed: str | None = None
         """The text when Esc last closed the dropdown (Enter does not reopen it)."""
+        self._hint_shown: str | None = None
+        """The command hint in the border now (`_show_hint`)."""
         self.completion = PromptCompletion(
             self, cwd=cwd, suppressed=self._showing_recalled_entry
         )
@@ -396,5 +398,13 @@ class PromptInput(TextArea):
                 )
 
     def _show_hint(self) -> None:
-        hint = self.command_hint
+        """Show the command's hint in the border, if it changed.
+
+        Setting the border's subtitle repaints the prompt even when it stays the
+        same: a second paint for every key typed (the first is `_paint_now`'s).
+        """
+        hint = self.command_hint or None
+        if hint == self._hint_shown:
+            return
+        self._hint_shown = hint
         self.border_subtitle = Content(hint) if hint else None
