@@ -58,6 +58,7 @@ from acp_tui.ui.attention_hook import AppAttention, AttentionEvent, signals_for
 from acp_tui.ui.callback_arity import count_callback_parameters_by_code
 from acp_tui.ui.commands import ACTIONS, PlainSystemCommands, config_entries
 from acp_tui.ui.compositor_map import keep_full_map_after_reflow
+from acp_tui.ui.deferred_work import later
 from acp_tui.ui.gc_policy import (
     collect_deferred,
     collect_if_quiet,
@@ -305,7 +306,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
                         group.start_soon(pane.stop_agent)
             super(AcpTuiApp, self).exit(result, return_code, message)
 
-        self.run_worker(stop_then_exit(), group="quit", exit_on_error=False)
+        self.run_worker(later(stop_then_exit), group="quit", exit_on_error=False)
 
     async def action_quit(self) -> None:
         """Quit; with unsent drafts or a turn running in any tab, ask first.
@@ -522,7 +523,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
             if self._prefetch is Prefetch.NOT_STARTED:
                 self._prefetch = Prefetch.RUNNING
                 self.run_worker(
-                    self._prefetch_modules(), name="prefetch-lexers", group="warm"
+                    later(self._prefetch_modules), name="prefetch-lexers", group="warm"
                 )
             return  # (`_prefetch_modules` steps on once the imports are done)
         if self._to_warm:

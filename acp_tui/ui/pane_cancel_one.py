@@ -13,6 +13,7 @@ from functools import partial
 
 from acp_tui.client.cancel_one import CancelKind, describe
 from acp_tui.safe_text import printable
+from acp_tui.ui.deferred_work import later
 from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.widgets.tool_call_header import CancelOneRequested
 
@@ -44,7 +45,7 @@ class PaneCancelOne(PanePart):
             )
             return
         self.run_worker(
-            self.runner.cancel_one(kind, entity_id),
+            later(partial(self.runner.cancel_one, kind, entity_id)),
             group="cancel-one",
             exit_on_error=False,
         )

@@ -46,6 +46,7 @@ from acp_tui.storage.transcripts import (
 )
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.attention_hook import AttentionEvent, AttentionKind
+from acp_tui.ui.deferred_work import later
 from acp_tui.ui.messages import TerminalLoginRequested
 from acp_tui.ui.pane_agent import Standing
 from acp_tui.ui.pane_part import PanePart
@@ -209,7 +210,9 @@ class PaneDialogs(PanePart):
         the conversation says so.
         """
         self.run_worker(
-            self._wait_for_url(request, wait), group="url-wait", exit_on_error=False
+            later(functools.partial(self._wait_for_url, request, wait)),
+            group="url-wait",
+            exit_on_error=False,
         )
 
     async def _wait_for_url(self, request: ElicitationRequest, wait: UrlWait) -> None:
@@ -411,13 +414,15 @@ class PaneDialogs(PanePart):
     def _switch_to(self, pick: SessionPick | None) -> None:
         if pick is not None and pick.transcript is not None and not self._can_reopen():
             self.run_worker(
-                self._show_transcript(pick), group="session", exit_on_error=False
+                later(functools.partial(self._show_transcript, pick)),
+                group="session",
+                exit_on_error=False,
             )
             return
         request = self._request_for(pick)
         if request is not None:
             self.run_worker(
-                self.runner.switch_session(request),
+                later(functools.partial(self.runner.switch_session, request)),
                 group="session",
                 exit_on_error=False,
             )

@@ -15,6 +15,8 @@ tab label and the status bar follow.
 
 from __future__ import annotations
 
+from functools import partial
+
 from textual.message import Message
 
 from acp_tui.client.session_admin import (
@@ -25,6 +27,7 @@ from acp_tui.client.session_admin import (
 )
 from acp_tui.safe_text import printable
 from acp_tui.ui.agent_runner import SessionRequest
+from acp_tui.ui.deferred_work import later
 from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.screens.picker_admin import describe
 from acp_tui.ui.screens.rename import RenameScreen
@@ -117,7 +120,7 @@ class PaneFork(PanePart):
         def chosen(title: str | None) -> None:
             if title:
                 self.run_worker(
-                    self._rename(session_id, title),
+                    later(partial(self._rename, session_id, title)),
                     group="session-rename",
                     exit_on_error=False,
                 )

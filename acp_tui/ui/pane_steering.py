@@ -27,12 +27,14 @@ without an await in between, so it never sees a partial order.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from acp_tui.client.errors import UnsupportedOperation
 from acp_tui.client.steering import SteerAnswer, can_steer, steer_text
 from acp_tui.protocol.jsonrpc import RpcError
 from acp_tui.protocol.transport import ConnectionClosed
+from acp_tui.ui.deferred_work import later
 from acp_tui.ui.pane_part import PanePart
 from acp_tui.ui.widgets.prompt_queue import PromptQueue
 from acp_tui.ui.widgets.queue_steering import SteerNote
@@ -141,7 +143,7 @@ class PaneSteering(PanePart):
             self.notify("that prompt is being sent already", severity="warning")
             return
         self.run_worker(
-            self._steer(prompt_id, text, place),
+            later(partial(self._steer, prompt_id, text, place)),
             group="steer",
             exit_on_error=False,
         )

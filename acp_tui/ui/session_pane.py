@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -55,6 +56,7 @@ from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.agent_runner import AgentRunner, AgentSettings, SessionRequest
 from acp_tui.ui.commands import with_local_commands
+from acp_tui.ui.deferred_work import later
 from acp_tui.ui.messages import AgentNotice, SessionStarted
 from acp_tui.ui.pane_agent import PaneAgent, Standing
 from acp_tui.ui.pane_cancel_one import PaneCancelOne
@@ -538,13 +540,15 @@ class SessionPane(
         if not self.runner.in_turn:
             self.query_one(PromptInput).focus()
         elif not self.runner.cancelling:
-            self.run_worker(self.runner.cancel(), group="cancel", exit_on_error=False)
+            self.run_worker(
+                later(self.runner.cancel), group="cancel", exit_on_error=False
+            )
             self.runner.cancelling = True
             self._refresh_status()
 
     def action_logout(self) -> None:
         """Log out of the agent (offered where it supports logging out)."""
-        self.run_worker(self.runner.logout(), group="auth", exit_on_error=False)
+        self.run_worker(later(self.runner.logout), group="auth", exit_on_error=False)
 
     def config_chosen(self, choice: ConfigChoice | None) -> None:
         """The config switcher's answer (None: closed without a choice)."""
@@ -554,7 +558,7 @@ class SessionPane(
     def set_config(self, config_id: str, value: str | bool) -> None:
         """Ask the agent to change one option."""
         self.run_worker(
-            self.runner.set_config(config_id, value),
+            later(partial(self.runner.set_config, config_id, value)),
             group="config",
             exit_on_error=False,
         )

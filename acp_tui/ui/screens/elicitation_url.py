@@ -31,6 +31,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from acp_tui.safe_text import printable
+from acp_tui.ui.deferred_work import later
 from acp_tui.ui.url_facts import UrlFacts, open_in_browser, url_facts
 from acp_tui.ui.widgets.frames import DialogBox
 
@@ -175,7 +176,7 @@ class UrlWaitScreen(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         """Close by itself once the wait is over."""
-        self.run_worker(self._until_over(), exit_on_error=False)
+        self.run_worker(later(self._until_over), exit_on_error=False)
 
     async def _until_over(self) -> None:
         await self.over.wait()

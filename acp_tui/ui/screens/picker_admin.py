@@ -19,11 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Final
 
 from textual.actions import SkipAction
 
 from acp_tui.safe_text import printable
+from acp_tui.ui.deferred_work import later
 from acp_tui.ui.screens.rename import RenameScreen
 from acp_tui.ui.screens.session_rows import session_label
 
@@ -143,7 +145,7 @@ class PickerAdminKeys(_Screen):
         def chosen(title: str | None) -> None:
             if title:
                 self.run_worker(
-                    self._rename(summary, title),
+                    later(partial(self._rename, summary, title)),
                     group="session-picker-admin",
                     exit_on_error=False,
                 )
@@ -174,7 +176,7 @@ class PickerAdminKeys(_Screen):
         if not self._listed(summary):
             return
         self.run_worker(
-            self._archive(summary, not summary.archived),
+            later(partial(self._archive, summary, not summary.archived)),
             group="session-picker-admin",
             exit_on_error=False,
         )

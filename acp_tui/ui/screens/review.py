@@ -41,6 +41,7 @@ from acp_tui.changes.revert import Undo
 from acp_tui.client.review_prompt import ReviewComment, comment_from_hunk, review_prompt
 from acp_tui.client.turn_changes import RevertRefused, TurnChanges, TurnReview
 from acp_tui.safe_text import printable
+from acp_tui.ui.deferred_work import later
 from acp_tui.ui.screens.confirm import ConfirmRevertTurnScreen
 from acp_tui.ui.screens.review_comment import CommentScreen
 from acp_tui.ui.widgets.footer import Footer
@@ -362,7 +363,9 @@ class ReviewScreen(Screen[None]):
 
     def action_diff_again(self) -> None:
         """Diff the turn again (the files as they are now)."""
-        self.run_worker(self.changes.refresh(), group="review-diff", exclusive=True)
+        self.run_worker(
+            later(self.changes.refresh), group="review-diff", exclusive=True
+        )
 
     # ----------------------------------------------------------------- review
 

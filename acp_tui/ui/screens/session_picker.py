@@ -43,6 +43,7 @@ import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
@@ -58,6 +59,7 @@ from textual.widgets.option_list import Option
 
 from acp_tui.safe_text import printable
 from acp_tui.storage.transcripts import TranscriptInfo
+from acp_tui.ui.deferred_work import later
 from acp_tui.ui.screens.confirm import ConfirmDeleteScreen, ConfirmFolderScreen
 from acp_tui.ui.screens.picker_admin import PickerAdmin, PickerAdminKeys, describe
 from acp_tui.ui.screens.session_rows import (
@@ -239,7 +241,7 @@ class SessionPickerScreen(PickerAdminKeys, ModalScreen[SessionPick | None]):
 
     def _start_loading(self) -> None:
         self.run_worker(
-            self._load_sessions(),
+            later(self._load_sessions),
             name="load-sessions",
             group="session-picker",
             exclusive=True,
@@ -513,7 +515,7 @@ class SessionPickerScreen(PickerAdminKeys, ModalScreen[SessionPick | None]):
         def confirmed(answer: bool | None) -> None:
             if answer:
                 self.run_worker(
-                    self._delete_session(summary, label),
+                    later(partial(self._delete_session, summary, label)),
                     name="delete-session",
                     group="session-picker-delete",
                     exit_on_error=False,
