@@ -375,6 +375,32 @@ async def stream_turn(
     )
 
 
+def waiting_tasks() -> list[str]:
+    """Where each asyncio task suspended in acp_tui's code waits: its frames from
+    the innermost of acp_tui's out (idle message pumps and the like left out)."""
+    found: list[str] = []
+    for task in asyncio.all_tasks():
+        frames: list[tuple[str, str]] = []
+        awaited: Any = task.get_coro()
+        while awaited is not None:
+            frame = getattr(awaited, "cr_frame", None) or getattr(
+                awaited, "gi_frame", None
+            )
+            if frame is not None:
+                path = frame.f_code.co_filename
+                frames.append(
+                    (path, f"{Path(path).name}:{frame.f_code.co_name}:{frame.f_lineno}")
+                )
+            awaited = getattr(awaited, "cr_await", None) or getattr(
+                awaited, "gi_yieldfrom", None
+            )
+        ours = [n for n, (path, _) in enumerate(frames) if "acp_tui" in path]
+        if ours:
+            chain = [name for _, name in frames[ours[0] :]]
+            found.append(f"{task.get_name()}: " + " > ".join(chain[:6]))
+    return sorted(found)
+
+
 def describe_stuck(
     app: AcpTuiApp, frames: Frames, awaited: str, ended: int, probe: Probe
 ) -> str:
@@ -384,7 +410,8 @@ def describe_stuck(
         f"--- the stream's end ({awaited}) not seen on screen; the app: running "
         f"{app._running}, closed {app._closed}, return code {app.return_code}, "
         f"errors {probe.errors or 'none'}; keys typed {len(probe.sent)}, prompt "
-        f"edits {probe.edits}"
+        f"edits {probe.edits}; screens {[type(s).__name__ for s in app.screen_stack]}"
+        f", focused {app.focused!r}"
     ]
     if not app.is_running or app._closed:
         return "\n".join(lines)
@@ -413,7 +440,8 @@ def describe_stuck(
         f" scroll_y {conversation.scroll_y} / max_scroll_y "
         f"{conversation.max_scroll_y}, virtual {conversation.virtual_size}, size "
         f"{conversation.size}, anchored {conversation._anchored}, released "
-        f"{conversation._anchor_released}, focused {app.focused!r}; sync timer "
+        f"{conversation._anchor_released}; on its screen now "
+        f"{on_screen(conversation.screen, awaited)}; sync timer "
         f"{conversation._sync_timer is not None}, window locked "
         f"{conversation._window.locked()}, timeline revision "
         f"{conversation._timeline_revision}"
@@ -455,6 +483,8 @@ def describe_stuck(
                 f"{None if tail is None else repr(tail[-120:])}, layout width "
                 f"{widget._layout_width}, windowed {widget.tail_document is not None}"
             )
+    lines.append("tasks waiting in acp_tui or the bench (innermost frames):")
+    lines.extend(f"  {where}" for where in waiting_tasks())
     strips = app.screen._compositor.render_strips()
     lines.append("screen's last lines:")
     lines.extend(f"  |{strip.text.rstrip()}" for strip in strips[-14:])
