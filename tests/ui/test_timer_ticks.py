@@ -26,6 +26,7 @@ from acp_tui.ui import bridge as bridge_module
 from acp_tui.ui.bridge import BATCH_INTERVAL, StoreBridge
 from acp_tui.ui.textual_private import set_timer_once
 from acp_tui.ui.widgets import conversation as conversation_module
+from acp_tui.ui.widgets import message_view as message_view_module
 from tests.ui.helpers import wait_for
 from tests.ui.test_conversation import SIZE, ConversationApp, text, view
 
@@ -77,3 +78,23 @@ async def test_an_entry_mounted_later_a_nanosecond_on_is_mounted(
         await conversation.apply_changes(store, changes)
         monkeypatch.setattr(conversation_module, "time", time)
         await wait_for(pilot, lambda: ("message", "a2") in conversation.entries)
+
+
+async def test_text_due_a_nanosecond_later_is_flushed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.conversation
+        changes = store.apply(ops.AppendMessageChunk("a1", "agent", text("first")))
+        await conversation.apply_changes(store, changes)
+        await wait_for(pilot, lambda: "first" in view(app, "a1").text)
+        await wait_for(pilot, lambda: not view(app, "a1")._flushing)
+        # The message's next flush is due a nanosecond from now: a timer of one.
+        clock = SimpleNamespace(perf_counter=lambda: NOW)
+        monkeypatch.setattr(message_view_module, "time", clock)
+        view(app, "a1")._next_flush = NOW + 1e-9
+        changes = store.apply(ops.AppendMessageChunk("a1", "agent", text(" second")))
+        await conversation.apply_changes(store, changes)
+        monkeypatch.setattr(message_view_module, "time", time)
+        await wait_for(pilot, lambda: "second" in view(app, "a1").text)
