@@ -86,13 +86,22 @@ from gc_log import GcLog
 from idle_cli import idle_rss_mb
 from long_agent import HISTORY_VERSION, LAST_TEXT, build_history
 from textual import events
-from ui import Frames, describe_waits, last_text, replayed, until, waits_so_far
+from ui import (
+    Frames,
+    describe_waits,
+    last_text,
+    on_screen,
+    replayed,
+    until,
+    waits_so_far,
+)
 
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.storage.paths import HOME_ENV_VAR
 from acp_tui.ui.agent_runner import SessionRequest
 from acp_tui.ui.app import AcpTuiApp, make_app
 from acp_tui.ui.widgets.conversation import Conversation
+from acp_tui.ui.widgets.markdown_view import MarkdownView
 from acp_tui.ui.widgets.prompt_input import PromptInput
 
 BENCH: Final = Path(__file__).resolve().parent
@@ -311,7 +320,11 @@ async def stream_turn(
     app.runner.prompts.put_nowait(
         (1, f"stream chunks={STREAM_CHUNKS} tools={STREAM_TOOLS} marker={marker}")
     )
-    await until(lambda: frames.seen_at is not None, "the stream on screen")
+    try:
+        await until(lambda: frames.seen_at is not None, "the stream on screen")
+    except TimeoutError:
+        print(describe_stuck(app, frames, awaited, ended, probe), file=sys.stderr)
+        raise
     assert frames.seen_at is not None
     end = frames.seen_at
     main_cpu = time.thread_time() - start_main
@@ -360,6 +373,122 @@ async def stream_turn(
             else {}
         ),
     )
+
+
+def waiting_tasks() -> list[str]:
+    """Where each asyncio task suspended in acp_tui's code waits: its frames from
+    the innermost of acp_tui's out (idle message pumps and the like left out)."""
+    found: list[str] = []
+    for task in asyncio.all_tasks():
+        frames: list[tuple[str, str]] = []
+        awaited: Any = task.get_coro()
+        while awaited is not None:
+            frame = getattr(awaited, "cr_frame", None) or getattr(
+                awaited, "gi_frame", None
+            )
+            if frame is not None:
+                path = frame.f_code.co_filename
+                frames.append(
+                    (path, f"{Path(path).name}:{frame.f_code.co_name}:{frame.f_lineno}")
+                )
+            awaited = getattr(awaited, "cr_await", None) or getattr(
+                awaited, "gi_yieldfrom", None
+            )
+        ours = [n for n, (path, _) in enumerate(frames) if "acp_tui" in path]
+        if ours:
+            chain = [name for _, name in frames[ours[0] :]]
+            found.append(f"{task.get_name()}: " + " > ".join(chain[:6]))
+    return sorted(found)
+
+
+def describe_stuck(
+    app: AcpTuiApp, frames: Frames, awaited: str, ended: int, probe: Probe
+) -> str:
+    """What the app shows and holds when the end of a stream never showed."""
+    now = time.perf_counter()
+    lines = [
+        f"--- the stream's end ({awaited}) not seen on screen; the app: running "
+        f"{app._running}, closed {app._closed}, return code {app.return_code}, "
+        f"errors {probe.errors or 'none'}; keys typed {len(probe.sent)}, prompt "
+        f"edits {probe.edits}; screens {[type(s).__name__ for s in app.screen_stack]}"
+        f", focused {app.focused!r}"
+    ]
+    if not app.is_running or app._closed:
+        return "\n".join(lines)
+    conversation = app.query_one(Conversation)
+    store = app.store
+    recent = sum(1 for t in frames.times if t > now - 5)
+    last_frame = now - frames.times[-1] if frames.times else float("nan")
+    bridge = app.runner.bridge
+    lines.append(
+        f"frames: {len(frames.times)} in all, {recent} in the last 5 s, the last "
+        f"{last_frame:.2f} s ago; ready() {frames.ready()}, seen_at "
+        f"{frames.seen_at}; on screen now (checked outside a frame) "
+        f"{on_screen(app.screen, awaited)}; bridge: "
+        + (
+            f"{len(bridge._pending)} changes pending, scheduled {bridge._scheduled}"
+            if bridge is not None
+            else "none"
+        )
+    )
+    keys = conversation._keys
+    lines.append(
+        f"conversation: following {conversation.following}, new output below "
+        f"{conversation.new_output_below}, earlier_count "
+        f"{conversation.earlier_count}, _first {conversation._first}, _end "
+        f"{conversation._end}, keys {len(keys)}, mounted {len(conversation.entries)};"
+        f" scroll_y {conversation.scroll_y} / max_scroll_y "
+        f"{conversation.max_scroll_y}, virtual {conversation.virtual_size}, size "
+        f"{conversation.size}, anchored {conversation._anchored}, released "
+        f"{conversation._anchor_released}; on its screen now "
+        f"{on_screen(conversation.screen, awaited)}; sync timer "
+        f"{conversation._sync_timer is not None}, window locked "
+        f"{conversation._window.locked()}, timeline revision "
+        f"{conversation._timeline_revision}"
+        + (f" (the store's {store.timeline_revision})" if store is not None else "")
+    )
+    if store is not None:
+        timeline = store.timeline()
+        lines.append(
+            f"store: turns_ended {store.state.turns_ended} (before the turn "
+            f"{ended}), timeline {len(timeline)}, last_text {last_text(store, awaited)}"
+        )
+        for key in timeline[-6:]:
+            widget = conversation.entries.get(key)
+            text = ""
+            if key[0] == "message":
+                message = store.message(key[1])
+                text = repr(message.text[-80:]) if message is not None else "None"
+                if message is not None and widget is not None:
+                    views = list(widget.query(MarkdownView))
+                    given = [view.given_chars for view in views]
+                    text += (
+                        f" ({len(message.text)} chars; its views were given {given})"
+                    )
+            lines.append(
+                f"  {key}: mounted {widget is not None}"
+                + (
+                    f" region {widget.region} display {widget.display}"
+                    if widget is not None
+                    else ""
+                )
+                + f" {text}"
+            )
+        lines.append(f"  keys[-6:] {keys[-6:]}")
+    for widget in app.screen._compositor.visible_widgets:
+        if isinstance(widget, MarkdownView):
+            tail = widget.rendered_tail_text()
+            lines.append(
+                f"visible {widget!r} region {widget.region}: tail drawn "
+                f"{None if tail is None else repr(tail[-120:])}, layout width "
+                f"{widget._layout_width}, windowed {widget.tail_document is not None}"
+            )
+    lines.append("tasks waiting in acp_tui or the bench (innermost frames):")
+    lines.extend(f"  {where}" for where in waiting_tasks())
+    strips = app.screen._compositor.render_strips()
+    lines.append("screen's last lines:")
+    lines.extend(f"  |{strip.text.rstrip()}" for strip in strips[-14:])
+    return "\n".join(lines)
 
 
 async def warm_up(app: AcpTuiApp) -> None:
@@ -641,7 +770,11 @@ def measure(
     lines = output.stdout.strip().splitlines()
     if output.returncode != 0 or not lines or not lines[-1].startswith("{"):
         error = (output.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"{kind} run failed: {error}")
+        with tempfile.NamedTemporaryFile(
+            "w", prefix=f"acp-tui-long-{kind}-", suffix=".log", delete=False
+        ) as log:
+            log.write(output.stderr)
+        raise RuntimeError(f"{kind} run failed: {error} (its stderr: {log.name})")
     raw = json.loads(lines[-1])
     stream = raw.pop("stream")
     scroll_raw = raw.pop("scroll")

@@ -94,8 +94,10 @@ from acp_tui.ui.widgets.markdown_view import MarkdownView
 
 AGENT: Final = Path(__file__).resolve().parent / "ui_agent.py"
 SIZE: Final = (120, 40)
-TIMEOUT: Final = 300.0
-"""Seconds any one wait may take before the bench gives up on it."""
+TIMEOUT_ENV: Final = "ACP_TUI_BENCH_TIMEOUT"
+TIMEOUT: Final = float(os.environ.get(TIMEOUT_ENV) or 300.0)
+"""Seconds any one wait may take before the bench gives up on it (300 unless
+`$ACP_TUI_BENCH_TIMEOUT` says otherwise: shorter for runs looping on a hang)."""
 
 
 class Frames:

@@ -33,6 +33,7 @@ from acp_tui.ui.gc_policy import (
 )
 from acp_tui.ui.messages import SessionUpdated
 from acp_tui.ui.screens.permission import PermissionScreen
+from acp_tui.ui.textual_private import set_timer_once
 
 __all__ = [
     "DialogHost",
@@ -107,13 +108,16 @@ class StoreBridge:
         if not self._scheduled:
             wait = self._last_change + BATCH_INTERVAL - time.monotonic()
             if wait > 0:
-                self.target.set_timer(wait, self._flush, name="store-batch")
+                set_timer_once(self.target, wait, self._flush, name="store-batch")
                 self._scheduled = True
             else:
                 self._scheduled = self.target.call_after_refresh(self._flush)
                 if self._fallback is None:
-                    self._fallback = self.target.set_timer(
-                        REFRESH_FALLBACK, self._flush_late, name="store-batch-late"
+                    self._fallback = set_timer_once(
+                        self.target,
+                        REFRESH_FALLBACK,
+                        self._flush_late,
+                        name="store-batch-late",
                     )
 
     def _flush_late(self) -> None:

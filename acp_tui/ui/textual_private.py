@@ -13,6 +13,11 @@ counts on cannot be routed through a helper; they are listed all the same.
 
 The reliances:
 
+* `Timer._start` and `MessagePump._timers`: `set_timer_once` starts a one-shot
+  timer that does not skip its only tick (Textual's `set_timer` does, when the
+  timer's task first reads the clock after its delay is up: the callback never
+  runs), and registers it as `set_timer` does, so it stops with its pump.
+
 * `Widget._scroll_update(virtual_size)`: `TerminalLines.sync` updates the scroll
   range of a Line API view without the layout pass that setting `virtual_size`
   costs (`scroll_update`).
@@ -91,7 +96,7 @@ The reliances:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final
@@ -99,6 +104,8 @@ from typing import Any, Final
 from textual.app import App
 from textual.await_remove import AwaitRemove
 from textual.geometry import Size
+from textual.message_pump import MessagePump
+from textual.timer import Timer
 from textual.widget import Widget
 
 __all__ = [
@@ -108,6 +115,7 @@ __all__ = [
     "is_following",
     "remove_awaited",
     "scroll_update",
+    "set_timer_once",
     "write_to_terminal",
 ]
 
@@ -125,6 +133,16 @@ class Reliance:
 
 
 RELIANCES: Final = (
+    Reliance(
+        "Timer._start",
+        "acp_tui.ui.textual_private.set_timer_once",
+        "start a one-shot timer made with skip=False, as set_timer starts its own",
+    ),
+    Reliance(
+        "MessagePump._timers",
+        "acp_tui.ui.textual_private.set_timer_once",
+        "the pump's timers, stopped when it closes (set_timer adds its own there)",
+    ),
     Reliance(
         "Strip.divide",
         "acp_tui.ui.strip_cycles.break_strip_cycles",
@@ -390,3 +408,30 @@ def remove_awaited(parent: Widget, widgets: Sequence[Widget]) -> AwaitRemove:
         )
     ]
     return removal
+
+
+def set_timer_once(
+    pump: MessagePump, delay: float, callback: Callable[[], object], *, name: str
+) -> Timer:
+    """`pump.set_timer(delay, callback, name=name)`, but the callback always runs.
+
+    Textual's one-shot timer is made with `skip=True`: its task reads the clock
+    once to start and once more to plan its only tick, and when the second read
+    is already past `start + delay` it counts the tick as missed and ends
+    without calling back. A delay of a few milliseconds is missed so whenever a
+    collection or a wait for a CPU falls between the two reads: the store
+    bridge's batch timer was, under load, and a whole streamed turn stayed
+    unshown (bench/long_session.py: 10,574 changes pending after the turn ended,
+    nothing left to flush them). With `skip=False` a late tick runs at once.
+    """
+    timer = Timer(
+        pump,
+        delay,
+        name=name,
+        callback=partial(pump.call_next, callback),
+        repeat=0,
+        skip=False,
+    )
+    timer._start()
+    pump._timers.add(timer)
+    return timer

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from functools import partial
 from typing import Final
+from weakref import WeakSet
 
 import pytest
 from textual import _callback as callback_module
@@ -26,10 +27,12 @@ from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.driver import Driver
 from textual.message import Message
+from textual.message_pump import MessagePump
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static, TextArea
 from textual.widgets._collapsible import CollapsibleTitle
@@ -343,7 +346,15 @@ def made_scrollbars() -> None:
     assert "self._vertical_scrollbar = " in source, "Widget._vertical_scrollbar changed"
 
 
+def timers_registry() -> None:
+    """A pump keeps its timers in a set, which `set_timer` adds each to."""
+    pump = MessagePump()
+    assert isinstance(pump._timers, WeakSet), type(pump._timers)
+
+
 CHECKS: dict[str, Callable[[], None]] = {
+    "Timer._start": method(Timer, "_start", []),
+    "MessagePump._timers": timers_registry,
     "Widget._scroll_update": method(Widget, "_scroll_update", ["virtual_size"]),
     "Widget._anchored": widget_attribute("_anchored", False),
     "Widget._anchor_released": widget_attribute("_anchor_released", False),

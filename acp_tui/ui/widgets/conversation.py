@@ -74,6 +74,7 @@ from textual.widget import Widget
 
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
+from acp_tui.ui.textual_private import set_timer_once
 from acp_tui.ui.widget_cycles import remove_released
 from acp_tui.ui.widgets._paint import PlainBackground
 from acp_tui.ui.widgets.conversation_cards import SHOWN_KINDS, make_card, update_cards
@@ -280,7 +281,9 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
             # Entries arrive in a flood (a replay, a fast agent): mount them a
             # few times a second, not on every batch.
             if self._sync_timer is None:
-                self._sync_timer = self.set_timer(wait, self._deferred_sync)
+                self._sync_timer = set_timer_once(
+                    self, wait, self._deferred_sync, name="deferred-sync"
+                )
             return set()
         if self._sync_timer is not None:  # this sync does the deferred one's work
             self._sync_timer.stop()

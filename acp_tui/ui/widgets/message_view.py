@@ -50,6 +50,7 @@ from textual.widgets import Collapsible, Static
 
 from acp_tui.safe_text import printable
 from acp_tui.store.model import Message
+from acp_tui.ui.textual_private import set_timer_once
 from acp_tui.ui.widgets.markdown_view import (
     HEAD_CHARS,
     TAIL_CHARS,
@@ -335,7 +336,7 @@ class MessageView(Widget):
         self._flushing = True
         delay = self._next_flush - time.perf_counter()
         if delay > 0:
-            self.set_timer(delay, self._flush, name="markdown-flush")
+            set_timer_once(self, delay, self._flush, name="markdown-flush")
         else:
             self.call_later(self._flush)
 

@@ -1,0 +1,100 @@
+"""One-shot timers on the streaming path fire however late their task starts.
+
+Textual's `set_timer` makes a timer that skips its only tick when its task, on
+its first look at the clock, is already past `start + delay`: with a delay of
+microseconds (or a collection or a wait for a CPU between the two reads of the
+clock) the callback never runs. The store bridge's batch timer and the
+conversation's deferred mount both take delays that small when a change comes
+just before their interval is up; `set_timer_once` does not skip.
+
+Each test puts the clock where the delay comes out at a nanosecond, which
+Textual's timer always skipped (bench/long_session.py, under load: a whole turn
+left unshown, 10,574 changes pending in the bridge after it ended).
+"""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import pytest
+from textual.app import App
+
+from acp_tui.store import ops
+from acp_tui.store.store import SessionStore
+from acp_tui.ui import bridge as bridge_module
+from acp_tui.ui.bridge import BATCH_INTERVAL, StoreBridge
+from acp_tui.ui.textual_private import set_timer_once
+from acp_tui.ui.widgets import conversation as conversation_module
+from acp_tui.ui.widgets import message_view as message_view_module
+from tests.ui.helpers import wait_for
+from tests.ui.test_conversation import SIZE, ConversationApp, text, view
+
+NOW = 1000.0
+
+
+async def test_a_timer_due_at_once_still_calls_back() -> None:
+    app: App[None] = App()
+    called: list[str] = []
+    async with app.run_test() as pilot:
+        set_timer_once(app, 1e-9, lambda: called.append("once"), name="test")
+        await wait_for(pilot, lambda: called == ["once"])
+
+
+async def test_a_batch_due_a_nanosecond_later_is_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        clock = SimpleNamespace(monotonic=lambda: NOW)
+        monkeypatch.setattr(bridge_module, "time", clock)
+        bridge = StoreBridge(store, app)
+        # The last batch went BATCH_INTERVAL ago, less a nanosecond: the next
+        # waits for a timer of one nanosecond.
+        bridge._last_change = NOW - BATCH_INTERVAL + 1e-9
+        try:
+            store.apply(ops.AppendMessageChunk("a1", "agent", text("shown")))
+            await wait_for(pilot, lambda: ("message", "a1") in app.conversation.entries)
+            await wait_for(pilot, lambda: "shown" in view(app, "a1").text)
+        finally:
+            bridge.close()
+
+
+async def test_an_entry_mounted_later_a_nanosecond_on_is_mounted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.conversation
+        changes = store.apply(ops.AppendMessageChunk("a1", "agent", text("first")))
+        await conversation.apply_changes(store, changes)
+        await wait_for(pilot, lambda: ("message", "a1") in conversation.entries)
+        # The last mount was MOUNT_INTERVAL ago, less a nanosecond: the next
+        # entry waits for the deferred sync's timer of one nanosecond.
+        clock = SimpleNamespace(perf_counter=lambda: NOW)
+        monkeypatch.setattr(conversation_module, "time", clock)
+        conversation._last_mount = NOW - conversation.MOUNT_INTERVAL + 1e-9
+        changes = store.apply(ops.AppendMessageChunk("a2", "agent", text("second")))
+        await conversation.apply_changes(store, changes)
+        monkeypatch.setattr(conversation_module, "time", time)
+        await wait_for(pilot, lambda: ("message", "a2") in conversation.entries)
+
+
+async def test_text_due_a_nanosecond_later_is_flushed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app, store = ConversationApp(), SessionStore("s")
+    async with app.run_test(size=SIZE) as pilot:
+        conversation = app.conversation
+        changes = store.apply(ops.AppendMessageChunk("a1", "agent", text("first")))
+        await conversation.apply_changes(store, changes)
+        await wait_for(pilot, lambda: "first" in view(app, "a1").text)
+        await wait_for(pilot, lambda: not view(app, "a1")._flushing)
+        # The message's next flush is due a nanosecond from now: a timer of one.
+        clock = SimpleNamespace(perf_counter=lambda: NOW)
+        monkeypatch.setattr(message_view_module, "time", clock)
+        view(app, "a1")._next_flush = NOW + 1e-9
+        changes = store.apply(ops.AppendMessageChunk("a1", "agent", text(" second")))
+        await conversation.apply_changes(store, changes)
+        monkeypatch.setattr(message_view_module, "time", time)
+        await wait_for(pilot, lambda: "second" in view(app, "a1").text)
