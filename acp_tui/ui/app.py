@@ -75,6 +75,7 @@ from acp_tui.ui.screens.help import KEYS_BEYOND_ACTIONS, KeyHelpScreen
 from acp_tui.ui.session_commands import session_commands
 from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.styles_cache_release import release_styles_caches
+from acp_tui.ui.textual_private import set_timer_once
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.context_meter import logout_entry
 from acp_tui.ui.widgets.footer import Footer
@@ -472,7 +473,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         """
         if self._to_warm is not None and not self._warming:
             self._warming = True
-            self.set_timer(WARM_QUIET, self._warm_lexers, name="warm-lexers")
+            set_timer_once(self, WARM_QUIET, self._warm_lexers, name="warm-lexers")
 
     def on_attention_event(self, message: AttentionEvent) -> None:
         """A turn that starts uses the session.
@@ -511,12 +512,14 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         if any(pane.runner.busy for pane in self._panes):
             quiet = 0.0
         if quiet < WARM_QUIET:
-            self.set_timer(WARM_QUIET - quiet, self._warm_lexers, name="warm-lexers")
+            set_timer_once(
+                self, WARM_QUIET - quiet, self._warm_lexers, name="warm-lexers"
+            )
             return
         typed = time.monotonic() - self._last_input
         if typed < WARM_INPUT_QUIET:
-            self.set_timer(
-                WARM_INPUT_QUIET - typed, self._warm_lexers, name="warm-lexers"
+            set_timer_once(
+                self, WARM_INPUT_QUIET - typed, self._warm_lexers, name="warm-lexers"
             )
             return
         if self._prefetch is not Prefetch.DONE:
@@ -531,7 +534,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         else:
             self._terminal_warm = True
             warm_terminal()
-        self.set_timer(WARM_STEP, self._warm_lexers, name="warm-lexers")
+        set_timer_once(self, WARM_STEP, self._warm_lexers, name="warm-lexers")
 
     async def _prefetch_modules(self) -> None:
         """Import what the warm-up steps would import, in a worker thread.
@@ -547,7 +550,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         except Exception:  # the steps import what is left, as without it
             log.exception("importing the lexers ahead of their compiles failed")
         self._prefetch = Prefetch.DONE
-        self.set_timer(WARM_STEP, self._warm_lexers, name="warm-lexers")
+        set_timer_once(self, WARM_STEP, self._warm_lexers, name="warm-lexers")
 
     # ---------------------------------------- actions (on the tab on screen)
 

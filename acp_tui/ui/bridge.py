@@ -139,15 +139,18 @@ class StoreBridge:
         note_activity()
         self._last_change = time.monotonic()
         if self._idle_timer is None:
-            self._idle_timer = self.target.set_timer(
-                IDLE_COLLECT_DELAY, self._check_idle, name="idle-collect"
+            self._idle_timer = set_timer_once(
+                self.target, IDLE_COLLECT_DELAY, self._check_idle, name="idle-collect"
             )
 
     def _check_idle(self) -> None:
         quiet = time.monotonic() - self._last_change
         if quiet < IDLE_COLLECT_DELAY:
-            self._idle_timer = self.target.set_timer(
-                IDLE_COLLECT_DELAY - quiet, self._check_idle, name="idle-collect"
+            self._idle_timer = set_timer_once(
+                self.target,
+                IDLE_COLLECT_DELAY - quiet,
+                self._check_idle,
+                name="idle-collect",
             )
             return
         self._idle_timer = None

@@ -23,6 +23,8 @@ from textual import events
 from textual.timer import Timer
 from textual.widget import Widget
 
+from acp_tui.ui.textual_private import set_timer_once
+
 __all__ = ["HELD_HINT", "KEY_GUARD", "KEY_IDLE", "Guarded", "KeyGuard"]
 
 KEY_GUARD: Final = 0.5
@@ -113,7 +115,7 @@ class KeyGuard:
     def _wait(self) -> None:
         self._stop_timer()
         delay = max(self._due() - self.clock(), 0.0) + 0.01
-        self._timer = self.owner.set_timer(delay, self._tick)
+        self._timer = set_timer_once(self.owner, delay, self._tick, name="key-guard")
 
     def _tick(self) -> None:
         self._timer = None

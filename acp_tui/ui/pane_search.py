@@ -30,6 +30,7 @@ from textual.widgets import Collapsible
 from acp_tui.render.search import ConversationSearch, SearchMatch
 from acp_tui.store.changes import Change
 from acp_tui.ui.pane_part import PanePart
+from acp_tui.ui.textual_private import set_timer_once
 from acp_tui.ui.widgets import search_highlight
 from acp_tui.ui.widgets.prompt_input import PromptInput
 from acp_tui.ui.widgets.search_bar import SearchBar
@@ -98,8 +99,11 @@ class PaneSearch(PanePart):
         if self._search_debounce is not None:
             self._search_debounce.stop()
         query, case = message.query, message.case_sensitive
-        self._search_debounce = self.set_timer(
-            self.DEBOUNCE, lambda: self._start_search(query, case)
+        self._search_debounce = set_timer_once(
+            self,
+            self.DEBOUNCE,
+            lambda: self._start_search(query, case),
+            name="search-debounce",
         )
 
     async def on_search_bar_step(self, message: SearchBar.Step) -> None:
@@ -153,7 +157,9 @@ class PaneSearch(PanePart):
         done = search.step(self.STEP_BUDGET)
         self._show_count()
         if not done:
-            self._search_timer = self.set_timer(self.STEP_INTERVAL, self._scan_step)
+            self._search_timer = set_timer_once(
+                self, self.STEP_INTERVAL, self._scan_step, name="search-step"
+            )
 
     def search_changes(self, changes: Sequence[Change]) -> None:
         """A batch of store changes: scan the changed entries again (rate-limited)."""
@@ -167,7 +173,9 @@ class PaneSearch(PanePart):
             (change.kind, change.id) for change in changes if change.id is not None
         )
         if self._search_timer is None and search.pending:
-            self._search_timer = self.set_timer(self.LIVE_INTERVAL, self._scan_step)
+            self._search_timer = set_timer_once(
+                self, self.LIVE_INTERVAL, self._scan_step, name="search-live"
+            )
 
     def _stop_timers(self) -> None:
         for timer in (self._search_timer, self._search_debounce):

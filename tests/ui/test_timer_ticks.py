@@ -14,12 +14,15 @@ left unshown, 10,574 changes pending in the bridge after it ended).
 
 from __future__ import annotations
 
+import ast
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from textual.app import App
 
+import acp_tui
 from acp_tui.store import ops
 from acp_tui.store.store import SessionStore
 from acp_tui.ui import bridge as bridge_module
@@ -98,3 +101,20 @@ async def test_text_due_a_nanosecond_later_is_flushed(
         await conversation.apply_changes(store, changes)
         monkeypatch.setattr(message_view_module, "time", time)
         await wait_for(pilot, lambda: "second" in view(app, "a1").text)
+
+
+def test_every_one_shot_timer_of_the_app_is_one_that_fires() -> None:
+    """Not only the streaming path: a lost tick stopped the idle collections
+    for good (the bridge's idle timer), a plan's or a terminal's deferred
+    redraw, a search step, a draft save. `set_timer_once` everywhere."""
+    package = Path(acp_tui.__file__).resolve().parent
+    found = [
+        f"{path.relative_to(package)}:{node.lineno}"
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "textual_private.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "set_timer"
+    ]
+    assert found == []

@@ -29,6 +29,7 @@ from textual.widgets import Static
 from acp_tui.safe_text import printable
 from acp_tui.store.model import Plan
 from acp_tui.store.values import JSONObject
+from acp_tui.ui.textual_private import set_timer_once
 from acp_tui.ui.widgets.terminal_view import static_plain
 
 __all__ = [
@@ -203,7 +204,9 @@ class PlanView(Static):
             self._draw()
         else:
             wait = (1 - self._tokens) * REDRAW_INTERVAL
-            self._timer = self.set_timer(wait, self._draw_later, name="plan-redraw")
+            self._timer = set_timer_once(
+                self, wait, self._draw_later, name="plan-redraw"
+            )
 
     def _draw_later(self) -> None:
         self._timer = None

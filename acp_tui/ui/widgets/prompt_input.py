@@ -49,6 +49,7 @@ from acp_tui.client.prompt_content import PromptCapabilities
 from acp_tui.storage.drafts import Draft, DraftStore
 from acp_tui.storage.history import PromptHistory
 from acp_tui.store.values import JSONObject
+from acp_tui.ui.textual_private import set_timer_once
 from acp_tui.ui.widgets.prompt_completion import PromptCompletion, SlashCommand
 
 __all__ = ["DRAFT_DELAY", "PLACEHOLDER", "READ_ONLY_PLACEHOLDER", "PromptInput"]
@@ -393,8 +394,8 @@ class PromptInput(TextArea):
             if self._drafts is not None:
                 if self._draft_timer is not None:
                     self._draft_timer.stop()
-                self._draft_timer = self.set_timer(
-                    DRAFT_DELAY, self.save_draft, name="save-draft"
+                self._draft_timer = set_timer_once(
+                    self, DRAFT_DELAY, self.save_draft, name="save-draft"
                 )
 
     def _show_hint(self) -> None:

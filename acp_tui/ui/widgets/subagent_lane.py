@@ -38,6 +38,7 @@ from acp_tui.safe_text import printable
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.store.subagents import Subagent
+from acp_tui.ui.textual_private import set_timer_once
 
 if TYPE_CHECKING:
     from acp_tui.ui.widgets.conversation_follow import Key
@@ -205,7 +206,7 @@ class SubagentLane(Widget):
             self._header_timer = None
             self.refresh_header()
 
-        self._header_timer = self.set_timer(wait, fire)
+        self._header_timer = set_timer_once(self, wait, fire, name="lane-header")
 
     # ------------------------------------------------------------ changes
 

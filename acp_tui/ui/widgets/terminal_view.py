@@ -55,7 +55,7 @@ from acp_tui.safe_text import printable
 from acp_tui.store.model import Terminal, terminal_ref
 from acp_tui.store.store import SessionStore
 from acp_tui.store.values import JSONObject
-from acp_tui.ui.textual_private import scroll_update
+from acp_tui.ui.textual_private import scroll_update, set_timer_once
 from acp_tui.ui.widgets._paint import PaintStyle
 from acp_tui.ui.widgets.path_lines import PathLine, PathLines, session_paths
 
@@ -372,7 +372,9 @@ class TerminalSegment(Widget):
                     pending.stop()  # a flood's longer wait: take the shorter one
                     pending = None
                 if pending is None:
-                    self._deferred = self.set_timer(wait, self._deferred_refresh)
+                    self._deferred = set_timer_once(
+                        self, wait, self._deferred_refresh, name="terminal-deferred"
+                    )
                 return
             self._last_feed = now
         elif self.is_mounted:
@@ -430,7 +432,9 @@ class TerminalSegment(Widget):
         if self.feed.shallow and (self.feed.behind or self._settle is None):
             if self._settle is not None:
                 self._settle.stop()
-            self._settle = self.set_timer(SETTLE_DELAY, self._deepen, name="settle")
+            self._settle = set_timer_once(
+                self, SETTLE_DELAY, self._deepen, name="settle"
+            )
         self._lines.display = self.feed.row_count > 0
         errors = terminal.errors if terminal is not None else ()
         self._errors.display = bool(errors)
