@@ -21,7 +21,11 @@ agents, is handed out one agent at a time (`SplitFileScheduling`). The slow file
 that mostly wait (real agents, a browser, the bridge: a third of a core each) are
 handed out in turn with the ones that compute (`WAITING`, `interleaved`), so that
 the two cores stay busy from the start rather than four workers waiting on agents
-together for the first minutes. Before the
+together for the first minutes. Likewise the Pilot files (tests/ui), whose tests
+wait after every key, get most of the computing files (tests/unit) spread among
+them (`blended`): six workers in tests/ui together left 13% of the cores idle,
+and the unit files ran alone at the end (December 2026, `vmstat 1` beside
+four runs: 373-377 s before, two: 363 and 372 s after). Before the
 workers start, the controller rewrites the test modules' asserts once for all of
 them (`pytest_sessionstart`; tests/assert_cache.py says why).
 
@@ -222,12 +226,55 @@ def interleaved(units: Sequence[str]) -> list[str]:
     return paired + waiting[shorter:] + other[shorter:]
 
 
+PILOTED = "tests/ui/"
+"""Files whose tests drive an app with Pilot: each test pauses after every key
+and waits for the screen, so six workers running them together left 6-29% of
+the two cores idle (`vmstat 1` beside a run: 13% on average over the 137 s of
+tests/ui)."""
+COMPUTING = "tests/unit/"
+"""Files whose tests compute without waiting (0% idle while they ran)."""
+SPREAD = 0.75
+"""The share of the `COMPUTING` units spread among the `PILOTED` ones; the rest
+(the last in their order) follow them, short units that end the run evenly."""
+
+
+def blended(units: Sequence[str]) -> list[str]:
+    """The `PILOTED` units with the first `SPREAD` of the `COMPUTING` units spread
+    evenly among them, in the place of the first of either; the other
+    `COMPUTING` units after them; the rest keep their places."""
+    piloted = [unit for unit in units if unit.startswith(PILOTED)]
+    computing = [unit for unit in units if unit.startswith(COMPUTING)]
+    if not piloted or not computing:
+        return list(units)
+    spread = computing[: round(len(computing) * SPREAD)]
+    mixed: list[str] = []
+    for index, unit in enumerate(piloted):
+        mixed.append(unit)
+        mixed.extend(
+            spread[
+                len(spread) * index // len(piloted) : len(spread)
+                * (index + 1)
+                // len(piloted)
+            ]
+        )
+    block = [*mixed, *computing[len(spread) :]]
+    result: list[str] = []
+    for unit in units:
+        if unit.startswith((PILOTED, COMPUTING)):
+            result.extend(block)
+            block = []
+        else:
+            result.append(unit)
+    return result
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The `SLOW_FIRST` directories first (a stable sort: each file keeps its order),
-    the work units that wait handed out in turn with the others (`interleaved`)."""
+    the work units that wait handed out in turn with the others (`interleaved`),
+    the Pilot files with most of the computing ones (`blended`)."""
     items.sort(key=_rank)
     units = list(dict.fromkeys(work_unit(item.nodeid) for item in items))
-    order = {unit: index for index, unit in enumerate(interleaved(units))}
+    order = {unit: index for index, unit in enumerate(interleaved(blended(units)))}
     items.sort(key=lambda item: order[work_unit(item.nodeid)])
 
 

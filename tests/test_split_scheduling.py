@@ -1,6 +1,7 @@
 """`--dist loadfile` with test_real_turns.py split by agent, the files that wait
-handed out in turn with the others, and the test processes' garbage collection
-(issue 28), and the Node agents' shared code cache."""
+handed out in turn with the others, most computing files spread among the Pilot
+files, the test processes' garbage collection (issue 28), and the Node agents'
+shared code cache."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import sys
 from tests.conftest import (
     FULL_COLLECTION_EVERY,
     NODE_COMPILE_CACHE,
+    blended,
     interleaved,
     work_unit,
 )
@@ -53,6 +55,29 @@ def test_the_files_that_wait_are_handed_out_in_turn_with_the_others() -> None:
         "tests/bridge/test_bridge_client.py",
     ]
     assert interleaved(units[4:]) == units[4:]  # nothing waits: the usual order
+
+
+def test_most_computing_files_are_spread_among_the_pilot_files() -> None:
+    ui = [f"tests/ui/test_{n}.py" for n in "abcd"]
+    unit = [f"tests/unit/test_{n}.py" for n in "efghijkl"]
+    units = ["tests/faults/test_x.py", "tests/test_cli.py", *ui, *unit]
+    order = blended(units)
+    assert sorted(order) == sorted(units)  # nothing lost, nothing twice
+    assert order[:3] == ["tests/faults/test_x.py", "tests/test_cli.py", ui[0]]
+    # Six of the eight computing units among the Pilot ones, in their order,
+    # one or two after each; the last two after the last Pilot unit.
+    assert order[2:] == [
+        ui[0], unit[0], ui[1], unit[1], unit[2], ui[2], unit[3],
+        ui[3], unit[4], unit[5], unit[6], unit[7],
+    ]  # fmt: skip
+    assert [u for u in order if u.startswith("tests/ui/")] == ui
+    assert [u for u in order if u.startswith("tests/unit/")] == unit
+
+
+def test_without_pilot_or_computing_files_the_order_stays() -> None:
+    units = ["tests/faults/test_x.py", "tests/ui/test_a.py", "tests/test_cli.py"]
+    assert blended(units) == units
+    assert blended(units[::-1]) == units[::-1]
 
 
 def test_a_test_process_collects_its_whole_heap_less_often() -> None:
