@@ -185,6 +185,12 @@ def completion_context(text: str, cursor: int) -> CompletionContext | None:
     return None
 
 
+def _scan_drawable(cwd: Path) -> tuple[tuple[ProjectFile, ...], list[ProjectFile]]:
+    """The project's files under `cwd`, and those whose names can be drawn."""
+    files = tuple(scan_project_files(cwd, limit=SCAN_LIMIT))
+    return files, [file for file in files if _drawable(file.path)]
+
+
 def _drawable(path: str) -> bool:
     """Whether a file's path can be listed, and typed into the prompt, as it is.
 
@@ -193,7 +199,7 @@ def _drawable(path: str) -> bool:
     once chosen; such files (an agent can create them) are not offered. Other
     kinds of space and zero-width joiners act on nothing.
     """
-    return all(
+    return path.isprintable() or all(
         character.isprintable()
         or character in JOINERS
         or unicodedata.category(character) == "Zs"
@@ -568,17 +574,16 @@ class PromptCompletion(AutoComplete):
     async def _scan_files(self, cwd: Path) -> None:
         try:
             # A scan only reads: on cancel (the app quits) leave it to finish alone.
-            files = await anyio.to_thread.run_sync(
-                lambda: scan_project_files(cwd, limit=SCAN_LIMIT),
-                abandon_on_cancel=True,
+            # The scan and the check of every name in the worker's thread: a
+            # folder of thousands of files took 55 ms of the event loop.
+            files, drawable = await anyio.to_thread.run_sync(
+                lambda: _scan_drawable(cwd), abandon_on_cancel=True
             )
         finally:
             self._scanning = False
-        self._files = tuple(files)
+        self._files = files
         self._file_items = tuple(
-            (CompletionItem(file.path), file.is_image)
-            for file in self._files
-            if _drawable(file.path)
+            (CompletionItem(file.path), file.is_image) for file in drawable
         )
         self._files_version += 1
         self._scanned_at = time.monotonic()
