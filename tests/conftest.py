@@ -231,6 +231,18 @@ PILOTED = "tests/ui/"
 and waits for the screen, so six workers running them together left 6-29% of
 the two cores idle (`vmstat 1` beside a run: 13% on average over the 137 s of
 tests/ui)."""
+LONG_PILOTED = (
+    "tests/ui/test_conversation_window.py",
+    "tests/ui/test_queue_steering.py",
+    "tests/ui/test_app.py",
+    "tests/ui/test_following.py",
+    "tests/ui/test_session_fork.py",
+    "tests/ui/test_prompt_queue.py",
+    "tests/ui/test_tabs.py",
+)
+"""The `PILOTED` files that take longest (wall time, December 2026: 99 s down to
+26 s), first among them: handed out last, two of them ran on for 35 s with the
+cores 90% idle at the end of a run."""
 COMPUTING = "tests/unit/"
 """Files whose tests compute without waiting (0% idle while they ran)."""
 SPREAD = 0.75
@@ -238,11 +250,30 @@ SPREAD = 0.75
 (the last in their order) follow them, short units that end the run evenly."""
 
 
+def _long_ones_early(units: list[str], long: Sequence[str]) -> list[str]:
+    """`units` with those in `long` (in that order) spread over the first half:
+    the first of them first, then one every few units. All at the start, six
+    workers waited on them together (16-26% of the cores idle for 30 s)."""
+    ahead = [unit for unit in long if unit in units]
+    if not ahead:
+        return list(units)
+    rest = [unit for unit in units if unit not in ahead]
+    between = max(1, len(units) // (2 * len(ahead))) - 1
+    result: list[str] = []
+    for index, unit in enumerate(ahead):
+        result.append(unit)
+        result.extend(rest[index * between : (index + 1) * between])
+    result.extend(rest[len(ahead) * between :])
+    return result
+
+
 def blended(units: Sequence[str]) -> list[str]:
-    """The `PILOTED` units with the first `SPREAD` of the `COMPUTING` units spread
-    evenly among them, in the place of the first of either; the other
-    `COMPUTING` units after them; the rest keep their places."""
-    piloted = [unit for unit in units if unit.startswith(PILOTED)]
+    """The `PILOTED` units (the `LONG_PILOTED` first) with the first `SPREAD` of
+    the `COMPUTING` units spread evenly among them, in the place of the first of
+    either; the other `COMPUTING` units after them; the rest keep their places."""
+    piloted = _long_ones_early(
+        [unit for unit in units if unit.startswith(PILOTED)], LONG_PILOTED
+    )
     computing = [unit for unit in units if unit.startswith(COMPUTING)]
     if not piloted or not computing:
         return list(units)

@@ -13,6 +13,7 @@ import sys
 from tests.conftest import (
     FULL_COLLECTION_EVERY,
     NODE_COMPILE_CACHE,
+    _long_ones_early,
     blended,
     interleaved,
     work_unit,
@@ -72,6 +73,31 @@ def test_most_computing_files_are_spread_among_the_pilot_files() -> None:
     ]  # fmt: skip
     assert [u for u in order if u.startswith("tests/ui/")] == ui
     assert [u for u in order if u.startswith("tests/unit/")] == unit
+
+
+def test_the_longest_pilot_files_come_first_among_them() -> None:
+    units = [
+        "tests/ui/test_a.py",
+        "tests/ui/test_tabs.py",
+        "tests/ui/test_conversation_window.py",
+        "tests/unit/test_e.py",
+    ]
+    assert blended(units) == [
+        "tests/ui/test_conversation_window.py",
+        "tests/ui/test_tabs.py",
+        "tests/ui/test_a.py",
+        "tests/unit/test_e.py",
+    ]
+
+
+def test_the_long_ones_are_spread_over_the_first_half() -> None:
+    units = [f"u{n}" for n in range(12)]
+    # Three long ones: one every 12 // 6 = 2 units from the first; a unit not
+    # collected is ignored; the others keep their order.
+    assert _long_ones_early(units, ["u9", "u1", "u11", "gone"]) == [
+        "u9", "u0", "u1", "u2", "u11", "u3", "u4", "u5", "u6", "u7", "u8", "u10",
+    ]  # fmt: skip
+    assert _long_ones_early(units, ["gone"]) == units
 
 
 def test_without_pilot_or_computing_files_the_order_stays() -> None:
