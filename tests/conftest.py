@@ -241,8 +241,8 @@ LONG_PILOTED = (
     "tests/ui/test_tabs.py",
 )
 """The `PILOTED` files that take longest (wall time, December 2026: 99 s down to
-26 s), first among them: handed out last, two of them ran on for 35 s with the
-cores 90% idle at the end of a run."""
+26 s), handed out early among the others (`_long_ones_early`): handed out last,
+two of them ran on for 35 s with the cores 90% idle at the end of a run."""
 COMPUTING = "tests/unit/"
 """Files whose tests compute without waiting (0% idle while they ran)."""
 SPREAD = 0.75
@@ -278,16 +278,10 @@ def blended(units: Sequence[str]) -> list[str]:
     if not piloted or not computing:
         return list(units)
     spread = computing[: round(len(computing) * SPREAD)]
+    bounds = [len(spread) * index // len(piloted) for index in range(len(piloted) + 1)]
     mixed: list[str] = []
     for index, unit in enumerate(piloted):
-        mixed.append(unit)
-        mixed.extend(
-            spread[
-                len(spread) * index // len(piloted) : len(spread)
-                * (index + 1)
-                // len(piloted)
-            ]
-        )
+        mixed += [unit, *spread[bounds[index] : bounds[index + 1]]]
     block = [*mixed, *computing[len(spread) :]]
     result: list[str] = []
     for unit in units:

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 from textual.app import App, ComposeResult
 from textual.content import Content
+from textual.pilot import Pilot
 from textual.widgets import Collapsible, Static
 
 from acp_tui.render.markdown import MarkdownTheme, line_text, render_block
@@ -867,9 +868,16 @@ async def test_a_batch_is_shown_without_another_refresh(
         bridge = StoreBridge(store, app)
         # As if nothing else were painted: the refresh callback never runs.
         monkeypatch.setattr(app, "call_after_refresh", lambda *_args: True)
-        try:
-            store.apply(ops.AppendMessageChunk("a1", "agent", text("shown")))
-            await wait_for(pilot, lambda: ("message", "a1") in app.conversation.entries)
-            await wait_for(pilot, lambda: "shown" in view(app, "a1").text)
-        finally:
-            bridge.close()
+        await shown_through(pilot, app, store, bridge)
+
+
+async def shown_through(
+    pilot: Pilot[None], app: ConversationApp, store: SessionStore, bridge: StoreBridge
+) -> None:
+    """A chunk applied to `store` reaches the screen through `bridge` (then closed)."""
+    try:
+        store.apply(ops.AppendMessageChunk("a1", "agent", text("shown")))
+        await wait_for(pilot, lambda: ("message", "a1") in app.conversation.entries)
+        await wait_for(pilot, lambda: "shown" in view(app, "a1").text)
+    finally:
+        bridge.close()

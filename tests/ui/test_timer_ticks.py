@@ -21,6 +21,7 @@ from types import SimpleNamespace
 
 import pytest
 from textual.app import App
+from textual.pilot import Pilot
 
 import acp_tui
 from acp_tui.store import ops
@@ -30,8 +31,15 @@ from acp_tui.ui.bridge import BATCH_INTERVAL, StoreBridge
 from acp_tui.ui.textual_private import set_timer_once
 from acp_tui.ui.widgets import conversation as conversation_module
 from acp_tui.ui.widgets import message_view as message_view_module
+from acp_tui.ui.widgets.conversation import Conversation
 from tests.ui.helpers import wait_for
-from tests.ui.test_conversation import SIZE, ConversationApp, text, view
+from tests.ui.test_conversation import (
+    SIZE,
+    ConversationApp,
+    shown_through,
+    text,
+    view,
+)
 
 NOW = 1000.0
 
@@ -55,12 +63,19 @@ async def test_a_batch_due_a_nanosecond_later_is_shown(
         # The last batch went BATCH_INTERVAL ago, less a nanosecond: the next
         # waits for a timer of one nanosecond.
         bridge._last_change = NOW - BATCH_INTERVAL + 1e-9
-        try:
-            store.apply(ops.AppendMessageChunk("a1", "agent", text("shown")))
-            await wait_for(pilot, lambda: ("message", "a1") in app.conversation.entries)
-            await wait_for(pilot, lambda: "shown" in view(app, "a1").text)
-        finally:
-            bridge.close()
+        await shown_through(pilot, app, store, bridge)
+
+
+async def first_message(
+    pilot: Pilot[None], app: ConversationApp, store: SessionStore
+) -> Conversation:
+    """The conversation, showing message a1's "first" (its flush done)."""
+    conversation = app.conversation
+    changes = store.apply(ops.AppendMessageChunk("a1", "agent", text("first")))
+    await conversation.apply_changes(store, changes)
+    await wait_for(pilot, lambda: "first" in view(app, "a1").text)
+    await wait_for(pilot, lambda: not view(app, "a1")._flushing)
+    return conversation
 
 
 async def test_an_entry_mounted_later_a_nanosecond_on_is_mounted(
@@ -68,10 +83,7 @@ async def test_an_entry_mounted_later_a_nanosecond_on_is_mounted(
 ) -> None:
     app, store = ConversationApp(), SessionStore("s")
     async with app.run_test(size=SIZE) as pilot:
-        conversation = app.conversation
-        changes = store.apply(ops.AppendMessageChunk("a1", "agent", text("first")))
-        await conversation.apply_changes(store, changes)
-        await wait_for(pilot, lambda: ("message", "a1") in conversation.entries)
+        conversation = await first_message(pilot, app, store)
         # The last mount was MOUNT_INTERVAL ago, less a nanosecond: the next
         # entry waits for the deferred sync's timer of one nanosecond.
         clock = SimpleNamespace(perf_counter=lambda: NOW)
@@ -88,11 +100,7 @@ async def test_text_due_a_nanosecond_later_is_flushed(
 ) -> None:
     app, store = ConversationApp(), SessionStore("s")
     async with app.run_test(size=SIZE) as pilot:
-        conversation = app.conversation
-        changes = store.apply(ops.AppendMessageChunk("a1", "agent", text("first")))
-        await conversation.apply_changes(store, changes)
-        await wait_for(pilot, lambda: "first" in view(app, "a1").text)
-        await wait_for(pilot, lambda: not view(app, "a1")._flushing)
+        conversation = await first_message(pilot, app, store)
         # The message's next flush is due a nanosecond from now: a timer of one.
         clock = SimpleNamespace(perf_counter=lambda: NOW)
         monkeypatch.setattr(message_view_module, "time", clock)
