@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import statistics
 from collections.abc import Sequence
 
 
@@ -29,3 +30,11 @@ def largest_gap(
         itertools.pairwise(points), key=lambda pair: pair[1][0] - pair[0][0]
     )
     return t1 - t0, cpu1 - cpu0
+
+
+def median_gap(times: Sequence[float], start: float, end: float) -> float:
+    """The median time between frames from `start` to the frame at `end` (0 with
+    no frame in it)."""
+    points = [start, *(t for t in times if start < t <= end)]
+    gaps = [b - a for a, b in itertools.pairwise(points)]
+    return statistics.median(gaps) if gaps else 0.0

@@ -224,6 +224,19 @@ def parse_ui(text: str, data: JSONObject | None = None) -> list[Figure]:
             verdict=verdict_on(gap, text),
         )
     )
+    median = r"median gap between frames while streaming, the most of these turns"
+    figures.append(
+        Figure(
+            bench,
+            "median frame gap while streaming, the most of the turns",
+            found(median + rf":\s*{_NUM}\s*ms", text),
+            "ms",
+            20,
+            "goal",
+            (Goal("<=", 20),),
+            verdict=verdict_on(median, text),
+        )
+    )
     figures.append(
         Figure(
             bench,
