@@ -517,7 +517,7 @@ def streaming(protocol: int, repeat: int, quick: bool) -> TurnResult:
     print("the agent writing as fast as the pipe takes it")
     print(
         f"{'chunks':>8} {'tool upd':>8} {'on screen':>10} {'in store':>9} "
-        f"{'chunks/s':>9} {'cpu':>7} {'frames':>7} {'max gap':>8}"
+        f"{'chunks/s':>9} {'cpu':>7} {'frames':>7} {'max gap':>8} {'median':>7}"
     )
     turns: list[TurnResult] = []
     for chunks in sizes:
@@ -527,7 +527,8 @@ def streaming(protocol: int, repeat: int, quick: bool) -> TurnResult:
         print(
             f"{chunks:8,} {tools:8,} {result.seconds:9.2f}s "
             f"{result.store_seconds:8.2f}s {result.throughput:9,.0f} "
-            f"{result.cpu:6.2f}s {result.frames:7,} {result.max_gap * 1000:6.0f}ms"
+            f"{result.cpu:6.2f}s {result.frames:7,} {result.max_gap * 1000:6.0f}ms "
+            f"{result.median_gap * 1000:5.1f}ms"
         )
     print(f"time ratios: {ratios(turns, lambda r: r.seconds)}")
     top = turns[-1]
@@ -539,7 +540,7 @@ def streaming(protocol: int, repeat: int, quick: bool) -> TurnResult:
     print("One long paragraph (no line break), one word per chunk")
     print(
         f"{'chunks':>8} {'pace':>9} {'on screen':>10} {'lag':>7} {'cpu':>7} "
-        f"{'frames':>7} {'max gap':>8}"
+        f"{'frames':>7} {'max gap':>8} {'median':>7}"
     )
     paragraphs: dict[float, list[TurnResult]] = {}
     paced_rate = 1_000.0
@@ -551,7 +552,7 @@ def streaming(protocol: int, repeat: int, quick: bool) -> TurnResult:
             print(
                 f"{chunks:8,} {pace:>9} {result.seconds:9.2f}s "
                 f"{result.lag:6.2f}s {result.cpu:6.2f}s {result.frames:7,} "
-                f"{result.max_gap * 1000:6.0f}ms"
+                f"{result.max_gap * 1000:6.0f}ms {result.median_gap * 1000:5.1f}ms"
             )
     flood, paced = paragraphs[0.0], paragraphs[paced_rate]
     print(f"flood: time ratios {ratios(flood, lambda r: r.seconds)}")
@@ -568,7 +569,8 @@ def streaming(protocol: int, repeat: int, quick: bool) -> TurnResult:
     print(
         f"{count:,} chunks at {speed:,.0f}/s: on screen {paced_turn.seconds:.2f}s "
         f"(lag {paced_turn.lag:.2f}s), cpu {paced_turn.cpu:.2f}s, "
-        f"{paced_turn.frames} frames, max gap {paced_turn.max_gap * 1000:.0f}ms\n"
+        f"{paced_turn.frames} frames, max gap {paced_turn.max_gap * 1000:.0f}ms, "
+        f"median {paced_turn.median_gap * 1000:.1f}ms\n"
     )
     results = [*turns, *flood, *paced, paced_turn]
     slowest = max(results, key=lambda r: r.median_gap)
@@ -695,6 +697,9 @@ def main() -> None:
         action="store_true",
         help="only the 20-subagent comparison",
     )
+    parser.add_argument(
+        "--streaming-only", action="store_true", help="only the streaming turns"
+    )
     parser.add_argument(CHILD, nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -707,6 +712,8 @@ def main() -> None:
         subagent_lanes(args.protocol, args.repeat, args.quick)
         return
     worst = streaming(args.protocol, args.repeat, args.quick)
+    if args.streaming_only:
+        return
     subagent_lanes(args.protocol, args.repeat, args.quick)
     gap = worst.max_gap
     print(

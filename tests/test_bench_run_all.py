@@ -80,7 +80,9 @@ paced at 1,000/s: cpu ratios 1.96 (x2 chunks), 2.79 (x3 chunks)
  the peer that does takes 12 s / 49 s / 113 s)
 
 A paced markdown turn (a fast agent, every chunk flushed alone)
-5,000 chunks at 1,000/s: on screen 5.18s (lag 0.18s), cpu 4.81s, 89 frames, max gap 127ms
+5,000 chunks at 1,000/s: on screen 5.18s (lag 0.18s), cpu 4.81s, 89 frames, max gap 127ms, median 18.4ms
+
+median gap between frames while streaming, the most of these turns: 21.3 ms (goal <= 20 ms: NOT MET)
 
 20 parallel subagents vs one agent (10,000 chunks, 500 tool-call updates, as fast as the pipe takes them)
           turn  on screen  chunks/s     cpu  frames  max gap  gap cpu
@@ -225,6 +227,20 @@ def test_ui_headline_figures_and_verdicts() -> None:
     assert (gap.value, gap.unit, gap.met) == (159, "ms", False)
     gap_cpu = figures["largest frame gap while streaming: the app's CPU time in it"]
     assert (gap_cpu.value, gap_cpu.unit, gap_cpu.met) == (91, "ms", None)
+    median = figures["median frame gap while streaming, the most of the turns"]
+    assert (median.value, median.unit, median.baseline, median.met) == (
+        21.3,
+        "ms",
+        20,
+        False,
+    )
+    met = UI_OUTPUT.replace(
+        "21.3 ms (goal <= 20 ms: NOT MET)", "16.9 ms (goal <= 20 ms: met)"
+    )
+    shown = by_name(run_all.parse_ui(met))[
+        "median frame gap while streaming, the most of the turns"
+    ]
+    assert (shown.value, shown.met) == (16.9, True)
 
     lanes = figures["20 parallel subagents: time, x one agent"]
     assert (lanes.value, lanes.unit, lanes.baseline, lanes.met) == (

@@ -75,7 +75,7 @@ from acp_tui.ui.screens.help import KEYS_BEYOND_ACTIONS, KeyHelpScreen
 from acp_tui.ui.session_commands import session_commands
 from acp_tui.ui.session_pane import SessionPane
 from acp_tui.ui.styles_cache_release import release_styles_caches
-from acp_tui.ui.textual_private import set_timer_once
+from acp_tui.ui.textual_private import pace_screen_updates, set_timer_once
 from acp_tui.ui.themes import register_themes, theme_variable_defaults
 from acp_tui.ui.widgets.context_meter import logout_entry
 from acp_tui.ui.widgets.footer import Footer
@@ -207,6 +207,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
         keep_full_map_after_reflow()  # (one arrangement a layout: compositor_map)
         share_matched_rules()  # (a node's CSS matched once per place: matched_rules)
         count_callback_parameters_by_code()  # (callback_arity)
+        pace_screen_updates()  # (a frame a period after the last: textual_private)
         super().__init__()
         self.attention = signals_for(attention)
         self._running_panes = set()

@@ -23,6 +23,7 @@ from textual.timer import Timer
 
 from acp_tui.client.ports import PermissionRequest
 from acp_tui.display_paths import AS_SENT, PathDisplay
+from acp_tui.protocol.read_gate import READ_GATE
 from acp_tui.store.changes import Change
 from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
@@ -43,12 +44,15 @@ __all__ = [
 
 T = TypeVar("T")
 
-BATCH_INTERVAL: Final = 1 / 60
+BATCH_INTERVAL: Final = 1 / 80
 """The least time between two batches: changes that come sooner wait for the rest
 of it. Handing a batch over after every screen refresh gave the app about 200
 batches a second in a flood (a terminal's output in 4 KB chunks), and handling
 each costs about a millisecond whatever its size: bench/terminal.py went from
-12-17 to 20-24 MB/s with this."""
+12-17 to 20-24 MB/s with this. A little under a frame's period (1/60 s): the
+batch timer fires a few milliseconds late while an agent floods (the read loop
+hands the event loop back between slices), and a batch every 1/60 s at the
+soonest then came every 19-21 ms, a frame that much apart."""
 
 REFRESH_FALLBACK: Final = 0.1
 """Seconds after which a batch handed to `call_after_refresh` is flushed anyway: that
@@ -134,6 +138,9 @@ class StoreBridge:
         if not self._pending:
             return
         changes, self._pending = self._pending, []
+        # Reading waits while the widgets take the batch and paint it (the
+        # target opens the gate after the frame; see `read_gate`).
+        READ_GATE.hold()
         self.target.post_message(SessionUpdated(self.store, changes))
         collect_if_over_limit()
         note_activity()

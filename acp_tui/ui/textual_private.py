@@ -18,6 +18,14 @@ The reliances:
   timer's task first reads the clock after its delay is up: the callback never
   runs), and registers it as `set_timer` does, so it stops with its pump.
 
+* `Screen._update_timer` (a property over `Screen.__update_timer`), `Timer._run`,
+  `Timer._active`, `Timer._tick` and `textual._time`: `pace_screen_updates`
+  replaces, process-wide, the screens' update timer with a `FrameTimer`, which
+  paints as soon as a frame's period has passed since the last one. Textual's
+  ticks on a fixed grid of periods and, resumed past its next tick (a screen
+  that changes after a quiet spell, as a streamed turn's does every frame), skips
+  to the tick after it: frames 17-33 ms apart where one every 16.7 ms was due.
+
 * `Widget._scroll_update(virtual_size)`: `TerminalLines.sync` updates the scroll
   range of a Line API view without the layout pass that setting `virtual_size`
   costs (`scroll_update`).
@@ -101,18 +109,22 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final
 
+from textual import _time
 from textual.app import App
 from textual.await_remove import AwaitRemove
 from textual.geometry import Size
 from textual.message_pump import MessagePump
-from textual.timer import Timer
+from textual.screen import UPDATE_PERIOD, Screen
+from textual.timer import EventTargetGone, Timer
 from textual.widget import Widget
 
 __all__ = [
     "RELIANCES",
+    "FrameTimer",
     "Reliance",
     "has_border_titles",
     "is_following",
+    "pace_screen_updates",
     "remove_awaited",
     "scroll_update",
     "set_timer_once",
@@ -133,6 +145,31 @@ class Reliance:
 
 
 RELIANCES: Final = (
+    Reliance(
+        "Screen._update_timer",
+        "acp_tui.ui.textual_private.pace_screen_updates",
+        "replaced so a screen's updates are paced by a FrameTimer",
+    ),
+    Reliance(
+        "Screen._Screen__update_timer",
+        "acp_tui.ui.textual_private.pace_screen_updates",
+        "where a screen keeps its update timer (None until first asked for)",
+    ),
+    Reliance(
+        "Timer._run",
+        "acp_tui.ui.textual_private.FrameTimer",
+        "overridden: ticks a period after the last tick, not on a grid",
+    ),
+    Reliance(
+        "Timer._active",
+        "acp_tui.ui.textual_private.FrameTimer",
+        "the event set while the timer is not paused",
+    ),
+    Reliance(
+        "Timer._tick",
+        "acp_tui.ui.textual_private.FrameTimer",
+        "calls the timer's callback (or posts its event)",
+    ),
     Reliance(
         "Timer._start",
         "acp_tui.ui.textual_private.set_timer_once",
@@ -435,3 +472,55 @@ def set_timer_once(
     timer._start()
     pump._timers.add(timer)
     return timer
+
+
+class FrameTimer(Timer):
+    """A repeating timer that ticks once its period has passed since its last tick.
+
+    While paused it waits; resumed, it ticks at once if a period has passed since
+    the last tick, else when it has. Textual's timer keeps a grid instead (tick
+    n at start + n periods) and, resumed after a tick of the grid went by, skips
+    to the one after: up to two periods for one (see `pace_screen_updates`).
+    """
+
+    async def _run(self) -> None:
+        last = -self._interval
+        while True:
+            await self._active.wait()
+            wait = last + self._interval - _time.get_time()
+            if wait > 0:
+                await _time.sleep(wait)
+                await self._active.wait()
+            last = _time.get_time()
+            try:
+                await self._tick(next_timer=last, count=0)
+            except EventTargetGone:
+                break
+
+
+def _paced_update_timer(screen: Screen[Any]) -> Timer:
+    timer: Timer | None = screen._Screen__update_timer  # type: ignore[attr-defined]
+    if timer is None:
+        timer = FrameTimer(
+            screen,
+            UPDATE_PERIOD,
+            name="screen_update",
+            callback=screen._on_timer_update,
+            pause=True,
+        )
+        timer._start()
+        screen._timers.add(timer)
+        screen._Screen__update_timer = timer  # type: ignore[attr-defined]
+    return timer
+
+
+def pace_screen_updates() -> None:
+    """Give every screen a `FrameTimer` for its updates (process-wide, idempotent).
+
+    A screen paints from its update timer: paused after each frame, resumed once
+    something changed. With Textual's timer a streamed turn painted 47 frames a
+    second (bench/ui.py, a paragraph at 1,000 words a second: the median gap
+    between frames 19-22 ms); a frame now comes a period (1/60 s) after the last
+    one at the soonest, as soon as there is something to paint.
+    """
+    Screen._update_timer = property(_paced_update_timer)  # type: ignore[method-assign,assignment]

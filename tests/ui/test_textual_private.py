@@ -7,6 +7,7 @@ that changes one fails here, loudly, not somewhere downstream.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import re
 from collections.abc import Callable
@@ -352,7 +353,29 @@ def timers_registry() -> None:
     assert isinstance(pump._timers, WeakSet), type(pump._timers)
 
 
+def screen_update_timer() -> None:
+    """`Screen._update_timer` is a property; a new screen keeps its timer in
+    `_Screen__update_timer`, None until the property makes it."""
+    assert isinstance(inspect.getattr_static(Screen, "_update_timer"), property)
+    screen: Screen[None] = Screen()
+    assert screen._Screen__update_timer is None  # type: ignore[attr-defined]
+
+
+def timer_active() -> None:
+    """A timer's `_active` is an event, set unless it was made paused."""
+    paused = Timer(Screen(), 1.0, pause=True)
+    running = Timer(Screen(), 1.0)
+    assert isinstance(paused._active, asyncio.Event)
+    assert not paused._active.is_set()
+    assert running._active.is_set()
+
+
 CHECKS: dict[str, Callable[[], None]] = {
+    "Screen._update_timer": screen_update_timer,
+    "Screen._Screen__update_timer": screen_update_timer,
+    "Timer._run": method(Timer, "_run", [], coroutine=True),
+    "Timer._active": timer_active,
+    "Timer._tick": method(Timer, "_tick", ["next_timer", "count"], coroutine=True),
     "Timer._start": method(Timer, "_start", []),
     "MessagePump._timers": timers_registry,
     "Widget._scroll_update": method(Widget, "_scroll_update", ["virtual_size"]),
