@@ -90,7 +90,6 @@ from acp_tui.protocol.jsonrpc import (
     error_response,
     parse_message,
 )
-from acp_tui.protocol.read_gate import READ_GATE
 from acp_tui.protocol.text_shapes import TextShape
 from acp_tui.protocol.transport import ConnectionClosed, MessageStream
 
@@ -370,7 +369,6 @@ class Dispatcher:
                         # never waits; let the rest of the loop (the UI) run.
                         self._before_others()
                         await yield_to_busy_loop()
-                        await READ_GATE.wait()  # while the UI makes its frame
                         slice_started = time.monotonic()
                 # Fail our pending requests now, before waiting for the handler
                 # tasks: a handler (shielded or not) waiting on one of them would

@@ -23,7 +23,6 @@ from textual.timer import Timer
 
 from acp_tui.client.ports import PermissionRequest
 from acp_tui.display_paths import AS_SENT, PathDisplay
-from acp_tui.protocol.read_gate import READ_GATE
 from acp_tui.store.changes import Change
 from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
@@ -138,9 +137,6 @@ class StoreBridge:
         if not self._pending:
             return
         changes, self._pending = self._pending, []
-        # Reading waits while the widgets take the batch and paint it (the
-        # target opens the gate after the frame; see `read_gate`).
-        READ_GATE.hold()
         self.target.post_message(SessionUpdated(self.store, changes))
         collect_if_over_limit()
         note_activity()

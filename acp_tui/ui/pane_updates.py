@@ -30,7 +30,6 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from acp_tui.protocol.read_gate import READ_GATE
 from acp_tui.store.changes import Change
 from acp_tui.store.store import SessionStore
 from acp_tui.ui.messages import SessionUpdated
@@ -91,9 +90,6 @@ class PaneUpdates(PanePart):
                 self.call_later(_raise, error)  # in the pane's queue: the app's
         finally:
             self._applying = None
-            # The batches are in the widgets: reading goes on once they are
-            # painted (the bridge held the gate when it handed them over).
-            self.call_after_refresh(READ_GATE.release)
 
     async def _updates_applied(self) -> None:
         """Wait until every batch noted so far is applied (at once if none runs)."""

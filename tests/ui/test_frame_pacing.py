@@ -1,12 +1,10 @@
-"""Frames come a period after the last one, and reading waits for them.
+"""Frames come a period after the last one, as soon as there is something new.
 
-* A screen paints from its update timer, paused after each frame and resumed
-  when something changed. Textual's timer ticks on a grid of periods and,
-  resumed after a tick of the grid went by, skips to the one after; the app's
-  `FrameTimer` ticks at once when a period has passed since its last tick, else
-  when it has (`pace_screen_updates` gives every screen one).
-* The store bridge holds the read gate when it hands a batch to the pane, and
-  the pane opens it once the batch is painted (`protocol.read_gate`).
+A screen paints from its update timer, paused after each frame and resumed when
+something changed. Textual's timer ticks on a grid of periods and, resumed after
+a tick of the grid went by, skips to the one after; the app's `FrameTimer` ticks
+at once when a period has passed since its last tick, else when it has
+(`pace_screen_updates` gives every screen one).
 """
 
 from __future__ import annotations
@@ -22,17 +20,11 @@ from textual import _time
 from textual._context import active_app
 from textual.screen import UPDATE_PERIOD
 
-from acp_tui.protocol.read_gate import READ_GATE
 from acp_tui.ui.app import AcpTuiApp
 from acp_tui.ui.textual_private import FrameTimer
-from acp_tui.ui.widgets.conversation import Conversation
-from tests.ui.helpers import wait_for
 from tests.ui.test_pane_updates import (
     SIZE,
-    HeldApplications,
-    agent_text,
     fake_app,
-    letting_go,
     opened,
 )
 
@@ -115,22 +107,3 @@ async def test_every_screen_of_the_app_paints_from_a_frame_timer(
     async with app.run_test(size=SIZE) as pilot:
         await opened(app, pilot)
         assert isinstance(app.screen._update_timer, FrameTimer)
-
-
-async def test_reading_waits_while_a_batch_is_applied_and_painted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    applications = HeldApplications(monkeypatch)
-    app = fake_app(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        with letting_go(applications):
-            store = await opened(app, pilot)
-            conversation = app.active_pane.query_one(Conversation)
-            await wait_for(pilot, lambda: not READ_GATE.held)
-            applications.hold()
-            store.apply(agent_text("g1", "a batch"))
-            await wait_for(pilot, lambda: applications.waiting == 1)
-            assert READ_GATE.held  # handed to the pane, not painted yet
-            applications.release.set()
-            await wait_for(pilot, lambda: ("message", "g1") in conversation.entries)
-            await wait_for(pilot, lambda: not READ_GATE.held)  # painted: read on
