@@ -7,7 +7,9 @@ client's and the UI's cost, not the agent's pacing.
 
 * `initialize` is answered with the version given by `--protocol` (default 2),
   after `--init-delay` seconds (default 0).
-* `session/new` answers `s1`; with `--replay N` it then sends N history updates
+* `session/new` answers `s1`, then lists its commands
+  (`available_commands_update`, as claude-agent-acp, opencode and codex-acp do
+  when a session opens); with `--replay N` it then sends N history updates
   at once (user, thought and agent messages, tool calls, plans), as a
   `session/resume` replay would. `session/resume` and `session/load` replay the
   same history before their response, as the spec orders it.
@@ -187,6 +189,16 @@ class Agent:
                     "rawOutput": {"exitCode": 0},
                 }
             )
+
+    def commands(self) -> None:
+        """The session's commands, as agents list them when a session opens."""
+        listed = [
+            {"name": "review", "description": "Review the changes on this branch"},
+            {"name": "compact", "description": "Summarise the conversation so far"},
+        ]
+        self.update(
+            {"sessionUpdate": "available_commands_update", "availableCommands": listed}
+        )
 
     def state(self, state: str, stop_reason: str | None = None) -> None:
         if self.protocol == 2:
@@ -372,6 +384,7 @@ class Agent:
                 self.out.send(
                     {"jsonrpc": "2.0", "id": rid, "result": {"sessionId": SESSION_ID}}
                 )
+                self.commands()
                 if self.replay_count:
                     self.history(self.replay_count)
                     self.state("idle")

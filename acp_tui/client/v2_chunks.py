@@ -53,11 +53,11 @@ def fast_chunk_ops(
         return None
     kind = update.get("sessionUpdate")
     keys = update.keys()
-    if keys == _CHUNK_KEYS:
-        role = CHUNK_ROLES.get(kind) if type(kind) is str else None
+    role = CHUNK_ROLES.get(kind) if type(kind) is str else None
+    if keys == _CHUNK_KEYS and role is not None:
         message_id = update["messageId"]
         block = text_block(update["content"])
-        if role is None or type(message_id) is not str or block is None:
+        if type(message_id) is not str or block is None:
             return None
         return [ops.AppendMessageChunk(message_id, role, block)]
     if keys == _TERMINAL_KEYS and kind == "terminal_output_chunk":

@@ -20,6 +20,12 @@ very ops (`tests/unit/client/test_v2_plain.py` checks both against
   "status"?: str | null, "content"?: null | [blocks]}`, each block exactly
   `{"type": "terminal", "terminalId": str}` or `{"type": "content", "content":
   {"type": "text", "text": str}}` → `PatchToolCall`;
+* `{"sessionUpdate": "user_message" | "agent_message" | "agent_thought",
+  "messageId": str, "content"?: null | [blocks]}`, each block exactly `{"type":
+  "text", "text": str}` → `UpsertMessage` (a v2 agent echoes the prompt as a
+  `user_message` as its turn starts: through the models, the first turn of a
+  process built the whole schema there, 15-25 ms before the answer's first
+  chunk was read; bench/ui.py);
 * `{"sessionUpdate": "available_commands_update", "availableCommands": [...]}`,
   each command exactly `{"type"?: str, "name": str, "description": str,
   "input"?: null | {"type": "text", "hint": str}}` → `SetAvailableCommands`
@@ -53,6 +59,11 @@ _CONTENT_BLOCK_KEYS: Final = frozenset({"type", "content"})
 _COMMANDS_KEYS: Final = frozenset({"sessionUpdate", "availableCommands"})
 _COMMAND_KEYS: Final = ("type", "name", "description", "input")
 _INPUT_KEYS: Final = frozenset({"type", "hint"})
+_MESSAGE_ROLES: Final[dict[str, ops.MessageRole]] = {
+    "user_message": "user",
+    "agent_message": "agent",
+    "agent_thought": "thought",
+}
 
 
 class _NotPlain(Exception):
@@ -159,6 +170,27 @@ def _tool_call(update: dict[str, Any]) -> list[ops.Op]:
     ]
 
 
+def _text_blocks(blocks: Any) -> list[JSONObject] | None:
+    if blocks is None:
+        return None
+    if type(blocks) is not list:
+        raise _NotPlain
+    texts: list[JSONObject] = []
+    for block in blocks:
+        text = text_block(block)
+        if text is None:
+            raise _NotPlain
+        texts.append(text)
+    return texts
+
+
+def _whole_message(update: dict[str, Any]) -> list[ops.Op]:
+    rest = _rest(update, "messageId", ("content",))
+    role = _MESSAGE_ROLES[update["sessionUpdate"]]
+    content = _text_blocks(rest["content"]) if "content" in rest else UNSET
+    return [ops.UpsertMessage(update["messageId"], role, content=content, meta=UNSET)]
+
+
 def _command_input(value: Any) -> JSONObject | None:
     if value is None:
         return None
@@ -201,6 +233,9 @@ _PLAIN: Final[dict[str, Callable[[dict[str, Any]], list[ops.Op] | None]]] = {
     "terminal_update": _terminal,
     "tool_call_update": _tool_call,
     "available_commands_update": _commands,
+    "user_message": _whole_message,
+    "agent_message": _whole_message,
+    "agent_thought": _whole_message,
 }
 
 

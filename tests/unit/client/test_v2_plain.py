@@ -84,6 +84,16 @@ FAST = [
         }
     ),
     _params({"sessionUpdate": "available_commands_update", "availableCommands": []}),
+    _params(
+        {
+            "messageId": "t1-user",
+            "sessionUpdate": "user_message",
+            "content": [{"text": "make hello.py", "type": "text"}],
+        }
+    ),
+    _params({"sessionUpdate": "agent_message", "messageId": "m", "content": None}),
+    _params({"sessionUpdate": "agent_thought", "messageId": "t"}),
+    _params({"sessionUpdate": "agent_message", "messageId": "m", "content": []}),
 ]
 """Params the fast path takes (the shapes of `bench/print.py`'s stream among them)."""
 
@@ -95,6 +105,8 @@ MALFORMED: list[Any] = [
     _params({"sessionUpdate": "terminal_update", "terminalId": None}),
     _params({"sessionUpdate": "terminal_update", "command": "ls"}),
     _params({"sessionUpdate": "available_commands_update"}),
+    _params({"sessionUpdate": "user_message", "content": []}),
+    _params({"sessionUpdate": "agent_message", "messageId": 7}),
     {"sessionId": 1, "update": {"sessionUpdate": "state_update", "state": "idle"}},
 ]
 """Params the models reject: left to them, so the error is theirs."""
@@ -168,6 +180,10 @@ _VALID_BLOCKS = st.one_of(
         }
     ),
 )
+_TEXT_BLOCK: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
+    {"type": st.just("text"), "text": _mostly(_TEXT)},
+    optional={"_meta": st.just({}), "annotations": st.none()},
+)
 _COMMAND = st.fixed_dictionaries(
     {"name": _mostly(_TEXT), "description": _mostly(_TEXT)},
     optional={
@@ -197,8 +213,13 @@ _VALUES = {
     "kind": _mostly(_OPT_TEXT),
     "status": _mostly(_OPT_TEXT),
     "content": _mostly(
-        st.one_of(st.none(), st.lists(st.one_of(_VALID_BLOCKS, _BLOCKS), max_size=3))
+        st.one_of(
+            st.none(),
+            st.lists(st.one_of(_VALID_BLOCKS, _TEXT_BLOCK, _BLOCKS), max_size=3),
+        )
     ),
+    "messageId": _mostly(_TEXT),
+    "message_id": _TEXT,
     "command": _mostly(_OPT_TEXT),
     "cwd": _mostly(_OPT_TEXT),
     "exitStatus": _mostly(
@@ -224,12 +245,18 @@ _OPTIONAL = {
     "terminal_update": ["command", "cwd", "exitStatus"],
     "terminal_output_chunk": [],
     "available_commands_update": [],
+    "user_message": ["content"],
+    "agent_message": ["content"],
+    "agent_thought": ["content"],
 }
 _REQUIRED = {
     "state_update": {"state": _VALUES["state"]},
     "tool_call_update": {"toolCallId": _VALUES["toolCallId"]},
     "terminal_update": {"terminalId": _VALUES["terminalId"]},
     "available_commands_update": {"availableCommands": _VALUES["availableCommands"]},
+    "user_message": {"messageId": _VALUES["messageId"]},
+    "agent_message": {"messageId": _VALUES["messageId"]},
+    "agent_thought": {"messageId": _VALUES["messageId"]},
 }
 
 
