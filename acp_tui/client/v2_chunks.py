@@ -18,7 +18,8 @@ path, so validation errors read exactly as before:
 * `{"sessionId": str, "update": {"sessionUpdate": "terminal_output_chunk",
   "terminalId": str, "data": str}}` → `AppendTerminalOutput`, or, for invalid
   base64, the same ops as `client.v2`'s translation (it is asked for them);
-* plain `state_update`s, `terminal_update`s and `tool_call_update`s: the ops of
+* plain `state_update`s, `terminal_update`s, `tool_call_update`s,
+  `available_commands_update`s and whole messages of plain text: the ops of
   `client.v2_plain.plain_update_ops`.
 """
 

@@ -1,4 +1,4 @@
-"""Plain v2 state, terminal, tool-call and command updates, without the models.
+"""Plain v2 state, terminal, tool-call, command and message updates, without models.
 
 `v2_chunks.fast_chunk_ops` takes the chunks; a stream's other commonest updates
 are the turn's `state_update`s and a tool call's plain `tool_call_update`s and

@@ -104,6 +104,7 @@ The reliances:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -120,6 +121,7 @@ from textual.widget import Widget
 
 __all__ = [
     "RELIANCES",
+    "TEXTUAL_UPDATE_TIMER",
     "FrameTimer",
     "Reliance",
     "has_border_titles",
@@ -481,26 +483,43 @@ class FrameTimer(Timer):
     the last tick, else when it has. Textual's timer keeps a grid instead (tick
     n at start + n periods) and, resumed after a tick of the grid went by, skips
     to the one after: up to two periods for one (see `pace_screen_updates`).
+    It repeats until stopped (`repeat` and `skip` are not used); `reset` makes
+    the next tick come at once.
     """
 
+    _last_tick: float | None = None
+    """When it last ticked (None: never, or reset since)."""
+
+    def reset(self) -> None:
+        """Forget the last tick and resume: the next tick comes at once."""
+        self._last_tick = None
+        self._active.set()
+
     async def _run(self) -> None:
-        last = -self._interval
         while True:
             await self._active.wait()
-            wait = last + self._interval - _time.get_time()
+            last = self._last_tick
+            wait = 0.0 if last is None else last + self._interval - _time.get_time()
             if wait > 0:
                 await _time.sleep(wait)
                 await self._active.wait()
-            last = _time.get_time()
+            self._last_tick = _time.get_time()
             try:
-                await self._tick(next_timer=last, count=0)
+                await self._tick(next_timer=self._last_tick, count=0)
             except EventTargetGone:
                 break
+
+
+TEXTUAL_UPDATE_TIMER: Final[object] = inspect.getattr_static(Screen, "_update_timer")
+"""Textual's own `Screen._update_timer` (a property), kept as it was before
+`pace_screen_updates` replaced it (test_textual_private checks what it does)."""
 
 
 def _paced_update_timer(screen: Screen[Any]) -> Timer:
     timer: Timer | None = screen._Screen__update_timer  # type: ignore[attr-defined]
     if timer is None:
+        # What Textual's makes (`set_interval(UPDATE_PERIOD, _on_timer_update,
+        # name="screen_update", pause=True)`), as a FrameTimer.
         timer = FrameTimer(
             screen,
             UPDATE_PERIOD,
@@ -519,8 +538,9 @@ def pace_screen_updates() -> None:
 
     A screen paints from its update timer: paused after each frame, resumed once
     something changed. With Textual's timer a streamed turn painted 47 frames a
-    second (bench/ui.py, a paragraph at 1,000 words a second: the median gap
-    between frames 19-22 ms); a frame now comes a period (1/60 s) after the last
-    one at the soonest, as soon as there is something to paint.
+    second (bench/ui.py, a paragraph at 1,000 words a second); the timer's ticks
+    now come a period (1/60 s) after its last tick at the soonest, as soon as
+    there is something to paint. (A frame painted outside the timer, as a layout
+    forced by a resize or the prompt's own paint, does not move its last tick.)
     """
     Screen._update_timer = property(_paced_update_timer)  # type: ignore[method-assign,assignment]

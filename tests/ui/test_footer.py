@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import ClassVar
 
 import pytest
@@ -122,6 +123,15 @@ def key_looks(app: App[None]) -> list[tuple[str, bool, tuple[str, ...], str]]:
     ]
 
 
+def keys_took(app: App[None], compact: bool) -> bool:
+    """Every key shown (but the palette's) has the footer's `compact`, and its class."""
+    return all(
+        key.compact == compact and key.has_class("-compact") == compact
+        for key in app.query(FooterKey)
+        if not key.has_class("-command-palette")
+    )
+
+
 async def shown_after_a_rebuild(
     app: Keys, compact: bool
 ) -> tuple[list[tuple[str, bool, tuple[str, ...], str]], list[str]]:
@@ -130,7 +140,7 @@ async def shown_after_a_rebuild(
     async with app.run_test() as pilot:
         app.query_one(TextualFooter).compact = compact
         # The keys shown at start take `compact` (restyled) before the rebuild.
-        await pilot.pause()
+        await wait_for(pilot, partial(keys_took, app, compact))
         restyled: list[str] = []
         update_styles = app.update_styles
 

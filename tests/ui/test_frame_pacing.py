@@ -95,6 +95,12 @@ async def test_a_frame_timer_ticks_a_period_after_its_last_tick_at_the_soonest(
         for _ in range(20):
             await asyncio.sleep(0)
         assert len(ticks) == 3
+        # Reset right after a tick: the next tick comes at once all the same.
+        clock.now = ticks[2]
+        timer.reset()
+        await until(lambda: len(ticks) == 4)
+        assert ticks[3] == ticks[2]
+        assert len(clock.slept) == 1
     finally:
         timer.stop()
         active_app.reset(token)

@@ -43,7 +43,7 @@ from textual_serve.server import Server
 
 from acp_tui.ui import strip_cycles, styles_cache_release
 from acp_tui.ui.session_pane import SessionPane
-from acp_tui.ui.textual_private import RELIANCES, Reliance
+from acp_tui.ui.textual_private import RELIANCES, TEXTUAL_UPDATE_TIMER, Reliance
 from acp_tui.ui.widgets.conversation import Conversation
 from acp_tui.ui.widgets.markdown_view import MarkdownView
 from acp_tui.ui.widgets.terminal_view import TerminalLines
@@ -354,9 +354,19 @@ def timers_registry() -> None:
 
 
 def screen_update_timer() -> None:
-    """`Screen._update_timer` is a property; a new screen keeps its timer in
-    `_Screen__update_timer`, None until the property makes it."""
-    assert isinstance(inspect.getattr_static(Screen, "_update_timer"), property)
+    """Textual's `Screen._update_timer` (kept before it was replaced) is a property
+    that makes the timer with `set_interval(UPDATE_PERIOD, _on_timer_update,
+    name="screen_update", pause=True)`, as `pace_screen_updates`' does; a new
+    screen keeps its timer in `_Screen__update_timer`, None until asked for."""
+    original = TEXTUAL_UPDATE_TIMER
+    assert isinstance(original, property)
+    assert original.fget is not None
+    source = " ".join(inspect.getsource(original.fget).split())
+    made = (
+        "self.set_interval( UPDATE_PERIOD, self._on_timer_update, "
+        'name="screen_update", pause=True )'
+    )
+    assert made in source, source
     screen: Screen[None] = Screen()
     assert screen._Screen__update_timer is None  # type: ignore[attr-defined]
 

@@ -147,11 +147,11 @@ class MessageView(Widget):
     """The pause after a flush, in multiples of what the flush took."""
     MIN_FLUSH_INTERVAL: ClassVar[float] = 1 / 60
     """The shortest time between two flushes' starts: one a frame. At 1/20 s (20
-    a second) a streamed paragraph showed new words in every third frame, and
-    the frames between came from other widgets (bench/ui.py, a paragraph at
-    1,000 words a second: the median gap between frames 19-22 ms; 16.8-17.3 ms
-    now, for a fifth to a third more CPU: 0.53-0.64 instead of 0.43-0.48 s a
-    second). What a flush costs still spaces the next (`FLUSH_SPACING`)."""
+    a second) a streamed paragraph showed new words in one frame of three, the
+    screen waiting 10-16 ms after each batch for the next flush (bench/ui.py, a
+    paragraph at 1,000 words a second). Now a fifth to a third more CPU: 0.53-0.64
+    instead of 0.43-0.48 s a second. What a flush costs still spaces the next
+    (`FLUSH_SPACING`)."""
     MAX_FLUSH_DELAY: ClassVar[float] = 0.25
     """The longest pause between two flushes, in seconds."""
 

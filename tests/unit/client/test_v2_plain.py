@@ -1,4 +1,4 @@
-"""Plain state, terminal and tool-call updates skip the v2 models, with their ops.
+"""Plain state, terminal, tool-call, command and message updates skip the models.
 
 `client.v2_plain` answers only for shapes the models accept, with the very ops
 (and key order) of the models' path; everything else is left to the models, so
@@ -276,9 +276,8 @@ def _updates(draw: st.DrawFn) -> dict[str, Any]:
     return {key: update[key] for key in keys}
 
 
-@settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
-@given(update=_updates())
-def test_the_fast_path_answers_only_as_the_models_do(update: dict[str, Any]) -> None:
+def _fast_as_the_models(update: dict[str, Any]) -> None:
+    """The fast path gives the models' ops for `update`, or leaves it to them."""
     params = _params(update)
     fast = fast_chunk_ops(copy.deepcopy(params), dialect._bad_chunk)
     if fast is None:
@@ -291,3 +290,38 @@ def test_the_fast_path_answers_only_as_the_models_do(update: dict[str, Any]) -> 
         raise AssertionError(f"fast ops {fast!r} for what the models reject") from error
     assert fast == expected
     assert repr(fast) == repr(expected)
+
+
+@settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
+@given(update=_updates())
+def test_the_fast_path_answers_only_as_the_models_do(update: dict[str, Any]) -> None:
+    _fast_as_the_models(update)
+
+
+_PLAIN_TEXT = st.fixed_dictionaries({"type": st.just("text"), "text": _TEXT})
+
+
+@st.composite
+def _messages(draw: st.DrawFn) -> dict[str, Any]:
+    """Whole messages, mostly of plain text blocks (the fast path's shape)."""
+    kinds = st.sampled_from(["user_message", "agent_message", "agent_thought"])
+    update: dict[str, Any] = {"sessionUpdate": draw(kinds)}
+    update["messageId"] = draw(_mostly(_TEXT))
+    if draw(st.integers(0, 3)):  # usually
+        blocks = st.one_of(_PLAIN_TEXT, _PLAIN_TEXT, _PLAIN_TEXT, _TEXT_BLOCK, _BLOCKS)
+        update["content"] = draw(
+            _mostly(st.one_of(st.none(), st.lists(blocks, max_size=3)))
+        )
+    if not draw(st.integers(0, 5)):  # now and then, another key
+        key = draw(st.sampled_from(["_meta", "extra", "message_id"]))
+        update[key] = draw(_VALUES[key])
+    keys = draw(st.permutations(list(update)))
+    return {key: update[key] for key in keys}
+
+
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@given(update=_messages())
+def test_whole_messages_take_the_fast_path_only_as_the_models_do(
+    update: dict[str, Any],
+) -> None:
+    _fast_as_the_models(update)
