@@ -195,6 +195,20 @@ def parse_ui(text: str, data: JSONObject | None = None) -> list[Figure]:
     bench = "ui"
     figures: list[Figure] = []
 
+    def at_most(name: str, phrase: str, value: str, unit: str, limit: float) -> Figure:
+        """A goal of at most `limit`: the number after `phrase` (by the pattern
+        `value`), and the verdict the bench printed on its line."""
+        return Figure(
+            bench,
+            name,
+            found(phrase + value, text),
+            unit,
+            limit,
+            "goal",
+            (Goal("<=", limit),),
+            verdict=verdict_on(phrase, text),
+        )
+
     goal = r"goal >= 5,000 chunks/s"
     chunks = found(goal + rf" at {_NUM}", text)
     size = f"{chunks:,.0f} chunks" if chunks is not None else "the largest turn"
@@ -212,29 +226,15 @@ def parse_ui(text: str, data: JSONObject | None = None) -> list[Figure]:
     )
 
     gap = r"largest gap between frames while streaming"
+    in_ms = rf":\s*{_NUM}\s*ms"
+    figures.append(at_most("largest frame gap while streaming", gap, in_ms, "ms", 100))
     figures.append(
-        Figure(
-            bench,
-            "largest frame gap while streaming",
-            found(gap + rf":\s*{_NUM}\s*ms", text),
-            "ms",
-            100,
-            "goal",
-            (Goal("<=", 100),),
-            verdict=verdict_on(gap, text),
-        )
-    )
-    median = r"median gap between frames while streaming, the most of these turns"
-    figures.append(
-        Figure(
-            bench,
+        at_most(
             "median frame gap while streaming, the most of the turns",
-            found(median + rf":\s*{_NUM}\s*ms", text),
+            r"median gap between frames while streaming, the most of these turns",
+            in_ms,
             "ms",
             20,
-            "goal",
-            (Goal("<=", 20),),
-            verdict=verdict_on(median, text),
         )
     )
     figures.append(
@@ -281,46 +281,35 @@ def parse_ui(text: str, data: JSONObject | None = None) -> list[Figure]:
         )
     )
 
-    first = r"time to first frame"
+    later_in_ms = rf"[^\n]*?:\s*{_NUM}\s*ms"
     figures.append(
-        Figure(
-            bench,
+        at_most(
             "time to first frame",
-            found(first + rf"[^\n]*?:\s*{_NUM}\s*ms", text),
+            r"time to first frame",
+            later_in_ms,
             "ms",
             FIRST_FRAME_MS,
-            "goal",
-            (Goal("<=", FIRST_FRAME_MS),),
-            verdict=verdict_on(first, text),
         )
     )
-    cold = r"from a cold start"
     figures.append(
-        Figure(
-            bench,
+        at_most(
             "first frame from a cold start",
-            found(cold + rf"[^\n]*?:\s*{_NUM}\s*ms", text),
+            r"from a cold start",
+            later_in_ms,
             "ms",
             COLD_FRAME_MS,
-            "goal",
-            (Goal("<=", COLD_FRAME_MS),),
-            verdict=verdict_on(cold, text),
         )
     )
 
     updates = found(rf"replay of {_NUM} updates", text)
     replay = f"{updates:,.0f}-update" if updates is not None else "a"
-    interactive = r"time to interactive"
     figures.append(
-        Figure(
-            bench,
+        at_most(
             f"time to interactive after a {replay} replay",
-            found(interactive + rf"[^:\n]*:\s*{_NUM}\s*s\b", text),
+            r"time to interactive",
+            rf"[^:\n]*:\s*{_NUM}\s*s\b",
             "s",
             2,
-            "goal",
-            (Goal("<=", 2),),
-            verdict=verdict_on(interactive, text),
         )
     )
     figures.append(

@@ -148,17 +148,18 @@ def _tool_call_block(block: Any) -> JSONObject:
     raise _NotPlain
 
 
+def _blocks(value: Any, block: Callable[[Any], JSONObject]) -> list[JSONObject] | None:
+    """`value` null, or a list each of whose items `block` reads; else `_NotPlain`."""
+    if value is None:
+        return None
+    if type(value) is not list:
+        raise _NotPlain
+    return [block(item) for item in value]
+
+
 def _tool_call(update: dict[str, Any]) -> list[ops.Op]:
     rest = _rest(update, "toolCallId", _TOOL_CALL_KEYS)
-    content: Any = UNSET
-    if "content" in rest:
-        blocks = rest["content"]
-        if blocks is None:
-            content = None
-        elif type(blocks) is list:
-            content = [_tool_call_block(block) for block in blocks]
-        else:
-            raise _NotPlain
+    content = _blocks(rest["content"], _tool_call_block) if "content" in rest else UNSET
     return [
         ops.PatchToolCall(
             update["toolCallId"],
@@ -170,24 +171,17 @@ def _tool_call(update: dict[str, Any]) -> list[ops.Op]:
     ]
 
 
-def _text_blocks(blocks: Any) -> list[JSONObject] | None:
-    if blocks is None:
-        return None
-    if type(blocks) is not list:
+def _text_block(block: Any) -> JSONObject:
+    text = text_block(block)
+    if text is None:
         raise _NotPlain
-    texts: list[JSONObject] = []
-    for block in blocks:
-        text = text_block(block)
-        if text is None:
-            raise _NotPlain
-        texts.append(text)
-    return texts
+    return text
 
 
 def _whole_message(update: dict[str, Any]) -> list[ops.Op]:
     rest = _rest(update, "messageId", ("content",))
     role = _MESSAGE_ROLES[update["sessionUpdate"]]
-    content = _text_blocks(rest["content"]) if "content" in rest else UNSET
+    content = _blocks(rest["content"], _text_block) if "content" in rest else UNSET
     return [ops.UpsertMessage(update["messageId"], role, content=content, meta=UNSET)]
 
 
