@@ -10,6 +10,7 @@ at once when a period has passed since its last tick, else when it has
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -38,15 +39,17 @@ class Target:
 class Clock:
     """Textual's clock, read and slept on by hand."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, late: float = 0.0) -> None:
         self.now = NOW
+        self.late = late
+        """How late every sleep wakes (a busy loop's other steps run first)."""
         self.slept: list[float] = []
         monkeypatch.setattr(_time, "get_time", lambda: self.now)
         monkeypatch.setattr(_time, "sleep", self.sleep)
 
     async def sleep(self, seconds: float) -> None:
         self.slept.append(seconds)
-        self.now += seconds
+        self.now += seconds + self.late
         await asyncio.sleep(0)
 
 
@@ -104,6 +107,34 @@ async def test_a_frame_timer_ticks_a_period_after_its_last_tick_at_the_soonest(
     finally:
         timer.stop()
         active_app.reset(token)
+
+
+@pytest.mark.parametrize("late", [0.003, 0.010])
+async def test_a_frame_timer_asks_to_be_woken_as_early_as_its_wakes_come_late(
+    monkeypatch: pytest.MonkeyPatch, late: float
+) -> None:
+    clock = Clock(monkeypatch, late)
+    running = SimpleNamespace(_exit=False, features=frozenset())
+    token = active_app.set(running)  # type: ignore[arg-type]
+    ticks: list[float] = []
+
+    def tick() -> None:  # something new every time: resumed at once
+        ticks.append(clock.now)
+
+    target: Any = Target()
+    timer = FrameTimer(target, UPDATE_PERIOD, callback=tick)
+    timer._start()
+    try:
+        await until(lambda: len(ticks) == 40)
+    finally:
+        timer.stop()
+        active_app.reset(token)
+    spacing = [b - a for a, b in itertools.pairwise(ticks)]
+    assert spacing[0] == pytest.approx(UPDATE_PERIOD + late)  # nothing learnt yet
+    # Learnt: a period apart, or as close as it may ask to be woken early.
+    early = min(late, UPDATE_PERIOD * FrameTimer.MAX_EARLY)
+    assert spacing[-1] == pytest.approx(UPDATE_PERIOD + late - early, abs=1e-4)
+    assert min(spacing) >= UPDATE_PERIOD - 1e-9  # never sooner than a period
 
 
 async def test_every_screen_of_the_app_paints_from_a_frame_timer(
