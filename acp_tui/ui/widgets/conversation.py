@@ -23,8 +23,8 @@ the end of the timeline (bench/ui.py measures the effect):
   frame, while the screen is not full (mounting costs a few milliseconds per
   widget, and each frame should stay well under 100 ms).
 * New entries are mounted at most every `MOUNT_INTERVAL` seconds (the batches in
-  between only update mounted widgets), so a flood of entries is mounted a few
-  times a second rather than on every frame.
+  between only update mounted widgets), so a flood of entries is mounted every
+  other frame rather than on every one.
 * Once the user scrolls away from the tail the window is two-sided and bounded
   (`Windowing`, in `acp_tui.ui.widgets.conversation_window`): a few entries
   per frame are mounted as the view nears either side of it, entries far above
@@ -157,8 +157,12 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
     """Extra entries tolerated before trimming (trims happen in batches)."""
     LOAD_BATCH: ClassVar[int] = 8
     """Entries mounted above when the user reaches the top."""
-    MOUNT_INTERVAL: ClassVar[float] = 0.1
-    """The shortest time between two mounts of new entries (seconds)."""
+    MOUNT_INTERVAL: ClassVar[float] = 1 / 30
+    """The shortest time between two mounts of new entries (seconds). At 0.1 s a
+    flooding agent's new entries showed ten times a second, the screen having
+    nothing new between, and a turn's end came up to 0.1 s after the last mount
+    (bench/ui.py, frames paced by `FrameTimer`: the 5,000-chunk turn's largest
+    gap 80-96 ms in three runs; 35-42 ms at 1/30 s)."""
     FILL_SCREENS: ClassVar[float] = 1.5
     """Screens of new entries (estimated) mounted from one batch while following;
     the batch's older entries get no widget."""
@@ -278,8 +282,8 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
             return set()
         wait = self._last_mount + self.MOUNT_INTERVAL - time.perf_counter()
         if wait > 0 and self.entries:
-            # Entries arrive in a flood (a replay, a fast agent): mount them a
-            # few times a second, not on every batch.
+            # Entries arrive in a flood (a replay, a fast agent): mount them
+            # every other frame, not on every batch.
             if self._sync_timer is None:
                 self._sync_timer = set_timer_once(
                     self, wait, self._deferred_sync, name="deferred-sync"
