@@ -60,6 +60,7 @@ import anyio.abc
 import anyio.lowlevel
 from pydantic import BaseModel, ValidationError
 
+from acp_tui.protocol import loop_deadline
 from acp_tui.protocol.before_suspending import suspended
 from acp_tui.protocol.framing import (
     LONG_LINE_BYTES,
@@ -131,12 +132,14 @@ async def yield_to_busy_loop() -> None:
     """Let the rest of the event loop run, for more than one turn while it is busy.
 
     Each turn is a checkpoint; another follows while the last took the others at
-    least `BUSY_TURN`, up to `BUSY_TURNS` in all.
+    least `BUSY_TURN`, or while a frame is due (`loop_deadline`: its timer, woken,
+    runs a turn or two later), up to `BUSY_TURNS` in all.
     """
     for _ in range(BUSY_TURNS):
         started = time.monotonic()
         await anyio.lowlevel.checkpoint()
-        if time.monotonic() - started < BUSY_TURN:
+        now = time.monotonic()
+        if now - started < BUSY_TURN and not loop_deadline.is_due(now):
             return
 
 
@@ -364,9 +367,11 @@ class Dispatcher:
                             f"internal error handling a message: {error!r}",
                             line if isinstance(line, bytes | bytearray) else b"",
                         )
-                    if time.monotonic() - slice_started > READ_SLICE:
+                    now = time.monotonic()
+                    if now - slice_started > READ_SLICE or loop_deadline.is_due(now):
                         # A flooding agent's lines are all buffered, so reading
-                        # never waits; let the rest of the loop (the UI) run.
+                        # never waits; let the rest of the loop (the UI) run,
+                        # sooner when a frame is due.
                         self._before_others()
                         await yield_to_busy_loop()
                         slice_started = time.monotonic()

@@ -108,7 +108,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, ClassVar, Final
+from typing import Any, Final
 
 from textual import _time
 from textual.app import App
@@ -118,6 +118,8 @@ from textual.message_pump import MessagePump
 from textual.screen import UPDATE_PERIOD, Screen
 from textual.timer import EventTargetGone, Timer
 from textual.widget import Widget
+
+from acp_tui.protocol import loop_deadline
 
 __all__ = [
     "RELIANCES",
@@ -484,24 +486,13 @@ class FrameTimer(Timer):
     n at start + n periods) and, resumed after a tick of the grid went by, skips
     to the one after: up to two periods for one (see `pace_screen_updates`).
     It repeats until stopped (`repeat` and `skip` are not used); `reset` makes
-    the next tick come at once. It asks to be woken as much before a tick is due
-    as its wakes have lately come late (`_early`), so a busy loop does not space
-    the frames by a period and its own delay.
+    the next tick come at once. While it sleeps until a tick, the tick's time is
+    in `protocol.loop_deadline`, so that a flooding agent's reading makes way for
+    it on time.
     """
-
-    LATENESS_WEIGHT: ClassVar[float] = 0.25
-    """How much each wake moves `_early` towards the lateness it saw."""
-    MAX_EARLY: ClassVar[float] = 0.25
-    """The most `_early` may be, as a fraction of the period."""
 
     _last_tick: float | None = None
     """When it last ticked (None: never, or reset since)."""
-    _early: float = 0.0
-    """How much sooner than its tick is due it asks to be woken: its wakes' recent
-    lateness (a moving average, at most `MAX_EARLY` of the period). A busy loop
-    wakes a sleeping task late (by what runs before it: a flooding agent's slice
-    of reading, 2 ms, and the UI's own steps), and the frames came 18-23 ms
-    apart instead of 16.7 (bench/ui.py, a turn as fast as the pipe takes it)."""
 
     def reset(self) -> None:
         """Forget the last tick and resume: the next tick comes at once."""
@@ -512,20 +503,16 @@ class FrameTimer(Timer):
         while True:
             await self._active.wait()
             last = self._last_tick
-            if last is not None:
-                wake = last + self._interval - self._early
-                wait = wake - _time.get_time()
-                if wait > 0:
+            wait = 0.0 if last is None else last + self._interval - _time.get_time()
+            if wait > 0:
+                # The read loop makes way for the tick when it is due.
+                due = last + self._interval
+                loop_deadline.set_due(due)
+                try:
                     await _time.sleep(wait)
-                    late = _time.get_time() - wake
-                    self._early = min(
-                        self._interval * self.MAX_EARLY,
-                        max(
-                            0.0,
-                            self._early + (late - self._early) * self.LATENESS_WEIGHT,
-                        ),
-                    )
-                    await self._active.wait()
+                finally:
+                    loop_deadline.clear(due)
+                await self._active.wait()
             self._last_tick = _time.get_time()
             try:
                 await self._tick(next_timer=self._last_tick, count=0)
