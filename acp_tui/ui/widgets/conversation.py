@@ -161,8 +161,8 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
     """The shortest time between two mounts of new entries (seconds). At 0.1 s a
     flooding agent's new entries showed ten times a second, the screen having
     nothing new between, and a turn's end came up to 0.1 s after the last mount
-    (bench/ui.py, frames paced by `FrameTimer`: the 5,000-chunk turn's largest
-    gap 80-96 ms in three runs; 35-42 ms at 1/30 s)."""
+    (bench/ui.py, with frames on time: a flooded turn's largest gap 70 ms in two
+    runs of three; at 1/30 s 34-46 ms in six)."""
     FILL_SCREENS: ClassVar[float] = 1.5
     """Screens of new entries (estimated) mounted from one batch while following;
     the batch's older entries get no widget."""
