@@ -7,12 +7,13 @@ turns, each behind a slice), and the frames of a flooded turn 18-23 ms apart
 instead of a period, 16.7 ms (bench/ui.py). The screen's frame timer
 (`ui.textual_private.FrameTimer`) sets the time its tick is due before it sleeps
 and clears it once it woke; the read loop ends a slice when that time has come
-and gives the loop its turns until the tick ran (`dispatcher.yield_to_busy_loop`).
+and gives the loop its turns until the timer woke (`dispatcher.yield_to_busy_loop`).
 
 The time is `time.monotonic()` (Textual's clock on Linux and macOS). One value
 for the process: the app has one event loop and paints one screen at a time. A
-deadline left behind (a timer stopped in its sleep) is ignored once it is more
-than `STALE` old, so it can never keep the reader from reading.
+deadline left behind (the timer clears it however its sleep ends, but a task
+abandoned in its sleep would not) is ignored once it is more than `STALE` old, so
+it can never keep the reader from reading.
 """
 
 from __future__ import annotations

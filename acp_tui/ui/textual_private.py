@@ -503,10 +503,10 @@ class FrameTimer(Timer):
         while True:
             await self._active.wait()
             last = self._last_tick
-            wait = 0.0 if last is None else last + self._interval - _time.get_time()
+            due = _time.get_time() if last is None else last + self._interval
+            wait = due - _time.get_time()
             if wait > 0:
                 # The read loop makes way for the tick when it is due.
-                due = last + self._interval
                 loop_deadline.set_due(due)
                 try:
                     await _time.sleep(wait)

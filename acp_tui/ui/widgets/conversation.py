@@ -23,8 +23,8 @@ the end of the timeline (bench/ui.py measures the effect):
   frame, while the screen is not full (mounting costs a few milliseconds per
   widget, and each frame should stay well under 100 ms).
 * New entries are mounted at most every `MOUNT_INTERVAL` seconds (the batches in
-  between only update mounted widgets), so a flood of entries is mounted every
-  other frame rather than on every one.
+  between only update mounted widgets), so a flood of entries is mounted about
+  every other frame rather than on every one.
 * Once the user scrolls away from the tail the window is two-sided and bounded
   (`Windowing`, in `acp_tui.ui.widgets.conversation_window`): a few entries
   per frame are mounted as the view nears either side of it, entries far above
@@ -283,7 +283,7 @@ class Conversation(Windowing, Jumping, Following, PlainBackground, VerticalScrol
         wait = self._last_mount + self.MOUNT_INTERVAL - time.perf_counter()
         if wait > 0 and self.entries:
             # Entries arrive in a flood (a replay, a fast agent): mount them
-            # every other frame, not on every batch.
+            # about every other frame, not on every batch.
             if self._sync_timer is None:
                 self._sync_timer = set_timer_once(
                     self, wait, self._deferred_sync, name="deferred-sync"
