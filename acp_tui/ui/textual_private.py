@@ -503,13 +503,12 @@ class FrameTimer(Timer):
         while True:
             await self._active.wait()
             last = self._last_tick
-            due = _time.get_time() if last is None else last + self._interval
-            wait = due - _time.get_time()
-            if wait > 0:
+            due = None if last is None else last + self._interval
+            if due is not None and due > _time.get_time():
                 # The read loop makes way for the tick when it is due.
                 loop_deadline.set_due(due)
                 try:
-                    await _time.sleep(wait)
+                    await _time.sleep(due - _time.get_time())
                 finally:
                     loop_deadline.clear(due)
                 await self._active.wait()

@@ -671,10 +671,10 @@ class BufferedLines:
         self.done.set()
 
 
-async def test_a_flood_gives_a_busy_loop_several_turns_per_slice() -> None:
-    """Between two slices of reading, a busy event loop (a UI working through a
-    chain of steps, one turn each) gets up to `BUSY_TURNS` turns, not one; and
-    the flood is still read while the loop stays busy."""
+async def lines_read_per_turn(turns: int, busy: float = 0.0) -> list[int]:
+    """A flood (every line buffered) read while this task takes `turns` turns of
+    the event loop, each working for `busy` seconds first: how many lines had
+    been read at each."""
     line = json.dumps({"jsonrpc": "2.0", "method": "note", "params": {"n": 1}})
     stream = BufferedLines([line.encode()] * 200_000)
     recorder = Recorder()
@@ -683,14 +683,22 @@ async def test_a_flood_gives_a_busy_loop_several_turns_per_slice() -> None:
     with anyio.fail_after(TIMEOUT):
         async with dispatcher.running():
             await anyio.lowlevel.checkpoint()  # the reading has started
-            for _ in range(4 * BUSY_TURNS):
-                # One step of a busy loop: a turn that takes longer than BUSY_TURN.
-                until = time.monotonic() + 3 * BUSY_TURN
+            for _ in range(turns):
+                until = time.monotonic() + busy
                 while time.monotonic() < until:
                     pass
                 seen.append(len(recorder.notifications))
                 await anyio.lowlevel.checkpoint()
             await stream.aclose()
+    return seen
+
+
+async def test_a_flood_gives_a_busy_loop_several_turns_per_slice() -> None:
+    """Between two slices of reading, a busy event loop (a UI working through a
+    chain of steps, one turn each) gets up to `BUSY_TURNS` turns, not one; and
+    the flood is still read while the loop stays busy."""
+    # Each step of a busy loop: a turn that takes longer than BUSY_TURN.
+    seen = await lines_read_per_turn(4 * BUSY_TURNS, busy=3 * BUSY_TURN)
     # Read between steps only every BUSY_TURNS steps (one turn each: every step).
     reads = sum(1 for a, b in itertools.pairwise(seen) if b != a)
     assert 1 <= reads <= len(seen) // BUSY_TURNS + 1

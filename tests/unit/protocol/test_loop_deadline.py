@@ -2,22 +2,19 @@
 
 The screen's frame timer sets the time its tick is due while it sleeps; a flood's
 read loop ends its slice once that time has come and gives the event loop its
-turns until the tick ran, never for a deadline left behind (`STALE`).
+turns until the timer woke, never for a deadline left behind (`STALE`).
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 
-import anyio
-import anyio.lowlevel
 import pytest
 
 from acp_tui.protocol import loop_deadline
-from acp_tui.protocol.dispatcher import BUSY_TURNS, Dispatcher
-from tests.unit.protocol.test_dispatcher import TIMEOUT, BufferedLines, Recorder
+from acp_tui.protocol.dispatcher import BUSY_TURNS
+from tests.unit.protocol.test_dispatcher import lines_read_per_turn
 
 
 @pytest.fixture(autouse=True)
@@ -37,24 +34,6 @@ def test_a_deadline_counts_from_its_time_until_cleared_or_stale() -> None:
     assert loop_deadline.is_due(100.0)
     loop_deadline.clear(100.0)
     assert not loop_deadline.is_due(100.0)
-
-
-async def lines_read_per_turn(turns: int) -> list[int]:
-    """A flood (every line buffered) read while this task takes `turns` quick
-    turns of the event loop: how many lines had been read at each."""
-    line = json.dumps({"jsonrpc": "2.0", "method": "note", "params": {"n": 1}})
-    stream = BufferedLines([line.encode()] * 200_000)
-    recorder = Recorder()
-    dispatcher = Dispatcher(stream, on_notification=recorder.on_notification)
-    seen: list[int] = []
-    with anyio.fail_after(TIMEOUT):
-        async with dispatcher.running():
-            await anyio.lowlevel.checkpoint()  # the reading has started
-            for _ in range(turns):
-                seen.append(len(recorder.notifications))
-                await anyio.lowlevel.checkpoint()
-            await stream.aclose()
-    return seen
 
 
 async def test_a_due_frame_ends_the_slice_and_gets_the_turns(
