@@ -41,7 +41,16 @@ from tests.ui.test_conversation import (
     view,
 )
 
-NOW = 1000.0
+
+def frozen(name: str) -> tuple[float, SimpleNamespace]:
+    """The clock `time.<name>` reads now, and a stand-in for `time` stopped there.
+
+    Taken from the real clock, not a constant: once the stand-in is gone, the
+    code under test goes on reading the real clock, and a constant ahead of it
+    (a machine up for less than that long) left the app waiting for that moment.
+    """
+    now: float = getattr(time, name)()
+    return now, SimpleNamespace(**{name: lambda: now})
 
 
 async def test_a_timer_due_at_once_still_calls_back() -> None:
@@ -57,12 +66,12 @@ async def test_a_batch_due_a_nanosecond_later_is_shown(
 ) -> None:
     app, store = ConversationApp(), SessionStore("s")
     async with app.run_test(size=SIZE) as pilot:
-        clock = SimpleNamespace(monotonic=lambda: NOW)
+        now, clock = frozen("monotonic")
         monkeypatch.setattr(bridge_module, "time", clock)
         bridge = StoreBridge(store, app)
         # The last batch went BATCH_INTERVAL ago, less a nanosecond: the next
         # waits for a timer of one nanosecond.
-        bridge._last_change = NOW - BATCH_INTERVAL + 1e-9
+        bridge._last_change = now - BATCH_INTERVAL + 1e-9
         await shown_through(pilot, app, store, bridge)
 
 
@@ -86,9 +95,9 @@ async def test_an_entry_mounted_later_a_nanosecond_on_is_mounted(
         conversation = await first_message(pilot, app, store)
         # The last mount was MOUNT_INTERVAL ago, less a nanosecond: the next
         # entry waits for the deferred sync's timer of one nanosecond.
-        clock = SimpleNamespace(perf_counter=lambda: NOW)
+        now, clock = frozen("perf_counter")
         monkeypatch.setattr(conversation_module, "time", clock)
-        conversation._last_mount = NOW - conversation.MOUNT_INTERVAL + 1e-9
+        conversation._last_mount = now - conversation.MOUNT_INTERVAL + 1e-9
         changes = store.apply(ops.AppendMessageChunk("a2", "agent", text("second")))
         await conversation.apply_changes(store, changes)
         monkeypatch.setattr(conversation_module, "time", time)
@@ -102,9 +111,9 @@ async def test_text_due_a_nanosecond_later_is_flushed(
     async with app.run_test(size=SIZE) as pilot:
         conversation = await first_message(pilot, app, store)
         # The message's next flush is due a nanosecond from now: a timer of one.
-        clock = SimpleNamespace(perf_counter=lambda: NOW)
+        now, clock = frozen("perf_counter")
         monkeypatch.setattr(message_view_module, "time", clock)
-        view(app, "a1")._next_flush = NOW + 1e-9
+        view(app, "a1")._next_flush = now + 1e-9
         changes = store.apply(ops.AppendMessageChunk("a1", "agent", text(" second")))
         await conversation.apply_changes(store, changes)
         monkeypatch.setattr(message_view_module, "time", time)
