@@ -40,6 +40,7 @@ from tests.interop.scenes import (
     cancelled,
     full_turn,
 )
+from tests.modelserver._script import is_side
 
 pytestmark = [pytest.mark.interop, pytest.mark.subprocess]
 
@@ -196,8 +197,11 @@ def test_a_new_file_is_written_then_edited_with_permission(
     turn = scenes.full_turn(key)
     document = turn.run.document
     # seen: at each model request, the file: first, after the shell, after the
-    # write, after the edit.
-    assert turn.seen[:4] == [None, None, HELLO, WORLD], turn.seen
+    # write, after the edit. On failure, what the agent's tools answered the model
+    # (an edit the agent refused says why there) and its file tool calls.
+    answered = [r.tool_outputs for r in turn.requests if not is_side(r)]
+    files = [t for t in document["toolCalls"] if t.get("kind") in ("edit", "read")]
+    assert turn.seen[:4] == [None, None, HELLO, WORLD], (turn.seen, answered, files)
     assert turn.hello.read_text() == WORLD
     asked = [p for p in document["permissions"] if "hello.py" in json.dumps(p)]
     assert len(asked) >= 2, document["permissions"]
