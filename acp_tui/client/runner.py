@@ -48,7 +48,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Final, Literal, Protocol, TypeVar
 
 import anyio
 
@@ -347,6 +347,12 @@ class ClientRunner:
             one the front end already started the agent with
             (`AgentLauncher.start_early`).
     """
+
+    prepare_models: ClassVar[bool] = False
+    """Build the session's update model as each prompt is sent, before the agent
+    answers (`SessionTranslator.prepare`): a front end that paints frames sets
+    it, so the first tool call of a stream does not build it between two frames.
+    `acp-tui print` does not: a stream that never needs it never builds it."""
 
     def __init__(
         self,
@@ -886,6 +892,8 @@ class ClientRunner:
             self._turn_open = prompt_id
             self._turn_ended = anyio.Event()
             self.port.prompt_started(prompt_id, text)
+            if self.prepare_models:
+                client.session_translator(store.session_id).prepare()
             try:
                 blocks = await anyio.to_thread.run_sync(
                     build_prompt,

@@ -333,6 +333,10 @@ class V1Translator:
         notification = v1.SessionNotification.model_validate(params)
         return self.translate_update(notification.update)
 
+    def prepare(self) -> None:
+        """Build the `session/update` model (7 ms), if not yet."""
+        v1.SessionNotification.model_rebuild()
+
     def text_chunk(self, params: Any) -> TextChunk | None:
         """None: a v1 chunk's message is the translator's to decide (`translate`)."""
         return None

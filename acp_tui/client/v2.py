@@ -289,6 +289,10 @@ class V2Translator:
         notification = v2.UpdateSessionNotification.model_validate(params)
         return translate_update(notification.update)
 
+    def prepare(self) -> None:
+        """Build the `session/update` model (10 ms, about 1.7 MB), if not yet."""
+        v2.UpdateSessionNotification.model_rebuild()
+
     def text_chunk(self, params: Any) -> TextChunk | None:
         """A plain text chunk's id, role and text (`v2_chunks.plain_text_chunk`)."""
         return plain_text_chunk(params)

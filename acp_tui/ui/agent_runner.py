@@ -171,6 +171,8 @@ class AgentRunner(ClientRunner):
         settings: The agent to run.
     """
 
+    prepare_models = True
+
     def __init__(
         self, target: MessagePump, ui: RunnerUI, settings: AgentSettings
     ) -> None:

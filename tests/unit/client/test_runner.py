@@ -31,6 +31,7 @@ from acp_tui.client.runner import (
 )
 from acp_tui.protocol.dispatcher import Diagnostic
 from acp_tui.protocol.jsonrpc import RpcError
+from acp_tui.protocol.schema import v1, v2
 from acp_tui.protocol.transport import AgentCommand
 from acp_tui.store.store import SessionStore
 
@@ -121,6 +122,47 @@ async def test_serve_reports_a_turn_through_the_port(
     assert port.reports[2] == ("started", (7, "hello"))
     assert port.reports[3] == ("ended", 7)
     assert any(m.role == "agent" for m in store.messages())
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("prepare", [True, False])
+async def test_the_update_model_is_built_before_the_prompt_only_if_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: int, prepare: bool
+) -> None:
+    """`prepare_models` (the app's runner): the session's update model is built as
+    the prompt is sent, before the agent answers; `acp-tui print`'s runner never
+    builds it for a stream that does not need it."""
+    model = v1.SessionNotification if version == 1 else v2.UpdateSessionNotification
+    port = RecordingPort()
+
+    class Runner(ClientRunner):
+        prepare_models = prepare
+
+    runner = Runner(
+        settings(f"v{version}", tmp_path), port, prompter=PermissionPolicy("allow")
+    )
+    built: list[list[str]] = []  # what the store held at each preparing call
+    rebuild = model.model_rebuild
+
+    def spy(**kwargs: Any) -> bool | None:
+        if not kwargs:  # pydantic's own lazy builds pass arguments
+            assert runner.store is not None
+            built.append([m.role for m in runner.store.messages()])
+        return rebuild(**kwargs)
+
+    monkeypatch.setattr(model, "model_rebuild", spy)
+    runner.prompts.put_nowait((1, "hello"))
+    with anyio.fail_after(BOUND):
+        async with anyio.create_task_group() as group:
+            group.start_soon(runner.serve, SessionRequest())
+            await port.ended.wait()
+            await runner.stop()
+    assert port.kinds() == ["connected", "opened", "started", "ended"]
+    assert runner.store is not None
+    assert any(m.role == "agent" for m in runner.store.messages())
+    # Built before the agent's answer (v1 shows the prompt itself, v2 echoes it).
+    assert built == ([[]] if prepare else [])
 
 
 @pytest.mark.subprocess
