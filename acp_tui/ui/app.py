@@ -65,6 +65,7 @@ from acp_tui.ui.gc_policy import (
     defer_quiet_collections,
     deferred_collection_due,
     note_activity,
+    trim_heap,
     tune_garbage_collector,
 )
 from acp_tui.ui.matched_rules import share_matched_rules
@@ -124,6 +125,11 @@ DEFER_AFTER_INPUT = 2.0
 """Seconds after the user's last input that full collections are deferred to
 after a frame; then the check pauses (no wake-ups of an idle app) until the
 next input."""
+
+START_TRIM_DELAY = 1.0
+"""Seconds after the first session opened that the app gives the memory its
+start-up freed back to the system (`gc_policy.trim_heap`): its first frames
+are painted by then."""
 
 QUIET_COLLECT_SECONDS = 2.0
 """Seconds without input or store changes before what was frozen is collected
@@ -425,6 +431,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
             self._gc_after = self.set_interval(
                 DEFERRED_COLLECT_CHECK, self._collect_after_frame, name="gc-after"
             )
+            set_timer_once(self, START_TRIM_DELAY, trim_heap, name="trim-heap")
         if self._to_warm is None:
             self._to_warm = list(reversed(COMMON_LANGUAGES))
             # The most common fence's lexer at once (50-80 ms here), before any

@@ -387,6 +387,28 @@ def test_deferred_collections_only_while_the_user_acts(
     assert timer.calls == ["pause", "resume"]  # once
 
 
+async def test_the_start_ups_freed_memory_is_given_back_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the app's collector policy (the CLI's), the heap is trimmed once,
+    `START_TRIM_DELAY` after the first session opened (bench/idle_cli.py)."""
+    trims: list[float] = []
+    # The policy stays off in this process (it is process-wide).
+    monkeypatch.setattr(app_module, "tune_garbage_collector", lambda: None)
+    monkeypatch.setattr(app_module, "defer_quiet_collections", lambda: None)
+    monkeypatch.setattr(app_module, "trim_heap", lambda: bool(trims.append(1.0)))
+    monkeypatch.setattr(app_module, "START_TRIM_DELAY", 0.05)
+    app = fake_app("v2", tmp_path)
+    app.tune_gc = True
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: bool(trims))
+        bridge = app.runner.bridge
+        assert bridge is not None
+        quiet = bridge.quiet_for() + 0.2  # four delays more: still once
+        await wait_for(pilot, lambda: bridge.quiet_for() > quiet)
+    assert trims == [1.0]
+
+
 async def test_a_turn_started_without_typing_uses_the_session(tmp_path: Path) -> None:
     """A prompt sent by the runner (a replay, the benches): its turn starts them."""
     app = fake_app("v2", tmp_path)

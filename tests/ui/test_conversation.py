@@ -757,6 +757,20 @@ def test_garbage_frozen_while_streaming_is_freed_when_idle(
     assert ref() is None
 
 
+@pytest.mark.usefixtures("tuned_gc")
+def test_an_idle_collection_gives_what_it_freed_back_to_the_system(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    trims: list[int] = []
+    monkeypatch.setattr(gc_policy, "trim_heap", lambda: bool(trims.append(1)))
+    monkeypatch.setattr(gc_policy._collector, "tenured", 0)
+    assert not collect_when_idle()  # not worth a collection: nothing to trim
+    assert trims == []
+    monkeypatch.setattr(gc_policy, "IDLE_COLLECT_GROWTH", 0)
+    assert collect_when_idle()
+    assert trims == [1]
+
+
 class BareMarkdownApp(App[None]):
     """A `MarkdownView` on a screen with no `Conversation` (and so no styles)."""
 
