@@ -396,7 +396,12 @@ async def test_the_start_ups_freed_memory_is_given_back_once(
     # The policy stays off in this process (it is process-wide).
     monkeypatch.setattr(app_module, "tune_garbage_collector", lambda: None)
     monkeypatch.setattr(app_module, "defer_quiet_collections", lambda: None)
-    monkeypatch.setattr(app_module, "trim_heap", lambda: bool(trims.append(1.0)))
+
+    def trim() -> bool:
+        trims.append(1.0)
+        return True
+
+    monkeypatch.setattr(app_module, "trim_heap", trim)
     monkeypatch.setattr(app_module, "START_TRIM_DELAY", 0.05)
     app = fake_app("v2", tmp_path)
     app.tune_gc = True

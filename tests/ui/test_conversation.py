@@ -762,7 +762,12 @@ def test_an_idle_collection_gives_what_it_freed_back_to_the_system(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     trims: list[int] = []
-    monkeypatch.setattr(gc_policy, "trim_heap", lambda: bool(trims.append(1)))
+
+    def trim() -> bool:
+        trims.append(1)
+        return True
+
+    monkeypatch.setattr(gc_policy, "trim_heap", trim)
     monkeypatch.setattr(gc_policy._collector, "tenured", 0)
     assert not collect_when_idle()  # not worth a collection: nothing to trim
     assert trims == []
