@@ -182,9 +182,9 @@ class SessionTranslator(Protocol):
         The schema's models are built when first used: the `session/update` model
         (every update kind's) takes 7-11 ms, and the first update that is not of a
         plain shape (`v2_plain`, the chunk fast paths) would build it in the
-        middle of a stream. A front end that paints frames calls this before a
-        turn's prompt is sent (`ClientRunner.prepare_models`). Once built, a call
-        costs a microsecond.
+        middle of a stream. The runner of a front end that paints frames calls
+        this as a turn's prompt is sent (`ClientRunner.prepare_models`). Once
+        built, a call costs a microsecond.
         """
 
     def new_lists(self, result: object) -> Lists:

@@ -892,9 +892,9 @@ class ClientRunner:
             self._turn_open = prompt_id
             self._turn_ended = anyio.Event()
             self.port.prompt_started(prompt_id, text)
-            if self.prepare_models:
-                client.session_translator(store.session_id).prepare()
             try:
+                if self.prepare_models:
+                    self._prepare_models(client, store.session_id)
                 blocks = await anyio.to_thread.run_sync(
                     build_prompt,
                     text,
@@ -924,6 +924,14 @@ class ClientRunner:
                 self._turn_ended.set()
             self._turn_open = None  # still set if the connection dropped
             await self.turn_changes.end()
+
+    @staticmethod
+    def _prepare_models(client: AcpClient, session_id: str) -> None:
+        """`SessionTranslator.prepare`, which only saves time: never fails a turn."""
+        try:
+            client.session_translator(session_id).prepare()
+        except Exception:
+            log.exception("building the session's update model ahead failed")
 
     async def cancel(self) -> None:
         """Cancel the running turn, if any ("cancelling…" until it ends).

@@ -290,7 +290,7 @@ class V2Translator:
         return translate_update(notification.update)
 
     def prepare(self) -> None:
-        """Build the `session/update` model (10 ms, about 1.7 MB), if not yet."""
+        """Build the `session/update` model (10 ms), if not yet."""
         v2.UpdateSessionNotification.model_rebuild()
 
     def text_chunk(self, params: Any) -> TextChunk | None:

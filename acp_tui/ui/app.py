@@ -416,7 +416,7 @@ class AcpTuiApp(AppTabs, AppAttention, App[None]):
     def _pane_opened(self, message: SessionPane.Opened) -> None:
         """A session is open: the process-wide start-up work, once."""
         message.stop()
-        if self.tune_gc:
+        if self.tune_gc and self._gc_after is None:  # once: not every tab, restart
             tune_garbage_collector()  # the start-up heap is loaded by now
             # What is dropped without store changes (cards unmounted as the
             # user scrolls a long session) is collected once all is quiet.

@@ -387,11 +387,15 @@ def test_deferred_collections_only_while_the_user_acts(
     assert timer.calls == ["pause", "resume"]  # once
 
 
+COLLECTION_TIMERS = ("quiet-collect", "gc-after")
+
+
 async def test_the_start_ups_freed_memory_is_given_back_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With the app's collector policy (the CLI's), the heap is trimmed once,
-    `START_TRIM_DELAY` after the first session opened (bench/idle_cli.py)."""
+    `START_TRIM_DELAY` after the first session opened (bench/idle_cli.py); not
+    again when a restart opens another (nor its collection timers twice)."""
     trims: list[float] = []
     # The policy stays off in this process (it is process-wide).
     monkeypatch.setattr(app_module, "tune_garbage_collector", lambda: None)
@@ -407,10 +411,17 @@ async def test_the_start_ups_freed_memory_is_given_back_once(
     app.tune_gc = True
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: bool(trims))
+        old_store = app.store
+        await pilot.press("ctrl+r")  # a new agent, a new session opened
+        await wait_for(
+            pilot, lambda: app.store is not None and app.store is not old_store
+        )
         bridge = app.runner.bridge
         assert bridge is not None
         quiet = bridge.quiet_for() + 0.2  # four delays more: still once
         await wait_for(pilot, lambda: bridge.quiet_for() > quiet)
+        named = sorted(t.name for t in app._timers if t.name in COLLECTION_TIMERS)
+        assert named == sorted(COLLECTION_TIMERS)  # each once
     assert trims == [1.0]
 
 

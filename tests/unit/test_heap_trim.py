@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,15 +19,9 @@ def resident_kib() -> int:
     raise AssertionError("no VmRSS")
 
 
-def has_malloc_trim() -> bool:
-    try:
-        ctypes.CDLL(None).malloc_trim  # noqa: B018 - the lookup is the check
-    except (OSError, AttributeError):
-        return False
-    return sys.platform.startswith("linux")
-
-
-@pytest.mark.skipif(not has_malloc_trim(), reason="no glibc malloc_trim here")
+@pytest.mark.skipif(
+    gc_policy._malloc_trim() is None, reason="no glibc malloc_trim here"
+)
 def test_free_pages_between_live_blocks_are_given_back() -> None:
     # Every other block freed: the free ones sit between live ones, so glibc's
     # own trimming of the heap's top never reaches them; their pages stay

@@ -166,6 +166,35 @@ async def test_the_update_model_is_built_before_the_prompt_only_if_asked(
 
 
 @pytest.mark.subprocess
+async def test_a_model_that_fails_to_build_ahead_does_not_fail_the_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Building ahead only saves time: if it fails, the turn runs as without it."""
+    port = RecordingPort()
+
+    class Runner(ClientRunner):
+        prepare_models = True
+
+    rebuild = v2.UpdateSessionNotification.model_rebuild
+
+    def broken(**kwargs: Any) -> bool | None:
+        if not kwargs:
+            raise RuntimeError("no schema today")
+        return rebuild(**kwargs)
+
+    monkeypatch.setattr(v2.UpdateSessionNotification, "model_rebuild", broken)
+    runner = Runner(settings("v2", tmp_path), port, prompter=PermissionPolicy("allow"))
+    runner.prompts.put_nowait((1, "hello"))
+    with anyio.fail_after(BOUND):
+        async with anyio.create_task_group() as group:
+            group.start_soon(runner.serve, SessionRequest())
+            await port.ended.wait()
+            await runner.stop()
+    assert port.kinds() == ["connected", "opened", "started", "ended"]
+    assert not runner.in_turn
+
+
+@pytest.mark.subprocess
 async def test_serve_reports_an_agent_that_cannot_start(tmp_path: Path) -> None:
     port = RecordingPort()
     command = AgentCommand((str(tmp_path / "no-such-agent"),))
