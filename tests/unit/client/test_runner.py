@@ -124,6 +124,17 @@ async def test_serve_reports_a_turn_through_the_port(
     assert any(m.role == "agent" for m in store.messages())
 
 
+async def one_turn(runner: ClientRunner, port: RecordingPort) -> None:
+    """Serve one prompt ("hello") to its end, then stop; the turn ended."""
+    runner.prompts.put_nowait((1, "hello"))
+    with anyio.fail_after(BOUND):
+        async with anyio.create_task_group() as group:
+            group.start_soon(runner.serve, SessionRequest())
+            await port.ended.wait()
+            await runner.stop()
+    assert port.kinds() == ["connected", "opened", "started", "ended"]
+
+
 @pytest.mark.subprocess
 @pytest.mark.parametrize("version", [1, 2])
 @pytest.mark.parametrize("prepare", [True, False])
@@ -152,13 +163,7 @@ async def test_the_update_model_is_built_before_the_prompt_only_if_asked(
         return rebuild(**kwargs)
 
     monkeypatch.setattr(model, "model_rebuild", spy)
-    runner.prompts.put_nowait((1, "hello"))
-    with anyio.fail_after(BOUND):
-        async with anyio.create_task_group() as group:
-            group.start_soon(runner.serve, SessionRequest())
-            await port.ended.wait()
-            await runner.stop()
-    assert port.kinds() == ["connected", "opened", "started", "ended"]
+    await one_turn(runner, port)
     assert runner.store is not None
     assert any(m.role == "agent" for m in runner.store.messages())
     # Built before the agent's answer (v1 shows the prompt itself, v2 echoes it).
@@ -184,13 +189,7 @@ async def test_a_model_that_fails_to_build_ahead_does_not_fail_the_turn(
 
     monkeypatch.setattr(v2.UpdateSessionNotification, "model_rebuild", broken)
     runner = Runner(settings("v2", tmp_path), port, prompter=PermissionPolicy("allow"))
-    runner.prompts.put_nowait((1, "hello"))
-    with anyio.fail_after(BOUND):
-        async with anyio.create_task_group() as group:
-            group.start_soon(runner.serve, SessionRequest())
-            await port.ended.wait()
-            await runner.stop()
-    assert port.kinds() == ["connected", "opened", "started", "ended"]
+    await one_turn(runner, port)
     assert not runner.in_turn
 
 
