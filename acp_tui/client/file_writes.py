@@ -102,19 +102,30 @@ class FileWrites:
         self._new_id = new_id
         self._attached: dict[str, list[JSONObject]] = {}
         """What was written, by the tool call showing it (kept through updates)."""
+        self._in_order = anyio.Lock()
+        """Writes are made one at a time, in the order their requests came."""
 
     async def write(self, path: str, content: str, *, allow_git: bool = False) -> None:
         """Write the file (atomically, confined), then show the write.
 
         `allow_git`: the user lets the agent write under `.git` (see `client.fs`).
 
+        Writes are made in the order their requests came, one at a time: each
+        request is served by a task of its own, and the file work runs in worker
+        threads, so a write delayed there (a loaded machine) could land after a
+        later write of the same file, and leave the older content on disk. An
+        agent that sends a write without waiting for the last one's answer gets
+        what it sent last. (The interop test's opencode edit was found reverted
+        twice in loaded CI runs, which this would explain; not reproduced.)
+
         Raises:
             RpcError: The write was refused or failed (nothing is shown).
         """
-        real = self._roots.confine(path)
-        old = await anyio.to_thread.run_sync(_read_old, real)
-        await self._roots.write_text_file(path, content, allow_git=allow_git)
-        self._store.apply_many(self._shown(path, real, old, content))
+        async with self._in_order:  # (fair: taken in the order asked)
+            real = self._roots.confine(path)
+            old = await anyio.to_thread.run_sync(_read_old, real)
+            await self._roots.write_text_file(path, content, allow_git=allow_git)
+            self._store.apply_many(self._shown(path, real, old, content))
 
     def guard(self, operations: Sequence[Op]) -> Sequence[Op]:
         """Return `operations`, with the writes a content replacement drops.

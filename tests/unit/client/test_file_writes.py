@@ -7,11 +7,15 @@ and kept there), or else as a card of its own: never invisible.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import pytest
 
+from acp_tui.client import file_writes
 from acp_tui.client.connection import ClientFeatures
 from acp_tui.store.model import ToolCall
 from acp_tui.store.store import SessionStore
@@ -224,3 +228,32 @@ async def test_a_refused_write_changes_nothing(project: Path) -> None:
         )
         assert response["error"]["code"] == -32602
         assert store.tool_calls() == ()
+
+
+async def test_writes_land_in_the_order_they_were_asked(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second write of a file sent before the first was answered waits for it:
+    the first, held in its worker thread, does not land after the second."""
+    target = project / "src" / "app.py"
+    entered, release = threading.Event(), threading.Event()
+    read_old = file_writes._read_old
+
+    def slow_first(real: str) -> Any:
+        if not entered.is_set():
+            entered.set()
+            release.wait(10)  # the first write is held in its thread
+        return read_old(real)
+
+    monkeypatch.setattr(file_writes, "_read_old", slow_first)
+    async with open_harness(v1_init(), features=FS) as h:
+        await h.new_session(cwd=project)
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as group:
+                group.start_soon(write, h, target, "first\n")
+                await anyio.to_thread.run_sync(entered.wait, 10)
+                group.start_soon(write, h, target, "second\n")
+                # The second has all the time it needs to land, if it may.
+                await anyio.sleep(0.3)
+                release.set()
+        assert target.read_text() == "second\n"
